@@ -1,0 +1,161 @@
+"""The command line: parse, call the core, print. Handlers live in app/commands/<name>.py."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from app import __version__
+from app.core.errors import SimrateError
+
+COMMANDS = (
+    "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
+    "pyramid", "evaluate", "package", "annotators",
+)
+LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
+IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project")
+EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors follow our one-line error format (exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise SimrateError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for every subcommand of DESIGN.md."""
+    parser = _Parser(prog="simrate", description="Rate text pairs, watch agreement, export gold.")
+    parser.add_argument("--version", action="version", version=f"simrate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("new", help="create a project")
+    p.add_argument("project")
+    p.add_argument("--scale", required=True, help="clss, sts or a scale JSON file")
+    p.add_argument("--title", default="")
+
+    p = sub.add_parser("import", help="import pairs or ratings into a project")
+    p.add_argument("project")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
+    p.add_argument("--annotator")
+    p.add_argument("--dataset")
+    p.add_argument("--negatives", default="all",
+                   help="pyramid: 'all' non-paraphrase pairs, or N per paraphrase")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
+                   help="project: how to settle conflicting ratings (default: refuse)")
+
+    p = sub.add_parser("info", help="summarize a project")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations")
+    p.add_argument("project", nargs="?")
+    p.add_argument("--ratings", metavar="FILE")
+    p.add_argument("--level", choices=LEVELS, default="interval")
+    p.add_argument("--by", choices=("dataset", "genre"))
+    p.add_argument("--ci", action="store_true")
+    p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("flagged", help="list items whose ratings disagree")
+    p.add_argument("project")
+    p.add_argument("--threshold", type=float)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("adjudicate", help="set an item's adjudicated score")
+    p.add_argument("project")
+    p.add_argument("item_id", metavar="ITEM_ID")
+    p.add_argument("score", metavar="SCORE")
+    p.add_argument("--note", default="")
+    p.add_argument("--by", default=None)
+    p.add_argument("--withdraw", action="store_true", help="withdraw the adjudication")
+
+    p = sub.add_parser("export", help="export gold scores")
+    p.add_argument("project")
+    p.add_argument("out", metavar="OUT")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
+    p.add_argument("--allow-unresolved", action="store_true")
+
+    p = sub.add_parser("pyramid", help="derive paraphrase pairs or questions from pyramids")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--out", required=True)
+    p.add_argument("--test", choices=("binary", "ranking"), default="binary")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--min-words", type=int, default=3)
+    p.add_argument("--min-shared", type=int, default=4,
+                   help="non-paraphrase pairs share at least this many words (more than 3)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("evaluate", help="score system outputs against gold")
+    p.add_argument("--task", choices=("clss", "sts", "pit"), required=True)
+    p.add_argument("files", nargs="+", metavar="GOLD SYSTEM")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("package", help="write a standalone project for one annotator")
+    p.add_argument("project")
+    p.add_argument("out", metavar="OUT.simrate")
+    p.add_argument("--annotator", required=True)
+    p.add_argument("--dataset")
+    p.add_argument("--sample", type=int)
+    p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("annotators", help="per-annotator report")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    """The parser for `simrate [PROJECT] [--annotator NAME] [--organizer]`."""
+    parser = _Parser(
+        prog="simrate",
+        description="Open the simrate window. Commands: " + ", ".join(COMMANDS)
+        + " (simrate COMMAND --help).",
+    )
+    parser.add_argument("--version", action="version", version=f"simrate {__version__}")
+    parser.add_argument("project", nargs="?")
+    parser.add_argument("--annotator")
+    parser.add_argument("--organizer", action="store_true")
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    """Parse `argv` and run the command; raises SimrateError for bad input."""
+    argv = list(argv)
+    if argv and argv[0] in COMMANDS:
+        args = build_parser().parse_args(argv)
+        module = importlib.import_module(f"app.commands.{args.command}_cmd")
+        return int(module.run(args) or 0)
+    if argv and argv[0] in ("-h", "--help"):
+        build_gui_parser().print_help()
+        return 0
+    args = build_gui_parser().parse_args(argv)
+    from app.gui.main import launch
+
+    return launch(args.project, annotator=args.annotator, organizer=args.organizer)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: one-line errors, exit codes 0/1/2/3, never a traceback."""
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except SimrateError as exc:
+        print(f"simrate: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("simrate: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+        if os.environ.get("SIMRATE_DEBUG"):
+            raise
+        print(f"simrate: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,1 @@
+"""One module per subcommand: <name>_cmd.run(args) -> exit status."""

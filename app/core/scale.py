@@ -1,0 +1,161 @@
+"""Rating scales. Values are kept as integer step codes: code = (value - low) / step."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app import RESOURCES
+from app.core.errors import SimrateError
+
+BUILTIN_SCALES = ("clss", "sts")
+
+
+@dataclass(frozen=True)
+class ScalePoint:
+    """A labelled point of a scale with its guideline text."""
+
+    value: float
+    label: str
+    guideline: str = ""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A Likert-like scale from `low` to `high` in steps of `step`."""
+
+    name: str
+    low: float
+    high: float
+    step: float
+    points: tuple[ScalePoint, ...] = field(default_factory=tuple)
+    title: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not (self.step > 0 and self.high > self.low):
+            raise SimrateError(f"scale {self.name!r}: needs high > low and step > 0")
+        n = (self.high - self.low) / self.step
+        if abs(n - round(n)) > 1e-9:
+            raise SimrateError(f"scale {self.name!r}: (high - low) is not a multiple of step")
+
+    @property
+    def n_codes(self) -> int:
+        """Number of distinct values on the grid."""
+        return int(round((self.high - self.low) / self.step)) + 1
+
+    @property
+    def max_code(self) -> int:
+        """The code of the highest value."""
+        return self.n_codes - 1
+
+    def describe(self) -> str:
+        """`clss (0-4, step 0.25)` for messages."""
+        return f"{self.name} ({fmt(self.low)}-{fmt(self.high)}, step {fmt(self.step)})"
+
+    def to_code(self, value: float) -> int:
+        """Return the integer step code of `value`; refuse values off the grid or out of range."""
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise SimrateError(f"score {value!r} is not a number") from None
+        if math.isnan(v) or math.isinf(v):
+            raise SimrateError(f"score {value!r} is not a number on scale {self.describe()}")
+        if v < self.low - 1e-9 or v > self.high + 1e-9:
+            raise SimrateError(f"score {fmt(v)} is outside scale {self.describe()}")
+        steps = (v - self.low) / self.step
+        code = int(round(steps))
+        if abs(steps - code) > 1e-6:
+            raise SimrateError(f"score {fmt(v)} is not on the grid of scale {self.describe()}")
+        return code
+
+    def from_code(self, code: int) -> float:
+        """Return the value of an integer step code."""
+        return self.low + code * self.step
+
+    def parse(self, text: str) -> int:
+        """Parse a score typed or read from a file into a code."""
+        s = text.strip()
+        try:
+            v = float(s)
+        except ValueError:
+            raise SimrateError(f"score {s!r} is not a number") from None
+        return self.to_code(v)
+
+    def point_for(self, value: float) -> ScalePoint | None:
+        """The labelled point nearest below or at `value`."""
+        best = None
+        for p in sorted(self.points, key=lambda p: p.value):
+            if p.value <= value + 1e-9:
+                best = p
+        return best
+
+    def to_dict(self) -> dict:
+        """A JSON-able description, the same shape as the files in resources/scales."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "low": self.low,
+            "high": self.high,
+            "step": self.step,
+            "points": [
+                {"value": p.value, "label": p.label, "guideline": p.guideline} for p in self.points
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str | Path | None = None) -> Scale:
+        """Build a scale from its JSON description; errors name `source`."""
+        try:
+            points = tuple(
+                ScalePoint(float(p["value"]), str(p["label"]), str(p.get("guideline", "")))
+                for p in data.get("points", [])
+            )
+            scale = cls(
+                name=str(data.get("name") or (Path(source).stem if source else "custom")),
+                low=float(data["low"]),
+                high=float(data["high"]),
+                step=float(data.get("step", 1)),
+                points=points,
+                title=str(data.get("title", "")),
+                description=str(data.get("description", "")),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SimrateError(f"not a scale definition ({exc})", source) from None
+        for p in points:
+            try:
+                scale.to_code(p.value)
+            except SimrateError as exc:
+                raise SimrateError(f"labelled point: {exc.message}", source) from None
+        return scale
+
+
+def fmt(value: float) -> str:
+    """Format a number without trailing zeros: 3.25, 4, 0.5."""
+    return f"{value:.6f}".rstrip("0").rstrip(".") if value == value else "nan"
+
+
+def load_scale(spec: str | Path) -> Scale:
+    """Load a built-in scale by name (`clss`, `sts`) or a user scale from a JSON file."""
+    if str(spec) in BUILTIN_SCALES:
+        path = RESOURCES / "scales" / f"{spec}.json"
+    else:
+        path = Path(spec)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SimrateError(
+            f"no such scale (use {', '.join(BUILTIN_SCALES)} or a JSON file)", spec
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SimrateError(f"cannot read scale file: {exc}", spec) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SimrateError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
+    if not isinstance(data, dict):
+        raise SimrateError("a scale file must hold one JSON object", path)
+    return Scale.from_dict(data, path)

@@ -1,0 +1,1 @@
+"""Readers and writers of files. Never imports Qt."""
