@@ -1,0 +1,56 @@
+"""simrate import PROJECT FILE... [--format ...] [--annotator NAME] [--dataset NAME]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+
+
+def _read(path: str, fmt: str, args: argparse.Namespace):
+    """Read one file into ('items'|'ratings', frame, chosen format)."""
+    from app.formats.detect import detect_format, read_items
+    from app.formats.ratings import read_ratings
+
+    chosen = detect_format(path) if fmt == "auto" else fmt
+    if fmt == "auto":
+        print(f"{path}: detected format '{chosen}'", file=sys.stderr)
+    if chosen == "ratings":
+        return "ratings", read_ratings(path, annotator=args.annotator), chosen
+    if chosen == "project":
+        return "project", None, chosen
+    options = {}
+    if args.dataset:
+        options["dataset"] = args.dataset
+    if chosen == "pyramid":
+        negatives = args.negatives
+        if negatives != "all":
+            try:
+                negatives = int(negatives)
+            except ValueError:
+                raise SimrateError(f"--negatives takes 'all' or a number, not {negatives!r}")
+        options = {"negatives": negatives, "seed": args.seed}
+    return "items", read_items(path, chosen, **options), chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import each file in turn; each file is all or nothing."""
+    with Project.open(args.project) as project:
+        for path in args.files:
+            kind, frame, chosen = _read(path, args.format, args)
+            if kind == "items":
+                added, present = project.import_items(frame, source=path)
+                note = f", {present} already present" if present else ""
+                print(f"{path}: {added} items added{note} ({chosen})")
+            elif kind == "ratings":
+                counts = project.import_ratings(frame, source=path)
+                print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
+                      f"{counts['unchanged']} unchanged")
+            else:
+                from app.core.packages import merge_package
+
+                report = merge_package(project, path, resolve=args.resolve)
+                print(report.summary())
+    return 0

@@ -1,0 +1,560 @@
+"""Project: the one facade over a `.simrate` file that the command line and the GUI both use."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from app.core.errors import SimrateError
+from app.core.adjudication import FlagIndex
+from app.core.scale import Scale, load_scale
+from app.core.store import create_store, dumps, open_store, transaction
+from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
+
+ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
+RATING_FRAME_COLUMNS = [
+    "item_id", "annotator", "code", "score", "note", "skipped", "seconds", "updated_at",
+]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One committed change, sent to subscribers after the commit."""
+
+    kind: str  # rating, ratings, skip, adjudication, items, annotator, reload
+    item_id: str | None = None
+    annotator: str | None = None
+    old: Any = None
+    new: Any = None
+
+
+class Project:
+    """A rating project stored in one SQLite file."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, meta: dict[str, str]):
+        self.path = path
+        self._conn = conn
+        self._meta = meta
+        self.scale = Scale.from_dict(json.loads(meta["scale"]), path)
+        self.title = meta.get("title", "")
+        self._subscribers: list[Callable[[Change], None]] = []
+        self._state: _AgreementState | None = None
+        self._data_version = self._read_data_version()
+        self._load_index()
+
+    # ----------------------------------------------------------- opening
+    @classmethod
+    def create(cls, path: str | Path, scale: str | Path | Scale = "clss", title: str = "") -> Project:
+        """Create a new, empty project file with the given scale."""
+        path = Path(path)
+        scale_obj = scale if isinstance(scale, Scale) else load_scale(scale)
+        meta = {
+            "app": "simrate",
+            "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
+            "title": title,
+            "threshold": "1.0",
+        }
+        conn = create_store(path, meta)
+        conn.close()
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path: str | Path) -> Project:
+        """Open an existing project file."""
+        path = Path(path)
+        conn, meta = open_store(path)
+        if "scale" not in meta:
+            conn.close()
+            raise SimrateError("not a simrate project (no scale recorded)", path)
+        return cls(path, conn, meta)
+
+    def close(self) -> None:
+        """Close the file; the project object is unusable afterwards."""
+        self._conn.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _load_index(self) -> None:
+        rows = self._conn.execute("SELECT ord, id FROM items ORDER BY ord").fetchall()
+        self._item_ids: list[str] = [r[1] for r in rows]
+        self._ord: dict[str, int] = {r[1]: r[0] for r in rows}
+        self._id_by_ord: dict[int, str] = {r[0]: r[1] for r in rows}
+        self._annotator_ids: dict[str, int] = dict(
+            self._conn.execute("SELECT name, id FROM annotators")
+        )
+
+    def _read_data_version(self) -> int:
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def refresh(self) -> bool:
+        """Reload if another process changed the file since we last looked; True if it did."""
+        version = self._read_data_version()
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        self._load_index()
+        self._state = None
+        self._notify(Change("reload"))
+        return True
+
+    # ----------------------------------------------------------- notifications
+    def subscribe(self, callback: Callable[[Change], None]) -> Callable[[], None]:
+        """Call `callback(change)` after each committed change; returns an unsubscribe function."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _notify(self, change: Change) -> None:
+        for callback in list(self._subscribers):
+            callback(change)
+
+    # ----------------------------------------------------------- settings
+    @property
+    def threshold(self) -> float:
+        """Spread (in scale points) at which an item is flagged; 1.0 unless set."""
+        return float(self._meta.get("threshold", "1.0"))
+
+    def set_threshold(self, points: float) -> None:
+        """Set the project's disagreement threshold in scale points."""
+        if not points > 0:
+            raise SimrateError(f"threshold must be positive, not {points}")
+        with transaction(self._conn, self.path) as conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
+            self._log(conn, "threshold", None, None, self.threshold, points)
+        self._meta["threshold"] = str(points)
+        self._state = None
+        self._notify(Change("settings"))
+
+    # ----------------------------------------------------------- items
+    @property
+    def n_items(self) -> int:
+        """Number of items."""
+        return len(self._item_ids)
+
+    def item_ids(self) -> list[str]:
+        """Item ids in project order."""
+        return list(self._item_ids)
+
+    def has_item(self, item_id: str) -> bool:
+        """True if the project has this item."""
+        return item_id in self._ord
+
+    def _item_ord(self, item_id: str) -> int:
+        try:
+            return self._ord[item_id]
+        except KeyError:
+            raise SimrateError(f"no item with id {item_id!r} in this project", self.path) from None
+
+    def items(self) -> pd.DataFrame:
+        """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
+        rows = self._conn.execute(
+            "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items ORDER BY ord"
+        ).fetchall()
+        frame = pd.DataFrame.from_records(rows, columns=ITEM_FRAME_COLUMNS)
+        frame["reference"] = frame["reference"].astype("float64")
+        loads = json.loads
+        frame["meta"] = [loads(m) if m else {} for m in frame["meta"]]
+        return frame
+
+    def item(self, item_id: str) -> dict:
+        """One item as a dict with the keys of `items()`."""
+        row = self._conn.execute(
+            "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items WHERE ord = ?",
+            (self._item_ord(item_id),),
+        ).fetchone()
+        item = dict(zip(ITEM_FRAME_COLUMNS, row))
+        item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
+        return item
+
+    def item_at(self, position: int) -> dict:
+        """The item at a 0-based position in project order."""
+        return self.item(self._item_ids[position])
+
+    def position(self, item_id: str) -> int:
+        """0-based position of an item in project order."""
+        return self._item_ids.index(item_id) if item_id in self._ord else -1
+
+    def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
+        """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
+        missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
+        if missing:
+            raise SimrateError(f"item table lacks columns {missing}", source or None)
+        existing = self._existing_texts(frame["item_id"].tolist())
+        new_rows = []
+        already = 0
+        next_ord = self._next_ord()
+        for rec in frame.itertuples(index=False):
+            old = existing.get(rec.item_id)
+            if old is not None:
+                if old != (rec.left, rec.right):
+                    raise SimrateError(
+                        f"item {rec.item_id!r} is already in the project with other texts",
+                        source or None, int(rec.line),
+                    )
+                already += 1
+                continue
+            ref = None if pd.isna(rec.reference) else float(rec.reference)
+            meta = dumps(rec.meta) if rec.meta else None
+            new_rows.append((next_ord, rec.item_id, rec.left, rec.right, rec.dataset or "",
+                             rec.genre or "", ref, meta, source))
+            next_ord += 1
+        if new_rows:
+            with transaction(self._conn, self.path) as conn:
+                conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", new_rows)
+                self._log(conn, "import_items", None, None, None,
+                          {"source": source, "added": len(new_rows)})
+            self._data_version = self._read_data_version()
+            for row in new_rows:
+                self._item_ids.append(row[1])
+                self._ord[row[1]] = row[0]
+                self._id_by_ord[row[0]] = row[1]
+            self._notify(Change("items", new=len(new_rows)))
+        return len(new_rows), already
+
+    def _existing_texts(self, ids: list[str]) -> dict[str, tuple[str, str]]:
+        present = [i for i in ids if i in self._ord]
+        found: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(present), 900):
+            chunk = present[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            for item_id, left, right in self._conn.execute(
+                f"SELECT id, left, right FROM items WHERE id IN ({marks})", chunk
+            ):
+                found[item_id] = (left, right)
+        return found
+
+    def _next_ord(self) -> int:
+        row = self._conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()
+        return int(row[0])
+
+    # ----------------------------------------------------------- annotators
+    def annotators(self) -> list[str]:
+        """Annotator names in the order they joined the project."""
+        return [r[0] for r in self._conn.execute("SELECT name FROM annotators ORDER BY id")]
+
+    def excluded_annotators(self) -> list[str]:
+        """Annotators excluded from agreement and gold."""
+        return [r[0] for r in self._conn.execute("SELECT name FROM annotators WHERE excluded=1")]
+
+    def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
+        name = name.strip()
+        if not name:
+            raise SimrateError("an annotator needs a name")
+        aid = self._annotator_ids.get(name)
+        if aid is None:
+            row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
+                self._log(conn, "annotator", None, name, None, name)
+            else:
+                aid = row[0]
+            self._annotator_ids[name] = aid
+        return aid
+
+    # ----------------------------------------------------------- ratings
+    def ratings(self) -> pd.DataFrame:
+        """All ratings: item_id, annotator, code, score, note, skipped, seconds, updated_at."""
+        rows = self._conn.execute(
+            "SELECT item_ord, annotator_id, code, note, skipped, seconds, updated_at "
+            "FROM ratings ORDER BY item_ord, annotator_id"
+        ).fetchall()
+        raw = pd.DataFrame.from_records(
+            rows, columns=["ord", "aid", "code", "note", "skipped", "seconds", "updated_at"]
+        )
+        names = {aid: name for name, aid in self._annotator_ids.items()}
+        names.update({r[0]: r[1] for r in self._conn.execute("SELECT id, name FROM annotators")})
+        code = raw["code"].astype("float64")
+        frame = pd.DataFrame({
+            "item_id": raw["ord"].map(self._id_by_ord),
+            "annotator": raw["aid"].map(names),
+            "code": code.astype("Int64"),
+            "score": self.scale.low + code * self.scale.step,
+            "note": raw["note"],
+            "skipped": raw["skipped"].astype(bool),
+            "seconds": raw["seconds"].astype("float64"),
+            "updated_at": raw["updated_at"].astype("float64"),
+        })
+        return frame
+
+    def rating(self, item_id: str, annotator: str) -> float | None:
+        """This annotator's score for the item, or None."""
+        aid = self._annotator_ids.get(annotator)
+        if aid is None:
+            return None
+        row = self._conn.execute(
+            "SELECT code FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+            (self._item_ord(item_id), aid),
+        ).fetchone()
+        return None if row is None or row[0] is None else self.scale.from_code(row[0])
+
+    def rating_record(self, item_id: str, annotator: str) -> dict | None:
+        """This annotator's rating with note and skip state, or None."""
+        aid = self._annotator_ids.get(annotator)
+        if aid is None:
+            return None
+        row = self._conn.execute(
+            "SELECT code, note, skipped, seconds FROM ratings "
+            "WHERE item_ord = ? AND annotator_id = ?",
+            (self._item_ord(item_id), aid),
+        ).fetchone()
+        if row is None:
+            return None
+        score = None if row[0] is None else self.scale.from_code(row[0])
+        return {"score": score, "note": row[1], "skipped": bool(row[2]), "seconds": row[3]}
+
+    def rate(self, item_id: str, annotator: str, value: float | None, note: str | None = None,
+             seconds: float | None = None) -> None:
+        """Save (or with value None, clear) one rating in its own transaction."""
+        code = None if value is None else self.scale.to_code(value)
+        self._write_rating(item_id, annotator, code, note, skipped=False, seconds=seconds)
+
+    def skip(self, item_id: str, annotator: str, reason: str = "") -> None:
+        """Mark the item as one this annotator cannot judge, with a reason."""
+        self._write_rating(item_id, annotator, None, reason, skipped=True, seconds=None)
+
+    def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
+                      skipped: bool, seconds: float | None) -> None:
+        ord_ = self._item_ord(item_id)
+        with transaction(self._conn, self.path) as conn:
+            aid = self._annotator_id(conn, annotator)
+            old = conn.execute(
+                "SELECT code, note, skipped FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                (ord_, aid),
+            ).fetchone()
+            old_code = None if old is None else old[0]
+            keep_note = note if note is not None else (old[1] if old else "")
+            if code is None and not skipped and not keep_note:
+                conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                             (ord_, aid))
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+                    (ord_, aid, code, keep_note, int(skipped), seconds, time.time()),
+                )
+            kind = "skip" if skipped else "rating"
+            self._log(conn, kind, item_id, annotator, self._score_of(old_code),
+                      self._score_of(code), note_old=old[1] if old else None, note_new=note)
+        self._data_version = self._read_data_version()
+        if self._state is not None:
+            self._state.set(ord_, aid, code)
+        self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
+                            self._score_of(code)))
+
+    def _score_of(self, code: int | None) -> float | None:
+        return None if code is None else self.scale.from_code(code)
+
+    def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
+        """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same."""
+        missing = [c for c in RATING_COLUMNS if c not in frame.columns]
+        if missing:
+            raise SimrateError(f"ratings table lacks columns {missing}", source or None)
+        rows = self._check_ratings(frame, source)
+        counts = {"added": 0, "changed": 0, "unchanged": 0}
+        now = time.time()
+        with transaction(self._conn, self.path) as conn:
+            aids = {name: self._annotator_id(conn, name) for name in {r[1] for r in rows}}
+            writes, log = [], []
+            for item_id, name, code, note, _line in rows:
+                ord_, aid = self._ord[item_id], aids[name]
+                old = conn.execute(
+                    "SELECT code, note FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                    (ord_, aid),
+                ).fetchone()
+                if old is not None and old[0] == code and (not note or old[1] == note):
+                    counts["unchanged"] += 1
+                    continue
+                counts["added" if old is None or old[0] is None else "changed"] += 1
+                keep_note = note or (old[1] if old else "")
+                writes.append((ord_, aid, code, keep_note, 0, None, now))
+                log.append((now, source, "rating", item_id, name,
+                            dumps(self._score_of(old[0]) if old else None),
+                            dumps(self._score_of(code))))
+            conn.executemany("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)", writes)
+            conn.executemany(
+                "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
+                "VALUES (?,?,?,?,?,?,?)", log,
+            )
+        self._data_version = self._read_data_version()
+        self._state = None
+        if counts["added"] or counts["changed"]:
+            self._notify(Change("ratings", new=counts))
+        return counts
+
+    def _check_ratings(self, frame: pd.DataFrame, source: str) -> list[tuple]:
+        where = source or None
+        rows, seen = [], {}
+        for rec in frame.itertuples(index=False):
+            line = int(rec.line)
+            if rec.item_id not in self._ord:
+                raise SimrateError(f"no item with id {rec.item_id!r} in the project", where, line)
+            try:
+                code = self.scale.to_code(rec.score)
+            except SimrateError as exc:
+                raise SimrateError(exc.message, where, line) from None
+            key = (rec.item_id, rec.annotator)
+            if key in seen:
+                raise SimrateError(
+                    f"{rec.annotator!r} rates item {rec.item_id!r} again (first on line "
+                    f"{seen[key]})", where, line,
+                )
+            seen[key] = line
+            rows.append((rec.item_id, str(rec.annotator), code, rec.note or "", line))
+        return rows
+
+    # ----------------------------------------------------------- adjudication
+    def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> None:
+        """Set (or with value None, withdraw) the adjudicated score of an item."""
+        ord_ = self._item_ord(item_id)
+        code = None if value is None else self.scale.to_code(value)
+        with transaction(self._conn, self.path) as conn:
+            old = conn.execute("SELECT code, note FROM adjudications WHERE item_ord = ?",
+                               (ord_,)).fetchone()
+            if code is None:
+                if old is None:
+                    raise SimrateError(f"item {item_id!r} has no adjudication to withdraw")
+                conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
+                             (ord_, code, note, by, time.time()))
+            self._log(conn, "adjudication", item_id, None,
+                      self._score_of(old[0]) if old else None, self._score_of(code), who=by,
+                      note_old=old[1] if old else None, note_new=note)
+        self._data_version = self._read_data_version()
+        if self._state is not None:
+            self._state.set_adjudicated(ord_, code)
+        self._notify(Change("adjudication", item_id, by or None,
+                            self._score_of(old[0]) if old else None, self._score_of(code)))
+
+    def adjudications(self) -> pd.DataFrame:
+        """Adjudications: item_id, code, score, note, by, at."""
+        rows = self._conn.execute(
+            "SELECT item_ord, code, note, by, at FROM adjudications ORDER BY item_ord"
+        ).fetchall()
+        frame = pd.DataFrame.from_records(rows, columns=["ord", "code", "note", "by", "at"])
+        frame.insert(0, "item_id", frame.pop("ord").map(self._id_by_ord))
+        frame["code"] = frame["code"].astype("int64")
+        frame.insert(2, "score", self.scale.low + frame["code"] * self.scale.step)
+        return frame
+
+    # ----------------------------------------------------------- flags and live agreement
+    @property
+    def state(self) -> _AgreementState:
+        """In-memory agreement state (flags, live alpha), built on first use."""
+        if self._state is None:
+            self._state = _AgreementState.build(self)
+        return self._state
+
+    @property
+    def live(self):  # -> LiveAgreement
+        """The LiveAgreement kept up to date with every rating (units=item ids, raters=names)."""
+        return self.state.live
+
+    def flagged(self) -> pd.DataFrame:
+        """Flagged items, largest spread first: item_id, spread, ratings ({annotator: score})."""
+        return self.state.flagged_frame()
+
+    def flagged_ids(self) -> set[str]:
+        """Ids of the flagged (unresolved) items."""
+        return {self._id_by_ord[o] for o in self.state.flags.flagged}
+
+    def second_look_ids(self) -> set[str]:
+        """Adjudicated items whose later ratings disagree with the adjudicated score."""
+        return {self._id_by_ord[o] for o in self.state.flags.second_look}
+
+    # ----------------------------------------------------------- change log
+    def _log(self, conn: sqlite3.Connection, kind: str, item_id: str | None,
+             annotator: str | None, old: Any, new: Any, who: str = "",
+             note_old: str | None = None, note_new: str | None = None) -> None:
+        if note_old or note_new:
+            old = {"score": old, "note": note_old or ""}
+            new = {"score": new, "note": note_new or ""}
+        conn.execute(
+            "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old),
+             dumps(new)),
+        )
+
+    def changes(self) -> pd.DataFrame:
+        """The append-only change log: id, at, who, kind, item_id, annotator, old, new."""
+        rows = self._conn.execute(
+            "SELECT id, at, who, kind, item_id, annotator, old, new FROM changes ORDER BY id"
+        ).fetchall()
+        columns = ["id", "at", "who", "kind", "item_id", "annotator", "old", "new"]
+        data = {name: [r[i] for r in rows] for i, name in enumerate(columns)}
+        for col in ("old", "new"):
+            data[col] = [json.loads(v) if v is not None else None for v in data[col]]
+        return pd.DataFrame({c: pd.Series(data[c], dtype=object) for c in columns})
+
+
+class _AgreementState:
+    """Flags and live agreement over the current ratings, updated one rating at a time."""
+
+    def __init__(self, project: Project, live: Any, flags: FlagIndex, names: dict[int, str]):
+        self.project = project
+        self.live = live
+        self.flags = flags
+        self.names = names
+
+    @classmethod
+    def build(cls, project: Project) -> _AgreementState:
+        from app.core.agreement import LiveAgreement
+
+        scale = project.scale
+        threshold_codes = int(round(project.threshold / scale.step - 1e-9))
+        threshold_codes = max(threshold_codes, 1)
+        excluded = set(project.excluded_annotators())
+        names = {aid: n for n, aid in project._annotator_ids.items()}
+        rows = project._conn.execute(
+            "SELECT item_ord, annotator_id, code, updated_at FROM ratings WHERE code IS NOT NULL"
+        ).fetchall()
+        adjudicated = {o: (c, at) for o, c, at in
+                       project._conn.execute("SELECT item_ord, code, at FROM adjudications")}
+        flags = FlagIndex(threshold_codes)
+        live = LiveAgreement(low=scale.low, step=scale.step)
+        ids = project._id_by_ord
+        rows = [r for r in rows if names.get(r[1]) not in excluded]
+        flags.load(rows, adjudicated)
+        if hasattr(live, "load"):
+            live.load([ids[r[0]] for r in rows], [names[r[1]] for r in rows],
+                      np.array([r[2] for r in rows], dtype=np.int64))
+        else:
+            for o, a, c, _at in rows:
+                live.set_rating(ids[o], names[a], c)
+        state = cls(project, live, flags, names)
+        state.excluded = excluded
+        return state
+
+    def set(self, ord_: int, aid: int, code: int | None) -> None:
+        name = self.names.get(aid) or self._refresh_name(aid)
+        if name in self.excluded:
+            return
+        self.flags.set(ord_, aid, code)
+        self.live.set_rating(self.project._id_by_ord[ord_], name, code)
+
+    def _refresh_name(self, aid: int) -> str:
+        self.names = {a: n for n, a in self.project._annotator_ids.items()}
+        return self.names[aid]
+
+    def set_adjudicated(self, ord_: int, code: int | None) -> None:
+        self.flags.set_adjudicated(ord_, code)
+
+    def flagged_frame(self) -> pd.DataFrame:
+        scale = self.project.scale
+        rows = []
+        for ord_, spread in self.flags.ordered():
+            ratings = {self.names[a]: scale.from_code(c)
+                       for a, c in self.flags.unit(ord_).items()}
+            rows.append((self.project._id_by_ord[ord_], spread * scale.step, ratings))
+        return pd.DataFrame(rows, columns=["item_id", "spread", "ratings"])

@@ -1,0 +1,172 @@
+"""The SQLite project file (`.simrate`): schema, opening checks, transactions."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.core.errors import SimrateError
+
+SCHEMA_VERSION = 1
+#: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
+APPLICATION_ID = 0x53524154  # "SRAT"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE items (
+    ord INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    left TEXT NOT NULL,
+    right TEXT NOT NULL,
+    dataset TEXT NOT NULL DEFAULT '',
+    genre TEXT NOT NULL DEFAULT '',
+    reference REAL,
+    meta TEXT,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE annotators (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    excluded INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE ratings (
+    item_ord INTEGER NOT NULL REFERENCES items(ord),
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    code INTEGER,
+    note TEXT NOT NULL DEFAULT '',
+    skipped INTEGER NOT NULL DEFAULT 0,
+    seconds REAL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (item_ord, annotator_id)
+) WITHOUT ROWID;
+CREATE TABLE adjudications (
+    item_ord INTEGER PRIMARY KEY REFERENCES items(ord),
+    code INTEGER NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    by TEXT NOT NULL DEFAULT '',
+    at REAL NOT NULL
+);
+CREATE TABLE changes (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    who TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    item_id TEXT,
+    annotator TEXT,
+    old TEXT,
+    new TEXT
+);
+"""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _apply_settings(conn: sqlite3.Connection) -> None:
+    # WAL with synchronous=FULL: each commit is on disk before we report it saved.
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+
+
+def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
+    """Create a new project file at `path` (which must not exist) and return a connection."""
+    if path.exists():
+        raise SimrateError("already exists; choose another name or open it", path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise SimrateError(f"folder {str(folder)!r} does not exist", path)
+    if not os.access(folder, os.W_OK):
+        raise SimrateError(f"cannot write in folder {str(folder)!r} (read-only?)", path)
+    try:
+        conn = _connect(path)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        _apply_settings(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        rows = {"schema_version": str(SCHEMA_VERSION), "created": str(time.time()), **meta}
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", rows.items())
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        raise SimrateError(f"cannot create project: {exc}", path) from None
+    return conn
+
+
+def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
+    """Open an existing project file, checking that it is one we can read."""
+    if not path.exists():
+        raise SimrateError("no such project file", path)
+    if path.is_dir():
+        raise SimrateError("is a folder, not a project file", path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise SimrateError(f"cannot read: {exc.strerror}", path) from None
+    if head != SQLITE_MAGIC:
+        raise SimrateError("not a simrate project (not an SQLite database)", path)
+    try:
+        conn = _connect(path)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" not in tables or "items" not in tables:
+            conn.close()
+            raise SimrateError("not a simrate project (an SQLite file of another kind)", path)
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+    except sqlite3.DatabaseError as exc:
+        raise SimrateError(f"not a readable simrate project: {exc}", path) from None
+    version = int(meta.get("schema_version", "0"))
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise SimrateError(
+            f"made by a newer simrate (file schema {version}, this version reads up to "
+            f"{SCHEMA_VERSION}); please upgrade simrate",
+            path,
+        )
+    try:
+        _apply_settings(conn)
+    except sqlite3.OperationalError:
+        pass  # read-only location: reading still works, writes will say why they fail
+    return conn, meta
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """One write transaction: all of it is committed, or none of it."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise SimrateError(f"cannot write to the project: {exc}", path) from None
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        conn.execute("ROLLBACK")
+        raise SimrateError(f"cannot write to the project: {exc}", path) from None
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        conn.execute("ROLLBACK")
+        raise SimrateError(f"cannot save to the project: {exc}", path) from None
+
+
+def dumps(value: object) -> str | None:
+    """JSON for the meta column and the change log (None stays NULL)."""
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

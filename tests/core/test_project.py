@@ -1,0 +1,246 @@
+"""The project file and the Project facade."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.store import SCHEMA_VERSION
+from app.formats.base import item_frame, rating_frame
+
+
+def make_items(n: int, prefix: str = "x") -> pd.DataFrame:
+    """An item table of n pairs with ids prefix:1..n."""
+    return item_frame({
+        "item_id": [f"{prefix}:{i}" for i in range(1, n + 1)],
+        "left": [f"left text {i}" for i in range(1, n + 1)],
+        "right": [f"right text {i}" for i in range(1, n + 1)],
+        "dataset": ["d"] * n,
+        "genre": ["g"] * n,
+        "reference": [float("nan")] * n,
+        "meta": [{"k": i} for i in range(1, n + 1)],
+        "line": list(range(1, n + 1)),
+    })
+
+
+def make_ratings(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
+    """A ratings table from (item_id, annotator, score) rows."""
+    return rating_frame({
+        "item_id": [r[0] for r in rows],
+        "annotator": [r[1] for r in rows],
+        "score": [r[2] for r in rows],
+        "note": [""] * len(rows),
+        "line": list(range(2, len(rows) + 2)),
+    })
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = Project.create(tmp_path / "p.simrate", scale="sts", title="t")
+    p.import_items(make_items(5), source="items.tsv")
+    yield p
+    p.close()
+
+
+def test_create_open_roundtrip(tmp_path):
+    path = tmp_path / "a.simrate"
+    Project.create(path, scale="clss", title="My data").close()
+    with Project.open(path) as p:
+        assert p.title == "My data"
+        assert (p.scale.low, p.scale.high, p.scale.step) == (0, 4, 0.25)
+        assert p.n_items == 0
+        mode = p._conn.execute("PRAGMA journal_mode").fetchone()[0]
+        assert mode == "wal"
+
+
+def test_create_refuses_existing_file(tmp_path):
+    path = tmp_path / "a.simrate"
+    path.write_text("precious")
+    with pytest.raises(SimrateError, match="already exists"):
+        Project.create(path)
+    assert path.read_text() == "precious"
+
+
+def test_items_keep_order_texts_and_meta(project):
+    items = project.items()
+    assert list(items["item_id"]) == [f"x:{i}" for i in range(1, 6)]
+    assert items.loc[2, "meta"] == {"k": 3}
+    assert project.item("x:4")["left"] == "left text 4"
+
+
+def test_reimport_adds_no_duplicates(project):
+    added, present = project.import_items(make_items(7), source="items.tsv")
+    assert (added, present) == (2, 5)
+    assert project.n_items == 7
+
+
+def test_import_with_changed_text_is_refused_and_changes_nothing(project):
+    frame = make_items(7)
+    frame.loc[3, "left"] = "edited"
+    with pytest.raises(SimrateError) as err:
+        project.import_items(frame, source="new.tsv")
+    assert err.value.line == 4 and "other texts" in str(err.value)
+    assert project.n_items == 5
+
+
+def test_rate_stores_codes_and_clears(project):
+    project.rate("x:1", "ann", 3.25)
+    assert project.rating("x:1", "ann") == 3.25
+    ratings = project.ratings()
+    assert ratings.loc[0, "code"] == 13 and ratings.loc[0, "annotator"] == "ann"
+    project.rate("x:1", "ann", None)
+    assert project.rating("x:1", "ann") is None
+    assert len(project.ratings()) == 0
+
+
+@pytest.mark.parametrize("value, words", [(3.3, "grid"), (7, "outside"), ("NaN", "not a number")])
+def test_rate_refuses_bad_values(project, value, words):
+    with pytest.raises(SimrateError, match=words):
+        project.rate("x:1", "ann", value)
+    assert len(project.ratings()) == 0
+
+
+def test_rate_unknown_item(project):
+    with pytest.raises(SimrateError, match="no item"):
+        project.rate("nope", "ann", 2)
+
+
+def test_change_log_and_notifications(project):
+    seen = []
+    unsubscribe = project.subscribe(seen.append)
+    project.rate("x:2", "ann", 2)
+    project.rate("x:2", "ann", 2.5)
+    project.rate("x:2", "ann", None)
+    unsubscribe()
+    project.rate("x:3", "ann", 1)
+    assert [(c.kind, c.old, c.new) for c in seen] == [
+        ("rating", None, 2.0), ("rating", 2.0, 2.5), ("rating", 2.5, None)]
+    log = project.changes()
+    ratings_log = log[log["kind"] == "rating"]
+    assert list(ratings_log["new"]) == [2.0, 2.5, None, 1.0]
+    assert list(ratings_log["old"]) == [None, 2.0, 2.5, None]
+
+
+def test_skip_with_reason(project):
+    project.skip("x:1", "ann", "cannot parse the second text")
+    record = project.rating_record("x:1", "ann")
+    assert record == {"score": None, "note": "cannot parse the second text", "skipped": True,
+                      "seconds": None}
+
+
+def test_import_ratings_all_or_nothing(project):
+    bad = make_ratings([("x:1", "a", 1), ("x:2", "a", 2), ("missing", "a", 3)])
+    with pytest.raises(SimrateError) as err:
+        project.import_ratings(bad, source="r.csv")
+    assert err.value.line == 4 and "missing" in str(err.value)
+    assert len(project.ratings()) == 0 and project.annotators() == []
+    off_grid = make_ratings([("x:1", "a", 1), ("x:2", "a", 3.3)])
+    with pytest.raises(SimrateError, match="grid") as err:
+        project.import_ratings(off_grid, source="r.csv")
+    assert err.value.line == 3
+    assert len(project.ratings()) == 0
+
+
+def test_import_ratings_twice_changes_nothing(project):
+    frame = make_ratings([("x:1", "a", 1), ("x:2", "b", 2.75)])
+    assert project.import_ratings(frame, "r.csv") == {"added": 2, "changed": 0, "unchanged": 0}
+    n_changes = len(project.changes())
+    assert project.import_ratings(frame, "r.csv") == {"added": 0, "changed": 0, "unchanged": 2}
+    assert len(project.changes()) == n_changes
+    assert project.annotators() == ["a", "b"]
+
+
+def test_not_a_project_png(tmp_path):
+    fake = tmp_path / "picture.simrate"
+    fake.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
+    with pytest.raises(SimrateError, match="not a simrate project"):
+        Project.open(fake)
+
+
+def test_other_sqlite_file(tmp_path):
+    other = tmp_path / "other.simrate"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(SimrateError, match="another kind"):
+        Project.open(other)
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "new.simrate"
+    Project.create(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                 (str(SCHEMA_VERSION + 1),))
+    conn.commit()
+    conn.close()
+    with pytest.raises(SimrateError, match="newer simrate"):
+        Project.open(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True,
+                    reason="root can write anywhere")
+def test_read_only_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(SimrateError, match="cannot write"):
+            Project.create(folder / "p.simrate")
+    finally:
+        folder.chmod(0o755)
+
+
+def test_read_only_folder_is_refused_even_for_root(tmp_path, monkeypatch):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(SimrateError, match="cannot write"):
+        Project.create(folder / "p.simrate")
+    assert list(folder.iterdir()) == []
+
+
+WRITER = """
+import sys
+from app.core.project import Project
+p = Project.open(sys.argv[1])
+name = sys.argv[2]
+for i in range(1, 101):
+    p.rate(f"x:{i}", name, (i % 17) * 0.25)
+p.close()
+"""
+
+
+def test_two_processes_write_at_once(tmp_path):
+    path = tmp_path / "shared.simrate"
+    with Project.create(path, scale="sts") as p:
+        p.import_items(make_items(100), source="i.tsv")
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), name])
+             for name in ("ann1", "ann2")]
+    assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
+    with Project.open(path) as p:
+        ratings = p.ratings()
+        assert len(ratings) == 200
+        assert sorted(p.annotators()) == ["ann1", "ann2"]
+        one = ratings[ratings["annotator"] == "ann1"].set_index("item_id")["score"]
+        assert one["x:16"] == 4.0 and one["x:17"] == 0.0 and one["x:5"] == 1.25
+        assert len(p.changes().query("kind == 'rating'")) == 200
+        assert p._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_refresh_sees_other_writers(tmp_path):
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="sts") as p:
+        p.import_items(make_items(3), source="i.tsv")
+    first, second = Project.open(path), Project.open(path)
+    assert first.refresh() is False
+    second.rate("x:1", "b", 4)
+    assert first.refresh() is True
+    assert first.rating("x:1", "b") == 4.0
+    first.close()
+    second.close()
