@@ -363,7 +363,7 @@ class Project:
         counts = {"added": 0, "changed": 0, "unchanged": 0}
         now = time.time()
         with transaction(self._conn, self.path) as conn:
-            aids = {name: self._annotator_id(conn, name) for name in {r[1] for r in rows}}
+            aids = {name: self._annotator_id(conn, name) for name in dict.fromkeys(r[1] for r in rows)}
             writes, log = [], []
             for item_id, name, code, note, _line in rows:
                 ord_, aid = self._ord[item_id], aids[name]
