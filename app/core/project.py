@@ -247,6 +247,20 @@ class Project:
         """Annotators excluded from agreement and gold."""
         return [r[0] for r in self._conn.execute("SELECT name FROM annotators WHERE excluded=1")]
 
+    def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> None:
+        """Exclude an annotator from agreement and gold (or include them again); logged."""
+        if annotator not in self._annotator_ids:
+            raise SimrateError(f"no annotator named {annotator!r} in this project", self.path)
+        with transaction(self._conn, self.path) as conn:
+            old = conn.execute("SELECT excluded FROM annotators WHERE name = ?",
+                               (annotator,)).fetchone()[0]
+            conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
+                         (int(excluded), annotator))
+            self._log(conn, "exclude", None, annotator, bool(old), excluded, who=by)
+        self._data_version = self._read_data_version()
+        self._state = None
+        self._notify(Change("annotator", None, annotator, bool(old), excluded))
+
     def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
         name = name.strip()
         if not name:

@@ -244,3 +244,16 @@ def test_refresh_sees_other_writers(tmp_path):
     assert first.rating("x:1", "b") == 4.0
     first.close()
     second.close()
+
+
+def test_exclusion_is_logged_and_reversible(project):
+    project.rate("x:1", "a", 1)
+    project.set_excluded("a", True, by="boss")
+    assert project.excluded_annotators() == ["a"]
+    project.set_excluded("a", False, by="boss")
+    assert project.excluded_annotators() == []
+    log = project.changes().query("kind == 'exclude'")
+    assert list(zip(log["old"], log["new"], log["who"])) == [
+        (False, True, "boss"), (True, False, "boss")]
+    with pytest.raises(SimrateError, match="no annotator"):
+        project.set_excluded("ghost")
