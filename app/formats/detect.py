@@ -1,0 +1,177 @@
+"""Telling a file's format from its name and first bytes, and reading items of any format."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from app.core.errors import SimrateError
+from app.formats.clss import clss_level
+from app.formats.pairs import TEXT_NAME_PAIRS
+from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
+from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
+from app.formats.sts import sts_dataset_name
+from app.formats.textio import (
+    Record,
+    TextFile,
+    csv_records,
+    decode,
+    is_xlsx,
+    normalise_name,
+    normalise_newlines,
+    parse_number,
+    read_bytes,
+    sniff_delimiter,
+    tsv_records,
+    xlsx_records,
+)
+
+FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project")
+ITEM_FORMATS = ("pairs", "sts", "pit", "clss", "pyramid")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
+HEAD_RECORDS = 50
+STS_GOLD_NAME = re.compile(r"^STS\.gs\..+\.txt$", re.IGNORECASE)
+CLSS_GOLD_NAME = re.compile(
+    r"^(paragraph2sentence|sentence2phrase|phrase2word|word2sense)\..+\.gs\.tsv$", re.IGNORECASE)
+
+#: format -> "module:function" of its item reader, imported when first used
+ITEM_READERS = {
+    "pairs": "app.formats.pairs:read_pairs",
+    "sts": "app.formats.sts:read_sts",
+    "clss": "app.formats.clss:read_clss",
+    "pit": "app.formats.pit:read_pit",
+    "pyramid": "app.formats.pyramid:read_pyramid_items",
+}
+
+
+def _head_text(path: Path, data: bytes) -> TextFile:
+    """The first complete lines of a text file, decoded, for a look at its content."""
+    head = data[:HEAD_BYTES]
+    if len(data) > HEAD_BYTES and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]
+    text, encoding = decode(head)
+    return TextFile(path, normalise_newlines(text), encoding)
+
+
+def _looks_like_pit(records: list[Record], suffix: str) -> bool:
+    """Tab records of 4-7 fields whose 5th, when present, is a crowd vote or an expert digit."""
+    if not records:
+        return False
+    for _, fields in records:
+        if not 4 <= len(fields) <= 7:
+            return False
+        if len(fields) >= 5 and not (CROWD_VOTES.match(fields[4].strip())
+                                     or EXPERT_DIGIT.match(fields[4].strip())):
+            return False
+    return suffix == ".data" or len(records[0][1]) == 7
+
+
+def _is_ratings_table(records: list[Record]) -> bool:
+    """A header with an item id column and no texts, then scores (long) or numbers (wide)."""
+    header = [normalise_name(f) for f in records[0][1]]
+    if not any(name in ITEM_NAMES for name in header):
+        return False
+    if any(a in header and b in header for a, b in TEXT_NAME_PAIRS):
+        return False
+    if any(name in SCORE_NAMES for name in header):
+        return True
+    raw = [f.strip().lower() for f in records[0][1]]
+    if any(name in ANNOTATOR_NAMES for name in header) or any(
+            name.startswith(RATING_PREFIX) for name in raw):
+        return True
+    # wide: every cell outside the id column is empty or a number
+    id_index = next(i for i, name in enumerate(header) if name in ITEM_NAMES)
+    cells = [cell.strip() for _, fields in records[1:] for i, cell in enumerate(fields)
+             if i != id_index]
+    return bool(cells) and all(not c or parse_number(c) is not None or c in ("-", "NaN", "nan")
+                               for c in cells)
+
+
+def _header_position(records: list[Record]) -> int:
+    """Where a spreadsheet's header is: the first of the top rows naming an item id or texts."""
+    for position, (_, fields) in enumerate(records[:30]):
+        loose = [normalise_name(f) for f in fields]
+        if any(n in ITEM_NAMES for n in loose) or any(
+                a in loose and b in loose for a, b in TEXT_NAME_PAIRS):
+            return position
+    return 0
+
+
+def _table_format(records: list[Record]) -> str:
+    """`ratings` or `pairs` for a CSV/TSV/XLSX table."""
+    return "ratings" if records and _is_ratings_table(records) else "pairs"
+
+
+def detect_format(path: str | Path) -> str:
+    """Name the format of a file: pairs, sts, pit, clss, ratings, pyramid or project."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    data = read_bytes(path)
+    if suffix == ".simrate" or data.startswith(SQLITE_MAGIC):
+        return "project"
+    if suffix in (".pyr", ".pan"):
+        return "pyramid"
+    if STS_GOLD_NAME.match(path.name) or CLSS_GOLD_NAME.match(path.name):
+        raise SimrateError("this is a gold key: import the input file beside it, which "
+                           "brings its scores along", path)
+    if sts_dataset_name(path):
+        return "sts"
+    if clss_level(path):
+        return "clss"
+    if is_xlsx(path):
+        records = xlsx_records(path)
+        return _table_format(records[_header_position(records):][:HEAD_RECORDS])
+    if not data.strip(b" \t\r\n\xef\xbb\xbf"):
+        raise SimrateError("file is empty", path)
+    if b"\x00" in data[:HEAD_BYTES]:
+        raise SimrateError("a binary file of a kind simrate does not read", path)
+    head = _head_text(path, data)
+    if "<pyramid" in head.text[:HEAD_BYTES] and head.text.lstrip().startswith("<"):
+        return "pyramid"
+    delimiter = sniff_delimiter(head)
+    if delimiter == "\t":
+        records = tsv_records(head)[:HEAD_RECORDS]
+        if _looks_like_pit(records, suffix):
+            return "pit"
+    else:
+        try:
+            records = list(csv_records(head, delimiter))[:HEAD_RECORDS]
+        except SimrateError:
+            records = []
+    return _table_format(records)
+
+
+def _reader(fmt: str) -> Callable[..., pd.DataFrame]:
+    """The item reader of a format, imported on first use."""
+    module_name, function_name = ITEM_READERS[fmt].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise SimrateError(f"reading {fmt} files is not available in this build") from None
+    return getattr(module, function_name)
+
+
+def read_items(path: str | Path, fmt: str = "auto", **options: object) -> pd.DataFrame:
+    """Read the items of a file in format `fmt` (or detected) into an item frame.
+
+    Options a reader does not take (e.g. `seed` for a TSV file) are ignored, so a caller
+    can pass the same command-line options for every file.
+    """
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "ratings":
+        raise SimrateError("this is a ratings file: it holds ratings, not items", path)
+    if fmt == "project":
+        raise SimrateError("this is a project file: it is merged, not read as items", path)
+    if fmt not in ITEM_READERS:
+        raise SimrateError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    reader = _reader(fmt)
+    accepted = inspect.signature(reader).parameters
+    chosen = {k: v for k, v in options.items() if k in accepted and v is not None}
+    return reader(path, **chosen)

@@ -1,0 +1,243 @@
+"""Reading text and tables robustly: encodings, line ends, quoting, 1-based line numbers."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.errors import SimrateError
+
+#: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
+#: and its fields as strings.
+Record = tuple[int, list[str]]
+
+TAB_EXTENSIONS = (".tsv", ".tab", ".txt", ".data")
+XLSX_EXTENSIONS = (".xlsx", ".xlsm")
+DELIMITER_CANDIDATES = ("\t", ",", ";")
+
+
+def _cp1252_passthrough(error: UnicodeDecodeError) -> tuple[str, int]:
+    """Map the five bytes cp1252 leaves undefined to the same code points, as Windows does."""
+    bad = error.object[error.start:error.end]
+    return "".join(chr(b) for b in bad), error.end
+
+
+codecs.register_error("simrate_cp1252", _cp1252_passthrough)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file: newlines normalised to \\n, with how it was decoded."""
+
+    path: Path
+    text: str
+    encoding: str  # "utf-8", "utf-8-sig" (a BOM was present) or "cp1252"
+
+    @property
+    def fell_back(self) -> bool:
+        """True when the bytes were not UTF-8 and were read as cp1252."""
+        return self.encoding == "cp1252"
+
+    def lines(self) -> list[str]:
+        """The physical lines, without the empty piece after a final newline."""
+        lines = self.text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """Return a file's bytes; SimrateError when it is missing, a folder or unreadable."""
+    path = Path(path)
+    if not path.exists():
+        raise SimrateError("no such file", path)
+    if path.is_dir():
+        raise SimrateError("is a folder, not a file", path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used)."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return data[len(codecs.BOM_UTF8):].decode("utf-8"), "utf-8-sig"
+        except UnicodeDecodeError:
+            return data[len(codecs.BOM_UTF8):].decode("cp1252", "simrate_cp1252"), "cp1252"
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "simrate_cp1252"), "cp1252"
+
+
+def normalise_newlines(text: str) -> str:
+    """CRLF -> LF; lone CR -> LF only in a file with no LF at all (old Mac files).
+
+    A stray CR inside a line of an LF or CRLF file stays part of the text, so line
+    numbers agree with what editors and `wc -l` show.
+    """
+    if "\r" not in text:
+        return text
+    text = text.replace("\r\n", "\n")
+    if "\n" not in text:
+        text = text.replace("\r", "\n")
+    return text
+
+
+def read_text(path: str | Path) -> TextFile:
+    """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
+    path = Path(path)
+    text, encoding = decode(read_bytes(path))
+    if not text.strip():
+        raise SimrateError("file is empty", path)
+    return TextFile(path, normalise_newlines(text), encoding)
+
+
+def split_tab_lines(source: TextFile) -> Iterator[Record]:
+    """Split each non-blank physical line on tabs; quotes are ordinary characters."""
+    for number, line in enumerate(source.lines(), start=1):
+        if line.strip():
+            yield number, line.split("\t")
+
+
+def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
+    """Parse with spreadsheet quoting; each record carries the line where it starts."""
+    reader = csv.reader(io.StringIO(source.text), delimiter=delimiter, strict=True)
+    previous_end = 0
+    while True:
+        start = previous_end + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise SimrateError(f"badly quoted field in the record starting here ({exc})",
+                               source.path, start) from None
+        previous_end = reader.line_num
+        if any(field.strip() for field in fields):
+            yield start, fields
+
+
+def tsv_records(source: TextFile) -> list[Record]:
+    """Records of a generic TSV file: quote-aware when that reads consistently, else plain.
+
+    Spreadsheets quote TSV fields holding tabs, quotes or newlines, but hand-written TSV
+    files often hold texts that merely start with a quote. The quote-aware reading is
+    used when it succeeds and every record has the same number of fields; otherwise
+    quotes are ordinary characters.
+    """
+    if '"' not in source.text:
+        return list(split_tab_lines(source))
+    try:
+        quoted = list(csv_records(source, "\t"))
+    except SimrateError:
+        return list(split_tab_lines(source))
+    if len({len(fields) for _, fields in quoted}) <= 1:
+        return quoted
+    return list(split_tab_lines(source))
+
+
+def sniff_delimiter(source: TextFile) -> str:
+    """The delimiter of a CSV-like file: by extension for .tsv, else the commonest in line 1."""
+    suffix = source.path.suffix.lower()
+    if suffix in (".tsv", ".tab"):
+        return "\t"
+    first = next((line for line in source.lines() if line.strip()), "")
+    unquoted = first.split('"')[::2]  # text outside double quotes
+    counts = {d: sum(part.count(d) for part in unquoted) for d in DELIMITER_CANDIDATES}
+    best = max(DELIMITER_CANDIDATES, key=lambda d: counts[d])
+    if counts[best] == 0:
+        return "," if suffix == ".csv" else "\t"
+    return best
+
+
+def is_xlsx(path: str | Path) -> bool:
+    """True for a spreadsheet file we read with openpyxl."""
+    return Path(path).suffix.lower() in XLSX_EXTENSIONS
+
+
+def xlsx_cell_text(value: object) -> str:
+    """A spreadsheet cell as text: numbers without a spurious '.0', dates in ISO form."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def xlsx_records(path: str | Path) -> list[Record]:
+    """Rows of the first worksheet as records (line = spreadsheet row number)."""
+    from openpyxl import load_workbook  # imported lazily: only spreadsheet users pay for it
+
+    path = Path(path)
+    read_bytes(path)  # the same messages as text files for missing files
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for damaged files
+        raise SimrateError(f"not a readable XLSX workbook ({type(exc).__name__})", path) from None
+    try:
+        sheet = book.worksheets[0]
+        records: list[Record] = []
+        for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
+            fields = [xlsx_cell_text(value) for value in row]
+            while fields and not fields[-1].strip():
+                fields.pop()
+            if fields:
+                records.append((number, fields))
+    finally:
+        book.close()
+    if not records:
+        raise SimrateError("file is empty", path)
+    return records
+
+
+def read_table(path: str | Path) -> tuple[list[Record], bool]:
+    """Records of a CSV, TSV or XLSX file, and whether the file is a spreadsheet."""
+    if is_xlsx(path):
+        return xlsx_records(path), True
+    source = read_text(path)
+    delimiter = sniff_delimiter(source)
+    if delimiter == "\t":
+        return tsv_records(source), False
+    return list(csv_records(source, delimiter)), False
+
+
+def normalise_name(name: str) -> str:
+    """A column name compared loosely: lower case, without spaces, '_' and '-'."""
+    return "".join(ch for ch in name.strip().lower() if ch not in " _-")
+
+
+def parse_number(text: str) -> float | None:
+    """The finite decimal number in `text`, else None ('nan', 'inf', '1_0', '-' are not)."""
+    if "_" in text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def fit_fields(fields: list[str], width: int, line: int, path: Path,
+               spreadsheet: bool, model: str = "the header") -> list[str]:
+    """Exactly `width` fields: extra empty fields dropped, short spreadsheet rows padded."""
+    count = len(fields)
+    if count == width:
+        return fields
+    if count > width and not any(f.strip() for f in fields[width:]):
+        return fields[:width]
+    if count < width and spreadsheet:
+        return fields + [""] * (width - count)
+    raise SimrateError(f"{count} columns, but {model} has {width}", path, line)
