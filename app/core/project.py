@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,8 @@ class Project:
             "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
             "title": title,
             "threshold": "1.0",
+            # Packages name their origin by this id (see app/core/packages.py).
+            "project_uuid": str(uuid.uuid4()),
         }
         conn = create_store(path, meta)
         conn.close()
