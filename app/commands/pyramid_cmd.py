@@ -1,0 +1,84 @@
+"""`simrate pyramid FILE... --out OUT [--test {binary,ranking}] [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from app.core.errors import SimrateError
+from app.core.pyramid import Pyramid
+from app.core.pyramid_pairs import binary_pairs, pyramid_statistics, ranking_questions
+from app.core.pyramid_words import WordRules
+from app.formats.pyramid import read_pyramid
+from app.formats.pyramid_out import (
+    BINARY_COLUMNS,
+    RANKING_COLUMNS,
+    binary_rows,
+    ranking_rows,
+    write_tsv_atomically,
+)
+
+#: Warnings printed per file; the rest are counted.
+MAX_WARNINGS_SHOWN = 10
+
+
+def _rules(args: argparse.Namespace) -> WordRules:
+    """The word rules from the command line's thresholds."""
+    if args.min_words < 1:
+        raise SimrateError(f"--min-words must be at least 1, not {args.min_words}")
+    if args.min_shared < 0:
+        raise SimrateError(f"--min-shared must be 0 or more, not {args.min_shared}")
+    return WordRules(min_words=args.min_words, min_shared=args.min_shared)
+
+
+def _warn(pyramid: Pyramid) -> None:
+    """Print a pyramid's warnings on stderr, a few at most."""
+    for line, message in pyramid.warnings[:MAX_WARNINGS_SHOWN]:
+        where = f"{pyramid.source}:{line}" if line is not None else pyramid.source
+        print(f"simrate: warning: {where}: {message}", file=sys.stderr)
+    hidden = len(pyramid.warnings) - MAX_WARNINGS_SHOWN
+    if hidden > 0:
+        print(f"simrate: warning: {pyramid.source}: {hidden} more warnings", file=sys.stderr)
+
+
+def read_pyramids(files: list[str]) -> list[Pyramid]:
+    """Read every file; two pyramids of one topic would give clashing ids, so that is refused."""
+    pyramids: list[Pyramid] = []
+    by_topic: dict[str, str] = {}
+    for name in files:
+        pyramid = read_pyramid(name)
+        if pyramid.topic in by_topic:
+            raise SimrateError(f"topic {pyramid.topic} is also the topic of "
+                               f"{by_topic[pyramid.topic]}; pair ids would clash", name)
+        by_topic[pyramid.topic] = name
+        _warn(pyramid)
+        pyramids.append(pyramid)
+    return pyramids
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the pyramids, derive both tests, write the one asked for, report statistics."""
+    rules = _rules(args)
+    pyramids = read_pyramids(args.files)
+    pairs = [p for pyramid in pyramids for p in binary_pairs(pyramid, rules, seed=args.seed)]
+    questions = [q for pyramid in pyramids
+                 for q in ranking_questions(pyramid, rules, seed=args.seed)]
+    if args.test == "ranking":
+        written = write_tsv_atomically(args.out, RANKING_COLUMNS, ranking_rows(questions))
+        what = "questions"
+    else:
+        written = write_tsv_atomically(args.out, BINARY_COLUMNS, binary_rows(pairs))
+        what = "pairs"
+    statistics = pyramid_statistics(pyramids, pairs, questions)
+    if args.json:
+        print(json.dumps(statistics))
+    else:
+        s = statistics
+        print(f"{s['pyramids']} pyramids, {s['scus']} SCUs, {s['contributors']} contributors, "
+              f"{s['texts']} texts; parts {s['parts_exact']} exact, {s['parts_recovered']} "
+              f"recovered, {s['parts_lost']} lost")
+        print(f"{s['positive_pairs']} paraphrase and {s['negative_pairs']} non-paraphrase pairs, "
+              f"{s['questions']} ranking questions")
+        print(f"wrote {written} {what} to {args.out}")
+    return 0

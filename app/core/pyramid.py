@@ -1,0 +1,241 @@
+"""Pyramids: SCUs, contributors and parts, located in the model summaries they came from.
+
+A pyramid (DUC's DUCView files) clusters fragments of several model summaries into summary
+content units (SCUs). Each SCU has a label written by the annotator and one contributor per
+model summary that expresses it; a contributor is one or more parts, each a span of the
+summaries' text given by character offsets. Real files carry offsets that are a little off,
+so every part is located again here: at its offsets if the text there is its label, else by
+searching for the label nearby, ignoring whitespace. No XML here: app/formats/pyramid.py
+reads files and calls `build_pyramid`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+EXACT, RECOVERED, LOST = "exact", "recovered", "lost"
+
+#: How far (in characters, each side of the given offsets) a misplaced part is searched for.
+#: A DUC pyramid's text is 3,000-12,000 characters, so this covers the whole text of any
+#: real file while keeping the search bounded in huge ones.
+DEFAULT_SEARCH_WINDOW = 10_000
+
+_DASHED = re.compile(r"\s*-{3,}\s*")
+_WHITESPACE = re.compile(r"\s+")
+# Topic of a model summary id: `D0631.M.250.D.D` -> D0631, ` D0703-A.M.100.A.C` -> D0703-A.
+_TOPIC_OF_SUMMARY = re.compile(r"\s*([^.\s]+)\.M\.")
+
+
+@dataclass(slots=True)
+class Part:
+    """A span of the summaries' text: its label, the offsets written in the file, where found."""
+
+    label: str
+    start: int | None  # as written; None when missing or not an integer
+    end: int | None
+    line: int = 0  # line of the <part> element in its file
+    found_start: int = -1  # where the part really is; -1 when lost
+    found_end: int = -1
+    status: str = ""  # EXACT, RECOVERED or LOST once located
+
+
+@dataclass(slots=True)
+class Contributor:
+    """One model summary's expression of an SCU."""
+
+    label: str
+    parts: list[Part]
+    line: int = 0
+    summary_id: str = ""  # the model summary it came from; "" when none could be told
+    text: str = ""  # its parts in text order, as they read in the summary
+
+
+@dataclass(slots=True)
+class Scu:
+    """A summary content unit: the annotator's label and its contributors."""
+
+    uid: str
+    label: str
+    contributors: list[Contributor]
+    line: int = 0
+    comment: str = ""
+
+    @property
+    def weight(self) -> int:
+        """The pyramid weight: how many model summaries express this SCU."""
+        return len(self.contributors)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A model summary inside the pyramid text: its id and its [start, end) character range."""
+
+    summary_id: str
+    start: int
+    end: int
+
+
+@dataclass
+class Pyramid:
+    """A located pyramid: its text, model summaries, SCUs and what went wrong on the way."""
+
+    topic: str
+    source: str
+    text: str
+    summaries: list[Summary]
+    scus: list[Scu]
+    warnings: list[tuple[int | None, str]] = field(default_factory=list)  # (line, message)
+
+    def parts(self) -> list[Part]:
+        """Every part of every contributor, in file order."""
+        return [p for scu in self.scus for c in scu.contributors for p in c.parts]
+
+    def part_counts(self) -> dict[str, int]:
+        """How many parts were found exactly, recovered and lost."""
+        counts = {EXACT: 0, RECOVERED: 0, LOST: 0}
+        for part in self.parts():
+            counts[part.status] += 1
+        return counts
+
+
+def collapse_whitespace(text: str) -> str:
+    """`text` with every run of whitespace made one space, and no space at either end."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def find_summaries(lines: list[str]) -> list[Summary]:
+    """The model summaries: each starts at a dashed line, an id line and another dashed line.
+
+    A summary's range runs from its first dashed line to the next summary's (so its
+    separator belongs to it); text before the first separator belongs to no summary.
+    """
+    line_starts = []
+    position = 0
+    for line in lines:
+        line_starts.append(position)
+        position += len(line) + 1
+    text_length = max(position - 1, 0)
+    heads: list[tuple[int, str]] = []
+    i = 0
+    while i + 2 < len(lines):
+        middle = lines[i + 1]
+        if (_DASHED.fullmatch(lines[i]) and _DASHED.fullmatch(lines[i + 2])
+                and middle.strip() and not _DASHED.fullmatch(middle)):
+            heads.append((i, middle.strip()))
+            i += 3
+        else:
+            i += 1
+    summaries = []
+    for k, (line_index, summary_id) in enumerate(heads):
+        end = line_starts[heads[k + 1][0]] if k + 1 < len(heads) else text_length
+        summaries.append(Summary(summary_id, line_starts[line_index], end))
+    return summaries
+
+
+def topic_of(summaries: list[Summary], fallback: str) -> str:
+    """The topic named by the summary ids (`D0703-A.M.100.A.C` -> `D0703-A`), else `fallback`."""
+    topics = set()
+    for summary in summaries:
+        match = _TOPIC_OF_SUMMARY.match(summary.summary_id)
+        topics.add(match.group(1) if match else None)
+    if len(topics) == 1 and None not in topics:
+        return topics.pop()
+    return fallback
+
+
+def _nearest(starts_and_ends: list[tuple[int, int]], anchor: int) -> tuple[int, int] | None:
+    """The span starting closest to `anchor` (the first of equals), or None."""
+    if not starts_and_ends:
+        return None
+    return min(starts_and_ends, key=lambda span: abs(span[0] - anchor))
+
+
+def _search_nearby(text: str, label: str, anchor: int, window: int) -> tuple[int, int] | None:
+    """Where `label` occurs within `window` characters of `anchor`: literally, else ignoring whitespace."""
+    low = max(0, anchor - window)
+    high = min(len(text), anchor + len(label) + window)
+    literal = []
+    position = text.find(label, low, high)
+    while position >= 0:
+        literal.append((position, position + len(label)))
+        position = text.find(label, position + 1, high)
+    if literal:
+        return _nearest(literal, anchor)
+    compact = _WHITESPACE.sub("", label)
+    # Any whitespace (or none) may stand between two characters of the label: this finds
+    # parts whose label lost a line break ("Church.Others") or gained a double space.
+    pattern = re.compile(r"\s*".join(re.escape(ch) for ch in compact))
+    loose = [(m.start(), m.end()) for m in pattern.finditer(text, low, high)]
+    return _nearest(loose, anchor)
+
+
+def locate_part(text: str, part: Part, window: int = DEFAULT_SEARCH_WINDOW) -> None:
+    """Find `part` in `text`, setting its found_start/found_end and status (exact, recovered, lost)."""
+    start, end = part.start, part.end
+    offsets_valid = start is not None and end is not None and 0 <= start <= end <= len(text)
+    if part.label.strip() and offsets_valid and text[start:end] == part.label:
+        part.found_start, part.found_end, part.status = start, end, EXACT
+        return
+    anchor = min(max(start if start is not None else 0, 0), len(text))
+    span = _search_nearby(text, part.label, anchor, window) if part.label.strip() else None
+    if span is None:
+        part.found_start, part.found_end, part.status = -1, -1, LOST
+    else:
+        part.found_start, part.found_end = span
+        part.status = RECOVERED
+
+
+def _summary_at(summaries: list[Summary], starts: list[int], position: int) -> str:
+    """The id of the summary whose range holds `position`, or "" for the preamble."""
+    index = bisect_right(starts, position) - 1
+    if index < 0 or position >= summaries[index].end:
+        return ""
+    return summaries[index].summary_id
+
+
+def resolve_contributor(contributor: Contributor, text: str, summaries: list[Summary],
+                        summary_starts: list[int]) -> None:
+    """Set the contributor's text (its parts in text order) and the summary it came from."""
+    # Lost parts keep their written position for ordering, after located ones at equal places.
+    def order(part: Part) -> tuple[int, int]:
+        if part.found_start >= 0:
+            return (part.found_start, 0)
+        return (part.start if part.start is not None else len(text), 1)
+
+    ordered = sorted(contributor.parts, key=order)
+    pieces = [text[p.found_start:p.found_end] if p.found_start >= 0 else p.label for p in ordered]
+    contributor.text = collapse_whitespace(" ".join(pieces))
+    located = [p.found_start for p in ordered if p.found_start >= 0]
+    contributor.summary_id = _summary_at(summaries, summary_starts, located[0]) if located else ""
+
+
+def build_pyramid(lines: list[str], scus: list[Scu], source: str = "", fallback_topic: str = "",
+                  window: int = DEFAULT_SEARCH_WINDOW,
+                  warnings: list[tuple[int | None, str]] | None = None) -> Pyramid:
+    """Locate every part of `scus` in the text of `lines` and return the pyramid.
+
+    The text is the lines joined with newlines (the offsets' frame of reference). SCUs with
+    no contributors are dropped with a warning; parts not found get a warning each.
+    """
+    text = "\n".join(lines)
+    summaries = find_summaries(lines)
+    summary_starts = [s.start for s in summaries]
+    notes = list(warnings or [])
+    kept = []
+    for scu in scus:
+        if not scu.contributors:
+            notes.append((scu.line, f"SCU {scu.uid} has no contributors; skipped"))
+            continue
+        for contributor in scu.contributors:
+            for part in contributor.parts:
+                locate_part(text, part, window)
+                if part.status == LOST:
+                    notes.append((part.line, f"part {part.label[:60]!r} of SCU {scu.uid} not found "
+                                             f"near offsets {part.start}-{part.end}; its label is used"))
+            resolve_contributor(contributor, text, summaries, summary_starts)
+        kept.append(scu)
+    topic = topic_of(summaries, fallback_topic)
+    return Pyramid(topic=topic, source=source, text=text, summaries=summaries, scus=kept,
+                   warnings=notes)
