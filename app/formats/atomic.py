@@ -1,0 +1,111 @@
+"""Atomic file output: write beside the target, fsync, then rename over it in one step.
+
+A failed or interrupted write never leaves a half-written file where a good one was:
+the data goes to a temporary file in the target's folder (so the final rename stays on
+one file system and is atomic), and only a complete, flushed file replaces the target.
+On any exception, including KeyboardInterrupt, the temporary file is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from app.core.errors import SimrateError
+
+TEMP_SUFFIX = ".part"
+
+
+def check_writable_target(path: str | Path) -> Path:
+    """Return `path` as a Path if a file can be written there; SimrateError saying why not."""
+    path = Path(path)
+    if path.is_dir():
+        raise SimrateError("is a folder; give a file name to write", path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.exists():
+        raise SimrateError(f"folder {str(folder)!r} does not exist", path)
+    if not folder.is_dir():
+        raise SimrateError(f"{str(folder)!r} is not a folder", path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SimrateError(f"cannot write in folder {str(folder)!r} (permission denied)", path)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise SimrateError("the existing file is read-only", path)
+    return path
+
+
+def _final_mode(path: Path) -> int:
+    """Permissions for the new file: those of the file it replaces, else 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable where the platform allows opening a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; on success it replaces `path`, else it is removed.
+
+    For writers that want a file name (openpyxl's save). The writer must have closed the
+    file when the block ends.
+    """
+    target = check_writable_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX,
+                                         dir=folder)
+    except OSError as exc:
+        raise SimrateError(f"cannot create a file in {str(folder)!r}: {exc.strerror}",
+                           target) from None
+    os.close(fd)
+    temp = Path(temp_name)
+    try:
+        yield temp
+        with open(temp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.chmod(temp, _final_mode(target))
+        os.replace(temp, target)
+    except BaseException as exc:
+        temp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise SimrateError(f"cannot write: {exc.strerror or exc}", target) from None
+        raise
+    _fsync_folder(folder)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, binary: bool = False, encoding: str = "utf-8",
+                newline: str | None = "") -> Iterator[IO]:
+    """Open a temporary file for writing; it replaces `path` only when the block succeeds.
+
+    Text mode by default (UTF-8, newlines written exactly as given); `binary=True` for bytes.
+    """
+    with atomic_path(path) as temp:
+        if binary:
+            handle = open(temp, "wb")
+        else:
+            handle = open(temp, "w", encoding=encoding, newline=newline)
+        try:
+            yield handle
+            handle.flush()
+        finally:
+            handle.close()

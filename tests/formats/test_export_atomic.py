@@ -1,0 +1,105 @@
+"""Atomic writes: a failed write never replaces a good file and leaves no temporary file."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from app.core.errors import SimrateError
+from app.formats.atomic import atomic_open, atomic_path
+
+
+def test_success_replaces_and_leaves_nothing_else(tmp_path):
+    target = tmp_path / "out.tsv"
+    target.write_text("old\n")
+    with atomic_open(target) as fh:
+        fh.write("new\r\nline\n")
+    assert target.read_bytes() == b"new\r\nline\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.tsv"]
+
+
+def test_exception_midway_keeps_old_file(tmp_path):
+    target = tmp_path / "out.tsv"
+    target.write_text("good\n")
+    with pytest.raises(RuntimeError):
+        with atomic_open(target) as fh:
+            fh.write("half")
+            raise RuntimeError("disk on fire")
+    assert target.read_text() == "good\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.tsv"]
+
+
+def test_keyboard_interrupt_removes_temp(tmp_path):
+    target = tmp_path / "out.xlsx"
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(target) as temp:
+            temp.write_bytes(b"partial")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_folder(tmp_path):
+    with pytest.raises(SimrateError, match="does not exist"):
+        with atomic_open(tmp_path / "nope" / "out.tsv"):
+            pass
+
+
+def test_target_is_a_folder(tmp_path):
+    with pytest.raises(SimrateError, match="is a folder"):
+        with atomic_open(tmp_path):
+            pass
+
+
+def test_unwritable_folder_is_refused(tmp_path, monkeypatch):
+    # root may write anywhere, so the permission answer is simulated
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(SimrateError, match="cannot write"):
+        with atomic_open(tmp_path / "out.tsv"):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root can write anywhere")
+def test_really_read_only_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(SimrateError, match="cannot write"):
+            with atomic_open(folder / "out.tsv"):
+                pass
+    finally:
+        folder.chmod(0o755)
+
+
+def test_new_file_gets_ordinary_permissions(tmp_path):
+    # mkstemp creates 0600 files; an export should be readable like any other file
+    umask = os.umask(0o022)
+    try:
+        with atomic_open(tmp_path / "out.tsv") as fh:
+            fh.write("x")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "out.tsv").stat().st_mode) == 0o644
+
+
+def test_replaced_file_keeps_its_permissions(tmp_path):
+    target = tmp_path / "out.tsv"
+    target.write_text("old")
+    target.chmod(0o640)
+    with atomic_open(target) as fh:
+        fh.write("new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_os_error_while_writing_becomes_one_line_error(tmp_path):
+    target = tmp_path / "out.tsv"
+    target.write_text("good")
+    with pytest.raises(SimrateError, match="cannot write: No space left"):
+        with atomic_open(target):
+            raise OSError(28, "No space left on device")
+    assert target.read_text() == "good"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.tsv"]
