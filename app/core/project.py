@@ -98,6 +98,12 @@ class Project:
             self._conn.execute("SELECT name, id FROM annotators")
         )
 
+    def _ids_for_ords(self, ords: np.ndarray) -> np.ndarray:
+        """Item ids for an array of ords (ords are 0..n-1 unless the file was edited by hand)."""
+        if self._item_ids and self._ord[self._item_ids[-1]] == len(self._item_ids) - 1:
+            return np.asarray(self._item_ids, dtype=object)[ords]
+        return np.array([self._id_by_ord[o] for o in ords], dtype=object)
+
     def _read_data_version(self) -> int:
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
@@ -186,7 +192,11 @@ class Project:
 
     def position(self, item_id: str) -> int:
         """0-based position of an item in project order."""
-        return self._item_ids.index(item_id) if item_id in self._ord else -1
+        if item_id not in self._ord:
+            return -1
+        ord_ = self._ord[item_id]
+        in_step = ord_ < len(self._item_ids) and self._item_ids[ord_] == item_id
+        return ord_ if in_step else self._item_ids.index(item_id)
 
     def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
         """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
@@ -286,23 +296,24 @@ class Project:
             "SELECT item_ord, annotator_id, code, note, skipped, seconds, updated_at "
             "FROM ratings ORDER BY item_ord, annotator_id"
         ).fetchall()
-        raw = pd.DataFrame.from_records(
-            rows, columns=["ord", "aid", "code", "note", "skipped", "seconds", "updated_at"]
-        )
-        names = {aid: name for name, aid in self._annotator_ids.items()}
-        names.update({r[0]: r[1] for r in self._conn.execute("SELECT id, name FROM annotators")})
-        code = raw["code"].astype("float64")
-        frame = pd.DataFrame({
-            "item_id": raw["ord"].map(self._id_by_ord),
-            "annotator": raw["aid"].map(names),
-            "code": code.astype("Int64"),
+        table = np.array(rows, dtype=object).reshape(len(rows), 7)  # fast column split
+        ords = table[:, 0].astype(np.int64)
+        aids = table[:, 1].astype(np.int64)
+        code = table[:, 2].astype(np.float64)  # NULL (skipped) -> nan
+        names = dict(self._conn.execute("SELECT id, name FROM annotators"))
+        name_by_id = np.empty(max(names, default=0) + 1, dtype=object)
+        for aid, name in names.items():
+            name_by_id[aid] = name
+        return pd.DataFrame({
+            "item_id": self._ids_for_ords(ords),
+            "annotator": name_by_id[aids],
+            "code": pd.array(code, dtype="Float64").astype("Int64"),
             "score": self.scale.low + code * self.scale.step,
-            "note": raw["note"],
-            "skipped": raw["skipped"].astype(bool),
-            "seconds": raw["seconds"].astype("float64"),
-            "updated_at": raw["updated_at"].astype("float64"),
+            "note": pd.Series(table[:, 3], dtype=object),
+            "skipped": table[:, 4].astype(bool),
+            "seconds": table[:, 5].astype(np.float64),
+            "updated_at": table[:, 6].astype(np.float64),
         })
-        return frame
 
     def rating(self, item_id: str, annotator: str) -> float | None:
         """This annotator's score for the item, or None."""
@@ -382,12 +393,10 @@ class Project:
         with transaction(self._conn, self.path) as conn:
             aids = {name: self._annotator_id(conn, name) for name in dict.fromkeys(r[1] for r in rows)}
             writes, log = [], []
+            existing = self._existing_ratings(conn, list(aids.values()))
             for item_id, name, code, note, _line in rows:
                 ord_, aid = self._ord[item_id], aids[name]
-                old = conn.execute(
-                    "SELECT code, note FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                    (ord_, aid),
-                ).fetchone()
+                old = existing.get((ord_, aid))
                 if old is not None and old[0] == code and (not note or old[1] == note):
                     counts["unchanged"] += 1
                     continue
@@ -407,6 +416,13 @@ class Project:
         if counts["added"] or counts["changed"]:
             self._notify(Change("ratings", new=counts))
         return counts
+
+    @staticmethod
+    def _existing_ratings(conn: sqlite3.Connection, aids: list[int]) -> dict:
+        marks = ",".join("?" * len(aids))
+        return {(o, a): (c, n) for o, a, c, n in conn.execute(
+            f"SELECT item_ord, annotator_id, code, note FROM ratings "
+            f"WHERE annotator_id IN ({marks})", aids)}
 
     def _check_ratings(self, frame: pd.DataFrame, source: str) -> list[tuple]:
         where = source or None
