@@ -1,0 +1,412 @@
+"""Gold keys and system outputs of the CLSS 2014, STS 2012 and PIT 2015 tasks, and our exports.
+
+Every reader returns a `ScoreFile` (one entry per item, with the 1-based source line of
+each) and raises SimrateError naming the file and line of anything it cannot read:
+blank lines inside a file, `NaN`, text where a number belongs, a line in another task's
+format. Blank lines after the last score are ignored (editors add them).
+
+System files line up with the gold file line by line, except against one of our exports
+(which name their items), where a system file may instead hold `item_id<TAB>score` lines
+(PIT: `item_id<TAB>label<TAB>score`). It is read that way when its first line is a header
+starting with `item_id`, or when its first field is an item id of the gold file and not a
+number; otherwise it is aligned by line with the export's rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.core.errors import SimrateError
+from app.core.evaluation import DEBATABLE, FALSE, TRUE, DatasetInput
+from app.formats.textio import read_table, read_text
+
+NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+PIT_VOTES = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+STS_GOLD_NAME = re.compile(r"STS\.gs\.(.+)\.txt", re.IGNORECASE)
+CLSS_GOLD_NAME = re.compile(r"(.+?)\.([^.]+)\.gs\.tsv", re.IGNORECASE)
+CLSS_LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
+TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
+#: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
+GOLD_RANGE = {"clss": (0.0, 4.0), "sts": (0.0, 5.0), "pit": (0.0, 5.0)}
+PIT_GOLD_LABELS = {"true": TRUE, "false": FALSE, "----": DEBATABLE}
+PIT_SYSTEM_LABELS = {"true": TRUE, "false": FALSE}
+EXPORT_SUFFIXES = (".jsonl", ".json", ".xlsx", ".xlsm")
+
+Line = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class ScoreFile:
+    """Scores read from one file, in item order, with each item's 1-based source line."""
+
+    path: Path
+    kind: str  # "key", "system", "pit-label", "pit-expert", "pit-votes", "pit-system", "export"
+    scores: np.ndarray
+    lines: np.ndarray
+    labels: np.ndarray | None = None  # PIT: TRUE / FALSE / DEBATABLE per item
+    item_ids: tuple[str, ...] | None = None  # exports and keyed system files
+    datasets: tuple[str, ...] | None = None  # exports: each item's dataset
+
+    def __len__(self) -> int:
+        return int(self.scores.size)
+
+
+def dataset_name(path: str | Path, task: str) -> str:
+    """STS: `MSRvid` from STS.gs.MSRvid.txt; CLSS: the level of <level>.<split>.gs.tsv; else the stem."""
+    path = Path(path)
+    pattern = {"sts": STS_GOLD_NAME, "clss": CLSS_GOLD_NAME}.get(task)
+    match = pattern.fullmatch(path.name) if pattern else None
+    return match.group(1) if match else path.stem
+
+
+def parse_number(text: str, path: Path, line: int, what: str = "score") -> float:
+    """A finite decimal number, else SimrateError naming the file, line and text."""
+    text = text.strip()
+    if not text:
+        raise SimrateError(f"empty {what}", path, line)
+    if not NUMBER.fullmatch(text):
+        kind = "not a finite number" if text.lower().lstrip("+-") in (
+            "nan", "inf", "infinity") else "not a number"
+        raise SimrateError(f"{what} {text!r} is {kind}", path, line)
+    value = float(text)
+    if not math.isfinite(value):
+        raise SimrateError(f"{what} {text!r} is not a finite number", path, line)
+    return value
+
+
+def content_lines(path: str | Path) -> list[Line]:
+    """The (line number, text) of every line; a blank line before the last score is an error."""
+    source = read_text(path)
+    lines = source.lines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            raise SimrateError("blank line: every line must hold one item", source.path, number)
+    return list(enumerate(lines, start=1))
+
+
+def _fields(text: str) -> list[str]:
+    return [field.strip() for field in text.split("\t")]
+
+
+def _foreign_format(fields: list[str], task: str) -> str | None:
+    """Why a line looks like another task's file, or None."""
+    first = fields[0].lower()
+    if task != "pit" and first in PIT_GOLD_LABELS:
+        return "a PIT label line (label<TAB>score); use --task pit"
+    if task != "pit" and len(fields) in (6, 7):
+        return f"a PIT data line ({len(fields)} columns); use --task pit"
+    if task == "pit" and len(fields) == 1 and NUMBER.fullmatch(fields[0]):
+        return "a single score, as in STS/CLSS files; use --task sts or --task clss"
+    if task != "pit" and len(fields) == 2 and NUMBER.fullmatch(fields[1]) and not (
+            NUMBER.fullmatch(fields[0])):
+        return (f"an item id and a score ({fields[0][:30]!r}): such lines are matched only"
+                " against one of our exports; other gold files are aligned by line")
+    if task != "pit" and len(fields) in (2, 3, 4) and not NUMBER.fullmatch(fields[0]):
+        return f"text, not a score ({fields[0][:30]!r}): an input file rather than scores?"
+    return None
+
+
+def _refuse_foreign(fields: list[str], task: str, path: Path, line: int) -> None:
+    reason = _foreign_format(fields, task)
+    if reason:
+        raise SimrateError(f"not a {TASK_NAMES[task]} line: {reason}", path, line)
+
+
+def _score_fields(fields: list[str], task: str, path: Path, line: int) -> float:
+    """The score of a `score[<TAB>confidence]` line of an STS/CLSS gold key or output."""
+    _refuse_foreign(fields, task, path, line)
+    if len(fields) > 2:
+        raise SimrateError(f"expected a score and an optional confidence, found {len(fields)}"
+                           " tab-separated fields", path, line)
+    if len(fields) == 2:
+        parse_number(fields[1], path, line, "confidence")
+    return parse_number(fields[0], path, line)
+
+
+def _check_name(path: Path, task: str) -> None:
+    """Refuse a gold file whose official name belongs to another task."""
+    clss = CLSS_GOLD_NAME.fullmatch(path.name)
+    if task != "sts" and STS_GOLD_NAME.fullmatch(path.name):
+        raise SimrateError(f"named like an STS gold file; use --task sts, not {task}", path)
+    if task != "clss" and clss and clss.group(1).lower() in CLSS_LEVELS:
+        raise SimrateError(f"named like a CLSS gold key; use --task clss, not {task}", path)
+
+
+def _check_gold_range(value: float, task: str, path: Path, line: int) -> None:
+    low, high = GOLD_RANGE[task]
+    if not low <= value <= high:
+        hint = " (an STS gold file? use --task sts)" if task == "clss" and value <= 5 else ""
+        raise SimrateError(f"gold score {value:g} is outside the {TASK_NAMES[task]} range"
+                           f" {low:g}-{high:g}{hint}", path, line)
+
+
+def read_score_key(path: str | Path, task: str) -> ScoreFile:
+    """An STS or CLSS gold key: one score per line (optionally a tab and a confidence)."""
+    path = Path(path)
+    _check_name(path, task)
+    lines = content_lines(path)
+    scores = []
+    for number, text in lines:
+        value = _score_fields(_fields(text), task, path, number)
+        _check_gold_range(value, task, path, number)
+        scores.append(value)
+    return ScoreFile(path, "key", np.array(scores, dtype=np.float64),
+                     np.array([n for n, _ in lines], dtype=np.int64))
+
+
+def _pit_output_fields(fields: list[str], path: Path, line: int) -> tuple[int, float]:
+    """(label, score) of a `true|false<TAB>score` system line."""
+    _refuse_foreign(fields, "pit", path, line)
+    if len(fields) in (6, 7):
+        raise SimrateError(f"a PIT data line ({len(fields)} columns), not a system output"
+                           " (true|false<TAB>score)", path, line)
+    if len(fields) != 2:
+        raise SimrateError(f"expected true|false<TAB>score, found {len(fields)} tab-separated"
+                           " fields", path, line)
+    label = PIT_SYSTEM_LABELS.get(fields[0].lower())
+    if label is None:
+        raise SimrateError(f"label {fields[0]!r} must be true or false", path, line)
+    score = parse_number(fields[1], path, line)
+    if not 0 <= score <= 1:
+        raise SimrateError(f"score {fields[1]} is outside 0-1", path, line)
+    return label, score
+
+
+def _pit_gold_fields(fields: list[str], path: Path, line: int) -> tuple[str, int, float]:
+    """(kind, label, degreed gold score in 0-1) of a PIT label line or a 7-column data line."""
+    _refuse_foreign(fields, "pit", path, line)
+    if len(fields) == 2:
+        label = PIT_GOLD_LABELS.get(fields[0].lower())
+        if label is None:
+            raise SimrateError(f"label {fields[0]!r} must be true, false or ----", path, line)
+        score = parse_number(fields[1], path, line, "gold score")
+        if not 0 <= score <= 1:
+            raise SimrateError(f"gold score {fields[1]} is outside 0-1", path, line)
+        return "pit-label", label, score
+    if len(fields) == 6:
+        raise SimrateError("a PIT data line without the Label column holds no gold", path, line)
+    if len(fields) != 7:
+        raise SimrateError(f"expected label<TAB>score or a 7-column PIT data line, found"
+                           f" {len(fields)} tab-separated fields", path, line)
+    return _pit_data_label(fields[4], path, line)
+
+
+def _pit_data_label(text: str, path: Path, line: int) -> tuple[str, int, float]:
+    """Test data: expert digit 0-5 (4-5 true, 3 debatable); train/dev: 5 votes `(p, n)`."""
+    if text.isdigit() and len(text) == 1 and int(text) <= 5:
+        digit = int(text)
+        label = TRUE if digit >= 4 else DEBATABLE if digit == 3 else FALSE
+        return "pit-expert", label, digit / 5
+    votes = PIT_VOTES.fullmatch(text)
+    if votes and int(votes.group(1)) + int(votes.group(2)) == 5:
+        positive = int(votes.group(1))
+        label = TRUE if positive >= 3 else DEBATABLE if positive == 2 else FALSE
+        return "pit-votes", label, positive / 5
+    raise SimrateError(f"Label {text!r} is neither an expert score 0-5 nor 5 votes like"
+                       " '(2, 3)'", path, line)
+
+
+def read_pit_gold(path: str | Path) -> ScoreFile:
+    """PIT gold: the label file (`true|false|----<TAB>score`) or a 7-column data file."""
+    path = Path(path)
+    _check_name(path, "pit")
+    lines = content_lines(path)
+    kinds, labels, scores = [], [], []
+    for number, text in lines:
+        kind, label, score = _pit_gold_fields(_fields(text), path, number)
+        if kinds and kind != kinds[0]:
+            raise SimrateError(f"a {kind} line in a {kinds[0]} file", path, number)
+        kinds.append(kind)
+        labels.append(label)
+        scores.append(score)
+    return ScoreFile(path, kinds[0], np.array(scores, dtype=np.float64),
+                     np.array([n for n, _ in lines], dtype=np.int64),
+                     labels=np.array(labels, dtype=np.int8))
+
+
+# ---------------------------------------------------------------- our exports
+
+
+def is_export(path: str | Path) -> bool:
+    """True for one of our gold exports (JSONL, XLSX, or CSV/TSV with item_id and gold)."""
+    path = Path(path)
+    if path.suffix.lower() in EXPORT_SUFFIXES:
+        return True
+    first = next((text for _, text in content_lines(path)), "")
+    if first.lstrip().startswith("{"):
+        return True
+    for delimiter in ("\t", ","):
+        names = {name.strip().strip('"').lower() for name in first.split(delimiter)}
+        if {"item_id", "gold"} <= names:
+            return True
+    return False
+
+
+def _export_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line, {column: value}) of each item of a JSONL, CSV, TSV or XLSX export."""
+    if path.suffix.lower() in (".jsonl", ".json") or (
+            content_lines(path)[0][1].lstrip().startswith("{")):
+        for number, text in content_lines(path):
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise SimrateError(f"not a JSON object ({exc.msg})", path, number) from None
+            if not isinstance(row, dict):
+                raise SimrateError("not a JSON object", path, number)
+            yield number, row
+        return
+    records, _ = read_table(path)
+    header = [name.strip().lower() for name in records[0][1]]
+    for column in ("item_id", "gold"):
+        if column not in header:
+            raise SimrateError(f"no {column!r} column in the header row", path, records[0][0])
+    for number, fields in records[1:]:
+        if len(fields) > len(header):
+            raise SimrateError(f"{len(fields)} fields but the header names {len(header)}",
+                               path, number)
+        yield number, dict(zip(header, fields + [""] * (len(header) - len(fields)), strict=True))
+
+
+def _export_gold_value(raw: object, task: str, path: Path, line: int) -> float:
+    """The gold of an export row (NaN when the item has none), within the task's range."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return math.nan
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise SimrateError(f"gold {raw!r} is not a number", path, line)
+    value = parse_number(str(raw), path, line, "gold")
+    _check_gold_range(value, task, path, line)
+    return value
+
+
+def read_export_gold(path: str | Path, task: str) -> ScoreFile:
+    """Gold from one of our exports, matched to system scores by item id."""
+    path = Path(path)
+    ids: list[str] = []
+    seen: dict[str, int] = {}
+    datasets, scores, lines = [], [], []
+    for number, row in _export_rows(path):
+        item_id = str(row.get("item_id") if row.get("item_id") is not None else "").strip()
+        if not item_id:
+            raise SimrateError("item without an item_id", path, number)
+        if item_id in seen:
+            raise SimrateError(f"item {item_id!r} again (first on line {seen[item_id]})",
+                               path, number)
+        seen[item_id] = number
+        ids.append(item_id)
+        datasets.append(str(row.get("dataset") or "").strip() or path.stem)
+        scores.append(_export_gold_value(row.get("gold"), task, path, number))
+        lines.append(number)
+    if not ids:
+        raise SimrateError("the export holds no items", path)
+    gold = np.array(scores, dtype=np.float64)
+    labels = None
+    if task == "pit":
+        # As the pit export does: the gold rounded to the nearest point, 4-5 true, 3 debatable.
+        points = np.floor(np.nan_to_num(gold) + 0.5)
+        labels = np.where(points >= 4, TRUE, np.where(points == 3, DEBATABLE, FALSE))
+        labels = labels.astype(np.int8)
+        gold = gold / GOLD_RANGE["pit"][1]
+    return ScoreFile(path, "export", gold, np.array(lines, dtype=np.int64), labels,
+                     tuple(ids), tuple(datasets))
+
+
+def read_gold(path: str | Path, task: str) -> ScoreFile:
+    """A gold file of `task`, or one of our exports."""
+    if is_export(path):
+        return read_export_gold(path, task)
+    return read_pit_gold(path) if task == "pit" else read_score_key(path, task)
+
+
+# ---------------------------------------------------------------- system files
+
+
+def _system_line(fields: list[str], task: str, path: Path, line: int) -> tuple[int, float]:
+    if task == "pit":
+        return _pit_output_fields(fields, path, line)
+    return FALSE, _score_fields(fields, task, path, line)
+
+
+def _is_keyed(first: Line, gold: ScoreFile) -> bool:
+    if gold.item_ids is None:
+        return False
+    head = _fields(first[1])[0]
+    return head.lower() == "item_id" or (head in set(gold.item_ids)
+                                         and not NUMBER.fullmatch(head))
+
+
+def _aligned_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -> ScoreFile:
+    parsed = [_system_line(_fields(text), task, path, number) for number, text in lines]
+    if len(lines) != len(gold):
+        short = len(lines) < len(gold)
+        where = len(lines) + 1 if short else lines[len(gold)][0]
+        problem = (f"no score for gold line {gold.lines[len(lines)]}" if short
+                   else "a score beyond the last gold item")
+        raise SimrateError(f"{problem}: the system file has {len(lines)} lines, the gold file"
+                           f" {gold.path.name} has {len(gold)} items", path, where)
+    return ScoreFile(path, "system", np.array([s for _, s in parsed], dtype=np.float64),
+                     np.array([n for n, _ in lines], dtype=np.int64),
+                     labels=np.array([label for label, _ in parsed], dtype=np.int8))
+
+
+def _keyed_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -> ScoreFile:
+    if _fields(lines[0][1])[0].lower() == "item_id":
+        lines = lines[1:]
+    position = {item_id: i for i, item_id in enumerate(gold.item_ids or ())}
+    scores = np.full(len(gold), np.nan)
+    labels = np.zeros(len(gold), dtype=np.int8)
+    source = np.zeros(len(gold), dtype=np.int64)
+    for number, text in lines:
+        fields = _fields(text)
+        index = position.get(fields[0])
+        if index is None:
+            raise SimrateError(f"item {fields[0]!r} is not in the gold file {gold.path.name}",
+                               path, number)
+        if source[index]:
+            raise SimrateError(f"item {fields[0]!r} again (first on line {source[index]})",
+                               path, number)
+        labels[index], scores[index] = _system_line(fields[1:] or [""], task, path, number)
+        source[index] = number
+    # Items without gold are left out of scoring, so they need no system score either.
+    unscored = np.flatnonzero((source == 0) & ~np.isnan(gold.scores))
+    missing = [gold.item_ids[i] for i in unscored] if gold.item_ids else []
+    if missing:
+        raise SimrateError(f"no score for {len(missing)} gold item(s), first {missing[0]!r}",
+                           path)
+    return ScoreFile(path, "system", scores, source, labels, gold.item_ids)
+
+
+def read_system(path: str | Path, task: str, gold: ScoreFile) -> ScoreFile:
+    """A system output, its items in the order of `gold` (by line, or by item id)."""
+    path = Path(path)
+    lines = content_lines(path)
+    if _is_keyed(lines[0], gold):
+        return _keyed_system(lines, task, path, gold)
+    return _aligned_system(lines, task, path, gold)
+
+
+def read_pair(task: str, gold_path: str | Path, system_path: str | Path) -> list[DatasetInput]:
+    """The datasets of one gold/system pair (an export may hold several), ready to evaluate."""
+    gold = read_gold(gold_path, task)
+    system = read_system(system_path, task, gold)
+    names = gold.datasets or (dataset_name(gold.path, task),) * len(gold)
+    inputs = []
+    for name in dict.fromkeys(names):
+        in_dataset = np.array([n == name for n in names])
+        keep = in_dataset & ~np.isnan(gold.scores)
+        pit = task == "pit"
+        inputs.append(DatasetInput(
+            name=name, gold=gold.scores[keep], system=system.scores[keep],
+            gold_labels=gold.labels[keep] if pit and gold.labels is not None else None,
+            system_labels=system.labels[keep] if pit and system.labels is not None else None,
+            gold_path=str(gold.path), system_path=str(system.path),
+            excluded=int(np.sum(in_dataset & np.isnan(gold.scores)))))
+    return inputs
