@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.core.adjudication import FlagIndex
+from app.core.adjudication import FlagIndex, threshold_codes
 from app.core.scale import Scale, load_scale
 from app.core.store import create_store, dumps, open_store, transaction
 from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
@@ -545,8 +545,7 @@ class _AgreementState:
         from app.core.agreement import LiveAgreement
 
         scale = project.scale
-        threshold_codes = int(round(project.threshold / scale.step - 1e-9))
-        threshold_codes = max(threshold_codes, 1)
+        threshold_in_codes = threshold_codes(project.threshold, scale.step)
         excluded = set(project.excluded_annotators())
         names = {aid: n for n, aid in project._annotator_ids.items()}
         rows = project._conn.execute(
@@ -554,7 +553,7 @@ class _AgreementState:
         ).fetchall()
         adjudicated = {o: (c, at) for o, c, at in
                        project._conn.execute("SELECT item_ord, code, at FROM adjudications")}
-        flags = FlagIndex(threshold_codes)
+        flags = FlagIndex(threshold_in_codes)
         live = LiveAgreement(low=scale.low, step=scale.step)
         ids = project._id_by_ord
         rows = [r for r in rows if names.get(r[1]) not in excluded]
