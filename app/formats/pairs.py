@@ -70,7 +70,7 @@ def _header_texts(loose: list[str]) -> tuple[int, int] | None:
 def _is_header(fields: list[str], given: list[str], needs_texts: bool) -> bool:
     """Whether a record names columns: known text names (or, loosely, any known name)."""
     loose = [normalise_name(f) for f in fields]
-    if given and all(g in fields or normalise_name(g) in loose for g in given):
+    if any(g in fields or normalise_name(g) in loose for g in given):
         return True
     if _header_texts(loose) is not None:
         return True
