@@ -52,6 +52,10 @@ class FlagIndex:
         for item in units:
             self._update(item)
 
+    def units(self):
+        """(item, {rater: code}) for every item with ratings."""
+        return self._units.items()
+
     def unit(self, item: int) -> dict[int, int]:
         """{rater: code} for one item."""
         return self._units.get(item, {})

@@ -480,6 +480,14 @@ class Project:
         frame.insert(2, "score", self.scale.low + frame["code"] * self.scale.step)
         return frame
 
+    def gold(self, threshold: float | None = None) -> pd.DataFrame:
+        """Gold table in project order (columns: app.core.gold.GOLD_COLUMNS, rating:<name>)."""
+        from app.core.gold import compute_gold
+
+        return compute_gold(self.items(), self.ratings(), self.adjudications(), self.scale,
+                            self.threshold if threshold is None else threshold,
+                            self.excluded_annotators(), self.annotators())
+
     # ----------------------------------------------------------- flags and live agreement
     @property
     def state(self) -> _AgreementState:
@@ -532,20 +540,24 @@ class Project:
 
 
 class _AgreementState:
-    """Flags and live agreement over the current ratings, updated one rating at a time."""
+    """Flags and live agreement over the current ratings, updated one rating at a time.
 
-    def __init__(self, project: Project, live: Any, flags: FlagIndex, names: dict[int, str]):
+    Flags are built at once; the LiveAgreement only when first asked for, so that commands
+    and windows that never show agreement do not pay for it.
+    """
+
+    def __init__(self, project: Project, flags: FlagIndex, names: dict[int, str],
+                 excluded: set[str]):
         self.project = project
-        self.live = live
         self.flags = flags
         self.names = names
+        self.excluded = excluded
+        self._live: Any = None
 
     @classmethod
     def build(cls, project: Project) -> _AgreementState:
-        from app.core.agreement import LiveAgreement
-
         scale = project.scale
-        threshold_in_codes = threshold_codes(project.threshold, scale.step)
+        threshold_codes = max(int(round(project.threshold / scale.step - 1e-9)), 1)
         excluded = set(project.excluded_annotators())
         names = {aid: n for n, aid in project._annotator_ids.items()}
         rows = project._conn.execute(
@@ -553,27 +565,33 @@ class _AgreementState:
         ).fetchall()
         adjudicated = {o: (c, at) for o, c, at in
                        project._conn.execute("SELECT item_ord, code, at FROM adjudications")}
-        flags = FlagIndex(threshold_in_codes)
-        live = LiveAgreement(low=scale.low, step=scale.step)
-        ids = project._id_by_ord
         rows = [r for r in rows if names.get(r[1]) not in excluded]
+        flags = FlagIndex(threshold_codes)
         flags.load(rows, adjudicated)
-        if hasattr(live, "load"):
-            live.load([ids[r[0]] for r in rows], [names[r[1]] for r in rows],
-                      np.array([r[2] for r in rows], dtype=np.int64))
-        else:
-            for o, a, c, _at in rows:
-                live.set_rating(ids[o], names[a], c)
-        state = cls(project, live, flags, names)
-        state.excluded = excluded
-        return state
+        return cls(project, flags, names, excluded)
+
+    @property
+    def live(self) -> Any:
+        """The LiveAgreement over the current ratings, built on first use."""
+        if self._live is None:
+            from app.core.agreement import LiveAgreement
+
+            scale = self.project.scale
+            live = LiveAgreement(low=scale.low, step=scale.step)
+            ids = self.project._id_by_ord
+            for ord_, unit in self.flags.units():  # the flags hold every current code
+                for aid, code in unit.items():
+                    live.set_rating(ids[ord_], self.names[aid], code)
+            self._live = live
+        return self._live
 
     def set(self, ord_: int, aid: int, code: int | None) -> None:
         name = self.names.get(aid) or self._refresh_name(aid)
         if name in self.excluded:
             return
         self.flags.set(ord_, aid, code)
-        self.live.set_rating(self.project._id_by_ord[ord_], name, code)
+        if self._live is not None:
+            self._live.set_rating(self.project._id_by_ord[ord_], name, code)
 
     def _refresh_name(self, aid: int) -> str:
         self.names = {a: n for n, a in self.project._annotator_ids.items()}
