@@ -12,13 +12,14 @@ from app.core.evaluation import (
     DATASET_MEASURES,
     MEASURE_LABELS,
     TOTAL_MEASURES,
+    DatasetResult,
     EvaluationReport,
     evaluate_files,
 )
 
 TITLES = {"clss": "CLSS 2014", "sts": "STS 2012", "pit": "PIT 2015"}
-TOTAL_TITLES = {"clss": "ranking score", "sts": "over all datasets",
-                "pit": "over all datasets together"}
+TOTAL_TITLES = {"clss": "ranking score (sum of Pearson over the types given)",
+                "sts": "over all datasets given", "pit": "over all datasets pooled"}
 
 
 def file_pairs(files: Sequence[str]) -> list[tuple[str, str]]:
@@ -29,45 +30,41 @@ def file_pairs(files: Sequence[str]) -> list[tuple[str, str]]:
     return [(files[i], files[i + 1]) for i in range(0, len(files), 2)]
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """Left-aligned text columns two spaces apart; numbers right-aligned."""
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+def _rows(pairs: list[tuple[str, str]], indent: str = "  ") -> list[str]:
+    """Label/value lines with the values in one column."""
+    width = max(len(label) for label, _ in pairs)
+    return [f"{indent}{label.ljust(width)}  {value}" for label, value in pairs]
 
-    def line(cells: list[str]) -> str:
-        parts = []
-        for i, cell in enumerate(cells):
-            numeric = i > 0 and (cell[:1].isdigit() or cell[:1] == "-")
-            parts.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
-        return "  ".join(parts).rstrip()
 
-    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+def _dataset_block(task: str, result: DatasetResult) -> list[str]:
+    """The table of one pair of files: its size, then each measure."""
+    pairs = [("pairs", str(result.n))]
+    if result.counts.get("excluded"):
+        pairs.append(("left out", f"{result.counts['excluded']} without gold"))
+    if task == "pit":
+        c = result.counts
+        pairs.append(("true/false gold", f"{c['n_binary']}  (tp {c['tp']}, fp {c['fp']},"
+                                         f" fn {c['fn']}, tn {c['tn']})"))
+    for key in DATASET_MEASURES[task]:
+        value = result.measures[key].text()
+        threshold = result.measures.get("max_f1_threshold")
+        if key == "max_f1" and threshold is not None and threshold.defined:
+            value += f"  (scores >= {threshold.text()})"
+        pairs.append((MEASURE_LABELS[key], value))
+    gold, system = Path(result.gold_path).name, Path(result.system_path).name
+    return [f"{result.name}: {system} against {gold}", *_rows(pairs)]
 
 
 def format_report(report: EvaluationReport) -> str:
-    """The human-readable tables: one row per dataset, then the task's totals."""
-    keys = DATASET_MEASURES[report.task]
-    header = ["dataset", "n"] + (["n binary"] if report.task == "pit" else [])
-    header += [MEASURE_LABELS[k] for k in keys] + ["gold", "system"]
-    rows = []
+    """The human-readable report: a table per pair of files, then the task's totals."""
+    count = len(report.datasets)
+    lines = [f"{TITLES[report.task]}: {count} dataset{'s' if count != 1 else ''}"]
     for result in report.datasets:
-        row = [result.name, str(result.n)]
-        if report.task == "pit":
-            row.append(str(result.counts.get("n_binary", "")))
-        row += [result.measures[k].text() for k in keys]
-        row += [Path(result.gold_path).name, Path(result.system_path).name]
-        rows.append(row)
-    lines = [f"{TITLES[report.task]}: {len(report.datasets)} dataset"
-             f"{'s' if len(report.datasets) != 1 else ''}", ""]
-    lines += _table(header, rows)
-    excluded = [(r.name, r.counts["excluded"]) for r in report.datasets if r.counts.get("excluded")]
-    for name, count in excluded:
-        lines.append(f"({name}: {count} item{'s' if count != 1 else ''} without gold left out)")
-    if report.task != "pit" or len(report.datasets) > 1:
+        lines += ["", *_dataset_block(report.task, result)]
+    if report.task != "pit" or count > 1:
         lines += ["", f"{TITLES[report.task]} {TOTAL_TITLES[report.task]}:"]
-        label_width = max(len(MEASURE_LABELS[k]) for k in TOTAL_MEASURES[report.task])
-        for key in TOTAL_MEASURES[report.task]:
-            lines.append(f"  {MEASURE_LABELS[key].ljust(label_width)}  "
-                         f"{report.totals[key].text()}")
+        lines += _rows([(MEASURE_LABELS[key], report.totals[key].text())
+                        for key in TOTAL_MEASURES[report.task]])
     return "\n".join(lines)
 
 

@@ -163,19 +163,14 @@ def binary_scores(gold_labels: Sequence[int], system_labels: Sequence[int]) -> d
     tn = int(np.sum(~gold_true & ~system_true))
     counts = {"n_binary": int(decided.sum()), "tp": tp, "fp": fp, "fn": fn, "tn": tn}
     precision = (Measure(tp / (tp + fp)) if tp + fp
-                 else Measure.undefined("the system labels no true-or-false gold item true"))
+                 else Measure.undefined("the system labels no item true (debatable aside)"))
     recall = (Measure(tp / (tp + fn)) if tp + fn
               else Measure.undefined("no gold item is labelled true"))
-    return {"precision": precision, "recall": recall,
-            "f1": _f1(precision, recall), "counts": counts}
-
-
-def _f1(precision: Measure, recall: Measure) -> Measure:
-    if precision.value is None or recall.value is None:
-        return Measure.undefined(f"{'precision' if precision.value is None else 'recall'}"
-                                 " is undefined")
-    total = precision.value + recall.value
-    return Measure(2 * precision.value * recall.value / total if total else 0.0)
+    # 2tp / (2tp + fp + fn) equals the harmonic mean of P and R where both exist, and is
+    # also defined (0) for a run that labels nothing true.
+    f1 = (Measure(2 * tp / (2 * tp + fp + fn)) if tp + fp + fn
+          else Measure.undefined("no item is labelled true in gold or system"))
+    return {"precision": precision, "recall": recall, "f1": f1, "counts": counts}
 
 
 def max_f1(gold_labels: Sequence[int], system_scores: Sequence[float]) -> tuple[Measure, Measure]:
@@ -307,7 +302,7 @@ def _pit_measures(gold: np.ndarray, system: np.ndarray, gold_labels: np.ndarray,
     measures = {key: binary[key] for key in ("precision", "recall", "f1")}
     if gold.size and not np.any(system):
         # The PIT format's convention for a run with binary labels only: every score 0.
-        no_scores = Measure.undefined("no degreed scores (every score is 0)")
+        no_scores = Measure.undefined("no degreed scores: every score is 0")
         measures.update(pearson=no_scores, spearman=no_scores, max_f1=no_scores,
                         max_f1_threshold=no_scores)
     else:

@@ -89,9 +89,22 @@ def test_human_table(tmp_path, capsys):
     assert main(["evaluate", "--task", "sts", *map(str, files)]) == 0
     text = capsys.readouterr().out
     r = stats.pearsonr(GOLD_A, SYSTEM_A)[0]
-    assert f"{r:.4f}" in text
-    for word in ("dataset", "Pearson", "Spearman", "ALL", "ALLnrm", "Mean", "STS.gs.A.txt"):
-        assert word in text
+    lines = text.splitlines()
+    assert "A: a.out against STS.gs.A.txt" in lines
+    assert f"  Pearson   {r:.4f}" in lines and "  pairs     7" in lines
+    for total in ("ALL", "ALLnrm", "Mean"):
+        assert any(line.split()[:2] == [total, f"{r:.4f}"] for line in lines)
+
+
+def test_human_table_pit_binary_only_run(tmp_path, capsys):
+    gold = write(tmp_path, "test.label", PIT_GOLD)
+    system = write(tmp_path, "s.output", ["false\t0.0000", "true\t0.0000", "true\t0.0000",
+                                          "false\t0.0000", "false\t0.0000"])
+    assert main(["evaluate", "--task", "pit", str(gold), str(system)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # decided: tp 1 (line 2), fn 1 (line 4), tn 2 -> P 1, R 0.5, F1 2/3
+    assert "  F1               0.6667" in lines
+    assert "  max F1           n/a (no degreed scores: every score is 0)" in lines
 
 
 PIT_GOLD = ["false\t0.2000", "true\t0.8000", "----\t0.6000", "true\t1.0000", "false\t0.0000"]

@@ -193,11 +193,14 @@ def test_binary_scores_hand_computed_unequal():
 
 def test_binary_scores_undefined_precision_and_zero_f1():
     never_true = binary_scores([T, F], [F, F])
-    assert never_true["precision"].value is None and never_true["f1"].value is None
+    assert never_true["precision"].value is None and never_true["recall"].value == 0
+    assert never_true["f1"].value == 0.0  # 2tp / (2tp + fp + fn) = 0 / 1
     all_wrong = binary_scores([T, F], [F, T])
     assert all_wrong["precision"].value == 0 and all_wrong["f1"].value == 0.0
     no_gold_true = binary_scores([F, F, D], [T, F, T])
-    assert no_gold_true["recall"].value is None
+    assert no_gold_true["recall"].value is None and no_gold_true["f1"].value == 0.0
+    nothing_true = binary_scores([F, D], [F, T])
+    assert nothing_true["f1"].value is None and "gold or system" in nothing_true["f1"].reason
 
 
 def test_max_f1_hand_computed():
