@@ -557,7 +557,7 @@ class _AgreementState:
     @classmethod
     def build(cls, project: Project) -> _AgreementState:
         scale = project.scale
-        threshold_codes = max(int(round(project.threshold / scale.step - 1e-9)), 1)
+        threshold_in_codes = threshold_codes(project.threshold, scale.step)
         excluded = set(project.excluded_annotators())
         names = {aid: n for n, aid in project._annotator_ids.items()}
         rows = project._conn.execute(
@@ -566,7 +566,7 @@ class _AgreementState:
         adjudicated = {o: (c, at) for o, c, at in
                        project._conn.execute("SELECT item_ord, code, at FROM adjudications")}
         rows = [r for r in rows if names.get(r[1]) not in excluded]
-        flags = FlagIndex(threshold_codes)
+        flags = FlagIndex(threshold_in_codes)
         flags.load(rows, adjudicated)
         return cls(project, flags, names, excluded)
 
