@@ -328,11 +328,12 @@ def evaluate(task: str, inputs: Sequence[DatasetInput]) -> EvaluationReport:
         raise SimrateError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
     if not inputs:
         raise SimrateError("nothing to evaluate: give at least one GOLD SYSTEM pair")
-    names = [one.name for one in inputs]
-    duplicate = next((name for name in names if names.count(name) > 1), None)
-    if duplicate is not None:
-        raise SimrateError(f"dataset {duplicate!r} is given twice; each gold file must be"
-                           " a different dataset")
+    first_of: dict[str, DatasetInput] = {}
+    for one in inputs:
+        other = first_of.setdefault(one.name, one)
+        if other is not one:
+            raise SimrateError(f"dataset {one.name!r} is given twice (gold {other.gold_path!r}"
+                               f" and {one.gold_path!r}); each must be a different dataset")
     if task == "pit":
         results = tuple(_pit_dataset(one) for one in inputs)
         totals, _ = _pit_measures(*(_combined(inputs, a) for a in

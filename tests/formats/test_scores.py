@@ -350,3 +350,19 @@ def test_item_id_lines_against_a_line_aligned_gold_are_explained(tmp_path):
     gold = read_score_key(write(tmp_path, "g.txt", "1\n2\n"), "sts")
     err = error_of(read_system, write(tmp_path, "s.txt", "a:1\t1\na:2\t2\n"), "sts", gold)
     assert err.line == 1 and "matched only against one of our exports" in err.message
+
+
+def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
+    import warnings
+
+    from app.core.evaluation import evaluate_files
+
+    gold = write(tmp_path, "gold.tsv", "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\n")
+    system = write(tmp_path, "run.txt", "1\n2\n3\n4\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = evaluate_files("sts", [(gold, system)])
+    x = {r.name: r for r in report.datasets}["X"]
+    assert x.n == 0 and x.counts == {"excluded": 2}
+    assert x.measures["pearson"].value is None and "needs at least 2" in x.measures["pearson"].reason
+    assert report.totals["mean"].value is None and report.totals["all"].value == 1.0
