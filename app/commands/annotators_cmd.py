@@ -1,0 +1,66 @@
+"""simrate annotators PROJECT [--json] [--exclude NAME] [--include NAME] [--check-threshold R]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.core.project import Project
+from app.core.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+
+HEADER = ("annotator", "rated", "skipped", "mean", "sd", "vs_rest", "check_r", "check_mae",
+          "s/item", "")
+
+
+def _cell(value: object) -> str:
+    """A table cell: numbers to 3 decimals, None as '-'."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _row(entry: dict) -> list[str]:
+    marks = [m for m, on in (("EXCLUDED", entry["excluded"]), ("FLAGGED", entry["flagged"]))
+             if on]
+    seconds = entry["seconds_per_item"]
+    return [entry["annotator"], str(entry["rated"]), str(entry["skipped"]),
+            _cell(entry["mean"]), _cell(entry["sd"]), _cell(entry["pearson_vs_rest"]),
+            _cell(entry["check_pearson"]), _cell(entry["check_mae"]),
+            "-" if seconds is None else f"{seconds:.1f}", " ".join(marks)]
+
+
+def print_table(report: list[dict], threshold: float) -> None:
+    """The report as aligned text columns, with a legend for the marks."""
+    rows = [list(HEADER)] + [_row(entry) for entry in report]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    if not report:
+        print("(no annotators yet)")
+    if any(entry["flagged"] for entry in report):
+        print(f"FLAGGED: Pearson with the known scores of check items below {threshold:g}")
+
+
+def _apply_exclusions(project: Project, args: argparse.Namespace) -> None:
+    """--exclude / --include NAME: one logged, reversible change each."""
+    by = getattr(args, "by", None) or ""
+    for name in getattr(args, "exclude", None) or []:
+        project.set_excluded(name, True, by=by)
+    for name in getattr(args, "include", None) or []:
+        project.set_excluded(name, False, by=by)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the per-annotator report (after any exclusion changes asked for)."""
+    threshold = getattr(args, "check_threshold", None)
+    threshold = DEFAULT_CHECK_THRESHOLD if threshold is None else threshold
+    with Project.open(args.project) as project:
+        _apply_exclusions(project, args)
+        report = annotator_report(project, threshold=threshold)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print_table(report, threshold)
+    return 0

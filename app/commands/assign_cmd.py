@@ -1,0 +1,30 @@
+"""simrate assign PROJECT NAME... --per-item K [--seed S] [--dataset D] [--json]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.core.assignment import assign_project
+from app.core.project import Project
+
+
+def run(args: argparse.Namespace) -> int:
+    """Split the project's items among the annotators, k per item, and store the plan."""
+    with Project.open(args.project) as project:
+        plan = assign_project(project, args.annotators, args.per_item, seed=args.seed,
+                              dataset=args.dataset, by=getattr(args, "by", None) or "")
+    loads, overlaps = plan.loads(), plan.overlaps()
+    if args.json:
+        print(json.dumps({
+            "per_item": plan.per_item, "seed": plan.seed, "items": loads,
+            "overlap": {f"{a}|{b}": n for (a, b), n in overlaps.items()},
+        }, ensure_ascii=False))
+        return 0
+    print(f"{args.project}: each item to {plan.per_item} of {len(loads)} annotators "
+          f"(seed {plan.seed}); packages now follow this plan")
+    for name, count in loads.items():
+        print(f"  {name}: {count} items")
+    for (a, b), count in overlaps.items():
+        print(f"  {a} & {b}: {count} items in common")
+    return 0

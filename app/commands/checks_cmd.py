@@ -1,0 +1,53 @@
+"""simrate checks PROJECT [ITEM_ID...] [--from-reference] [--score X] [--remove] [--dataset D]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.quality import check_scores, mark_checks_from_reference, set_checks
+
+#: Check items listed in the text output; --json gives all.
+LISTED = 20
+
+
+def _change(project: Project, args: argparse.Namespace) -> str | None:
+    """Apply the marking asked for; a line saying what changed, or None for a listing."""
+    ids = list(args.item_ids or [])
+    by = getattr(args, "by", None) or ""
+    if args.remove:
+        if not ids:
+            ids = list(check_scores(project))
+        count = set_checks(project, {i: None for i in ids}, by=by)
+        return f"{count} check items unmarked"
+    if args.score is not None:
+        if not ids:
+            raise SimrateError("--score needs the ITEM_IDs it applies to")
+        count = set_checks(project, {i: float(args.score) for i in ids}, by=by)
+        return f"{count} check items set to {args.score:g}"
+    if args.from_reference:
+        count = mark_checks_from_reference(project, ids or None, dataset=args.dataset, by=by)
+        return f"{count} items marked as checks with their reference scores"
+    if ids:
+        raise SimrateError("say how to mark them: --from-reference or --score X (or --remove)")
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Mark or unmark check items, then list them."""
+    with Project.open(args.project) as project:
+        said = _change(project, args)
+        checks = check_scores(project)
+    if args.json:
+        print(json.dumps(checks, ensure_ascii=False))
+        return 0
+    if said:
+        print(said)
+    print(f"{len(checks)} check items")
+    for item_id, score in list(checks.items())[:LISTED]:
+        print(f"  {item_id}\t{score:g}")
+    if len(checks) > LISTED:
+        print(f"  ... and {len(checks) - LISTED} more (--json lists all)")
+    return 0

@@ -1,0 +1,196 @@
+"""Rater quality control: check items of known score and the per-annotator report.
+
+STS 2012 mixed items whose score the organizers knew into every batch and dropped raters
+whose Pearson correlation with those known scores fell below 0.5; `annotator_report` gives
+that figure (and the mean absolute error) for every annotator, next to their volume, spread,
+agreement with the others and speed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from app.core.correlation import pair_correlation, vs_rest_correlation
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.store import transaction
+from app.core.teamdb import ensure_team_tables, has_table, log_change
+
+#: Check-item Pearson below which STS 2012 dropped a rater.
+DEFAULT_CHECK_THRESHOLD = 0.5
+
+#: Columns of the report, in this order (the JSON keys of `simrate annotators --json`).
+REPORT_COLUMNS = (
+    "annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest", "check_pearson",
+    "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason",
+)
+
+
+# ----------------------------------------------------------------- check items
+def check_scores(project: Project) -> dict[str, float]:
+    """Known scores of the check items: {item_id: score}, in project order."""
+    conn = project._conn
+    if not has_table(conn, "check_items"):
+        return {}
+    id_by_ord = project._id_by_ord
+    rows = conn.execute("SELECT item_ord, score FROM check_items ORDER BY item_ord")
+    return {id_by_ord[ord_]: float(score) for ord_, score in rows}
+
+
+def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "") -> int:
+    """Make items checks with these known scores (None unmarks); one logged transaction.
+
+    A known score must lie within the scale but need not be on its grid: reference scores
+    such as STS gold (4.4 on a 0.25 grid) are kept exactly. Returns the number of changes.
+    """
+    scale = project.scale
+    for item_id, score in scores.items():
+        project._item_ord(item_id)  # SimrateError for an unknown item
+        if score is not None and not (scale.low - 1e-9 <= float(score) <= scale.high + 1e-9
+                                      and math.isfinite(float(score))):
+            raise SimrateError(f"known score {score} of item {item_id!r} is outside scale "
+                               f"{scale.describe()}", project.path)
+    current = check_scores(project)
+    changed = {i: s for i, s in scores.items()
+               if (None if s is None else float(s)) != current.get(i)}
+    if not changed:
+        return 0
+    now = time.time()
+    with transaction(project._conn, project.path) as conn:
+        ensure_team_tables(conn)
+        for item_id, score in changed.items():
+            ord_ = project._item_ord(item_id)
+            if score is None:
+                conn.execute("DELETE FROM check_items WHERE item_ord = ?", (ord_,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO check_items VALUES (?, ?, ?, ?)",
+                             (ord_, float(score), by, now))
+            log_change(conn, "check", who=by, item_id=item_id, old=current.get(item_id),
+                       new=None if score is None else float(score))
+    return len(changed)
+
+
+def mark_checks_from_reference(project: Project, item_ids: Sequence[str] | None = None,
+                               dataset: str | None = None, by: str = "") -> int:
+    """Make items checks with their imported reference scores; returns the number marked.
+
+    Named items must have a reference score. Without names, every item of `dataset` (or of
+    the project) that has one is marked.
+    """
+    items = project.items().set_index("item_id")
+    if item_ids is not None:
+        missing = [i for i in item_ids if i not in items.index]
+        if missing:
+            raise SimrateError(f"no item with id {missing[0]!r} in this project", project.path)
+        chosen = items.loc[list(item_ids)]
+        lacking = chosen.index[chosen["reference"].isna()].tolist()
+        if lacking:
+            raise SimrateError(f"item {lacking[0]!r} has no reference score "
+                               f"({len(lacking)} such items)", project.path)
+    else:
+        chosen = items if dataset is None else items[items["dataset"] == dataset]
+        chosen = chosen[chosen["reference"].notna()]
+    if chosen.empty:
+        raise SimrateError("no items with reference scores to mark as checks", project.path)
+    scores = {str(i): float(s) for i, s in chosen["reference"].items()}
+    set_checks(project, scores, by=by)
+    return len(scores)
+
+
+# ----------------------------------------------------------------- the annotator report
+def _number(value: float | None) -> float | None:
+    """A float for JSON: NaN becomes None."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _vs_rest(scores: pd.DataFrame, name: str, included: list[str]) -> float | None:
+    """Pearson of one rater against the mean of the other included raters, per item."""
+    others = [a for a in included if a != name and a in scores.columns]
+    if not others or name not in scores.columns:
+        return None
+    data = scores[[name] + others].to_numpy(dtype=np.float64).T  # raters x items
+    return _number(vs_rest_correlation(data, 0)[0])
+
+
+def _check_figures(mine: pd.Series, checks: dict[str, float]) -> dict:
+    """Checks rated, Pearson with the known scores, mean absolute error, and whether the
+    rater gave one score to check items whose known scores differ."""
+    on_checks = mine[mine.index.isin(list(checks))]
+    if on_checks.empty:
+        return {"checks": 0, "check_pearson": None, "check_mae": None, "constant": False}
+    known = np.array([checks[i] for i in on_checks.index], dtype=float)
+    given = on_checks.to_numpy(float)
+    r = pair_correlation(np.vstack([given, known]), 0, 1)[0]
+    constant = len(given) > 1 and given.min() == given.max() and known.min() < known.max()
+    return {"checks": len(given), "check_pearson": _number(r),
+            "check_mae": float(np.abs(given - known).mean()), "constant": bool(constant)}
+
+
+def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str | None:
+    """Why a rater looks careless on the check items, or None."""
+    r, mae = figures["check_pearson"], figures["check_mae"]
+    if r is not None and r < threshold:
+        return f"check Pearson {r:.2f} below {threshold:g}"
+    if figures["constant"]:
+        # Pearson is undefined here, yet one score for every check is the plainest sign
+        return "the same score on every check item"
+    if max_mae is not None and mae is not None and mae > max_mae:
+        return f"check MAE {mae:.2f} above {max_mae:g}"
+    return None
+
+
+def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                     max_mae: float | None = None) -> list[dict]:
+    """One dict per annotator (join order) with the keys of REPORT_COLUMNS.
+
+    rated/skipped count this annotator's ratings; mean and sd (sample) are over their scores;
+    pearson_vs_rest correlates them with the mean of the other annotators who are not
+    excluded; check_pearson and check_mae compare them with the known scores of check items;
+    seconds_per_item is the median time recorded per rated item (the median, because an
+    item left open over a break would swamp a mean); checks counts the check items rated.
+    `flagged` is true, with `flag_reason` saying why, when check_pearson is below
+    `threshold`, when the rater gave one score to check items of differing known scores, or
+    when check_mae is above `max_mae` (if given). Undefined figures are None.
+    """
+    ratings = project.ratings()
+    names = project.annotators()
+    excluded = set(project.excluded_annotators())
+    included = [a for a in names if a not in excluded]
+    rated = ratings[~ratings["skipped"] & ratings["code"].notna()]
+    scores = rated.pivot(index="item_id", columns="annotator", values="score")
+    checks = check_scores(project)
+    report = []
+    for name in names:
+        own = ratings[ratings["annotator"] == name]
+        mine = scores[name].dropna() if name in scores.columns else pd.Series(dtype=float)
+        figures = _check_figures(mine, checks)
+        reason = _flag_reason(figures, threshold, max_mae)
+        seconds = rated.loc[rated["annotator"] == name, "seconds"].dropna()
+        report.append({
+            "annotator": name,
+            "rated": int(len(mine)),
+            "skipped": int(own["skipped"].sum()),
+            "mean": _number(mine.mean()) if len(mine) else None,
+            "sd": _number(mine.std(ddof=1)) if len(mine) > 1 else None,
+            "pearson_vs_rest": _vs_rest(scores, name, included),
+            "check_pearson": figures["check_pearson"],
+            "check_mae": figures["check_mae"],
+            "excluded": name in excluded,
+            "seconds_per_item": _number(seconds.median()) if len(seconds) else None,
+            "checks": figures["checks"],
+            "flagged": reason is not None,
+            "flag_reason": reason,
+        })
+    return report
+
+
+def annotator_frame(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                    max_mae: float | None = None) -> pd.DataFrame:
+    """The annotator report as a DataFrame with REPORT_COLUMNS (for XLSX and the GUI)."""
+    rows = annotator_report(project, threshold, max_mae)
+    return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))

@@ -1,0 +1,78 @@
+"""Tables that team work adds to a project file: check items and the item assignment.
+
+They are created with CREATE TABLE IF NOT EXISTS the first time they are written, so files
+made before these features (or by a version without them) open unchanged and read as having
+no checks and no assignment. No schema version bump: an older simrate simply ignores them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from typing import Any
+
+from app.core.project import Project
+from app.core.store import dumps, transaction
+
+TEAM_SCHEMA = """
+CREATE TABLE IF NOT EXISTS check_items (
+    item_ord INTEGER PRIMARY KEY REFERENCES items(ord),
+    score REAL NOT NULL,
+    by TEXT NOT NULL DEFAULT '',
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS assignment (
+    item_ord INTEGER NOT NULL REFERENCES items(ord),
+    annotator TEXT NOT NULL,
+    PRIMARY KEY (item_ord, annotator)
+) WITHOUT ROWID;
+"""
+
+
+def ensure_team_tables(conn: sqlite3.Connection) -> None:
+    """Create the team tables if missing (call inside a write transaction)."""
+    for statement in TEAM_SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """True if the file has a table of this name (reads never create tables)."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                       (name,)).fetchone()
+    return row is not None
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """One value from the meta table, or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def project_uuid(project: Project) -> str:
+    """The project's stable identity, created (and saved) on first use for older files."""
+    conn = project._conn
+    found = read_meta(conn, "project_uuid")
+    if found:
+        return found
+    with transaction(conn, project.path):
+        # INSERT OR IGNORE: another process may have created it a moment ago; theirs wins.
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('project_uuid', ?)",
+                     (str(uuid.uuid4()),))
+    return read_meta(conn, "project_uuid") or ""
+
+
+def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
+               annotator: str | None = None, old: Any = None, new: Any = None) -> None:
+    """Append one row to the project's change log (inside the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
+        "VALUES (?,?,?,?,?,?,?)",
+        (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
+    )
+
+
+def item_ords(project: Project, item_ids: list[str]) -> list[int]:
+    """Ords of these items (SimrateError naming the first unknown one)."""
+    return [project._item_ord(item_id) for item_id in item_ids]
