@@ -1,0 +1,114 @@
+"""Pearson and Spearman correlation between raters, over the units both rated (never by position).
+
+All functions take a raters x units array with NaN for a missing rating. Undefined values (no
+common units, one common unit, no variance) are NaN in arrays, with the reason available from
+`pair_reason`; no function prints a numpy warning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+REASON_NO_COMMON = "no common items"
+REASON_ONE_COMMON = "only one common item"
+REASON_NO_VARIANCE = "no variance"
+REASON_NO_OTHERS = "no other rater rated the same items"
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
+    """r of two equally long vectors, or (NaN, reason)."""
+    if x.size == 0:
+        return np.nan, REASON_NO_COMMON
+    if x.size == 1:
+        return np.nan, REASON_ONE_COMMON
+    if x.min() == x.max() or y.min() == y.max():
+        return np.nan, REASON_NO_VARIANCE
+    dx = x - x.mean()
+    dy = y - y.mean()
+    scale = np.sqrt(float(dx @ dx) * float(dy @ dy))
+    if not scale > 0.0:
+        return np.nan, REASON_NO_VARIANCE
+    return float(np.clip(float(dx @ dy) / scale, -1.0, 1.0)), None
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties given the mean of the ranks they span."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    ends = np.r_[starts[1:], values.size]
+    mean_rank = (starts + ends + 1) / 2.0  # ranks starts+1 .. ends, averaged
+    ranks = np.empty(values.size)
+    ranks[order] = np.repeat(mean_rank, ends - starts)
+    return ranks
+
+
+def pair_correlation(data: np.ndarray, i: int, j: int,
+                     method: str = "pearson") -> tuple[float, str | None]:
+    """Correlation of raters i and j over the units both rated, or (NaN, reason)."""
+    both = ~np.isnan(data[i]) & ~np.isnan(data[j])
+    x, y = data[i, both], data[j, both]
+    if method == "spearman":
+        x, y = average_ranks(x), average_ranks(y)
+    elif method != "pearson":
+        raise ValueError(f"method must be pearson or spearman, not {method!r}")
+    return _pearson(x, y)
+
+
+def self_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
+    """1.0 on the diagonal when the rater's values vary, else (NaN, reason)."""
+    values = data[i, ~np.isnan(data[i])]
+    if values.size < 2:
+        return np.nan, REASON_ONE_COMMON if values.size else REASON_NO_COMMON
+    return (1.0, None) if values.min() < values.max() else (np.nan, REASON_NO_VARIANCE)
+
+
+def correlation_matrix(data: np.ndarray, method: str = "pearson"
+                       ) -> tuple[np.ndarray, dict[tuple[int, int], str]]:
+    """(raters x raters r, NaN where undefined; {(i, j): reason} for the undefined cells)."""
+    count = data.shape[0]
+    matrix = np.full((count, count), np.nan)
+    reasons: dict[tuple[int, int], str] = {}
+    for i in range(count):
+        matrix[i, i], reason = self_correlation(data, i)
+        if reason:
+            reasons[(i, i)] = reason
+        for j in range(i + 1, count):
+            r, reason = pair_correlation(data, i, j, method)
+            matrix[i, j] = matrix[j, i] = r
+            if reason:
+                reasons[(i, j)] = reasons[(j, i)] = reason
+    return matrix, reasons
+
+
+def pearson_matrix(data: np.ndarray) -> np.ndarray:
+    """Pearson r between every two raters over the units both rated (NaN where undefined)."""
+    return correlation_matrix(np.asarray(data, dtype=np.float64), "pearson")[0]
+
+
+def spearman_matrix(data: np.ndarray) -> np.ndarray:
+    """Spearman rho (Pearson of average ranks within the common units), NaN where undefined."""
+    return correlation_matrix(np.asarray(data, dtype=np.float64), "spearman")[0]
+
+
+def vs_rest_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
+    """Pearson r of rater i against the mean of the other raters' values on the same units.
+
+    Over the units rater i rated and at least one other rater rated too; the mean is over
+    whichever other raters rated the unit.
+    """
+    present = ~np.isnan(data)
+    others = np.delete(np.arange(data.shape[0]), i)
+    count = present[others].sum(axis=0)
+    chosen = present[i] & (count > 0)
+    if not chosen.any():
+        return np.nan, REASON_NO_OTHERS
+    total = np.where(present[others], data[others], 0.0).sum(axis=0)
+    mean_rest = total[chosen] / count[chosen]
+    return _pearson(data[i, chosen], mean_rest)
+
+
+def pearson_vs_rest(data: np.ndarray) -> np.ndarray:
+    """Each rater's Pearson r against the mean of the others (NaN where undefined)."""
+    data = np.asarray(data, dtype=np.float64)
+    return np.array([vs_rest_correlation(data, i)[0] for i in range(data.shape[0])])
