@@ -201,17 +201,20 @@ def _pit_gold_fields(fields: list[str], path: Path, line: int) -> tuple[str, int
 
 
 def _pit_data_label(text: str, path: Path, line: int) -> tuple[str, int, float]:
-    """Test data: expert digit 0-5 (4-5 true, 3 debatable); train/dev: 5 votes `(p, n)`."""
+    """Test data: expert digit 0-5 (4-5 true, 3 debatable); train/dev: votes `(p, n)`, p of 5."""
     if text.isdigit() and len(text) == 1 and int(text) <= 5:
         digit = int(text)
         label = TRUE if digit >= 4 else DEBATABLE if digit == 3 else FALSE
         return "pit-expert", label, digit / 5
     votes = PIT_VOTES.fullmatch(text)
-    if votes and int(votes.group(1)) + int(votes.group(2)) == 5:
-        positive = int(votes.group(1))
+    if votes and int(votes.group(1)) + int(votes.group(2)) > 0:
+        # PIT had five votes per pair; other counts are read as that share of five votes,
+        # as the PIT importer does.
+        share = int(votes.group(1)) / (int(votes.group(1)) + int(votes.group(2)))
+        positive = round(5 * share)
         label = TRUE if positive >= 3 else DEBATABLE if positive == 2 else FALSE
-        return "pit-votes", label, positive / 5
-    raise SimrateError(f"Label {text!r} is neither an expert score 0-5 nor 5 votes like"
+        return "pit-votes", label, share
+    raise SimrateError(f"Label {text!r} is neither an expert score 0-5 nor crowd votes like"
                        " '(2, 3)'", path, line)
 
 

@@ -167,7 +167,8 @@ def test_pit_votes_map_to_labels_and_fifths(tmp_path):
     ("true\t1.5\n", 1, "outside 0-1"),
     ("true\t0.8\n" + pit_data_line("4"), 2, "in a pit-label file"),
     (pit_data_line("7"), 1, "neither an expert score"),
-    (pit_data_line("(2, 2)"), 1, "neither an expert score"),
+    (pit_data_line("(0, 0)"), 1, "neither an expert score"),
+    (pit_data_line("(x, 2)"), 1, "neither an expert score"),
     ("1\tT\ta\tb\tx/O\ty/O\n", 1, "without the Label column"),
     ("3.4\n", 1, "use --task sts or --task clss"),
 ])
