@@ -21,6 +21,8 @@ EXACT, RECOVERED, LOST = "exact", "recovered", "lost"
 #: A DUC pyramid's text is 3,000-12,000 characters, so this covers the whole text of any
 #: real file while keeping the search bounded in huge ones.
 DEFAULT_SEARCH_WINDOW = 10_000
+#: Characters the wide searches of one pyramid may scan in all (about a second of work).
+DEFAULT_SEARCH_BUDGET = 50_000_000
 
 _DASHED = re.compile(r"\s*-{3,}\s*")
 _WHITESPACE = re.compile(r"\s+")
@@ -145,14 +147,14 @@ def topic_of(summaries: list[Summary], fallback: str) -> str:
     return fallback
 
 
-def _nearest(starts_and_ends: list[tuple[int, int]], anchor: int) -> tuple[int, int] | None:
+def _nearest(spans: list[tuple[int, int]], anchor: int) -> tuple[int, int] | None:
     """The span starting closest to `anchor` (the first of equals), or None."""
-    if not starts_and_ends:
+    if not spans:
         return None
-    return min(starts_and_ends, key=lambda span: abs(span[0] - anchor))
+    return min(spans, key=lambda span: abs(span[0] - anchor))
 
 
-def _search_nearby(text: str, label: str, anchor: int, window: int) -> tuple[int, int] | None:
+def _search(text: str, label: str, anchor: int, window: int) -> tuple[int, int] | None:
     """Where `label` occurs within `window` characters of `anchor`: literally, else ignoring whitespace."""
     low = max(0, anchor - window)
     high = min(len(text), anchor + len(label) + window)
@@ -171,20 +173,55 @@ def _search_nearby(text: str, label: str, anchor: int, window: int) -> tuple[int
     return _nearest(loose, anchor)
 
 
+class PartLocator:
+    """Finds parts in one pyramid's text: at their offsets, else nearby ignoring whitespace.
+
+    The search looks first within a short distance of the offsets, then within `window`
+    characters. The wide searches of one pyramid scan at most `budget` characters in all, so
+    a huge file full of misplaced parts cannot keep the reader busy for minutes; parts not
+    found once it is spent are lost (and `budget_spent` says so).
+    """
+
+    NEAR = 256
+
+    def __init__(self, text: str, window: int = DEFAULT_SEARCH_WINDOW,
+                 budget: int = DEFAULT_SEARCH_BUDGET):
+        self.text = text
+        self.window = window
+        self.budget = budget
+        self.budget_spent = False
+
+    def locate(self, part: Part) -> None:
+        """Set the part's found_start/found_end and status (exact, recovered or lost)."""
+        text, start, end = self.text, part.start, part.end
+        offsets_valid = start is not None and end is not None and 0 <= start <= end <= len(text)
+        if part.label.strip() and offsets_valid and text[start:end] == part.label:
+            part.found_start, part.found_end, part.status = start, end, EXACT
+            return
+        span = self._find(part) if part.label.strip() else None
+        if span is None:
+            part.found_start, part.found_end, part.status = -1, -1, LOST
+        else:
+            part.found_start, part.found_end = span
+            part.status = RECOVERED
+
+    def _find(self, part: Part) -> tuple[int, int] | None:
+        """The nearest occurrence of the part's label: close by, else within the window."""
+        anchor = min(max(part.start if part.start is not None else 0, 0), len(self.text))
+        span = _search(self.text, part.label, anchor, min(self.NEAR, self.window))
+        if span is not None or self.window <= self.NEAR:
+            return span
+        scanned = 2 * self.window + len(part.label)
+        if scanned > self.budget:
+            self.budget_spent = True
+            return None
+        self.budget -= scanned
+        return _search(self.text, part.label, anchor, self.window)
+
+
 def locate_part(text: str, part: Part, window: int = DEFAULT_SEARCH_WINDOW) -> None:
-    """Find `part` in `text`, setting its found_start/found_end and status (exact, recovered, lost)."""
-    start, end = part.start, part.end
-    offsets_valid = start is not None and end is not None and 0 <= start <= end <= len(text)
-    if part.label.strip() and offsets_valid and text[start:end] == part.label:
-        part.found_start, part.found_end, part.status = start, end, EXACT
-        return
-    anchor = min(max(start if start is not None else 0, 0), len(text))
-    span = _search_nearby(text, part.label, anchor, window) if part.label.strip() else None
-    if span is None:
-        part.found_start, part.found_end, part.status = -1, -1, LOST
-    else:
-        part.found_start, part.found_end = span
-        part.status = RECOVERED
+    """Find one part in `text`, setting its found_start/found_end and status."""
+    PartLocator(text, window).locate(part)
 
 
 def _summary_at(summaries: list[Summary], starts: list[int], position: int) -> str:
@@ -222,6 +259,7 @@ def build_pyramid(lines: list[str], scus: list[Scu], source: str = "", fallback_
     text = "\n".join(lines)
     summaries = find_summaries(lines)
     summary_starts = [s.start for s in summaries]
+    locator = PartLocator(text, window)
     notes = list(warnings or [])
     kept = []
     for scu in scus:
@@ -230,12 +268,14 @@ def build_pyramid(lines: list[str], scus: list[Scu], source: str = "", fallback_
             continue
         for contributor in scu.contributors:
             for part in contributor.parts:
-                locate_part(text, part, window)
+                locator.locate(part)
                 if part.status == LOST:
                     notes.append((part.line, f"part {part.label[:60]!r} of SCU {scu.uid} not found "
                                              f"near offsets {part.start}-{part.end}; its label is used"))
             resolve_contributor(contributor, text, summaries, summary_starts)
         kept.append(scu)
+    if locator.budget_spent:
+        notes.append((None, "too many misplaced parts: the wide search stopped early"))
     topic = topic_of(summaries, fallback_topic)
     return Pyramid(topic=topic, source=source, text=text, summaries=summaries, scus=kept,
                    warnings=notes)
