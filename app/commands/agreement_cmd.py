@@ -1,0 +1,172 @@
+"""simrate agreement (PROJECT | --ratings FILE) [--level L] [--by dataset|genre] [--ci] [--json]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+from app.core.agreement import LEVELS
+from app.core.agreement_ci import DEFAULT_CI_METHOD
+from app.core.agreement_report import RatingsMatrix, Report, agreement_report, ratings_matrix
+from app.core.errors import SimrateError
+
+CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
+#: The flagging rule of DESIGN.md, used only if the project cannot tell us its flagged items.
+FALLBACK_THRESHOLD = 1.0
+
+
+def _natural_key(name: str) -> list[object]:
+    """Sort key that puts rater2 before rater10."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
+
+
+def _ratings_file_inputs(path: str) -> RatingsMatrix:
+    from app.formats.ratings import read_ratings
+
+    frame = read_ratings(path)
+    raters = sorted(map(str, pd.unique(frame["annotator"])), key=_natural_key)
+    return ratings_matrix(frame, raters=raters)
+
+
+def _flagged(project, ratings: pd.DataFrame, adjudicated: set[str]) -> set[str]:
+    """The project's flagged items (>= 2 ratings, spread >= threshold, not adjudicated)."""
+    if hasattr(project, "flagged_ids"):
+        return set(project.flagged_ids())
+    spread = ratings.groupby("item_id")["score"].agg(["count", "min", "max"])
+    hit = (spread["count"] >= 2) & (spread["max"] - spread["min"] >= FALLBACK_THRESHOLD - 1e-9)
+    return set(spread.index[hit]) - adjudicated
+
+
+def _project_inputs(path: str, by: str | None
+                    ) -> tuple[RatingsMatrix, set[str], dict[str, str] | None]:
+    """(ratings matrix over every item, unadjudicated items, {item: group} or None)."""
+    from app.core.project import Project
+
+    with Project.open(path) as project:
+        ratings = project.ratings()
+        ratings = ratings[ratings["score"].notna() & ~ratings["skipped"].astype(bool)]
+        excluded = set(project.excluded_annotators()) if hasattr(
+            project, "excluded_annotators") else set()
+        ratings = ratings[~ratings["annotator"].isin(excluded)]
+        item_ids = project.item_ids()
+        annotators = [a for a in project.annotators() if a not in excluded]
+        adjudicated = set(project.adjudications()["item_id"])
+        settled = _flagged(project, ratings, adjudicated) | adjudicated
+        group_of = None
+        if by is not None:
+            items = project.items()
+            group_of = dict(zip(items["item_id"], items[by].fillna("").astype(str), strict=True))
+    matrix = ratings_matrix(ratings, "score", items=item_ids, raters=annotators)
+    return matrix, {i for i in item_ids if i not in settled}, group_of
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute and print agreement for a project or a ratings file."""
+    if bool(args.project) == bool(args.ratings):
+        raise SimrateError("give either a PROJECT or --ratings FILE")
+    levels = list(LEVELS) if args.level == "all" else [args.level]
+    ci = bool(args.ci or args.ci_method)
+    method = args.ci_method or DEFAULT_CI_METHOD
+    if args.ratings:
+        if args.by:
+            raise SimrateError(f"--by {args.by} needs a project (a ratings file has no "
+                               f"{args.by} per item)")
+        matrix, subset, group_of = _ratings_file_inputs(args.ratings), None, None
+    else:
+        matrix, subset, group_of = _project_inputs(args.project, args.by)
+    report = agreement_report(matrix, levels, group_of, subset, ci, method)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, allow_nan=False))
+    else:
+        print("\n".join(render(report, levels, method, args.by)))
+    return 0
+
+
+# ---------------------------------------------------------------- human-readable output
+class _Notes:
+    """Numbered footnotes giving the reason for each undefined figure."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def mark(self, value: float | None, reason: str | None) -> str:
+        if value is not None:
+            return f"{value:.3f}"
+        text = reason or "undefined"
+        number = self.numbers.setdefault(text, len(self.numbers) + 1)
+        return f"n/a [{number}]"
+
+    def lines(self) -> list[str]:
+        return [f"  [{n}] {text}" for text, n in self.numbers.items()]
+
+
+def _table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    """Left-aligned first column, right-aligned others, two spaces apart."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in
+                                             zip(row[1:], widths[1:], strict=True)]
+        out.append(indent + "  ".join(cells).rstrip())
+    return out
+
+
+def _alpha_lines(report: Report, levels: Sequence[str], method: str, notes: _Notes) -> list[str]:
+    figures, why = report.figures, report.reasons
+    header = ["Krippendorff's alpha", "all items"]
+    if "alpha_unadjudicated" in figures:
+        header.append("unadjudicated")
+    if "ci95" in figures:
+        header.append(f"95% CI ({CI_NAMES[method]})")
+    rows = [header]
+    for level in levels:
+        row = [level, notes.mark(figures["alpha"][level], why.get(("alpha", level)))]
+        if "alpha_unadjudicated" in figures:
+            row.append(notes.mark(figures["alpha_unadjudicated"][level],
+                                  why.get(("alpha_unadjudicated", level))))
+        if "ci95" in figures:
+            interval = figures["ci95"][level]
+            row.append(f"{interval[0]:.3f} to {interval[1]:.3f}" if interval is not None
+                       else notes.mark(None, why.get(("ci95", level))))
+        rows.append(row)
+    return _table(rows)
+
+
+def _pearson_lines(report: Report, notes: _Notes) -> list[str]:
+    names = report.figures["annotators"]
+    if not names:
+        return ["  Pearson r: no ratings"]
+    pearson, rest = report.figures["pearson"], report.figures["pearson_vs_rest"]
+    rows = [["Pearson r", *names, "vs rest"]]
+    for a in names:
+        cells = [notes.mark(pearson[a][b], report.reasons.get(("pearson", a, b)))
+                 for b in names]
+        rows.append([a, *cells, notes.mark(rest[a], report.reasons.get(("pearson_vs_rest", a)))])
+    return _table(rows)
+
+
+def _scope_lines(title: str, report: Report, levels: Sequence[str], method: str) -> list[str]:
+    figures, notes = report.figures, _Notes()
+    names = figures["annotators"]
+    lines = [f"{title}: {figures['items']} items, {figures['pairable_items']} with two or more "
+             f"ratings; {len(names)} annotator{'s' if len(names) != 1 else ''}"
+             + (f" ({', '.join(names)})" if names else "")]
+    lines += _alpha_lines(report, levels, method, notes)
+    lines += [""] + _pearson_lines(report, notes)
+    if notes.numbers:
+        lines += ["", "  n/a: undefined because"] + notes.lines()
+    return lines
+
+
+def render(report: Report, levels: Sequence[str], method: str, by: str | None) -> list[str]:
+    """The human-readable report: one block for all items, then one per group."""
+    lines = _scope_lines("All items", report, levels, method)
+    for name, group in report.groups.items():
+        lines += [""] + _scope_lines(f"{by} {name or '(none)'}", group, levels, method)
+    if "alpha_unadjudicated" in report.figures:
+        lines += ["", "unadjudicated = items neither flagged nor adjudicated"]
+    return lines
