@@ -10,7 +10,7 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
 from app.formats.sts import read_gold_key
-from app.formats.textio import read_text
+from app.formats.textio import read_text, without_gc
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)
@@ -53,6 +53,7 @@ def _split_record(fields: list[str]) -> tuple[str, str, str, dict]:
     return word, sense, item_id.strip(), {"word": word, "sense_key": sense_key, "sense": sense}
 
 
+@without_gc
 def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read a CLSS input file (and its gold key, when beside it) into an item frame."""
     path = Path(path)

@@ -9,7 +9,14 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import Record, fit_fields, normalise_name, parse_number, read_table
+from app.formats.textio import (
+    Record,
+    fit_fields,
+    normalise_name,
+    parse_number,
+    read_table,
+    without_gc,
+)
 
 ID_NAMES = ("id", "itemid", "pairid")
 #: Pairs of header names (normalised) that name the two texts, first match wins.
@@ -145,21 +152,29 @@ def _layout_without_header(records: list[Record], path: Path) -> Layout:
         "add a header row naming them (e.g. id, left, right)", path, records[0][0])
 
 
-def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str | None,
-                 spreadsheet: bool) -> pd.DataFrame:
-    """Turn data records into an item frame, checking texts and ids."""
-    stem = path.stem
-    rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "dataset", "genre",
-                                             "reference", "meta", "line")}
-    first_line: dict[str, int] = {}
+def _fitted_records(records: list[Record], layout: Layout, path: Path,
+                    spreadsheet: bool) -> list[Record]:
+    """Records cut or padded to the layout's width, each with both texts present."""
+    width, left, right = layout.width, layout.left, layout.right
     model = "the header" if layout.names else "the first row"
-    for line, raw in records:
-        fields = fit_fields(raw, layout.width, line, path, spreadsheet, model)
-        for index in (layout.left, layout.right):
-            if not fields[index].strip():
-                raise SimrateError(f"empty text in column {layout.column_name(index)!r}",
-                                   path, line)
-        item_id = fields[layout.id].strip() if layout.id is not None else f"{stem}:{line}"
+    fitted: list[Record] = []
+    for line, fields in records:
+        if len(fields) != width:
+            fields = fit_fields(fields, width, line, path, spreadsheet, model)
+        if not fields[left].strip() or not fields[right].strip():
+            index = left if not fields[left].strip() else right
+            raise SimrateError(f"empty text in column {layout.column_name(index)!r}", path, line)
+        fitted.append((line, fields))
+    return fitted
+
+
+def _check_ids(ids: list[str], lines: list[int], layout: Layout, path: Path) -> None:
+    """Refuse empty or repeated ids, naming the line(s); cheap when all is well."""
+    distinct = set(ids)
+    if len(distinct) == len(ids) and "" not in distinct:
+        return
+    first_line: dict[str, int] = {}
+    for item_id, line in zip(ids, lines, strict=True):
         if not item_id:
             raise SimrateError(f"empty item id in column {layout.column_name(layout.id)!r}",
                                path, line)
@@ -167,16 +182,30 @@ def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str
             raise SimrateError(f"duplicate item id {item_id!r} (lines {first_line[item_id]} "
                                f"and {line})", path, line)
         first_line[item_id] = line
-        rows["item_id"].append(item_id)
-        rows["left"].append(fields[layout.left])
-        rows["right"].append(fields[layout.right])
-        row_dataset = fields[layout.dataset].strip() if layout.dataset is not None else ""
-        rows["dataset"].append(dataset or row_dataset or stem)
-        rows["genre"].append(fields[layout.genre].strip() if layout.genre is not None else "")
-        rows["reference"].append(fields[layout.reference].strip()
-                                 if layout.reference is not None else "")
-        rows["meta"].append({name: fields[i] for i, name in layout.meta})
-        rows["line"].append(line)
+
+
+def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str | None,
+                 spreadsheet: bool) -> pd.DataFrame:
+    """Turn data records into an item frame, checking texts and ids."""
+    fitted = _fitted_records(records, layout, path, spreadsheet)
+    lines = [line for line, _ in fitted]
+
+    def stripped(index: int | None) -> list[str]:
+        return [f[index].strip() for _, f in fitted] if index is not None else [""] * len(fitted)
+
+    if layout.id is not None:
+        ids = stripped(layout.id)
+        _check_ids(ids, lines, layout, path)
+    else:
+        ids = [f"{path.stem}:{line}" for line in lines]
+    datasets = ([dataset] * len(fitted) if dataset else
+                [d or path.stem for d in stripped(layout.dataset)])
+    rows = {
+        "item_id": ids, "line": lines, "dataset": datasets, "genre": stripped(layout.genre),
+        "left": [f[layout.left] for _, f in fitted], "right": [f[layout.right] for _, f in fitted],
+        "reference": stripped(layout.reference),
+        "meta": [{name: f[i] for i, name in layout.meta} for _, f in fitted],
+    }
     _settle_reference(rows, layout)
     return item_frame(rows)
 
@@ -193,6 +222,7 @@ def _settle_reference(rows: dict[str, list], layout: Layout) -> None:
     rows["reference"] = numbers
 
 
+@without_gc
 def read_pairs(path: str | Path, dataset: str | None = None, id_column: str | None = None,
                left_column: str | None = None, right_column: str | None = None) -> pd.DataFrame:
     """Read a generic pair list (TSV, CSV or XLSX) into an item frame."""

@@ -9,7 +9,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import read_text
+from app.formats.textio import read_text, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences
@@ -55,6 +55,7 @@ def parse_label(text: str, path: Path, line: int) -> tuple[float, dict]:
                        path, line)
 
 
+@without_gc
 def read_pit(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read a PIT 2015 data file into an item frame (genre = topic name)."""
     path = Path(path)

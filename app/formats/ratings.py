@@ -9,7 +9,14 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.formats.base import rating_frame
 from app.formats.pairs import HEADER_SCAN_ROWS, ID_NAMES, TEXT_NAME_PAIRS
-from app.formats.textio import Record, fit_fields, normalise_name, parse_number, read_table
+from app.formats.textio import (
+    Record,
+    fit_fields,
+    normalise_name,
+    parse_number,
+    read_table,
+    without_gc,
+)
 
 ITEM_NAMES = ID_NAMES + ("item",)
 ANNOTATOR_NAMES = ("annotator", "rater", "coder")
@@ -140,6 +147,7 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
     return collector
 
 
+@without_gc
 def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame:
     """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing column."""
     path = Path(path)

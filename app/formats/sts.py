@@ -9,7 +9,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import parse_number, read_text
+from app.formats.textio import parse_number, read_text, without_gc
 
 INPUT_NAME = re.compile(r"^STS\.input\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
 
@@ -63,6 +63,7 @@ def _count_lines(lines: list[str]) -> int:
     return len(lines)
 
 
+@without_gc
 def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read an STS input file (and its gold key, when beside it) into an item frame."""
     path = Path(path)
