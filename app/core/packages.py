@@ -27,12 +27,11 @@ import pandas as pd
 
 from app import __version__
 from app.core.errors import RuleError, SimrateError
+from app.core.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.project import Project
 from app.core.store import open_store, transaction
 from app.core.teamdb import log_change, project_uuid, read_meta
 
-#: Bumped when a package needs something this version cannot read.
-PACKAGE_FORMAT = 1
 #: Conflicts named in a refusal message before "and N more".
 CONFLICTS_SHOWN = 5
 
@@ -183,45 +182,6 @@ def package_meta(project: Project) -> dict[str, str] | None:
             "package_created": read_meta(conn, "package_created") or ""}
 
 
-# ----------------------------------------------------------------- reading a returned package
-@dataclass
-class _Package:
-    """What a returned package holds, read into memory."""
-
-    path: Path
-    meta: dict[str, str]
-    texts: dict[str, tuple[str, str]]
-    ratings: list[tuple]  # (item_id, annotator, code, note, skipped, seconds)
-
-
-def _read_package(path: Path) -> _Package:
-    """Read and check a returned package; SimrateError for anything wrong with the file."""
-    conn, meta = open_store(path)  # not SQLite / not ours / newer schema: said there
-    try:
-        problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise SimrateError(f"the file is damaged (truncated or altered): {problems[0]}",
-                               path)
-        texts = {i: (left, right) for i, left, right in
-                 conn.execute("SELECT id, left, right FROM items")}
-        ratings = conn.execute(
-            "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds FROM ratings r "
-            "JOIN items i ON i.ord = r.item_ord JOIN annotators a ON a.id = r.annotator_id "
-            "ORDER BY i.ord").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise SimrateError(f"the file is damaged (truncated or altered): {exc}", path) from None
-    finally:
-        conn.close()
-    if "package_of" not in meta or "package_annotator" not in meta:
-        raise SimrateError("not an annotator package (a plain project; packages are made "
-                           "with `simrate package`)", path)
-    made_with = int(meta.get("package_format", "1"))
-    if made_with > PACKAGE_FORMAT:
-        raise SimrateError(f"package made by a newer simrate (package format {made_with}, "
-                           f"this version reads up to {PACKAGE_FORMAT}); please upgrade", path)
-    return _Package(path, meta, texts, ratings)
-
-
 # ----------------------------------------------------------------- merging
 @dataclass(frozen=True)
 class Conflict:
@@ -282,7 +242,7 @@ def _score_text(project: Project, code: int | None, skipped: int, note: str) -> 
     return f"{value} {note!r}" if note else value
 
 
-def _check_origin(project: Project, conn: sqlite3.Connection, package: _Package) -> str:
+def _check_origin(project: Project, conn: sqlite3.Connection, package: PackageContents) -> str:
     """The package's annotator, once the package is known to belong to this project."""
     path, meta = package.path, package.meta
     here = read_meta(conn, "project_uuid")
@@ -294,6 +254,10 @@ def _check_origin(project: Project, conn: sqlite3.Connection, package: _Package)
                                                                       ours.step):
         raise SimrateError("package scale differs from the project's", path)
     annotator = meta["package_annotator"]
+    wrong = [r[0] for r in package.ratings if r[2] is not None
+             and not (isinstance(r[2], int) and 0 <= r[2] <= ours.max_code)]
+    if wrong:
+        raise SimrateError(f"package rating of item {wrong[0]!r} is off the scale", path)
     strangers = sorted({r[1] for r in package.ratings} - {annotator})
     if strangers:
         raise SimrateError(f"package for {annotator!r} also holds ratings by "
@@ -302,7 +266,7 @@ def _check_origin(project: Project, conn: sqlite3.Connection, package: _Package)
     return annotator
 
 
-def _plan(project: Project, conn: sqlite3.Connection, package: _Package,
+def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
           report: MergeReport) -> list[tuple]:
     """Fill `report` and return the (ord, rating, old, conflict) rows that differ."""
     origin = {i: (o, left, right) for i, o, left, right in
@@ -349,7 +313,7 @@ def _plan(project: Project, conn: sqlite3.Connection, package: _Package,
 
 def plan_merge(project: Project, path: str | Path) -> MergeReport:
     """What merging the package would do, conflicts included, without writing anything."""
-    package = _read_package(Path(path))
+    package = read_package(Path(path))
     annotator = _check_origin(project, project._conn, package)
     report = MergeReport(Path(path), annotator, package.meta.get("project_uuid", ""))
     _plan(project, project._conn, package, report)
@@ -370,7 +334,7 @@ def merge_package(project: Project, path: str | Path, resolve: str | None = None
     if resolve not in (None, "keep", "theirs"):
         raise SimrateError(f"resolve must be 'keep' or 'theirs', not {resolve!r}")
     path = Path(path)
-    package = _read_package(path)
+    package = read_package(path)
     conn, _meta = open_store(project.path)
     try:
         with transaction(conn, project.path):

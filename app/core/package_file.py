@@ -1,0 +1,72 @@
+"""Reading a returned annotator package: the checks a file must pass before it is merged."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.errors import SimrateError
+from app.core.store import SQLITE_MAGIC, open_store
+
+#: Bumped when a package needs something this version cannot read.
+PACKAGE_FORMAT = 1
+
+
+@dataclass
+class PackageContents:
+    """What a returned package holds, read into memory."""
+
+    path: Path
+    meta: dict[str, str]
+    texts: dict[str, tuple[str, str]]
+    ratings: list[tuple]  # (item_id, annotator, code, note, skipped, seconds)
+
+
+def _check_length(path: Path) -> None:
+    """Refuse a file cut short: SQLite reads a partial last page as zeros without a word."""
+    with open(path, "rb") as fh:
+        header = fh.read(100)
+    size = path.stat().st_size
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        return  # not SQLite at all: open_store says so
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # the page count in the header counts only when its "valid for" stamp is current
+    counted = header[24:28] == header[92:96]
+    if page_size < 512 or size % page_size or (counted and pages * page_size > size):
+        raise SimrateError(f"the file is damaged (cut short at {size} bytes)", path)
+
+
+def read_package(path: Path) -> PackageContents:
+    """Read and check a returned package; SimrateError for anything wrong with the file."""
+    _check_length(path)
+    conn, meta = open_store(path)  # not SQLite / not ours / newer schema: said there
+    try:
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise SimrateError(f"the file is damaged (truncated or altered): {problems[0]}",
+                               path)
+        texts = {i: (left, right) for i, left, right in
+                 conn.execute("SELECT id, left, right FROM items")}
+        ratings = conn.execute(
+            "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds FROM ratings r "
+            "JOIN items i ON i.ord = r.item_ord JOIN annotators a ON a.id = r.annotator_id "
+            "ORDER BY i.ord").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise SimrateError(f"the file is damaged (truncated or altered): {exc}", path) from None
+    finally:
+        conn.close()
+    if "package_of" not in meta or "package_annotator" not in meta:
+        raise SimrateError("not an annotator package (a plain project; packages are made "
+                           "with `simrate package`)", path)
+    try:
+        made_with = int(meta.get("package_format", "1"))
+    except ValueError:
+        raise SimrateError(f"unreadable package format {meta['package_format']!r}",
+                           path) from None
+    if made_with > PACKAGE_FORMAT:
+        raise SimrateError(f"package made by a newer simrate (package format {made_with}, "
+                           f"this version reads up to {PACKAGE_FORMAT}); please upgrade", path)
+    return PackageContents(path, meta, texts, ratings)
