@@ -190,30 +190,48 @@ def unit_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np
     return np.concatenate(out)
 
 
-def hayes_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np.ndarray:
-    """Alphas of `replicates` Hayes & Krippendorff (2007) resamples of coincidence pairs."""
+@dataclass(frozen=True)
+class HayesPlan:
+    """What the Hayes & Krippendorff bootstrap draws from: coincidence cells c <= k."""
+
+    cell_c: np.ndarray
+    cell_k: np.ndarray
+    probability: np.ndarray  # o_cc / n on the diagonal, 2 o_ck / n off it
+    distance: np.ndarray  # the level's distance of each cell, from the original data
+    draws: int  # M = min(25 q, (raters - 1) n / 2)
+    expected: float  # expected disagreement per pairable value, held fixed
+
+
+def hayes_plan(part: Pairable, level: str) -> HayesPlan:
+    """The cells, probabilities, distances and number of draws of the H&K procedure."""
     pat = patterns_of(part)
-    domain = pat.domain
-    v = domain.size
+    v = pat.domain.size
     cell = pat.pair_c * v + pat.pair_k
     o = np.bincount(cell, weights=pat.pair_w * pat.frequency[pat.pair_p], minlength=v * v)
     o = o.reshape(v, v)
     n = o.sum()
-    expected = disagreement_parts(part, level)[1] / n  # per pairable value, as in KALPHA
-    if not expected > 0.0:
-        return np.full(replicates, np.nan)
     c, k = np.triu_indices(v)
     mass = np.where(c == k, o[c, k], 2.0 * o[c, k]) / n
     keep = mass > 0
     c, k, mass = c[keep], k[keep], mass[keep]
-    gaps = _cell_distances(level, domain, o.sum(axis=0), c, k)
-    cells = int(np.count_nonzero(o))
-    draws = int(max(1, min(25 * cells, (part.n_raters - 1) * n / 2.0)))
+    draws = int(max(1, min(25 * np.count_nonzero(o), (part.n_raters - 1) * n / 2.0)))
+    return HayesPlan(c, k, mass / mass.sum(), _cell_distances(level, pat.domain, o.sum(axis=0),
+                                                               c, k),
+                     draws, disagreement_parts(part, level)[1] / n)
+
+
+def hayes_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np.ndarray:
+    """Alphas of `replicates` Hayes & Krippendorff (2007) resamples of coincidence pairs."""
+    plan = hayes_plan(part, level)
+    if not plan.expected > 0.0:
+        return np.full(replicates, np.nan)
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(draws, mass / mass.sum(), size=replicates)
-    alphas = 1.0 - (counts @ gaps) / (draws * expected)
-    no_variation = (counts.max(axis=1) == draws) & (c == k)[counts.argmax(axis=1)]
-    return np.where(no_variation, 0.0, alphas)
+    counts = rng.multinomial(plan.draws, plan.probability, size=replicates)
+    alphas = 1.0 - (counts @ plan.distance) / (plan.draws * plan.expected)
+    # all pairs in one diagonal cell: no variation, alpha indeterminate; KALPHA counts it as 0
+    single = (counts.max(axis=1) == plan.draws) & (plan.cell_c == plan.cell_k)[
+        counts.argmax(axis=1)]
+    return np.where(single, 0.0, alphas)
 
 
 def _cell_distances(level: str, domain: np.ndarray, totals: np.ndarray, c: np.ndarray,
