@@ -1,0 +1,1 @@
+"""All Qt code: the windows, panels and models of the simrate desktop app."""

@@ -1,0 +1,144 @@
+"""ItemListPanel: every item in a table, filtered and searched; double-click jumps to one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.gui.context import ApplicationContext
+from app.gui.item_model import (
+    COL_DATASET,
+    COL_GENRE,
+    COL_ID,
+    COL_LEFT,
+    COL_RATING,
+    COL_RIGHT,
+    FILTERS,
+    ItemTableModel,
+)
+
+FILTER_TITLES = {"all": "All items", "unrated": "Unrated", "rated": "Rated",
+                 "skipped": "Skipped"}
+#: Milliseconds of typing pause before a search runs.
+SEARCH_DELAY_MS = 250
+
+
+class ItemListPanel(QWidget):
+    """The item table with its filter and search box."""
+
+    #: The user chose an item (double-click or Enter): focus should go back to the rating.
+    item_chosen = Signal()
+
+    def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = context.session
+        self.model = ItemTableModel(self.session, self)
+        self.filter_box = QComboBox()
+        for name in FILTERS:
+            self.filter_box.addItem(FILTER_TITLES[name], name)
+        self.filter_box.currentIndexChanged.connect(self._on_filter_changed)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search text or id (Ctrl+F)")
+        self.search_edit.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._run_search)
+        self.search_edit.textChanged.connect(self._search_timer.start)
+        self.search_edit.returnPressed.connect(self._run_search)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("itemCount")
+        self.table = self._build_table()
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.filter_box)
+        controls.addWidget(self.search_edit, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(controls)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+        for signal in (self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved):
+            signal.connect(self._update_count)
+        self.model.modelReset.connect(lambda: self.select_row(self.session.current_row))
+        self.session.current_changed.connect(self.select_row)
+        self._update_count()
+
+    def _build_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.model)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setAlternatingRowColors(True)
+        table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        # Fixed row heights: Qt then never measures 200,000 rows to lay out the scroll bar.
+        rows = table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
+        rows.hide()
+        columns = table.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        columns.setStretchLastSection(False)
+        metrics = table.fontMetrics()
+        widths = {COL_ID: "paragraph2sentence:Newswire-12", COL_DATASET: "MSRpar___",
+                  COL_GENRE: "Newswire_", COL_RATING: "Your rating__"}
+        for column, sample in widths.items():
+            table.setColumnWidth(column, metrics.horizontalAdvance(sample))
+        for column in (COL_LEFT, COL_RIGHT):
+            columns.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        # Double-click and Enter both activate an item.
+        table.activated.connect(self._on_activated)
+        return table
+
+    # ----------------------------------------------------------- filter and search
+    def set_filter(self, name: str) -> None:
+        """Show all, unrated, rated or skipped items."""
+        self.filter_box.setCurrentIndex(list(FILTERS).index(name))
+
+    def _on_filter_changed(self, index: int) -> None:
+        self.model.set_filter(self.filter_box.itemData(index))
+
+    def _run_search(self) -> None:
+        self._search_timer.stop()
+        if self.search_edit.text().strip() != self.model.search_text:
+            self.model.set_search(self.search_edit.text())
+
+    def focus_search(self) -> None:
+        """Put the keyboard in the search box."""
+        self.search_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_edit.selectAll()
+
+    def _update_count(self, *_args) -> None:
+        shown, total = self.model.rowCount(), self.session.n
+        self.count_label.setText(f"{shown:,} of {total:,} items shown")
+
+    # ----------------------------------------------------------- following the rating view
+    def select_row(self, source_row: int) -> None:
+        """Select (and scroll to) the item shown in the rating view, when it is listed."""
+        model_row = self.model.model_row(source_row) if source_row >= 0 else -1
+        selection = self.table.selectionModel()
+        if model_row < 0:
+            selection.clearSelection()
+            return
+        index = self.model.index(model_row, COL_ID)
+        selection.setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.session.go_to(self.model.source_row(index.row()))
+            self.item_chosen.emit()

@@ -1,0 +1,109 @@
+"""The main window's menus: every action, and therefore every shortcut, is listed here."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMenuBar
+
+
+def _action(window, name: str, text: str, keys: list[str], slot) -> QAction:
+    action = QAction(text, window)
+    if keys:
+        action.setShortcuts([QKeySequence(k) for k in keys])
+    action.triggered.connect(slot)
+    window.actions_by_name[name] = action
+    return action
+
+
+def build_menus(window) -> dict[str, QMenu]:
+    """Create File, Edit, Rating, View and Help on `window`; returns menus by name."""
+    bar = window.menuBar()
+    context = window.context
+    menus: dict[str, QMenu] = {}
+
+    file_menu = bar.addMenu("&File")
+    file_menu.addAction(_action(window, "new", "&New project from a file\u2026", ["Ctrl+N"],
+                                window.new_project_from_file))
+    file_menu.addAction(_action(window, "open", "&Open project\u2026", ["Ctrl+O"],
+                                window.choose_project))
+    recent = file_menu.addMenu("Open &recent")
+    recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
+    file_menu.addAction(_action(window, "sample", "Open the &sample project", [],
+                                window.open_sample))
+    file_menu.addSeparator()
+    file_menu.addAction(_action(window, "import", "&Import pairs or ratings\u2026", ["Ctrl+I"],
+                                window.import_into_project))
+    file_menu.addSeparator()
+    file_menu.addAction(_action(window, "close", "&Close project", ["Ctrl+W"],
+                                window.close_project))
+    file_menu.addAction(_action(window, "quit", "&Quit", ["Ctrl+Q"], window.close))
+    menus["file"] = file_menu
+
+    edit_menu = bar.addMenu("&Edit")
+    undo = context.undo_stack.createUndoAction(window, "&Undo")
+    undo.setShortcuts([QKeySequence("Ctrl+Z")])
+    redo = context.undo_stack.createRedoAction(window, "&Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    window.actions_by_name["undo"], window.actions_by_name["redo"] = undo, redo
+    edit_menu.addAction(undo)
+    edit_menu.addAction(redo)
+    edit_menu.addSeparator()
+    edit_menu.addAction(_action(window, "find", "&Find item\u2026", ["Ctrl+F"],
+                                window.focus_search))
+    menus["edit"] = edit_menu
+
+    menus["rating"] = bar.addMenu("&Rating")  # filled by the RatingPanel when a project opens
+
+    view_menu = bar.addMenu("&View")
+    view_menu.addAction(_action(window, "larger", "&Larger text", ["Ctrl++", "Ctrl+="],
+                                lambda: window.change_text_size(1)))
+    view_menu.addAction(_action(window, "smaller", "&Smaller text", ["Ctrl+-"],
+                                lambda: window.change_text_size(-1)))
+    view_menu.addSeparator()
+    menus["panels"] = view_menu.addMenu("&Panels")  # dock toggles, added with the docks
+    menus["view"] = view_menu
+
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(_action(window, "shortcuts", "&Keyboard shortcuts", ["Ctrl+/"],
+                                window.show_shortcuts))
+    help_menu.addAction(_action(window, "about", "&About simrate", [], window.show_about))
+    menus["help"] = help_menu
+    return menus
+
+
+def _fill_recent(window, menu: QMenu) -> None:
+    menu.clear()
+    for path in window.context.settings.recent_projects():
+        action = menu.addAction(Path(path).name)
+        action.setToolTip(path)
+        action.setEnabled(Path(path).is_file())
+        action.triggered.connect(lambda _=False, p=path: window.open_project(p))
+    if not menu.actions():
+        menu.addAction("(none)").setEnabled(False)
+
+
+def _walk(menu: QMenu, trail: str):
+    for action in menu.actions():
+        if action.menu() is not None:
+            yield from _walk(action.menu(), f"{trail} \u203a {action.menu().title()}")
+        elif not action.isSeparator():
+            yield trail, action
+
+
+def shortcuts_html(bar: QMenuBar) -> str:
+    """A table of every menu action that has keys: menu, action, keys."""
+    rows = []
+    for top in bar.actions():
+        if top.menu() is None:
+            continue
+        for trail, action in _walk(top.menu(), top.menu().title()):
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                             for k in action.shortcuts())
+            if keys:
+                text = action.text().replace("&", "")
+                rows.append(f"<tr><td>{escape(trail.replace('&', ''))}</td>"
+                            f"<td>{escape(text)}</td><td><b>{escape(keys)}</b></td></tr>")
+    return "<table cellspacing='6'>" + "".join(rows) + "</table>"

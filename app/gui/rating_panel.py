@@ -1,0 +1,352 @@
+"""RatingPanel: the two texts, the scale and this annotator's score, driven by the keyboard.
+
+Keys (DESIGN.md): digits set the integer score and `+`/`-` (Up/Down) move it by a step;
+these set a *pending* score, drawn as an orange ring and labelled "not saved". Enter
+saves it (one committed transaction, one undo step) and moves to the next item this
+annotator has not rated. Left/Right move without changing anything: a pending score is
+dropped. Delete clears the saved rating at once. The panel keeps only that pending score;
+everything saved is read back from the project.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import SimrateError
+from app.core.scale import fmt
+from app.gui.context import ApplicationContext
+from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR, ScaleWidget
+from app.gui.session import SKIPPED, pair_labels
+from app.gui.text_pane import TextPane
+from app.gui.undo import RatingState, push_rating_change
+
+SKIP_REASONS = (
+    "Cannot judge: a text is unreadable or garbled",
+    "Cannot judge: unknown language or jargon",
+    "Cannot judge: the texts are identical or empty",
+    "Other (say why)",
+)
+
+
+class RatingPanel(QWidget):
+    """The central rating view of the current item."""
+
+    #: A one-line message for the status bar.
+    message = Signal(str)
+    #: A write failed: the message to show in a dialog.
+    failed = Signal(str)
+
+    def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+        self.session = context.session
+        self.project = context.project
+        self.scale = self.project.scale
+        self.pending_code: int | None = None
+        self._record: dict | None = None
+        self._build_widgets()
+        self.actions_by_name: dict[str, QAction] = {}
+        self._create_actions()
+        self.set_text_size(context.settings.text_size())
+        self.session.current_changed.connect(self._show_row)
+        self.session.row_changed.connect(self._on_row_changed)
+        self.session.reset.connect(lambda: self._show_row(self.session.current_row))
+
+    # ----------------------------------------------------------- widgets
+    def _build_widgets(self) -> None:
+        self.position_label = QLabel()
+        self.position_label.setObjectName("itemPosition")
+        self.item_label = QLabel()
+        self.item_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.item_label.setObjectName("itemId")
+        header = QHBoxLayout()
+        header.addWidget(self.position_label)
+        header.addSpacing(12)
+        header.addWidget(self.item_label, 1)
+
+        self.left_pane = TextPane("")
+        self.right_pane = TextPane("")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.left_pane)
+        self.splitter.addWidget(self.right_pane)
+        self.splitter.setStretchFactor(0, 3 if self.scale.name == "clss" else 1)
+        self.splitter.setStretchFactor(1, 2 if self.scale.name == "clss" else 1)
+
+        self.scale_widget = ScaleWidget(self.scale)
+        self.scale_widget.code_picked.connect(self.set_pending_code)
+
+        self.score_label = QLabel()
+        self.score_label.setObjectName("scoreValue")
+        big = QFont(self.score_label.font())
+        big.setPointSizeF(big.pointSizeF() * 2.2)
+        big.setBold(True)
+        self.score_label.setFont(big)
+        self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("4.25") + 16)
+        self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.point_label = QLabel()
+        bold = QFont(self.point_label.font())
+        bold.setBold(True)
+        self.point_label.setFont(bold)
+        self.state_label = QLabel()
+        self.state_label.setObjectName("saveState")
+        self.guideline_label = QLabel()
+        self.guideline_label.setWordWrap(True)
+        self.guideline_label.setObjectName("guideline")
+        self.guideline_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                           QSizePolicy.Policy.Preferred)
+        words = QVBoxLayout()
+        words.setSpacing(2)
+        top = QHBoxLayout()
+        top.addWidget(self.point_label)
+        top.addStretch(1)
+        top.addWidget(self.state_label)
+        words.addLayout(top)
+        words.addWidget(self.guideline_label)
+        score_row = QHBoxLayout()
+        score_row.addWidget(self.score_label)
+        score_row.addLayout(words, 1)
+
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("Note on this item (optional, saved with Enter)")
+        self.note_edit.setClearButtonEnabled(True)
+        self.skip_button = QPushButton("Skip\u2026")
+        self.clear_button = QPushButton("Clear")
+        self.save_button = QPushButton("Save and next")
+        self.save_button.setDefault(False)
+        for button in (self.skip_button, self.clear_button, self.save_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.skip_button.clicked.connect(self.ask_skip)
+        self.clear_button.clicked.connect(self.clear_rating)
+        self.save_button.clicked.connect(self.save_and_next)
+        note_row = QHBoxLayout()
+        note_row.addWidget(self.note_edit, 1)
+        note_row.addWidget(self.skip_button)
+        note_row.addWidget(self.clear_button)
+        note_row.addWidget(self.save_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addLayout(header)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.scale_widget)
+        layout.addLayout(score_row)
+        layout.addLayout(note_row)
+        self.setFocusProxy(self.scale_widget)
+
+    # ----------------------------------------------------------- actions (the keyboard contract)
+    def _create_actions(self) -> None:
+        add = self._add_action
+        for value in range(int(self.scale.low), int(self.scale.high) + 1):
+            if value < self.scale.low:
+                continue
+            point = self.scale.point_for(value)
+            label = f" \u2013 {point.label}" if point and point.value == value else ""
+            add(f"score_{value}", f"Score {value}{label}", [str(value)],
+                lambda _=False, v=value: self.set_pending_value(v))
+        add("increase", "Increase by one step", ["+", "=", "Up"], lambda: self.step_by(1))
+        add("decrease", "Decrease by one step", ["-", "Down"], lambda: self.step_by(-1))
+        add("save_next", "Save and go to next unrated", ["Return", "Enter"], self.save_and_next)
+        add("previous", "Previous item", ["Left"], self.session.go_previous)
+        add("next", "Next item", ["Right"], self.session.go_next)
+        add("clear", "Clear my rating", ["Delete"], self.clear_rating)
+        add("skip", "Skip: cannot judge\u2026", ["Ctrl+K"], self.ask_skip)
+        add("note", "Edit note", ["Ctrl+E"], self.focus_note)
+        add("focus_scale", "Back to the score", ["Escape"], self.focus_scale)
+        add("first_unrated", "First unrated item", ["Ctrl+U"], self.session.go_first_unrated)
+
+    def _add_action(self, name: str, text: str, keys: list[str], slot) -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        # Active only while the focus is inside the rating view: arrows and digits in the
+        # item list or the search box keep their usual meaning.
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        self.actions_by_name[name] = action
+        return action
+
+    # ----------------------------------------------------------- showing an item
+    def _show_row(self, row: int) -> None:
+        session = self.session
+        if not 0 <= row < session.n:
+            return
+        item_id = session.ids[row]
+        item = self.project.item(item_id)
+        dataset = item["dataset"] or ""
+        left_heading, right_heading = pair_labels(self.scale.name, dataset)
+        self.left_pane.set_text(left_heading, item["left"])
+        self.right_pane.set_text(right_heading, item["right"])
+        self.position_label.setText(f"Item {row + 1:,} of {session.n:,}")
+        where = " \u00b7 ".join(x for x in (dataset, item["genre"] or "") if x)
+        self.item_label.setText(f"{item_id}" + (f"   ({where})" if where else ""))
+        self.pending_code = None
+        self._load_record()
+
+    def _on_row_changed(self, row: int) -> None:
+        if row == self.session.current_row:
+            self._load_record()
+
+    def _load_record(self) -> None:
+        item_id = self.session.current_id()
+        if item_id is None:
+            return
+        self._record = self.project.rating_record(item_id, self.session.annotator)
+        self.note_edit.setText((self._record or {}).get("note") or "")
+        self._refresh_score()
+
+    def saved_code(self) -> int | None:
+        """The code of this annotator's saved score for the current item, or None."""
+        row = self.session.current_row
+        code = int(self.session.codes[row]) if 0 <= row < self.session.n else -1
+        return None if code < 0 else code
+
+    def _refresh_score(self) -> None:
+        saved = self.saved_code()
+        pending = self.pending_code if self.pending_code != saved else None
+        shown = pending if pending is not None else saved
+        self.scale_widget.set_codes(saved, pending)
+        self.score_label.setText("\u2013" if shown is None else fmt(self.scale.from_code(shown)))
+        point = None if shown is None else self.scale_widget.point_near(self.scale.from_code(shown))
+        self.point_label.setText(point.label if point else "")
+        self.guideline_label.setText(point.guideline if point else self._hint())
+        skipped = self.session.state[self.session.current_row] == SKIPPED
+        if pending is not None:
+            text, colour = "Not saved \u2013 press Enter to save", PENDING_COLOUR
+        elif saved is not None:
+            text, colour = "\u2713 Saved", SAVED_COLOUR
+        elif skipped:
+            reason = (self._record or {}).get("note") or "no reason given"
+            text, colour = f"Skipped: {reason}", PENDING_COLOUR.darker(150)
+        else:
+            text, colour = "Not rated yet", self.palette().color(self.palette().ColorRole.Mid)
+        self.state_label.setText(text)
+        self.state_label.setStyleSheet(f"color: {colour.name()}; font-weight: bold;")
+        self.score_label.setStyleSheet(
+            f"color: {PENDING_COLOUR.name()};" if pending is not None else "")
+
+    def _hint(self) -> str:
+        low, high = fmt(self.scale.low), fmt(self.scale.high)
+        return (f"Type a score from {low} to {high}; + and \u2212 move it by {fmt(self.scale.step)};"
+                " Enter saves and moves on. Hover the scale or press F1 for the guidelines.")
+
+    # ----------------------------------------------------------- editing the pending score
+    def set_pending_code(self, code: int) -> None:
+        """Make `code` the pending score (not saved until Enter)."""
+        self.pending_code = max(0, min(self.scale.max_code, int(code)))
+        self._refresh_score()
+
+    def set_pending_value(self, value: float) -> None:
+        """Make `value` the pending score; values off the scale are refused with a message."""
+        try:
+            self.set_pending_code(self.scale.to_code(value))
+        except SimrateError as exc:
+            self.message.emit(str(exc))
+
+    def step_by(self, steps: int) -> None:
+        """Move the pending score by whole steps; from nothing, start at the end moved from."""
+        base = self.pending_code if self.pending_code is not None else self.saved_code()
+        if base is None:
+            self.set_pending_code(0 if steps > 0 else self.scale.max_code)
+        else:
+            self.set_pending_code(base + steps)
+
+    def focus_note(self) -> None:
+        """Put the keyboard in the note field."""
+        self.note_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.note_edit.selectAll()
+
+    def focus_scale(self) -> None:
+        """Give the keyboard back to the score."""
+        self.scale_widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    # ----------------------------------------------------------- saving
+    def _write(self, new: RatingState) -> bool:
+        item_id = self.session.current_id()
+        if item_id is None:
+            return False
+        try:
+            push_rating_change(self.context.undo_stack, self.project, item_id,
+                               self.session.annotator, new, on_applied=self.context.show_item,
+                               on_error=lambda exc: self.failed.emit(str(exc)))
+        except SimrateError as exc:
+            self.failed.emit(str(exc))
+            return False
+        return True
+
+    def save_and_next(self) -> None:
+        """Save the pending score (and note) and move to the next item not yet rated."""
+        note = self.note_edit.text().strip()
+        saved = self.saved_code()
+        skipped = self.session.state[self.session.current_row] == SKIPPED
+        if self.pending_code is not None:
+            seconds = round(self.session.elapsed(), 3)
+            new = RatingState(self.scale.from_code(self.pending_code), note, False, seconds)
+            if not self._write(new):
+                return
+            self.session.note_rated(seconds)
+            self.message.emit(f"Saved {fmt(new.score)} for {self.session.current_id()}")
+        elif saved is not None or skipped:
+            old = self._record or {}
+            new = RatingState(old.get("score"), note, skipped, old.get("seconds"))
+            if not self._write(new):
+                return
+        else:
+            self.message.emit(f"Type a score first ({fmt(self.scale.low)}\u2013"
+                              f"{fmt(self.scale.high)}), or skip the item with Ctrl+K")
+            return
+        self.pending_code = None
+        self.go_next_unrated()
+
+    def go_next_unrated(self) -> None:
+        """Move to the next item this annotator has not rated or skipped."""
+        row = self.session.next_unrated(self.session.current_row)
+        if row is None:
+            self._refresh_score()
+            self.message.emit("Every item is rated or skipped: well done!")
+            return
+        self.session.go_to(row)
+        self.focus_scale()
+
+    def clear_rating(self) -> None:
+        """Delete: clear this annotator's score or skip for the item (the note stays)."""
+        self.pending_code = None
+        if self.saved_code() is None and self.session.state[self.session.current_row] != SKIPPED:
+            self._refresh_score()
+            return
+        note = (self._record or {}).get("note") or ""
+        if self.session.state[self.session.current_row] == SKIPPED:
+            note = ""  # a skip's note is its reason: it goes with the skip
+        if self._write(RatingState(None, note, False, None)):
+            self.message.emit(f"Cleared your rating of {self.session.current_id()}")
+
+    def ask_skip(self) -> None:
+        """Ask why the item cannot be judged, then skip it."""
+        reason, ok = QInputDialog.getItem(self, "Skip this item",
+                                          "Why can you not judge this pair?", SKIP_REASONS, 0,
+                                          True)
+        if ok:
+            self.skip_current(reason.strip())
+
+    def skip_current(self, reason: str) -> None:
+        """Mark the current item as one this annotator cannot judge, and move on."""
+        if self._write(RatingState(None, reason, True, None)):
+            self.message.emit(f"Skipped {self.session.current_id()}")
+            self.go_next_unrated()
+
+    def set_text_size(self, points: int) -> None:
+        """Set the point size of the two texts."""
+        self.left_pane.set_point_size(points)
+        self.right_pane.set_point_size(points)

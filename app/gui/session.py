@@ -1,0 +1,229 @@
+"""AnnotatorSession: one annotator's view of a project, as per-row arrays, and the current item.
+
+Rows are the project's items in project order. The arrays are built once from
+`Project.items()` and `Project.ratings()` and then updated one row at a time from the
+bridge's change signals, so nothing on a keystroke scans the project file.
+
+Blind by construction: only this annotator's ratings are kept; nobody else's score is ever
+read into the session.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QObject, Signal
+
+from app.core.project import Project
+
+UNRATED, RATED, SKIPPED = 0, 1, 2
+#: CLSS comparison types name the larger and smaller unit: `paragraph2sentence`.
+CLSS_LEVEL = re.compile(r"^(paragraph|sentence|phrase|word)2(sentence|phrase|word|sense)$")
+
+
+def pair_labels(scale_name: str, dataset: str) -> tuple[str, str]:
+    """Headings for the two texts: larger/smaller for CLSS data, else first/second."""
+    match = CLSS_LEVEL.match(dataset or "")
+    if match:
+        return f"Larger text ({match.group(1)})", f"Smaller text ({match.group(2)})"
+    if scale_name == "clss":
+        return "Larger text", "Smaller text"
+    return "First text", "Second text"
+
+
+class AnnotatorSession(QObject):
+    """The current annotator's ratings as arrays over all items, plus navigation."""
+
+    #: The item shown changed: its row.
+    current_changed = Signal(int)
+    #: This annotator's rating of one row changed (saved, cleared, skipped, note).
+    row_changed = Signal(int)
+    #: Everything was rebuilt (items added, ratings imported, file changed elsewhere).
+    reset = Signal()
+
+    def __init__(self, project: Project, annotator: str, bridge: QObject | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.annotator = annotator
+        self.current_row = -1
+        self.shown_at = time.monotonic()
+        #: Items this annotator rated (saved with a score) since the window opened.
+        self.session_count = 0
+        self.session_seconds = 0.0
+        self._haystack: list[str] | None = None
+        self._build_items()
+        self._build_ratings()
+        if bridge is not None:
+            bridge.rating_changed.connect(self._on_rating_changed)
+            bridge.ratings_changed.connect(self.rebuild_ratings)
+            bridge.items_added.connect(self.rebuild)
+            bridge.reloaded.connect(self.rebuild)
+
+    # ----------------------------------------------------------- building
+    def _build_items(self) -> None:
+        items = self.project.items()
+        self.ids: list[str] = items["item_id"].tolist()
+        self.row_of: dict[str, int] = {item_id: row for row, item_id in enumerate(self.ids)}
+        self.left: list[str] = items["left"].tolist()
+        self.right: list[str] = items["right"].tolist()
+        dataset_codes, self.dataset_names = pd.factorize(items["dataset"].fillna(""))
+        genre_codes, self.genre_names = pd.factorize(items["genre"].fillna(""))
+        self.dataset_code = np.asarray(dataset_codes, dtype=np.int32)
+        self.genre_code = np.asarray(genre_codes, dtype=np.int32)
+        self._haystack = None
+
+    def _build_ratings(self) -> None:
+        n = len(self.ids)
+        self.codes = np.full(n, -1, dtype=np.int32)
+        self.state = np.zeros(n, dtype=np.int8)
+        self.seconds = np.full(n, np.nan, dtype=np.float64)
+        ratings = self.project.ratings()
+        mine = ratings[ratings["annotator"] == self.annotator]
+        if len(mine):
+            rows = mine["item_id"].map(self.row_of).to_numpy(dtype=np.int64)
+            codes = mine["code"].fillna(-1).to_numpy(dtype=np.int32)
+            skipped = mine["skipped"].to_numpy(dtype=bool)
+            self.codes[rows] = codes
+            self.seconds[rows] = mine["seconds"].to_numpy(dtype=np.float64)
+            self.state[rows] = np.where(skipped, SKIPPED, np.where(codes >= 0, RATED, UNRATED))
+
+    def rebuild(self) -> None:
+        """Reread items and ratings, keeping the current item when it still exists."""
+        current = self.current_id()
+        self._build_items()
+        self._build_ratings()
+        self.current_row = self.row_of.get(current, -1) if current else -1
+        self.reset.emit()
+        if self.current_row < 0 and self.n:
+            self.go_to(0)
+
+    def rebuild_ratings(self) -> None:
+        """Reread this annotator's ratings only (after a ratings import)."""
+        self._build_ratings()
+        self.reset.emit()
+
+    def _on_rating_changed(self, item_id: str, annotator: str) -> None:
+        if annotator != self.annotator:
+            return  # blind: other annotators' ratings are none of this view's business
+        row = self.row_of.get(item_id)
+        if row is None:
+            return
+        record = self.project.rating_record(item_id, annotator)
+        if record is None:
+            self.codes[row], self.state[row], self.seconds[row] = -1, UNRATED, np.nan
+        else:
+            score = record["score"]
+            self.codes[row] = -1 if score is None else self.project.scale.to_code(score)
+            self.state[row] = (SKIPPED if record["skipped"]
+                               else RATED if score is not None else UNRATED)
+            seconds = record["seconds"]
+            self.seconds[row] = np.nan if seconds is None else seconds
+        self.row_changed.emit(row)
+
+    # ----------------------------------------------------------- reading
+    @property
+    def n(self) -> int:
+        """Number of items."""
+        return len(self.ids)
+
+    def current_id(self) -> str | None:
+        """Id of the item shown, or None."""
+        return self.ids[self.current_row] if 0 <= self.current_row < self.n else None
+
+    def score(self, row: int) -> float | None:
+        """This annotator's saved score of a row, or None."""
+        code = int(self.codes[row])
+        return None if code < 0 else self.project.scale.from_code(code)
+
+    def dataset(self, row: int) -> str:
+        """The dataset name of a row."""
+        return str(self.dataset_names[self.dataset_code[row]])
+
+    def genre(self, row: int) -> str:
+        """The genre of a row."""
+        return str(self.genre_names[self.genre_code[row]])
+
+    def counts(self) -> dict[str, int]:
+        """Rated, skipped, unrated and total item counts for this annotator."""
+        tally = np.bincount(self.state, minlength=3)
+        return {"rated": int(tally[RATED]), "skipped": int(tally[SKIPPED]),
+                "unrated": int(tally[UNRATED]), "total": self.n}
+
+    def dataset_counts(self) -> list[tuple[str, int, int, int]]:
+        """Per dataset: (name, rated, skipped, total), in order of first appearance."""
+        k = len(self.dataset_names)
+        total = np.bincount(self.dataset_code, minlength=k)
+        rated = np.bincount(self.dataset_code[self.state == RATED], minlength=k)
+        skipped = np.bincount(self.dataset_code[self.state == SKIPPED], minlength=k)
+        return [(str(self.dataset_names[i]), int(rated[i]), int(skipped[i]), int(total[i]))
+                for i in range(k)]
+
+    def median_seconds(self) -> float | None:
+        """Median seconds spent per rated item (over ratings that recorded a time)."""
+        timed = self.seconds[(self.state == RATED) & ~np.isnan(self.seconds)]
+        return float(np.median(timed)) if len(timed) else None
+
+    def search_mask(self, needle: str) -> np.ndarray:
+        """Rows whose id or either text contains `needle`, ignoring case."""
+        needle = needle.casefold()
+        if self._haystack is None:
+            # Built on the first search only: opening stays fast and most sessions never search.
+            self._haystack = [f"{i}\x00{a}\x00{b}".casefold()
+                              for i, a, b in zip(self.ids, self.left, self.right, strict=True)]
+        return np.fromiter((needle in text for text in self._haystack), dtype=bool,
+                           count=len(self._haystack))
+
+    def next_unrated(self, after: int) -> int | None:
+        """The first row after `after` this annotator has neither rated nor skipped (wrapping)."""
+        if not self.n:
+            return None
+        order = (self.state[after + 1:], self.state[:after + 1])
+        offsets = (after + 1, 0)
+        for part, offset in zip(order, offsets, strict=True):
+            hits = np.flatnonzero(part == UNRATED)
+            if len(hits):
+                return int(hits[0]) + offset
+        return None
+
+    # ----------------------------------------------------------- navigation
+    def go_to(self, row: int) -> None:
+        """Show the item at `row` and start timing it."""
+        if not 0 <= row < self.n:
+            return
+        self.current_row = row
+        self.shown_at = time.monotonic()
+        self.current_changed.emit(row)
+
+    def go_to_id(self, item_id: str) -> None:
+        """Show the item with this id (ignored when unknown)."""
+        row = self.row_of.get(item_id)
+        if row is not None:
+            self.go_to(row)
+
+    def go_next(self) -> None:
+        """Show the next item in project order."""
+        if self.current_row + 1 < self.n:
+            self.go_to(self.current_row + 1)
+
+    def go_previous(self) -> None:
+        """Show the previous item in project order."""
+        if self.current_row > 0:
+            self.go_to(self.current_row - 1)
+
+    def go_first_unrated(self) -> None:
+        """Show the first item not yet rated, or the first item when all are done."""
+        row = self.next_unrated(-1)
+        self.go_to(0 if row is None else row)
+
+    def elapsed(self) -> float:
+        """Seconds since the current item was shown."""
+        return time.monotonic() - self.shown_at
+
+    def note_rated(self, seconds: float) -> None:
+        """Count one rating saved in this session, for the time-per-item figures."""
+        self.session_count += 1
+        self.session_seconds += seconds

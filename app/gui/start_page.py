@@ -1,0 +1,117 @@
+"""StartPage: recent projects, a new project from a file, another project, the sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.gui.context import ApplicationContext
+
+PathRole = Qt.ItemDataRole.UserRole + 1
+
+
+class StartPage(QWidget):
+    """What `simrate` shows with no project: pick or make one."""
+
+    open_path = Signal(str)
+    new_from_file = Signal()
+    open_other = Signal()
+    open_sample = Signal()
+
+    def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+        title = QLabel("simrate")
+        font = QFont(title.font())
+        font.setPointSizeF(font.pointSizeF() * 2.6)
+        font.setBold(True)
+        title.setFont(font)
+        subtitle = QLabel("Rate pairs of texts on a graded similarity scale, at the speed "
+                          "of the keyboard.")
+        subtitle.setWordWrap(True)
+
+        self.recent_list = QListWidget()
+        self.recent_list.setObjectName("recentProjects")
+        self.recent_list.setAlternatingRowColors(True)
+        self.recent_list.itemActivated.connect(self._on_recent_activated)
+        self.empty_label = QLabel("No recent projects yet.")
+        self.empty_label.setEnabled(False)
+
+        self.new_button = QPushButton("New project from a file\u2026")
+        self.open_button = QPushButton("Open a project\u2026")
+        self.sample_button = QPushButton("Open the sample project")
+        self.new_button.clicked.connect(self.new_from_file)
+        self.open_button.clicked.connect(self.open_other)
+        self.sample_button.clicked.connect(self.open_sample)
+        for button in (self.new_button, self.open_button, self.sample_button):
+            button.setMinimumHeight(button.sizeHint().height() + 12)
+        hint = QLabel("New here? Open the sample project: it has a few pairs to try the "
+                      "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
+                      "Enter saves and moves on.")
+        hint.setWordWrap(True)
+        hint.setEnabled(False)
+
+        actions = QVBoxLayout()
+        actions.addWidget(self.new_button)
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.sample_button)
+        actions.addSpacing(12)
+        actions.addWidget(hint)
+        actions.addStretch(1)
+        recent = QVBoxLayout()
+        heading = QLabel("<b>Recent projects</b>")
+        recent.addWidget(heading)
+        recent.addWidget(self.recent_list, 1)
+        recent.addWidget(self.empty_label)
+        columns = QHBoxLayout()
+        columns.addLayout(recent, 3)
+        columns.addSpacing(24)
+        columns.addLayout(actions, 2)
+
+        card = QFrame()
+        card.setObjectName("startCard")
+        card.setMaximumWidth(1000)
+        inner = QVBoxLayout(card)
+        inner.addWidget(title)
+        inner.addWidget(subtitle)
+        inner.addSpacing(18)
+        inner.addLayout(columns, 1)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(24, 24, 24, 24)
+        outer.addStretch(1)
+        outer.addWidget(card, 8)
+        outer.addStretch(1)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the recent projects from the settings."""
+        self.recent_list.clear()
+        for path in self.context.settings.recent_projects():
+            exists = Path(path).is_file()
+            name = Path(path).stem + ("" if exists else "  (missing)")
+            item = QListWidgetItem(f"{name}\n{path}")
+            item.setData(PathRole, path)
+            item.setToolTip(path)
+            if not exists:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+            self.recent_list.addItem(item)
+        has_recent = self.recent_list.count() > 0
+        self.recent_list.setVisible(has_recent)
+        self.empty_label.setVisible(not has_recent)
+        if has_recent:
+            self.recent_list.setCurrentRow(0)
+
+    def _on_recent_activated(self, item: QListWidgetItem) -> None:
+        self.open_path.emit(item.data(PathRole))

@@ -1,0 +1,125 @@
+"""The keyboard contract of DESIGN.md, driven through real key events."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from app.core.project import Project
+
+
+def keys(qtbot, window, *sequence):
+    """Type keys into the widget that has the focus, as a user would."""
+    for key in sequence:
+        target = QApplication.focusWidget() or window.rating_panel.scale_widget
+        qtbot.keyClick(target, key)
+
+
+def current_id(window) -> str:
+    return window.context.session.current_id()
+
+
+def test_digit_plus_enter_saves_and_moves_to_next_unrated(qtbot, window, project_path):
+    assert current_id(window) == "d:1"
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Plus)
+    project = window.context.project
+    # Pending only: shown, not yet stored.
+    assert window.rating_panel.score_label.text() == "3.25"
+    assert project.rating("d:1", "alice") is None
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert project.rating("d:1", "alice") == 3.25
+    assert current_id(window) == "d:2"
+    # Stored in the file, not just in this connection: another connection sees it.
+    with Project.open(project_path) as other:
+        assert other.rating("d:1", "alice") == 3.25
+
+
+def test_enter_skips_items_already_rated(qtbot, window):
+    project = window.context.project
+    project.rate("d:2", "alice", 1.0)
+    project.rate("d:3", "alice", 2.0)
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Enter)
+    assert project.rating("d:1", "alice") == 2.0
+    assert current_id(window) == "d:4"
+
+
+def test_minus_and_arrows_step_by_a_quarter(qtbot, window):
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Minus, Qt.Key.Key_Minus, Qt.Key.Key_Up,
+         Qt.Key.Key_Down, Qt.Key.Key_Down)
+    assert window.rating_panel.score_label.text() == "1.25"
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") == 1.25
+
+
+def test_steps_stop_at_the_ends_of_the_scale(qtbot, window):
+    keys(qtbot, window, Qt.Key.Key_4, Qt.Key.Key_Plus, Qt.Key.Key_Plus, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") == 4.0
+
+
+def test_digit_beyond_the_scale_is_not_a_key_binding(qtbot, window):
+    assert "score_5" not in window.rating_panel.actions_by_name  # CLSS ends at 4
+    keys(qtbot, window, Qt.Key.Key_5, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") is None
+    assert current_id(window) == "d:1"  # nothing to save: Enter does not move on
+
+
+def test_left_right_move_without_changing_anything(qtbot, window):
+    project = window.context.project
+    before = len(project.changes())
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Right)
+    assert current_id(window) == "d:2"
+    keys(qtbot, window, Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Left)
+    assert current_id(window) == "d:1"
+    keys(qtbot, window, Qt.Key.Key_Left)  # the first item has no previous: stays
+    assert current_id(window) == "d:1"
+    assert project.rating("d:1", "alice") is None
+    assert len(project.changes()) == before
+    # The pending 3 was dropped when leaving the item.
+    assert window.rating_panel.score_label.text() != "3"
+
+
+def test_delete_clears_my_rating(qtbot, window):
+    project = window.context.project
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Return, Qt.Key.Key_Left)
+    assert project.rating("d:1", "alice") == 3.0
+    keys(qtbot, window, Qt.Key.Key_Delete)
+    assert project.rating("d:1", "alice") is None
+    assert project.rating("d:1", "bob") == 3.75  # only this annotator's rating
+
+
+def test_typing_in_the_note_does_not_rate(qtbot, window):
+    project = window.context.project
+    panel = window.rating_panel
+    keys(qtbot, window, Qt.Key.Key_2)
+    panel.actions_by_name["note"].trigger()
+    assert QApplication.focusWidget() is panel.note_edit
+    qtbot.keyClicks(panel.note_edit, "4 words")
+    assert panel.score_label.text() == "2"  # the digit went into the note
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert project.rating_record("d:1", "alice")["note"] == "4 words"
+    assert project.rating("d:1", "alice") == 2.0
+    assert QApplication.focusWidget() is panel.scale_widget
+
+
+def test_every_contract_key_is_in_a_menu(window):
+    shown = set()
+    for top in window.menuBar().actions():
+        stack = [top.menu()]
+        while stack:
+            menu = stack.pop()
+            for action in menu.actions():
+                if action.menu():
+                    stack.append(action.menu())
+                for key in action.shortcuts():
+                    shown.add(key.toString())
+    for key in ("0", "1", "2", "3", "4", "+", "-", "Up", "Down", "Return", "Enter", "Left",
+                "Right", "Del", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Q"):
+        assert key in shown, key
+
+
+def test_ctrl_q_closes_the_window(qtbot, window):
+    keys(qtbot, window, Qt.Key.Key_3)
+    qtbot.keyClick(window.rating_panel.scale_widget, Qt.Key.Key_Q,
+                   Qt.KeyboardModifier.ControlModifier)
+    assert not window.isVisible()
+    assert window.context.project is None
