@@ -1,0 +1,42 @@
+"""simrate adjudicate PROJECT ITEM_ID SCORE [--note TEXT] [--by NAME] [--withdraw]"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.scale import fmt
+
+
+def default_adjudicator() -> str:
+    """The login name, recorded when --by is not given."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name in some containers
+        return ""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Set, revise or (with --withdraw) withdraw an item's adjudicated score."""
+    by = args.by if args.by is not None else default_adjudicator()
+    with Project.open(args.project) as project:
+        if not project.has_item(args.item_id):
+            raise SimrateError(f"no item with id {args.item_id!r} in this project",
+                               args.project)
+        before = project.adjudications().set_index("item_id")
+        old = before.loc[args.item_id] if args.item_id in before.index else None
+        if args.withdraw:
+            project.adjudicate(args.item_id, None, by=by)
+            print(f"{args.item_id}: adjudication {fmt(old['score'])} withdrawn"
+                  + (f" by {by}" if by else ""))
+            if args.item_id in project.flagged_ids():
+                print(f"{args.item_id}: its ratings disagree, so it is flagged again")
+            return 0
+        code = project.scale.parse(args.score)
+        value = project.scale.from_code(code)
+        project.adjudicate(args.item_id, value, note=args.note, by=by)
+        was = f" (was {fmt(old['score'])})" if old is not None else ""
+        print(f"{args.item_id}: adjudicated {fmt(value)}{was}" + (f" by {by}" if by else ""))
+    return 0

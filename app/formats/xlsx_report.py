@@ -1,0 +1,249 @@
+"""The XLSX gold report: sheets gold, ratings, agreement and adjudications.
+
+Written with openpyxl's write-only workbook, row by row, so 200,000 items stay within
+memory. Numbers are number cells; missing numbers are empty cells. Every text is a string
+cell: openpyxl would turn a text starting with `=` into a formula (and `#N/A` into an
+error value), so such texts get a cell whose type is set to string explicitly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+
+from app.core.gold import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
+from app.core.scale import Scale
+from app.formats.atomic import atomic_path
+
+#: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
+CELL_LIMIT = 32_767
+TEXT_COLUMNS = frozenset(("item_id", "dataset", "genre", "left", "right", "source", "note"))
+CHUNK_ROWS = 20_000
+HEADER_FONT = Font(bold=True, color="FFFFFF")
+HEADER_FILL = PatternFill("solid", fgColor="305496")
+HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
+HEADER_BORDER = Border(bottom=Side(style="medium", color="1F3864"))
+TITLE_FONT = Font(bold=True, size=14)
+SECTION_FONT = Font(bold=True, size=12, color="1F3864")
+DATE_FORMAT = "yyyy-mm-dd hh:mm:ss"
+GOLD_WIDTHS = {
+    "item_id": 22, "dataset": 16, "genre": 14, "left": 60, "right": 60, "gold": 8,
+    "source": 12, "n_ratings": 10, "mean": 8, "sd": 8, "min": 7, "max": 7, "flagged": 9,
+    "adjudicated": 12, "note": 40,
+}
+RATING_HEADER = ["item_id", "dataset", "annotator", "score", "skipped", "excluded", "note",
+                 "saved"]
+RATING_WIDTHS = [22, 16, 16, 8, 9, 9, 40, 20]
+ADJUDICATION_HEADER = ["item_id", "dataset", "score", "note", "by", "at", "n_ratings", "mean",
+                       "min", "max", "second_look", "left", "right"]
+ADJUDICATION_WIDTHS = [22, 16, 8, 50, 14, 20, 10, 8, 7, 7, 12, 50, 50]
+Progress = Callable[[int, int], None]
+
+
+class CellMaker:
+    """Turns Python values into write-only cells, keeping every text a string cell."""
+
+    def __init__(self, sheet: object):
+        self.sheet = sheet
+        self.cut = 0  # texts cut at Excel's cell limit
+        self.cleaned = 0  # texts with control characters XML cannot hold
+
+    def text(self, value: str) -> object:
+        """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
+        if len(value) > CELL_LIMIT:
+            value = value[:CELL_LIMIT]
+            self.cut += 1
+        if ILLEGAL_CHARACTERS_RE.search(value):
+            value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+            self.cleaned += 1
+        if value[:1] in ("=", "#"):
+            cell = WriteOnlyCell(self.sheet, value)
+            cell.data_type = "s"  # never a formula or an error value
+            return cell
+        return value
+
+    def styled(self, value: object, **style: object) -> WriteOnlyCell:
+        """A cell with a font, number format or alignment."""
+        cell = WriteOnlyCell(self.sheet, self.text(value) if isinstance(value, str) else value)
+        if isinstance(cell.value, str):
+            cell.data_type = "s"
+        for name, setting in style.items():
+            setattr(cell, name, setting)
+        return cell
+
+    def header(self, names: Iterable[str]) -> list[WriteOnlyCell]:
+        """A styled header row."""
+        return [self.styled(name, font=HEADER_FONT, fill=HEADER_FILL, alignment=HEADER_ALIGN,
+                            border=HEADER_BORDER) for name in names]
+
+    def warnings(self, sheet_name: str) -> list[str]:
+        """Messages about texts changed to fit a spreadsheet cell."""
+        notes = []
+        if self.cut:
+            notes.append(f"{sheet_name}: {self.cut} text(s) longer than {CELL_LIMIT} characters "
+                         "were cut (Excel's cell limit); the TSV/JSONL exports keep them whole")
+        if self.cleaned:
+            notes.append(f"{sheet_name}: {self.cleaned} text(s) held control characters that "
+                         "XLSX cannot store; they were replaced by U+FFFD")
+        return notes
+
+
+def _sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
+    """A write-only sheet with column widths set and the first row frozen."""
+    sheet = book.create_sheet(title)
+    for index, width in enumerate(widths, start=1):
+        sheet.column_dimensions[get_column_letter(index)].width = width
+    if freeze:
+        sheet.freeze_panes = "A2"
+    return sheet
+
+
+def _numbers(values: Iterable[float]) -> list[float | None]:
+    """Floats with NaN as None (an empty cell)."""
+    return [None if v != v else v for v in values]
+
+
+def _texts(values: Iterable[object], maker: CellMaker) -> list[object]:
+    """Strings as cells via `maker`; empty strings and None as empty cells."""
+    return [maker.text(v) if isinstance(v, str) and v else None for v in values]
+
+
+# ----------------------------------------------------------------------------- gold
+def _gold_columns(part: pd.DataFrame, header: list[str], maker: CellMaker) -> list[list]:
+    """Column value lists of one chunk of the gold table, ready for cells."""
+    columns = []
+    for name in header:
+        series = part[name]
+        if name in ("flagged", "adjudicated"):
+            columns.append(series.to_numpy(dtype=bool).tolist())
+        elif name == "n_ratings":
+            columns.append(series.to_numpy(dtype="int64").tolist())
+        elif name in TEXT_COLUMNS:
+            columns.append(_texts(series.tolist(), maker))
+        else:
+            columns.append(_numbers(series.to_numpy(dtype="float64").tolist()))
+    return columns
+
+
+def write_gold_sheet(book: Workbook, gold: pd.DataFrame, progress: Progress | None,
+                     total: int) -> list[str]:
+    """Sheet `gold`: the TSV table, one row per item."""
+    header = GOLD_COLUMNS + annotator_columns(gold)
+    widths = [GOLD_WIDTHS.get(n, max(12, len(n) + 2)) for n in header]
+    sheet = _sheet(book, "gold", widths)
+    maker = CellMaker(sheet)
+    sheet.append(maker.header(header))
+    for start in range(0, len(gold), CHUNK_ROWS):
+        part = gold.iloc[start:start + CHUNK_ROWS]
+        for row in zip(*_gold_columns(part, header, maker), strict=True):
+            sheet.append(row)
+        if progress:
+            progress(start + len(part), total)
+    if len(gold):
+        sheet.auto_filter.ref = f"A1:{get_column_letter(len(header))}{len(gold) + 1}"
+    return maker.warnings("gold")
+
+
+# ----------------------------------------------------------------------------- ratings
+def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, datasets: dict[str, str],
+                        excluded: Sequence[str], progress: Progress | None, done: int,
+                        total: int) -> list[str]:
+    """Sheet `ratings`: one row per rating (long form), skipped and excluded ones marked."""
+    sheet = _sheet(book, "ratings", RATING_WIDTHS)
+    maker = CellMaker(sheet)
+    sheet.append(maker.header(RATING_HEADER))
+    excluded = set(excluded)
+    for start in range(0, len(ratings), CHUNK_ROWS):
+        part = ratings.iloc[start:start + CHUNK_ROWS]
+        ids = part["item_id"].tolist()
+        names = part["annotator"].tolist()
+        saved = [None if t != t else dt.datetime.fromtimestamp(t).replace(microsecond=0)
+                 for t in part["updated_at"].tolist()]
+        columns = [
+            _texts(ids, maker), _texts([datasets.get(i, "") for i in ids], maker),
+            _texts(names, maker), _numbers(part["score"].to_numpy(dtype="float64").tolist()),
+            [True if s else None for s in part["skipped"].tolist()],
+            [True if n in excluded else None for n in names],
+            _texts(part["note"].fillna("").tolist(), maker),
+            [None if t is None else maker.styled(t, number_format=DATE_FORMAT)
+             for t in saved],
+        ]
+        for row in zip(*columns, strict=True):
+            sheet.append(row)
+        if progress:
+            progress(done + start + len(part), total)
+    return maker.warnings("ratings")
+
+
+# ----------------------------------------------------------------------------- adjudications
+def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications: pd.DataFrame,
+                              second_look: Iterable[str]) -> list[str]:
+    """Sheet `adjudications`: each verdict with its note, who, when, and the ratings' summary."""
+    sheet = _sheet(book, "adjudications", ADJUDICATION_WIDTHS)
+    maker = CellMaker(sheet)
+    sheet.append(maker.header(ADJUDICATION_HEADER))
+    by_id = gold.set_index("item_id")
+    again = set(second_look)
+    for record in adjudications.itertuples(index=False):
+        item = by_id.loc[record.item_id] if record.item_id in by_id.index else None
+        at = dt.datetime.fromtimestamp(record.at).replace(microsecond=0)
+        summary = [None] * 5 if item is None else [
+            int(item["n_ratings"]), *_numbers([item["mean"], item["min"], item["max"]]),
+            item["dataset"]]
+        sheet.append([
+            maker.text(record.item_id), maker.text(summary[4]) if summary[4] else None,
+            float(record.score), maker.text(record.note) if record.note else None,
+            maker.text(record.by) if record.by else None,
+            maker.styled(at, number_format=DATE_FORMAT), *summary[:4],
+            record.item_id in again,
+            None if item is None else maker.text(item["left"]),
+            None if item is None else maker.text(item["right"]),
+        ])
+    return maker.warnings("adjudications")
+
+
+def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
+                      progress: Progress | None = None, ratings: pd.DataFrame | None = None,
+                      adjudications: pd.DataFrame | None = None, excluded: Sequence[str] = (),
+                      title: str = "", second_look: Sequence[str] = (),
+                      threshold: float = 1.0) -> list[str]:
+    """Write the four-sheet report to `out` atomically; returns warnings for the user."""
+    from app.formats.xlsx_agreement import write_agreement_sheet
+
+    ratings = ratings if ratings is not None else _ratings_from_gold(gold)
+    adjudications = adjudications if adjudications is not None else pd.DataFrame(
+        columns=["item_id", "score", "note", "by", "at"])
+    total = len(gold) + len(ratings)
+    book = Workbook(write_only=True)
+    warnings = write_gold_sheet(book, gold, progress, total)
+    datasets = dict(zip(gold["item_id"].tolist(), gold["dataset"].tolist(), strict=True))
+    warnings += write_ratings_sheet(book, ratings, datasets, excluded, progress, len(gold),
+                                    total)
+    write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
+                          excluded=excluded)
+    warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+    with atomic_path(out) as temp:
+        book.save(temp)
+    return warnings
+
+
+def _ratings_from_gold(gold: pd.DataFrame) -> pd.DataFrame:
+    """A long ratings frame rebuilt from the gold table's rating columns (no notes, no times)."""
+    columns = annotator_columns(gold)
+    long = gold.melt(id_vars=["item_id"], value_vars=columns, var_name="annotator",
+                     value_name="score").dropna(subset=["score"])
+    long["annotator"] = long["annotator"].str[len(RATING_PREFIX):]
+    long["skipped"] = False
+    long["note"] = ""
+    long["updated_at"] = np.nan
+    return long.reset_index(drop=True)
+
