@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -47,48 +48,54 @@ def _locate_header(records: list[Record], spreadsheet: bool, path: Path) -> int:
                        "per annotator)", path, records[0][0])
 
 
-def _score(cell: str, column: str, path: Path, line: int) -> float | None:
-    """The number in a score cell; None for an empty cell; an error for anything else."""
-    text = cell.strip()
-    if not text:
-        return None
-    value = parse_number(text)
-    if value is None:
-        raise SimrateError(f"column {column!r}: {text!r} is not a number ({MISSING_HINT})",
-                           path, line)
-    return value
+def _scores(cells: list[str], lines: list[int], column: str, path: Path) -> list[float | None]:
+    """The numbers of a column (cells stripped), None for empty cells; an error for text."""
+    try:
+        values = [float(cell) if cell else None for cell in cells]
+        if all(v is None or math.isfinite(v) for v in values) and not any(
+                "_" in cell for cell in cells):
+            return values
+    except ValueError:
+        pass
+    for cell, line in zip(cells, lines, strict=True):
+        if cell and parse_number(cell) is None:
+            raise SimrateError(f"column {column!r}: {cell!r} is not a number ({MISSING_HINT})",
+                               path, line)
+    raise AssertionError("unreachable: some cell failed float()")
 
 
-class _Collector:
-    """Accumulates rating rows, refusing a second rating of an item by one annotator."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.rows: dict[str, list] = {"item_id": [], "annotator": [], "score": [],
-                                      "note": [], "line": []}
-        self.seen: dict[tuple[str, str], int] = {}
-
-    def add(self, item_id: str, annotator: str, score: float, note: str, line: int) -> None:
-        """Record one rating."""
-        key = (item_id, annotator)
-        if key in self.seen:
-            raise SimrateError(f"{annotator!r} rates item {item_id!r} twice (lines "
-                               f"{self.seen[key]} and {line})", self.path, line)
-        self.seen[key] = line
-        for column, value in zip(self.rows, (item_id, annotator, score, note, line), strict=True):
-            self.rows[column].append(value)
+def _check_unique(keys: list, lines: list[int], what: str, path: Path) -> None:
+    """Refuse an empty or repeated key, naming the lines; `what` formats the message."""
+    distinct = set(keys)
+    if len(distinct) == len(keys):
+        return
+    first_line: dict = {}
+    for key, line in zip(keys, lines, strict=True):
+        if key in first_line:
+            raise SimrateError(what.format(*key if isinstance(key, tuple) else (key,),
+                                           first=first_line[key], line=line), path, line)
+        first_line[key] = line
 
 
-def _item_id(fields: list[str], index: int, path: Path, line: int) -> str:
-    """The item id of a row; an error when it is empty."""
-    item_id = fields[index].strip()
-    if not item_id:
-        raise SimrateError("empty item id", path, line)
-    return item_id
+def _fitted(data: list[Record], width: int, path: Path, spreadsheet: bool) -> list[Record]:
+    """Records with exactly `width` fields (or an error naming the line)."""
+    return [(line, fields if len(fields) == width
+             else fit_fields(fields, width, line, path, spreadsheet)) for line, fields in data]
+
+
+def _column(rows: list[Record], index: int) -> list[str]:
+    """The stripped cells of one column."""
+    return [fields[index].strip() for _, fields in rows]
+
+
+def _refuse_empty(cells: list[str], lines: list[int], what: str, path: Path) -> None:
+    """An error naming the first line whose cell is empty."""
+    if "" in cells:
+        raise SimrateError(f"empty {what}", path, lines[cells.index("")])
 
 
 def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Path,
-               annotator: str | None) -> _Collector:
+               annotator: str | None) -> dict[str, list]:
     """item_id, [annotator,] score[, note] rows; an empty score is a missing rating."""
     loose = [normalise_name(n) for n in names]
     item_col, score_col = _first(loose, ITEM_NAMES), _first(loose, SCORE_NAMES)
@@ -96,18 +103,20 @@ def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Pa
     if annotator_col is None and not annotator:
         raise SimrateError("no annotator column: add one, or name the annotator "
                            "(--annotator NAME)", path)
-    collector = _Collector(path)
-    for line, raw in data:
-        fields = fit_fields(raw, len(names), line, path, spreadsheet)
-        score = _score(fields[score_col], names[score_col], path, line)
-        if score is None:
-            continue
-        who = fields[annotator_col].strip() if annotator_col is not None else annotator
-        if not who:
-            raise SimrateError("empty annotator name", path, line)
-        note = fields[note_col] if note_col is not None else ""
-        collector.add(_item_id(fields, item_col, path, line), who, score, note, line)
-    return collector
+    rows = _fitted(data, len(names), path, spreadsheet)
+    scores = _scores(_column(rows, score_col), [line for line, _ in rows], names[score_col], path)
+    rated = [row for row, score in zip(rows, scores, strict=True) if score is not None]
+    lines = [line for line, _ in rated]
+    item_ids = _column(rated, item_col)
+    _refuse_empty(item_ids, lines, "item id", path)
+    who = _column(rated, annotator_col) if annotator_col is not None else [annotator] * len(rated)
+    _refuse_empty(who, lines, "annotator name", path)
+    _check_unique(list(zip(item_ids, who, strict=True)), lines,
+                  "{1!r} rates item {0!r} twice (lines {first} and {line})", path)
+    return {"item_id": item_ids, "annotator": who,
+            "score": [score for score in scores if score is not None],
+            "note": [f[note_col] for _, f in rated] if note_col is not None else [""] * len(rated),
+            "line": lines}
 
 
 def _wide_annotators(names: list[str], item_col: int, path: Path) -> list[tuple[int, str]]:
@@ -126,25 +135,39 @@ def _wide_annotators(names: list[str], item_col: int, path: Path) -> list[tuple[
     return columns
 
 
+def _refuse_repeated_annotators(columns: list[tuple[int, str]], path: Path) -> None:
+    """Two columns for one annotator would give an item two ratings by one person."""
+    seen: set[str] = set()
+    for _, name in columns:
+        if name in seen:
+            raise SimrateError(f"annotator {name!r} has two columns", path)
+        seen.add(name)
+
+
 def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
-               path: Path) -> _Collector:
+               path: Path) -> dict[str, list]:
     """item_id then one column per annotator; empty cells are missing ratings."""
     item_col = _first([normalise_name(n) for n in names], ITEM_NAMES)
     annotators = _wide_annotators(names, item_col, path)
-    collector = _Collector(path)
-    first_line: dict[str, int] = {}
-    for line, raw in data:
-        fields = fit_fields(raw, len(names), line, path, spreadsheet)
-        item_id = _item_id(fields, item_col, path, line)
-        if item_id in first_line:
-            raise SimrateError(f"item {item_id!r} has two rows (lines {first_line[item_id]} "
-                               f"and {line})", path, line)
-        first_line[item_id] = line
-        for column, who in annotators:
-            score = _score(fields[column], names[column], path, line)
-            if score is not None:
-                collector.add(item_id, who, score, "", line)
-    return collector
+    _refuse_repeated_annotators(annotators, path)
+    rows = _fitted(data, len(names), path, spreadsheet)
+    lines = [line for line, _ in rows]
+    item_ids = _column(rows, item_col)
+    _refuse_empty(item_ids, lines, "item id", path)
+    _check_unique(item_ids, lines, "item {0!r} has two rows (lines {first} and {line})", path)
+    collected: dict[str, list] = {"item_id": [], "annotator": [], "score": [], "line": []}
+    for column, who in annotators:
+        scores = _scores(_column(rows, column), lines, names[column], path)
+        kept = [i for i, score in enumerate(scores) if score is not None]
+        collected["item_id"] += [item_ids[i] for i in kept]
+        collected["annotator"] += [who] * len(kept)
+        collected["score"] += [scores[i] for i in kept]
+        collected["line"] += [lines[i] for i in kept]
+    # back to file order: row by row, annotators in header order within a row
+    order = sorted(range(len(collected["line"])), key=collected["line"].__getitem__)
+    collected = {key: [values[i] for i in order] for key, values in collected.items()}
+    collected["note"] = [""] * len(order)
+    return collected
 
 
 @without_gc
@@ -157,15 +180,15 @@ def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame
     data = records[header_at + 1:]
     loose = [normalise_name(n) for n in names]
     if _first(loose, SCORE_NAMES) is not None:
-        collector = _read_long(data, names, spreadsheet, path, annotator)
+        rows = _read_long(data, names, spreadsheet, path, annotator)
     elif _first(loose, ANNOTATOR_NAMES) is not None:
         raise SimrateError("an annotator column but no score column: a long ratings file "
                            "has columns item_id, annotator, score", path, records[header_at][0])
     else:
-        collector = _read_wide(data, names, spreadsheet, path)
-    if not collector.rows["line"]:
+        rows = _read_wide(data, names, spreadsheet, path)
+    if not rows["line"]:
         raise SimrateError("no ratings in the file", path)
-    return rating_frame(collector.rows)
+    return rating_frame(rows)
 
 
 def is_wide_or_long_header(fields: list[str]) -> bool:

@@ -127,3 +127,30 @@ def test_empty_ratings_file(tmp_path):
     path.write_text("", encoding="utf-8")
     with pytest.raises(SimrateError, match="file is empty"):
         read_ratings(path)
+
+
+def test_wide_annotator_with_two_columns(tmp_path):
+    path = tmp_path / "wide.tsv"
+    path.write_text("item_id\tana\tana\na\t1\t2\n", encoding="utf-8")
+    with pytest.raises(SimrateError, match="'ana' has two columns"):
+        read_ratings(path)
+
+
+def test_wide_rows_come_back_in_file_order(tmp_path):
+    path = tmp_path / "wide.tsv"
+    path.write_text("item_id\tana\tben\nb\t1\t2\na\t\t3\n", encoding="utf-8")
+    frame = read_ratings(path)
+    assert list(zip(frame["item_id"], frame["annotator"], frame["line"], strict=True)) == [
+        ("b", "ana", 2), ("b", "ben", 2), ("a", "ben", 3)]
+
+
+def test_long_empty_item_id_or_annotator(tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("item_id,annotator,score\na,ana,1\n,ana,2\n", encoding="utf-8")
+    with pytest.raises(SimrateError, match="empty item id") as caught:
+        read_ratings(path)
+    assert caught.value.line == 3
+    path.write_text("item_id,annotator,score\na,ana,1\nb, ,2\n", encoding="utf-8")
+    with pytest.raises(SimrateError, match="empty annotator") as caught:
+        read_ratings(path)
+    assert caught.value.line == 3
