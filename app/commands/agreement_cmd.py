@@ -121,7 +121,7 @@ def _alpha_lines(report: Report, levels: Sequence[str], method: str, notes: _Not
     if "alpha_unadjudicated" in figures:
         header.append("unadjudicated")
     if "ci95" in figures:
-        header.append(f"95% CI ({CI_NAMES[method]})")
+        header.append(f"95% CI, all items ({CI_NAMES[method]})")
     rows = [header]
     for level in levels:
         row = [level, notes.mark(figures["alpha"][level], why.get(("alpha", level)))]
