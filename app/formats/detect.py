@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.clss import clss_level
+from app.formats.clss import LEVELS, clss_level
 from app.formats.pairs import TEXT_NAME_PAIRS
 from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
 from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
@@ -122,13 +122,16 @@ def detect_format(path: str | Path) -> str:
                            "brings its scores along", path)
     if sts_dataset_name(path):
         return "sts"
-    if clss_level(path):
+    if (clss_level(path) or "").lower() in LEVELS:
         return "clss"
     if is_xlsx(path):
         records = xlsx_records(path)
         return _table_format(records[_header_position(records):][:HEAD_RECORDS])
     if not data.strip(b" \t\r\n\xef\xbb\xbf"):
         raise SimrateError("file is empty", path)
+    if suffix in (".xls", ".ods", ".numbers"):
+        raise SimrateError(f"simrate reads spreadsheets as .xlsx: save this {suffix} file "
+                           "as .xlsx (or as CSV) first", path)
     if b"\x00" in data[:HEAD_BYTES]:
         raise SimrateError("a binary file of a kind simrate does not read", path)
     head = _head_text(path, data)

@@ -119,3 +119,16 @@ def test_real_files(realdata):
     expected |= {str(p.relative_to(realdata)): "pyramid" for p in realdata.glob("pyramid/*.pyr")}
     for name, fmt in expected.items():
         assert detect_format(realdata / name) == fmt, name
+
+
+def test_old_excel_files_get_advice(tmp_path):
+    path = tmp_path / "old.xls"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\x00\x00")
+    with pytest.raises(SimrateError, match="as .xlsx"):
+        detect_format(path)
+
+
+def test_input_tsv_of_an_unknown_level_is_judged_by_content(tmp_path):
+    path = tmp_path / "my.batch.input.tsv"
+    path.write_text("id\tleft\tright\n1\ta\tb\n", encoding="utf-8")
+    assert detect_format(path) == "pairs"
