@@ -108,27 +108,25 @@ def _number(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _vs_rest(scores: pd.DataFrame, name: str, included: list[str]) -> float | None:
+def _vs_rest(matrix: np.ndarray, row: int, included: list[int]) -> float | None:
     """Pearson of one rater against the mean of the other included raters, per item."""
-    others = [a for a in included if a != name and a in scores.columns]
-    if not others or name not in scores.columns:
+    others = [r for r in included if r != row]
+    if not others:
         return None
-    data = scores[[name] + others].to_numpy(dtype=np.float64).T  # raters x items
-    return _number(vs_rest_correlation(data, 0)[0])
+    return _number(vs_rest_correlation(matrix[[row] + others], 0)[0])
 
 
-def _check_figures(mine: pd.Series, checks: dict[str, float]) -> dict:
+def _check_figures(scores: np.ndarray, known: np.ndarray) -> dict:
     """Checks rated, Pearson with the known scores, mean absolute error, and whether the
-    rater gave one score to check items whose known scores differ."""
-    on_checks = mine[mine.index.isin(list(checks))]
-    if on_checks.empty:
+    rater gave one score to check items whose known scores differ (NaN = not rated/no check)."""
+    both = ~np.isnan(scores) & ~np.isnan(known)
+    given, truth = scores[both], known[both]
+    if not given.size:
         return {"checks": 0, "check_pearson": None, "check_mae": None, "constant": False}
-    known = np.array([checks[i] for i in on_checks.index], dtype=float)
-    given = on_checks.to_numpy(float)
-    r = pair_correlation(np.vstack([given, known]), 0, 1)[0]
-    constant = len(given) > 1 and given.min() == given.max() and known.min() < known.max()
-    return {"checks": len(given), "check_pearson": _number(r),
-            "check_mae": float(np.abs(given - known).mean()), "constant": bool(constant)}
+    r = pair_correlation(np.vstack([given, truth]), 0, 1)[0]
+    constant = given.size > 1 and given.min() == given.max() and truth.min() < truth.max()
+    return {"checks": int(given.size), "check_pearson": _number(r),
+            "check_mae": float(np.abs(given - truth).mean()), "constant": bool(constant)}
 
 
 def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str | None:
@@ -160,28 +158,35 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     ratings = project.ratings()
     names = project.annotators()
     excluded = set(project.excluded_annotators())
-    included = [a for a in names if a not in excluded]
-    rated = ratings[~ratings["skipped"] & ratings["code"].notna()]
-    scores = rated.pivot(index="item_id", columns="annotator", values="score")
+    included = [row for row, name in enumerate(names) if name not in excluded]
+    rater = pd.Index(names).get_indexer(ratings["annotator"])
+    item, item_ids = pd.factorize(ratings["item_id"])
+    skipped = ratings["skipped"].to_numpy(bool)
+    score = ratings["score"].to_numpy(np.float64)
+    rated = ~skipped & ~np.isnan(score)
+    matrix = np.full((len(names), len(item_ids)), np.nan)  # raters x items, NaN = missing
+    matrix[rater[rated], item[rated]] = score[rated]
     checks = check_scores(project)
+    known = np.array([checks.get(i, np.nan) for i in item_ids], dtype=np.float64)
+    seconds = ratings["seconds"].to_numpy(np.float64)
     report = []
-    for name in names:
-        own = ratings[ratings["annotator"] == name]
-        mine = scores[name].dropna() if name in scores.columns else pd.Series(dtype=float)
-        figures = _check_figures(mine, checks)
+    for row, name in enumerate(names):
+        mine = matrix[row][~np.isnan(matrix[row])]
+        figures = _check_figures(matrix[row], known)
         reason = _flag_reason(figures, threshold, max_mae)
-        seconds = rated.loc[rated["annotator"] == name, "seconds"].dropna()
+        timed = seconds[(rater == row) & rated]
+        timed = timed[~np.isnan(timed)]
         report.append({
             "annotator": name,
-            "rated": int(len(mine)),
-            "skipped": int(own["skipped"].sum()),
-            "mean": _number(mine.mean()) if len(mine) else None,
-            "sd": _number(mine.std(ddof=1)) if len(mine) > 1 else None,
-            "pearson_vs_rest": _vs_rest(scores, name, included),
+            "rated": int(mine.size),
+            "skipped": int(skipped[rater == row].sum()),
+            "mean": float(mine.mean()) if mine.size else None,
+            "sd": float(mine.std(ddof=1)) if mine.size > 1 else None,
+            "pearson_vs_rest": _vs_rest(matrix, row, included),
             "check_pearson": figures["check_pearson"],
             "check_mae": figures["check_mae"],
             "excluded": name in excluded,
-            "seconds_per_item": _number(seconds.median()) if len(seconds) else None,
+            "seconds_per_item": float(np.median(timed)) if timed.size else None,
             "checks": figures["checks"],
             "flagged": reason is not None,
             "flag_reason": reason,
