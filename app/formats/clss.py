@@ -53,14 +53,8 @@ def _split_record(fields: list[str]) -> tuple[str, str, str, dict]:
     return word, sense, item_id.strip(), {"word": word, "sense_key": sense_key, "sense": sense}
 
 
-@without_gc
-def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
-    """Read a CLSS input file (and its gold key, when beside it) into an item frame."""
-    path = Path(path)
-    level = dataset or clss_level(path) or path.name.split(".")[0]
-    lines = read_text(path).lines()
-    while lines and not lines[-1].strip():
-        lines.pop()
+def _clss_rows(lines: list[str], level: str, path: Path) -> dict[str, list]:
+    """Item columns (without reference and dataset) of the non-blank input lines."""
     rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "genre", "meta", "line")}
     first_line: dict[str, int] = {}
     width: int | None = None
@@ -87,6 +81,18 @@ def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
         rows["genre"].append(genre_of(raw_id))
         rows["meta"].append(meta | {"id": raw_id})
         rows["line"].append(number)
+    return rows
+
+
+@without_gc
+def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
+    """Read a CLSS input file (and its gold key, when beside it) into an item frame."""
+    path = Path(path)
+    level = dataset or clss_level(path) or path.name.split(".")[0]
+    lines = read_text(path).lines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    rows = _clss_rows(lines, level, path)
     if not rows["line"]:
         raise SimrateError("file is empty", path)
     gold_path = clss_gold_path(path)

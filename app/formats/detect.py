@@ -108,6 +108,23 @@ def _table_format(records: list[Record]) -> str:
     return "ratings" if records and _is_ratings_table(records) else "pairs"
 
 
+def _text_format(head: TextFile, suffix: str) -> str:
+    """pyramid, pit, ratings or pairs, judged from the first lines of a text file."""
+    if "<pyramid" in head.text and head.text.lstrip().startswith("<"):
+        return "pyramid"
+    delimiter = sniff_delimiter(head)
+    if delimiter == "\t":
+        records = tsv_records(head)[:HEAD_RECORDS]
+        if _looks_like_pit(records, suffix):
+            return "pit"
+    else:
+        try:
+            records = list(csv_records(head, delimiter))[:HEAD_RECORDS]
+        except SimrateError:
+            records = []
+    return _table_format(records)
+
+
 def detect_format(path: str | Path) -> str:
     """Name the format of a file: pairs, sts, pit, clss, ratings, pyramid or project."""
     path = Path(path)
@@ -134,20 +151,7 @@ def detect_format(path: str | Path) -> str:
                            "as .xlsx (or as CSV) first", path)
     if b"\x00" in data[:HEAD_BYTES]:
         raise SimrateError("a binary file of a kind simrate does not read", path)
-    head = _head_text(path, data)
-    if "<pyramid" in head.text[:HEAD_BYTES] and head.text.lstrip().startswith("<"):
-        return "pyramid"
-    delimiter = sniff_delimiter(head)
-    if delimiter == "\t":
-        records = tsv_records(head)[:HEAD_RECORDS]
-        if _looks_like_pit(records, suffix):
-            return "pit"
-    else:
-        try:
-            records = list(csv_records(head, delimiter))[:HEAD_RECORDS]
-        except SimrateError:
-            records = []
-    return _table_format(records)
+    return _text_format(_head_text(path, data), suffix)
 
 
 def _reader(fmt: str) -> Callable[..., pd.DataFrame]:

@@ -191,6 +191,7 @@ def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str
     lines = [line for line, _ in fitted]
 
     def stripped(index: int | None) -> list[str]:
+        """The trimmed cells of a column, or empty strings when the column is absent."""
         return [f[index].strip() for _, f in fitted] if index is not None else [""] * len(fitted)
 
     if layout.id is not None:

@@ -31,6 +31,7 @@ def without_gc(function: Callable) -> Callable:
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
+        """`function` itself, with the collector paused."""
         was_enabled = gc.isenabled()
         gc.disable()
         try:
