@@ -29,6 +29,7 @@ from app.core.agreement import (
     disagreement_parts,
     pairable,
     undefined_reason,
+    unique_ints,
 )
 
 CI_METHODS = ("units", "hayes")
@@ -70,8 +71,7 @@ def _unique_columns(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray, 
         key = np.zeros(codes.shape[1], dtype=np.int64)
         for row in codes:
             key = key * (v + 1) + (row + 1)
-        _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True,
-                                              return_counts=True)
+        _, first, inverse, counts = unique_ints(key)
         return first, inverse, counts
     _, first, inverse, counts = np.unique(codes.T, axis=0, return_index=True,
                                           return_inverse=True, return_counts=True)
@@ -88,7 +88,7 @@ def patterns_of(part: Pairable) -> Patterns:
     present = shape >= 0
     m = present.sum(axis=0).astype(np.float64)
     p_idx = np.broadcast_to(np.arange(shape.shape[1]), shape.shape)
-    keys, value_count = np.unique(p_idx[present] * v + shape[present], return_counts=True)
+    keys, _, _, value_count = unique_ints(p_idx[present] * v + shape[present])
     pair_keys, pair_w = _pattern_pairs(shape, present, m, v)
     return Patterns(domain, unit_pattern, frequency.astype(np.float64), m, keys // v, keys % v,
                     value_count.astype(np.float64), pair_keys // (v * v), (pair_keys // v) % v,
@@ -105,7 +105,7 @@ def _pattern_pairs(shape: np.ndarray, present: np.ndarray, m: np.ndarray,
             both = present[a] & present[b] if a != b else np.zeros_like(present[a])
             keys.append(pattern[both] * v * v + shape[a, both] * v + shape[b, both])
             weights.append(1.0 / (m[both] - 1.0))
-    all_keys, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    all_keys, _, inverse, _ = unique_ints(np.concatenate(keys))
     return all_keys, np.bincount(inverse, weights=np.concatenate(weights))
 
 
@@ -131,7 +131,7 @@ def alphas_from_weights(pat: Patterns, weights: np.ndarray, level: str) -> np.nd
         gaps = _distances(level, pat.domain[pat.pair_c], pat.domain[pat.pair_k])
         per_pattern = np.bincount(pat.pair_p, weights=pat.pair_w * gaps,
                                   minlength=pat.m.size)
-        observed = weights @ per_pattern
+        observed = (weights * per_pattern).sum(axis=1)
         expected = _expected(level, counts, n, pat.domain)
     with np.errstate(divide="ignore", invalid="ignore"):
         result = 1.0 - observed / expected

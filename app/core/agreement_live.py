@@ -21,8 +21,6 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from app.core.agreement_load import bulk_state
-
 LEVELS = ("interval", "ordinal", "nominal", "ratio")
 
 
@@ -265,6 +263,8 @@ class LiveAgreement:
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
              values: Iterable[object]) -> None:
         """Add many ratings at once (vectorised when empty); same result as set_rating calls."""
+        from app.core.agreement_load import bulk_state  # imports agreement.py, which imports us
+
         values = list(values) if not isinstance(values, np.ndarray) else values
         if self._units or len(units) == 0 or not bulk_state(self, units, raters, values):
             for unit, rater, value in zip(units, raters, values, strict=True):

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from app.core.agreement import unique_ints
+
 _EXACT = 2 ** 53
 
 
@@ -55,13 +57,14 @@ def bulk_state(live: Any, units: Sequence[Hashable], raters: Sequence[Hashable],
     unit_idx, unit_labels = pd.factorize(pd.Index(list(units)), sort=False)
     rater_idx, rater_labels = pd.factorize(pd.Index(list(raters)), sort=False)
     n_raters = len(rater_labels)
-    if np.unique(unit_idx.astype(np.int64) * n_raters + rater_idx).size < codes.size:
+    key = np.sort(unit_idx.astype(np.int64) * n_raters + rater_idx)
+    if (key[1:] == key[:-1]).any():
         return False  # repeated (unit, rater): let set_rating apply them in order
     m_unit = np.bincount(unit_idx)
     bound = int(np.abs(codes).max()) * int(m_unit.max())
     if codes.size * bound * bound >= _EXACT:
         return False
-    domain = np.unique(codes)
+    domain = unique_ints(codes)[0]
     value_idx = np.array([live._intern(int(c)) for c in domain], dtype=np.int64)
     vidx = value_idx[np.searchsorted(domain, codes)]
     for rater in rater_labels:
@@ -102,7 +105,7 @@ def _fill_sums(live: Any, r: dict[str, np.ndarray], m_unit: np.ndarray) -> None:
     live._s1, live._s2 = int(s1_u[pairable_u].sum()), int(s2_u[pairable_u].sum())
     spread_u = m_unit * s2_u - s1_u * s1_u
     live._t = {int(k): int(spread_u[pairable_u & (m_unit == k)].sum())
-               for k in np.unique(m_unit[pairable_u])}
+               for k in np.flatnonzero(np.bincount(m_unit[pairable_u]))}
     in_pair = m >= 2
     live._nv = np.bincount(r["v"][in_pair], minlength=len(live._nv)).tolist()
     a, b = _within_unit_pairs(unit, int(m_unit.max()))
@@ -115,7 +118,7 @@ def _fill_coincidences(live: Any, v: np.ndarray, m: np.ndarray, a: np.ndarray,
                        b: np.ndarray) -> None:
     cap = live._cap
     live._coinc = {}
-    for k in np.unique(m[a]):
+    for k in np.flatnonzero(np.bincount(m[a])) if a.size else []:
         chosen = m[a] == k
         flat = np.bincount(v[a][chosen] * cap + v[b][chosen], minlength=cap * cap)
         live._coinc[int(k)] = flat.astype(np.int64).reshape(cap, cap)

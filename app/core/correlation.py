@@ -25,10 +25,10 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
         return np.nan, REASON_NO_VARIANCE
     dx = x - x.mean()
     dy = y - y.mean()
-    scale = np.sqrt(float(dx @ dx) * float(dy @ dy))
+    scale = np.sqrt(float((dx * dx).sum()) * float((dy * dy).sum()))
     if not scale > 0.0:
         return np.nan, REASON_NO_VARIANCE
-    return float(np.clip(float(dx @ dy) / scale, -1.0, 1.0)), None
+    return float(np.clip(float((dx * dy).sum()) / scale, -1.0, 1.0)), None
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
