@@ -10,7 +10,7 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
 from app.formats.sts import read_gold_key
-from app.formats.textio import read_text, without_gc
+from app.formats.textio import read_text, with_encoding, without_gc
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)
@@ -89,7 +89,8 @@ def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read a CLSS input file (and its gold key, when beside it) into an item frame."""
     path = Path(path)
     level = dataset or clss_level(path) or path.name.split(".")[0]
-    lines = read_text(path).lines()
+    source = read_text(path)
+    lines = source.lines()
     while lines and not lines[-1].strip():
         lines.pop()
     rows = _clss_rows(lines, level, path)
@@ -100,4 +101,4 @@ def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     rows["reference"] = ([scores[n - 1] for n in rows["line"]] if scores is not None
                          else [float("nan")] * len(rows["line"]))
     rows["dataset"] = [level] * len(rows["line"])
-    return item_frame(rows)
+    return with_encoding(item_frame(rows), source.encoding)

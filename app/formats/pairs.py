@@ -12,9 +12,10 @@ from app.formats.base import item_frame
 from app.formats.textio import (
     Record,
     fit_fields,
+    load_table,
     normalise_name,
     parse_number,
-    read_table,
+    with_encoding,
     without_gc,
 )
 
@@ -228,7 +229,8 @@ def read_pairs(path: str | Path, dataset: str | None = None, id_column: str | No
                left_column: str | None = None, right_column: str | None = None) -> pd.DataFrame:
     """Read a generic pair list (TSV, CSV or XLSX) into an item frame."""
     path = Path(path)
-    records, spreadsheet = read_table(path)
+    table = load_table(path)
+    records, spreadsheet = table.records, table.spreadsheet
     given = [c for c in (id_column, left_column, right_column) if c]
     header_at = locate_header(records, spreadsheet, given)
     if header_at is None:
@@ -243,4 +245,4 @@ def read_pairs(path: str | Path, dataset: str | None = None, id_column: str | No
         data = records[header_at + 1:]
     if not data:
         raise SimrateError("no pairs after the header row", path)
-    return _build_items(data, layout, path, dataset, spreadsheet)
+    return with_encoding(_build_items(data, layout, path, dataset, spreadsheet), table.encoding)

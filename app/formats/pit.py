@@ -9,7 +9,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import read_text, without_gc
+from app.formats.textio import read_text, with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences
@@ -62,7 +62,8 @@ def read_pit(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     dataset = dataset or pit_dataset_name(path)
     rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "genre", "reference",
                                              "meta", "line")}
-    for number, line in enumerate(read_text(path).lines(), start=1):
+    source = read_text(path)
+    for number, line in enumerate(source.lines(), start=1):
         if not line.strip():
             continue
         fields = line.split("\t")  # tweets keep their quotes: split on the tab only
@@ -89,4 +90,4 @@ def read_pit(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     if not rows["line"]:
         raise SimrateError("file is empty", path)
     rows["dataset"] = [dataset] * len(rows["line"])
-    return item_frame(rows)
+    return with_encoding(item_frame(rows), source.encoding)

@@ -13,9 +13,10 @@ from app.formats.pairs import HEADER_SCAN_ROWS, ID_NAMES, TEXT_NAME_PAIRS
 from app.formats.textio import (
     Record,
     fit_fields,
+    load_table,
     normalise_name,
     parse_number,
-    read_table,
+    with_encoding,
     without_gc,
 )
 
@@ -174,7 +175,8 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
 def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame:
     """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing column."""
     path = Path(path)
-    records, spreadsheet = read_table(path)
+    table = load_table(path)
+    records, spreadsheet = table.records, table.spreadsheet
     header_at = _locate_header(records, spreadsheet, path)
     names = [n.strip() for n in records[header_at][1]]
     data = records[header_at + 1:]
@@ -188,7 +190,7 @@ def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame
         rows = _read_wide(data, names, spreadsheet, path)
     if not rows["line"]:
         raise SimrateError("no ratings in the file", path)
-    return rating_frame(rows)
+    return with_encoding(rating_frame(rows), table.encoding)
 
 
 def is_wide_or_long_header(fields: list[str]) -> bool:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import parse_number, read_text, without_gc
+from app.formats.textio import parse_number, read_text, with_encoding, without_gc
 
 INPUT_NAME = re.compile(r"^STS\.input\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
 
@@ -68,7 +68,8 @@ def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read an STS input file (and its gold key, when beside it) into an item frame."""
     path = Path(path)
     dataset = dataset or sts_dataset_name(path) or path.stem
-    lines = read_text(path).lines()
+    source = read_text(path)
+    lines = source.lines()
     n_lines = _count_lines(lines)
     rows: dict[str, list] = {"item_id": [], "left": [], "right": [], "line": []}
     for number, line in enumerate(lines[:n_lines], start=1):
@@ -97,4 +98,4 @@ def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     count = len(rows["line"])
     rows.update(dataset=[dataset] * count, genre=[""] * count, reference=reference,
                 meta=[{} for _ in range(count)])
-    return item_frame(rows)
+    return with_encoding(item_frame(rows), source.encoding)

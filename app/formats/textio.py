@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from app.core.errors import SimrateError
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
@@ -223,16 +225,37 @@ def xlsx_records(path: str | Path) -> list[Record]:
     return records
 
 
+@dataclass(frozen=True)
+class Table:
+    """The records of a CSV, TSV or XLSX file and how it was read."""
+
+    records: list[Record]
+    spreadsheet: bool
+    encoding: str  # as TextFile.encoding; "xlsx" for a spreadsheet
+
+
 @without_gc
-def read_table(path: str | Path) -> tuple[list[Record], bool]:
-    """Records of a CSV, TSV or XLSX file, and whether the file is a spreadsheet."""
+def load_table(path: str | Path) -> Table:
+    """Records of a CSV, TSV or XLSX file, with whether it is a spreadsheet and its encoding."""
     if is_xlsx(path):
-        return xlsx_records(path), True
+        return Table(xlsx_records(path), True, "xlsx")
     source = read_text(path)
     delimiter = sniff_delimiter(source)
     if delimiter == "\t":
-        return tsv_records(source), False
-    return list(csv_records(source, delimiter)), False
+        return Table(tsv_records(source), False, source.encoding)
+    return Table(list(csv_records(source, delimiter)), False, source.encoding)
+
+
+def read_table(path: str | Path) -> tuple[list[Record], bool]:
+    """Records of a CSV, TSV or XLSX file, and whether the file is a spreadsheet."""
+    table = load_table(path)
+    return table.records, table.spreadsheet
+
+
+def with_encoding(frame: pd.DataFrame, encoding: str) -> pd.DataFrame:
+    """Note in `frame.attrs["encoding"]` how the file was decoded ("cp1252" = fallback)."""
+    frame.attrs["encoding"] = encoding
+    return frame
 
 
 def normalise_name(name: str) -> str:

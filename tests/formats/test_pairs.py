@@ -184,11 +184,15 @@ def test_header_only_is_an_error(tmp_path):
 def test_bom_crlf_and_cp1252_pairs(tmp_path):
     path = tmp_path / "win.csv"
     path.write_bytes(b"\xef\xbb\xbfleft,right\r\nna\xc3\xafve,plain\r\n")
-    assert read_pairs(path).iloc[0]["left"] == "na\u00efve"
+    items = read_pairs(path)
+    assert items.iloc[0]["left"] == "na\u00efve"
+    assert items.attrs["encoding"] == "utf-8-sig"
     legacy = tmp_path / "legacy.csv"
     legacy.write_bytes(b"left,right\r\nna\xefve,\x93quoted\x94\r\n")
-    row = read_pairs(legacy).iloc[0]
+    items = read_pairs(legacy)
+    row = items.iloc[0]
     assert (row["left"], row["right"]) == ("na\u00efve", "\u201cquoted\u201d")
+    assert items.attrs["encoding"] == "cp1252"  # the import command can say so
 
 
 def test_texts_are_kept_exactly(tmp_path):

@@ -96,3 +96,12 @@ def test_real_sts_files(realdata):
         assert list(items["right"]) == [line.split("\t")[1] for line in raw_lines]
         assert list(items["reference"]) == [float(g) for g in gold_lines]
         assert items["reference"].between(0, 5).all()
+
+
+def test_cp1252_input_is_flagged(tmp_path):
+    path = tmp_path / "STS.input.legacy.txt"
+    path.write_bytes(b"caf\xe9 open\tthe caf\xe9 is open\r\n")
+    items = read_sts(path)
+    assert items.iloc[0]["left"] == "caf\u00e9 open"
+    assert items.attrs["encoding"] == "cp1252"
+    assert read_sts(write_sts(tmp_path, "plain", ["a\tb"])).attrs["encoding"] == "utf-8"
