@@ -132,3 +132,14 @@ def test_input_tsv_of_an_unknown_level_is_judged_by_content(tmp_path):
     path = tmp_path / "my.batch.input.tsv"
     path.write_text("id\tleft\tright\n1\ta\tb\n", encoding="utf-8")
     assert detect_format(path) == "pairs"
+
+
+def test_xlsx_ratings_below_a_title(tmp_path):
+    from openpyxl import Workbook
+
+    path = tmp_path / "scores.xlsx"
+    book = Workbook()
+    for row in (("Ratings of batch 2",), (), ("item_id", "annotator", "score"), ("a", "dan", 3)):
+        book.active.append(row)
+    book.save(path)
+    assert detect_format(path) == "ratings"
