@@ -1,0 +1,106 @@
+"""ReviewIndex: which items need an organizer (flagged, second look) and which are settled.
+
+Qt-free. It reads the project's flag index (`Project.state.flags`, kept up to date by the
+core on every rating and adjudication) instead of scanning ratings, so asking about one
+item costs O(raters) and listing the queue costs O(flagged log flagged).
+
+The flag index is keyed by item ord. Ords are assigned 0, 1, 2, ... in import order and
+items are never deleted, so an item's ord is its position (`Project.position`); this is the
+one place that relies on it (see the report: a public `Project.item_status` would remove it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.core.project import Project
+
+FLAGGED = "flagged"
+SECOND_LOOK = "second look"
+
+
+@dataclass(frozen=True)
+class ItemStatus:
+    """Review state of one item; `disagreement` is in step codes."""
+
+    flagged: bool
+    second_look: bool
+    adjudicated: bool
+    disagreement: int
+
+    @property
+    def in_queue(self) -> bool:
+        """True when the item waits for an organizer."""
+        return self.flagged or self.second_look
+
+    @property
+    def kind(self) -> str:
+        """`flagged`, `second look` or '' (not in the queue)."""
+        return FLAGGED if self.flagged else SECOND_LOOK if self.second_look else ""
+
+    @property
+    def unadjudicated(self) -> bool:
+        """Neither flagged nor adjudicated: the items of 'alpha over unadjudicated items'."""
+        return not (self.flagged or self.adjudicated)
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One item of the adjudication queue."""
+
+    item_id: str
+    disagreement: int  # step codes
+    kind: str  # FLAGGED or SECOND_LOOK
+
+    def sort_key(self, position: int) -> tuple[int, int]:
+        """Largest disagreement first, then project order."""
+        return (-self.disagreement, position)
+
+
+class ReviewIndex:
+    """Answers review questions about items of one open project."""
+
+    def __init__(self, project: Project):
+        self.project = project
+
+    @property
+    def _flags(self):  # -> FlagIndex; read afresh: the core rebuilds it after bulk changes
+        return self.project.state.flags
+
+    def _ord(self, item_id: str) -> int:
+        return self.project.position(item_id)
+
+    def disagreement(self, ord_: int) -> int:
+        """Spread of an item's ratings in codes; for an adjudicated item, also the largest
+        distance of a rating from the adjudicated score (what a second look is about)."""
+        flags = self._flags
+        spread = flags.spread(ord_)
+        adjudicated = flags.adjudicated.get(ord_)
+        if adjudicated is None:
+            return spread
+        codes = flags.unit(ord_).values()
+        return max([spread, *(abs(c - adjudicated) for c in codes)])
+
+    def status(self, item_id: str) -> ItemStatus:
+        """The review state of one item (unknown ids are never flagged)."""
+        ord_ = self._ord(item_id)
+        if ord_ < 0:
+            return ItemStatus(False, False, False, 0)
+        flags = self._flags
+        return ItemStatus(ord_ in flags.flagged, ord_ in flags.second_look,
+                          ord_ in flags.adjudicated, self.disagreement(ord_))
+
+    def queue(self) -> list[QueueEntry]:
+        """Flagged and second-look items, largest disagreement first, then project order."""
+        flags = self._flags
+        ids = self.project.item_ids()
+        keyed = [(-spread, ord_, FLAGGED) for ord_, spread in flags.flagged.items()]
+        keyed += [(-self.disagreement(ord_), ord_, SECOND_LOOK) for ord_ in flags.second_look]
+        keyed.sort()
+        return [QueueEntry(ids[ord_], -negative, kind) for negative, ord_, kind in keyed]
+
+    def counts(self) -> dict[str, int]:
+        """How many items are flagged, need a second look, are adjudicated."""
+        flags = self._flags
+        return {"flagged": len(flags.flagged), "second_look": len(flags.second_look),
+                "adjudicated": len(flags.adjudicated)}
