@@ -47,10 +47,17 @@ def counted_annotators(ratings: pd.DataFrame, excluded: Iterable[str] = (),
 
 def rating_matrix(item_ids: Sequence[str], ratings: pd.DataFrame,
                   annotators: Sequence[str]) -> np.ndarray:
-    """Items x annotators array of scores (NaN where missing), rows in `item_ids` order."""
+    """Items x annotators array of scores (NaN where missing), rows in `item_ids` order.
+
+    Ratings are placed by item id, or by their `row` column (position in `item_ids`)
+    when there is one.
+    """
     matrix = np.full((len(item_ids), len(annotators)), np.nan)
     rated = ratings[ratings["score"].notna()]
-    rows = pd.Index(item_ids).get_indexer(rated["item_id"])
+    if "row" in rated.columns:  # positions given (Project.gold_inputs): no string lookup
+        rows = rated["row"].to_numpy(dtype=np.int64)
+    else:
+        rows = pd.Index(item_ids).get_indexer(rated["item_id"])
     cols = pd.Index(annotators).get_indexer(rated["annotator"])
     keep = (rows >= 0) & (cols >= 0)
     matrix[rows[keep], cols[keep]] = rated["score"].to_numpy(dtype="float64")[keep]
@@ -145,3 +152,19 @@ def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:
 def unresolved_counts(gold: pd.DataFrame) -> dict[str, int]:
     """What stops an export: flagged items, and items with no gold (no ratings, no verdict)."""
     return {"flagged": int(gold["flagged"].sum()), "unrated": int(gold["gold"].isna().sum())}
+
+
+def second_look_items(ratings: pd.DataFrame, adjudications: pd.DataFrame, scale: Scale,
+                      threshold: float = 1.0, excluded: Iterable[str] = ()) -> list[str]:
+    """Adjudicated items with a counted rating, saved after the verdict, that differs from it
+    by the threshold or more (FlagIndex.second_look, computed from the tables)."""
+    if not len(adjudications) or not len(ratings):
+        return []
+    counted = ratings[ratings["score"].notna() & ~ratings["annotator"].isin(set(excluded))]
+    verdicts = adjudications[["item_id", "score", "at"]].rename(
+        columns={"score": "verdict", "at": "verdict_at"})
+    late = counted.merge(verdicts, on="item_id")
+    late = late[late["updated_at"] > late["verdict_at"]]
+    distance = np.rint((late["score"] - late["verdict"]).abs().to_numpy() / scale.step)
+    chosen = late["item_id"][distance >= threshold_codes(threshold, scale.step)]
+    return list(dict.fromkeys(chosen.tolist()))

@@ -494,8 +494,9 @@ class Project:
         """(items, ratings) with only what gold needs, read in bulk for large exports.
 
         items: item_id, dataset, genre, left, right in project order; ratings: item_id,
-        annotator, score, updated_at of every rating with a score. Text columns are plain
-        object columns: converting 200,000 strings to pandas' string dtype costs seconds.
+        annotator, score, updated_at, row (position in items) of every rating with a score.
+        Text columns are plain object columns: converting 200,000 strings to pandas' string
+        dtype costs seconds.
         """
         names = ["item_id", "dataset", "genre", "left", "right"]
         rows = self._conn.execute(
@@ -508,11 +509,18 @@ class Project:
                             count=4 * len(rows)).reshape(len(rows), 4)
         name_by_id = dict(self._conn.execute("SELECT id, name FROM annotators"))
         aids = table[:, 1].astype(np.int64)
+        ords = table[:, 0].astype(np.int64)
+        ids = self._ids_for_ords(ords)
+        # ords are 0..n-1 unless the file was edited by hand; then a row is the ord itself
+        contiguous = not self._item_ids or \
+            self._ord[self._item_ids[-1]] == len(self._item_ids) - 1
         ratings = pd.DataFrame({
-            "item_id": pd.Series(self._ids_for_ords(table[:, 0].astype(np.int64)), dtype=object),
+            "item_id": pd.Series(ids, dtype=object),
             "annotator": pd.Series([name_by_id[a] for a in aids.tolist()], dtype=object),
             "score": self.scale.low + table[:, 2] * self.scale.step,
             "updated_at": table[:, 3],
+            # the item's row in `items`, sparing gold a string lookup per rating
+            "row": ords if contiguous else pd.Index(items["item_id"]).get_indexer(ids),
         })
         return items, ratings
 

@@ -14,15 +14,24 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import numpy as np
 import pandas as pd
 
 from app.core.errors import RuleError, SimrateError
-from app.core.gold import GOLD_COLUMNS, RATING_PREFIX, annotator_columns, unresolved_counts
+from app.core.gold import (
+    GOLD_COLUMNS,
+    RATING_PREFIX,
+    annotator_columns,
+    compute_gold,
+    second_look_items,
+    unresolved_counts,
+)
 from app.core.scale import Scale
 from app.formats.atomic import atomic_open, check_writable_target
 
@@ -109,28 +118,39 @@ def check_resolved(gold: pd.DataFrame, where: str | Path | None = None) -> dict[
 
 
 # ----------------------------------------------------------------------------- cells
-def number_texts(values: Iterable[float]) -> list[str]:
-    """Numbers in shortest exact form (repr), NaN as an empty string."""
-    return ["" if v != v else repr(float(v)) for v in values]
+def number_texts(values: np.ndarray) -> list[str]:
+    """Numbers in shortest exact form (repr), NaN as an empty string.
+
+    Scores, means and spreads take few distinct values, so each is formatted once.
+    """
+    values = np.asarray(values, dtype="float64")
+    distinct, position = np.unique(values, return_inverse=True)
+    texts = np.array(["" if v != v else repr(float(v)) for v in distinct.tolist()],
+                     dtype=object)
+    return texts[position.reshape(-1)].tolist()
 
 
 def quote_texts(values: Iterable[str], delimiter: str) -> list[str]:
     """Texts quoted only where needed (delimiter, quote, CR, LF), quotes doubled."""
-    special = (delimiter, '"', "\n", "\r")
-    out = []
-    for text in values:
-        text = "" if text is None else str(text)
-        if any(ch in text for ch in special):
-            text = '"' + text.replace('"', '""') + '"'
-        out.append(text)
-    return out
+    special = re.compile("[" + re.escape(delimiter) + '"\n\r]').search
+    return [('"' + text.replace('"', '""') + '"') if special(text) else text
+            for text in ("" if v is None or v != v else str(v) for v in values)]
+
+
+def _quoted_column(values: pd.Series, delimiter: str) -> list[str]:
+    """A text column quoted where needed; the search runs over the column at once."""
+    texts = values.fillna("").astype(object).tolist()
+    joined = "\x00".join(texts)  # one scan finds whether any text needs quotes
+    if not any(ch in joined for ch in (delimiter, '"', "\n", "\r")):
+        return texts
+    return quote_texts(texts, delimiter)
 
 
 def _column_texts(gold: pd.DataFrame, column: str, delimiter: str) -> list[str]:
     """One column of the gold table as field texts."""
     values = gold[column]
     if column in TEXT_COLUMNS:
-        return quote_texts(values.tolist(), delimiter)
+        return _quoted_column(values, delimiter)
     if column in BOOL_COLUMNS:
         return ["true" if v else "false" for v in values.to_numpy(dtype=bool)]
     if column == "n_ratings":
@@ -259,15 +279,24 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     chosen, from_extension = choose_format(out, fmt)
     if chosen == "pit":
         check_pit_scale(project.scale)
-    gold = project.gold()
+    # read each table once: the gold table and the second-look count share them
+    items, ratings = project.gold_inputs()
+    adjudications = project.adjudications()
+    excluded = project.excluded_annotators()
+    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
+                        excluded, project.annotators())
+    del items
     counts = unresolved_counts(gold)
     if not allow_unresolved:
         check_resolved(gold, project.path)
+    second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
+                                    excluded)
 
     def report_data() -> dict:
-        return {"ratings": project.ratings(), "adjudications": project.adjudications(),
-                "excluded": project.excluded_annotators(), "title": project.title,
-                "second_look": sorted(project.second_look_ids()),
+        # the report lists skipped ratings and notes too, which gold does not need
+        return {"ratings": project.ratings(), "adjudications": adjudications,
+                "excluded": excluded,
+                "title": project.title, "second_look": second_look,
                 "threshold": project.threshold}
 
     warnings = write_gold(gold, out, chosen, project.scale, progress, report_data)
@@ -275,7 +304,5 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     return ExportReport(
         path=out, format=chosen, format_from_extension=from_extension, items=len(gold),
         sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
-        unrated=counts["unrated"], second_look=len(project.second_look_ids()),
-        warnings=warnings,
+        unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
     )
-

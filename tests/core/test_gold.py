@@ -164,3 +164,27 @@ def test_project_gold_uses_threshold_exclusion_and_adjudication(tmp_path):
         assert gold.loc["s:3", "source"] == "" and "rating:cy" not in gold.columns
         assert [c for c in gold.columns if c.startswith("rating:")] == ["rating:ann",
                                                                           "rating:bob"]
+
+
+def test_gold_of_a_hand_edited_file_with_gaps_in_item_order(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="clss") as project:
+        project.import_items(item_frame({
+            "item_id": ["a", "b", "c"], "left": ["1", "2", "3"], "right": ["x", "y", "z"],
+            "dataset": ["d"] * 3, "genre": [""] * 3, "reference": [float("nan")] * 3,
+            "meta": [{}] * 3, "line": [1, 2, 3],
+        }), source="i.tsv")
+        for item, score in (("a", 1.0), ("b", 2.0), ("c", 4.0)):
+            project.rate(item, "ann", score)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    with conn:  # ords 0,1,2 -> 7,5,3: the order of the items is reversed
+        conn.execute("UPDATE items SET ord = 7 - 2 * ord")
+        conn.execute("UPDATE ratings SET item_ord = 7 - 2 * item_ord")
+    conn.close()
+    with Project.open(path) as project:
+        gold = project.gold()
+        assert gold["item_id"].tolist() == ["c", "b", "a"]
+        assert gold["gold"].tolist() == [4.0, 2.0, 1.0]
