@@ -81,7 +81,7 @@ def test_intervals_arrive_in_the_background_and_contain_alpha(qtbot, organizer):
     qtbot.waitUntil(lambda: watcher.has_intervals, timeout=20000)
     low, high = watcher.interval(OVERALL_ALL)
     assert low <= project.live.alpha() <= high
-    assert dashboard.interval_label.text() == f"95% interval {low:.3f} \u2013 {high:.3f}"
+    assert dashboard.interval_label.text() == f"95% interval {low:.3f}\u2013{high:.3f}"
 
 
 def test_stale_intervals_for_another_level_are_dropped(qtbot, organizer):
