@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate, islice
 
 EXACT, RECOVERED, LOST = "exact", "recovered", "lost"
 
@@ -25,7 +26,12 @@ DEFAULT_SEARCH_WINDOW = 10_000
 DEFAULT_SEARCH_BUDGET = 50_000_000
 
 _DASHED = re.compile(r"\s*-{3,}\s*")
-_WHITESPACE = re.compile(r"\s+")
+_NON_WHITESPACE = re.compile(r"\S")
+
+
+def _without_whitespace(text: str) -> str:
+    """`text` with all whitespace removed (str.split and regex \\s agree on what it is)."""
+    return "".join(text.split())
 # Topic of a model summary id: `D0631.M.250.D.D` -> D0631, ` D0703-A.M.100.A.C` -> D0703-A.
 _TOPIC_OF_SUMMARY = re.compile(r"\s*([^.\s]+)\.M\.")
 
@@ -104,7 +110,7 @@ class Pyramid:
 
 def collapse_whitespace(text: str) -> str:
     """`text` with every run of whitespace made one space, and no space at either end."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def find_summaries(lines: list[str]) -> list[Summary]:
@@ -154,23 +160,55 @@ def _nearest(spans: list[tuple[int, int]], anchor: int) -> tuple[int, int] | Non
     return min(spans, key=lambda span: abs(span[0] - anchor))
 
 
-def _search(text: str, label: str, anchor: int, window: int) -> tuple[int, int] | None:
-    """Where `label` occurs within `window` characters of `anchor`: literally, else ignoring whitespace."""
-    low = max(0, anchor - window)
-    high = min(len(text), anchor + len(label) + window)
-    literal = []
+def _literal_spans(text: str, label: str, low: int, high: int) -> list[tuple[int, int]]:
+    """Every occurrence of `label` inside text[low:high]."""
+    spans = []
     position = text.find(label, low, high)
     while position >= 0:
-        literal.append((position, position + len(label)))
+        spans.append((position, position + len(label)))
         position = text.find(label, position + 1, high)
-    if literal:
-        return _nearest(literal, anchor)
-    compact = _WHITESPACE.sub("", label)
-    # Any whitespace (or none) may stand between two characters of the label: this finds
-    # parts whose label lost a line break ("Church.Others") or gained a double space.
-    pattern = re.compile(r"\s*".join(re.escape(ch) for ch in compact))
-    loose = [(m.start(), m.end()) for m in pattern.finditer(text, low, high)]
-    return _nearest(loose, anchor)
+    return spans
+
+
+class _WhitespaceFree:
+    """The text without its whitespace, with a coarse map between the two kinds of position.
+
+    Built chunk by chunk with C-speed substitutions; a position is translated by looking only
+    inside its chunk, so the map costs one integer per CHUNK characters, not one per character.
+    """
+
+    CHUNK = 256
+
+    def __init__(self, text: str):
+        self.text = text
+        pieces = [_without_whitespace(text[i:i + self.CHUNK])
+                  for i in range(0, len(text), self.CHUNK)]
+        self.compact = "".join(pieces)
+        self.before = list(accumulate((len(p) for p in pieces), initial=0))
+
+    def to_compact(self, position: int) -> int:
+        """How many non-whitespace characters precede text position `position`."""
+        chunk = position // self.CHUNK
+        head = self.text[chunk * self.CHUNK:position]
+        return self.before[chunk] + len(_without_whitespace(head))
+
+    def to_text(self, index: int) -> int:
+        """The text position of the compact text's character `index`."""
+        chunk = bisect_right(self.before, index) - 1
+        inside = _NON_WHITESPACE.finditer(self.text, chunk * self.CHUNK, (chunk + 1) * self.CHUNK)
+        return next(islice(inside, index - self.before[chunk], None)).start()
+
+    def spans(self, label: str, low: int, high: int) -> list[tuple[int, int]]:
+        """Where `label` occurs in text[low:high] when whitespace is ignored on both sides."""
+        compact_label = _without_whitespace(label)
+        end = self.to_compact(high)
+        spans = []
+        position = self.compact.find(compact_label, self.to_compact(low), end)
+        while position >= 0:
+            spans.append((self.to_text(position),
+                          self.to_text(position + len(compact_label) - 1) + 1))
+            position = self.compact.find(compact_label, position + 1, end)
+        return spans
 
 
 class PartLocator:
@@ -190,6 +228,7 @@ class PartLocator:
         self.window = window
         self.budget = budget
         self.budget_spent = False
+        self._whitespace_free: _WhitespaceFree | None = None
 
     def locate(self, part: Part) -> None:
         """Set the part's found_start/found_end and status (exact, recovered or lost)."""
@@ -208,7 +247,7 @@ class PartLocator:
     def _find(self, part: Part) -> tuple[int, int] | None:
         """The nearest occurrence of the part's label: close by, else within the window."""
         anchor = min(max(part.start if part.start is not None else 0, 0), len(self.text))
-        span = _search(self.text, part.label, anchor, min(self.NEAR, self.window))
+        span = self._search(part.label, anchor, min(self.NEAR, self.window))
         if span is not None or self.window <= self.NEAR:
             return span
         scanned = 2 * self.window + len(part.label)
@@ -216,7 +255,22 @@ class PartLocator:
             self.budget_spent = True
             return None
         self.budget -= scanned
-        return _search(self.text, part.label, anchor, self.window)
+        return self._search(part.label, anchor, self.window)
+
+    def _search(self, label: str, anchor: int, window: int) -> tuple[int, int] | None:
+        """The occurrence of `label` nearest `anchor` within `window`: literal, else loose.
+
+        Ignoring whitespace finds parts whose label lost a line break ("Church.Others")
+        or gained a double space.
+        """
+        low = max(0, anchor - window)
+        high = min(len(self.text), anchor + len(label) + window)
+        spans = _literal_spans(self.text, label, low, high)
+        if not spans:
+            if self._whitespace_free is None:
+                self._whitespace_free = _WhitespaceFree(self.text)
+            spans = self._whitespace_free.spans(label, low, high)
+        return _nearest(spans, anchor)
 
 
 def locate_part(text: str, part: Part, window: int = DEFAULT_SEARCH_WINDOW) -> None:

@@ -63,30 +63,31 @@ class _DucviewCollector:
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
         """Open an element: check the root, then collect text lines, SCUs, contributors, parts."""
-        line = self.parser.CurrentLineNumber
-        parent = self.stack[-1] if self.stack else ""
-        self.stack.append(name)
-        if len(self.stack) == 1:
-            self._check_root(name)
-            self.in_pyramid = name == "pyramid"
-            return
-        if name == "pyramid" and parent == "peerAnnotation":
-            self.in_pyramid = True
-        elif not self.in_pyramid:
-            return
-        elif name == "text" and parent == "pyramid":
-            self.lines = [] if self.lines is None else self.lines
-        elif name == "line" and parent == "text" and self.lines is not None:
-            self.line_chunks = []
-        elif name == "scu" and parent == "pyramid":
-            uid = attrs.get("uid") or f"#{len(self.scus) + 1}"
-            self.scus.append(Scu(uid, attrs.get("label", ""), [], line, attrs.get("comment", "")))
-        elif name == "contributor" and parent == "scu":
-            self.scus[-1].contributors.append(Contributor(attrs.get("label", ""), [], line))
+        stack = self.stack
+        parent = stack[-1] if stack else ""
+        stack.append(name)
+        if not self.in_pyramid:
+            if len(stack) == 1:
+                self._check_root(name)
+                self.in_pyramid = name == "pyramid"
+            elif name == "pyramid" and parent == "peerAnnotation" and len(stack) == 2:
+                self.in_pyramid = True
         elif name == "part" and parent == "contributor":
+            line = self.parser.CurrentLineNumber
             part = Part(attrs.get("label", ""), self._offset(attrs, "start", line),
                         self._offset(attrs, "end", line), line)
             self.scus[-1].contributors[-1].parts.append(part)
+        elif name == "contributor" and parent == "scu":
+            line = self.parser.CurrentLineNumber
+            self.scus[-1].contributors.append(Contributor(attrs.get("label", ""), [], line))
+        elif name == "scu" and parent == "pyramid":
+            uid = attrs.get("uid") or f"#{len(self.scus) + 1}"
+            self.scus.append(Scu(uid, attrs.get("label", ""), [], self.parser.CurrentLineNumber,
+                                 attrs.get("comment", "")))
+        elif name == "line" and parent == "text" and self.lines is not None:
+            self.line_chunks = []
+        elif name == "text" and parent == "pyramid" and self.lines is None:
+            self.lines = []
 
     def _check_root(self, name: str) -> None:
         """Only DUCView's <pyramid> and <peerAnnotation> roots are pyramids we read."""
@@ -98,7 +99,8 @@ class _DucviewCollector:
     def _offset(self, attrs: dict[str, str], key: str, line: int) -> int | None:
         """An integer offset attribute, or None (with a warning) when missing or not a number."""
         value = attrs.get(key, "").strip()
-        if re.fullmatch(r"-?\d{1,12}", value):
+        digits = value[1:] if value.startswith("-") else value
+        if digits.isascii() and digits.isdigit() and len(digits) <= 12:
             return int(value)
         self.warnings.append((line, f"part {key} offset {value!r} is not a number"))
         return None
@@ -109,7 +111,7 @@ class _DucviewCollector:
         if name == "line" and self.line_chunks is not None and self.lines is not None:
             self.lines.append("".join(self.line_chunks))
             self.line_chunks = None
-        elif name == "pyramid" and self.root_is_annotation():
+        elif name == "pyramid" and len(self.stack) == 1 and self.root_is_annotation():
             raise _Stop
 
     def root_is_annotation(self) -> bool:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import re
+
+import pytest
+
 from app.core.pyramid import (
     EXACT,
     LOST,
@@ -10,6 +15,7 @@ from app.core.pyramid import (
     Part,
     PartLocator,
     Scu,
+    _WhitespaceFree,
     build_pyramid,
     find_summaries,
     locate_part,
@@ -163,3 +169,19 @@ def test_lost_parts_are_warned_about_with_their_line():
     pyramid = build_pyramid(LINES, [Scu("1", "x", [contributor])])
     assert pyramid.part_counts()[LOST] == 1
     assert any(line == 77 for line, _ in pyramid.warnings)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_whitespace_free_search_agrees_with_a_regex(monkeypatch, seed):
+    monkeypatch.setattr(_WhitespaceFree, "CHUNK", 7)  # many chunk boundaries
+    rng = random.Random(seed)
+    text = "".join(rng.choice("ab  \n\t\u00a0") for _ in range(400))
+    compact = "".join(text.split())
+    begin = rng.randrange(len(compact) - 4)
+    label_chars = compact[begin:begin + rng.randint(1, 6)]
+    label = "".join(ch + rng.choice(["", " ", "  "]) for ch in label_chars)
+    low, high = sorted(rng.sample(range(len(text) + 1), 2))
+    pattern = re.compile("(?=(" + r"\s*".join(re.escape(ch) for ch in label_chars) + "))")
+    expected = [(m.start(1), m.end(1)) for m in pattern.finditer(text, low, high)
+                if m.end(1) <= high and not text[m.start(1)].isspace()]
+    assert _WhitespaceFree(text).spans(label, low, high) == expected
