@@ -164,17 +164,20 @@ def report_live(units: int) -> None:
     print(f"\n{'live: one edit + query, ' + format(units, ',') + ' items':<44}"
           f"{'median':>10}{'p95':>10}{'target':>10}")
     targets = {"interval alpha": 50, "ordinal alpha": 200, "pearson_matrix": 100}
+    loads = {}
     for raters, query in ((3, "edit only"), (3, "interval alpha"), (3, "ordinal alpha"),
                           (3, "pearson_vs_rest"), (5, "pearson_matrix"),
                           (5, "pearson DataFrame")):
         out = run_stage("live", units, raters, query)
+        loads[raters] = (out["load_seconds"], out["rss_mb"])
         target = targets.get(query)
         tail = f"{'<= ' + str(target) + ' us':>10}  {verdict(out['median_us'] <= target)}" \
             if target else ""
         print(f"{'  ' + query + f' ({raters} raters)':<44}{out['median_us']:>7.1f} us"
               f"{out['p95_us']:>7.1f} us{tail}")
-    print(f"  (bulk load of the {units:,} x 3 ratings: {out['load_seconds']:.2f} s, "
-          f"process max RSS {out['rss_mb']:.0f} MB with 5 raters)")
+    for raters, (seconds, rss) in loads.items():
+        print(f"  (LiveAgreement.load of {units:,} items x {raters} raters, 10% missing: "
+              f"{seconds:.2f} s; process max RSS {rss:.0f} MB)")
 
 
 def report_ci(units: int) -> None:
