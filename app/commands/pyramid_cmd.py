@@ -10,6 +10,7 @@ from app.core.errors import SimrateError
 from app.core.pyramid import Pyramid
 from app.core.pyramid_pairs import binary_pairs, pyramid_statistics, ranking_questions
 from app.core.pyramid_words import WordRules
+from app.formats.atomic import check_writable_target
 from app.formats.pyramid import read_pyramid
 from app.formats.pyramid_out import (
     BINARY_COLUMNS,
@@ -60,6 +61,7 @@ def read_pyramids(files: list[str]) -> list[Pyramid]:
 def run(args: argparse.Namespace) -> int:
     """Read the pyramids, derive both tests, write the one asked for, report statistics."""
     rules = _rules(args)
+    check_writable_target(args.out)  # say so before minutes of work, not after
     pyramids = read_pyramids(args.files)
     pairs = [p for pyramid in pyramids for p in binary_pairs(pyramid, rules, seed=args.seed)]
     questions = [q for pyramid in pyramids

@@ -10,6 +10,7 @@ the seed and the pyramid's topic, so a pyramid's output does not depend on the o
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,7 +147,8 @@ def binary_pairs(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
     """Paraphrase (same SCU) and non-paraphrase pairs of one pyramid, shuffled by `seed`.
 
     `negatives` is "all" or how many non-paraphrase pairs to draw per paraphrase pair.
-    A pair's id names its two texts in file order, so it does not depend on the seed.
+    A pair's id is `<left text id>-<right text id>`; ids and sides do not depend on the seed,
+    only the order of the pairs (and which negatives are drawn) do.
     """
     rules = rules or WordRules()
     m = _matrices(pyramid, rules)
@@ -163,11 +165,14 @@ def binary_pairs(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
     pairs = []
     for label, index_pairs in ((1, positive), (0, negative)):
         for i, j in index_pairs.tolist():
-            first, second = m.texts[i], m.texts[j]
-            pair_id = f"{first.text_id}-{second.text_id}"
-            if rng.random() < 0.5:  # neither side always holds the label or the first SCU
-                first, second = second, first
-            pairs.append(BinaryPair(pair_id, pyramid.topic, first, second, label))
+            left, right = m.texts[i], m.texts[j]
+            # Neither side always holds the SCU label or the earlier SCU; the choice hangs on
+            # the two texts alone, so a pair reads the same whatever the seed (and importing
+            # it again with another seed finds the same item).
+            if zlib.crc32(f"{pyramid.topic}:{left.text_id}-{right.text_id}".encode()) & 1:
+                left, right = right, left
+            pairs.append(BinaryPair(f"{left.text_id}-{right.text_id}", pyramid.topic,
+                                    left, right, label))
     rng.shuffle(pairs)
     return pairs
 

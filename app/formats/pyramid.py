@@ -247,5 +247,10 @@ def read_pyramid_items(path: str | Path, negatives: str | int = "all", seed: int
 
     dataset = the pyramid's topic; meta holds the automatic label (1 paraphrase, 0 not), the
     SCU, text and model-summary ids of both sides; line = the left text's line in the file.
+    frame.attrs["warnings"] lists what the reader tolerated (lost parts, skipped SCUs).
     """
-    return pyramid_item_frame(read_pyramid(path), parse_negatives(negatives), seed, rules)
+    pyramid = read_pyramid(path)
+    frame = pyramid_item_frame(pyramid, parse_negatives(negatives), seed, rules)
+    frame.attrs["warnings"] = [f"{path}:{line}: {message}" if line is not None else
+                               f"{path}: {message}" for line, message in pyramid.warnings]
+    return frame

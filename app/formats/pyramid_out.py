@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from app.core.errors import SimrateError
 from app.core.pyramid_pairs import BinaryPair, RankingQuestion
+from app.formats.atomic import atomic_open
 
 BINARY_COLUMNS = ("pair_id", "topic", "left", "right", "label", "left_scu", "right_scu")
 RANKING_COLUMNS = ("question_id", "topic", "scu", "question", "answer",
@@ -30,30 +28,16 @@ def ranking_rows(questions: Iterable[RankingQuestion]) -> Iterable[tuple]:
 
 
 def write_tsv_atomically(path: str | Path, header: Sequence[str], rows: Iterable[tuple]) -> int:
-    """Write a header and rows as TSV (quoted where a field needs it) via a temporary file.
+    """Write a header and rows as TSV (quoted where a field needs it); returns the row count.
 
-    The file appears under its name only when complete; on any failure the temporary file is
-    removed and whatever was at `path` before is left untouched. Returns the number of rows.
+    Through app/formats/atomic.py: the file appears under its name only when complete, and a
+    failure leaves whatever was at `path` before untouched.
     """
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise SimrateError("cannot write: the folder does not exist", path)
     count = 0
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
-            writer.writerow(header)
-            for row in rows:
-                writer.writerow(row)
-                count += 1
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise SimrateError(f"cannot write: {exc.strerror or exc}", path) from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_open(path) as stream:
+        writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow(row)
+            count += 1
     return count
