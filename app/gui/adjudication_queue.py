@@ -1,0 +1,435 @@
+"""AdjudicationQueue: work through the flagged items by keyboard.
+
+Left, the queue (largest disagreement first, second-look items marked). Right, the item:
+its two texts, every rater's score as a mark on the scale, their notes, and the verdict.
+The keys are the rating view's (DESIGN.md): digits set the adjudicated score, `+`/`-`
+(Up/Down) move it by a step, Enter saves it with the note and moves to the next item of
+the queue; Left/Right move along the queue without saving; Delete withdraws a verdict.
+Each verdict is one undoable command. Everything shown is read back from the project.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import SimrateError
+from app.core.project import Change
+from app.core.scale import fmt
+from app.gui.adjudication_undo import Verdict, push_adjudication
+from app.gui.queue_model import QueueModel
+from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings
+from app.gui.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
+from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR
+from app.gui.session import pair_labels
+from app.gui.text_pane import TextPane
+
+BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
+
+
+class AdjudicationQueue(QWidget):
+    """The queue of flagged items and the verdict editor."""
+
+    #: A one-line message for the status bar.
+    message = Signal(str)
+    #: A write failed: the message to show in a dialog.
+    failed = Signal(str)
+
+    def __init__(self, context, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+        self.project = context.project
+        self.scale = self.project.scale
+        self.review = ReviewIndex(self.project)
+        self.records = AdjudicationRecords(self.project)
+        self.current_id: str | None = None
+        self.pending_code: int | None = None
+        self._excluded = set(self.project.excluded_annotators())
+        self.model = QueueModel(self.project, self.review, self)
+        self._build()
+        self.actions_by_name: dict[str, QAction] = {}
+        self._create_actions()
+        self._counts_timer = QTimer(self, singleShot=True, interval=0)
+        self._counts_timer.timeout.connect(self.refresh_counts)
+        context.bridge.changed.connect(self._on_change)
+        self.refresh_counts()
+        self._show_placeholder_if_empty()
+
+    # ------------------------------------------------------------------ widgets
+    def _build(self) -> None:
+        self.counts_label = QLabel()
+        self.counts_label.setObjectName("queueCounts")
+        self.counts_label.setWordWrap(True)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setDefaultSectionSize(
+            self.table.fontMetrics().height() + 8)
+        self.table.verticalHeader().hide()
+        # Fixed widths: sizing columns to their contents would scan every row of the queue.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        metrics = self.table.fontMetrics()
+        self.table.setColumnWidth(1, metrics.horizontalAdvance("Spread") + 20)
+        self.table.setColumnWidth(2, metrics.horizontalAdvance("second look") + 20)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row_chosen)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(8, 8, 4, 8)
+        left_layout.addWidget(self.counts_label)
+        left_layout.addWidget(self.table, 1)
+
+        self.view = QWidget()
+        self._build_item_view(self.view)
+        self.placeholder = QLabel()
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.right = QStackedWidget()
+        self.right.addWidget(self.placeholder)
+        self.right.addWidget(self.view)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.right)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([290, 900])
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    def _build_item_view(self, view: QWidget) -> None:
+        self.item_label = QLabel()
+        self.item_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label = QLabel()
+        header = QHBoxLayout()
+        header.addWidget(self.item_label, 1)
+        header.addWidget(self.status_label)
+        self.left_pane, self.right_pane = TextPane(""), TextPane("")
+        self.set_text_size(self.context.settings.text_size())
+        texts = QSplitter(Qt.Orientation.Vertical)
+        texts.addWidget(self.left_pane)
+        texts.addWidget(self.right_pane)
+        texts.setChildrenCollapsible(False)
+        self.scale_widget = RaterMarksScale(self.scale)
+        self.scale_widget.code_picked.connect(self.set_pending_code)
+        self.ratings_model = ItemRatingsModel(self.scale, self)
+        self.ratings_table = QTableView()
+        self.ratings_table.setModel(self.ratings_model)
+        self.ratings_table.verticalHeader().hide()
+        self.ratings_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.ratings_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.ratings_table.setWordWrap(False)
+        rating_header = self.ratings_table.horizontalHeader()
+        rating_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        rating_header.setStretchLastSection(True)
+        row_height = self.ratings_table.fontMetrics().height() + 6
+        self.ratings_table.verticalHeader().setDefaultSectionSize(row_height)
+        self.ratings_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+        self.score_label = QLabel()
+        big = QFont(self.score_label.font())
+        big.setPointSizeF(big.pointSizeF() * 2.0)
+        big.setBold(True)
+        self.score_label.setFont(big)
+        self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("4.25")
+                                         + 16)
+        self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.state_label = QLabel()
+        self.state_label.setWordWrap(True)
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("Why this score (saved with Enter)")
+        self.note_edit.setClearButtonEnabled(True)
+        self.save_button = QPushButton("Save and next")
+        self.withdraw_button = QPushButton("Withdraw verdict")
+        for button in (self.save_button, self.withdraw_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.save_button.clicked.connect(self.save_and_next)
+        self.withdraw_button.clicked.connect(self.withdraw)
+        verdict = QHBoxLayout()
+        verdict.addWidget(self.score_label)
+        verdict.addWidget(self.state_label, 1)
+        note_row = QHBoxLayout()
+        note_row.addWidget(QLabel("Note:"))
+        note_row.addWidget(self.note_edit, 1)
+        note_row.addWidget(self.withdraw_button)
+        note_row.addWidget(self.save_button)
+
+        layout = QVBoxLayout(view)
+        layout.setContentsMargins(4, 8, 10, 8)
+        layout.addLayout(header)
+        layout.addWidget(texts, 1)
+        layout.addWidget(self.scale_widget)
+        layout.addWidget(self.ratings_table)
+        layout.addLayout(verdict)
+        layout.addLayout(note_row)
+        view.setFocusProxy(self.scale_widget)
+
+    def set_text_size(self, points: int) -> None:
+        """Set the point size of the two texts (the View menu's Larger/Smaller text)."""
+        self.left_pane.set_point_size(points)
+        self.right_pane.set_point_size(points)
+
+    # ------------------------------------------------------------------ keys
+    def _create_actions(self) -> None:
+        add = self._add_action
+        for value in range(int(self.scale.low), int(self.scale.high) + 1):
+            if value >= self.scale.low:
+                add(f"score_{value}", f"Verdict {value}", [str(value)],
+                    lambda _=False, v=value: self.set_pending_code(self.scale.to_code(v)))
+        add("increase", "Verdict up one step", ["+", "=", "Up"], lambda: self.step_by(1))
+        add("decrease", "Verdict down one step", ["-", "Down"], lambda: self.step_by(-1))
+        add("save_next", "Save verdict and go to next flagged item", ["Return", "Enter"],
+            self.save_and_next)
+        add("previous", "Previous item in the queue", ["Left"], lambda: self.move_by(-1))
+        add("next", "Next item in the queue", ["Right"], lambda: self.move_by(1))
+        add("withdraw", "Withdraw the verdict", ["Delete"], self.withdraw)
+        add("note", "Edit the verdict's note", ["Ctrl+E"], self.focus_note)
+        add("focus_scale", "Back to the verdict", ["Escape"], self.focus_scale)
+
+    def _add_action(self, name: str, text: str, keys: list[str], slot) -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        # Only while the focus is in the item view: the queue list keeps its arrow keys.
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(slot)
+        self.view.addAction(action)
+        self.actions_by_name[name] = action
+        return action
+
+    # ------------------------------------------------------------------ navigation
+    def open_first_flagged(self) -> None:
+        """Show the first flagged item (else the first of the queue) and take the keys."""
+        row = self.model.first_row_of_kind(FLAGGED)
+        if row < 0 and self.model.rowCount():
+            row = 0
+        if row >= 0:
+            self.show_item(self.model.entry(row).item_id)
+        self._show_placeholder_if_empty()
+        self.focus_scale()
+
+    def move_by(self, steps: int) -> None:
+        """Show the item `steps` rows away in the queue (without saving)."""
+        row = self.model.row_of(self.current_id) if self.current_id else -1
+        entry = self.model.entry(max(0, row + steps) if row >= 0 else 0)
+        if entry is not None:
+            self.show_item(entry.item_id)
+
+    def _on_row_chosen(self, current, _previous) -> None:
+        entry = self.model.entry(current.row())
+        if entry is not None and entry.item_id != self.current_id:
+            self.show_item(entry.item_id)
+
+    def _select_row_of(self, item_id: str) -> None:
+        row = self.model.row_of(item_id)
+        selection = self.table.selectionModel()
+        selection.blockSignals(True)
+        if row >= 0:
+            index = self.model.index(row, 0)
+            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                      | QItemSelectionModel.SelectionFlag.Rows)
+            self.table.scrollTo(index)
+        else:
+            selection.clearSelection()
+        selection.blockSignals(False)
+
+    def focus_note(self) -> None:
+        """Put the keyboard in the note field."""
+        self.note_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.note_edit.selectAll()
+
+    def focus_scale(self) -> None:
+        """Give the keyboard to the verdict."""
+        self.scale_widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    # ------------------------------------------------------------------ showing an item
+    def show_item(self, item_id: str) -> None:
+        """Show one item: texts, raters' marks and notes, the verdict so far."""
+        item = self.project.item(item_id)
+        self.current_id = item_id
+        self.pending_code = None
+        left, right = pair_labels(self.scale.name, item["dataset"] or "")
+        self.left_pane.set_text(left, item["left"])
+        self.right_pane.set_text(right, item["right"])
+        where = " \u00b7 ".join(x for x in (item["dataset"], item["genre"]) if x)
+        self.item_label.setText(f"<b>{item_id}</b>" + (f" &nbsp; ({where})" if where else ""))
+        verdict = self.records.get(item_id)
+        self.note_edit.setText(verdict["note"] if verdict else "")
+        self._load_ratings()
+        self._select_row_of(item_id)
+        self.right.setCurrentWidget(self.view)
+
+    def _load_ratings(self) -> None:
+        marks = item_ratings(self.project, self.current_id, self._excluded)
+        self.scale_widget.set_marks(marks)
+        self.ratings_model.set_rows(marks)
+        # As tall as its rows (up to six, then it scrolls), so the texts get the rest.
+        table = self.ratings_table
+        rows = min(max(len(marks), 1), 6)
+        table.setFixedHeight(table.horizontalHeader().sizeHint().height()
+                             + rows * table.verticalHeader().defaultSectionSize() + 4)
+        self._refresh_verdict()
+
+    def _refresh_verdict(self) -> None:
+        status = self.review.status(self.current_id)
+        spread = fmt(status.disagreement * self.scale.step)
+        codes = [m.code for m in self.scale_widget.marks if not m.excluded]
+        mean = (f" \u00b7 mean {self.scale.low + self.scale.step * sum(codes) / len(codes):.2f}"
+                if codes else "")
+        self.status_label.setText((
+            f"<span style='color:#6a3d9a'><b>second look</b></span>: a later rating differs "
+            f"by {spread}" if status.second_look else
+            f"<b>flagged</b>: ratings {spread} apart" if status.flagged else
+            "adjudicated" if status.adjudicated else "not flagged") + mean)
+        verdict = self.records.get(self.current_id)
+        saved = None if verdict is None else self.scale.to_code(verdict["score"])
+        pending = self.pending_code if self.pending_code != saved else None
+        shown = pending if pending is not None else saved
+        self.scale_widget.set_codes(saved, pending)
+        self.score_label.setText("\u2013" if shown is None else fmt(self.scale.from_code(shown)))
+        self.score_label.setStyleSheet(f"color: {PENDING_COLOUR.name()};" if pending is not None
+                                       else "")
+        if pending is not None:
+            text, colour = "Not saved \u2013 Enter saves the verdict and moves on", PENDING_COLOUR
+        elif verdict is not None:
+            by = f" by {verdict['by']}" if verdict["by"] else ""
+            text, colour = f"\u2713 Adjudicated{by}", SAVED_COLOUR
+        else:
+            text = "Type the adjudicated score (digits, + and \u2212), then Enter"
+            colour = self.palette().color(self.palette().ColorRole.Mid).darker(150)
+        self.state_label.setText(text)
+        self.state_label.setStyleSheet(f"color: {colour.name()}; font-weight: bold;")
+        self.withdraw_button.setEnabled(verdict is not None)
+
+    def _show_placeholder_if_empty(self) -> None:
+        if self.model.rowCount() == 0 and self.current_id is None:
+            counts = self.review.counts()
+            self.placeholder.setText(
+                "<h3>No flagged items</h3><p>Every disagreement is resolved"
+                + (f" ({counts['adjudicated']:,} adjudicated)" if counts["adjudicated"] else "")
+                + ". Items appear here when two ratings differ by the threshold or more.</p>")
+            self.right.setCurrentWidget(self.placeholder)
+
+    def refresh_counts(self) -> None:
+        """The queue's counts line."""
+        counts = self.review.counts()
+        self.counts_label.setText(
+            f"<b>{counts['flagged']:,}</b> flagged \u00b7 <b>{counts['second_look']:,}</b> "
+            f"second look \u00b7 {counts['adjudicated']:,} adjudicated")
+
+    # ------------------------------------------------------------------ the verdict
+    def set_pending_code(self, code: int) -> None:
+        """Make `code` the pending verdict (saved with Enter)."""
+        if self.current_id is None:
+            return
+        self.pending_code = max(0, min(self.scale.max_code, int(code)))
+        self._refresh_verdict()
+
+    def step_by(self, steps: int) -> None:
+        """Move the pending verdict by whole steps, starting from the saved one or the mean."""
+        if self.current_id is None:
+            return
+        base = self.pending_code
+        if base is None:
+            verdict = self.records.get(self.current_id)
+            codes = [m.code for m in self.scale_widget.marks if not m.excluded]
+            base = (self.scale.to_code(verdict["score"]) if verdict else
+                    round(sum(codes) / len(codes)) if codes else None)
+        self.set_pending_code((0 if steps > 0 else self.scale.max_code) if base is None
+                              else base + steps)
+
+    def _next_after(self, item_id: str) -> str | None:
+        row = self.model.row_of(item_id)
+        entry = self.model.entry(row + 1) if row >= 0 else self.model.entry(0)
+        if entry is None and row > 0:
+            entry = self.model.entry(0)  # wrap around to the top
+        return entry.item_id if entry is not None and entry.item_id != item_id else None
+
+    def save_and_next(self) -> None:
+        """Save the pending verdict (and note), then show the next item of the queue."""
+        item_id = self.current_id
+        if item_id is None:
+            return
+        note = self.note_edit.text().strip()
+        verdict = self.records.get(item_id)
+        if self.pending_code is not None:
+            new = Verdict(self.scale.from_code(self.pending_code), note)
+        elif verdict is not None:
+            new = Verdict(verdict["score"], note)
+        else:
+            self.message.emit(f"Type the adjudicated score first ({fmt(self.scale.low)}"
+                              f"\u2013{fmt(self.scale.high)})")
+            return
+        row = self.model.row_of(item_id)
+        following = self._next_after(item_id)
+        if not self._write(item_id, new):
+            return
+        self.message.emit(f"Adjudicated {item_id}: {fmt(new.score)}")
+        self._go_on(following, row)
+
+    def _go_on(self, following: str | None, row: int) -> None:
+        if following is not None and self.model.row_of(following) >= 0:
+            self.show_item(following)
+        elif self.model.rowCount():
+            entry = self.model.entry(min(max(row, 0), self.model.rowCount() - 1))
+            self.show_item(entry.item_id)
+        else:
+            self.current_id = None
+            self._show_placeholder_if_empty()
+            self.message.emit("The queue is empty: every flagged item is adjudicated")
+        self.focus_scale()
+
+    def withdraw(self) -> None:
+        """Delete: withdraw the current item's verdict (it returns to the queue if flagged)."""
+        if self.current_id is None or self.records.get(self.current_id) is None:
+            return
+        if self._write(self.current_id, Verdict()):
+            self.message.emit(f"Verdict on {self.current_id} withdrawn")
+
+    def _write(self, item_id: str, new: Verdict) -> bool:
+        try:
+            push_adjudication(self.context.undo_stack, self.records, item_id, new,
+                              self.context.annotator or "", on_applied=self.show_item,
+                              on_error=lambda exc: self.failed.emit(str(exc)))
+        except SimrateError as exc:
+            self.failed.emit(str(exc))
+            return False
+        self.pending_code = None
+        return True
+
+    # ------------------------------------------------------------------ following the project
+    def _on_change(self, change: Change) -> None:
+        self.records.on_change(change.kind, change.item_id, change.new)
+        if change.kind in BULK_KINDS:
+            self._excluded = set(self.project.excluded_annotators())
+            self.model.rebuild()
+            if self.current_id is not None and self.project.has_item(self.current_id):
+                pending = self.pending_code
+                self.show_item(self.current_id)
+                self.pending_code = pending
+                self._refresh_verdict()
+        elif change.kind in ("rating", "skip", "adjudication") and change.item_id:
+            self.model.refresh_item(change.item_id)
+            if change.item_id == self.current_id:
+                self._load_ratings()
+                self._select_row_of(change.item_id)
+        else:
+            return
+        self._counts_timer.start()
