@@ -45,7 +45,8 @@ class AgreementSheet:
         self.maker = CellMaker(self.sheet)
         self.row = 0
         self.scale = scale
-        columns = annotator_columns(gold)
+        # a rater with no scored rating (only skips) has nothing to agree or disagree with
+        columns = [c for c in annotator_columns(gold) if gold[c].notna().any()]
         self.raters = [c[len(RATING_PREFIX):] for c in columns]
         self.data = gold[columns].to_numpy(dtype="float64").T if columns else np.empty((0, 0))
         self.datasets = gold["dataset"].fillna("").to_numpy(dtype=object)

@@ -8,6 +8,7 @@ error value), so such texts get a cell whose type is set to string explicitly.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -224,16 +225,37 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
         columns=["item_id", "score", "note", "by", "at"])
     total = len(gold) + len(ratings)
     book = Workbook(write_only=True)
-    warnings = write_gold_sheet(book, gold, progress, total)
-    datasets = dict(zip(gold["item_id"].tolist(), gold["dataset"].tolist(), strict=True))
-    warnings += write_ratings_sheet(book, ratings, datasets, excluded, progress, len(gold),
-                                    total)
-    write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
-                          excluded=excluded)
-    warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
-    with atomic_path(out) as temp:
-        book.save(temp)
+    try:
+        warnings = write_gold_sheet(book, gold, progress, total)
+        datasets = dict(zip(gold["item_id"].tolist(), gold["dataset"].tolist(), strict=True))
+        warnings += write_ratings_sheet(book, ratings, datasets, excluded, progress,
+                                        len(gold), total)
+        write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
+                              excluded=excluded)
+        warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+        with atomic_path(out) as temp:
+            book.save(temp)
+    except BaseException:
+        discard(book)
+        raise
     return warnings
+
+
+def discard(book: Workbook) -> None:
+    """Close an abandoned write-only workbook and delete the temporary files openpyxl made."""
+    for sheet in book.worksheets:
+        writer = getattr(sheet, "_writer", None)
+        if writer is None:
+            continue
+        rows = getattr(sheet, "_rows", None)
+        # each step may fail on a half-written sheet; the files go regardless
+        with contextlib.suppress(Exception):
+            if rows is not None:
+                rows.close()
+        with contextlib.suppress(Exception):
+            writer.close()
+        with contextlib.suppress(Exception):
+            writer.cleanup()
 
 
 def _ratings_from_gold(gold: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,226 @@
+"""The XLSX report: sheets, cell types, styling, agreement figures, chart, atomic writing."""
+
+from __future__ import annotations
+
+import random
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from openpyxl import load_workbook
+
+from app.core.errors import SimrateError
+from app.formats import xlsx_report
+from app.formats.export import export_project
+from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
+
+HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
+          "mean", "sd", "min", "max", "flagged", "adjudicated", "note"]
+RATERS = ["ann", "bob", "cy"]
+
+
+def random_ratings(n_items: int, seed: int = 4) -> list[tuple[str, str, float]]:
+    """Three raters near a hidden truth, some items missing a rater, a few wild ratings."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(1, n_items + 1):
+        truth = rng.randrange(21)
+        for name in RATERS:
+            if name == "cy" and i % 4 == 0:
+                continue
+            code = min(20, max(0, truth + rng.choice([-1, 0, 0, 1]) +
+                                (rng.choice([-8, 8]) if rng.random() < 0.1 else 0)))
+            rows.append((f"t:{i}", name, code * 0.25))
+    return rows
+
+
+@pytest.fixture
+def report(tmp_path):
+    """A 60-item project with flagged items adjudicated, exported to XLSX."""
+    texts = TRICKY_TEXTS + [f"text {i}" for i in range(60 - len(TRICKY_TEXTS))]
+    project = make_project(tmp_path / "p.simrate", texts=texts, ratings=random_ratings(60))
+    for item_id in sorted(project.flagged_ids()):
+        project.adjudicate(item_id, 2.5, note=f"=looked at {item_id}", by="lead")
+    project.skip("t:5", "dee", reason="cannot read it")
+    gold = project.gold()
+    out = tmp_path / "report.xlsx"
+    result = export_project(project, out)
+    project.close()
+    return out, gold, result
+
+
+def sheet_rows(path, name):
+    """All rows of a sheet as cell lists."""
+    book = load_workbook(path)
+    return [list(row) for row in book[name].iter_rows()]
+
+
+def find_table(rows, *first_cells):
+    """The rows of the table whose header row starts with `first_cells`, up to a blank row."""
+    width = len(first_cells)
+    start = next(i for i, row in enumerate(rows)
+                 if [c.value for c in row[:width]] == list(first_cells))
+    table = []
+    for row in rows[start + 1:]:
+        if row[0].value is None:
+            break
+        table.append([c.value for c in row])
+    return [c.value for c in rows[start]], table
+
+
+def test_sheets_and_gold_cells(report):
+    out, gold, result = report
+    book = load_workbook(out)
+    assert book.sheetnames == ["gold", "ratings", "agreement", "adjudications"]
+    sheet = book["gold"]
+    header = [c.value for c in sheet[1]]
+    # dee only skipped an item: an empty column, but a column, as for every annotator
+    assert header == HEADER + [f"rating:{r}" for r in RATERS] + ["rating:dee"]
+    assert sheet.freeze_panes == "A2"
+    assert sheet[1][0].font.bold and sheet[1][0].fill.fgColor.rgb.endswith("305496")
+    assert sheet.column_dimensions["D"].width == 60
+    rows = list(sheet.iter_rows(min_row=2))
+    assert len(rows) == len(gold)
+    for row, text in zip(rows, TRICKY_TEXTS, strict=False):
+        left = row[3]
+        assert left.data_type == "s"  # never a formula, never an error value
+        assert left.value == text.replace("\r", "\n")  # XML keeps no bare CR
+    first = rows[0]
+    assert first[5].data_type == "n" and first[5].value == pytest.approx(gold["gold"][0])
+    assert first[7].value == gold["n_ratings"][0]
+    assert first[12].data_type == "b"
+    assert result.warnings == []
+
+
+def test_ratings_sheet_is_long(report):
+    out, gold, _ = report
+    rows = sheet_rows(out, "ratings")
+    assert [c.value for c in rows[0]] == ["item_id", "dataset", "annotator", "score", "skipped",
+                                          "excluded", "note", "saved"]
+    body = rows[1:]
+    scored = [r for r in body if r[3].value is not None]
+    assert len(scored) == int(gold["n_ratings"].sum())
+    skipped = [r for r in body if r[4].value]
+    assert [(r[0].value, r[2].value, r[6].value) for r in skipped] == [
+        ("t:5", "dee", "cannot read it")]
+    assert all(r[3].data_type == "n" for r in scored)
+
+
+def test_agreement_table_matches_the_krippendorff_package(report):
+    out, gold, _ = report
+    header, table = find_table(sheet_rows(out, "agreement"), "dataset")
+    assert header[5] == "alpha (all items)" and header[7] == "alpha (those items)"
+    by_name = {row[0]: row for row in table}
+    assert list(by_name) == ["alpha", "beta", "(all)"]
+    data = gold[[f"rating:{r}" for r in RATERS]].to_numpy().T
+    calm = ~(gold["flagged"].to_numpy() | gold["adjudicated"].to_numpy())
+    for name in ("alpha", "beta", "(all)"):
+        mask = np.ones(len(gold), bool) if name == "(all)" else gold["dataset"].eq(name).to_numpy()
+        expected_all = krippendorff.alpha(reliability_data=data[:, mask],
+                                          level_of_measurement="interval")
+        expected_calm = krippendorff.alpha(reliability_data=data[:, mask & calm],
+                                           level_of_measurement="interval")
+        row = by_name[name]
+        assert row[1] == mask.sum() and row[6] == (mask & calm).sum()
+        assert row[4] == gold["adjudicated"][mask].sum() > 0
+        assert row[5] == pytest.approx(expected_all, abs=1e-9)
+        assert row[7] == pytest.approx(expected_calm, abs=1e-9)
+        assert row[7] > row[5]  # adjudicated items were the disagreements
+
+
+def test_pearson_matrix_and_rater_against_the_rest(report):
+    out, gold, _ = report
+    rows = sheet_rows(out, "agreement")
+    header, matrix = find_table(rows, "(all)", "ann")
+    assert header[1:4] == RATERS
+    data = {r: gold[f"rating:{r}"].to_numpy() for r in RATERS}
+    both = ~np.isnan(data["ann"]) & ~np.isnan(data["cy"])
+    expected = np.corrcoef(data["ann"][both], data["cy"][both])[0, 1]
+    assert matrix[0][3] == pytest.approx(expected, abs=1e-12)
+    assert matrix[2][1] == pytest.approx(expected, abs=1e-12)
+    _, rest = find_table(rows, "rater")
+    others = np.nanmean(np.vstack([data["bob"], data["cy"]]), axis=0)
+    assert rest[0][0] == "ann"
+    assert rest[0][1] == pytest.approx(np.corrcoef(data["ann"], others)[0, 1], abs=1e-12)
+
+
+def test_distribution_and_chart(report):
+    out, gold, _ = report
+    header, counts = find_table(sheet_rows(out, "agreement"), "score")
+    assert header[1:4] == RATERS
+    assert len(counts) == 21  # 0 to 5 in steps of 0.25
+    for index, name in enumerate(RATERS, start=1):
+        assert sum(row[index] for row in counts) == gold[f"rating:{name}"].notna().sum()
+    with zipfile.ZipFile(out) as archive:
+        charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
+        assert len(charts) == 1
+        chart = archive.read(charts[0]).decode()
+    assert "barChart" in chart
+    assert len(re.findall(r"<(?:\w+:)?ser>", chart)) == len(RATERS)  # dee rated nothing
+
+
+def test_adjudications_sheet(report):
+    out, gold, _ = report
+    rows = sheet_rows(out, "adjudications")
+    assert [c.value for c in rows[0]][:6] == ["item_id", "dataset", "score", "note", "by", "at"]
+    body = rows[1:]
+    assert len(body) == int(gold["adjudicated"].sum())
+    first = body[0]
+    assert first[3].value.startswith("=looked at") and first[3].data_type == "s"
+    assert (first[2].value, first[4].value) == (2.5, "lead")
+    assert first[5].is_date
+
+
+def test_long_and_control_character_texts_are_fitted_with_a_warning(tmp_path):
+    texts = ["x" * 40_000, "bell\x07 and null\x00 inside", "fine"]
+    with make_project(tmp_path / "p.simrate", texts=texts,
+                      ratings=[(f"t:{i}", "a", 1.0) for i in (1, 2, 3)]) as project:
+        result = export_project(project, tmp_path / "r.xlsx")
+        export_project(project, tmp_path / "r.tsv")
+    assert any("32767 characters were cut" in w for w in result.warnings)
+    assert any("control characters" in w for w in result.warnings)
+    rows = sheet_rows(tmp_path / "r.xlsx", "gold")
+    assert len(rows[1][3].value) == 32_767
+    assert rows[2][3].value == "bell\ufffd and null\ufffd inside"
+    assert "x" * 40_000 in (tmp_path / "r.tsv").read_text()  # the TSV keeps it whole
+
+
+def test_interrupted_xlsx_export_keeps_the_previous_file(tmp_path, monkeypatch):
+    before = openpyxl_temp_files()
+    with make_project(tmp_path / "p.simrate") as project:
+        out = tmp_path / "r.xlsx"
+        export_project(project, out)
+        good = out.read_bytes()
+
+        def crash(*args, **kwargs):
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(xlsx_report, "write_adjudications_sheet", crash)
+        with pytest.raises(OSError):
+            export_project(project, out)
+    assert out.read_bytes() == good
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    assert openpyxl_temp_files() == before  # openpyxl's own sheet files are gone too
+
+
+def openpyxl_temp_files() -> set[str]:
+    """openpyxl's temporary sheet files in the system temp folder."""
+    return {p.name for p in Path(tempfile.gettempdir()).glob("openpyxl.*")}
+
+
+def test_xlsx_save_failure_is_one_line_error(tmp_path, monkeypatch):
+    with make_project(tmp_path / "p.simrate") as project:
+        def full_disk(self, filename):
+            with open(filename, "wb") as handle:
+                handle.write(b"PK\x03\x04 partial")
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(xlsx_report.Workbook, "save", full_disk)
+        with pytest.raises(SimrateError, match="No space left"):
+            export_project(project, tmp_path / "r.xlsx")
+    assert not (tmp_path / "r.xlsx").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
