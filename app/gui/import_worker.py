@@ -49,9 +49,11 @@ class ImportResult:
 
     def summary(self) -> str:
         """One line for the status bar."""
-        what = "items" if self.kind == "items" else "ratings"
+        what = "item" if self.kind == "items" else "rating"
+        plural = "" if self.added == 1 else "s"
         extra = f", {self.unchanged:,} already present" if self.unchanged else ""
-        return f"{self.request.source.name}: {self.added:,} {what} added{extra} ({self.fmt})"
+        return (f"{self.request.source.name}: {self.added:,} {what}{plural} added{extra} "
+                f"({self.fmt})")
 
 
 class ImportSignals(QObject):

@@ -1,0 +1,89 @@
+"""Declared settings, and the check for the libraries Qt's xcb plugin needs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from app.gui import main as gui_main
+from app.gui.settings import (
+    LAST_ANNOTATOR,
+    MAX_RECENT,
+    RECENT_PROJECTS,
+    TEXT_SIZE,
+    TEXT_SIZE_RANGE,
+    WINDOW_GEOMETRY,
+    Settings,
+)
+
+
+def reopen(settings: Settings) -> Settings:
+    """The same INI file read afresh, as on the next start of the app."""
+    settings.sync()
+    return Settings(QSettings(settings.store.fileName(), QSettings.Format.IniFormat))
+
+
+def test_defaults_when_nothing_is_stored(settings):
+    assert settings.get(TEXT_SIZE) == 15
+    assert settings.get(RECENT_PROJECTS) == []
+    assert settings.get(LAST_ANNOTATOR) == ""
+    assert settings.get(WINDOW_GEOMETRY).isEmpty()
+
+
+def test_values_come_back_with_their_types(settings):
+    settings.set(TEXT_SIZE, 18)
+    settings.set(LAST_ANNOTATOR, "alice")
+    settings.set(WINDOW_GEOMETRY, QByteArray(b"\x01\x02"))
+    settings.add_recent_project("/only/one.simrate")
+    again = reopen(settings)
+    assert again.get(TEXT_SIZE) == 18  # an int, not the string INI files hold
+    assert again.get(LAST_ANNOTATOR) == "alice"
+    assert bytes(again.get(WINDOW_GEOMETRY)) == b"\x01\x02"
+    assert again.get(RECENT_PROJECTS) == ["/only/one.simrate"]  # a list of one, not a str
+
+
+def test_recent_projects_most_recent_first_without_duplicates(settings):
+    for i in range(MAX_RECENT + 3):
+        settings.add_recent_project(f"/p/{i}.simrate")
+    settings.add_recent_project("/p/5.simrate")
+    recent = settings.recent_projects()
+    assert recent[0] == "/p/5.simrate"
+    assert len(recent) == MAX_RECENT and len(set(recent)) == MAX_RECENT
+
+
+def test_garbage_falls_back_to_the_default(settings):
+    settings.store.setValue(TEXT_SIZE.key, "large")
+    assert settings.get(TEXT_SIZE) == 15
+    settings.store.setValue(TEXT_SIZE.key, 500)
+    assert settings.text_size() == TEXT_SIZE_RANGE[1]
+
+
+def test_tests_do_not_touch_the_user_settings(settings, tmp_path):
+    assert settings.store.fileName().startswith(str(tmp_path))
+
+
+def test_platform_check_names_missing_libraries(monkeypatch):
+    monkeypatch.setattr(gui_main, "missing_libraries",
+                        lambda: [("libxcb-cursor.so.0", "libxcb-cursor0")])
+    problem = gui_main.platform_problem({"DISPLAY": ":0"}, "linux")
+    assert "libxcb-cursor.so.0" in problem and "apt-get install libxcb-cursor0" in problem
+
+
+def test_platform_check_leaves_other_platforms_alone(monkeypatch):
+    monkeypatch.setattr(gui_main, "missing_libraries", lambda: [("libX.so", "x")])
+    assert gui_main.platform_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert gui_main.platform_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert gui_main.platform_problem({}, "darwin") is None
+    assert gui_main.platform_problem({}, "win32") is None
+    assert "DISPLAY" in gui_main.platform_problem({}, "linux")
+
+
+def test_missing_libraries_really_asks_the_loader():
+    found = gui_main.missing_libraries([("libc.so.6", "libc6"),
+                                        ("libsimrate-does-not-exist.so.9", "nothing")])
+    assert found == [("libsimrate-does-not-exist.so.9", "nothing")]
+
+
+def test_launch_refuses_early_without_a_display(monkeypatch, capsys):
+    monkeypatch.setattr(gui_main, "platform_problem", lambda: "no display to open a window on")
+    assert gui_main.launch(None) == 1
+    assert "simrate: error: no display" in capsys.readouterr().err
