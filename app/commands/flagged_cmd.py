@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             scores = "  ".join(f"{name}={fmt(score)}" for name, score in ratings.items())
             print(f"  {item_id}\tspread {fmt(spread)}\t{scores}")
         if second_look:
-            print(f"{len(second_look)} adjudicated item{'s' * (len(second_look) != 1)} "
-                  "need a second look (a later rating disagrees with the verdict): "
+            many = len(second_look) != 1
+            print(f"{len(second_look)} adjudicated item{'s' * many} need{'' if many else 's'} "
+                  "a second look (a later rating disagrees with the verdict): "
                   + ", ".join(second_look))
     return 0
