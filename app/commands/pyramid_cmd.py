@@ -8,7 +8,7 @@ import sys
 
 from app.core.errors import SimrateError
 from app.core.pyramid import Pyramid
-from app.core.pyramid_pairs import binary_pairs, pyramid_statistics, ranking_questions
+from app.core.pyramid_pairs import derive_tests, pyramid_statistics
 from app.core.pyramid_words import WordRules
 from app.formats.atomic import check_writable_target
 from app.formats.pyramid import read_pyramid
@@ -63,9 +63,11 @@ def run(args: argparse.Namespace) -> int:
     rules = _rules(args)
     check_writable_target(args.out)  # say so before minutes of work, not after
     pyramids = read_pyramids(args.files)
-    pairs = [p for pyramid in pyramids for p in binary_pairs(pyramid, rules, seed=args.seed)]
-    questions = [q for pyramid in pyramids
-                 for q in ranking_questions(pyramid, rules, seed=args.seed)]
+    pairs, questions = [], []
+    for pyramid in pyramids:
+        pyramid_pairs, pyramid_questions = derive_tests(pyramid, rules, seed=args.seed)
+        pairs += pyramid_pairs
+        questions += pyramid_questions
     if args.test == "ranking":
         written = write_tsv_atomically(args.out, RANKING_COLUMNS, ranking_rows(questions))
         what = "questions"

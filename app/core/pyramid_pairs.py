@@ -112,18 +112,32 @@ class _TopicMatrices:
 
 
 def _overlap(word_sets: list[frozenset[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Shared word counts between every two sets (n x n), and each set's size."""
+    """Shared word counts between every two sets (n x n), and each set's size.
+
+    Through an inverted index: every word adds one to each pair of the texts holding it.
+    All pairs of each word's postings are laid out at once with np.repeat and counted with
+    one bincount; no BLAS (whose threads cost more than they save on matrices this small).
+    """
+    n = len(word_sets)
     vocabulary: dict[str, int] = {}
-    rows, cols = [], []
+    text_of, word_of = [], []
     for row, word_set in enumerate(word_sets):
         for word in word_set:
-            rows.append(row)
-            cols.append(vocabulary.setdefault(word, len(vocabulary)))
-    incidence = np.zeros((len(word_sets), max(len(vocabulary), 1)), dtype=np.float32)
-    incidence[rows, cols] = 1.0
-    # float32 products of 0/1 matrices are exact for counts far beyond any text's length
-    common = np.rint(incidence @ incidence.T).astype(np.int32)
-    return common, incidence.sum(axis=1).astype(np.int32)
+            text_of.append(row)
+            word_of.append(vocabulary.setdefault(word, len(vocabulary)))
+    if not text_of:
+        return np.zeros((n, n), dtype=np.int32), np.zeros(n, dtype=np.int32)
+    by_word = np.argsort(np.array(word_of), kind="stable")
+    postings = np.array(text_of, dtype=np.int64)[by_word]  # texts, grouped by word
+    words = np.array(word_of)[by_word]
+    group_start = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
+    group_size = np.diff(np.r_[group_start, len(words)])
+    partners = np.repeat(group_size, group_size)  # per posting: texts sharing its word
+    first = np.repeat(np.repeat(group_start, group_size), partners)
+    step = np.arange(partners.sum()) - np.repeat(np.cumsum(partners) - partners, partners)
+    pair_code = np.repeat(postings, partners) * n + postings[first + step]
+    common = np.bincount(pair_code, minlength=n * n).reshape(n, n).astype(np.int32)
+    return common, np.diagonal(common).copy()
 
 
 def _matrices(pyramid: Pyramid, rules: WordRules) -> _TopicMatrices | None:
@@ -152,9 +166,13 @@ def binary_pairs(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
     """
     rules = rules or WordRules()
     m = _matrices(pyramid, rules)
-    if m is None:
-        return []
-    rng = _rng(seed, pyramid.topic, "binary")
+    return [] if m is None else _binary(m, pyramid.topic, rules, seed, negatives)
+
+
+def _binary(m: _TopicMatrices, topic: str, rules: WordRules, seed: int,
+            negatives: str | int) -> list[BinaryPair]:
+    """binary_pairs on a pyramid's matrices."""
+    rng = _rng(seed, topic, "binary")
     both = m.eligible_binary[:, None] & m.eligible_binary[None, :] & m.varied
     same = m.group[:, None] == m.group[None, :]
     positive = np.argwhere(np.triu(both & same, 1))
@@ -169,10 +187,9 @@ def binary_pairs(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
             # Neither side always holds the SCU label or the earlier SCU; the choice hangs on
             # the two texts alone, so a pair reads the same whatever the seed (and importing
             # it again with another seed finds the same item).
-            if zlib.crc32(f"{pyramid.topic}:{left.text_id}-{right.text_id}".encode()) & 1:
+            if zlib.crc32(f"{topic}:{left.text_id}-{right.text_id}".encode()) & 1:
                 left, right = right, left
-            pairs.append(BinaryPair(f"{left.text_id}-{right.text_id}", pyramid.topic,
-                                    left, right, label))
+            pairs.append(BinaryPair(f"{left.text_id}-{right.text_id}", topic, left, right, label))
     rng.shuffle(pairs)
     return pairs
 
@@ -202,26 +219,42 @@ def ranking_questions(pyramid: Pyramid, rules: WordRules | None = None,
     """
     rules = rules or WordRules()
     m = _matrices(pyramid, rules)
-    if m is None:
-        return []
-    rng = _rng(seed, pyramid.topic, "ranking")
+    return [] if m is None else _ranking(m, pyramid.topic, seed)
+
+
+def _ranking(m: _TopicMatrices, topic: str, seed: int) -> list[RankingQuestion]:
+    """ranking_questions on a pyramid's matrices."""
+    rng = _rng(seed, topic, "ranking")
     order = np.arange(len(m.texts))
+    # per SCU: the texts (of any SCU) equal to one of its own, never its distractors
+    own_text: dict[int, np.ndarray] = {}
     questions = []
     for i in np.flatnonzero(m.eligible_ranking).tolist():
-        partners = np.flatnonzero((m.group == m.group[i]) & m.eligible_ranking & m.varied[i])
+        group = int(m.group[i])
+        partners = np.flatnonzero((m.group == group) & m.eligible_ranking & m.varied[i])
         if len(partners) == 0:
             continue
         answer = int(partners[rng.randrange(len(partners))])
-        own_keys = m.key[m.group == m.group[i]]
-        candidates = np.flatnonzero(m.eligible_ranking & (m.group != m.group[i])
-                                    & ~np.isin(m.key, own_keys))
+        if group not in own_text:
+            own_text[group] = np.isin(m.key, m.key[m.group == group])
+        candidates = np.flatnonzero(m.eligible_ranking & ~own_text[group])
         ranked = candidates[np.lexsort((order[candidates], -m.common_all[i, candidates],
                                         -m.jaccard[i, candidates]))]
         chosen = _distractors(m, ranked, (i, answer))
         if len(chosen) == 3:
-            questions.append(RankingQuestion(m.texts[i].text_id, pyramid.topic, m.texts[i],
+            questions.append(RankingQuestion(m.texts[i].text_id, topic, m.texts[i],
                                              m.texts[answer], (chosen[0], chosen[1], chosen[2])))
     return questions
+
+
+def derive_tests(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0,
+                 negatives: str | int = "all") -> tuple[list[BinaryPair], list[RankingQuestion]]:
+    """Both tests of one pyramid (as binary_pairs and ranking_questions), sharing the work."""
+    rules = rules or WordRules()
+    m = _matrices(pyramid, rules)
+    if m is None:
+        return [], []
+    return _binary(m, pyramid.topic, rules, seed, negatives), _ranking(m, pyramid.topic, seed)
 
 
 def pyramid_statistics(pyramids: list[Pyramid], pairs: list[BinaryPair],

@@ -12,6 +12,7 @@ from app.core.pyramid import Contributor, Part, Pyramid, Scu, build_pyramid
 from app.core.pyramid_pairs import (
     STATISTICS_KEYS,
     binary_pairs,
+    derive_tests,
     pyramid_statistics,
     pyramid_texts,
     ranking_questions,
@@ -222,3 +223,10 @@ def test_a_pyramid_with_too_many_texts_is_refused_clearly():
     pyramid = random_pyramid(2)
     with pytest.raises(SimrateError, match="more than the 5"):
         binary_pairs(pyramid, WordRules(max_texts=5))
+
+
+def test_derive_tests_gives_both_tests_as_the_separate_functions_do():
+    pyramid = random_pyramid(5)
+    pairs, questions = derive_tests(pyramid, seed=8, negatives=1)
+    assert pairs == binary_pairs(pyramid, seed=8, negatives=1)
+    assert questions == ranking_questions(pyramid, seed=8)
