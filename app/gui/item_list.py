@@ -91,16 +91,33 @@ class ItemListPanel(QWidget):
         columns = table.horizontalHeader()
         columns.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         columns.setStretchLastSection(False)
-        metrics = table.fontMetrics()
-        widths = {COL_ID: "paragraph2sentence:Newswire-12", COL_DATASET: "MSRpar___",
-                  COL_GENRE: "Newswire_", COL_RATING: "Your rating__"}
-        for column, sample in widths.items():
-            table.setColumnWidth(column, metrics.horizontalAdvance(sample))
+        self._fit_columns(table)
         for column in (COL_LEFT, COL_RIGHT):
             columns.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         # Double-click and Enter both activate an item.
         table.activated.connect(self._on_activated)
         return table
+
+    def _fit_columns(self, table: QTableView) -> None:
+        """Narrow columns sized to their contents (sampled: never a pass over every row)."""
+        metrics = table.fontMetrics()
+        session = self.session
+
+        def fit(texts: list[str], cap: int) -> int:
+            widest = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+            return min(cap, widest + 2 * metrics.averageCharWidth() + 8)
+
+        sample = range(min(session.n, 500))
+        table.setColumnWidth(COL_ID, fit(["Id"] + [session.short_id(r) for r in sample],
+                                         16 * metrics.averageCharWidth()))
+        table.setColumnWidth(COL_DATASET, fit(["Dataset", *map(str, session.dataset_names)],
+                                              14 * metrics.averageCharWidth()))
+        table.setColumnWidth(COL_GENRE, fit(["Genre", *map(str, session.genre_names)],
+                                            11 * metrics.averageCharWidth()))
+        table.setColumnWidth(COL_RATING, fit(["Your rating"], 200))
+        # A dataset or genre column with one value for every row says nothing: hide it.
+        table.setColumnHidden(COL_DATASET, len(session.dataset_names) <= 1)
+        table.setColumnHidden(COL_GENRE, len(session.genre_names) <= 1)
 
     # ----------------------------------------------------------- filter and search
     def set_filter(self, name: str) -> None:

@@ -71,6 +71,8 @@ class ItemTableModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_ID:
+            return self.session.ids[row]
         if role == Qt.ItemDataRole.ToolTipRole and column in (COL_LEFT, COL_RIGHT):
             text = self.session.left[row] if column == COL_LEFT else self.session.right[row]
             return text if len(text) <= TOOLTIP_CHARS else text[:TOOLTIP_CHARS] + "\u2026"
@@ -87,7 +89,7 @@ class ItemTableModel(QAbstractTableModel):
     def _display(self, row: int, column: int) -> str:
         session = self.session
         if column == COL_ID:
-            return session.ids[row]
+            return session.short_id(row)
         if column == COL_DATASET:
             return session.dataset(row)
         if column == COL_GENRE:

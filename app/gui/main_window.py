@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -121,20 +121,24 @@ class MainWindow(QMainWindow):
         items = self.add_dock("Items", self.item_list, name="dock_items")
         self.progress_panel = ProgressPanel(context)
         self.add_dock("Progress", self.progress_panel, tabify_with=items, name="dock_progress")
-        guidelines = self.add_dock("Guidelines", GuidelinesPanel(context.project.scale),
-                                   tabify_with=items, name="dock_guidelines")
-        guidelines.toggleViewAction().setShortcut(QKeySequence("F1"))
+        self.add_dock("Guidelines", GuidelinesPanel(context.project.scale), tabify_with=items,
+                      name="dock_guidelines")
         items.raise_()
-        self.resizeDocks([items], [int(self.width() * 0.36)], Qt.Orientation.Horizontal)
         state = context.settings.get(WINDOW_STATE)
-        if not state.isEmpty():
-            self.restoreState(state)
+        if state.isEmpty() or not self.restoreState(state):
+            # After the layout settles: the rating view keeps about two thirds of the width.
+            QTimer.singleShot(0, self._size_docks)
         project = context.project
         self.setWindowTitle(f"{project.title or Path(project.path).stem} \u2013 simrate")
         mode = "organizer" if context.organizer else "blind: you see only your own ratings"
         self.who_label.setText(f"Rating as <b>{context.annotator}</b> ({mode})")
         self._update_actions()
         self.rating_panel.focus_scale()
+
+    def _size_docks(self) -> None:
+        if self.project_docks:
+            width = max(360, int(self.width() * 0.33))
+            self.resizeDocks([self.project_docks[0]], [width], Qt.Orientation.Horizontal)
 
     def _tear_down_workspace(self) -> None:
         self.context.settings.set(WINDOW_STATE, self.saveState())
@@ -155,7 +159,7 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         has_project = self.context.project is not None
-        for name in ("import", "close", "find", "larger", "smaller"):
+        for name in ("import", "close", "find", "larger", "smaller", "guidelines"):
             self.actions_by_name[name].setEnabled(has_project)
         self.menus["rating"].setEnabled(has_project)
 
@@ -248,6 +252,13 @@ class MainWindow(QMainWindow):
             self.project_docks[0].show()
             self.project_docks[0].raise_()
             self.item_list.focus_search()
+
+    def show_guidelines(self) -> None:
+        """F1: bring the guidelines panel to the front."""
+        for dock in self.project_docks:
+            if dock.objectName() == "dock_guidelines":
+                dock.show()
+                dock.raise_()
 
     def show_shortcuts(self) -> None:
         """A dialog listing every menu action with its keys."""

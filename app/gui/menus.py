@@ -67,6 +67,8 @@ def build_menus(window) -> dict[str, QMenu]:
     menus["view"] = view_menu
 
     help_menu = bar.addMenu("&Help")
+    help_menu.addAction(_action(window, "guidelines", "Scale &guidelines", ["F1"],
+                                window.show_guidelines))
     help_menu.addAction(_action(window, "shortcuts", "&Keyboard shortcuts", ["Ctrl+/"],
                                 window.show_shortcuts))
     help_menu.addAction(_action(window, "about", "&About simrate", [], window.show_about))

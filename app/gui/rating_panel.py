@@ -68,6 +68,9 @@ class RatingPanel(QWidget):
     def _build_widgets(self) -> None:
         self.position_label = QLabel()
         self.position_label.setObjectName("itemPosition")
+        bold = QFont(self.position_label.font())
+        bold.setBold(True)
+        self.position_label.setFont(bold)
         self.item_label = QLabel()
         self.item_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.item_label.setObjectName("itemId")
@@ -106,7 +109,11 @@ class RatingPanel(QWidget):
         self.guideline_label.setWordWrap(True)
         self.guideline_label.setObjectName("guideline")
         self.guideline_label.setSizePolicy(QSizePolicy.Policy.Ignored,
-                                           QSizePolicy.Policy.Preferred)
+                                           QSizePolicy.Policy.Fixed)
+        # Room for two lines always: the scale above must not jump from item to item.
+        self.guideline_label.setFixedHeight(self.guideline_label.fontMetrics().lineSpacing() * 2
+                                            + 4)
+        self.guideline_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         words = QVBoxLayout()
         words.setSpacing(2)
         top = QHBoxLayout()
@@ -120,7 +127,7 @@ class RatingPanel(QWidget):
         score_row.addLayout(words, 1)
 
         self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("Note on this item (optional, saved with Enter)")
+        self.note_edit.setPlaceholderText("optional; saved with the score when you press Enter (Ctrl+E)")
         self.note_edit.setClearButtonEnabled(True)
         self.skip_button = QPushButton("Skip\u2026")
         self.clear_button = QPushButton("Clear")
@@ -132,6 +139,9 @@ class RatingPanel(QWidget):
         self.clear_button.clicked.connect(self.clear_rating)
         self.save_button.clicked.connect(self.save_and_next)
         note_row = QHBoxLayout()
+        note_label = QLabel("Note:")
+        note_label.setBuddy(self.note_edit)
+        note_row.addWidget(note_label)
         note_row.addWidget(self.note_edit, 1)
         note_row.addWidget(self.skip_button)
         note_row.addWidget(self.clear_button)
@@ -218,11 +228,13 @@ class RatingPanel(QWidget):
         pending = self.pending_code if self.pending_code != saved else None
         shown = pending if pending is not None else saved
         self.scale_widget.set_codes(saved, pending)
-        self.score_label.setText("\u2013" if shown is None else fmt(self.scale.from_code(shown)))
-        point = None if shown is None else self.scale_widget.point_near(self.scale.from_code(shown))
-        self.point_label.setText(point.label if point else "")
-        self.guideline_label.setText(point.guideline if point else self._hint())
+        self.score_label.setText("\u2014" if shown is None else fmt(self.scale.from_code(shown)))
         skipped = self.session.state[self.session.current_row] == SKIPPED
+        label, guideline = self._describe(shown)
+        if shown is None:
+            label = "Skipped: you cannot judge this pair" if skipped else "No score yet"
+        self.point_label.setText(label)
+        self.guideline_label.setText(guideline)
         if pending is not None:
             text, colour = "Not saved \u2013 press Enter to save", PENDING_COLOUR
         elif saved is not None:
@@ -236,6 +248,23 @@ class RatingPanel(QWidget):
         self.state_label.setStyleSheet(f"color: {colour.name()}; font-weight: bold;")
         self.score_label.setStyleSheet(
             f"color: {PENDING_COLOUR.name()};" if pending is not None else "")
+
+    def _describe(self, code: int | None) -> tuple[str, str]:
+        """The label and guideline text for a score: its point's, or the two it lies between."""
+        if code is None or not self.scale.points:
+            return "", self._hint()
+        value = self.scale.from_code(code)
+        points = sorted(self.scale.points, key=lambda p: p.value)
+        below = [p for p in points if p.value <= value + 1e-9]
+        above = [p for p in points if p.value >= value - 1e-9]
+        if below and above and below[-1] is not above[0]:
+            low, high = below[-1], above[0]
+            nearest = low if value - low.value <= high.value - value else high
+            label = (f"Between {fmt(low.value)} {low.label.lower()} and {fmt(high.value)} "
+                     f"{high.label.lower()}")
+            return label, nearest.guideline
+        point = below[-1] if below else above[0]
+        return point.label, point.guideline
 
     def _hint(self) -> str:
         low, high = fmt(self.scale.low), fmt(self.scale.high)

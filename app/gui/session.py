@@ -143,6 +143,14 @@ class AnnotatorSession(QObject):
         """The dataset name of a row."""
         return str(self.dataset_names[self.dataset_code[row]])
 
+    def short_id(self, row: int) -> str:
+        """The id without its `<dataset>:` prefix, which the dataset column already shows."""
+        item_id = self.ids[row]
+        prefix = self.dataset(row)
+        if prefix and item_id.startswith(prefix + ":"):
+            return item_id[len(prefix) + 1:]
+        return item_id
+
     def genre(self, row: int) -> str:
         """The genre of a row."""
         return str(self.genre_names[self.genre_code[row]])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -13,6 +13,9 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -20,6 +23,48 @@ from PySide6.QtWidgets import (
 from app.gui.context import ApplicationContext
 
 PathRole = Qt.ItemDataRole.UserRole + 1
+MissingRole = Qt.ItemDataRole.UserRole + 2
+
+
+class RecentProjectDelegate(QStyledItemDelegate):
+    """Draws a recent project as its name in bold over its path in a quieter colour."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        """Two lines of text with some air around them."""
+        line = option.fontMetrics.height()
+        return QSize(200, int(line * 2.6) + 8)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        """Background as usual, then the two lines."""
+        self.initStyleOption(option, index)
+        option.text = ""
+        style = option.widget.style() if option.widget else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter,
+                              option.widget)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        palette = option.palette
+        main = palette.highlightedText() if selected else palette.text()
+        quiet = main if selected else palette.placeholderText()
+        rect = option.rect.adjusted(10, 4, -10, -4)
+        half = rect.height() // 2
+        name = QFont(option.font)
+        name.setBold(True)
+        painter.save()
+        painter.setFont(name)
+        painter.setPen(main.color())
+        title = index.data(Qt.ItemDataRole.DisplayRole)
+        if index.data(MissingRole):
+            title += "  (missing)"
+        painter.drawText(QRect(rect.left(), rect.top(), rect.width(), half),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, title)
+        painter.setFont(option.font)
+        painter.setPen(quiet.color())
+        path = option.fontMetrics.elidedText(index.data(PathRole), Qt.TextElideMode.ElideMiddle,
+                                             rect.width())
+        painter.drawText(QRect(rect.left(), rect.top() + half, rect.width(), half),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, path)
+        painter.restore()
 
 
 class StartPage(QWidget):
@@ -44,7 +89,7 @@ class StartPage(QWidget):
 
         self.recent_list = QListWidget()
         self.recent_list.setObjectName("recentProjects")
-        self.recent_list.setAlternatingRowColors(True)
+        self.recent_list.setItemDelegate(RecentProjectDelegate(self.recent_list))
         self.recent_list.itemActivated.connect(self._on_recent_activated)
         self.empty_label = QLabel("No recent projects yet.")
         self.empty_label.setEnabled(False)
@@ -61,7 +106,7 @@ class StartPage(QWidget):
                       "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
                       "Enter saves and moves on.")
         hint.setWordWrap(True)
-        hint.setEnabled(False)
+        hint.setObjectName("startHint")
 
         actions = QVBoxLayout()
         actions.addWidget(self.new_button)
@@ -73,8 +118,11 @@ class StartPage(QWidget):
         recent = QVBoxLayout()
         heading = QLabel("<b>Recent projects</b>")
         recent.addWidget(heading)
-        recent.addWidget(self.recent_list, 1)
         recent.addWidget(self.empty_label)
+        recent.addWidget(self.recent_list, 1)
+        self.open_hint = QLabel("Double-click a project, or press Enter, to open it.")
+        self.open_hint.setObjectName("startHint")
+        recent.addWidget(self.open_hint)
         columns = QHBoxLayout()
         columns.addLayout(recent, 3)
         columns.addSpacing(24)
@@ -100,18 +148,20 @@ class StartPage(QWidget):
         self.recent_list.clear()
         for path in self.context.settings.recent_projects():
             exists = Path(path).is_file()
-            name = Path(path).stem + ("" if exists else "  (missing)")
-            item = QListWidgetItem(f"{name}\n{path}")
+            item = QListWidgetItem(Path(path).stem)
             item.setData(PathRole, path)
+            item.setData(MissingRole, not exists)
             item.setToolTip(path)
             if not exists:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
             self.recent_list.addItem(item)
         has_recent = self.recent_list.count() > 0
         self.recent_list.setVisible(has_recent)
+        self.open_hint.setVisible(has_recent)
         self.empty_label.setVisible(not has_recent)
         if has_recent:
             self.recent_list.setCurrentRow(0)
+            self.recent_list.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_recent_activated(self, item: QListWidgetItem) -> None:
         self.open_path.emit(item.data(PathRole))

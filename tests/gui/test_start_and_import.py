@@ -14,6 +14,7 @@ from app.gui.import_dialog import ImportErrorDialog
 from app.gui.import_worker import ImportRequest
 from app.gui.main_window import MainWindow
 from app.gui.settings import LAST_ANNOTATOR
+from app.gui.start_page import MissingRole
 
 SAMPLE_PAIRS = Path(__file__).resolve().parents[2] / "sample_data" / "pairs.tsv"
 
@@ -45,7 +46,8 @@ def test_start_page_lists_recent_projects(qtbot, settings, project_path, tmp_pat
     page = window.start_page
     assert window.stack.currentWidget() is page
     items = [page.recent_list.item(i) for i in range(page.recent_list.count())]
-    assert [i.text().splitlines()[0] for i in items] == ["p", "gone  (missing)"]
+    assert [i.text() for i in items] == ["p", "gone"]
+    assert [i.data(MissingRole) for i in items] == [False, True]
     assert not items[1].flags() & items[1].flags().ItemIsEnabled
     assert window.menus["rating"].isEnabled() is False
 
