@@ -94,6 +94,7 @@ class _Notes:
         self.numbers: dict[str, int] = {}
 
     def mark(self, value: float | None, reason: str | None) -> str:
+        """The value to three decimals, or `n/a [k]` with k the reason's footnote."""
         if value is not None:
             return f"{value:.3f}"
         text = reason or "undefined"
@@ -101,6 +102,7 @@ class _Notes:
         return f"n/a [{number}]"
 
     def lines(self) -> list[str]:
+        """The footnotes, one per line."""
         return [f"  [{n}] {text}" for text, n in self.numbers.items()]
 
 

@@ -21,21 +21,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from app.core.correlation import correlation_from_sums
+
 LEVELS = ("interval", "ordinal", "nominal", "ratio")
-
-
-def _correlation(n: int, sx: Fraction | int, sy: Fraction | int, sxx: Fraction | int,
-                 syy: Fraction | int, sxy: Fraction | int) -> float | None:
-    """Pearson r from exact sums; None with fewer than two pairs or no variance."""
-    if n < 2:
-        return None
-    var_x = n * sxx - sx * sx
-    var_y = n * syy - sy * sy
-    if var_x <= 0 or var_y <= 0:
-        return None
-    cov = n * sxy - sx * sy
-    squared = (cov * cov) / (var_x * var_y)  # exact rational (or int / int), rounded once
-    return math.copysign(min(1.0, math.sqrt(float(squared))), cov)
 
 
 def _ratio_distances(real: np.ndarray) -> np.ndarray:
@@ -371,11 +359,11 @@ class LiveAgreement:
         out = np.full((count, count), np.nan)
         for i in range(count):
             n, sx, sxx = self._rsum[i]
-            if _correlation(n, sx, sx, sxx, sxx, sxx) is not None:
+            if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) is not None:
                 out[i, i] = 1.0
             pn, psx, psxx, psxy = self._pn[i], self._psx[i], self._psxx[i], self._psxy[i]
             for j in range(i + 1, count):
-                r = _correlation(pn[j], psx[j], self._psx[j][i], psxx[j], self._psxx[j][i],
+                r = correlation_from_sums(pn[j], psx[j], self._psx[j][i], psxx[j], self._psxx[j][i],
                                  psxy[j])
                 if r is not None:
                     out[i, j] = out[j, i] = r
@@ -397,7 +385,7 @@ class LiveAgreement:
                 sy += Fraction(y1, m - 1)
                 syy += Fraction(y2, (m - 1) ** 2)
                 sxy += Fraction(xy, m - 1)
-            out[rater] = _correlation(n, sx, sy, sxx, syy, sxy)
+            out[rater] = correlation_from_sums(n, sx, sy, sxx, syy, sxy)
         return out
 
     # ------------------------------------------------------------------ disagreement per unit
@@ -408,33 +396,10 @@ class LiveAgreement:
     def disagreement_shares(self, level: str = "interval",
                             units: Iterable[Hashable] | None = None) -> dict[Hashable, float]:
         """{unit: share of the observed disagreement} for the given (default: all) units."""
+        from app.core.agreement_queue import unit_disagreement_function
+
         chosen = self._units if units is None else units
-        total, unit_do = self._unit_disagreement_function(level)
+        total, unit_do = unit_disagreement_function(self, level)
         if not total:
             return {u: 0.0 for u in chosen if u in self._units}
         return {u: unit_do(self._units[u]) / total for u in chosen if u in self._units}
-
-    def _unit_disagreement_function(self, level: str):  # -> (total, f(ratings) -> float)
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-        x = self._x
-        if level == "interval":
-            total = sum(Fraction(2 * t, m - 1) for m, t in self._t.items())
-
-            def interval_do(ratings: dict[Hashable, int]) -> float:
-                m = len(ratings)
-                s1 = sum(x[i] for i in ratings.values())
-                s2 = sum(x[i] * x[i] for i in ratings.values())
-                return 2 * (m * s2 - s1 * s1) / (m - 1) if m > 1 else 0.0
-            return float(total), interval_do
-        state = self._matrix_state(level)
-        if state is None:
-            return 0.0, lambda ratings: 0.0
-        observed, distances, _ = state
-        where = {int(idx): pos for pos, idx in enumerate(self._value_order())}
-
-        def matrix_do(ratings: dict[Hashable, int]) -> float:
-            idx = [where[i] for i in ratings.values()]
-            m = len(idx)
-            return float(distances[np.ix_(idx, idx)].sum()) / (m - 1) if m > 1 else 0.0
-        return float((observed * distances).sum()), matrix_do

@@ -131,6 +131,7 @@ def _fill_pairs(live: Any, x: np.ndarray, rater: np.ndarray, a: np.ndarray,
     size = count * count
 
     def table(weights: np.ndarray | None) -> list[list[int]]:
+        """Rater x rater sums of `weights` (counts when None) as nested lists."""
         flat = (np.bincount(key, minlength=size) if weights is None
                 else _sums(key, weights, size))
         return flat.reshape(count, count).tolist()

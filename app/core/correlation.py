@@ -7,6 +7,9 @@ common units, one common unit, no variance) are NaN in arrays, with the reason a
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 REASON_NO_COMMON = "no common items"
@@ -112,3 +115,17 @@ def pearson_vs_rest(data: np.ndarray) -> np.ndarray:
     """Each rater's Pearson r against the mean of the others (NaN where undefined)."""
     data = np.asarray(data, dtype=np.float64)
     return np.array([vs_rest_correlation(data, i)[0] for i in range(data.shape[0])])
+
+
+def correlation_from_sums(n: int, sx: Fraction | int, sy: Fraction | int, sxx: Fraction | int,
+                          syy: Fraction | int, sxy: Fraction | int) -> float | None:
+    """Pearson r from exact sums; None with fewer than two pairs or no variance."""
+    if n < 2:
+        return None
+    var_x = n * sxx - sx * sx
+    var_y = n * syy - sy * sy
+    if var_x <= 0 or var_y <= 0:
+        return None
+    cov = n * sxy - sx * sy
+    squared = (cov * cov) / (var_x * var_y)  # exact rational (or int / int), rounded once
+    return math.copysign(min(1.0, math.sqrt(float(squared))), cov)
