@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         for path in args.files:
             kind, frame, chosen = _read(path, args.format, args)
+            if frame is not None and frame.attrs.get("encoding") == "cp1252":
+                print(f"{path}: not UTF-8; read as Windows-1252 (cp1252)", file=sys.stderr)
             if kind == "items":
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""

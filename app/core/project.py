@@ -174,7 +174,7 @@ class Project:
         frame = pd.DataFrame.from_records(rows, columns=ITEM_FRAME_COLUMNS)
         frame["reference"] = frame["reference"].astype("float64")
         loads = json.loads
-        frame["meta"] = [loads(m) if m else {} for m in frame["meta"]]
+        frame["meta"] = [loads(m) if isinstance(m, str) and m else {} for m in frame["meta"]]
         return frame
 
     def item(self, item_id: str) -> dict:

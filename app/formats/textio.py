@@ -61,6 +61,7 @@ class TextFile:
     path: Path
     text: str
     encoding: str  # "utf-8", "utf-8-sig" (a BOM was present) or "cp1252"
+    raw: str | None = None  # the text before newline normalisation (quoted fields keep CRLF)
 
     @property
     def fell_back(self) -> bool:
@@ -121,7 +122,7 @@ def read_text(path: str | Path) -> TextFile:
     text, encoding = decode(read_bytes(path))
     if not text.strip():
         raise SimrateError("file is empty", path)
-    return TextFile(path, normalise_newlines(text), encoding)
+    return TextFile(path, normalise_newlines(text), encoding, raw=text)
 
 
 def split_tab_lines(source: TextFile) -> list[Record]:
@@ -132,7 +133,9 @@ def split_tab_lines(source: TextFile) -> list[Record]:
 
 def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
     """Parse with spreadsheet quoting; each record carries the line where it starts."""
-    reader = csv.reader(io.StringIO(source.text), delimiter=delimiter, strict=True)
+    # The raw text, read with newline="": a CRLF inside a quoted field is data and stays.
+    text = source.raw if source.raw is not None else source.text
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     previous_end = 0
     while True:
         start = previous_end + 1

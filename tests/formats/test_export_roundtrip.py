@@ -77,8 +77,6 @@ def test_import_command_reads_an_export_into_a_new_project(project, tmp_path, ca
                            rtol=0, atol=0, equal_nan=True)
 
 
-@pytest.mark.xfail(strict=True, reason="the import command does not yet send .jsonl files to "
-                   "app.formats.jsonl.read_jsonl_pairs (lead: dispatch in app/formats/detect.py)")
 def test_import_command_reads_a_jsonl_export(project, tmp_path, capsys):
     out = tmp_path / "gold.jsonl"
     export_project(project, out)
@@ -88,10 +86,8 @@ def test_import_command_reads_a_jsonl_export(project, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("fmt", [
-    pytest.param("tsv", marks=pytest.mark.xfail(strict=True, reason=(
-        "app.formats.textio.read_text turns CRLF inside a quoted field into LF"))),
-    pytest.param("csv", marks=pytest.mark.xfail(strict=True, reason=(
-        "app.formats.textio.read_text turns CRLF inside a quoted field into LF"))),
+    "tsv",
+    "csv",
     "jsonl",
 ])
 def test_crlf_inside_a_text_survives(tmp_path, fmt):
