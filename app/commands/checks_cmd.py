@@ -18,8 +18,12 @@ def _change(project: Project, args: argparse.Namespace) -> str | None:
     ids = list(args.item_ids or [])
     by = getattr(args, "by", None) or ""
     if args.remove:
+        if not ids and args.dataset is None:
+            raise SimrateError("--remove needs the ITEM_IDs (or --dataset D) to unmark")
         if not ids:
-            ids = list(check_scores(project))
+            items = project.items()
+            in_dataset = set(items.loc[items["dataset"] == args.dataset, "item_id"])
+            ids = [i for i in check_scores(project) if i in in_dataset]
         count = set_checks(project, {i: None for i in ids}, by=by)
         return f"{count} check items unmarked"
     if args.score is not None:

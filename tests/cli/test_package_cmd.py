@@ -239,3 +239,18 @@ def test_three_annotators_end_to_end(project, tmp_path, capsys, order):
         log = p.changes()
         last = log[log["kind"] == "exclude"].iloc[-1]
         assert (last["annotator"], last["who"], last["new"]) == ("cy", "lead", True)
+
+
+def test_checks_command_sets_lists_and_removes(project, capsys):
+    options = dict(project=str(project), item_ids=[], from_reference=False, score=None,
+                   remove=False, dataset=None, json=False)
+    set_two = direct(capsys, checks_cmd, **options | {"item_ids": ["p:1", "p:2"], "score": 2.5})
+    assert set_two.out.splitlines()[:2] == ["2 check items set to 2.5", "2 check items"]
+    listed = direct(capsys, checks_cmd, **options | {"json": True})
+    assert listed.json() == {"p:1": 2.5, "p:2": 2.5}
+    unsafe = direct(capsys, checks_cmd, **options | {"remove": True})
+    assert "--remove needs the ITEM_IDs" in assert_one_line_error(unsafe)
+    removed = direct(capsys, checks_cmd, **options | {"remove": True, "dataset": "pairs"})
+    assert removed.out.startswith("2 check items unmarked")
+    off_scale = direct(capsys, checks_cmd, **options | {"item_ids": ["p:1"], "score": 7.0})
+    assert "outside scale" in assert_one_line_error(off_scale)
