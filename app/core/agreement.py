@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.agreement_live import LEVELS, LiveAgreement
+from app.core.correlation import tame_magnitude
 
 __all__ = ["LEVELS", "LiveAgreement", "alpha", "alpha_with_reason", "unit_disagreement"]
 
@@ -52,7 +53,8 @@ class Pairable:
 
 
 def as_reliability_data(reliability_data: object) -> np.ndarray:
-    """Return a float raters x units array; ValueError for text, infinities or a wrong shape."""
+    """A float raters x units array (scaled by a power of two if extreme); ValueError for
+    text, infinities or a wrong shape."""
     try:
         data = np.asarray(reliability_data, dtype=np.float64)
     except (TypeError, ValueError):
@@ -61,7 +63,7 @@ def as_reliability_data(reliability_data: object) -> np.ndarray:
         raise ValueError(f"reliability data must be raters x units (2-D), not {data.ndim}-D")
     if np.isinf(data).any():
         raise ValueError("reliability data contains an infinite value")
-    return data
+    return tame_magnitude(data)
 
 
 def pairable(data: np.ndarray) -> Pairable:

@@ -274,9 +274,13 @@ class LiveAgreement:
         """Number of ratings held."""
         return self._n_ratings
 
+    def _active(self) -> list[int]:
+        """Positions of the raters who hold at least one rating."""
+        return [i for i, sums in enumerate(self._rsum) if sums[0] > 0]
+
     def raters(self) -> list[Hashable]:
-        """Raters in the order first seen (including those whose ratings were all removed)."""
-        return list(self._raters)
+        """Raters holding at least one rating, in the order first seen."""
+        return [self._raters[i] for i in self._active()]
 
     def units(self) -> list[Hashable]:
         """Units with at least one rating."""
@@ -289,13 +293,13 @@ class LiveAgreement:
 
     def to_matrix(self) -> tuple[np.ndarray, list[Hashable], list[Hashable]]:
         """(raters x units array of real values with NaN missing, raters, units)."""
-        units = list(self._units)
-        data = np.full((len(self._raters), len(units)), np.nan)
-        real, pos = self._real, self._rater_pos
+        units, raters = list(self._units), self.raters()
+        data = np.full((len(raters), len(units)), np.nan)
+        real, row = self._real, {rater: k for k, rater in enumerate(raters)}
         for col, unit in enumerate(units):
             for rater, i in self._units[unit].items():
-                data[pos[rater], col] = real[i]
-        return data, list(self._raters), units
+                data[row[rater], col] = real[i]
+        return data, raters, units
 
     # ------------------------------------------------------------------ alpha
     def alpha(self, level: str = "interval") -> float | None:
@@ -355,19 +359,20 @@ class LiveAgreement:
     # ------------------------------------------------------------------ correlations
     def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:
         """(rater x rater Pearson r over units both rated, NaN where undefined; raters)."""
-        count = len(self._raters)
-        out = np.full((count, count), np.nan)
-        for i in range(count):
+        active = self._active()
+        out = np.full((len(active), len(active)), np.nan)
+        for a, i in enumerate(active):
             n, sx, sxx = self._rsum[i]
             if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) is not None:
-                out[i, i] = 1.0
+                out[a, a] = 1.0
             pn, psx, psxx, psxy = self._pn[i], self._psx[i], self._psxx[i], self._psxy[i]
-            for j in range(i + 1, count):
-                r = correlation_from_sums(pn[j], psx[j], self._psx[j][i], psxx[j], self._psxx[j][i],
-                                 psxy[j])
+            for b in range(a + 1, len(active)):
+                j = active[b]
+                r = correlation_from_sums(pn[j], psx[j], self._psx[j][i], psxx[j],
+                                          self._psxx[j][i], psxy[j])
                 if r is not None:
-                    out[i, j] = out[j, i] = r
-        return out, list(self._raters)
+                    out[a, b] = out[b, a] = r
+        return out, [self._raters[i] for i in active]
 
     def pearson(self) -> pd.DataFrame:
         """Pearson r between every two raters as a DataFrame (NaN where undefined)."""
@@ -377,7 +382,8 @@ class LiveAgreement:
     def pearson_vs_rest(self) -> dict[Hashable, float | None]:
         """{rater: Pearson r of their value against the mean of the unit's other values}."""
         out: dict[Hashable, float | None] = {}
-        for rater, groups in zip(self._raters, self._rest, strict=True):
+        for i in self._active():
+            rater, groups = self._raters[i], self._rest[i]
             n, sx, sxx = 0, 0, 0
             sy = syy = sxy = Fraction(0)
             for m, (count, x1, x2, y1, y2, xy) in groups.items():

@@ -18,6 +18,16 @@ REASON_NO_VARIANCE = "no variance"
 REASON_NO_OTHERS = "no other rater rated the same items"
 
 
+def tame_magnitude(data: np.ndarray) -> np.ndarray:
+    """Scale by a power of two (exactly) when values are so large or small that squares would
+    overflow or underflow; alpha and correlations do not change under scaling."""
+    finite = np.abs(data[~np.isnan(data)])
+    largest = float(finite.max()) if finite.size else 0.0
+    if largest == 0.0 or 2.0 ** -400 < largest < 2.0 ** 400:
+        return data
+    return np.ldexp(data, -math.frexp(largest)[1])
+
+
 def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
     """r of two equally long vectors, or (NaN, reason)."""
     if x.size == 0:
@@ -69,6 +79,7 @@ def self_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
 def correlation_matrix(data: np.ndarray, method: str = "pearson"
                        ) -> tuple[np.ndarray, dict[tuple[int, int], str]]:
     """(raters x raters r, NaN where undefined; {(i, j): reason} for the undefined cells)."""
+    data = tame_magnitude(np.asarray(data, dtype=np.float64))
     count = data.shape[0]
     matrix = np.full((count, count), np.nan)
     reasons: dict[tuple[int, int], str] = {}
@@ -100,6 +111,7 @@ def vs_rest_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
     Over the units rater i rated and at least one other rater rated too; the mean is over
     whichever other raters rated the unit.
     """
+    data = tame_magnitude(data)
     present = ~np.isnan(data)
     others = np.delete(np.arange(data.shape[0]), i)
     count = present[others].sum(axis=0)

@@ -204,3 +204,10 @@ def test_unit_disagreement_shares_match_a_brute_force_sum(level):
 def test_unit_disagreement_is_zero_without_disagreement():
     assert unit_disagreement([[1, 2, 3], [1, 2, 3]]).tolist() == [0.0, 0.0, 0.0]
     assert unit_disagreement([[1, 2, 3]]).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+@pytest.mark.parametrize("level", LEVELS)
+def test_extreme_magnitudes_neither_overflow_nor_warn(level, scale):
+    data = np.array(K2011_C, float)
+    assert alpha(data * scale, level) == pytest.approx(alpha(data, level), abs=1e-9)

@@ -87,3 +87,12 @@ def test_average_ranks_share_ties():
 def test_perfect_correlation_despite_disagreement_on_every_item():
     data = np.array([[0.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0]])
     assert pearson_matrix(data)[0, 1] == pytest.approx(1.0)
+
+
+def test_extreme_magnitudes_neither_overflow_nor_warn():
+    data = _random(seed=3)
+    for scale in (1e300, 1e-300):
+        np.testing.assert_allclose(pearson_matrix(data * scale), pearson_matrix(data),
+                                   atol=1e-12)
+        np.testing.assert_allclose(pearson_vs_rest(data * scale), pearson_vs_rest(data),
+                                   atol=1e-12)

@@ -153,7 +153,8 @@ def test_counts_access_and_removal():
     assert (live.n_units, live.n_pairable_units, live.n_ratings) == (3, 0, 3)
     live.set_rating("nothing", "nobody", None)  # removing what is not there is harmless
     live.remove_rater("a")
-    assert live.units() == ["z"]
+    assert live.units() == ["z"] and live.raters() == ["c"]  # raters without ratings drop out
+    assert live.pearson().columns.tolist() == ["c"]
     live.remove_unit("z")
     assert (live.n_units, live.n_ratings) == (0, 0)
     assert all(live.alpha(level) is None for level in LEVELS)
