@@ -614,10 +614,14 @@ class _AgreementState:
 
             scale = self.project.scale
             live = LiveAgreement(low=scale.low, step=scale.step)
-            ids = self.project._id_by_ord
+            ids, names = self.project._id_by_ord, self.names
+            units, raters, codes = [], [], []
             for ord_, unit in self.flags.units():  # the flags hold every current code
                 for aid, code in unit.items():
-                    live.set_rating(ids[ord_], self.names[aid], code)
+                    units.append(ids[ord_])
+                    raters.append(names[aid])
+                    codes.append(code)
+            live.load(units, raters, np.array(codes, dtype=np.int64))
             self._live = live
         return self._live
 
