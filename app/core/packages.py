@@ -129,7 +129,9 @@ def _fill_package(path: Path, origin: Project, annotator: str, origin_id: str,
                     [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
                       int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
                       float(r.updated_at)) for r in own.itertuples(index=False)])
-        return meta["project_uuid"]
+            package_id = meta.get("project_uuid") or str(uuid.uuid4())
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('project_uuid', ?)", (package_id,))
+        return package_id
     finally:
         conn.close()  # the last connection to close folds the WAL into the file
 
@@ -148,6 +150,9 @@ def make_package(project: Project, out: str | Path, annotator: str,
         raise SimrateError("a package needs an annotator name")
     if out.exists():
         raise SimrateError("already exists; choose another name", out)
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise SimrateError(f"folder {str(folder)!r} does not exist", out)
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)

@@ -143,6 +143,9 @@ def test_dataset_filter_and_bad_requests(origin, tmp_path):
         make_package(origin, tmp_path / "e.simrate", "bob")
     with pytest.raises(SimrateError, match="annotator name"):
         make_package(origin, tmp_path / "x.simrate", "  ")
+    with pytest.raises(SimrateError, match="does not exist") as caught:
+        make_package(origin, tmp_path / "no" / "x.simrate", "ann")
+    assert caught.value.path == str(tmp_path / "no" / "x.simrate")
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("origin.")) == [
         "e.simrate"]  # nothing written by the refused requests, not even a partial file
 
