@@ -123,6 +123,8 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("project", nargs="?")
     parser.add_argument("--annotator")
     parser.add_argument("--organizer", action="store_true")
+    parser.add_argument("--sample", action="store_true",
+                        help="open the bundled sample project (built on first use)")
     return parser
 
 
@@ -139,7 +141,14 @@ def run(argv: Sequence[str]) -> int:
     args = build_gui_parser().parse_args(argv)
     from app.gui.main import launch
 
-    return launch(args.project, annotator=args.annotator, organizer=args.organizer)
+    project = args.project
+    if args.sample:
+        if project:
+            raise SimrateError("give either a PROJECT or --sample, not both")
+        from app.gui.sample import ensure_sample_project, sample_folder
+
+        project = str(ensure_sample_project(sample_folder()))
+    return launch(project, annotator=args.annotator, organizer=args.organizer)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
