@@ -10,7 +10,7 @@ import pytest
 
 from app.core.errors import RuleError, SimrateError
 from app.formats import export as export_module
-from app.formats.export import choose_format, export_project, pit_label
+from app.formats.export import choose_format, export_project, jsonl_records, pit_label
 from tests.formats.export_fixtures import make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
@@ -91,6 +91,18 @@ def test_jsonl_objects(project, tmp_path):
     assert second["rating:cy"] is None and second["sd"] == 0.0
     assert first["flagged"] is False and first["n_ratings"] == 3
     assert [r["left"] for r in records] == project.items()["left"].tolist()
+
+
+def test_fast_jsonl_lines_equal_json_dumps_of_the_records(project, tmp_path):
+    project.adjudicate("t:4", 0.5, note='{"odd": "note"}', by="lead")
+    with make_project(tmp_path / "q.simrate", texts=["a", "b"],
+                      ratings=[("t:1", "we{ird} \"name\"", 1.0)]) as other:
+        for source in (project, other):
+            gold = source.gold()
+            expected = [json.dumps(r, ensure_ascii=False) for r in jsonl_records(gold)]
+            out = tmp_path / "g.jsonl"
+            export_project(source, out, allow_unresolved=True)
+            assert out.read_text(encoding="utf-8").split("\n")[:-1] == expected
 
 
 def test_sts_file_in_project_order_three_decimals(tmp_path):
