@@ -24,6 +24,7 @@ from app.core.correlation import tame_magnitude
 __all__ = ["LEVELS", "LiveAgreement", "alpha", "alpha_with_reason", "unit_disagreement"]
 
 #: Reasons reported (by the command line) when a figure is undefined.
+REASON_NO_RATINGS = "no ratings"
 REASON_ONE_RATER = "one rater only"
 REASON_NO_PAIRABLE = "no pairable units (no item has two or more ratings)"
 REASON_NO_VARIANCE = "no variance (every paired rating is the same)"
@@ -180,7 +181,7 @@ def disagreement_parts(part: Pairable, level: str) -> tuple[np.ndarray, float]:
 def undefined_reason(part: Pairable) -> str | None:
     """Why alpha cannot be computed on this data, or None when it can."""
     if part.n_raters < 2:
-        return REASON_ONE_RATER
+        return REASON_ONE_RATER if part.n_raters else REASON_NO_RATINGS
     if part.units.size == 0:
         return REASON_NO_PAIRABLE
     values = part.values
@@ -216,7 +217,7 @@ def unit_disagreement(reliability_data: object, level_of_measurement: str = "int
     data = as_reliability_data(reliability_data)
     share = np.zeros(data.shape[1])
     part = pairable(data)
-    if undefined_reason(part) in (REASON_ONE_RATER, REASON_NO_PAIRABLE):
+    if undefined_reason(part) in (REASON_NO_RATINGS, REASON_ONE_RATER, REASON_NO_PAIRABLE):
         return share
     unit_do, _ = disagreement_parts(part, level_of_measurement)
     total = float(unit_do.sum())

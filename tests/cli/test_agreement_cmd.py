@@ -89,6 +89,20 @@ def test_human_output_is_a_small_table(tmp_path, capsys):
     assert "nan" not in result.out.lower()
 
 
+def test_xlsx_ratings_file(tmp_path, capsys):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    for row in K2011_WIDE.splitlines():
+        sheet.append([float(c) if c.replace(".", "").isdigit() and i else (c or None)
+                      for i, c in enumerate(row.split(","))])
+    path = tmp_path / "k.xlsx"
+    book.save(path)
+    out = ok_json(capsys, "--ratings", path, "--level", "ordinal")
+    assert round(out["alpha"]["ordinal"], 3) == 0.815
+
+
 # ------------------------------------------------------------------ bad input
 def test_one_rater_only(tmp_path, capsys):
     path = write(tmp_path, "one.csv", "item_id,annotator,score\n1,a,2\n2,a,3\n")
@@ -226,6 +240,19 @@ def test_project_excluded_annotator_is_left_out(project_path, capsys):
     data = np.array([[np.nan if s[k] is None else s[k] for s in RATINGS.values()]
                      for k in range(2)])
     assert out["alpha"]["interval"] == pytest.approx(krippendorff.alpha(data))
+
+
+def test_project_without_ratings(tmp_path, capsys):
+    path = tmp_path / "empty.simrate"
+    with Project.create(path, scale="sts") as project:
+        project.import_items(item_frame({
+            "item_id": ["a", "b"], "left": ["x", "y"], "right": ["z", "w"],
+            "dataset": ["d", "d"], "genre": ["", ""], "reference": [float("nan")] * 2,
+            "meta": [{}, {}], "line": [1, 2]}), source="items.tsv")
+    out = ok_json(capsys, path, "--ci", "--by", "dataset")
+    assert out["items"] == 2 and out["annotators"] == [] and out["alpha"]["interval"] is None
+    assert out["groups"]["d"]["ci95"] == {"interval": None}
+    assert "[1] no ratings" in simrate(capsys, "agreement", path).out
 
 
 def test_not_a_project(tmp_path, capsys):

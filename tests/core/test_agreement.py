@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.core.agreement import (
     REASON_NO_PAIRABLE,
+    REASON_NO_RATINGS,
     REASON_NO_VARIANCE,
     REASON_ONE_RATER,
     alpha,
@@ -150,7 +151,8 @@ def test_undefined_cases_give_none_with_a_reason(level):
     assert alpha_with_reason([[2, 2, 2], [2, 2, 2]], level) == (None, REASON_NO_VARIANCE)
     # a different value only in a unit with one rating does not count as variance
     assert alpha_with_reason([[2, 2, 5], [2, 2, NAN]], level) == (None, REASON_NO_VARIANCE)
-    assert alpha(np.empty((3, 0)), level) is None
+    assert alpha_with_reason(np.empty((3, 0)), level) == (None, REASON_NO_RATINGS)
+    assert alpha_with_reason(np.full((2, 4), NAN), level) == (None, REASON_NO_RATINGS)
 
 
 def test_perfect_agreement_is_one_and_systematic_disagreement_is_negative():
