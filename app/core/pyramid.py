@@ -291,6 +291,7 @@ def resolve_contributor(contributor: Contributor, text: str, summaries: list[Sum
     """Set the contributor's text (its parts in text order) and the summary it came from."""
     # Lost parts keep their written position for ordering, after located ones at equal places.
     def order(part: Part) -> tuple[int, int]:
+        """Sort key: where the part is (or claims to be)."""
         if part.found_start >= 0:
             return (part.found_start, 0)
         return (part.start if part.start is not None else len(text), 1)

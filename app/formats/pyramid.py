@@ -38,6 +38,7 @@ class _Stop(Exception):
 def _refuse(what: str):
     """An expat handler that refuses the construct `what`."""
     def handler(*_args):
+        """Refuse, whatever expat passes."""
         raise _Refused(f"{what} not allowed in a pyramid file (refused for safety)")
     return handler
 
