@@ -53,6 +53,13 @@ class WordRules:
     ranking_pronouns: bool = True  # ranking questions may hold pronouns (the paper's example does)
     max_texts: int = 5_000  # per pyramid; pair generation is quadratic in it
 
+    def __post_init__(self) -> None:
+        """Refuse a setting the rules cannot mean."""
+        if self.shared_words not in ("all", "content"):
+            raise ValueError(f"shared_words must be 'all' or 'content', not {self.shared_words!r}")
+        if self.min_words < 1 or self.min_shared < 0 or self.max_texts < 2:
+            raise ValueError("min_words >= 1, min_shared >= 0 and max_texts >= 2 are needed")
+
 
 def words(text: str) -> list[str]:
     """The words of `text`, as written."""

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.pyramid_words import analyse, is_content_word, is_pronoun, word_key, words
+from app.core.pyramid_words import (
+    WordRules,
+    analyse,
+    is_content_word,
+    is_pronoun,
+    word_key,
+    words,
+)
 
 
 def test_words_keep_inner_hyphens_apostrophes_periods_and_digit_groups():
@@ -46,3 +53,10 @@ def test_analyse_counts_words_and_flags_pronouns():
     assert info.content_words == {"crashed", "small", "hotel"}
     assert info.all_words == {"it", "crashed", "into", "a", "small", "hotel"}
     assert not analyse("US officials met in Paris").has_pronoun
+
+
+def test_rules_refuse_settings_they_cannot_mean():
+    with pytest.raises(ValueError, match="shared_words"):
+        WordRules(shared_words="nouns")
+    with pytest.raises(ValueError):
+        WordRules(min_words=0)
