@@ -13,7 +13,7 @@ from app.core.errors import SimrateError
 
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
-    "pyramid", "evaluate", "package", "annotators",
+    "pyramid", "evaluate", "package", "annotators", "assign", "checks",
 )
 LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
 IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project")
@@ -105,9 +105,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset")
     p.add_argument("--sample", type=int)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--checks", type=int, default=None, metavar="K",
+                   help="mix in K check items (default: all)")
 
     p = sub.add_parser("annotators", help="per-annotator report")
     p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                   help="leave NAME out of agreement and gold (reversible)")
+    p.add_argument("--include", action="append", default=[], metavar="NAME",
+                   help="take an excluded annotator back")
+    p.add_argument("--by", default=None, help="who is doing this, for the change log")
+    p.add_argument("--check-threshold", type=float, default=None, metavar="R",
+                   help="flag raters whose Pearson with check items is below R (0.5)")
+
+    p = sub.add_parser("assign", help="split items among annotators, K per item")
+    p.add_argument("project")
+    p.add_argument("annotators", nargs="+", metavar="NAME")
+    p.add_argument("--per-item", type=int, required=True, metavar="K")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dataset")
+    p.add_argument("--by", default=None)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("checks", help="mark items of known score as check items")
+    p.add_argument("project")
+    p.add_argument("item_ids", nargs="*", metavar="ITEM_ID")
+    p.add_argument("--from-reference", action="store_true")
+    p.add_argument("--score", type=float)
+    p.add_argument("--remove", action="store_true")
+    p.add_argument("--dataset")
+    p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
     return parser
 
