@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.core.errors import SimrateError
 from app.core.project import Project
 
 
@@ -25,13 +24,9 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     if args.dataset:
         options["dataset"] = args.dataset
     if chosen == "pyramid":
-        negatives = args.negatives
-        if negatives != "all":
-            try:
-                negatives = int(negatives)
-            except ValueError:
-                raise SimrateError(f"--negatives takes 'all' or a number, not {negatives!r}")
-        options = {"negatives": negatives, "seed": args.seed}
+        from app.formats.pyramid import parse_negatives
+
+        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed}
     return "items", read_items(path, chosen, **options), chosen
 
 
@@ -42,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
             kind, frame, chosen = _read(path, args.format, args)
             if frame is not None and frame.attrs.get("encoding") == "cp1252":
                 print(f"{path}: not UTF-8; read as Windows-1252 (cp1252)", file=sys.stderr)
+            for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
+                print(f"{path}: warning: {warning}", file=sys.stderr)
             if kind == "items":
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""
