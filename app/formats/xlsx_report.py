@@ -41,9 +41,8 @@ GOLD_WIDTHS = {
     "source": 12, "n_ratings": 10, "mean": 8, "sd": 8, "min": 7, "max": 7, "flagged": 9,
     "adjudicated": 12, "note": 40,
 }
-RATING_HEADER = ["item_id", "dataset", "annotator", "score", "skipped", "excluded", "note",
-                 "saved"]
-RATING_WIDTHS = [22, 16, 16, 8, 9, 9, 40, 20]
+RATING_HEADER = ["item_id", "annotator", "score", "status", "note"]
+RATING_WIDTHS = [22, 16, 8, 18, 50]
 ADJUDICATION_HEADER = ["item_id", "dataset", "score", "note", "by", "at", "n_ratings", "mean",
                        "min", "max", "second_look", "left", "right"]
 ADJUDICATION_WIDTHS = [22, 16, 8, 50, 14, 20, 10, 8, 7, 7, 12, 50, 50]
@@ -155,28 +154,33 @@ def write_gold_sheet(book: Workbook, gold: pd.DataFrame, progress: Progress | No
 
 
 # ----------------------------------------------------------------------------- ratings
-def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, datasets: dict[str, str],
-                        excluded: Sequence[str], progress: Progress | None, done: int,
-                        total: int) -> list[str]:
-    """Sheet `ratings`: one row per rating (long form), skipped and excluded ones marked."""
+def _status(skipped: bool, excluded: bool) -> str | None:
+    """`skipped`, `excluded`, both, or None for an ordinary counted rating."""
+    words = [w for w, on in (("skipped", skipped), ("excluded", excluded)) if on]
+    return ", ".join(words) or None
+
+
+def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, excluded: Sequence[str],
+                        progress: Progress | None, done: int, total: int) -> list[str]:
+    """Sheet `ratings`: one row per rating (long form), skipped and excluded ones marked.
+
+    Kept to the columns a reader needs (the dataset is on the gold sheet, the times in the
+    project's change log): each cell costs openpyxl several microseconds, and a 200,000
+    item project has 600,000 ratings.
+    """
     sheet = _sheet(book, "ratings", RATING_WIDTHS)
     maker = CellMaker(sheet)
     sheet.append(maker.header(RATING_HEADER))
     excluded = set(excluded)
     for start in range(0, len(ratings), CHUNK_ROWS):
         part = ratings.iloc[start:start + CHUNK_ROWS]
-        ids = part["item_id"].tolist()
         names = part["annotator"].tolist()
-        saved = [None if t != t else dt.datetime.fromtimestamp(t).replace(microsecond=0)
-                 for t in part["updated_at"].tolist()]
         columns = [
-            _texts(ids, maker), _texts([datasets.get(i, "") for i in ids], maker),
-            _texts(names, maker), _numbers(part["score"].to_numpy(dtype="float64").tolist()),
-            [True if s else None for s in part["skipped"].tolist()],
-            [True if n in excluded else None for n in names],
+            _texts(part["item_id"].tolist(), maker), _texts(names, maker),
+            _numbers(part["score"].to_numpy(dtype="float64").tolist()),
+            [_status(s, n in excluded) for s, n in zip(part["skipped"].tolist(), names,
+                                                       strict=True)],
             _texts(part["note"].fillna("").tolist(), maker),
-            [None if t is None else maker.styled(t, number_format=DATE_FORMAT)
-             for t in saved],
         ]
         for row in zip(*columns, strict=True):
             sheet.append(row)
@@ -227,9 +231,7 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     book = Workbook(write_only=True)
     try:
         warnings = write_gold_sheet(book, gold, progress, total)
-        datasets = dict(zip(gold["item_id"].tolist(), gold["dataset"].tolist(), strict=True))
-        warnings += write_ratings_sheet(book, ratings, datasets, excluded, progress,
-                                        len(gold), total)
+        warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold), total)
         write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
                               excluded=excluded)
         warnings += write_adjudications_sheet(book, gold, adjudications, second_look)

@@ -99,15 +99,14 @@ def test_sheets_and_gold_cells(report):
 def test_ratings_sheet_is_long(report):
     out, gold, _ = report
     rows = sheet_rows(out, "ratings")
-    assert [c.value for c in rows[0]] == ["item_id", "dataset", "annotator", "score", "skipped",
-                                          "excluded", "note", "saved"]
+    assert [c.value for c in rows[0]] == ["item_id", "annotator", "score", "status", "note"]
     body = rows[1:]
-    scored = [r for r in body if r[3].value is not None]
+    scored = [r for r in body if r[2].value is not None]
     assert len(scored) == int(gold["n_ratings"].sum())
-    skipped = [r for r in body if r[4].value]
-    assert [(r[0].value, r[2].value, r[6].value) for r in skipped] == [
-        ("t:5", "dee", "cannot read it")]
-    assert all(r[3].data_type == "n" for r in scored)
+    assert all(r[2].data_type == "n" and r[3].value is None for r in scored)
+    skipped = [r for r in body if r[3].value]
+    assert [(r[0].value, r[1].value, r[3].value, r[4].value) for r in skipped] == [
+        ("t:5", "dee", "skipped", "cannot read it")]
 
 
 def test_agreement_table_matches_the_krippendorff_package(report):
@@ -224,3 +223,13 @@ def test_xlsx_save_failure_is_one_line_error(tmp_path, monkeypatch):
             export_project(project, tmp_path / "r.xlsx")
     assert not (tmp_path / "r.xlsx").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_excluded_ratings_are_listed_and_marked(tmp_path):
+    ratings = [("t:1", "ann", 1.0), ("t:1", "spam", 4.0), ("t:2", "ann", 2.0)]
+    with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=ratings) as project:
+        project.set_excluded("spam")
+        export_project(project, tmp_path / "r.xlsx")
+    rows = [[c.value for c in row] for row in sheet_rows(tmp_path / "r.xlsx", "ratings")]
+    assert ["t:1", "spam", 4, "excluded", None] in rows
+    assert "rating:spam" not in [c.value for c in sheet_rows(tmp_path / "r.xlsx", "gold")[0]]
