@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.core.project import Project
 from app.gui.bridge import ProjectBridge
 from app.gui.session import AnnotatorSession
 from app.gui.settings import LAST_ANNOTATOR, Settings
+
+#: Milliseconds after the first item is shown before the item list's details are read.
+DETAILS_DELAY_MS = 30
 
 
 class ApplicationContext(QObject):
@@ -57,11 +60,19 @@ class ApplicationContext(QObject):
         self.project = project
         self.annotator = annotator
         self.bridge = ProjectBridge(project, self)
-        self.session = AnnotatorSession(project, annotator, self.bridge, self)
+        # Ids and this annotator's ratings are enough to show the first item; the item
+        # list's datasets, genres and texts follow once that item is on screen.
+        session = AnnotatorSession(project, annotator, self.bridge, self, defer_details=True)
+        self.session = session
         self.settings.add_recent_project(str(Path(project.path).resolve()))
         self.settings.set(LAST_ANNOTATOR, annotator)
         self.project_opened.emit()
-        self.session.go_first_unrated()
+        session.go_first_unrated()
+        QTimer.singleShot(DETAILS_DELAY_MS, lambda: self._load_details(session))
+
+    def _load_details(self, session: AnnotatorSession) -> None:
+        if session is self.session:  # not if the project was closed meanwhile
+            session.load_details()
 
     def close_project(self) -> None:
         """Close the open project, if any, and forget its undo history."""

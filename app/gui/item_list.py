@@ -71,6 +71,7 @@ class ItemListPanel(QWidget):
             signal.connect(self._update_count)
         self.model.modelReset.connect(lambda: self.select_row(self.session.current_row))
         self.session.current_changed.connect(self.select_row)
+        self.session.details_loaded.connect(lambda: self._fit_columns(self.table))
         self._update_count()
 
     def _build_table(self) -> QTableView:

@@ -20,8 +20,12 @@ COL_ID, COL_DATASET, COL_GENRE, COL_LEFT, COL_RIGHT, COL_RATING = range(6)
 FILTERS = {"all": None, "unrated": UNRATED, "rated": RATED, "skipped": SKIPPED}
 ItemIdRole = Qt.ItemDataRole.UserRole + 1
 SourceRowRole = Qt.ItemDataRole.UserRole + 2
+_ANSWERED_ROLES = frozenset({
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.FontRole, ItemIdRole, SourceRowRole,
+})
 #: Characters of a text shown in a cell; the view elides the rest.
-CELL_CHARS = 240
+CELL_CHARS = 120
 TOOLTIP_CHARS = 1200
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -42,6 +46,7 @@ class ItemTableModel(QAbstractTableModel):
         self._visible = np.arange(session.n, dtype=np.int64)
         session.row_changed.connect(self._on_row_changed)
         session.reset.connect(self.refilter)
+        session.details_loaded.connect(self._on_details_loaded)
 
     # ----------------------------------------------------------- Qt model interface
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
@@ -65,7 +70,9 @@ class ItemTableModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         """Cell contents, fetched from the session only for the cells Qt asks about."""
-        if not index.isValid() or index.row() >= len(self._visible):
+        # Views ask for a dozen roles per cell on every repaint: refuse the others first.
+        if role not in _ANSWERED_ROLES or not index.isValid() or index.row() >= len(
+                self._visible):
             return None
         row = int(self._visible[index.row()])
         column = index.column()
@@ -101,6 +108,12 @@ class ItemTableModel(QAbstractTableModel):
         if state == SKIPPED:
             return "skipped"
         return fmt(session.score(row)) if state == RATED else ""
+
+    def _on_details_loaded(self) -> None:
+        if len(self._visible):
+            self.dataChanged.emit(self.index(0, COL_ID),
+                                  self.index(len(self._visible) - 1, COL_RIGHT),
+                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
 
     # ----------------------------------------------------------- filtering
     def set_filter(self, name: str) -> None:

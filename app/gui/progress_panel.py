@@ -115,6 +115,7 @@ class ProgressPanel(QWidget):
         self._timer.timeout.connect(self.refresh)
         self.session.row_changed.connect(self._timer.start)
         self.session.reset.connect(self._timer.start)
+        self.session.details_loaded.connect(self._timer.start)
         self.refresh()
 
     def refresh(self) -> None:

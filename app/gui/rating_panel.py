@@ -245,9 +245,9 @@ class RatingPanel(QWidget):
         else:
             text, colour = "Not rated yet", self.palette().color(self.palette().ColorRole.Mid)
         self.state_label.setText(text)
-        self.state_label.setStyleSheet(f"color: {colour.name()}; font-weight: bold;")
-        self.score_label.setStyleSheet(
-            f"color: {PENDING_COLOUR.name()};" if pending is not None else "")
+        _set_style(self.state_label, f"color: {colour.name()}; font-weight: bold;")
+        _set_style(self.score_label,
+                   f"color: {PENDING_COLOUR.name()};" if pending is not None else "")
 
     def _describe(self, code: int | None) -> tuple[str, str]:
         """The label and guideline text for a score: its point's, or the two it lies between."""
@@ -379,3 +379,9 @@ class RatingPanel(QWidget):
         """Set the point size of the two texts."""
         self.left_pane.set_point_size(points)
         self.right_pane.set_point_size(points)
+
+
+def _set_style(widget: QWidget, style: str) -> None:
+    """Set a style sheet only when it changes: restyling costs a relayout."""
+    if widget.styleSheet() != style:
+        widget.setStyleSheet(style)

@@ -43,9 +43,13 @@ class AnnotatorSession(QObject):
     row_changed = Signal(int)
     #: Everything was rebuilt (items added, ratings imported, file changed elsewhere).
     reset = Signal()
+    #: Datasets, genres and texts of every row are now known (after a deferred start).
+    details_loaded = Signal()
 
     def __init__(self, project: Project, annotator: str, bridge: QObject | None = None,
-                 parent: QObject | None = None):
+                 parent: QObject | None = None, defer_details: bool = False):
+        """With `defer_details`, only ids and this annotator's ratings are read now: enough to
+        show the first item; call `load_details()` soon after for the item list's columns."""
         super().__init__(parent)
         self.project = project
         self.annotator = annotator
@@ -55,8 +59,12 @@ class AnnotatorSession(QObject):
         self.session_count = 0
         self.session_seconds = 0.0
         self._haystack: list[str] | None = None
-        self._build_items()
+        self._build_index(self.project.item_ids())
         self._build_ratings()
+        if defer_details:
+            self._empty_details()
+        else:
+            self._build_details()
         if bridge is not None:
             bridge.rating_changed.connect(self._on_rating_changed)
             bridge.ratings_changed.connect(self.rebuild_ratings)
@@ -64,17 +72,41 @@ class AnnotatorSession(QObject):
             bridge.reloaded.connect(self.rebuild)
 
     # ----------------------------------------------------------- building
-    def _build_items(self) -> None:
+    def _build_index(self, ids: list[str]) -> None:
+        self.ids: list[str] = ids
+        self.row_of: dict[str, int] = {item_id: row for row, item_id in enumerate(ids)}
+
+    def _empty_details(self) -> None:
+        n = len(self.ids)
+        self.details_ready = False
+        self.left: list[str] = [""] * n
+        self.right: list[str] = [""] * n
+        self.dataset_names = pd.Index([""])
+        self.genre_names = pd.Index([""])
+        self.dataset_code = np.zeros(n, dtype=np.int32)
+        self.genre_code = np.zeros(n, dtype=np.int32)
+        self._haystack = None
+
+    def _build_details(self) -> None:
         items = self.project.items()
-        self.ids: list[str] = items["item_id"].tolist()
-        self.row_of: dict[str, int] = {item_id: row for row, item_id in enumerate(self.ids)}
-        self.left: list[str] = items["left"].tolist()
-        self.right: list[str] = items["right"].tolist()
+        ids = items["item_id"].tolist()
+        if ids != self.ids:  # items arrived since the index was read: start again from them
+            self._build_index(ids)
+            self._build_ratings()
+        self.left = items["left"].tolist()
+        self.right = items["right"].tolist()
         dataset_codes, self.dataset_names = pd.factorize(items["dataset"].fillna(""))
         genre_codes, self.genre_names = pd.factorize(items["genre"].fillna(""))
         self.dataset_code = np.asarray(dataset_codes, dtype=np.int32)
         self.genre_code = np.asarray(genre_codes, dtype=np.int32)
         self._haystack = None
+        self.details_ready = True
+
+    def load_details(self) -> None:
+        """Read datasets, genres and texts if a deferred start has not yet done so."""
+        if not self.details_ready:
+            self._build_details()
+            self.details_loaded.emit()
 
     def _build_ratings(self) -> None:
         n = len(self.ids)
@@ -94,8 +126,9 @@ class AnnotatorSession(QObject):
     def rebuild(self) -> None:
         """Reread items and ratings, keeping the current item when it still exists."""
         current = self.current_id()
-        self._build_items()
+        self._build_index(self.project.item_ids())
         self._build_ratings()
+        self._build_details()
         self.current_row = self.row_of.get(current, -1) if current else -1
         self.reset.emit()
         if self.current_row < 0 and self.n:
@@ -178,6 +211,7 @@ class AnnotatorSession(QObject):
     def search_mask(self, needle: str) -> np.ndarray:
         """Rows whose id or either text contains `needle`, ignoring case."""
         needle = needle.casefold()
+        self.load_details()
         if self._haystack is None:
             # Built on the first search only: opening stays fast and most sessions never search.
             self._haystack = [f"{i}\x00{a}\x00{b}".casefold()

@@ -132,3 +132,43 @@ def test_next_unrated_wraps_and_skips_skipped(session):
     assert session.next_unrated(11) is None
     project.rate("d:1", "alice", None)
     assert session.next_unrated(5) == 0
+
+
+def test_deferred_details_arrive_in_the_model(qtbot, tmp_path):
+    project = Project.create(tmp_path / "d.simrate", scale="sts")
+    project.import_items(make_items(6), source="items.tsv")
+    session = AnnotatorSession(project, "alice", defer_details=True)
+    model = ItemTableModel(session)
+    # Ids and ratings are there at once; texts and datasets only after load_details().
+    assert model.rowCount() == 6 and model.data(model.index(0, COL_ID)) == "d:1"
+    assert model.data(model.index(0, 3)) == ""
+    with qtbot.waitSignal(model.dataChanged):
+        session.load_details()
+    assert model.data(model.index(0, 1)) == "alpha"
+    assert model.data(model.index(0, 3)).startswith("left text number 1")
+    project.close()
+
+
+def test_search_before_the_details_loads_them(tmp_path):
+    project = Project.create(tmp_path / "s.simrate", scale="sts")
+    project.import_items(make_items(6), source="items.tsv")
+    session = AnnotatorSession(project, "alice", defer_details=True)
+    model = ItemTableModel(session)
+    model.set_search("cats")
+    assert shown_ids(model) == ["d:3", "d:6"]
+    project.close()
+
+
+def test_ids_lose_the_dataset_prefix_the_dataset_column_shows(tmp_path):
+    project = Project.create(tmp_path / "c.simrate", scale="clss")
+    frame = make_items(3)
+    frame["item_id"] = [f"{d}:Newswire-{i}" for i, d in enumerate(frame["dataset"], 1)]
+    project.import_items(frame, source="items.tsv")
+    session = AnnotatorSession(project, "alice")
+    model = ItemTableModel(session)
+    assert [model.data(model.index(r, COL_ID)) for r in range(3)] == [
+        "Newswire-1", "Newswire-2", "Newswire-3"]
+    # The full id stays in the tooltip and in the id role.
+    assert model.data(model.index(1, COL_ID), Qt.ItemDataRole.ToolTipRole) == "beta:Newswire-2"
+    assert model.data(model.index(1, COL_ID), ItemIdRole) == "beta:Newswire-2"
+    project.close()
