@@ -241,3 +241,25 @@ def test_excluded_annotator_is_left_out(tmp_path):
     assert "rating:spam" not in text
     rows = read_rows(tmp_path / "g.tsv", "\t")
     assert (rows[0]["gold"], rows[0]["source"]) == ("1.0", "single")
+
+
+class Cancelled(Exception):
+    """Raised by a progress callback to abandon an export (the GUI's cancel button)."""
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "jsonl", "xlsx"])
+def test_progress_is_reported_and_can_cancel(project, tmp_path, monkeypatch, fmt):
+    monkeypatch.setattr(export_module, "CHUNK_ROWS", 5)
+    seen = []
+    export_project(project, tmp_path / f"g.{fmt}", progress=lambda done, total: seen.append(
+        (done, total)))
+    assert seen and seen == sorted(seen) and seen[-1][0] == seen[-1][1]
+
+    def cancel(done, total):
+        raise Cancelled
+
+    out = tmp_path / f"h.{fmt}"
+    with pytest.raises(Cancelled):
+        export_project(project, out, progress=cancel)
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
