@@ -89,7 +89,8 @@ def read_jsonl_pairs(path: str | Path, dataset: str | None = None) -> pd.DataFra
     """Read a JSON Lines pair file (e.g. a simrate JSONL export) into an item frame."""
     path = Path(path)
     objects = _objects(path)
-    roles = _roles(list(objects[0][1]), path, objects[0][0])
+    keys = list(dict.fromkeys(k for _, record in objects for k in record))  # first seen first
+    roles = _roles(keys, path, objects[0][0])
     used = {k for k in roles.values() if k is not None}
     rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "dataset", "genre",
                                              "reference", "meta", "line")}
