@@ -45,6 +45,8 @@ from app.gui.settings import (
 from app.gui.start_page import StartPage
 
 PROJECT_FILES = "simrate projects (*.simrate);;All files (*)"
+#: Screens this wide or narrower open the window maximized the first time.
+SMALL_SCREEN_WIDTH = 1440
 
 
 class MainWindow(QMainWindow):
@@ -70,6 +72,8 @@ class MainWindow(QMainWindow):
                             | QMainWindow.DockOption.AllowTabbedDocks)
         self.actions_by_name: dict[str, QAction] = {}
         self.menus = build_menus(self)
+        self._undo_position = (0, 0)
+        context.undo_stack.indexChanged.connect(self._on_undo_index)
         self._connect_start_page()
         context.project_opened.connect(self._build_workspace)
         context.project_closing.connect(self._tear_down_workspace)
@@ -236,6 +240,17 @@ class MainWindow(QMainWindow):
         else:
             self.context.refresh()
 
+    def _on_undo_index(self, index: int) -> None:
+        stack = self.context.undo_stack
+        last_index, last_count = self._undo_position
+        self._undo_position = (index, stack.count())
+        if stack.count() != last_count:
+            return  # a new change was pushed (or the history cleared): nothing to announce
+        if index < last_index:
+            self.statusBar().showMessage(f"Undone: {stack.text(index)}", 6000)
+        elif index > last_index:
+            self.statusBar().showMessage(f"Redone: {stack.text(index - 1)}", 6000)
+
     # ----------------------------------------------------------- view
     def change_text_size(self, delta: int) -> None:
         """Make the texts larger or smaller by `delta` points; remembered."""
@@ -277,8 +292,16 @@ class MainWindow(QMainWindow):
     # ----------------------------------------------------------- window state
     def _restore_window(self) -> None:
         geometry = self.context.settings.get(WINDOW_GEOMETRY)
-        if geometry.isEmpty() or not self.restoreGeometry(geometry):
-            self.resize(1280, 760)
+        if not geometry.isEmpty() and self.restoreGeometry(geometry):
+            return
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None and screen.width() <= SMALL_SCREEN_WIDTH:
+            # A laptop screen (1366x768): every pixel goes to the texts. The size is set too,
+            # for desktops without a window manager to honour "maximized".
+            self.setGeometry(screen)
+            self.setWindowState(Qt.WindowState.WindowMaximized)
+        else:
+            self.resize(1280, 800)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """On activation, pick up what other processes wrote to the project."""

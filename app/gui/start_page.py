@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
     QFrame,
@@ -102,6 +102,7 @@ class StartPage(QWidget):
         self.sample_button.clicked.connect(self.open_sample)
         for button in (self.new_button, self.open_button, self.sample_button):
             button.setMinimumHeight(button.sizeHint().height() + 12)
+            button.setAutoDefault(True)  # Enter presses the focused button, as Space does
         hint = QLabel("New here? Open the sample project: it has a few pairs to try the "
                       "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
                       "Enter saves and moves on.")
@@ -118,7 +119,8 @@ class StartPage(QWidget):
         recent = QVBoxLayout()
         heading = QLabel("<b>Recent projects</b>")
         recent.addWidget(heading)
-        recent.addWidget(self.empty_label)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        recent.addWidget(self.empty_label, 1)
         recent.addWidget(self.recent_list, 1)
         self.open_hint = QLabel("Double-click a project, or press Enter, to open it.")
         self.open_hint.setObjectName("startHint")
@@ -161,7 +163,20 @@ class StartPage(QWidget):
         self.empty_label.setVisible(not has_recent)
         if has_recent:
             self.recent_list.setCurrentRow(0)
+        self.focus_default()
+
+    def focus_default(self) -> None:
+        """Keyboard on the first recent project; on a first start, on the sample button
+        (Enter opens it: the quickest way to try the keys)."""
+        if self.recent_list.count():
             self.recent_list.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:
+            self.sample_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Whenever the page appears, put the keyboard where Enter does the likely thing."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self.focus_default)
 
     def _on_recent_activated(self, item: QListWidgetItem) -> None:
         self.open_path.emit(item.data(PathRole))

@@ -160,3 +160,17 @@ def test_cancel_before_writing_leaves_the_project_unchanged(qtbot, start_window,
     assert started
     with Project.open(project_path) as other:
         assert other.n_items == 10
+
+
+@pytest.mark.skipif(not SAMPLE_PAIRS.is_file(), reason="sample_data/pairs.tsv is absent")
+def test_enter_on_a_first_start_opens_the_sample(qtbot, start_window, tmp_path, monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    monkeypatch.setattr(sample_module, "sample_folder", lambda: tmp_path / "data")
+    start_window.activateWindow()
+    button = start_window.start_page.sample_button
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is button)
+    qtbot.keyClick(button, Qt.Key.Key_Return)
+    assert start_window.context.project is not None
+    assert start_window.context.session.current_id() == start_window.context.project.item_ids()[0]

@@ -97,3 +97,12 @@ def test_undo_menu_names_the_change(qtbot, window):
     press(qtbot, window, Qt.Key.Key_Plus)
     press(qtbot, window, Qt.Key.Key_Return)
     assert "3.25" in window.actions_by_name["undo"].text()
+
+
+def test_the_status_bar_says_what_was_undone(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_2)
+    press(qtbot, window, Qt.Key.Key_Return)
+    press(qtbot, window, Qt.Key.Key_Z, CTRL)
+    assert window.statusBar().currentMessage() == "Undone: d:1: nothing \u2192 2"
+    press(qtbot, window, Qt.Key.Key_Z, CTRL_SHIFT)
+    assert window.statusBar().currentMessage() == "Redone: d:1: nothing \u2192 2"
