@@ -82,7 +82,15 @@ def test_import_command_reads_a_jsonl_export(project, tmp_path, capsys):
     export_project(project, out)
     target = tmp_path / "copy.simrate"
     assert simrate(capsys, "new", target, "--scale", "sts").status == 0
-    assert simrate(capsys, "import", target, out).status == 0
+    result = simrate(capsys, "import", target, out)
+    assert result.status == 0, result.err
+    with Project.open(target) as copy:
+        items = copy.items()
+        assert items["item_id"].tolist() == project.item_ids()
+        assert items["right"].tolist() == project.items()["right"].tolist()
+        assert np.array_equal(items["reference"].to_numpy(), project.gold()["gold"].to_numpy(),
+                              equal_nan=True)
+        assert items["meta"][0]["ratings"] == {"ann": 1.0, "bob": 1.0, "cy": 1.5}
 
 
 @pytest.mark.parametrize("fmt", [
