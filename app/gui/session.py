@@ -195,7 +195,10 @@ class AnnotatorSession(QObject):
                 "unrated": int(tally[UNRATED]), "total": self.n}
 
     def dataset_counts(self) -> list[tuple[str, int, int, int]]:
-        """Per dataset: (name, rated, skipped, total), in order of first appearance."""
+        """Per dataset: (name, rated, skipped, total), in order of first appearance; empty
+        until the details are loaded."""
+        if not self.details_ready:
+            return []
         k = len(self.dataset_names)
         total = np.bincount(self.dataset_code, minlength=k)
         rated = np.bincount(self.dataset_code[self.state == RATED], minlength=k)
