@@ -196,22 +196,18 @@ def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications:
     sheet = _sheet(book, "adjudications", ADJUDICATION_WIDTHS)
     maker = CellMaker(sheet)
     sheet.append(maker.header(ADJUDICATION_HEADER))
-    by_id = gold.set_index("item_id")
     again = set(second_look)
-    for record in adjudications.itertuples(index=False):
-        item = by_id.loc[record.item_id] if record.item_id in by_id.index else None
-        at = dt.datetime.fromtimestamp(record.at).replace(microsecond=0)
-        summary = [None] * 5 if item is None else [
-            int(item["n_ratings"]), *_numbers([item["mean"], item["min"], item["max"]]),
-            item["dataset"]]
+    summary = gold[["item_id", "dataset", "n_ratings", "mean", "min", "max", "left", "right"]]
+    table = adjudications[["item_id", "score", "note", "by", "at"]].merge(
+        summary, on="item_id", how="left")
+    for row in table.itertuples(index=False):
+        at = dt.datetime.fromtimestamp(row.at).replace(microsecond=0)
+        item_id, dataset, note, by = _texts([row.item_id, row.dataset, row.note, row.by], maker)
         sheet.append([
-            maker.text(record.item_id), maker.text(summary[4]) if summary[4] else None,
-            float(record.score), maker.text(record.note) if record.note else None,
-            maker.text(record.by) if record.by else None,
-            maker.styled(at, number_format=DATE_FORMAT), *summary[:4],
-            record.item_id in again,
-            None if item is None else maker.text(item["left"]),
-            None if item is None else maker.text(item["right"]),
+            item_id, dataset, float(row.score), note, by,
+            maker.styled(at, number_format=DATE_FORMAT), int(row.n_ratings),
+            *_numbers([row.mean, row.min, row.max]), row.item_id in again,
+            *_texts([row.left, row.right], maker),
         ])
     return maker.warnings("adjudications")
 

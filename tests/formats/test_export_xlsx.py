@@ -233,3 +233,21 @@ def test_excluded_ratings_are_listed_and_marked(tmp_path):
     rows = [[c.value for c in row] for row in sheet_rows(tmp_path / "r.xlsx", "ratings")]
     assert ["t:1", "spam", 4, "excluded", None] in rows
     assert "rating:spam" not in [c.value for c in sheet_rows(tmp_path / "r.xlsx", "gold")[0]]
+
+
+def test_adjudications_sheet_marks_second_looks(tmp_path):
+    ratings = [("t:1", "ann", 0.0), ("t:1", "bob", 3.0), ("t:2", "ann", 1.0),
+               ("t:2", "bob", 3.0)]
+    with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=ratings) as project:
+        project.adjudicate("t:1", 1.0, note="bob misread", by="lead")
+        project.adjudicate("t:2", 2.0, by="lead")
+        project.rate("t:1", "cy", 4.0)  # after the verdict, 3 points away
+        result = export_project(project, tmp_path / "r.xlsx")
+    assert result.second_look == 1
+    rows = [[c.value for c in row] for row in sheet_rows(tmp_path / "r.xlsx", "adjudications")]
+    header = rows[0]
+    marks = {row[0]: row[header.index("second_look")] for row in rows[1:]}
+    assert marks == {"t:1": True, "t:2": False}
+    first = dict(zip(header, rows[1], strict=True))
+    assert (first["note"], first["n_ratings"], first["max"], first["left"]) == (
+        "bob misread", 3, 4, "a")
