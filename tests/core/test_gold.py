@@ -188,3 +188,28 @@ def test_gold_of_a_hand_edited_file_with_gaps_in_item_order(tmp_path):
         gold = project.gold()
         assert gold["item_id"].tolist() == ["c", "b", "a"]
         assert gold["gold"].tolist() == [4.0, 2.0, 1.0]
+
+
+def test_second_look_from_tables_matches_the_live_index(tmp_path):
+    from app.core.gold import second_look_items
+
+    rng = random.Random(5)
+    with Project.create(tmp_path / "p.simrate", scale="clss") as project:
+        ids = [f"s:{i}" for i in range(1, 21)]
+        project.import_items(item_frame({
+            "item_id": ids, "left": ids, "right": ids, "dataset": ["s"] * 20,
+            "genre": [""] * 20, "reference": [float("nan")] * 20, "meta": [{}] * 20,
+            "line": list(range(1, 21)),
+        }), source="i.tsv")
+        project.flagged_ids()  # build the live index before the changes
+        for _ in range(300):
+            item = rng.choice(ids)
+            if rng.random() < 0.15:
+                project.adjudicate(item, rng.randrange(17) * 0.25, by="lead")
+            else:
+                value = None if rng.random() < 0.1 else rng.randrange(17) * 0.25
+                project.rate(item, rng.choice(["a", "b", "c"]), value)
+        live = project.second_look_ids()
+        table = set(second_look_items(project.ratings(), project.adjudications(),
+                                      project.scale, project.threshold))
+        assert live == table and live  # and the walk did produce some
