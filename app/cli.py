@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("adjudicate", help="set an item's adjudicated score")
     p.add_argument("project")
     p.add_argument("item_id", metavar="ITEM_ID")
-    p.add_argument("score", metavar="SCORE")
+    p.add_argument("score", metavar="SCORE", nargs="?", help="omit with --withdraw")
     p.add_argument("--note", default="")
     p.add_argument("--by", default=None)
     p.add_argument("--withdraw", action="store_true", help="withdraw the adjudication")

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
             if args.item_id in project.flagged_ids():
                 print(f"{args.item_id}: its ratings disagree, so it is flagged again")
             return 0
+        if args.score is None:
+            raise SimrateError("give the adjudicated SCORE (or --withdraw)")
         code = project.scale.parse(args.score)
         value = project.scale.from_code(code)
         project.adjudicate(args.item_id, value, note=args.note, by=by)

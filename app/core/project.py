@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.core.errors import SimrateError
 from app.core.adjudication import FlagIndex, threshold_codes
+from app.core.errors import SimrateError
 from app.core.scale import Scale, load_scale
 from app.core.store import create_store, dumps, open_store, transaction
 from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
@@ -183,7 +183,7 @@ class Project:
             "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items WHERE ord = ?",
             (self._item_ord(item_id),),
         ).fetchone()
-        item = dict(zip(ITEM_FRAME_COLUMNS, row))
+        item = dict(zip(ITEM_FRAME_COLUMNS, row, strict=True))
         item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
         return item
 
@@ -501,8 +501,8 @@ class Project:
         names = ["item_id", "dataset", "genre", "left", "right"]
         rows = self._conn.execute(
             "SELECT id, dataset, genre, left, right FROM items ORDER BY ord").fetchall()
-        columns = list(zip(*rows)) if rows else [()] * len(names)
-        items = pd.DataFrame({n: pd.Series(c, dtype=object) for n, c in zip(names, columns)})
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+        items = pd.DataFrame({n: pd.Series(c, dtype=object) for n, c in zip(names, columns, strict=True)})
         rows = self._conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
                                   "WHERE code IS NOT NULL").fetchall()
         table = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.float64,

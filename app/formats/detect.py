@@ -134,7 +134,7 @@ def detect_format(path: str | Path) -> str:
         return "project"
     if suffix in (".pyr", ".pan"):
         return "pyramid"
-    if suffix == ".jsonl":
+    if suffix in (".jsonl", ".ndjson"):
         return "pairs"  # our own JSONL export, read back as pairs with gold as reference
     if STS_GOLD_NAME.match(path.name) or CLSS_GOLD_NAME.match(path.name):
         raise SimrateError("this is a gold key: import the input file beside it, which "
@@ -181,7 +181,7 @@ def read_items(path: str | Path, fmt: str = "auto", **options: object) -> pd.Dat
     if fmt not in ITEM_READERS:
         raise SimrateError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     reader = _reader(fmt)
-    if fmt == "pairs" and Path(path).suffix.lower() == ".jsonl":
+    if fmt == "pairs" and Path(path).suffix.lower() in (".jsonl", ".ndjson"):
         from app.formats.jsonl import read_jsonl_pairs as reader
     accepted = inspect.signature(reader).parameters
     chosen = {k: v for k, v in options.items() if k in accepted and v is not None}
