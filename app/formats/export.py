@@ -321,8 +321,11 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
                                     excluded)
 
     def report_data() -> dict:
+        from app.core.quality import annotator_frame
+
         # the report lists skipped ratings and notes too, which gold does not need
         return {"ratings": project.ratings(), "adjudications": adjudications,
+                "annotators": annotator_frame(project),
                 "excluded": excluded,
                 "title": project.title, "second_look": second_look,
                 "threshold": project.threshold}

@@ -1,4 +1,4 @@
-"""The XLSX gold report: sheets gold, ratings, agreement and adjudications.
+"""The XLSX gold report: sheets gold, ratings, agreement, adjudications and annotators.
 
 Written with openpyxl's write-only workbook, row by row, so 200,000 items stay within
 memory. Numbers are number cells; missing numbers are empty cells. Every text is a string
@@ -212,11 +212,32 @@ def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications:
     return maker.warnings("adjudications")
 
 
+def write_annotators_sheet(book: Workbook, annotators: pd.DataFrame) -> None:
+    """Sheet `annotators`: the per-annotator report (ratings, agreement, check items)."""
+    sheet = _sheet(book, "annotators", [16, 8, 8, 8, 8, 14, 13, 10, 9, 15, 8, 8, 40])
+    maker = CellMaker(sheet)
+    sheet.append(maker.header(list(annotators.columns)))
+    for row in annotators.itertuples(index=False):
+        cells = []
+        for value in row:
+            if isinstance(value, str):
+                cells.append(maker.text(value))
+            elif value is None or (isinstance(value, float) and np.isnan(value)):
+                cells.append(None)
+            elif isinstance(value, (bool, np.bool_)):
+                cells.append(bool(value))
+            else:
+                cells.append(float(value) if isinstance(value, (float, np.floating))
+                             else int(value))
+        sheet.append(cells)
+
+
 def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                       progress: Progress | None = None, ratings: pd.DataFrame | None = None,
                       adjudications: pd.DataFrame | None = None, excluded: Sequence[str] = (),
                       title: str = "", second_look: Sequence[str] = (),
-                      threshold: float = 1.0) -> list[str]:
+                      threshold: float = 1.0,
+                      annotators: pd.DataFrame | None = None) -> list[str]:
     """Write the four-sheet report to `out` atomically; returns warnings for the user."""
     from app.formats.xlsx_agreement import write_agreement_sheet
 
@@ -231,6 +252,8 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
         write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
                               excluded=excluded)
         warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+        if annotators is not None and len(annotators):
+            write_annotators_sheet(book, annotators)
         with atomic_path(out) as temp:
             book.save(temp)
     except BaseException:

@@ -75,7 +75,7 @@ def find_table(rows, *first_cells):
 def test_sheets_and_gold_cells(report):
     out, gold, result = report
     book = load_workbook(out)
-    assert book.sheetnames == ["gold", "ratings", "agreement", "adjudications"]
+    assert book.sheetnames == ["gold", "ratings", "agreement", "adjudications", "annotators"]
     sheet = book["gold"]
     header = [c.value for c in sheet[1]]
     # dee only skipped an item: an empty column, but a column, as for every annotator
@@ -251,3 +251,25 @@ def test_adjudications_sheet_marks_second_looks(tmp_path):
     first = dict(zip(header, rows[1], strict=True))
     assert (first["note"], first["n_ratings"], first["max"], first["left"]) == (
         "bob misread", 3, 4, "a")
+
+
+def test_annotators_sheet_matches_the_annotator_report(report, tmp_path):
+    from app.core.project import Project
+    from app.core.quality import annotator_report
+
+    out, _gold, _ = report
+    rows = sheet_rows(out, "annotators")
+    header = [c.value for c in rows[0]]
+    assert header[:3] == ["annotator", "rated", "skipped"]
+    by_name = {row[0].value: dict(zip(header, [c.value for c in row], strict=True))
+               for row in rows[1:]}
+    assert set(RATERS) <= set(by_name)
+    project_path = next(Path(out).parent.glob("*.simrate"))
+    with Project.open(project_path) as project:
+        for entry in annotator_report(project):
+            cell = by_name[entry["annotator"]]
+            assert cell["rated"] == entry["rated"]
+            if entry["pearson_vs_rest"] is None:
+                assert cell["pearson_vs_rest"] is None
+            else:
+                assert cell["pearson_vs_rest"] == pytest.approx(entry["pearson_vs_rest"])
