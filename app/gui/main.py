@@ -86,12 +86,17 @@ def create_application():
 
 
 def launch(project: str | None = None, annotator: str | None = None,
-           organizer: bool = False) -> int:
-    """Open the window (on a project, or on the start page); returns the exit status."""
+           organizer: bool = False, sample: bool = False) -> int:
+    """Open the window (on a project, the sample project, or the start page); returns the
+    exit status."""
     problem = platform_problem()
     if problem:
         print(f"simrate: error: {problem}", file=sys.stderr)
         return 1
+    if sample and project is None:
+        from app.gui.sample import ensure_sample_project, sample_folder
+
+        project = str(ensure_sample_project(sample_folder()))
     if project is not None:
         from app.core.project import Project
 

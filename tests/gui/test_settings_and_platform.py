@@ -87,3 +87,44 @@ def test_launch_refuses_early_without_a_display(monkeypatch, capsys):
     monkeypatch.setattr(gui_main, "platform_problem", lambda: "no display to open a window on")
     assert gui_main.launch(None) == 1
     assert "simrate: error: no display" in capsys.readouterr().err
+
+
+def test_launch_opens_a_project_straight_into_rating(qapp, monkeypatch, tmp_path, settings):
+    import app.gui.sample as sample_module
+
+    if not sample_module.SAMPLE_PAIRS.is_file():
+        import pytest
+
+        pytest.skip("sample_data/pairs.tsv is absent")
+    monkeypatch.setattr(gui_main, "platform_problem", lambda: None)
+    monkeypatch.setattr(sample_module, "sample_folder", lambda: tmp_path)
+
+    class EventLoopThatReturnsAtOnce:
+        def exec(self) -> int:
+            return 0
+
+    monkeypatch.setattr(gui_main, "create_application", EventLoopThatReturnsAtOnce)
+    windows = []
+    real_build = gui_main.build_window
+
+    def build(organizer=False):
+        windows.append(real_build(organizer, settings))
+        return windows[-1]
+
+    monkeypatch.setattr(gui_main, "build_window", build)
+    assert gui_main.launch(None, annotator="eve", sample=True) == 0
+    window = windows[0]
+    assert window.isVisible() and window.context.annotator == "eve"
+    assert window.stack.currentWidget() is window.rating_panel
+    assert window.context.project.n_items == 20
+    window.close()
+
+
+def test_launch_with_a_bad_project_is_a_one_line_error(monkeypatch, tmp_path):
+    import pytest
+
+    from app.core.errors import SimrateError
+
+    monkeypatch.setattr(gui_main, "platform_problem", lambda: None)
+    with pytest.raises(SimrateError, match="no such project file"):
+        gui_main.launch(str(tmp_path / "nothing.simrate"), annotator="eve")
