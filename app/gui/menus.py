@@ -21,42 +21,9 @@ def _action(window, name: str, text: str, keys: list[str], slot) -> QAction:
 def build_menus(window) -> dict[str, QMenu]:
     """Create File, Edit, Rating, View and Help on `window`; returns menus by name."""
     bar = window.menuBar()
-    context = window.context
-    menus: dict[str, QMenu] = {}
-
-    file_menu = bar.addMenu("&File")
-    file_menu.addAction(_action(window, "new", "&New project from a file\u2026", ["Ctrl+N"],
-                                window.new_project_from_file))
-    file_menu.addAction(_action(window, "open", "&Open project\u2026", ["Ctrl+O"],
-                                window.choose_project))
-    recent = file_menu.addMenu("Open &recent")
-    recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
-    file_menu.addAction(_action(window, "sample", "Open the &sample project", [],
-                                window.open_sample))
-    file_menu.addSeparator()
-    file_menu.addAction(_action(window, "import", "&Import pairs or ratings\u2026", ["Ctrl+I"],
-                                window.import_into_project))
-    file_menu.addSeparator()
-    file_menu.addAction(_action(window, "close", "&Close project", ["Ctrl+W"],
-                                window.close_project))
-    file_menu.addAction(_action(window, "quit", "&Quit", ["Ctrl+Q"], window.close))
-    menus["file"] = file_menu
-
-    edit_menu = bar.addMenu("&Edit")
-    undo = context.undo_stack.createUndoAction(window, "&Undo")
-    undo.setShortcuts([QKeySequence("Ctrl+Z")])
-    redo = context.undo_stack.createRedoAction(window, "&Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-    window.actions_by_name["undo"], window.actions_by_name["redo"] = undo, redo
-    edit_menu.addAction(undo)
-    edit_menu.addAction(redo)
-    edit_menu.addSeparator()
-    edit_menu.addAction(_action(window, "find", "&Find item\u2026", ["Ctrl+F"],
-                                window.focus_search))
-    menus["edit"] = edit_menu
-
+    menus = {"file": _file_menu(window, bar.addMenu("&File")),
+             "edit": _edit_menu(window, bar.addMenu("&Edit"))}
     menus["rating"] = bar.addMenu("&Rating")  # filled by the RatingPanel when a project opens
-
     view_menu = bar.addMenu("&View")
     view_menu.addAction(_action(window, "larger", "&Larger text", ["Ctrl++", "Ctrl+="],
                                 lambda: window.change_text_size(1)))
@@ -65,7 +32,6 @@ def build_menus(window) -> dict[str, QMenu]:
     view_menu.addSeparator()
     menus["panels"] = view_menu.addMenu("&Panels")  # dock toggles, added with the docks
     menus["view"] = view_menu
-
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(_action(window, "guidelines", "Scale &guidelines", ["F1"],
                                 window.show_guidelines))
@@ -74,6 +40,38 @@ def build_menus(window) -> dict[str, QMenu]:
     help_menu.addAction(_action(window, "about", "&About simrate", [], window.show_about))
     menus["help"] = help_menu
     return menus
+
+
+def _file_menu(window, menu: QMenu) -> QMenu:
+    menu.addAction(_action(window, "new", "&New project from a file\u2026", ["Ctrl+N"],
+                           window.new_project_from_file))
+    menu.addAction(_action(window, "open", "&Open project\u2026", ["Ctrl+O"],
+                           window.choose_project))
+    recent = menu.addMenu("Open &recent")
+    recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
+    menu.addAction(_action(window, "sample", "Open the &sample project", [],
+                           window.open_sample))
+    menu.addSeparator()
+    menu.addAction(_action(window, "import", "&Import pairs or ratings\u2026", ["Ctrl+I"],
+                           window.import_into_project))
+    menu.addSeparator()
+    menu.addAction(_action(window, "close", "&Close project", ["Ctrl+W"], window.close_project))
+    menu.addAction(_action(window, "quit", "&Quit", ["Ctrl+Q"], window.close))
+    return menu
+
+
+def _edit_menu(window, menu: QMenu) -> QMenu:
+    stack = window.context.undo_stack
+    undo = stack.createUndoAction(window, "&Undo")
+    undo.setShortcuts([QKeySequence("Ctrl+Z")])
+    redo = stack.createRedoAction(window, "&Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    window.actions_by_name["undo"], window.actions_by_name["redo"] = undo, redo
+    menu.addAction(undo)
+    menu.addAction(redo)
+    menu.addSeparator()
+    menu.addAction(_action(window, "find", "&Find item\u2026", ["Ctrl+F"], window.focus_search))
+    return menu
 
 
 def _fill_recent(window, menu: QMenu) -> None:

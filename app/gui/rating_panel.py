@@ -66,11 +66,21 @@ class RatingPanel(QWidget):
 
     # ----------------------------------------------------------- widgets
     def _build_widgets(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addLayout(self._build_header())
+        layout.addWidget(self._build_texts(), 1)
+        self.scale_widget = ScaleWidget(self.scale)
+        self.scale_widget.code_picked.connect(self.set_pending_code)
+        layout.addWidget(self.scale_widget)
+        layout.addLayout(self._build_score_row())
+        layout.addLayout(self._build_note_row())
+        self.setFocusProxy(self.scale_widget)
+
+    def _build_header(self) -> QHBoxLayout:
         self.position_label = QLabel()
         self.position_label.setObjectName("itemPosition")
-        bold = QFont(self.position_label.font())
-        bold.setBold(True)
-        self.position_label.setFont(bold)
+        self.position_label.setFont(_bold(self.position_label.font()))
         self.item_label = QLabel()
         self.item_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.item_label.setObjectName("itemId")
@@ -78,83 +88,77 @@ class RatingPanel(QWidget):
         header.addWidget(self.position_label)
         header.addSpacing(12)
         header.addWidget(self.item_label, 1)
+        return header
 
+    def _build_texts(self) -> QSplitter:
         self.left_pane = TextPane("")
         self.right_pane = TextPane("")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.left_pane)
         self.splitter.addWidget(self.right_pane)
+        # CLSS: the larger text (a paragraph, often) gets more of the height.
         self.splitter.setStretchFactor(0, 3 if self.scale.name == "clss" else 1)
         self.splitter.setStretchFactor(1, 2 if self.scale.name == "clss" else 1)
+        return self.splitter
 
-        self.scale_widget = ScaleWidget(self.scale)
-        self.scale_widget.code_picked.connect(self.set_pending_code)
-
+    def _build_score_row(self) -> QHBoxLayout:
         self.score_label = QLabel()
         self.score_label.setObjectName("scoreValue")
-        big = QFont(self.score_label.font())
+        big = _bold(self.score_label.font())
         big.setPointSizeF(big.pointSizeF() * 2.2)
-        big.setBold(True)
         self.score_label.setFont(big)
-        self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("4.25") + 16)
+        self.score_label.setMinimumWidth(
+            self.score_label.fontMetrics().horizontalAdvance("4.25") + 16)
         self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.point_label = QLabel()
-        bold = QFont(self.point_label.font())
-        bold.setBold(True)
-        self.point_label.setFont(bold)
+        self.point_label.setFont(_bold(self.point_label.font()))
         self.state_label = QLabel()
         self.state_label.setObjectName("saveState")
         self.guideline_label = QLabel()
         self.guideline_label.setWordWrap(True)
         self.guideline_label.setObjectName("guideline")
-        self.guideline_label.setSizePolicy(QSizePolicy.Policy.Ignored,
-                                           QSizePolicy.Policy.Fixed)
+        self.guideline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         # Room for two lines always: the scale above must not jump from item to item.
-        self.guideline_label.setFixedHeight(self.guideline_label.fontMetrics().lineSpacing() * 2
-                                            + 4)
+        self.guideline_label.setFixedHeight(
+            self.guideline_label.fontMetrics().lineSpacing() * 2 + 4)
         self.guideline_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        words = QVBoxLayout()
-        words.setSpacing(2)
         top = QHBoxLayout()
         top.addWidget(self.point_label)
         top.addStretch(1)
         top.addWidget(self.state_label)
+        words = QVBoxLayout()
+        words.setSpacing(2)
         words.addLayout(top)
         words.addWidget(self.guideline_label)
-        score_row = QHBoxLayout()
-        score_row.addWidget(self.score_label)
-        score_row.addLayout(words, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.score_label)
+        row.addLayout(words, 1)
+        return row
 
+    def _build_note_row(self) -> QHBoxLayout:
         self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("optional; saved with the score when you press Enter (Ctrl+E)")
+        self.note_edit.setPlaceholderText(
+            "optional; saved with the score when you press Enter (Ctrl+E)")
         self.note_edit.setClearButtonEnabled(True)
         self.skip_button = QPushButton("Skip\u2026")
         self.clear_button = QPushButton("Clear")
         self.save_button = QPushButton("Save and next")
-        self.save_button.setDefault(False)
         for button in (self.skip_button, self.clear_button, self.save_button):
+            # Buttons are for the mouse: the keyboard stays with the score.
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.skip_button.clicked.connect(self.ask_skip)
         self.clear_button.clicked.connect(self.clear_rating)
         self.save_button.clicked.connect(self.save_and_next)
-        note_row = QHBoxLayout()
         note_label = QLabel("Note:")
         note_label.setBuddy(self.note_edit)
-        note_row.addWidget(note_label)
-        note_row.addWidget(self.note_edit, 1)
-        note_row.addWidget(self.skip_button)
-        note_row.addWidget(self.clear_button)
-        note_row.addWidget(self.save_button)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 8)
-        layout.addLayout(header)
-        layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.scale_widget)
-        layout.addLayout(score_row)
-        layout.addLayout(note_row)
-        self.setFocusProxy(self.scale_widget)
+        row = QHBoxLayout()
+        row.addWidget(note_label)
+        row.addWidget(self.note_edit, 1)
+        row.addWidget(self.skip_button)
+        row.addWidget(self.clear_button)
+        row.addWidget(self.save_button)
+        return row
 
     # ----------------------------------------------------------- actions (the keyboard contract)
     def _create_actions(self) -> None:
@@ -385,3 +389,10 @@ def _set_style(widget: QWidget, style: str) -> None:
     """Set a style sheet only when it changes: restyling costs a relayout."""
     if widget.styleSheet() != style:
         widget.setStyleSheet(style)
+
+
+def _bold(font: QFont) -> QFont:
+    """A bold copy of a font."""
+    bold = QFont(font)
+    bold.setBold(True)
+    return bold

@@ -86,50 +86,10 @@ class StartPage(QWidget):
         subtitle = QLabel("Rate pairs of texts on a graded similarity scale, at the speed "
                           "of the keyboard.")
         subtitle.setWordWrap(True)
-
-        self.recent_list = QListWidget()
-        self.recent_list.setObjectName("recentProjects")
-        self.recent_list.setItemDelegate(RecentProjectDelegate(self.recent_list))
-        self.recent_list.itemActivated.connect(self._on_recent_activated)
-        self.empty_label = QLabel("No recent projects yet.")
-        self.empty_label.setEnabled(False)
-
-        self.new_button = QPushButton("New project from a file\u2026")
-        self.open_button = QPushButton("Open a project\u2026")
-        self.sample_button = QPushButton("Open the sample project")
-        self.new_button.clicked.connect(self.new_from_file)
-        self.open_button.clicked.connect(self.open_other)
-        self.sample_button.clicked.connect(self.open_sample)
-        for button in (self.new_button, self.open_button, self.sample_button):
-            button.setMinimumHeight(button.sizeHint().height() + 12)
-            button.setAutoDefault(True)  # Enter presses the focused button, as Space does
-        hint = QLabel("New here? Open the sample project: it has a few pairs to try the "
-                      "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
-                      "Enter saves and moves on.")
-        hint.setWordWrap(True)
-        hint.setObjectName("startHint")
-
-        actions = QVBoxLayout()
-        actions.addWidget(self.new_button)
-        actions.addWidget(self.open_button)
-        actions.addWidget(self.sample_button)
-        actions.addSpacing(12)
-        actions.addWidget(hint)
-        actions.addStretch(1)
-        recent = QVBoxLayout()
-        heading = QLabel("<b>Recent projects</b>")
-        recent.addWidget(heading)
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        recent.addWidget(self.empty_label, 1)
-        recent.addWidget(self.recent_list, 1)
-        self.open_hint = QLabel("Double-click a project, or press Enter, to open it.")
-        self.open_hint.setObjectName("startHint")
-        recent.addWidget(self.open_hint)
         columns = QHBoxLayout()
-        columns.addLayout(recent, 3)
+        columns.addLayout(self._build_recent(), 3)
         columns.addSpacing(24)
-        columns.addLayout(actions, 2)
-
+        columns.addLayout(self._build_actions(), 2)
         card = QFrame()
         card.setObjectName("startCard")
         card.setMaximumWidth(1000)
@@ -144,6 +104,45 @@ class StartPage(QWidget):
         outer.addWidget(card, 8)
         outer.addStretch(1)
         self.refresh()
+
+    def _build_recent(self) -> QVBoxLayout:
+        self.recent_list = QListWidget()
+        self.recent_list.setObjectName("recentProjects")
+        self.recent_list.setItemDelegate(RecentProjectDelegate(self.recent_list))
+        self.recent_list.itemActivated.connect(self._on_recent_activated)
+        self.empty_label = QLabel("No recent projects yet.")
+        self.empty_label.setEnabled(False)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.open_hint = QLabel("Double-click a project, or press Enter, to open it.")
+        self.open_hint.setObjectName("startHint")
+        recent = QVBoxLayout()
+        recent.addWidget(QLabel("<b>Recent projects</b>"))
+        recent.addWidget(self.empty_label, 1)
+        recent.addWidget(self.recent_list, 1)
+        recent.addWidget(self.open_hint)
+        return recent
+
+    def _build_actions(self) -> QVBoxLayout:
+        self.new_button = QPushButton("New project from a file\u2026")
+        self.open_button = QPushButton("Open a project\u2026")
+        self.sample_button = QPushButton("Open the sample project")
+        self.new_button.clicked.connect(self.new_from_file)
+        self.open_button.clicked.connect(self.open_other)
+        self.sample_button.clicked.connect(self.open_sample)
+        hint = QLabel("New here? Open the sample project: it has a few pairs to try the "
+                      "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
+                      "Enter saves and moves on.")
+        hint.setWordWrap(True)
+        hint.setObjectName("startHint")
+        actions = QVBoxLayout()
+        for button in (self.new_button, self.open_button, self.sample_button):
+            button.setMinimumHeight(button.sizeHint().height() + 12)
+            button.setAutoDefault(True)  # Enter presses the focused button, as Space does
+            actions.addWidget(button)
+        actions.addSpacing(12)
+        actions.addWidget(hint)
+        actions.addStretch(1)
+        return actions
 
     def refresh(self) -> None:
         """Re-read the recent projects from the settings."""
