@@ -1,43 +1,46 @@
-"""Background jobs: a function run on the thread pool, its result delivered by a queued signal.
+"""Background jobs: a function run on the thread pool, its result handed to the GUI thread.
 
 A job never touches the window's Project: it gets plain data (a path, a copied array) and
 opens its own connection when it needs the file (see import_worker.py for the reasoning).
 Cancelling is cooperative: the function calls `job.check()` (or passes `job.progress` to
 code that reports progress), which raises `JobCancelled` once Cancel was pressed.
+
+Results travel through a thread-safe queue that the runner drains on a short GUI-thread
+timer while jobs are out, rather than through signals emitted from pool threads: queued
+signals from pool threads to Python slots were occasionally never delivered under
+PySide6 6.12 in our tests, and a queue has no such failure mode. The timer runs only
+while a job is outstanding; the added latency is one tick (POLL_MS).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from app.core.errors import SimrateError
+
+#: How often the GUI thread collects results while jobs are out, in milliseconds.
+POLL_MS = 10
 
 
 class JobCancelled(Exception):
     """Raised inside a job's function when the job was cancelled."""
 
 
-class JobSignals(QObject):
-    """Signals of one job; Qt queues them to receivers in the GUI thread."""
-
-    progress = Signal(int, int)  # done, total
-    finished = Signal(object)  # the function's return value
-    failed = Signal(object)  # a SimrateError
-    cancelled = Signal()
-
-
 class Job(QRunnable):
-    """Runs `function(job)` on a pool thread and reports through `signals`."""
+    """Runs `function(job)` on a pool thread and posts what happened to `outbox`."""
 
-    def __init__(self, function: Callable[[Job], Any]):
+    def __init__(self, function: Callable[[Job], Any], outbox: queue.SimpleQueue):
         super().__init__()
-        self.setAutoDelete(False)  # the runner keeps the Python object until it is done
+        # The pool owns the C++ object and deletes it after run(), in its own thread; the
+        # runner only keeps the Python object (and touches none of its C++ side) until done.
+        self.setAutoDelete(True)
         self.function = function
-        self.signals = JobSignals()
+        self.outbox = outbox
         self._cancel = threading.Event()
 
     @property
@@ -57,36 +60,31 @@ class Job(QRunnable):
     def progress(self, done: int, total: int) -> None:
         """Report progress (and stop here if cancelled)."""
         self.check()
-        self.signals.progress.emit(int(done), int(total))
+        self.outbox.put((self, "progress", (int(done), int(total))))
 
     def run(self) -> None:
-        """Call the function; deliver its result, its error or the cancellation."""
+        """Call the function; post its result, its error or the cancellation."""
         try:
             result = self.function(self)
         except JobCancelled:
-            self._emit(self.signals.cancelled)
+            self.outbox.put((self, "cancelled", ()))
             return
         except SimrateError as exc:
-            self._emit(self.signals.failed, exc)
+            self.outbox.put((self, "failed", (exc,)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message
-            self._emit(self.signals.failed, SimrateError(f"{type(exc).__name__}: {exc}"))
+            self.outbox.put((self, "failed", (SimrateError(f"{type(exc).__name__}: {exc}"),)))
             return
-        if self._cancel.is_set():
-            self._emit(self.signals.cancelled)
-        else:
-            self._emit(self.signals.finished, result)
-
-    @staticmethod
-    def _emit(signal, *args: Any) -> None:
-        try:
-            signal.emit(*args)
-        except RuntimeError:
-            pass  # the application is closing and took the receivers with it
+        kind = "cancelled" if self._cancel.is_set() else "finished"
+        self.outbox.put((self, kind, () if kind == "cancelled" else (result,)))
 
 
 class JobRunner(QObject):
-    """Starts jobs on a thread pool and keeps them alive until they report back."""
+    """Starts jobs on a thread pool and calls their callbacks in the GUI thread.
+
+    Callbacks run from the runner's timer, so when the widget owning the runner is
+    destroyed, the timer goes with it and a late result never reaches a deleted widget.
+    """
 
     #: No job of this runner is running any more.
     idle = Signal()
@@ -94,37 +92,58 @@ class JobRunner(QObject):
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.pool = pool or QThreadPool.globalInstance()
-        self._running: set[Job] = set()
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._callbacks: dict[Job, dict[str, Callable | None]] = {}
+        self._timer = QTimer(self, interval=POLL_MS)
+        self._timer.timeout.connect(self.collect)
 
     def start(self, function: Callable[[Job], Any],
               finished: Callable[[Any], None] | None = None,
               failed: Callable[[SimrateError], None] | None = None,
               cancelled: Callable[[], None] | None = None,
               progress: Callable[[int, int], None] | None = None) -> Job:
-        """Run `function(job)` in the background and connect the callbacks."""
-        job = Job(function)
-        for signal, slot in ((job.signals.finished, finished), (job.signals.failed, failed),
-                             (job.signals.cancelled, cancelled),
-                             (job.signals.progress, progress)):
-            if slot is not None:
-                signal.connect(slot)
-        for signal in (job.signals.finished, job.signals.failed, job.signals.cancelled):
-            signal.connect(lambda *_args, j=job: self._done(j))
-        self._running.add(job)
+        """Run `function(job)` in the background; the callbacks run in the GUI thread."""
+        job = Job(function, self._outbox)
+        self._callbacks[job] = {"finished": finished, "failed": failed,
+                                "cancelled": cancelled, "progress": progress}
+        self._timer.start()
         self.pool.start(job)
         return job
 
-    def _done(self, job: Job) -> None:
-        self._running.discard(job)
-        if not self._running:
-            self.idle.emit()
+    def collect(self) -> None:
+        """Deliver what finished jobs posted (called by the timer; tests may call it too)."""
+        while True:
+            try:
+                job, kind, args = self._outbox.get_nowait()
+            except queue.Empty:
+                break
+            self._deliver(job, kind, args)
+        if not self._callbacks:
+            self._timer.stop()
+
+    def _deliver(self, job: Job, kind: str, args: tuple) -> None:
+        if kind == "progress":
+            callback = self._callbacks.get(job, {}).get("progress")
+            if callback is not None:
+                callback(*args)
+            return
+        callbacks = self._callbacks.pop(job, None)
+        if callbacks is None:
+            return
+        try:
+            callback = callbacks.get(kind)
+            if callback is not None:
+                callback(*args)
+        finally:
+            if not self._callbacks:
+                self.idle.emit()
 
     @property
     def busy(self) -> bool:
         """True while a job is running."""
-        return bool(self._running)
+        return bool(self._callbacks)
 
     def cancel_all(self) -> None:
         """Ask every running job to stop."""
-        for job in list(self._running):
+        for job in list(self._callbacks):
             job.cancel()
