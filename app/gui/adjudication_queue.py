@@ -48,13 +48,14 @@ class AdjudicationQueue(QWidget):
     #: A write failed: the message to show in a dialog.
     failed = Signal(str)
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context, records: AdjudicationRecords | None = None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
         self.project = context.project
         self.scale = self.project.scale
         self.review = ReviewIndex(self.project)
-        self.records = AdjudicationRecords(self.project)
+        self.records = records or AdjudicationRecords(self.project)
         self.current_id: str | None = None
         self.pending_code: int | None = None
         self._excluded = set(self.project.excluded_annotators())

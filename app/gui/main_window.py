@@ -89,8 +89,9 @@ class MainWindow(QMainWindow):
         page.open_sample.connect(self.open_sample)
 
     def _install_organizer(self) -> None:
-        # Organizer mode is built on top of this window by app/gui/organizer.py, when present.
-        if self.context.organizer and importlib.util.find_spec("app.gui.organizer"):
+        # Organizer mode is built on top of this window by app/gui/organizer.py, when present;
+        # it is installed always, for its View menu toggle, and shows its panels when on.
+        if importlib.util.find_spec("app.gui.organizer"):
             importlib.import_module("app.gui.organizer").install(self)
 
     # ----------------------------------------------------------- docks

@@ -1,0 +1,94 @@
+"""ItemRatingsPanel: in organizer mode, every annotator's rating of the item in the rating view.
+
+It follows the rating view's current item and any change to that item: each rater's score
+as a mark on the scale, their notes, and the item's review state (flagged, second look,
+adjudicated). Read-only: verdicts are given in the adjudication queue.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.project import Change
+from app.core.scale import fmt
+from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings
+from app.gui.review_index import AdjudicationRecords, ReviewIndex
+
+BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
+
+
+class ItemRatingsPanel(QWidget):
+    """All raters' scores and notes for the current item."""
+
+    def __init__(self, context, records: AdjudicationRecords | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+        self.project = context.project
+        self.review = ReviewIndex(self.project)
+        self.records = records or AdjudicationRecords(self.project)
+        self.item_id: str | None = None
+        self.state_label = QLabel()
+        self.state_label.setWordWrap(True)
+        self.scale_widget = RaterMarksScale(self.project.scale)
+        # A picture here, not a control: verdicts are set in the adjudication queue.
+        self.scale_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scale_widget.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.model = ItemRatingsModel(self.project.scale, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.verticalHeader().hide()
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.state_label)
+        layout.addWidget(self.scale_widget)
+        layout.addWidget(self.table, 1)
+        session = context.session
+        if session is not None:
+            session.current_changed.connect(lambda row: self.show_item(session.current_id()))
+        context.bridge.changed.connect(self._on_change)
+        if session is not None and session.current_id():
+            self.show_item(session.current_id())
+
+    def show_item(self, item_id: str | None) -> None:
+        """Show every rater's record of one item."""
+        self.item_id = item_id
+        if item_id is None:
+            return
+        marks = item_ratings(self.project, item_id)
+        self.scale_widget.set_marks(marks)
+        self.model.set_rows(marks)
+        status = self.review.status(item_id)
+        verdict = self.records.get(item_id)
+        saved = None if verdict is None else self.project.scale.to_code(verdict["score"])
+        self.scale_widget.set_codes(saved, None)
+        spread = fmt(status.disagreement * self.project.scale.step)
+        if status.second_look:
+            state = f"<b>Second look</b>: a later rating differs from the verdict by {spread}"
+        elif status.flagged:
+            state = f"<b>Flagged</b>: ratings {spread} apart (Ctrl+J to adjudicate)"
+        elif verdict is not None:
+            state = f"Adjudicated: <b>{fmt(verdict['score'])}</b>"
+        else:
+            state = f"{len(marks)} rating{'s' * (len(marks) != 1)}, not flagged"
+        self.state_label.setText(f"{item_id}: {state}")
+
+    def _on_change(self, change: Change) -> None:
+        self.records.on_change(change.kind, change.item_id, change.new)
+        if self.item_id is not None and (change.kind in BULK_KINDS
+                                         or change.item_id == self.item_id):
+            if self.project.has_item(self.item_id):
+                self.show_item(self.item_id)
