@@ -11,14 +11,11 @@ Each verdict is one undoable command. Everything shown is read back from the pro
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -31,11 +28,11 @@ from app.core.project import Change
 from app.core.scale import fmt
 from app.gui.adjudication_undo import Verdict, push_adjudication
 from app.gui.queue_model import QueueModel
-from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings
+from app.gui.rater_marks import item_ratings
 from app.gui.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.session import pair_labels
-from app.gui.text_pane import TextPane
+from app.gui.verdict_view import VerdictView
 
 BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 
@@ -74,37 +71,21 @@ class AdjudicationQueue(QWidget):
         self.counts_label = QLabel()
         self.counts_label.setObjectName("queueCounts")
         self.counts_label.setWordWrap(True)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setDefaultSectionSize(
-            self.table.fontMetrics().height() + 8)
-        self.table.verticalHeader().hide()
-        # Fixed widths: sizing columns to their contents would scan every row of the queue.
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        metrics = self.table.fontMetrics()
-        self.table.setColumnWidth(1, metrics.horizontalAdvance("Spread") + 20)
-        self.table.setColumnWidth(2, metrics.horizontalAdvance("second look") + 20)
-        self.table.selectionModel().currentRowChanged.connect(self._on_row_chosen)
+        self.table = self._queue_table()
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(8, 8, 4, 8)
         left_layout.addWidget(self.counts_label)
         left_layout.addWidget(self.table, 1)
-
-        self.view = QWidget()
-        self._build_item_view(self.view)
+        self.view = VerdictView(self.scale)
+        self._adopt_view_widgets()
+        self.set_text_size(self.context.settings.text_size())
         self.placeholder = QLabel()
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.right = QStackedWidget()
         self.right.addWidget(self.placeholder)
         self.right.addWidget(self.view)
-
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.right)
@@ -116,77 +97,40 @@ class AdjudicationQueue(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
 
-    def _build_item_view(self, view: QWidget) -> None:
-        self.item_label = QLabel()
-        self.item_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status_label = QLabel()
-        header = QHBoxLayout()
-        header.addWidget(self.item_label, 1)
-        header.addWidget(self.status_label)
-        self.left_pane, self.right_pane = TextPane(""), TextPane("")
-        self.set_text_size(self.context.settings.text_size())
-        texts = QSplitter(Qt.Orientation.Vertical)
-        texts.addWidget(self.left_pane)
-        texts.addWidget(self.right_pane)
-        texts.setChildrenCollapsible(False)
-        self.scale_widget = RaterMarksScale(self.scale)
-        self.scale_widget.code_picked.connect(self.set_pending_code)
-        self.ratings_model = ItemRatingsModel(self.scale, self)
-        self.ratings_table = QTableView()
-        self.ratings_table.setModel(self.ratings_model)
-        self.ratings_table.verticalHeader().hide()
-        self.ratings_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.ratings_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.ratings_table.setWordWrap(False)
-        rating_header = self.ratings_table.horizontalHeader()
-        rating_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        rating_header.setStretchLastSection(True)
-        row_height = self.ratings_table.fontMetrics().height() + 6
-        self.ratings_table.verticalHeader().setDefaultSectionSize(row_height)
-        self.ratings_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    def _queue_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.model)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+        table.verticalHeader().hide()
+        # Fixed widths: sizing columns to their contents would scan every row of the queue.
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        metrics = table.fontMetrics()
+        table.setColumnWidth(1, metrics.horizontalAdvance("Spread") + 20)
+        table.setColumnWidth(2, metrics.horizontalAdvance("second look") + 20)
+        table.selectionModel().currentRowChanged.connect(self._on_row_chosen)
+        return table
 
-        self.score_label = QLabel()
-        big = QFont(self.score_label.font())
-        big.setPointSizeF(big.pointSizeF() * 2.0)
-        big.setBold(True)
-        self.score_label.setFont(big)
-        self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("4.25")
-                                         + 16)
-        self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.state_label = QLabel()
-        self.state_label.setWordWrap(True)
-        self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("Why this score (saved with Enter)")
-        self.note_edit.setClearButtonEnabled(True)
-        self.save_button = QPushButton("Save and next")
-        self.withdraw_button = QPushButton("Withdraw verdict")
-        for button in (self.save_button, self.withdraw_button):
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    def _adopt_view_widgets(self) -> None:
+        """Name the view's widgets here too, and connect the ones that act."""
+        view = self.view
+        self.item_label, self.status_label = view.item_label, view.status_label
+        self.left_pane, self.right_pane = view.left_pane, view.right_pane
+        self.scale_widget, self.ratings_model = view.scale_widget, view.ratings_model
+        self.score_label, self.state_label = view.score_label, view.state_label
+        self.note_edit = view.note_edit
+        self.save_button, self.withdraw_button = view.save_button, view.withdraw_button
+        self.scale_widget.code_picked.connect(self.set_pending_code)
         self.save_button.clicked.connect(self.save_and_next)
         self.withdraw_button.clicked.connect(self.withdraw)
-        verdict = QHBoxLayout()
-        verdict.addWidget(self.score_label)
-        verdict.addWidget(self.state_label, 1)
-        note_row = QHBoxLayout()
-        note_row.addWidget(QLabel("Note:"))
-        note_row.addWidget(self.note_edit, 1)
-        note_row.addWidget(self.withdraw_button)
-        note_row.addWidget(self.save_button)
-
-        layout = QVBoxLayout(view)
-        layout.setContentsMargins(4, 8, 10, 8)
-        layout.addLayout(header)
-        layout.addWidget(texts, 1)
-        layout.addWidget(self.scale_widget)
-        layout.addWidget(self.ratings_table)
-        layout.addLayout(verdict)
-        layout.addLayout(note_row)
-        view.setFocusProxy(self.scale_widget)
 
     def set_text_size(self, points: int) -> None:
         """Set the point size of the two texts (the View menu's Larger/Smaller text)."""
-        self.left_pane.set_point_size(points)
-        self.right_pane.set_point_size(points)
+        self.view.set_text_size(points)
 
     # ------------------------------------------------------------------ keys
     def _create_actions(self) -> None:
@@ -281,11 +225,7 @@ class AdjudicationQueue(QWidget):
         marks = item_ratings(self.project, self.current_id, self._excluded)
         self.scale_widget.set_marks(marks)
         self.ratings_model.set_rows(marks)
-        # As tall as its rows (up to six, then it scrolls), so the texts get the rest.
-        table = self.ratings_table
-        rows = min(max(len(marks), 1), 6)
-        table.setFixedHeight(table.horizontalHeader().sizeHint().height()
-                             + rows * table.verticalHeader().defaultSectionSize() + 4)
+        self.view.fit_ratings_table(len(marks))
         self._refresh_verdict()
 
     def _refresh_verdict(self) -> None:

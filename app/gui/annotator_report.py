@@ -218,6 +218,7 @@ class AnnotatorReport(QWidget):
     def _on_report(self, rows: list[dict]) -> None:
         self._job = None
         self.model.set_rows(rows)
+        self._hide_empty_columns(rows)
         self.computed_at = time.time()
         flagged = [r["annotator"] for r in rows if r["flagged"]]
         stamp = time.strftime("%H:%M:%S", time.localtime(self.computed_at))
@@ -227,6 +228,15 @@ class AnnotatorReport(QWidget):
         self.status_label.setText(text)
         if self._again:
             self.refresh()
+
+    def _hide_empty_columns(self, rows: list[dict]) -> None:
+        """Leave out the check-item columns without check items, the time without times."""
+        no_checks = not any(r["checks"] for r in rows)
+        no_times = all(r["seconds_per_item"] is None for r in rows)
+        for column, (key, _title, _fmt) in enumerate(COLUMNS):
+            hidden = (no_checks and key in ("checks", "check_pearson", "check_mae")
+                      or no_times and key == "seconds_per_item")
+            self.table.setColumnHidden(column, hidden)
 
     def _on_failed(self, exc: SimrateError) -> None:
         self._job = None

@@ -37,7 +37,7 @@ _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"
 #: Dashboard widths (pixels) from which the sections sit side by side, and from which the
 #: table has room for its interval columns in the one-column layout.
-WIDE, NARROW_TABLE = 1000, 640
+WIDE, NARROW_TABLE = 1000, 560
 INTERVAL_COLUMNS = (3, 6)
 
 
@@ -70,12 +70,15 @@ class AgreementTableModel(QAbstractTableModel):
         """Group rows by `dataset` or `genre`."""
         if grouping != self.grouping:
             self.grouping = grouping
-            self.refresh()
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
+            self.refresh(intervals_changed=True)
 
-    def refresh(self) -> None:
+    def refresh(self, intervals_changed: bool = False) -> None:
         """Reread the figures; a reset only when the groups themselves changed."""
         engine = self.watcher.engine
         rows = engine.table(self.grouping, self.watcher.level) if engine else []
+        if rows == self._rows and not intervals_changed:
+            return
         if [r.group for r in rows] != [r.group for r in self._rows]:
             self.beginResetModel()
             self._rows = rows
@@ -160,82 +163,14 @@ class Dashboard(QWidget):
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
-        self.level_combo = QComboBox()
-        self.level_combo.addItems(LEVELS)
-        self.level_combo.setToolTip("Level of measurement of every alpha shown")
-        self.level_combo.currentTextChanged.connect(self.watcher.set_level)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
-        self.status_label.setObjectName("dashboardStatus")
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Level:"))
-        top.addWidget(self.level_combo)
-        top.addStretch(1)
-
-        self.alpha_label = QLabel()
-        self.alpha_label.setObjectName("alphaAll")
-        big = QFont(self.alpha_label.font())
-        big.setPointSizeF(big.pointSizeF() * 2.0)
-        big.setBold(True)
-        self.alpha_label.setFont(big)
-        self.alpha_unadjudicated_label = QLabel()
-        self.alpha_unadjudicated_label.setObjectName("alphaUnadjudicated")
-        self.alpha_unadjudicated_label.setFont(big)
-        self.interval_label = QLabel()
-        self.interval_unadjudicated_label = QLabel()
-        self.alpha_caption = QLabel()
-        self.unadjudicated_caption = QLabel()
-        headline = QGridLayout()
-        headline.setHorizontalSpacing(18)
-        for column, (value, interval, caption) in enumerate((
-                (self.alpha_label, self.interval_label, self.alpha_caption),
-                (self.alpha_unadjudicated_label, self.interval_unadjudicated_label,
-                 self.unadjudicated_caption))):
-            caption.setWordWrap(True)
-            headline.addWidget(caption, 0, column)
-            headline.addWidget(value, 1, column)
-            headline.addWidget(interval, 2, column)
-
-        self.count_labels: dict[str, QLabel] = {}
-        counts = QGridLayout()
-        counts.setHorizontalSpacing(18)
-        for i, (key, caption) in enumerate((
-                ("rated", "items rated"), ("pairable", "with 2+ ratings"),
-                ("ratings", "ratings"), ("flagged", "flagged"),
-                ("second_look", "second look"), ("adjudicated", "adjudicated"))):
-            value = _stat_label()
-            self.count_labels[key] = value
-            counts.addWidget(value, (i // 3) * 2, i % 3)
-            counts.addWidget(QLabel(caption), (i // 3) * 2 + 1, i % 3)
-
-        self.grouping_combo = QComboBox()
-        self.grouping_combo.addItems(["dataset", "genre"])
-        self.grouping_combo.currentTextChanged.connect(self._on_grouping)
-        self.table_model = AgreementTableModel(self.watcher, "dataset", self)
-        self.table = QTableView()
-        self.table.setModel(self.table_model)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        grouping_row = QHBoxLayout()
-        grouping_row.addWidget(_section_title("Agreement by"))
-        grouping_row.addWidget(self.grouping_combo)
-        grouping_row.addStretch(1)
-
         self.heatmap = CorrelationHeatmap()
         self.distribution = DistributionChart(self.project.scale)
         self.distribution.setMinimumHeight(230)
         self.excluded_label = QLabel()
         self.excluded_label.setWordWrap(True)
-
-        summary = _box(top, self.status_label, headline, _rule(), counts)
         self.sections = {
-            "summary": summary,
-            "table": _box(grouping_row, self.table),
+            "summary": self._summary_section(),
+            "table": self._table_section(),
             "heatmap": _box(_section_title("Pearson r between raters"), self.heatmap),
             "distribution": _box(_section_title("Distribution of each rater's scores"),
                                  self.distribution, self.excluded_label),
@@ -254,6 +189,78 @@ class Dashboard(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
+
+    def _summary_section(self) -> QWidget:
+        """Level choice, the two alphas with their intervals, the counts."""
+        self.level_combo = QComboBox()
+        self.level_combo.addItems(LEVELS)
+        self.level_combo.setToolTip("Level of measurement of every alpha shown")
+        self.level_combo.currentTextChanged.connect(self.watcher.set_level)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setObjectName("dashboardStatus")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Level:"))
+        top.addWidget(self.level_combo)
+        top.addStretch(1)
+        return _box(top, self.status_label, self._headline(), _rule(), self._counts())
+
+    def _headline(self) -> QGridLayout:
+        big = QFont(self.font())
+        big.setPointSizeF(big.pointSizeF() * 2.0)
+        big.setBold(True)
+        self.alpha_label, self.alpha_unadjudicated_label = QLabel(), QLabel()
+        self.alpha_label.setObjectName("alphaAll")
+        self.alpha_unadjudicated_label.setObjectName("alphaUnadjudicated")
+        self.interval_label, self.interval_unadjudicated_label = QLabel(), QLabel()
+        self.alpha_caption, self.unadjudicated_caption = QLabel(), QLabel()
+        headline = QGridLayout()
+        headline.setHorizontalSpacing(18)
+        for column, (value, interval, caption) in enumerate((
+                (self.alpha_label, self.interval_label, self.alpha_caption),
+                (self.alpha_unadjudicated_label, self.interval_unadjudicated_label,
+                 self.unadjudicated_caption))):
+            value.setFont(big)
+            caption.setWordWrap(True)
+            headline.addWidget(caption, 0, column)
+            headline.addWidget(value, 1, column)
+            headline.addWidget(interval, 2, column)
+        return headline
+
+    def _counts(self) -> QGridLayout:
+        self.count_labels: dict[str, QLabel] = {}
+        counts = QGridLayout()
+        counts.setHorizontalSpacing(18)
+        for i, (key, caption) in enumerate((
+                ("rated", "items rated"), ("pairable", "with 2+ ratings"),
+                ("ratings", "ratings"), ("flagged", "flagged"),
+                ("second_look", "second look"), ("adjudicated", "adjudicated"))):
+            value = _stat_label()
+            self.count_labels[key] = value
+            counts.addWidget(value, (i // 3) * 2, i % 3)
+            counts.addWidget(QLabel(caption), (i // 3) * 2 + 1, i % 3)
+        return counts
+
+    def _table_section(self) -> QWidget:
+        """Table 4: alpha per dataset or genre, all items and unadjudicated ones."""
+        self.grouping_combo = QComboBox()
+        self.grouping_combo.addItems(["dataset", "genre"])
+        self.grouping_combo.currentTextChanged.connect(self._on_grouping)
+        self.table_model = AgreementTableModel(self.watcher, "dataset", self)
+        self.table = QTableView()
+        self.table.setModel(self.table_model)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        grouping_row = QHBoxLayout()
+        grouping_row.addWidget(_section_title("Agreement by"))
+        grouping_row.addWidget(self.grouping_combo)
+        grouping_row.addStretch(1)
+        return _box(grouping_row, self.table)
 
     def _arrange(self, wide: bool) -> None:
         """One column in a narrow dock; two (summary and table left, charts right) when wide."""
@@ -322,10 +329,14 @@ class Dashboard(QWidget):
         self.excluded_label.setText(
             f"Not counted (excluded): {', '.join(excluded)}" if excluded else "")
         self.excluded_label.setVisible(bool(excluded))
-        self.refresh_intervals()
+        self._show_intervals()
 
     def refresh_intervals(self) -> None:
         """Show the latest bootstrap intervals (or say they are coming)."""
+        self._show_intervals()
+        self.table_model.refresh(intervals_changed=True)
+
+    def _show_intervals(self) -> None:
         for label, key in ((self.interval_label, OVERALL_ALL),
                            (self.interval_unadjudicated_label, OVERALL_UNADJUDICATED)):
             interval = self.watcher.interval(key)
@@ -340,7 +351,6 @@ class Dashboard(QWidget):
                    "in the background a moment after the ratings change")
             self.interval_label.setToolTip(tip)
             self.interval_unadjudicated_label.setToolTip(tip)
-        self.table_model.refresh()
 
 
 def _section_title(text: str) -> QLabel:

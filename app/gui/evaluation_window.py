@@ -230,7 +230,16 @@ class EvaluationWindow(QWidget):
         controls.addWidget(add)
         controls.addWidget(self.remove_button)
         controls.addWidget(self.evaluate_button)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.pairs_view)
+        splitter.addWidget(self._results())
+        splitter.setSizes([140, 460])
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(splitter, 1)
 
+    def _results(self) -> QWidget:
+        """The status line with Copy, the table, and the command line's text report."""
         self.status_label = QLabel("Add a gold file and a system output, then Evaluate.")
         self.status_label.setWordWrap(True)
         self.table_model = EvaluationTableModel(self)
@@ -239,7 +248,6 @@ class EvaluationWindow(QWidget):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         mono = QFont("monospace")
@@ -255,13 +263,7 @@ class EvaluationWindow(QWidget):
         results_layout.addWidget(self.table, 2)
         results_layout.addWidget(QLabel("Details"))
         results_layout.addWidget(self.details, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.pairs_view)
-        splitter.addWidget(results)
-        splitter.setSizes([140, 460])
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        layout.addWidget(splitter, 1)
+        return results
 
     def _update_buttons(self) -> None:
         has_pairs = self.pairs_model.rowCount() > 0
@@ -313,8 +315,10 @@ class EvaluationWindow(QWidget):
         self.table_model.set_report(report)
         self.details.setPlainText(format_report(report))
         count = len(report.datasets)
-        self.status_label.setText(f"{TITLES[report.task]}: {count} dataset"
-                                  f"{'s' * (count != 1)}; hover n/a for the reason")
+        measures = [m for d in report.datasets for m in d.measures.values()]
+        undefined = any(not m.defined for m in [*measures, *report.totals.values()])
+        self.status_label.setText(f"{TITLES[report.task]}: {count} dataset{'s' * (count != 1)}"
+                                  + ("; point at n/a for the reason" if undefined else ""))
         self._update_buttons()
 
     def _on_failed(self, exc: SimrateError) -> None:

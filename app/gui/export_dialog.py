@@ -131,6 +131,26 @@ class ExportDialog(QDialog):
             item.setEnabled(False)
             item.setToolTip("PIT labels need a 0\u20135 scale")
         self.format_combo.currentIndexChanged.connect(self._on_format)
+        form = self._target_form(start_folder)
+        self.warning_label = QLabel("Checking for unresolved items\u2026")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setTextFormat(Qt.TextFormat.RichText)
+        self.allow_check = QCheckBox("Export anyway (gold of flagged items is their mean)")
+        self.allow_check.setVisible(False)
+        self.allow_check.toggled.connect(self._update_buttons)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.warning_label)
+        layout.addWidget(self.allow_check)
+        layout.addWidget(self.progress)
+        layout.addLayout(self._result_row())
+        layout.addStretch(1)
+        layout.addWidget(self._buttons())
+        self.setMinimumWidth(620)
+
+    def _target_form(self, start_folder: str) -> QFormLayout:
         folder = Path(start_folder) if start_folder else self.project_path.parent
         self.path_edit = QLineEdit(str(folder / f"{self.project_path.stem}.gold.tsv"))
         self.path_edit.textChanged.connect(self._update_buttons)
@@ -142,22 +162,21 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("Format:", self.format_combo)
         form.addRow("Save as:", path_row)
+        return form
 
-        self.warning_label = QLabel("Checking for unresolved items\u2026")
-        self.warning_label.setWordWrap(True)
-        self.warning_label.setTextFormat(Qt.TextFormat.RichText)
-        self.allow_check = QCheckBox("Export anyway (gold of flagged items is their mean)")
-        self.allow_check.setVisible(False)
-        self.allow_check.toggled.connect(self._update_buttons)
-        self.progress = QProgressBar()
-        self.progress.setVisible(False)
+    def _result_row(self) -> QHBoxLayout:
         self.result_label = QLabel()
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_folder_button = QPushButton("Show folder")
         self.open_folder_button.setVisible(False)
         self.open_folder_button.clicked.connect(self.open_folder)
+        row = QHBoxLayout()
+        row.addWidget(self.result_label, 1)
+        row.addWidget(self.open_folder_button)
+        return row
 
+    def _buttons(self) -> QDialogButtonBox:
         self.buttons = QDialogButtonBox()
         self.export_button = self.buttons.addButton("Export",
                                                     QDialogButtonBox.ButtonRole.AcceptRole)
@@ -167,18 +186,7 @@ class ExportDialog(QDialog):
         self.export_button.clicked.connect(self.start_export)
         self.cancel_button.clicked.connect(self.cancel)
         self.close_button.clicked.connect(self.accept)
-        result_row = QHBoxLayout()
-        result_row.addWidget(self.result_label, 1)
-        result_row.addWidget(self.open_folder_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.warning_label)
-        layout.addWidget(self.allow_check)
-        layout.addWidget(self.progress)
-        layout.addLayout(result_row)
-        layout.addStretch(1)
-        layout.addWidget(self.buttons)
-        self.setMinimumWidth(620)
+        return self.buttons
 
     def _on_format(self) -> None:
         fmt = self.format_combo.currentData()
@@ -206,10 +214,10 @@ class ExportDialog(QDialog):
                                        "score and no flagged item is left.")
             self.warning_label.setStyleSheet("color: #2e7d32;")
         else:
-            items = "".join(f"<li>{line}</li>" for line in lines)
+            items = "".join(f"<br>\u2022 {line}" for line in lines)
             heading = ("Unresolved before export:" if unresolved.blocking
                        else "Worth a look before export:")
-            self.warning_label.setText(f"<b>{heading}</b><ul style='margin:2px'>{items}</ul>")
+            self.warning_label.setText(f"<b>{heading}</b>{items}")
             self.warning_label.setStyleSheet(WARNING_STYLE if unresolved.blocking else "")
         self.allow_check.setVisible(unresolved.blocking)
         self._update_buttons()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QTableView,
@@ -51,11 +52,17 @@ class ItemRatingsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
+        self.table.setMaximumHeight(self.scale_widget.sizeHint().height())
+        # Side by side, so that the panel stays low under the rating view.
+        row = QHBoxLayout()
+        row.addWidget(self.scale_widget, 3)
+        row.addWidget(self.table, 2)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(2)
         layout.addWidget(self.state_label)
-        layout.addWidget(self.scale_widget)
-        layout.addWidget(self.table, 1)
+        layout.addLayout(row, 1)
         session = context.session
         if session is not None:
             session.current_changed.connect(lambda row: self.show_item(session.current_id()))

@@ -9,7 +9,7 @@ Ctrl+R returns to rating). Every shortcut is on an action in a menu.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
@@ -59,9 +59,22 @@ class OrganizerWorkspace(QObject):
         state = context.settings.get(WINDOW_STATE)
         if not state.isEmpty():
             window.restoreState(state)  # again: our docks did not exist the first time
-        self.docks[0].raise_()
+        # The organizer's first look is agreement (after the window has placed its docks).
+        QTimer.singleShot(0, self.docks[0].raise_)
         self.adjudication_menu = QMenu("Adjudication &keys", window)
         self.adjudication_menu.addActions(list(self.queue.actions_by_name.values()))
+        self._ratings_dock_was_visible = True
+        window.stack.currentChanged.connect(self._on_central_changed)
+
+    def _on_central_changed(self, _index: int) -> None:
+        # The queue shows every rating of its own item: the All ratings dock, which follows
+        # the rating view, would show another item beside it. Hide it while the queue is up.
+        dock = self.docks[2]
+        if self.window.stack.currentWidget() is self.queue:
+            self._ratings_dock_was_visible = dock.isVisible()
+            dock.hide()
+        elif self._ratings_dock_was_visible:
+            dock.show()
 
     def show_queue(self) -> None:
         """Put the adjudication queue in the middle, at the first flagged item."""
@@ -81,6 +94,7 @@ class OrganizerWorkspace(QObject):
 
     def close(self) -> None:
         """Stop background work and take the panels out of the window."""
+        self.window.stack.currentChanged.disconnect(self._on_central_changed)
         self.watcher.shutdown()
         self.runner.cancel_all()
         window = self.window

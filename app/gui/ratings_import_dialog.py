@@ -126,27 +126,7 @@ class RatingsImportDialog(QDialog):
         self.summary_label = QLabel("Choose a file to see what importing it would change.")
         self.summary_label.setWordWrap(True)
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.conflict_model = ConflictModel(self)
-        self.conflict_table = QTableView()
-        self.conflict_table.setModel(self.conflict_model)
-        self.conflict_table.verticalHeader().hide()
-        self.conflict_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.conflict_table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch)
-        self.keep_radio = QRadioButton("Keep the project's scores for the conflicting ratings")
-        self.theirs_radio = QRadioButton("Take the scores from the file (the old ones stay in "
-                                         "the change log)")
-        self.keep_radio.setChecked(True)
-        self.conflict_box = QWidget()
-        box = QVBoxLayout(self.conflict_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(QLabel("<b>Conflicts</b>: these ratings are already in the project with "
-                             "another score."))
-        box.addWidget(self.conflict_table)
-        box.addWidget(self.keep_radio)
-        box.addWidget(self.theirs_radio)
-        self.conflict_box.setVisible(False)
-
+        self.conflict_box = self._conflict_box()
         self.buttons = QDialogButtonBox()
         self.import_button = self.buttons.addButton("Import",
                                                     QDialogButtonBox.ButtonRole.AcceptRole)
@@ -159,6 +139,30 @@ class RatingsImportDialog(QDialog):
         layout.addWidget(self.conflict_box, 1)
         layout.addWidget(self.buttons)
         self.setMinimumSize(640, 300)
+
+    def _conflict_box(self) -> QWidget:
+        """The conflicts table and the choice of which side wins (hidden without conflicts)."""
+        self.conflict_model = ConflictModel(self)
+        self.conflict_table = QTableView()
+        self.conflict_table.setModel(self.conflict_model)
+        self.conflict_table.verticalHeader().hide()
+        self.conflict_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.conflict_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.Stretch)
+        self.keep_radio = QRadioButton("Keep the project's scores for the conflicting ratings")
+        self.theirs_radio = QRadioButton("Take the scores from the file (the old ones stay in "
+                                         "the change log)")
+        self.keep_radio.setChecked(True)
+        widget = QWidget()
+        box = QVBoxLayout(widget)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(QLabel("<b>Conflicts</b>: these ratings are already in the project with "
+                             "another score."))
+        box.addWidget(self.conflict_table)
+        box.addWidget(self.keep_radio)
+        box.addWidget(self.theirs_radio)
+        widget.setVisible(False)
+        return widget
 
     # ------------------------------------------------------------------ preview
     def choose_file(self) -> None:
@@ -241,7 +245,9 @@ def describe(preview: ImportPreview) -> str:
         lines.append(f"New annotator{'s' * (len(preview.new_annotators) != 1)}: "
                      f"{', '.join(preview.new_annotators)}")
     changed = preview.changed
-    counts = [f"<b>{preview.added:,}</b> added", f"<b>{len(preview.conflicts):,}</b> conflicts",
+    clashes = len(preview.conflicts)
+    counts = [f"<b>{preview.added:,}</b> added",
+              f"<b>{clashes:,}</b> conflict{'s' * (clashes != 1)}",
               f"{preview.unchanged:,} unchanged"]
     if changed:
         counts.insert(1, f"{changed:,} with a new note")

@@ -54,7 +54,7 @@ def test_dialog_previews_then_imports_keeping_the_projects_scores(qtbot, tmp_pat
     dialog.set_source(source)
     qtbot.waitUntil(lambda: dialog.preview is not None, timeout=10000)
     text = dialog.summary_label.text()
-    assert "<b>1</b> added" in text and "<b>1</b> conflicts" in text
+    assert "<b>1</b> added" in text and "<b>1</b> conflict " in text + " "
     assert dialog.conflict_box.isVisible() and dialog.conflict_model.rowCount() == 1
     assert dialog.resolve() == RESOLVE_KEEP
     with qtbot.waitSignal(dialog.imported, timeout=10000):
