@@ -180,23 +180,23 @@ def read_snapshot(path: str | Path) -> Snapshot:
     from app.core.project import Project
 
     with Project.open(path) as project:
-        items = project.items()
-        ratings = project.ratings()
+        items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
         excluded = project.excluded_annotators()
         raters = [a for a in project.annotators() if a not in excluded]
         settled = project.flagged_ids() | set(project.adjudications()["item_id"])
         scale = project.scale
     item_ids = items["item_id"].tolist()
-    rated = ratings[ratings["code"].notna() & ratings["annotator"].isin(raters)]
+    rated = ratings[ratings["annotator"].isin(raters)]
     codes = np.full((len(item_ids), len(raters)), MISSING, dtype=np.int16)
-    rows = pd.Index(item_ids).get_indexer(rated["item_id"])
     cols = pd.Index(raters).get_indexer(rated["annotator"])
-    codes[rows, cols] = rated["code"].to_numpy(dtype=np.int64)
+    steps = (rated["score"].to_numpy(dtype=np.float64) - scale.low) / scale.step
+    codes[rated["row"].to_numpy(dtype=np.int64), cols] = np.rint(steps).astype(np.int16)
     names, group_codes = {}, {}
     for grouping in GROUPINGS:
         labels, uniques = pd.factorize(items[grouping].fillna("").astype(str), sort=True)
         names[grouping] = [str(u) for u in uniques]
         group_codes[grouping] = np.asarray(labels, dtype=np.int32)
+    del items, ratings, rated
     unadjudicated = ~np.asarray(pd.Index(item_ids).isin(list(settled)), dtype=bool)
     return Snapshot(item_ids, names, group_codes, raters, codes, unadjudicated, excluded,
                     scale.n_codes, scale.low, scale.step)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFont, QGuiApplication, QKeySequence
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -220,8 +220,8 @@ class EvaluationWindow(QWidget):
         self.evaluate_button.setDefault(True)
         self.evaluate_button.clicked.connect(self.evaluate)
         self.copy_button = QPushButton("Copy table as TSV")
-        self.copy_button.setShortcut(QKeySequence.StandardKey.Copy)
-        self.copy_button.setToolTip("Copy the table, tab separated (Ctrl+C)")
+        self.copy_button.setToolTip("Copy the table, tab separated, to paste into a "
+                                    "spreadsheet or a paper")
         self.copy_button.clicked.connect(self.copy_table)
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Task:"))

@@ -221,6 +221,12 @@ class ExportDialog(QDialog):
             self.warning_label.setStyleSheet(WARNING_STYLE if unresolved.blocking else "")
         self.allow_check.setVisible(unresolved.blocking)
         self._update_buttons()
+        self._fit()
+
+    def _fit(self) -> None:
+        """Grow to show wrapped messages whole (they arrive after the dialog is laid out)."""
+        self.layout().activate()
+        self.resize(self.width(), max(self.height(), self.sizeHint().height()))
 
     def _update_buttons(self) -> None:
         running = self.job is not None
@@ -264,6 +270,7 @@ class ExportDialog(QDialog):
         self.cancel_button.setVisible(False)
         self.close_button.setVisible(True)
         self.close_button.setDefault(True)
+        self._fit()
 
     def _on_failed(self, exc: SimrateError) -> None:
         self.job = None
@@ -280,6 +287,7 @@ class ExportDialog(QDialog):
     def _show_error(self, text: str) -> None:
         self.result_label.setText(text)
         self.result_label.setStyleSheet(ERROR_STYLE)
+        self._fit()
 
     def cancel(self) -> None:
         """Cancel the running export, or close the dialog when nothing runs."""

@@ -124,3 +124,42 @@ def test_export_and_import_actions_open_their_dialogs(qtbot, organizer_window, m
     monkeypatch.setattr(export_dialog.ExportDialog, "exec", lambda self: seen.append(self))
     organizer_window.organizer.actions["export"].trigger()
     assert len(seen) == 1 and seen[0].project_path == organizer_window.context.project.path
+
+
+def test_open_watch_adjudicate_everything_by_keyboard_and_export(qtbot, organizer_window,
+                                                                 tmp_path, monkeypatch):
+    """The issue's 'done when': no command line from a rated project to exported gold."""
+    import pandas as pd
+
+    from app.gui import export_dialog
+
+    window = organizer_window
+    project = window.context.project
+    dashboard = window.organizer.workspace.dashboard
+    qtbot.waitUntil(lambda: dashboard.alpha_label.text() == f"{project.live.alpha():.3f}",
+                    timeout=10000)
+    flagged = set(project.flagged_ids())
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
+    queue = window.organizer.workspace.queue
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is queue.scale_widget)
+    for _ in range(len(flagged)):
+        for key in (Qt.Key.Key_2, Qt.Key.Key_Plus, Qt.Key.Key_Return):
+            qtbot.keyClick(QApplication.focusWidget(), key)
+    assert project.flagged_ids() == set()
+    qtbot.waitUntil(lambda: dashboard.count_labels["flagged"].text() == "0", timeout=5000)
+    assert dashboard.count_labels["adjudicated"].text() == str(len(flagged))
+
+    out = tmp_path / "gold.tsv"
+
+    def run_dialog(dialog):
+        qtbot.waitUntil(lambda: dialog.unresolved is not None, timeout=10000)
+        assert not dialog.unresolved.blocking
+        dialog.path_edit.setText(str(out))
+        dialog.export_button.click()
+        qtbot.waitUntil(lambda: dialog.report is not None, timeout=10000)
+
+    monkeypatch.setattr(export_dialog.ExportDialog, "exec", run_dialog)
+    window.organizer.actions["export"].trigger()
+    gold = pd.read_csv(out, sep="\t").set_index("item_id")
+    assert (gold.loc[sorted(flagged), "gold"] == 2.25).all()
+    assert (gold.loc[sorted(flagged), "source"] == "adjudicated").all()
