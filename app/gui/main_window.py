@@ -44,6 +44,8 @@ from app.gui.settings import (
 )
 from app.gui.start_page import StartPage
 
+REFRESH_MS = 2000  # how often to look for changes made by other processes
+
 PROJECT_FILES = "simrate projects (*.simrate);;All files (*)"
 #: Screens this wide or narrower open the window maximized the first time.
 SMALL_SCREEN_WIDTH = 1440
@@ -66,6 +68,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self.imports = ImportController(self, context.thread_pool)
         self.imports.finished.connect(self._on_import_finished)
+        # Another process (a CLI import, a merged package, a second window) may write to the
+        # file: a cheap check (SQLite's data_version) picks that up while the window is open.
+        self._watch_file = QTimer(self, interval=REFRESH_MS, timeout=self.context.refresh)
+        self._watch_file.start()
         self.who_label = QLabel()
         self.statusBar().addPermanentWidget(self.who_label)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks

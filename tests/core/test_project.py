@@ -253,7 +253,7 @@ def test_exclusion_is_logged_and_reversible(project):
     project.set_excluded("a", False, by="boss")
     assert project.excluded_annotators() == []
     log = project.changes().query("kind == 'exclude'")
-    assert list(zip(log["old"], log["new"], log["who"])) == [
+    assert list(zip(log["old"], log["new"], log["who"], strict=True)) == [
         (False, True, "boss"), (True, False, "boss")]
     with pytest.raises(SimrateError, match="no annotator"):
         project.set_excluded("ghost")
