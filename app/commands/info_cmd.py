@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"annotators  {', '.join(facts['annotators']) or '(none yet)'}")
         print(f"ratings     {facts['ratings']}" +
               (f" (+{facts['skipped']} skipped)" if facts["skipped"] else ""))
-        print(f"flagged     {facts['flagged']} (spread >= {fmt(project.threshold)} points, "
+        unit = "point" if project.threshold == 1 else "points"
+        print(f"flagged     {facts['flagged']} (spread >= {fmt(project.threshold)} {unit}, "
               "not adjudicated)")
         print(f"adjudicated {facts['adjudicated']}")
     return 0
