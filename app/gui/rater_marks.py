@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import QToolTip
 from app.core.project import Project
 from app.core.scale import Scale, fmt
 from app.gui.palette import rater_colour
+from app.gui.row_model import RowTableModel
 from app.gui.scale_widget import ScaleWidget, guideline_html
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -145,7 +145,7 @@ class RaterMarksScale(ScaleWidget):
         return super().event(event)
 
 
-class ItemRatingsModel(QAbstractTableModel):
+class ItemRatingsModel(RowTableModel):
     """The raters of one item: colour and name, score, note."""
 
     HEADERS = ("Rater", "Score", "Note")
@@ -153,31 +153,8 @@ class ItemRatingsModel(QAbstractTableModel):
     def __init__(self, scale: Scale, parent=None):
         super().__init__(parent)
         self.scale = scale
-        self.rows: list[RaterScore] = []
         self._italic = QFont()
         self._italic.setItalic(True)
-
-    def set_rows(self, rows: list[RaterScore]) -> None:
-        """Show these records."""
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        """One row per rater of the item."""
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        """Rater, score, note."""
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        """Column titles."""
-        if (role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.HEADERS)):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         """Name (with a colour swatch), score, note; excluded raters in italics."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -35,47 +35,21 @@ from app.gui.jobs import JobRunner
 from app.gui.ratings_preview import (
     RESOLVE_KEEP,
     RESOLVE_THEIRS,
-    ConflictRow,
     ImportPreview,
     commit_import,
     preview_import,
 )
+from app.gui.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 SOURCE_FILES = ("Ratings or annotator packages (*.csv *.tsv *.txt *.xlsx *.simrate);;"
                 "All files (*)")
 
 
-class ConflictModel(QAbstractTableModel):
+class ConflictModel(RowTableModel):
     """Conflicting ratings: item, annotator, the project's score, the incoming one."""
 
     HEADERS = ("Item", "Annotator", "In the project", "In the file")
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.rows: list[ConflictRow] = []
-
-    def set_rows(self, rows: list[ConflictRow]) -> None:
-        """Show these conflicts."""
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        """One row per conflict."""
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        """Item, annotator, project score, incoming score."""
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        """Column titles."""
-        if (role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.HEADERS)):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         """The four fields as text."""
