@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtGui import QUndoCommand
-
 from app.core.errors import SimrateError
 from app.core.scale import fmt
 from app.gui.review_index import AdjudicationRecords
+from app.gui.undo import WrittenChangeCommand
 
 
 @dataclass(frozen=True)
@@ -32,39 +31,20 @@ class Verdict:
         return "none" if self.score is None else fmt(self.score)
 
 
-class AdjudicateCommand(QUndoCommand):
+class AdjudicateCommand(WrittenChangeCommand):
     """Change an item's adjudication from `old` to `new` (written before the push)."""
 
     def __init__(self, records: AdjudicationRecords, item_id: str, old: Verdict, new: Verdict,
                  by: str, on_applied: Callable[[str], None] | None = None,
                  on_error: Callable[[SimrateError], None] | None = None):
-        super().__init__(f"Adjudicate {item_id}: {old.describe()} \u2192 {new.describe()}")
+        super().__init__(f"Adjudicate {item_id}: {old.describe()} \u2192 {new.describe()}",
+                         item_id, old, new, on_applied, on_error)
         self.records = records
-        self.item_id = item_id
-        self.old, self.new, self.by = old, new, by
-        self._on_applied, self._on_error = on_applied, on_error
-        self._already_done = True
+        self.by = by
 
-    def redo(self) -> None:
-        """Write the new verdict (skipped the first time: it was written before the push)."""
-        if self._already_done:
-            self._already_done = False
-            return
-        self._write(self.new)
-
-    def undo(self) -> None:
-        """Write the old verdict back (withdraw when there was none)."""
-        self._write(self.old)
-
-    def _write(self, verdict: Verdict) -> None:
-        try:
-            self.records.write(self.item_id, verdict.score, verdict.note, self.by)
-        except SimrateError as exc:
-            if self._on_error is not None:
-                self._on_error(exc)
-            return
-        if self._on_applied is not None:
-            self._on_applied(self.item_id)
+    def write_state(self, verdict: Verdict) -> None:
+        """Write the verdict (withdraw it when its score is None)."""
+        self.records.write(self.item_id, verdict.score, verdict.note, self.by)
 
 
 def push_adjudication(stack, records: AdjudicationRecords, item_id: str, new: Verdict, by: str,

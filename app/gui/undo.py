@@ -50,25 +50,28 @@ def apply_state(project: Project, item_id: str, annotator: str, state: RatingSta
         project.rate(item_id, annotator, state.score, note=state.note, seconds=state.seconds)
 
 
-class SetRatingCommand(QUndoCommand):
-    """Change one annotator's rating of one item from `old` to `new`.
+class WrittenChangeCommand(QUndoCommand):
+    """A change of one item that was written before the push; undo/redo write it again.
 
-    The first write happens before the command is pushed (see `push_rating_change`), so a
-    write that fails never leaves a command on the stack; `redo()` skips that first call.
+    The first write happens before the command is pushed, so a write that fails never
+    leaves a command on the stack; `redo()` skips that first call. Subclasses say how a
+    state is written in `write_state`.
     """
 
-    def __init__(self, project: Project, item_id: str, annotator: str, old: RatingState,
-                 new: RatingState, on_applied: Callable[[str], None] | None = None,
+    def __init__(self, text: str, item_id: str, old: object, new: object,
+                 on_applied: Callable[[str], None] | None = None,
                  on_error: Callable[[SimrateError], None] | None = None):
-        super().__init__(f"{item_id}: {old.describe()} \u2192 {new.describe()}")
-        self.project = project
+        super().__init__(text)
         self.item_id = item_id
-        self.annotator = annotator
         self.old = old
         self.new = new
         self._on_applied = on_applied
         self._on_error = on_error
         self._already_done = True
+
+    def write_state(self, state: object) -> None:
+        """Write `state` through the project (one committed transaction)."""
+        raise NotImplementedError
 
     def redo(self) -> None:
         """Write the new state (skipped the first time: it was written before the push)."""
@@ -81,9 +84,9 @@ class SetRatingCommand(QUndoCommand):
         """Write the old state back."""
         self._write(self.old)
 
-    def _write(self, state: RatingState) -> None:
+    def _write(self, state: object) -> None:
         try:
-            apply_state(self.project, self.item_id, self.annotator, state)
+            self.write_state(state)
         except SimrateError as exc:
             # Exceptions must not cross back into Qt's C++ undo stack: report instead.
             if self._on_error is not None:
@@ -91,6 +94,22 @@ class SetRatingCommand(QUndoCommand):
             return
         if self._on_applied is not None:
             self._on_applied(self.item_id)
+
+
+class SetRatingCommand(WrittenChangeCommand):
+    """Change one annotator's rating of one item from `old` to `new`."""
+
+    def __init__(self, project: Project, item_id: str, annotator: str, old: RatingState,
+                 new: RatingState, on_applied: Callable[[str], None] | None = None,
+                 on_error: Callable[[SimrateError], None] | None = None):
+        super().__init__(f"{item_id}: {old.describe()} \u2192 {new.describe()}", item_id,
+                         old, new, on_applied, on_error)
+        self.project = project
+        self.annotator = annotator
+
+    def write_state(self, state: RatingState) -> None:
+        """Write the rating state for this annotator and item."""
+        apply_state(self.project, self.item_id, self.annotator, state)
 
 
 def push_rating_change(stack, project: Project, item_id: str, annotator: str,
