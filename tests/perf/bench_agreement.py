@@ -13,14 +13,14 @@ Krippendorff <= 1 s, unit-level <= 5 s.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
 from pathlib import Path
+
+import stages  # tests/perf/stages.py, beside this script
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -129,10 +129,8 @@ STAGES = {"alpha": stage_alpha, "live": stage_live, "ci": stage_ci}
 
 
 def run_stage(name: str, *args: object) -> dict:
-    """Run one stage in a fresh interpreter."""
-    out = subprocess.run([sys.executable, __file__, "--stage", name, *map(str, args)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Run one stage of this benchmark in a fresh interpreter."""
+    return stages.run_stage(__file__, name, *args)
 
 
 def verdict(ok: bool) -> str:
@@ -199,8 +197,7 @@ def main() -> None:
     parser.add_argument("args", nargs="*")
     opts = parser.parse_args()
     if opts.stage:
-        args = [int(a) if a.isdigit() else a for a in opts.args]
-        print(json.dumps(STAGES[opts.stage](*args)))
+        stages.stage_main(STAGES, opts.stage, opts.args, peak=False)
         return
     sizes = [int(s) for s in opts.sizes.split(",")]
     report_alpha(sizes)

@@ -12,15 +12,14 @@ which is what the incremental engine avoids on every rating.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import stages  # tests/perf/stages.py, beside this script
 
 DATASETS = ("MSRpar", "MSRvid", "SMTeuroparl", "OnWN", "SMTnews")
 GENRES = ("news", "video", "europarl", "gloss")
@@ -170,11 +169,8 @@ STAGES = {"build": stage_build, "gui": stage_gui}
 
 
 def run_stage(name: str, *args: object) -> dict:
-    """Run one stage in a fresh interpreter and add its peak RSS in MB."""
-    out = subprocess.run([sys.executable, __file__, "--stage", name, *map(str, args)],
-                         capture_output=True, text=True, check=True,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Run one stage of this benchmark in a fresh interpreter (offscreen Qt)."""
+    return stages.run_stage(__file__, name, *args, env={"QT_QPA_PLATFORM": "offscreen"})
 
 
 def main() -> None:
@@ -185,10 +181,7 @@ def main() -> None:
     parser.add_argument("args", nargs="*")
     opts = parser.parse_args()
     if opts.stage:
-        args = [int(a) if a.isdigit() else a for a in opts.args]
-        result = STAGES[opts.stage](*args)
-        result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(result))
+        stages.stage_main(STAGES, opts.stage, opts.args)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "bench.simrate")

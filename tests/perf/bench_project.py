@@ -9,15 +9,13 @@ one durable rating commit <= 5 ms median.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import stages  # tests/perf/stages.py, beside this script
 
 WORDS = ("the a cat dog runs quickly over under market price rises falls bank river "
          "report says minister city team wins loses game plan new old man woman child").split()
@@ -99,12 +97,8 @@ STAGES = {"import": stage_import, "bulk": stage_rate_bulk, "open": stage_open,
 
 
 def run_stage(name: str, *args: object) -> dict:
-    """Run one stage in a fresh interpreter and add its peak RSS in MB."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--stage", name, *map(str, args)],
-        capture_output=True, text=True, check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Run one stage of this benchmark in a fresh interpreter."""
+    return stages.run_stage(__file__, name, *args)
 
 
 def main() -> None:
@@ -114,10 +108,7 @@ def main() -> None:
     parser.add_argument("args", nargs="*")
     opts = parser.parse_args()
     if opts.stage:
-        args = [int(a) if a.isdigit() else a for a in opts.args]
-        result = STAGES[opts.stage](*args)
-        result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(result))
+        stages.stage_main(STAGES, opts.stage, opts.args)
         return
     with tempfile.TemporaryDirectory() as tmp:
         tsv, project = Path(tmp) / "pairs.tsv", Path(tmp) / "bench.simrate"

@@ -1,0 +1,32 @@
+"""Run a benchmark's stages each in a fresh interpreter, so time and peak memory are its own.
+
+A benchmark script calls `run_stage(__file__, name, *args)`; the child process runs
+`python script --stage name args...`, which the script hands to `stage_main(STAGES, ...)`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+
+
+def run_stage(script: str, name: str, *args: object, env: dict | None = None) -> dict:
+    """Run stage `name` of `script` in a fresh interpreter and return its JSON result."""
+    out = subprocess.run([sys.executable, script, "--stage", name, *map(str, args)],
+                         capture_output=True, text=True, check=True,
+                         env={**os.environ, **(env or {})})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def stage_main(stages: dict[str, Callable[..., dict]], name: str, args: Sequence[str],
+               peak: bool = True) -> None:
+    """In the child: run one stage, add its peak RSS in MB, print the result as JSON."""
+    values = [int(a) if a.isdigit() else a for a in args]
+    result = stages[name](*values)
+    if peak:
+        result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(result))
