@@ -106,6 +106,8 @@ class Project:
         return np.array([self._id_by_ord[o] for o in ords], dtype=object)
 
     def _read_data_version(self) -> int:
+        # SQLite changes data_version only for commits made by other connections, so our own
+        # writes never need recording here (recording them would hide another writer's change).
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def refresh(self) -> bool:
@@ -228,7 +230,6 @@ class Project:
                 conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", new_rows)
                 self._log(conn, "import_items", None, None, None,
                           {"source": source, "added": len(new_rows)})
-            self._data_version = self._read_data_version()
             for row in new_rows:
                 self._item_ids.append(row[1])
                 self._ord[row[1]] = row[0]
@@ -271,7 +272,6 @@ class Project:
             conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
                          (int(excluded), annotator))
             self._log(conn, "exclude", None, annotator, bool(old), excluded, who=by)
-        self._data_version = self._read_data_version()
         self._state = None
         self._notify(Change("annotator", None, annotator, bool(old), excluded))
 
@@ -374,7 +374,6 @@ class Project:
             kind = "skip" if skipped else "rating"
             self._log(conn, kind, item_id, annotator, self._score_of(old_code),
                       self._score_of(code), note_old=old[1] if old else None, note_new=note)
-        self._data_version = self._read_data_version()
         if self._state is not None:
             self._state.set(ord_, aid, code)
         self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
@@ -412,7 +411,6 @@ class Project:
                 "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
                 "VALUES (?,?,?,?,?,?,?)", log,
             )
-        self._data_version = self._read_data_version()
         self._state = None
         if counts["added"] or counts["changed"]:
             self._notify(Change("ratings", new=counts))
@@ -464,7 +462,6 @@ class Project:
             self._log(conn, "adjudication", item_id, None,
                       self._score_of(old[0]) if old else None, self._score_of(code), who=by,
                       note_old=old[1] if old else None, note_new=note)
-        self._data_version = self._read_data_version()
         if self._state is not None:
             self._state.set_adjudicated(ord_, code)
         self._notify(Change("adjudication", item_id, by or None,

@@ -246,6 +246,31 @@ def test_refresh_sees_other_writers(tmp_path):
     second.close()
 
 
+@pytest.mark.parametrize("own_write", ["rate", "adjudicate", "import_items", "import_ratings",
+                                       "set_excluded"])
+def test_own_write_does_not_hide_another_writers_change(tmp_path, own_write):
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="sts") as p:
+        p.import_items(make_items(3), source="i.tsv")
+        p.rate("x:3", "a", 1)
+    first, second = Project.open(path), Project.open(path)
+    assert first.flagged_ids() == set()
+    second.rate("x:1", "b", 0)
+    second.rate("x:1", "c", 5)  # flags x:1, which `first` has not seen yet
+    writes = {
+        "rate": lambda: first.rate("x:2", "a", 3),
+        "adjudicate": lambda: first.adjudicate("x:2", 3),
+        "import_items": lambda: first.import_items(make_items(1, prefix="y")),
+        "import_ratings": lambda: first.import_ratings(make_ratings([("x:2", "a", 3)])),
+        "set_excluded": lambda: first.set_excluded("a", True),
+    }
+    writes[own_write]()
+    assert first.refresh() is True
+    assert first.flagged_ids() == {"x:1"}
+    first.close()
+    second.close()
+
+
 def test_exclusion_is_logged_and_reversible(project):
     project.rate("x:1", "a", 1)
     project.set_excluded("a", True, by="boss")
