@@ -12,7 +12,6 @@ so texts survive byte for byte, including a leading `=`, `+`, `-` or `@`.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -34,6 +33,7 @@ from app.core.gold import (
 )
 from app.core.scale import Scale
 from app.formats.atomic import atomic_open, check_writable_target
+from app.formats.pit import LABEL_FILE_WORDS, label_of_score
 
 FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).
@@ -260,8 +260,7 @@ def write_sts(gold: pd.DataFrame, handle: IO[str]) -> None:
 
 def pit_label(gold_score: float) -> str:
     """`true` (4-5), `----` (3) or `false` (0-2) of a 0-5 gold score rounded half up."""
-    point = math.floor(gold_score + 0.5)
-    return "true" if point >= 4 else "----" if point == 3 else "false"
+    return LABEL_FILE_WORDS[label_of_score(gold_score)]
 
 
 def write_pit(gold: pd.DataFrame, handle: IO[str], scale: Scale) -> None:

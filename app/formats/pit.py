@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -15,6 +16,8 @@ COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", 
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences
 CROWD_VOTES = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 EXPERT_DIGIT = re.compile(r"^\d$")
+#: The word of each reading in the task's label files and system outputs.
+LABEL_FILE_WORDS = {"paraphrase": "true", "debatable": "----", "not": "false"}
 
 
 def pit_dataset_name(path: Path) -> str:
@@ -22,14 +25,23 @@ def pit_dataset_name(path: Path) -> str:
     return path.name.split(".")[0] or path.stem
 
 
-def label_of_votes(yes: int) -> str:
-    """The task's reading of 5 crowd votes: 3-5 yes paraphrase, 2 debatable, 0-1 not."""
-    return "paraphrase" if yes >= 3 else "debatable" if yes == 2 else "not"
+def label_of_votes(yes: int, no: int) -> str:
+    """The task's reading of crowd votes: of five, 3-5 yes paraphrase, 2 debatable, 0-1 not.
+
+    PIT had five votes per pair; other counts are read as the same share of five votes.
+    """
+    yes_of_five = round(5 * yes / (yes + no))
+    return "paraphrase" if yes_of_five >= 3 else "debatable" if yes_of_five == 2 else "not"
 
 
 def label_of_digit(digit: int) -> str:
     """The task's reading of an expert score: 4-5 paraphrase, 3 debatable, 0-2 not."""
     return "paraphrase" if digit >= 4 else "debatable" if digit == 3 else "not"
+
+
+def label_of_score(score: float) -> str:
+    """A 0-5 gold score read like an expert digit, after rounding to the nearest point (halves up)."""
+    return label_of_digit(math.floor(score + 0.5))
 
 
 def parse_label(text: str, path: Path, line: int) -> tuple[float, dict]:
@@ -46,7 +58,7 @@ def parse_label(text: str, path: Path, line: int) -> tuple[float, dict]:
         yes, no = int(votes.group(1)), int(votes.group(2))
         if yes + no == 0:
             raise SimrateError(f"label {text!r} counts no votes", path, line)
-        meta = {"votes_yes": yes, "votes_no": no, "label": label_of_votes(round(5 * yes / (yes + no)))}
+        meta = {"votes_yes": yes, "votes_no": no, "label": label_of_votes(yes, no)}
         return 5 * yes / (yes + no), meta
     if EXPERT_DIGIT.match(text) and int(text) <= 5:
         digit = int(text)

@@ -25,18 +25,27 @@ import numpy as np
 
 from app.core.errors import SimrateError
 from app.core.evaluation import DEBATABLE, FALSE, TRUE, DatasetInput
+from app.formats.pit import (
+    CROWD_VOTES,
+    EXPERT_DIGIT,
+    LABEL_FILE_WORDS,
+    label_of_digit,
+    label_of_score,
+    label_of_votes,
+)
 from app.formats.textio import read_table, read_text
 
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-PIT_VOTES = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 STS_GOLD_NAME = re.compile(r"STS\.gs\.(.+)\.txt", re.IGNORECASE)
 CLSS_GOLD_NAME = re.compile(r"(.+?)\.([^.]+)\.gs\.tsv", re.IGNORECASE)
 CLSS_LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
 GOLD_RANGE = {"clss": (0.0, 4.0), "sts": (0.0, 5.0), "pit": (0.0, 5.0)}
-PIT_GOLD_LABELS = {"true": TRUE, "false": FALSE, "----": DEBATABLE}
-PIT_SYSTEM_LABELS = {"true": TRUE, "false": FALSE}
+#: The evaluation's code of each PIT reading (app/formats/pit.py owns the readings).
+PIT_CODES = {"paraphrase": TRUE, "debatable": DEBATABLE, "not": FALSE}
+PIT_GOLD_LABELS = {word: PIT_CODES[reading] for reading, word in LABEL_FILE_WORDS.items()}
+PIT_SYSTEM_LABELS = {word: code for word, code in PIT_GOLD_LABELS.items() if code != DEBATABLE}
 EXPORT_SUFFIXES = (".jsonl", ".json", ".xlsx", ".xlsm")
 
 Line = tuple[int, str]
@@ -202,18 +211,13 @@ def _pit_gold_fields(fields: list[str], path: Path, line: int) -> tuple[str, int
 
 def _pit_data_label(text: str, path: Path, line: int) -> tuple[str, int, float]:
     """Test data: expert digit 0-5 (4-5 true, 3 debatable); train/dev: votes `(p, n)`, p of 5."""
-    if text.isdigit() and len(text) == 1 and int(text) <= 5:
+    if EXPERT_DIGIT.match(text) and int(text) <= 5:
         digit = int(text)
-        label = TRUE if digit >= 4 else DEBATABLE if digit == 3 else FALSE
-        return "pit-expert", label, digit / 5
-    votes = PIT_VOTES.fullmatch(text)
-    if votes and int(votes.group(1)) + int(votes.group(2)) > 0:
-        # PIT had five votes per pair; other counts are read as that share of five votes,
-        # as the PIT importer does.
-        share = int(votes.group(1)) / (int(votes.group(1)) + int(votes.group(2)))
-        positive = round(5 * share)
-        label = TRUE if positive >= 3 else DEBATABLE if positive == 2 else FALSE
-        return "pit-votes", label, share
+        return "pit-expert", PIT_CODES[label_of_digit(digit)], digit / 5
+    votes = CROWD_VOTES.match(text)
+    yes, no = (int(votes.group(1)), int(votes.group(2))) if votes else (0, 0)
+    if yes + no > 0:
+        return "pit-votes", PIT_CODES[label_of_votes(yes, no)], yes / (yes + no)
     raise SimrateError(f"Label {text!r} is neither an expert score 0-5 nor crowd votes like"
                        " '(2, 3)'", path, line)
 
@@ -313,10 +317,9 @@ def read_export_gold(path: str | Path, task: str) -> ScoreFile:
     gold = np.array(scores, dtype=np.float64)
     labels = None
     if task == "pit":
-        # As the pit export does: the gold rounded to the nearest point, 4-5 true, 3 debatable.
-        points = np.floor(np.nan_to_num(gold) + 0.5)
-        labels = np.where(points >= 4, TRUE, np.where(points == 3, DEBATABLE, FALSE))
-        labels = labels.astype(np.int8)
+        # read as the pit export writes it; items without gold are left out of scoring
+        labels = np.array([PIT_CODES[label_of_score(g)] if g == g else FALSE
+                           for g in gold.tolist()], dtype=np.int8)
         gold = gold / GOLD_RANGE["pit"][1]
     return ScoreFile(path, "export", gold, np.array(lines, dtype=np.int64), labels,
                      tuple(ids), tuple(datasets))

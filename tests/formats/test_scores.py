@@ -169,6 +169,7 @@ def test_pit_votes_map_to_labels_and_fifths(tmp_path):
     (pit_data_line("7"), 1, "neither an expert score"),
     (pit_data_line("(0, 0)"), 1, "neither an expert score"),
     (pit_data_line("(x, 2)"), 1, "neither an expert score"),
+    (pit_data_line("\u00b2"), 1, "neither an expert score"),  # a digit int() refuses
     ("1\tT\ta\tb\tx/O\ty/O\n", 1, "without the Label column"),
     ("3.4\n", 1, "use --task sts or --task clss"),
 ])
