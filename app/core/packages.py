@@ -109,15 +109,13 @@ def _package_frames(project: Project, annotator: str,
     return frame, own
 
 
-def _fill_package(path: Path, origin: Project, annotator: str, origin_id: str,
-                  own: pd.DataFrame) -> str:
+def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame) -> str:
     """Write the package meta keys and the annotator's own ratings; returns the package id."""
     conn, meta = open_store(path)
     try:
-        extra = {k: v for k, v in origin._meta.items() if k.startswith("guideline")}
         rows = {"package_of": origin_id, "package_annotator": annotator,
                 "package_created": str(time.time()), "package_format": str(PACKAGE_FORMAT),
-                "package_app_version": __version__, **extra}
+                "package_app_version": __version__}
         with transaction(conn, path):
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows.items())
             if not own.empty:
@@ -129,9 +127,7 @@ def _fill_package(path: Path, origin: Project, annotator: str, origin_id: str,
                     [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
                       int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
                       float(r.updated_at)) for r in own.itertuples(index=False)])
-            package_id = meta.get("project_uuid") or str(uuid.uuid4())
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('project_uuid', ?)", (package_id,))
-        return package_id
+        return meta["project_uuid"]  # the package's own id, made by Project.create
     finally:
         conn.close()  # the last connection to close folds the WAL into the file
 
@@ -163,7 +159,7 @@ def make_package(project: Project, out: str | Path, annotator: str,
             package.import_items(frame, source="package")
         finally:
             package.close()
-        package_id = _fill_package(partial, project, annotator, origin_id, own)
+        package_id = _fill_package(partial, annotator, origin_id, own)
         if out.exists():
             raise SimrateError("already exists; choose another name", out)
         os.replace(partial, out)

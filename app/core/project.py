@@ -189,10 +189,6 @@ class Project:
         item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
         return item
 
-    def item_at(self, position: int) -> dict:
-        """The item at a 0-based position in project order."""
-        return self.item(self._item_ids[position])
-
     def position(self, item_id: str) -> int:
         """0-based position of an item in project order."""
         if item_id not in self._ord:

@@ -71,8 +71,3 @@ def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str 
         "VALUES (?,?,?,?,?,?,?)",
         (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
     )
-
-
-def item_ords(project: Project, item_ids: list[str]) -> list[int]:
-    """Ords of these items (SimrateError naming the first unknown one)."""
-    return [project._item_ord(item_id) for item_id in item_ids]
