@@ -14,6 +14,7 @@ from app.formats.textio import read_text, with_encoding, without_gc
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)
+GOLD_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.gs\.tsv$", re.IGNORECASE)
 #: `Newswire-12` -> Newswire; `trial-p2s-3` -> trial (the level's short name is dropped too).
 TRAILING_NUMBER = re.compile(r"-\d+$")
 LEVEL_ABBREVIATION = re.compile(r"-(p2s|s2p|p2w|w2s)$", re.IGNORECASE)
@@ -22,6 +23,12 @@ LEVEL_ABBREVIATION = re.compile(r"-(p2s|s2p|p2w|w2s)$", re.IGNORECASE)
 def clss_level(path: Path) -> str | None:
     """`phrase2word` from `phrase2word.trial.input.tsv`; None for other names."""
     match = INPUT_NAME.match(path.name)
+    return match.group("level") if match else None
+
+
+def clss_gold_level(path: Path) -> str | None:
+    """`phrase2word` from the gold key name `phrase2word.trial.gs.tsv`; None for other names."""
+    match = GOLD_NAME.match(path.name)
     return match.group("level") if match else None
 
 

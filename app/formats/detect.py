@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.clss import LEVELS, clss_level
+from app.formats.clss import LEVELS, clss_gold_level, clss_level
 from app.formats.pairs import TEXT_NAME_PAIRS
 from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
 from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
-from app.formats.sts import sts_dataset_name
+from app.formats.sts import sts_dataset_name, sts_gold_dataset
 from app.formats.textio import (
     Record,
     TextFile,
@@ -36,9 +35,6 @@ ITEM_FORMATS = ("pairs", "sts", "pit", "clss", "pyramid")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
 HEAD_RECORDS = 50
-STS_GOLD_NAME = re.compile(r"^STS\.gs\..+\.txt$", re.IGNORECASE)
-CLSS_GOLD_NAME = re.compile(
-    r"^(paragraph2sentence|sentence2phrase|phrase2word|word2sense)\..+\.gs\.tsv$", re.IGNORECASE)
 
 #: format -> "module:function" of its item reader, imported when first used
 ITEM_READERS = {
@@ -136,7 +132,7 @@ def detect_format(path: str | Path) -> str:
         return "pyramid"
     if suffix in (".jsonl", ".ndjson"):
         return "pairs"  # our own JSONL export, read back as pairs with gold as reference
-    if STS_GOLD_NAME.match(path.name) or CLSS_GOLD_NAME.match(path.name):
+    if sts_gold_dataset(path) or (clss_gold_level(path) or "").lower() in LEVELS:
         raise SimrateError("this is a gold key: import the input file beside it, which "
                            "brings its scores along", path)
     if sts_dataset_name(path):

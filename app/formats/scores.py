@@ -25,6 +25,8 @@ import numpy as np
 
 from app.core.errors import SimrateError
 from app.core.evaluation import DEBATABLE, FALSE, TRUE, DatasetInput
+from app.formats.clss import LEVELS as CLSS_LEVELS
+from app.formats.clss import clss_gold_level
 from app.formats.pit import (
     CROWD_VOTES,
     EXPERT_DIGIT,
@@ -33,12 +35,10 @@ from app.formats.pit import (
     label_of_score,
     label_of_votes,
 )
+from app.formats.sts import sts_gold_dataset
 from app.formats.textio import read_table, read_text
 
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-STS_GOLD_NAME = re.compile(r"STS\.gs\.(.+)\.txt", re.IGNORECASE)
-CLSS_GOLD_NAME = re.compile(r"(.+?)\.([^.]+)\.gs\.tsv", re.IGNORECASE)
-CLSS_LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
 GOLD_RANGE = {"clss": (0.0, 4.0), "sts": (0.0, 5.0), "pit": (0.0, 5.0)}
@@ -70,9 +70,8 @@ class ScoreFile:
 def dataset_name(path: str | Path, task: str) -> str:
     """STS: `MSRvid` from STS.gs.MSRvid.txt; CLSS: the level of <level>.<split>.gs.tsv; else the stem."""
     path = Path(path)
-    pattern = {"sts": STS_GOLD_NAME, "clss": CLSS_GOLD_NAME}.get(task)
-    match = pattern.fullmatch(path.name) if pattern else None
-    return match.group(1) if match else path.stem
+    official = {"sts": sts_gold_dataset, "clss": clss_gold_level}.get(task)
+    return (official(path) if official else None) or path.stem
 
 
 def parse_number(text: str, path: Path, line: int, what: str = "score") -> float:
@@ -143,10 +142,9 @@ def _score_fields(fields: list[str], task: str, path: Path, line: int) -> float:
 
 def _check_name(path: Path, task: str) -> None:
     """Refuse a gold file whose official name belongs to another task."""
-    clss = CLSS_GOLD_NAME.fullmatch(path.name)
-    if task != "sts" and STS_GOLD_NAME.fullmatch(path.name):
+    if task != "sts" and sts_gold_dataset(path):
         raise SimrateError(f"named like an STS gold file; use --task sts, not {task}", path)
-    if task != "clss" and clss and clss.group(1).lower() in CLSS_LEVELS:
+    if task != "clss" and (clss_gold_level(path) or "").lower() in CLSS_LEVELS:
         raise SimrateError(f"named like a CLSS gold key; use --task clss, not {task}", path)
 
 

@@ -12,11 +12,18 @@ from app.formats.base import item_frame
 from app.formats.textio import parse_number, read_text, with_encoding, without_gc
 
 INPUT_NAME = re.compile(r"^STS\.input\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
+GOLD_NAME = re.compile(r"^STS\.gs\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
 
 
 def sts_dataset_name(path: Path) -> str | None:
     """`MSRpar` from `STS.input.MSRpar.txt`; None for other names."""
     match = INPUT_NAME.match(path.name)
+    return match.group("dataset") if match else None
+
+
+def sts_gold_dataset(path: Path) -> str | None:
+    """`MSRpar` from the gold key name `STS.gs.MSRpar.txt`; None for other names."""
+    match = GOLD_NAME.match(path.name)
     return match.group("dataset") if match else None
 
 
