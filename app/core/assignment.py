@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import transaction
-from app.core.teamdb import ensure_team_tables, has_table, log_change, read_meta
+from app.core.store import log_change, transaction
+from app.core.teamdb import ensure_team_tables, has_table, read_meta
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.project import Project
-from app.core.store import open_store, transaction
-from app.core.teamdb import log_change, project_uuid, read_meta
+from app.core.store import log_change, open_store, transaction
+from app.core.teamdb import project_uuid, read_meta
 
 #: Conflicts named in a refusal message before "and N more".
 CONFLICTS_SHOWN = 5
@@ -370,13 +370,10 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
     for ord_, (item_id, _n, code, note, skipped, seconds), old, _conflict in writes:
         conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
                      (ord_, aid, code, note, skipped, seconds, now))
-        old_value = None if old is None or old[0] is None else score(old[0])
-        new_value = None if code is None else score(code)
-        if note or (old and old[1]):
-            old_value = {"score": old_value, "note": old[1] if old else ""}
-            new_value = {"score": new_value, "note": note}
         log_change(conn, "skip" if skipped else "rating", who=who, item_id=item_id,
-                   annotator=name, old=old_value, new=new_value)
+                   annotator=name, old=None if old is None or old[0] is None else score(old[0]),
+                   new=None if code is None else score(code),
+                   note_old=old[1] if old else None, note_new=note)
     log_change(conn, "merge_package", who=who, annotator=name, new={
         "package": report.package_id, "added": report.added, "changed": report.changed,
         "unchanged": report.unchanged, "conflicts": len(report.conflicts),

@@ -18,7 +18,7 @@ import pandas as pd
 from app.core.adjudication import FlagIndex, threshold_codes
 from app.core.errors import SimrateError
 from app.core.scale import Scale, load_scale
-from app.core.store import create_store, dumps, open_store, transaction
+from app.core.store import create_store, dumps, log_change, open_store, transaction
 from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
@@ -143,7 +143,7 @@ class Project:
             raise SimrateError(f"threshold must be positive, not {points}")
         with transaction(self._conn, self.path) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
-            self._log(conn, "threshold", None, None, self.threshold, points)
+            log_change(conn, "threshold", old=self.threshold, new=points)
         self._meta["threshold"] = str(points)
         self._state = None
         self._notify(Change("settings"))
@@ -224,8 +224,8 @@ class Project:
         if new_rows:
             with transaction(self._conn, self.path) as conn:
                 conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", new_rows)
-                self._log(conn, "import_items", None, None, None,
-                          {"source": source, "added": len(new_rows)})
+                log_change(conn, "import_items",
+                           new={"source": source, "added": len(new_rows)})
             for row in new_rows:
                 self._item_ids.append(row[1])
                 self._ord[row[1]] = row[0]
@@ -267,7 +267,7 @@ class Project:
                                (annotator,)).fetchone()[0]
             conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
                          (int(excluded), annotator))
-            self._log(conn, "exclude", None, annotator, bool(old), excluded, who=by)
+            log_change(conn, "exclude", by, annotator=annotator, old=bool(old), new=excluded)
         self._state = None
         self._notify(Change("annotator", None, annotator, bool(old), excluded))
 
@@ -280,7 +280,7 @@ class Project:
             row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
             if row is None:
                 aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
-                self._log(conn, "annotator", None, name, None, name)
+                log_change(conn, "annotator", annotator=name, new=name)
             else:
                 aid = row[0]
             self._annotator_ids[name] = aid
@@ -368,8 +368,9 @@ class Project:
                     (ord_, aid, code, keep_note, int(skipped), seconds, time.time()),
                 )
             kind = "skip" if skipped else "rating"
-            self._log(conn, kind, item_id, annotator, self._score_of(old_code),
-                      self._score_of(code), note_old=old[1] if old else None, note_new=note)
+            log_change(conn, kind, item_id=item_id, annotator=annotator,
+                       old=self._score_of(old_code), new=self._score_of(code),
+                       note_old=old[1] if old else None, note_new=note)
         if self._state is not None:
             self._state.set(ord_, aid, code)
         self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
@@ -455,9 +456,9 @@ class Project:
             else:
                 conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
                              (ord_, code, note, by, time.time()))
-            self._log(conn, "adjudication", item_id, None,
-                      self._score_of(old[0]) if old else None, self._score_of(code), who=by,
-                      note_old=old[1] if old else None, note_new=note)
+            log_change(conn, "adjudication", by, item_id,
+                       old=self._score_of(old[0]) if old else None, new=self._score_of(code),
+                       note_old=old[1] if old else None, note_new=note)
         if self._state is not None:
             self._state.set_adjudicated(ord_, code)
         self._notify(Change("adjudication", item_id, by or None,
@@ -543,19 +544,6 @@ class Project:
         return {self._id_by_ord[o] for o in self.state.flags.second_look}
 
     # ----------------------------------------------------------- change log
-    def _log(self, conn: sqlite3.Connection, kind: str, item_id: str | None,
-             annotator: str | None, old: Any, new: Any, who: str = "",
-             note_old: str | None = None, note_new: str | None = None) -> None:
-        if note_old or note_new:
-            old = {"score": old, "note": note_old or ""}
-            new = {"score": new, "note": note_new or ""}
-        conn.execute(
-            "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
-            "VALUES (?,?,?,?,?,?,?)",
-            (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old),
-             dumps(new)),
-        )
-
     def changes(self) -> pd.DataFrame:
         """The append-only change log: id, at, who, kind, item_id, annotator, old, new."""
         rows = self._conn.execute(

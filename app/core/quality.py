@@ -18,8 +18,8 @@ import pandas as pd
 from app.core.correlation import pair_correlation, vs_rest_correlation
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import transaction
-from app.core.teamdb import ensure_team_tables, has_table, log_change
+from app.core.store import log_change, transaction
+from app.core.teamdb import ensure_team_tables, has_table
 
 #: Check-item Pearson below which STS 2012 dropped a rater.
 DEFAULT_CHECK_THRESHOLD = 0.5

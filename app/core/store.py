@@ -170,3 +170,21 @@ def dumps(value: object) -> str | None:
     if value is None:
         return None
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
+               annotator: str | None = None, old: object = None, new: object = None,
+               note_old: str | None = None, note_new: str | None = None) -> None:
+    """Append one row to the change log (inside the caller's transaction).
+
+    `who` defaults to the annotator. When either note is given, old and new are logged as
+    {score, note} so that a changed note is on record as well as a changed score.
+    """
+    if note_old or note_new:
+        old = {"score": old, "note": note_old or ""}
+        new = {"score": new, "note": note_new or ""}
+    conn.execute(
+        "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
+        "VALUES (?,?,?,?,?,?,?)",
+        (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
+    )

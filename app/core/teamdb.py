@@ -8,12 +8,10 @@ no checks and no assignment. No schema version bump: an older simrate simply ign
 from __future__ import annotations
 
 import sqlite3
-import time
 import uuid
-from typing import Any
 
 from app.core.project import Project
-from app.core.store import dumps, transaction
+from app.core.store import transaction
 
 TEAM_SCHEMA = """
 CREATE TABLE IF NOT EXISTS check_items (
@@ -61,13 +59,3 @@ def project_uuid(project: Project) -> str:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('project_uuid', ?)",
                      (str(uuid.uuid4()),))
     return read_meta(conn, "project_uuid") or ""
-
-
-def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
-               annotator: str | None = None, old: Any = None, new: Any = None) -> None:
-    """Append one row to the project's change log (inside the caller's transaction)."""
-    conn.execute(
-        "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
-        "VALUES (?,?,?,?,?,?,?)",
-        (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
-    )

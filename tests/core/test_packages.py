@@ -204,6 +204,15 @@ def test_merge_brings_ratings_notes_skips_and_seconds_back(origin, tmp_path):
     logged = origin.changes()
     merged = logged[logged["who"] == "package ann.simrate"]
     assert set(merged["kind"]) == {"annotator", "rating", "skip", "merge_package"}
+    by_item = merged.set_index("item_id")
+    # logged as the package's own rate() and skip() logged them: notes beside the scores
+    assert by_item.loc["d:1", "new"] == {"score": 4.25, "note": "close call"}
+    assert by_item.loc["d:2", "new"] == 0.0
+    assert by_item.loc["d:3", "new"] == {"score": None, "note": "cannot read it"}
+    with Project.open(out) as package:
+        there = package.changes().set_index("item_id")
+        assert [there.loc[i, "new"] for i in ("d:1", "d:2", "d:3")] == [
+            by_item.loc[i, "new"] for i in ("d:1", "d:2", "d:3")]
     assert "3 ratings added" in report.summary()
 
 
