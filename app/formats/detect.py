@@ -11,7 +11,8 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.clss import LEVELS, clss_gold_level, clss_level
-from app.formats.pairs import TEXT_NAME_PAIRS
+from app.formats.jsonl import is_jsonl, read_jsonl_pairs
+from app.formats.pairs import HEADER_SCAN_ROWS, text_name_pair
 from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
 from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
 from app.formats.sts import sts_dataset_name, sts_gold_dataset
@@ -73,7 +74,7 @@ def _is_ratings_table(records: list[Record]) -> bool:
     header = [normalise_name(f) for f in records[0][1]]
     if not any(name in ITEM_NAMES for name in header):
         return False
-    if any(a in header and b in header for a, b in TEXT_NAME_PAIRS):
+    if text_name_pair(header) is not None:
         return False
     if any(name in SCORE_NAMES for name in header):
         return True
@@ -91,10 +92,9 @@ def _is_ratings_table(records: list[Record]) -> bool:
 
 def _header_position(records: list[Record]) -> int:
     """Where a spreadsheet's header is: the first of the top rows naming an item id or texts."""
-    for position, (_, fields) in enumerate(records[:30]):
+    for position, (_, fields) in enumerate(records[:HEADER_SCAN_ROWS]):
         loose = [normalise_name(f) for f in fields]
-        if any(n in ITEM_NAMES for n in loose) or any(
-                a in loose and b in loose for a, b in TEXT_NAME_PAIRS):
+        if any(n in ITEM_NAMES for n in loose) or text_name_pair(loose) is not None:
             return position
     return 0
 
@@ -130,7 +130,7 @@ def detect_format(path: str | Path) -> str:
         return "project"
     if suffix in (".pyr", ".pan"):
         return "pyramid"
-    if suffix in (".jsonl", ".ndjson"):
+    if is_jsonl(path):
         return "pairs"  # our own JSONL export, read back as pairs with gold as reference
     if sts_gold_dataset(path) or (clss_gold_level(path) or "").lower() in LEVELS:
         raise SimrateError("this is a gold key: import the input file beside it, which "
@@ -176,9 +176,7 @@ def read_items(path: str | Path, fmt: str = "auto", **options: object) -> pd.Dat
         raise SimrateError("this is a project file: it is merged, not read as items", path)
     if fmt not in ITEM_READERS:
         raise SimrateError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    reader = _reader(fmt)
-    if fmt == "pairs" and Path(path).suffix.lower() in (".jsonl", ".ndjson"):
-        from app.formats.jsonl import read_jsonl_pairs as reader
+    reader = read_jsonl_pairs if fmt == "pairs" and is_jsonl(path) else _reader(fmt)
     accepted = inspect.signature(reader).parameters
     chosen = {k: v for k, v in options.items() if k in accepted and v is not None}
     return reader(path, **chosen)

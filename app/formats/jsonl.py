@@ -16,7 +16,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, TEXT_NAME_PAIRS
+from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, text_name_pair
 from app.formats.textio import normalise_name, parse_number, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -30,14 +30,13 @@ def is_jsonl(path: str | Path) -> bool:
 def _roles(keys: list[str], path: Path, line: int) -> dict[str, str | None]:
     """Which key plays which part, by loose name."""
     loose = {normalise_name(k): k for k in keys}
-    texts = next(((loose[a], loose[b]) for a, b in TEXT_NAME_PAIRS if a in loose and b in loose),
-                 None)
+    texts = text_name_pair(loose)
     if texts is None:
         raise SimrateError("cannot tell which keys hold the two texts; name them left and "
                            f"right (the keys are: {', '.join(keys)})", path, line)
     return {
         "id": next((loose[n] for n in ID_NAMES if n in loose), None),
-        "left": texts[0], "right": texts[1],
+        "left": loose[texts[0]], "right": loose[texts[1]],
         "dataset": loose.get("dataset"), "genre": loose.get("genre"),
         "reference": next((loose[n] for n in REFERENCE_NAMES if n in loose), None),
     }

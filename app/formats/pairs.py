@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,12 +68,16 @@ def _find_column(names: list[str], wanted: str, path: Path) -> int:
     raise SimrateError(f"no column named {wanted!r}; the columns are: {', '.join(names)}", path)
 
 
+def text_name_pair(loose: Collection[str]) -> tuple[str, str] | None:
+    """The first known pair of text column names (normalised) present among `loose` names."""
+    return next(((left, right) for left, right in TEXT_NAME_PAIRS
+                 if left in loose and right in loose), None)
+
+
 def _header_texts(loose: list[str]) -> tuple[int, int] | None:
     """Indices of the first known pair of text column names present in a header."""
-    for left_name, right_name in TEXT_NAME_PAIRS:
-        if left_name in loose and right_name in loose:
-            return loose.index(left_name), loose.index(right_name)
-    return None
+    names = text_name_pair(loose)
+    return (loose.index(names[0]), loose.index(names[1])) if names else None
 
 
 def _is_header(fields: list[str], given: list[str], needs_texts: bool) -> bool:

@@ -191,10 +191,3 @@ def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame
     if not rows["line"]:
         raise SimrateError("no ratings in the file", path)
     return with_encoding(rating_frame(rows), table.encoding)
-
-
-def is_wide_or_long_header(fields: list[str]) -> bool:
-    """True when a header row reads as a ratings file (an item id column and no texts)."""
-    loose = [normalise_name(f) for f in fields]
-    has_texts = any(a in loose and b in loose for a, b in TEXT_NAME_PAIRS)
-    return _first(loose, ITEM_NAMES) is not None and not has_texts
