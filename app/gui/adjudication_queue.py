@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.core.project import Change
+from app.core.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.adjudication_undo import Verdict, push_adjudication
 from app.gui.queue_model import QueueModel
 from app.gui.rater_marks import item_ratings
-from app.gui.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.session import pair_labels
 from app.gui.verdict_view import VerdictView

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.errors import SimrateError
+from app.core.review_index import AdjudicationRecords
 from app.core.scale import fmt
-from app.gui.review_index import AdjudicationRecords
 from app.gui.undo import WrittenChangeCommand
 
 

@@ -21,7 +21,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.errors import SimrateError
 from app.core.project import Change, Project
-from app.gui.agreement_engine import (
+from app.core.review_index import ReviewIndex
+from app.core.scope_agreement import (
     ALL,
     OVERALL,
     UNADJUDICATED,
@@ -32,7 +33,6 @@ from app.gui.agreement_engine import (
     scope_intervals,
 )
 from app.gui.jobs import JobRunner
-from app.gui.review_index import ReviewIndex
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
 INTERVAL_DELAY_MS = 1200

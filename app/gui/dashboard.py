@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.agreement import LEVELS
-from app.gui.agreement_engine import ALL, OVERALL, UNADJUDICATED, ScopeRow
+from app.core.scope_agreement import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from app.gui.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
 from app.gui.distribution_chart import DistributionChart
 from app.gui.heatmap import CorrelationHeatmap

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.project import Change
+from app.core.review_index import AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings
-from app.gui.review_index import AdjudicationRecords, ReviewIndex
 
 BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 

@@ -13,13 +13,13 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
+from app.core.review_index import AdjudicationRecords
 from app.gui.adjudication_queue import AdjudicationQueue
 from app.gui.agreement_watch import AgreementWatcher
 from app.gui.annotator_report import AnnotatorReport
 from app.gui.dashboard import Dashboard
 from app.gui.item_ratings_panel import ItemRatingsPanel
 from app.gui.jobs import JobRunner
-from app.gui.review_index import AdjudicationRecords
 from app.gui.settings import LAST_FOLDER, WINDOW_STATE
 
 BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreement between "

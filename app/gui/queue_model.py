@@ -14,8 +14,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont
 
 from app.core.project import Project
+from app.core.review_index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
 from app.core.scale import fmt
-from app.gui.review_index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
 
 _Index = QModelIndex | QPersistentModelIndex
 ItemIdRole = Qt.ItemDataRole.UserRole + 1

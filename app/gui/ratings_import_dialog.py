@@ -31,14 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import SimrateError
-from app.gui.jobs import JobRunner
-from app.gui.ratings_preview import (
+from app.core.ratings_preview import (
     RESOLVE_KEEP,
     RESOLVE_THEIRS,
     ImportPreview,
     commit_import,
     preview_import,
 )
+from app.gui.jobs import JobRunner
 from app.gui.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex

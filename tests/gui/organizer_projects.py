@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.project import Project
-from tests.gui.conftest import make_items, make_ratings
+from tests.core.frames import make_items, make_ratings
 
 RATERS = ("ann", "ben", "cat")
 

@@ -6,11 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from app.core.review_index import FLAGGED, SECOND_LOOK
 from app.gui.adjudication_queue import AdjudicationQueue
 from app.gui.context import ApplicationContext
 from app.gui.queue_model import QueueModel
 from app.gui.rater_marks import ItemRatingsModel, item_ratings
-from app.gui.review_index import FLAGGED, SECOND_LOOK
 from tests.gui.organizer_projects import make_rated_project
 
 

@@ -10,7 +10,7 @@ import pytest
 from app.core.project import Project
 from app.gui import export_dialog as module
 from app.gui.export_dialog import ExportDialog
-from tests.gui.conftest import make_items
+from tests.core.frames import make_items
 from tests.gui.organizer_projects import make_rated_project
 
 

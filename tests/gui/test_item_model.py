@@ -10,7 +10,7 @@ from app.gui.bridge import ProjectBridge
 from app.gui.item_model import COL_ID, COL_RATING, ItemIdRole, ItemTableModel
 from app.gui.progress_panel import DatasetProgressModel
 from app.gui.session import AnnotatorSession
-from tests.gui.conftest import make_items, make_ratings
+from tests.core.frames import make_items, make_ratings
 
 
 @pytest.fixture

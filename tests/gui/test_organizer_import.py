@@ -7,8 +7,8 @@ import pytest
 
 from app.core.packages import make_package
 from app.core.project import Project
+from app.core.ratings_preview import RESOLVE_KEEP, preview_import
 from app.gui.ratings_import_dialog import ConflictModel, RatingsImportDialog
-from app.gui.ratings_preview import RESOLVE_KEEP, preview_import
 from tests.gui.organizer_projects import make_rated_project
 
 

@@ -72,13 +72,13 @@ def _open_gui(path: str):
     """The organizer's parts on the project, ready: (app, context, queue, watcher, dashboard)."""
     from PySide6.QtCore import QSettings
 
+    from app.core.review_index import AdjudicationRecords
     from app.gui.adjudication_queue import AdjudicationQueue
     from app.gui.agreement_watch import AgreementWatcher
     from app.gui.context import ApplicationContext
     from app.gui.dashboard import Dashboard
     from app.gui.item_ratings_panel import ItemRatingsPanel
     from app.gui.main import create_application
-    from app.gui.review_index import AdjudicationRecords
     from app.gui.settings import Settings
 
     app = create_application()

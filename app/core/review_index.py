@@ -1,12 +1,13 @@
 """ReviewIndex: which items need an organizer (flagged, second look) and which are settled.
 
-Qt-free. It reads the project's flag index (`Project.state.flags`, kept up to date by the
+It reads the project's flag index (`Project.state.flags`, kept up to date by the
 core on every rating and adjudication) instead of scanning ratings, so asking about one
 item costs O(raters) and listing the queue costs O(flagged log flagged).
 
 The flag index is keyed by item ord. Ords are assigned 0, 1, 2, ... in import order and
 items are never deleted, so an item's ord is its position (`Project.position`); this is the
-one place that relies on it (see the report: a public `Project.item_status` would remove it).
+one place that relies on it. It also reaches into `Project.state`, which is not part of the
+Project API; a public per-item review status on Project would remove both dependencies.
 """
 
 from __future__ import annotations

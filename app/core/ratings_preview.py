@@ -1,6 +1,8 @@
 """What importing other annotators' ratings would change, worked out before anything is written.
 
-Qt-free; every function opens its own connection, so the dialog runs them in worker threads.
+`preview_import` and `commit_import` open connections of their own, so the import dialog
+runs them in worker threads.
+
 Two sources: a ratings file (CSV, TSV, XLSX; long or wide), compared with the project by
 the same rule `Project.import_ratings` applies, and a returned annotator package, planned
 by `app.core.packages.plan_merge`. Either way the result is an `ImportPreview`: ratings

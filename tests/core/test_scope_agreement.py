@@ -7,7 +7,8 @@ import pytest
 
 from app.core.agreement import LEVELS, alpha
 from app.core.project import Project
-from app.gui.agreement_engine import (
+from app.core.review_index import ReviewIndex
+from app.core.scope_agreement import (
     ALL,
     MISSING,
     OVERALL,
@@ -17,8 +18,7 @@ from app.gui.agreement_engine import (
     read_snapshot,
     scope_intervals,
 )
-from app.gui.review_index import ReviewIndex
-from tests.gui.conftest import make_items, make_ratings
+from tests.core.frames import make_items, make_ratings
 
 
 def batch_alpha(codes: np.ndarray, level: str, low: float = 0.0, step: float = 0.25):

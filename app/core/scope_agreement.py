@@ -1,7 +1,5 @@
 """Agreement per scope (dataset, genre; all items or unadjudicated ones), kept up to date.
 
-Qt-free, so it can be tested without a display and moved to app/core unchanged.
-
 The project's LiveAgreement (`Project.live`) covers every item. The dashboard also needs
 alpha over subsets: the items that needed no adjudication, each dataset, each genre, and
 their crossings, which is the CLSS paper's Table 4 for any project. A LiveAgreement per
