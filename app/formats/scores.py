@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +35,8 @@ from app.formats.pit import (
     label_of_votes,
 )
 from app.formats.sts import sts_gold_dataset
-from app.formats.textio import read_table, read_text
+from app.formats.textio import parse_number, read_table, read_text
 
-NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
 GOLD_RANGE = {"clss": (0.0, 4.0), "sts": (0.0, 5.0), "pit": (0.0, 5.0)}
@@ -74,18 +72,24 @@ def dataset_name(path: str | Path, task: str) -> str:
     return (official(path) if official else None) or path.stem
 
 
-def parse_number(text: str, path: Path, line: int, what: str = "score") -> float:
+def _is_number(text: str) -> bool:
+    """True for a finite decimal number, read as every reader reads one (textio.parse_number)."""
+    return parse_number(text) is not None
+
+
+def required_number(text: str, path: Path, line: int, what: str = "score") -> float:
     """A finite decimal number, else SimrateError naming the file, line and text."""
     text = text.strip()
     if not text:
         raise SimrateError(f"empty {what}", path, line)
-    if not NUMBER.fullmatch(text):
-        kind = "not a finite number" if text.lower().lstrip("+-") in (
-            "nan", "inf", "infinity") else "not a number"
+    value = parse_number(text)
+    if value is None:
+        try:
+            infinite = not math.isfinite(float(text))  # 'nan', 'inf', '1e999'
+        except ValueError:
+            infinite = False
+        kind = "not a finite number" if infinite else "not a number"
         raise SimrateError(f"{what} {text!r} is {kind}", path, line)
-    value = float(text)
-    if not math.isfinite(value):
-        raise SimrateError(f"{what} {text!r} is not a finite number", path, line)
     return value
 
 
@@ -112,13 +116,13 @@ def _foreign_format(fields: list[str], task: str) -> str | None:
         return "a PIT label line (label<TAB>score); use --task pit"
     if task != "pit" and len(fields) in (6, 7):
         return f"a PIT data line ({len(fields)} columns); use --task pit"
-    if task == "pit" and len(fields) == 1 and NUMBER.fullmatch(fields[0]):
+    if task == "pit" and len(fields) == 1 and _is_number(fields[0]):
         return "a single score, as in STS/CLSS files; use --task sts or --task clss"
-    if task != "pit" and len(fields) == 2 and NUMBER.fullmatch(fields[1]) and not (
-            NUMBER.fullmatch(fields[0])):
+    if task != "pit" and len(fields) == 2 and _is_number(fields[1]) and not (
+            _is_number(fields[0])):
         return (f"an item id and a score ({fields[0][:30]!r}): such lines are matched only"
                 " against one of our exports; other gold files are aligned by line")
-    if task != "pit" and len(fields) in (2, 3, 4) and not NUMBER.fullmatch(fields[0]):
+    if task != "pit" and len(fields) in (2, 3, 4) and not _is_number(fields[0]):
         return f"text, not a score ({fields[0][:30]!r}): an input file rather than scores?"
     return None
 
@@ -136,8 +140,8 @@ def _score_fields(fields: list[str], task: str, path: Path, line: int) -> float:
         raise SimrateError(f"expected a score and an optional confidence, found {len(fields)}"
                            " tab-separated fields", path, line)
     if len(fields) == 2:
-        parse_number(fields[1], path, line, "confidence")
-    return parse_number(fields[0], path, line)
+        required_number(fields[1], path, line, "confidence")
+    return required_number(fields[0], path, line)
 
 
 def _check_name(path: Path, task: str) -> None:
@@ -182,7 +186,7 @@ def _pit_output_fields(fields: list[str], path: Path, line: int) -> tuple[int, f
     label = PIT_SYSTEM_LABELS.get(fields[0].lower())
     if label is None:
         raise SimrateError(f"label {fields[0]!r} must be true or false", path, line)
-    score = parse_number(fields[1], path, line)
+    score = required_number(fields[1], path, line)
     if not 0 <= score <= 1:
         raise SimrateError(f"score {fields[1]} is outside 0-1", path, line)
     return label, score
@@ -195,7 +199,7 @@ def _pit_gold_fields(fields: list[str], path: Path, line: int) -> tuple[str, int
         label = PIT_GOLD_LABELS.get(fields[0].lower())
         if label is None:
             raise SimrateError(f"label {fields[0]!r} must be true, false or ----", path, line)
-        score = parse_number(fields[1], path, line, "gold score")
+        score = required_number(fields[1], path, line, "gold score")
         if not 0 <= score <= 1:
             raise SimrateError(f"gold score {fields[1]} is outside 0-1", path, line)
         return "pit-label", label, score
@@ -287,7 +291,7 @@ def _export_gold_value(raw: object, task: str, path: Path, line: int) -> float:
         return math.nan
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         raise SimrateError(f"gold {raw!r} is not a number", path, line)
-    value = parse_number(str(raw), path, line, "gold")
+    value = required_number(str(raw), path, line, "gold")
     _check_gold_range(value, task, path, line)
     return value
 
@@ -344,7 +348,7 @@ def _is_keyed(first: Line, gold: ScoreFile) -> bool:
         return False
     head = _fields(first[1])[0]
     return head.lower() == "item_id" or (head in set(gold.item_ids)
-                                         and not NUMBER.fullmatch(head))
+                                         and not _is_number(head))
 
 
 def _aligned_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -> ScoreFile:
