@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from math import gcd
 from pathlib import Path
 
 import numpy as np
 
 from app.core.agreement import LEVELS
+from app.core.alpha_sums import interval_alpha, matrix_alpha
 
 ALL, UNADJUDICATED = "all", "unadjudicated"
 SUBSETS = (ALL, UNADJUDICATED)
@@ -113,38 +112,12 @@ class AlphaSums:
         if self.pairable == 0:
             return None
         if level == "interval":
-            variance = self.n * self.s2 - self.s1 * self.s1
-            if variance == 0:
-                return None
-            common = 1
-            for m in self.spread:
-                common = common * (m - 1) // gcd(common, m - 1)
-            observed = sum(t * (common // (m - 1)) for m, t in self.spread.items())
-            return float(1 - Fraction((self.n - 1) * observed, common * variance))
+            return interval_alpha(self.n, self.s1, self.s2, self.spread)
         present = np.flatnonzero(self.counts > 0)
-        if present.size < 2:
-            return None
         grid = np.ix_(present, present)
         observed = sum(matrix[grid] / (m - 1) for m, matrix in self.coincidences.items())
-        counts = self.counts[present].astype(np.float64)
-        distances = _distances(level, counts, self.low + present * self.step)
-        expected = float(counts @ distances @ counts) / (self.n - 1)
-        if not expected > 0.0:
-            return None
-        return 1.0 - float((observed * distances).sum()) / expected
-
-
-def _distances(level: str, counts: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Squared distances between the values present, for the matrix-based levels."""
-    if level == "nominal":
-        return 1.0 - np.eye(values.size)
-    if level == "ordinal":
-        mid = np.cumsum(counts) - counts / 2.0
-        return (mid[:, None] - mid[None, :]) ** 2
-    total = values[:, None] + values[None, :]
-    ratio = np.divide(values[:, None] - values[None, :], total, out=np.zeros_like(total),
-                      where=total != 0)
-    return ratio * ratio
+        return matrix_alpha(level, observed, self.counts[present],
+                            self.low + present * self.step)
 
 
 # ----------------------------------------------------------------------------- snapshots
