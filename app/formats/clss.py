@@ -10,7 +10,7 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
 from app.formats.sts import read_gold_key
-from app.formats.textio import read_text, with_encoding, without_gc
+from app.formats.textio import read_text, with_encoding, without_gc, without_trailing_blank_lines
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)
@@ -97,9 +97,7 @@ def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     path = Path(path)
     level = dataset or clss_level(path) or path.name.split(".")[0]
     source = read_text(path)
-    lines = source.lines()
-    while lines and not lines[-1].strip():
-        lines.pop()
+    lines = without_trailing_blank_lines(source.lines())
     rows = _clss_rows(lines, level, path)
     if not rows["line"]:
         raise SimrateError("file is empty", path)

@@ -35,7 +35,12 @@ from app.formats.pit import (
     label_of_votes,
 )
 from app.formats.sts import sts_gold_dataset
-from app.formats.textio import parse_number, read_table, read_text
+from app.formats.textio import (
+    parse_number,
+    read_table,
+    read_text,
+    without_trailing_blank_lines,
+)
 
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
@@ -96,9 +101,7 @@ def required_number(text: str, path: Path, line: int, what: str = "score") -> fl
 def content_lines(path: str | Path) -> list[Line]:
     """The (line number, text) of every line; a blank line before the last score is an error."""
     source = read_text(path)
-    lines = source.lines()
-    while lines and not lines[-1].strip():
-        lines.pop()
+    lines = without_trailing_blank_lines(source.lines())
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             raise SimrateError("blank line: every line must hold one item", source.path, number)

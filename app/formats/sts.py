@@ -9,7 +9,13 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.formats.base import item_frame
-from app.formats.textio import parse_number, read_text, with_encoding, without_gc
+from app.formats.textio import (
+    parse_number,
+    read_text,
+    with_encoding,
+    without_gc,
+    without_trailing_blank_lines,
+)
 
 INPUT_NAME = re.compile(r"^STS\.input\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
 GOLD_NAME = re.compile(r"^STS\.gs\.(?P<dataset>.+)\.txt$", re.IGNORECASE)
@@ -47,7 +53,7 @@ def read_gold_key(gold_path: Path, input_lines: int) -> list[float]:
     lines = read_text(gold_path).lines()
     if len(lines) < input_lines or any(line.strip() for line in lines[input_lines:]):
         raise SimrateError(
-            f"the gold key has {_count_lines(lines)} lines but its input has {input_lines}; "
+            f"the gold key has {len(without_trailing_blank_lines(lines))} lines but its input has {input_lines}; "
             "they must align line by line", gold_path)
     scores: list[float] = []
     for number, line in enumerate(lines[:input_lines], start=1):
@@ -63,23 +69,15 @@ def read_gold_key(gold_path: Path, input_lines: int) -> list[float]:
     return scores
 
 
-def _count_lines(lines: list[str]) -> int:
-    """Number of lines up to the last non-blank one."""
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    return len(lines)
-
-
 @without_gc
 def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     """Read an STS input file (and its gold key, when beside it) into an item frame."""
     path = Path(path)
     dataset = dataset or sts_dataset_name(path) or path.stem
     source = read_text(path)
-    lines = source.lines()
-    n_lines = _count_lines(lines)
+    lines = without_trailing_blank_lines(source.lines())
     rows: dict[str, list] = {"item_id": [], "left": [], "right": [], "line": []}
-    for number, line in enumerate(lines[:n_lines], start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         # quotes are ordinary characters in STS files: split on the tab only
@@ -98,7 +96,7 @@ def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
         raise SimrateError("file is empty", path)
     gold_path = sts_gold_path(path)
     if gold_path is not None:
-        scores = read_gold_key(gold_path, n_lines)
+        scores = read_gold_key(gold_path, len(lines))
         reference = [scores[number - 1] for number in rows["line"]]
     else:
         reference = [float("nan")] * len(rows["line"])

@@ -76,6 +76,14 @@ class TextFile:
         return lines
 
 
+def without_trailing_blank_lines(lines: list[str]) -> list[str]:
+    """`lines` up to the last one holding more than whitespace (editors add blank ones)."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
 def read_bytes(path: str | Path) -> bytes:
     """Return a file's bytes; SimrateError when it is missing, a folder or unreadable."""
     path = Path(path)
