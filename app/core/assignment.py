@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change, transaction
-from app.core.teamdb import ensure_team_tables, has_table, read_meta
+from app.core.store import log_change, read_meta
+from app.core.teamdb import ensure_team_tables, has_table
 
 
 @dataclass(frozen=True)
@@ -107,11 +107,11 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
     if not item_ids:
         raise SimrateError("no items to assign (only check items?)", project.path)
     plan = assign(item_ids, annotators, per_item, seed)
-    ords = {item_id: project._item_ord(item_id) for item_id in item_ids}
-    rows = [(ords[item_id], name) for name, ids in plan.items.items() for item_id in ids]
+    rows = [(project.item_ord(item_id), name) for name, ids in plan.items.items()
+            for item_id in ids]
     settings = {"annotators": list(plan.items), "per_item": per_item, "seed": seed,
                 "dataset": dataset, "items": len(item_ids), "at": time.time()}
-    with transaction(project._conn, project.path) as conn:
+    with project.write_transaction() as conn:
         ensure_team_tables(conn)
         old = read_meta(conn, "assignment")
         conn.execute("DELETE FROM assignment")
@@ -124,19 +124,17 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
 
 def stored_assignment(project: Project) -> dict[str, list[str]]:
     """The stored plan: annotator -> item ids in project order ({} when none was made)."""
-    conn = project._conn
-    if not has_table(conn, "assignment"):
+    if not has_table(project, "assignment"):
         return {}
-    settings = read_meta(conn, "assignment")
-    names = json.loads(settings)["annotators"] if settings else []
-    plan: dict[str, list[str]] = {name: [] for name in names}
-    id_by_ord = project._id_by_ord
-    for ord_, name in conn.execute("SELECT item_ord, annotator FROM assignment ORDER BY item_ord"):
-        plan.setdefault(name, []).append(id_by_ord[ord_])
+    settings = assignment_settings(project)
+    plan: dict[str, list[str]] = {name: [] for name in settings["annotators"]} if settings else {}
+    for item_id, name in project.read("SELECT i.id, a.annotator FROM assignment a "
+                                      "JOIN items i ON i.ord = a.item_ord ORDER BY a.item_ord"):
+        plan.setdefault(name, []).append(item_id)
     return plan
 
 
 def assignment_settings(project: Project) -> dict | None:
     """How the stored plan was made (annotators, per_item, seed, dataset, items, at), or None."""
-    settings = read_meta(project._conn, "assignment")
+    settings = project.meta("assignment")
     return json.loads(settings) if settings else None

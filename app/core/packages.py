@@ -29,8 +29,8 @@ from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.project import Project
-from app.core.store import log_change, open_store, transaction
-from app.core.teamdb import project_uuid, read_meta
+from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.teamdb import project_uuid
 
 #: Conflicts named in a refusal message before "and N more".
 CONFLICTS_SHOWN = 5
@@ -166,7 +166,7 @@ def make_package(project: Project, out: str | Path, annotator: str,
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(str(partial) + suffix).unlink(missing_ok=True)
-    with transaction(project._conn, project.path) as conn:
+    with project.write_transaction() as conn:
         log_change(conn, "package", who=by, annotator=annotator,
                    new={"package": package_id, "items": len(item_ids), "checks": n_checks,
                         "path": str(out)})
@@ -175,12 +175,11 @@ def make_package(project: Project, out: str | Path, annotator: str,
 
 def package_meta(project: Project) -> dict[str, str] | None:
     """For a project that is a package: its origin, annotator and creation time; else None."""
-    conn = project._conn
-    origin = read_meta(conn, "package_of")
+    origin = project.meta("package_of")
     if origin is None:
         return None
-    return {"package_of": origin, "package_annotator": read_meta(conn, "package_annotator") or "",
-            "package_created": read_meta(conn, "package_created") or ""}
+    return {"package_of": origin, "package_annotator": project.meta("package_annotator") or "",
+            "package_created": project.meta("package_created") or ""}
 
 
 # ----------------------------------------------------------------- merging
@@ -315,9 +314,13 @@ def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
 def plan_merge(project: Project, path: str | Path) -> MergeReport:
     """What merging the package would do, conflicts included, without writing anything."""
     package = read_package(Path(path))
-    annotator = _check_origin(project, project._conn, package)
-    report = MergeReport(Path(path), annotator, package.meta.get("project_uuid", ""))
-    _plan(project, project._conn, package, report)
+    conn, _meta = open_store(project.path)  # as merge_package reads, without its transaction
+    try:
+        annotator = _check_origin(project, conn, package)
+        report = MergeReport(Path(path), annotator, package.meta.get("project_uuid", ""))
+        _plan(project, conn, package, report)
+    finally:
+        conn.close()
     return report
 
 

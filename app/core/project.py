@@ -7,7 +7,8 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,14 @@ import pandas as pd
 from app.core.adjudication import FlagIndex, threshold_codes
 from app.core.errors import SimrateError
 from app.core.scale import Scale, load_scale
-from app.core.store import create_store, dumps, log_change, open_store, transaction
+from app.core.store import (
+    create_store,
+    dumps,
+    log_change,
+    open_store,
+    read_meta,
+    transaction,
+)
 from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
@@ -131,6 +139,24 @@ class Project:
         for callback in list(self._subscribers):
             callback(change)
 
+    # ----------------------------------------------------------- file access for core modules
+    def meta(self, key: str) -> str | None:
+        """One value of the file's meta table as stored now, or None."""
+        return read_meta(self._conn, key)
+
+    def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        """The rows of one query, for core modules that keep their own tables in the file."""
+        return self._conn.execute(sql, params).fetchall()
+
+    def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction for core modules that keep their own tables in the file.
+
+        All of it is committed or none. The Project's in-memory state does not see what is
+        written here, so write only what it does not keep: team tables (app/core/teamdb.py),
+        the change log, and meta keys other than scale, title and threshold.
+        """
+        return transaction(self._conn, self.path)
+
     # ----------------------------------------------------------- settings
     @property
     def threshold(self) -> float:
@@ -162,11 +188,20 @@ class Project:
         """True if the project has this item."""
         return item_id in self._ord
 
-    def _item_ord(self, item_id: str) -> int:
+    def item_ord(self, item_id: str) -> int:
+        """The item's ord, its key in the file and in `flags`; SimrateError if unknown.
+
+        Ords are 0, 1, 2, ... in import order, so an ord is the item's position unless the
+        file was edited by hand; use `position()` for the position.
+        """
         try:
             return self._ord[item_id]
         except KeyError:
             raise SimrateError(f"no item with id {item_id!r} in this project", self.path) from None
+
+    def item_id_for_ord(self, ord_: int) -> str:
+        """The id of the item with this ord (see `item_ord`)."""
+        return self._id_by_ord[ord_]
 
     def items(self) -> pd.DataFrame:
         """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
@@ -183,14 +218,14 @@ class Project:
         """One item as a dict with the keys of `items()`."""
         row = self._conn.execute(
             "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items WHERE ord = ?",
-            (self._item_ord(item_id),),
+            (self.item_ord(item_id),),
         ).fetchone()
         item = dict(zip(ITEM_FRAME_COLUMNS, row, strict=True))
         item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
         return item
 
     def position(self, item_id: str) -> int:
-        """0-based position of an item in project order."""
+        """0-based position of an item in project order, -1 for an unknown id."""
         if item_id not in self._ord:
             return -1
         ord_ = self._ord[item_id]
@@ -319,7 +354,7 @@ class Project:
             return None
         row = self._conn.execute(
             "SELECT code FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-            (self._item_ord(item_id), aid),
+            (self.item_ord(item_id), aid),
         ).fetchone()
         return None if row is None or row[0] is None else self.scale.from_code(row[0])
 
@@ -331,7 +366,7 @@ class Project:
         row = self._conn.execute(
             "SELECT code, note, skipped, seconds FROM ratings "
             "WHERE item_ord = ? AND annotator_id = ?",
-            (self._item_ord(item_id), aid),
+            (self.item_ord(item_id), aid),
         ).fetchone()
         if row is None:
             return None
@@ -350,7 +385,7 @@ class Project:
 
     def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
                       skipped: bool, seconds: float | None) -> None:
-        ord_ = self._item_ord(item_id)
+        ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
             aid = self._annotator_id(conn, annotator)
             old = conn.execute(
@@ -444,7 +479,7 @@ class Project:
     # ----------------------------------------------------------- adjudication
     def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> None:
         """Set (or with value None, withdraw) the adjudicated score of an item."""
-        ord_ = self._item_ord(item_id)
+        ord_ = self.item_ord(item_id)
         code = None if value is None else self.scale.to_code(value)
         with transaction(self._conn, self.path) as conn:
             old = conn.execute("SELECT code, note FROM adjudications WHERE item_ord = ?",
@@ -527,6 +562,11 @@ class Project:
         return self._state
 
     @property
+    def flags(self) -> FlagIndex:
+        """The flag index: flagged, second-look and adjudicated items, keyed by `item_ord`."""
+        return self.state.flags
+
+    @property
     def live(self):  # -> LiveAgreement
         """The LiveAgreement kept up to date with every rating (units=item ids, raters=names)."""
         return self.state.live
@@ -537,11 +577,11 @@ class Project:
 
     def flagged_ids(self) -> set[str]:
         """Ids of the flagged (unresolved) items."""
-        return {self._id_by_ord[o] for o in self.state.flags.flagged}
+        return {self._id_by_ord[o] for o in self.flags.flagged}
 
     def second_look_ids(self) -> set[str]:
         """Adjudicated items whose later ratings disagree with the adjudicated score."""
-        return {self._id_by_ord[o] for o in self.state.flags.second_look}
+        return {self._id_by_ord[o] for o in self.flags.second_look}
 
     # ----------------------------------------------------------- change log
     def changes(self) -> pd.DataFrame:

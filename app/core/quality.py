@@ -18,7 +18,7 @@ import pandas as pd
 from app.core.correlation import pair_correlation, vs_rest_correlation
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change, transaction
+from app.core.store import log_change
 from app.core.teamdb import ensure_team_tables, has_table
 
 #: Check-item Pearson below which STS 2012 dropped a rater.
@@ -34,12 +34,11 @@ REPORT_COLUMNS = (
 # ----------------------------------------------------------------- check items
 def check_scores(project: Project) -> dict[str, float]:
     """Known scores of the check items: {item_id: score}, in project order."""
-    conn = project._conn
-    if not has_table(conn, "check_items"):
+    if not has_table(project, "check_items"):
         return {}
-    id_by_ord = project._id_by_ord
-    rows = conn.execute("SELECT item_ord, score FROM check_items ORDER BY item_ord")
-    return {id_by_ord[ord_]: float(score) for ord_, score in rows}
+    rows = project.read("SELECT i.id, c.score FROM check_items c "
+                        "JOIN items i ON i.ord = c.item_ord ORDER BY c.item_ord")
+    return {item_id: float(score) for item_id, score in rows}
 
 
 def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "") -> int:
@@ -50,7 +49,7 @@ def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "
     """
     scale = project.scale
     for item_id, score in scores.items():
-        project._item_ord(item_id)  # SimrateError for an unknown item
+        project.item_ord(item_id)  # SimrateError for an unknown item
         if score is not None and not (scale.low - 1e-9 <= float(score) <= scale.high + 1e-9
                                       and math.isfinite(float(score))):
             raise SimrateError(f"known score {score} of item {item_id!r} is outside scale "
@@ -61,10 +60,10 @@ def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "
     if not changed:
         return 0
     now = time.time()
-    with transaction(project._conn, project.path) as conn:
+    with project.write_transaction() as conn:
         ensure_team_tables(conn)
         for item_id, score in changed.items():
-            ord_ = project._item_ord(item_id)
+            ord_ = project.item_ord(item_id)
             if score is None:
                 conn.execute("DELETE FROM check_items WHERE item_ord = ?", (ord_,))
             else:

@@ -143,6 +143,12 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     return conn, meta
 
 
+def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """One value from the meta table, or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
     """One write transaction: all of it is committed, or none of it."""

@@ -11,7 +11,6 @@ import sqlite3
 import uuid
 
 from app.core.project import Project
-from app.core.store import transaction
 
 TEAM_SCHEMA = """
 CREATE TABLE IF NOT EXISTS check_items (
@@ -35,27 +34,19 @@ def ensure_team_tables(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
-def has_table(conn: sqlite3.Connection, name: str) -> bool:
-    """True if the file has a table of this name (reads never create tables)."""
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                       (name,)).fetchone()
-    return row is not None
-
-
-def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
-    """One value from the meta table, or None."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else row[0]
+def has_table(project: Project, name: str) -> bool:
+    """True if the project file has a table of this name (reads never create tables)."""
+    return bool(project.read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                             (name,)))
 
 
 def project_uuid(project: Project) -> str:
     """The project's stable identity, created (and saved) on first use for older files."""
-    conn = project._conn
-    found = read_meta(conn, "project_uuid")
+    found = project.meta("project_uuid")
     if found:
         return found
-    with transaction(conn, project.path):
+    with project.write_transaction() as conn:
         # INSERT OR IGNORE: another process may have created it a moment ago; theirs wins.
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('project_uuid', ?)",
                      (str(uuid.uuid4()),))
-    return read_meta(conn, "project_uuid") or ""
+    return project.meta("project_uuid") or ""

@@ -282,3 +282,39 @@ def test_exclusion_is_logged_and_reversible(project):
         (False, True, "boss"), (True, False, "boss")]
     with pytest.raises(SimrateError, match="no annotator"):
         project.set_excluded("ghost")
+
+
+def test_ords_positions_and_flags_of_a_hand_edited_file(tmp_path):
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="sts") as p:
+        p.import_items(make_items(3), source="i.tsv")
+        p.rate("x:3", "a", 0)
+        p.rate("x:3", "b", 5)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    with conn:  # ords 0,1,2 -> 7,5,3: the order of the items is reversed
+        conn.execute("UPDATE items SET ord = 7 - 2 * ord")
+        conn.execute("UPDATE ratings SET item_ord = 7 - 2 * item_ord")
+    conn.close()
+    with Project.open(path) as p:
+        assert p.item_ids() == ["x:3", "x:2", "x:1"]
+        assert [p.position(i) for i in ("x:3", "x:2", "x:1", "nope")] == [0, 1, 2, -1]
+        assert [p.item_ord(i) for i in ("x:3", "x:2", "x:1")] == [3, 5, 7]
+        assert [p.item_id_for_ord(o) for o in (3, 5, 7)] == ["x:3", "x:2", "x:1"]
+        assert dict(p.flags.flagged) == {p.item_ord("x:3"): 20}  # 0 and 5: 20 steps of 0.25
+        assert p.flagged_ids() == {"x:3"}
+        with pytest.raises(SimrateError, match="no item with id 'nope'"):
+            p.item_ord("nope")
+
+
+def test_meta_read_and_write_transaction_for_core_modules(tmp_path):
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="sts") as p, Project.open(path) as other:
+        assert p.meta("threshold") == "1.0" and p.meta("nothing") is None
+        with other.write_transaction() as conn:
+            conn.execute("INSERT INTO meta VALUES ('note', 'from elsewhere')")
+        assert p.meta("note") == "from elsewhere"  # read from the file, not cached at open
+        with pytest.raises(RuntimeError), p.write_transaction() as conn:
+            conn.execute("INSERT INTO meta VALUES ('half', 'done')")
+            raise RuntimeError("stop")
+        assert p.read("SELECT value FROM meta WHERE key = ?", ("half",)) == []  # rolled back
