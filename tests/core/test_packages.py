@@ -86,8 +86,7 @@ def test_package_is_a_standalone_project_with_scale_items_and_no_other_ratings(o
         assert package.rating("d:1", "ann") is None
         meta = package_meta(package)
     assert meta["package_annotator"] == "ann"
-    stored = origin._conn.execute("SELECT value FROM meta WHERE key='project_uuid'").fetchone()
-    assert meta["package_of"] == stored[0]
+    assert meta["package_of"] == origin.meta("project_uuid")
     logged = origin.changes()
     assert logged.iloc[-1]["kind"] == "package" and logged.iloc[-1]["annotator"] == "ann"
 
@@ -174,10 +173,11 @@ def test_package_follows_the_stored_assignment(origin, tmp_path):
 
 
 def test_project_without_uuid_gets_one_on_first_package(origin, tmp_path):
-    origin._conn.execute("DELETE FROM meta WHERE key = 'project_uuid'")  # an older file
+    with origin.write_transaction() as conn:  # an older file
+        conn.execute("DELETE FROM meta WHERE key = 'project_uuid'")
     make_package(origin, tmp_path / "a.simrate", "ann")
     make_package(origin, tmp_path / "b.simrate", "bob")
-    uuid = origin._conn.execute("SELECT value FROM meta WHERE key='project_uuid'").fetchone()[0]
+    uuid = origin.meta("project_uuid")
     for name in "ab":
         with Project.open(tmp_path / f"{name}.simrate") as package:
             assert package_meta(package)["package_of"] == uuid
@@ -368,7 +368,7 @@ def test_ratings_under_another_name_are_not_merged_silently(origin, tmp_path):
 def test_other_scale_is_refused(origin, tmp_path):
     out = tmp_path / "ann.simrate"
     make_package(origin, out, "ann")
-    scale = json.loads(origin._meta["scale"]) | {"high": 4}
+    scale = json.loads(origin.meta("scale")) | {"high": 4}
     tamper(out, "UPDATE meta SET value = ? WHERE key = 'scale'", (json.dumps(scale),))
     with pytest.raises(SimrateError, match="scale differs"):
         merge_package(origin, out)

@@ -56,7 +56,7 @@ def test_create_open_roundtrip(tmp_path):
         assert p.title == "My data"
         assert (p.scale.low, p.scale.high, p.scale.step) == (0, 4, 0.25)
         assert p.n_items == 0
-        mode = p._conn.execute("PRAGMA journal_mode").fetchone()[0]
+        mode = p.read("PRAGMA journal_mode")[0][0]
         assert mode == "wal"
 
 
@@ -230,7 +230,7 @@ def test_two_processes_write_at_once(tmp_path):
         one = ratings[ratings["annotator"] == "ann1"].set_index("item_id")["score"]
         assert one["x:16"] == 4.0 and one["x:17"] == 0.0 and one["x:5"] == 1.25
         assert len(p.changes().query("kind == 'rating'")) == 200
-        assert p._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert p.read("PRAGMA integrity_check") == [("ok",)]
 
 
 def test_refresh_sees_other_writers(tmp_path):
