@@ -4,7 +4,8 @@ Alpha is reported per dataset over all items and over the items that needed no
 adjudication (neither flagged nor adjudicated) side by side, as in the CLSS 2014 task
 paper's Table 4; then the Pearson matrix between raters and each rater against the mean of
 the others, overall and per dataset; then how often each rater gave each score, with a
-bar chart. Undefined figures are empty cells with the reason beside them.
+bar chart. Undefined figures are empty cells with the reason beside them. The figures come
+from app.core.agreement_report, so they are those of `simrate agreement --by dataset`.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
-from app.core.agreement import alpha_with_reason
-from app.core.correlation import correlation_matrix, vs_rest_correlation
+from app.core.agreement_report import RatingsMatrix, Report, agreement_report
 from app.core.gold import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale, fmt
 from app.formats.xlsx_report import (
@@ -48,11 +48,18 @@ class AgreementSheet:
         # a rater with no scored rating (only skips) has nothing to agree or disagree with
         columns = [c for c in annotator_columns(gold) if gold[c].notna().any()]
         self.raters = [c[len(RATING_PREFIX):] for c in columns]
-        self.data = gold[columns].to_numpy(dtype="float64").T if columns else np.empty((0, 0))
+        self.data = gold[columns].to_numpy(dtype="float64").T if columns else np.empty(
+            (0, len(gold)))
         self.datasets = gold["dataset"].fillna("").to_numpy(dtype=object)
         self.groups = [ALL] + sorted(set(self.datasets.tolist()))
         self.calm = ~(gold["flagged"].to_numpy(dtype=bool) | gold["adjudicated"].to_numpy(
             dtype=bool))
+        item_ids = gold["item_id"].tolist()
+        self.figures = agreement_report(
+            RatingsMatrix(self.data, self.raters, item_ids), ("interval",),
+            group_of=dict(zip(item_ids, self.datasets.tolist(), strict=True)),
+            subset=[item for item, calm in zip(item_ids, self.calm.tolist(), strict=True)
+                    if calm])
 
     def append(self, row: list) -> None:
         """Append one row and count it."""
@@ -80,6 +87,10 @@ class AgreementSheet:
             return np.ones(self.datasets.shape, dtype=bool)
         return self.datasets == group
 
+    def scope(self, group: str) -> Report:
+        """The agreement figures of a group (of all items for `(all)`)."""
+        return self.figures if group == ALL else self.figures.groups[group]
+
     def group_label(self, group: str) -> str:
         """A dataset name as shown in the sheet."""
         return group or "(no dataset)"
@@ -88,22 +99,19 @@ class AgreementSheet:
 def _alpha_rows(report: AgreementSheet, flagged: np.ndarray, adjudicated: np.ndarray) -> None:
     """Table 4: per dataset, alpha over all items and over the unadjudicated ones."""
     report.append(report.maker.header(ALPHA_HEADER))
-    present = (~np.isnan(report.data)).sum(axis=0) if report.data.size else np.zeros(0)
     for group in report.groups[1:] + [ALL]:
         mask = report.mask(group)
-        everything, reason_all = alpha_with_reason(report.data[:, mask], "interval") \
-            if report.raters else (None, "no ratings")
-        calm = mask & report.calm
-        quiet, reason_calm = alpha_with_reason(report.data[:, calm], "interval") \
-            if report.raters else (None, "no ratings")
-        remarks = [f"all items: {reason_all}" if reason_all else "",
-                   f"those items: {reason_calm}" if reason_calm else ""]
-        remark = "; ".join(r for r in remarks if r)
+        scope = report.scope(group)
+        reasons = [(what, scope.reasons.get((key, "interval"))) for what, key in
+                   (("all items", "alpha"), ("those items", "alpha_unadjudicated"))]
+        remark = "; ".join(f"{what}: {reason}" for what, reason in reasons if reason)
         report.append([
-            report.maker.text(report.group_label(group)), int(mask.sum()),
-            int((present[mask] >= 2).sum()) if present.size else 0,
+            report.maker.text(report.group_label(group)), scope.figures["items"],
+            scope.figures["pairable_items"],
             int(flagged[mask].sum()), int(adjudicated[mask].sum()),
-            report.number(everything), int(calm.sum()), report.number(quiet),
+            report.number(scope.figures["alpha"]["interval"]),
+            int((mask & report.calm).sum()),
+            report.number(scope.figures["alpha_unadjudicated"]["interval"]),
             report.maker.text(remark) if remark else None,
         ])
 
@@ -111,11 +119,13 @@ def _alpha_rows(report: AgreementSheet, flagged: np.ndarray, adjudicated: np.nda
 def _pearson_rows(report: AgreementSheet) -> None:
     """Pearson r between every two raters over the items both rated, per group."""
     for group in report.groups:
-        matrix, _reasons = correlation_matrix(report.data[:, report.mask(group)], "pearson")
+        # raters without a rating in the group are left out of its figures: empty cells
+        pearson = report.scope(group).figures["pearson"]
         report.append(report.maker.header([report.group_label(group), *report.raters]))
-        for i, name in enumerate(report.raters):
+        for name in report.raters:
+            row = pearson.get(name, {})
             report.append([report.maker.text(name),
-                           *[report.number(v) for v in matrix[i]]])
+                           *[report.number(row.get(other)) for other in report.raters]])
         report.blank()
 
 
@@ -123,9 +133,8 @@ def _vs_rest_rows(report: AgreementSheet) -> None:
     """Each rater against the mean of the other raters, per group (columns)."""
     labels = [report.group_label(g) for g in report.groups]
     report.append(report.maker.header(["rater", *labels]))
-    for i, name in enumerate(report.raters):
-        values = [vs_rest_correlation(report.data[:, report.mask(g)], i)[0]
-                  for g in report.groups]
+    for name in report.raters:
+        values = [report.scope(g).figures["pearson_vs_rest"].get(name) for g in report.groups]
         report.append([report.maker.text(name), *[report.number(v) for v in values]])
 
 

@@ -273,3 +273,15 @@ def test_annotators_sheet_matches_the_annotator_report(report, tmp_path):
                 assert cell["pearson_vs_rest"] is None
             else:
                 assert cell["pearson_vs_rest"] == pytest.approx(entry["pearson_vs_rest"])
+
+
+def test_report_of_a_project_without_any_rating(tmp_path):
+    """Every item decided by adjudication alone: the agreement sheet says why it is empty."""
+    with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=[]) as project:
+        project.adjudicate("t:1", 1.0, by="lead")
+        project.adjudicate("t:2", 3.0, by="lead")
+        export_project(project, tmp_path / "r.xlsx")
+    header, table = find_table(sheet_rows(tmp_path / "r.xlsx", "agreement"), "dataset")
+    (row,) = [r for r in table if r[0] == "(all)"]
+    assert row[1:8] == [2, 0, 0, 2, None, 0, None]
+    assert row[8] == "all items: no ratings; those items: no ratings"
