@@ -217,9 +217,14 @@ class AgreementWatcher(QObject):
         keys = list(self.engine.scopes)
         level, generation, seen = self.level, self._build_generation, self._changes
         self._interval_rerun = False
+
+        def intervals(job):
+            result = scope_intervals(snapshot, level, keys, cancelled=lambda: job.cancelled)
+            job.check()  # intervals cut short by a cancel are not a result
+            return result
+
         self._interval_job = self.runner.start(
-            lambda job: scope_intervals(snapshot, level, keys, cancelled=lambda: job.cancelled),
-            finished=lambda result: self._on_intervals(result, level, generation, seen),
+            intervals, finished=lambda result: self._on_intervals(result, level, generation, seen),
             failed=lambda exc: self._on_intervals_failed(exc),
             cancelled=self._on_intervals_cancelled)
 

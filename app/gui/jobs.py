@@ -1,9 +1,14 @@
 """Background jobs: a function run on the thread pool, its result handed to the GUI thread.
 
 A job never touches the window's Project: it gets plain data (a path, a copied array) and
-opens its own connection when it needs the file (see import_worker.py for the reasoning).
+opens its own connection when it needs the file, so no object is shared between threads;
+when a job has written to the file, the window's `Project.refresh()` picks the change up.
+
 Cancelling is cooperative: the function calls `job.check()` (or passes `job.progress` to
-code that reports progress), which raises `JobCancelled` once Cancel was pressed.
+code that reports progress), which raises `JobCancelled` once Cancel was pressed. A
+function that returns has finished, and its result is delivered even when Cancel came too
+late to stop it: an export that has already replaced the file must say so. Work that must
+not stop halfway calls `job.commit()` first; from then on `cancel()` is refused.
 
 Results travel through a thread-safe queue that the runner drains on a short GUI-thread
 timer while jobs are out, rather than through signals emitted from pool threads: queued
@@ -42,25 +47,42 @@ class Job(QRunnable):
         self.function = function
         self.outbox = outbox
         self._cancel = threading.Event()
+        self._lock = threading.Lock()  # makes cancel() and commit() exclusive
+        self._committed = False
 
     @property
     def cancelled(self) -> bool:
         """True once cancel() was called."""
         return self._cancel.is_set()
 
-    def cancel(self) -> None:
-        """Ask the function to stop at its next check."""
-        self._cancel.set()
+    def cancel(self) -> bool:
+        """Ask the function to stop at its next check; False once it has committed to
+        finishing (see commit)."""
+        with self._lock:
+            if self._committed:
+                return False
+            self._cancel.set()
+            return True
 
     def check(self) -> None:
         """Raise JobCancelled if the job was cancelled."""
         if self._cancel.is_set():
             raise JobCancelled()
 
+    def commit(self) -> None:
+        """Stop here if cancelled; otherwise refuse every later cancel: the job will finish."""
+        with self._lock:
+            self.check()
+            self._committed = True
+
     def progress(self, done: int, total: int) -> None:
         """Report progress (and stop here if cancelled)."""
         self.check()
         self.outbox.put((self, "progress", (int(done), int(total))))
+
+    def note(self, text: str) -> None:
+        """Tell the GUI thread what the job is doing now (one line of text)."""
+        self.outbox.put((self, "note", (text,)))
 
     def run(self) -> None:
         """Call the function; post its result, its error or the cancellation."""
@@ -75,8 +97,7 @@ class Job(QRunnable):
         except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message
             self.outbox.put((self, "failed", (SimrateError(f"{type(exc).__name__}: {exc}"),)))
             return
-        kind = "cancelled" if self._cancel.is_set() else "finished"
-        self.outbox.put((self, kind, () if kind == "cancelled" else (result,)))
+        self.outbox.put((self, "finished", (result,)))
 
 
 class JobRunner(QObject):
@@ -101,11 +122,12 @@ class JobRunner(QObject):
               finished: Callable[[Any], None] | None = None,
               failed: Callable[[SimrateError], None] | None = None,
               cancelled: Callable[[], None] | None = None,
-              progress: Callable[[int, int], None] | None = None) -> Job:
+              progress: Callable[[int, int], None] | None = None,
+              note: Callable[[str], None] | None = None) -> Job:
         """Run `function(job)` in the background; the callbacks run in the GUI thread."""
         job = Job(function, self._outbox)
         self._callbacks[job] = {"finished": finished, "failed": failed,
-                                "cancelled": cancelled, "progress": progress}
+                                "cancelled": cancelled, "progress": progress, "note": note}
         self._timer.start()
         self.pool.start(job)
         return job
@@ -122,8 +144,8 @@ class JobRunner(QObject):
             self._timer.stop()
 
     def _deliver(self, job: Job, kind: str, args: tuple) -> None:
-        if kind == "progress":
-            callback = self._callbacks.get(job, {}).get("progress")
+        if kind in ("progress", "note"):  # the job goes on
+            callback = self._callbacks.get(job, {}).get(kind)
             if callback is not None:
                 callback(*args)
             return
