@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.core.errors import SimrateError
+from app.core.file_import import ImportRequest, ImportResult
 from app.gui.annotator_dialog import ask_annotator
 from app.gui.context import ApplicationContext
 from app.gui.guidelines_panel import GuidelinesPanel
 from app.gui.import_dialog import ImportController
-from app.gui.import_worker import ImportRequest, ImportResult
 from app.gui.item_list import ItemListPanel
 from app.gui.menus import build_menus, shortcuts_html
 from app.gui.new_project_dialog import PAIR_FILES, NewProjectDialog

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.file_import import ImportRequest
 from app.core.scale import load_scale
-from app.gui.import_worker import ImportRequest
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr);;All files (*)")
 OTHER_SCALE = "file"

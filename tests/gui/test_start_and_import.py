@@ -8,10 +8,10 @@ import pytest
 
 import app.gui.main_window as main_window_module
 import app.gui.sample as sample_module
+from app.core.file_import import ImportRequest
 from app.core.project import Project
 from app.gui.context import ApplicationContext
 from app.gui.import_dialog import ImportErrorDialog
-from app.gui.import_worker import ImportRequest
 from app.gui.main_window import MainWindow
 from app.gui.settings import LAST_ANNOTATOR
 from app.gui.start_page import MissingRole
@@ -139,20 +139,20 @@ def test_import_into_the_open_project_updates_the_list(qtbot, start_window, proj
 
 def test_cancel_before_writing_leaves_the_project_unchanged(qtbot, start_window, project_path,
                                                             tmp_path, monkeypatch):
-    import app.gui.import_worker as worker_module
+    import app.gui.import_dialog as dialog_module
 
     start_window.open_project(str(project_path), annotator="carol")
-    real_read = worker_module.read_source
+    real_read = dialog_module.read_source
     started = []
 
     def slow_read(request):
         started.append(True)
         frame = real_read(request)
         # The user presses Cancel while the file is being read.
-        start_window.imports.worker.cancel()
+        assert start_window.imports.job.cancel()
         return frame
 
-    monkeypatch.setattr(worker_module, "read_source", slow_read)
+    monkeypatch.setattr(dialog_module, "read_source", slow_read)
     source = tmp_path / "more.tsv"
     source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
     with qtbot.waitSignal(start_window.imports.cancelled, timeout=10000):
@@ -174,3 +174,27 @@ def test_enter_on_a_first_start_opens_the_sample(qtbot, start_window, tmp_path, 
     qtbot.keyClick(button, Qt.Key.Key_Return)
     assert start_window.context.project is not None
     assert start_window.context.session.current_id() == start_window.context.project.item_ids()[0]
+
+
+def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_window,
+                                                                project_path, tmp_path,
+                                                                monkeypatch):
+    import app.gui.import_dialog as dialog_module
+
+    start_window.open_project(str(project_path), annotator="carol")
+    real_write = dialog_module.write_source
+    refused = []
+
+    def write_after_a_cancel(*args):
+        # The user presses Cancel just as the write starts: all or nothing means all.
+        refused.append(not start_window.imports.job.cancel())
+        return real_write(*args)
+
+    monkeypatch.setattr(dialog_module, "write_source", write_after_a_cancel)
+    source = tmp_path / "more.tsv"
+    source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
+    with qtbot.waitSignal(start_window.imports.finished, timeout=10000):
+        start_window.start_import(source)
+    assert refused == [True]
+    with Project.open(project_path) as other:
+        assert other.n_items == 11

@@ -1,0 +1,98 @@
+"""Importing a file of pairs or ratings into a project, as the window does it: read, then write.
+
+The two steps are apart so that the caller can cancel between them. Reading (parsing the
+file) is the slow part and may be abandoned; writing is one transaction, all or nothing,
+through a connection of its own (`Project.open`, or `Project.create` for a new project),
+so a failed write leaves the project as it was and a new project file is removed again.
+The window runs both in a background job and then calls `Project.refresh()`, which notices
+the file changed and tells every panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    """What to import where; `new_scale` set means: create the project first."""
+
+    source: Path
+    project_path: Path
+    fmt: str = "auto"
+    new_scale: str | None = None
+    title: str = ""
+    annotator: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did."""
+
+    request: ImportRequest
+    kind: str  # "items" or "ratings"
+    fmt: str
+    added: int
+    unchanged: int
+
+    def summary(self) -> str:
+        """One line for the status bar."""
+        what = "item" if self.kind == "items" else "rating"
+        plural = "" if self.added == 1 else "s"
+        extra = f", {self.unchanged:,} already present" if self.unchanged else ""
+        return (f"{self.request.source.name}: {self.added:,} {what}{plural} added{extra} "
+                f"({self.fmt})")
+
+
+def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
+    """Parse the source file: ('items' | 'ratings', frame, chosen format)."""
+    from app.formats.detect import detect_format, read_items
+
+    path = str(request.source)
+    fmt = detect_format(path) if request.fmt == "auto" else request.fmt
+    if fmt == "project":
+        raise SimrateError("merging another project is done with `simrate import` for now",
+                           path)
+    if fmt == "ratings":
+        if request.new_scale is not None:
+            raise SimrateError("this is a ratings file; a new project needs a file of pairs",
+                               path)
+        from app.formats.ratings import read_ratings
+
+        return "ratings", read_ratings(path, annotator=request.annotator), fmt
+    return "items", read_items(path, fmt), fmt
+
+
+def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
+                 fmt: str) -> ImportResult:
+    """Write what `read_source` gave into the project (created first if asked), all or nothing."""
+    if request.new_scale is not None:
+        project = Project.create(request.project_path, scale=request.new_scale,
+                                 title=request.title)
+    else:
+        project = Project.open(request.project_path)
+    try:
+        if kind == "items":
+            added, present = project.import_items(frame, source=str(request.source))
+        else:
+            counts = project.import_ratings(frame, source=str(request.source))
+            added, present = counts["added"] + counts["changed"], counts["unchanged"]
+    except BaseException:
+        project.close()
+        if request.new_scale is not None:
+            _remove_project_file(request.project_path)
+        raise
+    project.close()
+    return ImportResult(request, kind, fmt, added, present)
+
+
+def _remove_project_file(path: Path) -> None:
+    """Delete a project file we created, with its WAL companions."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
