@@ -15,8 +15,6 @@ from app.core.agreement_report import RatingsMatrix, Report, agreement_report, r
 from app.core.errors import SimrateError
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
-#: The flagging rule of DESIGN.md, used only if the project cannot tell us its flagged items.
-FALLBACK_THRESHOLD = 1.0
 
 
 def _natural_key(name: str) -> list[object]:
@@ -32,15 +30,6 @@ def _ratings_file_inputs(path: str) -> RatingsMatrix:
     return ratings_matrix(frame, raters=raters)
 
 
-def _flagged(project, ratings: pd.DataFrame, adjudicated: set[str]) -> set[str]:
-    """The project's flagged items (>= 2 ratings, spread >= threshold, not adjudicated)."""
-    if hasattr(project, "flagged_ids"):
-        return set(project.flagged_ids())
-    spread = ratings.groupby("item_id")["score"].agg(["count", "min", "max"])
-    hit = (spread["count"] >= 2) & (spread["max"] - spread["min"] >= FALLBACK_THRESHOLD - 1e-9)
-    return set(spread.index[hit]) - adjudicated
-
-
 def _project_inputs(path: str, by: str | None
                     ) -> tuple[RatingsMatrix, set[str], dict[str, str] | None]:
     """(ratings matrix over every item, unadjudicated items, {item: group} or None)."""
@@ -49,13 +38,11 @@ def _project_inputs(path: str, by: str | None
     with Project.open(path) as project:
         ratings = project.ratings()
         ratings = ratings[ratings["score"].notna() & ~ratings["skipped"].astype(bool)]
-        excluded = set(project.excluded_annotators()) if hasattr(
-            project, "excluded_annotators") else set()
+        excluded = set(project.excluded_annotators())
         ratings = ratings[~ratings["annotator"].isin(excluded)]
         item_ids = project.item_ids()
         annotators = [a for a in project.annotators() if a not in excluded]
-        adjudicated = set(project.adjudications()["item_id"])
-        settled = _flagged(project, ratings, adjudicated) | adjudicated
+        settled = project.flagged_ids() | set(project.adjudications()["item_id"])
         group_of = None
         if by is not None:
             items = project.items()

@@ -45,17 +45,16 @@ def print_table(report: list[dict], threshold: float) -> None:
 
 def _apply_exclusions(project: Project, args: argparse.Namespace) -> None:
     """--exclude / --include NAME: one logged, reversible change each."""
-    by = getattr(args, "by", None) or ""
-    for name in getattr(args, "exclude", None) or []:
+    by = args.by or ""
+    for name in args.exclude:
         project.set_excluded(name, True, by=by)
-    for name in getattr(args, "include", None) or []:
+    for name in args.include:
         project.set_excluded(name, False, by=by)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the per-annotator report (after any exclusion changes asked for)."""
-    threshold = getattr(args, "check_threshold", None)
-    threshold = DEFAULT_CHECK_THRESHOLD if threshold is None else threshold
+    threshold = DEFAULT_CHECK_THRESHOLD if args.check_threshold is None else args.check_threshold
     with Project.open(args.project) as project:
         _apply_exclusions(project, args)
         report = annotator_report(project, threshold=threshold)

@@ -13,7 +13,7 @@ def run(args: argparse.Namespace) -> int:
     """Split the project's items among the annotators, k per item, and store the plan."""
     with Project.open(args.project) as project:
         plan = assign_project(project, args.annotators, args.per_item, seed=args.seed,
-                              dataset=args.dataset, by=getattr(args, "by", None) or "")
+                              dataset=args.dataset, by=args.by or "")
     loads, overlaps = plan.loads(), plan.overlaps()
     if args.json:
         print(json.dumps({

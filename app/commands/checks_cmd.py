@@ -15,8 +15,8 @@ LISTED = 20
 
 def _change(project: Project, args: argparse.Namespace) -> str | None:
     """Apply the marking asked for; a line saying what changed, or None for a listing."""
-    ids = list(args.item_ids or [])
-    by = getattr(args, "by", None) or ""
+    ids = list(args.item_ids)
+    by = args.by or ""
     if args.remove:
         if not ids and args.dataset is None:
             raise SimrateError("--remove needs the ITEM_IDs (or --dataset D) to unmark")

@@ -13,7 +13,7 @@ def run(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         info = make_package(
             project, args.out, args.annotator, dataset=args.dataset, sample=args.sample,
-            seed=args.seed, checks=getattr(args, "checks", None),
+            seed=args.seed, checks=args.checks,
         )
     own = f", {info.own_ratings} of their earlier ratings" if info.own_ratings else ""
     print(f"{info.path}: package for {info.annotator}: {info.items} items "

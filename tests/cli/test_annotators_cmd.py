@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.commands import annotators_cmd
 from app.core.project import Project
 from app.core.quality import set_checks
 from tests.cli.helpers import simrate
-from tests.cli.test_package_cmd import assert_one_line_error, direct
+from tests.cli.test_package_cmd import assert_one_line_error
 from tests.core.test_packages import make_items
 
 DESIGN_KEYS = ["annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest",
@@ -54,15 +53,14 @@ def test_text_table_marks_flagged_and_excluded(project, capsys):
 
 
 def test_exclude_and_include_are_logged_and_reversible(project, capsys):
-    excluded = direct(capsys, annotators_cmd, project=str(project), json=False,
-                      exclude=["bad"], include=[], by="lead")
+    excluded = simrate(capsys, "annotators", project, "--exclude", "bad", "--by", "lead")
     assert excluded.status == 0
     assert "EXCLUDED FLAGGED" in excluded.out
     with Project.open(project) as p:
         assert p.excluded_annotators() == ["bad"]
         assert "bad" not in p.live.pearson().columns  # out of live agreement at once
-    included = direct(capsys, annotators_cmd, project=str(project), json=True, exclude=[],
-                      include=["bad"], by="lead")
+    included = simrate(capsys, "annotators", project, "--json", "--include", "bad",
+                       "--by", "lead")
     assert [row["excluded"] for row in included.json()] == [False, False]
     with Project.open(project) as p:
         log = p.changes()
@@ -72,8 +70,7 @@ def test_exclude_and_include_are_logged_and_reversible(project, capsys):
 
 
 def test_unknown_annotator_is_a_one_line_error(project, capsys):
-    result = direct(capsys, annotators_cmd, project=str(project), json=False,
-                    exclude=["nobody"], include=[], by=None)
+    result = simrate(capsys, "annotators", project, "--exclude", "nobody")
     assert "no annotator named 'nobody'" in assert_one_line_error(result)
     missing = simrate(capsys, "annotators", project.parent / "none.simrate")
     assert "no such project file" in assert_one_line_error(missing)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import statistics
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from app.commands import annotators_cmd, assign_cmd, checks_cmd
-from app.core.errors import SimrateError
 from app.core.project import Project
 from tests.cli.helpers import Result, simrate
 
@@ -38,18 +34,6 @@ def write_inputs(folder: Path) -> tuple[Path, Path]:
         f"{i}\tleft sentence {i[2:]}\tright sentence {i[2:]}\t{latent(i):.3f}\n"
         for i in CHECK_IDS), encoding="utf-8")
     return pairs, checks
-
-
-def direct(capsys, module, **options) -> Result:
-    """Run a command whose options the parser may not have yet, handling errors as main does."""
-    capsys.readouterr()
-    try:
-        status = module.run(argparse.Namespace(**options))
-    except SimrateError as exc:
-        print(f"simrate: error: {exc}", file=sys.stderr)
-        status = exc.exit_code
-    captured = capsys.readouterr()
-    return Result(status, captured.out, captured.err)
 
 
 def assert_one_line_error(result: Result, status: int = 2) -> str:
@@ -157,20 +141,17 @@ def test_import_while_the_project_is_open_in_the_gui(project, tmp_path, capsys):
 
 
 def test_assign_and_checks_commands(project, tmp_path, capsys):
-    marked = direct(capsys, checks_cmd, project=str(project), item_ids=[], from_reference=True,
-                    score=None, remove=False, dataset=None, json=False)
+    marked = simrate(capsys, "checks", project, "--from-reference")
     assert marked.status == 0 and marked.out.startswith("8 items marked as checks")
-    wrong = direct(capsys, checks_cmd, project=str(project), item_ids=["p:1"],
-                   from_reference=True, score=None, remove=False, dataset=None, json=False)
+    wrong = simrate(capsys, "checks", project, "p:1", "--from-reference")
     assert "'p:1' has no reference score" in assert_one_line_error(wrong)
-    plan = direct(capsys, assign_cmd, project=str(project), annotators=["ann", "bob", "cy"],
-                  per_item=2, seed=9, dataset=None, json=True)
+    plan = simrate(capsys, "assign", project, "ann", "bob", "cy", "--per-item", 2, "--seed", 9,
+                   "--json")
     assert plan.status == 0
     facts = plan.json()
     assert facts["items"] == {"ann": 40, "bob": 40, "cy": 40}  # 60 items x 2 / 3
     assert sum(facts["overlap"].values()) == N_ITEMS
-    too_many = direct(capsys, assign_cmd, project=str(project), annotators=["ann"],
-                      per_item=2, seed=0, dataset=None, json=False)
+    too_many = simrate(capsys, "assign", project, "ann", "--per-item", 2)
     assert "1 to 1 annotators" in assert_one_line_error(too_many)
     result = simrate(capsys, "package", project, tmp_path / "bob.simrate", "--annotator", "bob")
     assert result.out.endswith("48 items (8 of them check items)\n")
@@ -183,10 +164,9 @@ ORDERS = list(itertools.permutations(["ann", "bob", "cy"]))
 @pytest.mark.parametrize("order", [ORDERS[0], ORDERS[3], ORDERS[5]])
 def test_three_annotators_end_to_end(project, tmp_path, capsys, order):
     """Send packages, merge in any order, spot the careless rater, exclude, export gold."""
-    assert direct(capsys, checks_cmd, project=str(project), item_ids=[], from_reference=True,
-                  score=None, remove=False, dataset=None, json=False).status == 0
-    assert direct(capsys, assign_cmd, project=str(project), annotators=["ann", "bob", "cy"],
-                  per_item=2, seed=1, dataset=None, json=False).status == 0
+    assert simrate(capsys, "checks", project, "--from-reference").status == 0
+    assert simrate(capsys, "assign", project, "ann", "bob", "cy", "--per-item", 2,
+                   "--seed", 1).status == 0
     raters = {
         "ann": latent,
         "bob": lambda i: min(5.0, latent(i) + 0.25),
@@ -221,8 +201,8 @@ def test_three_annotators_end_to_end(project, tmp_path, capsys, order):
     refused = simrate(capsys, "export", project, tmp_path / "gold.tsv")
     assert refused.status == 3  # cy's reversed scores leave items flagged
 
-    excluded = direct(capsys, annotators_cmd, project=str(project), json=True, exclude=["cy"],
-                      include=[], by="lead")
+    excluded = simrate(capsys, "annotators", project, "--json", "--exclude", "cy",
+                       "--by", "lead")
     assert excluded.status == 0
     assert {r["annotator"]: r["excluded"] for r in excluded.json()} == {
         "ann": False, "bob": False, "cy": True}
@@ -242,15 +222,13 @@ def test_three_annotators_end_to_end(project, tmp_path, capsys, order):
 
 
 def test_checks_command_sets_lists_and_removes(project, capsys):
-    options = dict(project=str(project), item_ids=[], from_reference=False, score=None,
-                   remove=False, dataset=None, json=False)
-    set_two = direct(capsys, checks_cmd, **options | {"item_ids": ["p:1", "p:2"], "score": 2.5})
+    set_two = simrate(capsys, "checks", project, "p:1", "p:2", "--score", 2.5)
     assert set_two.out.splitlines()[:2] == ["2 check items set to 2.5", "2 check items"]
-    listed = direct(capsys, checks_cmd, **options | {"json": True})
+    listed = simrate(capsys, "checks", project, "--json")
     assert listed.json() == {"p:1": 2.5, "p:2": 2.5}
-    unsafe = direct(capsys, checks_cmd, **options | {"remove": True})
+    unsafe = simrate(capsys, "checks", project, "--remove")
     assert "--remove needs the ITEM_IDs" in assert_one_line_error(unsafe)
-    removed = direct(capsys, checks_cmd, **options | {"remove": True, "dataset": "pairs"})
+    removed = simrate(capsys, "checks", project, "--remove", "--dataset", "pairs")
     assert removed.out.startswith("2 check items unmarked")
-    off_scale = direct(capsys, checks_cmd, **options | {"item_ids": ["p:1"], "score": 7.0})
+    off_scale = simrate(capsys, "checks", project, "p:1", "--score", 7.0)
     assert "outside scale" in assert_one_line_error(off_scale)
