@@ -10,12 +10,7 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.core.gold import flagged_list
 from app.core.project import Project
-from app.core.scale import fmt
-
-
-def points(value: float) -> str:
-    """`1 point`, `1.5 points`."""
-    return f"{fmt(value)} point{'' if value == 1 else 's'}"
+from app.core.scale import fmt, points
 
 
 def flagged_items(project: Project, threshold: float | None = None) -> pd.DataFrame:

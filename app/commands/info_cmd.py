@@ -6,7 +6,7 @@ import argparse
 import json
 
 from app.core.project import Project
-from app.core.scale import fmt
+from app.core.scale import points
 
 
 def summary(project: Project) -> dict:
@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"annotators  {', '.join(facts['annotators']) or '(none yet)'}")
         print(f"ratings     {facts['ratings']}" +
               (f" (+{facts['skipped']} skipped)" if facts["skipped"] else ""))
-        unit = "point" if project.threshold == 1 else "points"
-        print(f"flagged     {facts['flagged']} (spread >= {fmt(project.threshold)} {unit}, "
+        print(f"flagged     {facts['flagged']} (spread >= {points(project.threshold)}, "
               "not adjudicated)")
         print(f"adjudicated {facts['adjudicated']}")
     return 0

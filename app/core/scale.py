@@ -138,6 +138,11 @@ def fmt(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".") if value == value else "nan"
 
 
+def points(value: float) -> str:
+    """A number of scale points for messages: `1 point`, `1.5 points`."""
+    return f"{fmt(value)} point{'' if value == 1 else 's'}"
+
+
 def load_scale(spec: str | Path) -> Scale:
     """Load a built-in scale by name (`clss`, `sts`) or a user scale from a JSON file."""
     if str(spec) in BUILTIN_SCALES:

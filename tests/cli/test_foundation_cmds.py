@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.project import Project
 from tests.cli.helpers import simrate
 
 
@@ -45,6 +46,11 @@ def test_info_human_readable(project, capsys):
     result = simrate(capsys, "info", project)
     assert result.status == 0
     assert "items       3" in result.out and "clss (0-4, step 0.25)" in result.out
+    assert "flagged     0 (spread >= 1 point, not adjudicated)" in result.out
+    with Project.open(project) as p:
+        p.set_threshold(1.5)
+    assert "flagged     0 (spread >= 1.5 points, not adjudicated)" in simrate(
+        capsys, "info", project).out
 
 
 def test_reimport_adds_nothing(project, capsys, pairs_tsv):
