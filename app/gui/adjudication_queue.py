@@ -28,9 +28,9 @@ from app.core.project import Change
 from app.core.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.adjudication_undo import Verdict, push_adjudication
+from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.queue_model import QueueModel
 from app.gui.rater_marks import item_ratings
-from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.session import pair_labels
 from app.gui.verdict_view import VerdictView
 
@@ -235,7 +235,7 @@ class AdjudicationQueue(QWidget):
         mean = (f" \u00b7 mean {self.scale.low + self.scale.step * sum(codes) / len(codes):.2f}"
                 if codes else "")
         self.status_label.setText((
-            f"<span style='color:#6a3d9a'><b>second look</b></span>: a later rating differs "
+            f"<span style='color:{SECOND_LOOK_COLOUR.name()}'><b>second look</b></span>: a later rating differs "
             f"by {spread}" if status.second_look else
             f"<b>flagged</b>: ratings {spread} apart" if status.flagged else
             "adjudicated" if status.adjudicated else "not flagged") + mean)

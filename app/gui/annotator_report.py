@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import SimrateError
 from app.core.project import Change, Project
 from app.gui.jobs import JobRunner
+from app.gui.palette import WARNING_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
 #: (report key, column title, number format or None for text)
@@ -61,7 +62,6 @@ TOOLTIPS = {
     "seconds_per_item": "Median seconds per rated item",
 }
 REFRESH_DELAY_MS = 2000
-WARNING_COLOUR = QColor("#b45309")
 
 
 def compute_report(project_path) -> list[dict]:

@@ -38,6 +38,7 @@ from app.core.evaluation import (
     evaluate_files,
 )
 from app.gui.jobs import JobRunner
+from app.gui.palette import ERROR_COLOUR, colour_style
 
 _Index = QModelIndex | QPersistentModelIndex
 TOTAL_ROW = "All datasets"
@@ -326,7 +327,7 @@ class EvaluationWindow(QWidget):
         self.table_model.set_report(None)
         self.details.clear()
         self.status_label.setText(f"Cannot evaluate: {exc}")
-        self.status_label.setStyleSheet("color: #b91c1c;")
+        self.status_label.setStyleSheet(colour_style(ERROR_COLOUR))
         self._update_buttons()
 
     def copy_table(self) -> None:

@@ -36,6 +36,7 @@ from app.core.errors import SimrateError
 from app.core.gold import unresolved_counts
 from app.formats.export import FORMATS, ExportReport, export_project
 from app.gui.jobs import Job, JobRunner
+from app.gui.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 
 FORMAT_NAMES = {
     "tsv": "TSV table: gold, statistics and every rater's score (.tsv)",
@@ -47,8 +48,6 @@ FORMAT_NAMES = {
 }
 SUFFIXES = {"tsv": ".tsv", "csv": ".csv", "xlsx": ".xlsx", "sts": ".txt", "pit": ".label",
             "jsonl": ".jsonl"}
-WARNING_STYLE = "color: #9a3412; font-weight: bold;"
-ERROR_STYLE = "color: #b91c1c;"
 
 
 @dataclass(frozen=True)
@@ -212,13 +211,14 @@ class ExportDialog(QDialog):
         if not lines:
             self.warning_label.setText(f"\u2713 All {unresolved.items:,} items have a gold "
                                        "score and no flagged item is left.")
-            self.warning_label.setStyleSheet("color: #2e7d32;")
+            self.warning_label.setStyleSheet(colour_style(SAVED_COLOUR))
         else:
             items = "".join(f"<br>\u2022 {line}" for line in lines)
             heading = ("Unresolved before export:" if unresolved.blocking
                        else "Worth a look before export:")
             self.warning_label.setText(f"<b>{heading}</b>{items}")
-            self.warning_label.setStyleSheet(WARNING_STYLE if unresolved.blocking else "")
+            self.warning_label.setStyleSheet(
+                colour_style(WARNING_COLOUR, bold=True) if unresolved.blocking else "")
         self.allow_check.setVisible(unresolved.blocking)
         self._update_buttons()
         self._fit()
@@ -286,7 +286,7 @@ class ExportDialog(QDialog):
 
     def _show_error(self, text: str) -> None:
         self.result_label.setText(text)
-        self.result_label.setStyleSheet(ERROR_STYLE)
+        self.result_label.setStyleSheet(colour_style(ERROR_COLOUR))
         self._fit()
 
     def cancel(self) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.core.file_import import ImportRequest
 from app.core.scale import load_scale
+from app.gui.palette import ERROR_COLOUR, colour_style
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr);;All files (*)")
 OTHER_SCALE = "file"
@@ -56,7 +57,7 @@ class NewProjectDialog(QDialog):
         self._project_edited = False
         self.project_edit.textEdited.connect(lambda _t: setattr(self, "_project_edited", True))
         self.problem_label = QLabel()
-        self.problem_label.setStyleSheet("color: #b71c1c;")
+        self.problem_label.setStyleSheet(colour_style(ERROR_COLOUR))
 
         form = QFormLayout()
         form.addRow("Pairs file:", self._with_browse(self.source_edit, self._browse_source))

@@ -1,8 +1,20 @@
-"""Colours shared by the organizer views: one colour per rater, the same in every chart."""
+"""The app's colours, in one place: states of a score, messages, and one colour per rater
+(the same in every chart and table)."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
+
+#: A saved score (the filled marker, "Saved"), and success messages.
+SAVED_COLOUR = QColor("#2e7d32")
+#: A score typed but not saved yet (the ring on the scale, the number above it).
+PENDING_COLOUR = QColor("#e65100")
+#: Adjudicated items that a later rating disagrees with.
+SECOND_LOOK_COLOUR = QColor("#6a3d9a")
+#: Something worth a look before going on (unresolved items, careless raters).
+WARNING_COLOUR = QColor("#9a3412")
+#: Something failed or was refused.
+ERROR_COLOUR = QColor("#b91c1c")
 
 #: Okabe and Ito's colour-blind-safe qualitative palette (yellow left out: unreadable on white).
 RATER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
@@ -30,3 +42,8 @@ def readable_text_colour(background: QColor) -> QColor:
     """Black or white, whichever reads better on `background`."""
     luminance = 0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue()
     return QColor("#000000") if luminance > 140 else QColor("#ffffff")
+
+
+def colour_style(colour: QColor, bold: bool = False) -> str:
+    """A style sheet that sets a widget's text colour (and weight)."""
+    return f"color: {colour.name()};" + (" font-weight: bold;" if bold else "")

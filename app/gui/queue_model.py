@@ -11,15 +11,15 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 
 from app.core.project import Project
 from app.core.review_index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
 from app.core.scale import fmt
+from app.gui.palette import SECOND_LOOK_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
 ItemIdRole = Qt.ItemDataRole.UserRole + 1
-SECOND_LOOK_COLOUR = QColor("#6a3d9a")
 
 
 class QueueModel(QAbstractTableModel):

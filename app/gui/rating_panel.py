@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 from app.core.errors import SimrateError
 from app.core.scale import fmt
 from app.gui.context import ApplicationContext
-from app.gui.scale_widget import PENDING_COLOUR, SAVED_COLOUR, ScaleWidget
+from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR
+from app.gui.scale_widget import ScaleWidget
 from app.gui.session import SKIPPED, pair_labels
 from app.gui.text_pane import TextPane
 from app.gui.undo import RatingState, push_rating_change

@@ -39,6 +39,7 @@ from app.core.ratings_preview import (
     preview_import,
 )
 from app.gui.jobs import JobRunner
+from app.gui.palette import ERROR_COLOUR, colour_style
 from app.gui.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -177,7 +178,7 @@ class RatingsImportDialog(QDialog):
     def _on_failed(self, exc: SimrateError) -> None:
         self._busy = False
         self.summary_label.setText(f"<b>Cannot import:</b> {exc}")
-        self.summary_label.setStyleSheet("color: #b91c1c;")
+        self.summary_label.setStyleSheet(colour_style(ERROR_COLOUR))
         self._update_buttons()
 
     def _update_buttons(self) -> None:

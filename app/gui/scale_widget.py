@@ -12,9 +12,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.core.scale import Scale, ScalePoint, fmt
-
-SAVED_COLOUR = QColor("#2e7d32")
-PENDING_COLOUR = QColor("#e65100")
+from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR
 
 
 class ScaleWidget(QWidget):
