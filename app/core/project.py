@@ -107,9 +107,14 @@ class Project:
             self._conn.execute("SELECT name, id FROM annotators")
         )
 
+    def _ords_are_positions(self) -> bool:
+        """True when ords are 0..n-1, as import makes them (not so if the file was edited by
+        hand): ords rise with position, so the last one being n-1 means every one is."""
+        return not self._item_ids or self._ord[self._item_ids[-1]] == len(self._item_ids) - 1
+
     def _ids_for_ords(self, ords: np.ndarray) -> np.ndarray:
-        """Item ids for an array of ords (ords are 0..n-1 unless the file was edited by hand)."""
-        if self._item_ids and self._ord[self._item_ids[-1]] == len(self._item_ids) - 1:
+        """Item ids for an array of ords."""
+        if self._ords_are_positions():
             return np.asarray(self._item_ids, dtype=object)[ords]
         return np.array([self._id_by_ord[o] for o in ords], dtype=object)
 
@@ -540,16 +545,14 @@ class Project:
         aids = table[:, 1].astype(np.int64)
         ords = table[:, 0].astype(np.int64)
         ids = self._ids_for_ords(ords)
-        # ords are 0..n-1 unless the file was edited by hand; then a row is the ord itself
-        contiguous = not self._item_ids or \
-            self._ord[self._item_ids[-1]] == len(self._item_ids) - 1
         ratings = pd.DataFrame({
             "item_id": pd.Series(ids, dtype=object),
             "annotator": pd.Series([name_by_id[a] for a in aids.tolist()], dtype=object),
             "score": self.scale.low + table[:, 2] * self.scale.step,
             "updated_at": table[:, 3],
             # the item's row in `items`, sparing gold a string lookup per rating
-            "row": ords if contiguous else pd.Index(items["item_id"]).get_indexer(ids),
+            "row": ords if self._ords_are_positions()
+            else pd.Index(items["item_id"]).get_indexer(ids),
         })
         return items, ratings
 

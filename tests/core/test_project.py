@@ -303,6 +303,8 @@ def test_ords_positions_and_flags_of_a_hand_edited_file(tmp_path):
         assert [p.item_id_for_ord(o) for o in (3, 5, 7)] == ["x:3", "x:2", "x:1"]
         assert dict(p.flags.flagged) == {p.item_ord("x:3"): 20}  # 0 and 5: 20 steps of 0.25
         assert p.flagged_ids() == {"x:3"}
+        assert p.ratings()[["item_id", "annotator", "score"]].values.tolist() == [
+            ["x:3", "a", 0.0], ["x:3", "b", 5.0]]
         with pytest.raises(SimrateError, match="no item with id 'nope'"):
             p.item_ord("nope")
 
