@@ -166,7 +166,8 @@ def table_header(gold: pd.DataFrame) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- writers
-def _chunks(total: int) -> Iterable[tuple[int, int]]:
+def row_chunks(total: int) -> Iterable[tuple[int, int]]:
+    """(start, stop) of each chunk of CHUNK_ROWS rows, so progress can be told between them."""
     for start in range(0, total, CHUNK_ROWS):
         yield start, min(start + CHUNK_ROWS, total)
 
@@ -177,43 +178,12 @@ def write_table(gold: pd.DataFrame, handle: IO[str], delimiter: str,
     header = table_header(gold)
     handle.write(delimiter.join(quote_texts(header, delimiter)) + "\n")
     total = len(gold)
-    for start, stop in _chunks(total):
+    for start, stop in row_chunks(total):
         part = gold.iloc[start:stop]
         columns = [_column_texts(part, name, delimiter) for name in header]
         handle.write("".join(delimiter.join(row) + "\n" for row in zip(*columns, strict=True)))
         if progress:
             progress(stop, total)
-
-
-def _json_number(value: float) -> float | None:
-    return None if value != value else float(value)
-
-
-def jsonl_records(gold: pd.DataFrame) -> Iterable[dict]:
-    """One dict per item: every TSV field (null for missing numbers) and a `ratings` object."""
-    raters = annotator_columns(gold)
-    names = [c[len(RATING_PREFIX):] for c in raters]
-    numeric = ("gold", "mean", "sd", "min", "max")
-    arrays = {c: gold[c].to_numpy(dtype="float64") for c in numeric + tuple(raters)}
-    texts = {c: gold[c].tolist() for c in TEXT_COLUMNS}
-    counts = gold["n_ratings"].to_numpy()
-    flags = {c: gold[c].to_numpy(dtype=bool) for c in BOOL_COLUMNS}
-    for i in range(len(gold)):
-        record: dict[str, object] = {}
-        for column in GOLD_COLUMNS:
-            if column in numeric:
-                record[column] = _json_number(arrays[column][i])
-            elif column == "n_ratings":
-                record[column] = int(counts[i])
-            elif column in BOOL_COLUMNS:
-                record[column] = bool(flags[column][i])
-            else:
-                record[column] = texts[column][i]
-        scores = [_json_number(arrays[c][i]) for c in raters]
-        for column, score in zip(raters, scores, strict=True):
-            record[column] = score
-        record["ratings"] = {n: s for n, s in zip(names, scores, strict=True) if s is not None}
-        yield record
 
 
 def _json_fragments(part: pd.DataFrame, column: str) -> list[str]:
@@ -228,9 +198,9 @@ def _json_fragments(part: pd.DataFrame, column: str) -> list[str]:
 
 
 def _jsonl_lines(part: pd.DataFrame) -> list[str]:
-    """The JSONL lines of some rows: the same text as json.dumps of jsonl_records, faster."""
+    """The JSONL lines of some rows, built from column texts rather than json.dumps per row."""
     raters = annotator_columns(part)
-    columns = GOLD_COLUMNS + raters
+    columns = table_header(part)
     # a str.format template with each key written once; braces in names are escaped
     template = "{{" + ", ".join(encode_json_text(c).replace("{", "{{").replace("}", "}}")
                                 + ": {}" for c in columns) + ', "ratings": {}}}'
@@ -244,9 +214,12 @@ def _jsonl_lines(part: pd.DataFrame) -> list[str]:
 
 
 def write_jsonl(gold: pd.DataFrame, handle: IO[str], progress: Progress | None = None) -> None:
-    """One JSON object per line (see jsonl_records), UTF-8, keys in TSV column order."""
+    """One JSON object per line: the TSV fields in order (null for a missing number), then `ratings`.
+
+    `ratings` maps each annotator who gave the item a score to that score.
+    """
     total = len(gold)
-    for start, stop in _chunks(total):
+    for start, stop in row_chunks(total):
         handle.write("".join(line + "\n" for line in _jsonl_lines(gold.iloc[start:stop])))
         if progress:
             progress(stop, total)

@@ -26,7 +26,7 @@ from app.formats.xlsx_report import (
     SECTION_FONT,
     TITLE_FONT,
     CellMaker,
-    _sheet,
+    new_sheet,
 )
 
 ALPHA_HEADER = ["dataset", "items", "items with 2+ ratings", "flagged", "adjudicated",
@@ -41,7 +41,7 @@ class AgreementSheet:
     """Writes the agreement sheet top to bottom, remembering the row it is on."""
 
     def __init__(self, book: Workbook, gold: pd.DataFrame, scale: Scale):
-        self.sheet = _sheet(book, "agreement", WIDTHS, freeze=False)
+        self.sheet = new_sheet(book, "agreement", WIDTHS, freeze=False)
         self.maker = CellMaker(self.sheet)
         self.row = 0
         self.scale = scale

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +21,13 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
-from app.core.gold import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
+from app.core.gold import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
 from app.formats.atomic import atomic_path
+from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
 
 #: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
 CELL_LIMIT = 32_767
-TEXT_COLUMNS = frozenset(("item_id", "dataset", "genre", "left", "right", "source", "note"))
-CHUNK_ROWS = 20_000
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 HEADER_FILL = PatternFill("solid", fgColor="305496")
 HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
@@ -46,7 +45,6 @@ RATING_WIDTHS = [22, 16, 8, 18, 50]
 ADJUDICATION_HEADER = ["item_id", "dataset", "score", "note", "by", "at", "n_ratings", "mean",
                        "min", "max", "second_look", "left", "right"]
 ADJUDICATION_WIDTHS = [22, 16, 8, 50, 14, 20, 10, 8, 7, 7, 12, 50, 50]
-Progress = Callable[[int, int], None]
 
 
 class CellMaker:
@@ -97,7 +95,7 @@ class CellMaker:
         return notes
 
 
-def _sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
+def new_sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
     """A write-only sheet with column widths set and the first row frozen."""
     sheet = book.create_sheet(title)
     for index, width in enumerate(widths, start=1):
@@ -123,7 +121,7 @@ def _gold_columns(part: pd.DataFrame, header: list[str], maker: CellMaker) -> li
     columns = []
     for name in header:
         series = part[name]
-        if name in ("flagged", "adjudicated"):
+        if name in BOOL_COLUMNS:
             columns.append(series.to_numpy(dtype=bool).tolist())
         elif name == "n_ratings":
             columns.append(series.to_numpy(dtype="int64").tolist())
@@ -137,17 +135,17 @@ def _gold_columns(part: pd.DataFrame, header: list[str], maker: CellMaker) -> li
 def write_gold_sheet(book: Workbook, gold: pd.DataFrame, progress: Progress | None,
                      total: int) -> list[str]:
     """Sheet `gold`: the TSV table, one row per item."""
-    header = GOLD_COLUMNS + annotator_columns(gold)
+    header = table_header(gold)
     widths = [GOLD_WIDTHS.get(n, max(12, len(n) + 2)) for n in header]
-    sheet = _sheet(book, "gold", widths)
+    sheet = new_sheet(book, "gold", widths)
     maker = CellMaker(sheet)
     sheet.append(maker.header(header))
-    for start in range(0, len(gold), CHUNK_ROWS):
-        part = gold.iloc[start:start + CHUNK_ROWS]
+    for start, stop in row_chunks(len(gold)):
+        part = gold.iloc[start:stop]
         for row in zip(*_gold_columns(part, header, maker), strict=True):
             sheet.append(row)
         if progress:
-            progress(start + len(part), total)
+            progress(stop, total)
     if len(gold):
         sheet.auto_filter.ref = f"A1:{get_column_letter(len(header))}{len(gold) + 1}"
     return maker.warnings("gold")
@@ -168,12 +166,12 @@ def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, excluded: Sequenc
     project's change log): each cell costs openpyxl several microseconds, and a 200,000
     item project has 600,000 ratings.
     """
-    sheet = _sheet(book, "ratings", RATING_WIDTHS)
+    sheet = new_sheet(book, "ratings", RATING_WIDTHS)
     maker = CellMaker(sheet)
     sheet.append(maker.header(RATING_HEADER))
     excluded = set(excluded)
-    for start in range(0, len(ratings), CHUNK_ROWS):
-        part = ratings.iloc[start:start + CHUNK_ROWS]
+    for start, stop in row_chunks(len(ratings)):
+        part = ratings.iloc[start:stop]
         names = part["annotator"].tolist()
         columns = [
             _texts(part["item_id"].tolist(), maker), _texts(names, maker),
@@ -185,7 +183,7 @@ def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, excluded: Sequenc
         for row in zip(*columns, strict=True):
             sheet.append(row)
         if progress:
-            progress(done + start + len(part), total)
+            progress(done + stop, total)
     return maker.warnings("ratings")
 
 
@@ -193,7 +191,7 @@ def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, excluded: Sequenc
 def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications: pd.DataFrame,
                               second_look: Iterable[str]) -> list[str]:
     """Sheet `adjudications`: each verdict with its note, who, when, and the ratings' summary."""
-    sheet = _sheet(book, "adjudications", ADJUDICATION_WIDTHS)
+    sheet = new_sheet(book, "adjudications", ADJUDICATION_WIDTHS)
     maker = CellMaker(sheet)
     sheet.append(maker.header(ADJUDICATION_HEADER))
     again = set(second_look)
@@ -214,7 +212,7 @@ def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications:
 
 def write_annotators_sheet(book: Workbook, annotators: pd.DataFrame) -> None:
     """Sheet `annotators`: the per-annotator report (ratings, agreement, check items)."""
-    sheet = _sheet(book, "annotators", [16, 8, 8, 8, 8, 14, 13, 10, 9, 15, 8, 8, 40])
+    sheet = new_sheet(book, "annotators", [16, 8, 8, 8, 8, 14, 13, 10, 9, 15, 8, 8, 40])
     maker = CellMaker(sheet)
     sheet.append(maker.header(list(annotators.columns)))
     for row in annotators.itertuples(index=False):

@@ -10,8 +10,8 @@ import pytest
 
 from app.core.errors import RuleError, SimrateError
 from app.formats import export as export_module
-from app.formats.export import choose_format, export_project, jsonl_records, pit_label
-from tests.formats.export_fixtures import make_project
+from app.formats.export import choose_format, export_project, pit_label
+from tests.formats.export_fixtures import jsonl_records, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
           "mean", "sd", "min", "max", "flagged", "adjudicated", "note"]
