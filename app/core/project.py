@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 
 from app.core.adjudication import FlagIndex, threshold_codes
+from app.core.agreement import LiveAgreement
 from app.core.errors import SimrateError
+from app.core.gold import compute_gold
 from app.core.scale import Scale, load_scale
 from app.core.store import (
     create_store,
@@ -517,8 +519,6 @@ class Project:
 
     def gold(self, threshold: float | None = None) -> pd.DataFrame:
         """Gold table in project order (columns: app.core.gold.GOLD_COLUMNS, rating:<name>)."""
-        from app.core.gold import compute_gold
-
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,
@@ -570,7 +570,7 @@ class Project:
         return self.state.flags
 
     @property
-    def live(self):  # -> LiveAgreement
+    def live(self) -> LiveAgreement:
         """The LiveAgreement kept up to date with every rating (units=item ids, raters=names)."""
         return self.state.live
 
@@ -612,7 +612,7 @@ class _AgreementState:
         self.flags = flags
         self.names = names
         self.excluded = excluded
-        self._live: Any = None
+        self._live: LiveAgreement | None = None
 
     @classmethod
     def build(cls, project: Project) -> _AgreementState:
@@ -631,11 +631,9 @@ class _AgreementState:
         return cls(project, flags, names, excluded)
 
     @property
-    def live(self) -> Any:
+    def live(self) -> LiveAgreement:
         """The LiveAgreement over the current ratings, built on first use."""
         if self._live is None:
-            from app.core.agreement import LiveAgreement
-
             scale = self.project.scale
             live = LiveAgreement(low=scale.low, step=scale.step)
             ids, names = self.project._id_by_ord, self.names
