@@ -36,8 +36,9 @@ from app.formats.pit import (
 )
 from app.formats.sts import sts_gold_dataset
 from app.formats.textio import (
+    is_xlsx,
+    load_table,
     parse_number,
-    read_table,
     read_text,
     without_trailing_blank_lines,
 )
@@ -263,20 +264,26 @@ def is_export(path: str | Path) -> bool:
     return False
 
 
+def _json_rows(lines: list[Line], path: Path) -> Iterator[tuple[int, dict]]:
+    """(line, object) of each line of a JSONL export."""
+    for number, text in lines:
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SimrateError(f"not a JSON object ({exc.msg})", path, number) from None
+        if not isinstance(row, dict):
+            raise SimrateError("not a JSON object", path, number)
+        yield number, row
+
+
 def _export_rows(path: Path) -> Iterator[tuple[int, dict]]:
     """(line, {column: value}) of each item of a JSONL, CSV, TSV or XLSX export."""
-    if path.suffix.lower() in (".jsonl", ".json") or (
-            content_lines(path)[0][1].lstrip().startswith("{")):
-        for number, text in content_lines(path):
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise SimrateError(f"not a JSON object ({exc.msg})", path, number) from None
-            if not isinstance(row, dict):
-                raise SimrateError("not a JSON object", path, number)
-            yield number, row
-        return
-    records, _ = read_table(path)
+    if not is_xlsx(path):  # a workbook's bytes are no text lines to check
+        lines = content_lines(path)
+        if path.suffix.lower() in (".jsonl", ".json") or lines[0][1].lstrip().startswith("{"):
+            yield from _json_rows(lines, path)
+            return
+    records = load_table(path).records
     header = [name.strip().lower() for name in records[0][1]]
     for column in ("item_id", "gold"):
         if column not in header:

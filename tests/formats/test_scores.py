@@ -312,6 +312,26 @@ def test_xlsx_export_gold_sheet(tmp_path):
     assert gold.lines.tolist() == [2, 3]
 
 
+def test_xlsx_export_is_not_read_as_text_lines(tmp_path):
+    """A workbook's bytes may hold an empty "line"; that is no blank line in the export."""
+    import zipfile
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.title = "gold"
+    book.active.append(["item_id", "gold", "left"])
+    book.active.append(["a:1", 2.5, "two\n\nparagraphs"])
+    book.save(tmp_path / "packed.xlsx")
+    with zipfile.ZipFile(tmp_path / "packed.xlsx") as packed, zipfile.ZipFile(
+            tmp_path / "gold.xlsx", "w", zipfile.ZIP_STORED) as stored:
+        for entry in packed.infolist():
+            stored.writestr(entry.filename, packed.read(entry))
+    assert b"\n\n" in (tmp_path / "gold.xlsx").read_bytes()
+    gold = read_gold(tmp_path / "gold.xlsx", "sts")
+    assert gold.item_ids == ("a:1",) and gold.scores.tolist() == [2.5]
+
+
 # ---------------------------------------------------------------- real files
 
 
