@@ -257,12 +257,6 @@ def load_table(path: str | Path) -> Table:
     return Table(list(csv_records(source, delimiter)), False, source.encoding)
 
 
-def read_table(path: str | Path) -> tuple[list[Record], bool]:
-    """Records of a CSV, TSV or XLSX file, and whether the file is a spreadsheet."""
-    table = load_table(path)
-    return table.records, table.spreadsheet
-
-
 def with_encoding(frame: pd.DataFrame, encoding: str) -> pd.DataFrame:
     """Note in `frame.attrs["encoding"]` how the file was decoded ("cp1252" = fallback)."""
     frame.attrs["encoding"] = encoding

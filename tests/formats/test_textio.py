@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.errors import SimrateError
-from app.formats.textio import csv_records, parse_number, read_table, read_text, tsv_records
+from app.formats.textio import csv_records, load_table, parse_number, read_text, tsv_records
 
 
 def test_empty_file_is_an_error(tmp_path):
@@ -97,9 +97,9 @@ def test_tsv_text_that_merely_starts_with_a_quote_keeps_it(tmp_path):
 def test_semicolon_csv_is_sniffed(tmp_path):
     path = tmp_path / "excel_de.csv"
     path.write_text("left;right\nein, zwei;drei\n", encoding="utf-8")
-    records, spreadsheet = read_table(path)
-    assert not spreadsheet
-    assert records[1] == (2, ["ein, zwei", "drei"])
+    table = load_table(path)
+    assert not table.spreadsheet
+    assert table.records[1] == (2, ["ein, zwei", "drei"])
 
 
 @pytest.mark.parametrize("text, expected", [
