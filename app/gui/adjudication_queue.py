@@ -11,7 +11,6 @@ Each verdict is one undoable command. Everything shown is read back from the pro
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -30,8 +29,9 @@ from app.core.scale import fmt
 from app.gui.adjudication_undo import Verdict, push_adjudication
 from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.queue_model import QueueModel
-from app.gui.rater_marks import item_ratings
-from app.gui.session import pair_labels
+from app.gui.rater_marks import RaterScore, counted_mean_code, item_ratings
+from app.gui.score_keys import KeyActions, show_score, show_state, stepped
+from app.gui.text_pane import item_place
 from app.gui.verdict_view import VerdictView
 
 BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
@@ -55,10 +55,13 @@ class AdjudicationQueue(QWidget):
         self.records = records or AdjudicationRecords(self.project)
         self.current_id: str | None = None
         self.pending_code: int | None = None
+        self.marks: list[RaterScore] = []  # every rater's record of the current item
         self._excluded = set(self.project.excluded_annotators())
         self.model = QueueModel(self.project, self.review, self)
         self._build()
-        self.actions_by_name: dict[str, QAction] = {}
+        # Only while the focus is in the item view: the queue list keeps its arrow keys.
+        self.keys = KeyActions(self.view)
+        self.actions_by_name = self.keys.by_name
         self._create_actions()
         self._counts_timer = QTimer(self, singleShot=True, interval=0)
         self._counts_timer.timeout.connect(self.refresh_counts)
@@ -119,7 +122,6 @@ class AdjudicationQueue(QWidget):
         """Name the view's widgets here too, and connect the ones that act."""
         view = self.view
         self.item_label, self.status_label = view.item_label, view.status_label
-        self.left_pane, self.right_pane = view.left_pane, view.right_pane
         self.scale_widget, self.ratings_model = view.scale_widget, view.ratings_model
         self.score_label, self.state_label = view.score_label, view.state_label
         self.note_edit = view.note_edit
@@ -134,13 +136,8 @@ class AdjudicationQueue(QWidget):
 
     # ------------------------------------------------------------------ keys
     def _create_actions(self) -> None:
-        add = self._add_action
-        for value in range(int(self.scale.low), int(self.scale.high) + 1):
-            if value >= self.scale.low:
-                add(f"score_{value}", f"Verdict {value}", [str(value)],
-                    lambda _=False, v=value: self.set_pending_code(self.scale.to_code(v)))
-        add("increase", "Verdict up one step", ["+", "=", "Up"], lambda: self.step_by(1))
-        add("decrease", "Verdict down one step", ["-", "Down"], lambda: self.step_by(-1))
+        add = self.keys.add
+        self.keys.add_score_keys(self.scale, "Verdict", self.set_pending_value, self.step_by)
         add("save_next", "Save verdict and go to next flagged item", ["Return", "Enter"],
             self.save_and_next)
         add("previous", "Previous item in the queue", ["Left"], lambda: self.move_by(-1))
@@ -148,16 +145,6 @@ class AdjudicationQueue(QWidget):
         add("withdraw", "Withdraw the verdict", ["Delete"], self.withdraw)
         add("note", "Edit the verdict's note", ["Ctrl+E"], self.focus_note)
         add("focus_scale", "Back to the verdict", ["Escape"], self.focus_scale)
-
-    def _add_action(self, name: str, text: str, keys: list[str], slot) -> QAction:
-        action = QAction(text, self)
-        action.setShortcuts([QKeySequence(k) for k in keys])
-        # Only while the focus is in the item view: the queue list keeps its arrow keys.
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.triggered.connect(slot)
-        self.view.addAction(action)
-        self.actions_by_name[name] = action
-        return action
 
     # ------------------------------------------------------------------ navigation
     def open_first_flagged(self) -> None:
@@ -210,10 +197,8 @@ class AdjudicationQueue(QWidget):
         item = self.project.item(item_id)
         self.current_id = item_id
         self.pending_code = None
-        left, right = pair_labels(self.scale.name, item["dataset"] or "")
-        self.left_pane.set_text(left, item["left"])
-        self.right_pane.set_text(right, item["right"])
-        where = " \u00b7 ".join(x for x in (item["dataset"], item["genre"]) if x)
+        self.view.texts.show_item(item)
+        where = item_place(item)
         self.item_label.setText(f"<b>{item_id}</b>" + (f" &nbsp; ({where})" if where else ""))
         verdict = self.records.get(item_id)
         self.note_edit.setText(verdict["note"] if verdict else "")
@@ -222,18 +207,18 @@ class AdjudicationQueue(QWidget):
         self.right.setCurrentWidget(self.view)
 
     def _load_ratings(self) -> None:
-        marks = item_ratings(self.project, self.current_id, self._excluded)
-        self.scale_widget.set_marks(marks)
-        self.ratings_model.set_rows(marks)
-        self.view.fit_ratings_table(len(marks))
+        self.marks = item_ratings(self.project, self.current_id, self._excluded)
+        self.scale_widget.set_marks(self.marks)
+        self.ratings_model.set_rows(self.marks)
+        self.view.fit_ratings_table(len(self.marks))
         self._refresh_verdict()
 
     def _refresh_verdict(self) -> None:
         status = self.review.status(self.current_id)
         spread = fmt(status.disagreement * self.scale.step)
-        codes = [m.code for m in self.scale_widget.marks if not m.excluded]
-        mean = (f" \u00b7 mean {self.scale.low + self.scale.step * sum(codes) / len(codes):.2f}"
-                if codes else "")
+        mean_code = counted_mean_code(self.marks)
+        mean = ("" if mean_code is None else
+                f" \u00b7 mean {self.scale.low + self.scale.step * mean_code:.2f}")
         self.status_label.setText((
             f"<span style='color:{SECOND_LOOK_COLOUR.name()}'><b>second look</b></span>: a later rating differs "
             f"by {spread}" if status.second_look else
@@ -241,12 +226,7 @@ class AdjudicationQueue(QWidget):
             "adjudicated" if status.adjudicated else "not flagged") + mean)
         verdict = self.records.get(self.current_id)
         saved = None if verdict is None else self.scale.to_code(verdict["score"])
-        pending = self.pending_code if self.pending_code != saved else None
-        shown = pending if pending is not None else saved
-        self.scale_widget.set_codes(saved, pending)
-        self.score_label.setText("\u2013" if shown is None else fmt(self.scale.from_code(shown)))
-        self.score_label.setStyleSheet(f"color: {PENDING_COLOUR.name()};" if pending is not None
-                                       else "")
+        pending, _shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code)
         if pending is not None:
             text, colour = "Not saved \u2013 Enter saves the verdict and moves on", PENDING_COLOUR
         elif verdict is not None:
@@ -255,8 +235,7 @@ class AdjudicationQueue(QWidget):
         else:
             text = "Type the adjudicated score (digits, + and \u2212), then Enter"
             colour = self.palette().color(self.palette().ColorRole.Mid).darker(150)
-        self.state_label.setText(text)
-        self.state_label.setStyleSheet(f"color: {colour.name()}; font-weight: bold;")
+        show_state(self.state_label, text, colour)
         self.withdraw_button.setEnabled(verdict is not None)
 
     def _show_placeholder_if_empty(self) -> None:
@@ -283,6 +262,13 @@ class AdjudicationQueue(QWidget):
         self.pending_code = max(0, min(self.scale.max_code, int(code)))
         self._refresh_verdict()
 
+    def set_pending_value(self, value: float) -> None:
+        """Make `value` the pending verdict; values off the scale are refused with a message."""
+        try:
+            self.set_pending_code(self.scale.to_code(value))
+        except SimrateError as exc:
+            self.message.emit(str(exc))
+
     def step_by(self, steps: int) -> None:
         """Move the pending verdict by whole steps, starting from the saved one or the mean."""
         if self.current_id is None:
@@ -290,11 +276,10 @@ class AdjudicationQueue(QWidget):
         base = self.pending_code
         if base is None:
             verdict = self.records.get(self.current_id)
-            codes = [m.code for m in self.scale_widget.marks if not m.excluded]
+            mean_code = counted_mean_code(self.marks)
             base = (self.scale.to_code(verdict["score"]) if verdict else
-                    round(sum(codes) / len(codes)) if codes else None)
-        self.set_pending_code((0 if steps > 0 else self.scale.max_code) if base is None
-                              else base + steps)
+                    None if mean_code is None else round(mean_code))
+        self.set_pending_code(stepped(base, steps, self.scale))
 
     def _next_after(self, item_id: str) -> str | None:
         row = self.model.row_of(item_id)

@@ -13,7 +13,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from app.core.scale import fmt
-from app.gui.session import RATED, SKIPPED, UNRATED, AnnotatorSession, pair_labels
+from app.gui.session import RATED, SKIPPED, UNRATED, AnnotatorSession
+from app.gui.text_pane import pair_labels
 
 COL_ID, COL_DATASET, COL_GENRE, COL_LEFT, COL_RIGHT, COL_RATING = range(6)
 #: Filter names and the row states each one shows.

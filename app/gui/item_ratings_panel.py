@@ -8,20 +8,12 @@ adjudicated). Read-only: verdicts are given in the adjudication queue.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.project import Change
 from app.core.review_index import AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
-from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings
+from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings, ratings_table
 
 BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 
@@ -44,15 +36,7 @@ class ItemRatingsPanel(QWidget):
         self.scale_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.scale_widget.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.model = ItemRatingsModel(self.project.scale, self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
+        self.table = ratings_table(self.model)
         self.table.setMaximumHeight(self.scale_widget.sizeHint().height())
         # Side by side, so that the panel stays low under the rating view.
         row = QHBoxLayout()

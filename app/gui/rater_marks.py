@@ -2,8 +2,9 @@
 
 `RaterMarksScale` is the annotator view's ScaleWidget (click to pick, saved and pending
 markers, guideline tooltips) with one coloured triangle per rater above the track.
-`ItemRatingsModel` lists the raters of one item with score and note; both read the item's
-ratings through `item_ratings`, which asks the Project for each annotator's record.
+`ItemRatingsModel` lists the raters of one item with score and note (shown in a
+`ratings_table`); both read the item's ratings through `item_ratings`, which asks the
+Project for each annotator's record.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolTip
 
 from app.core.project import Project
 from app.core.scale import Scale, fmt
@@ -56,6 +57,12 @@ def item_ratings(project: Project, item_id: str, excluded: set[str] | None = Non
         out.append(RaterScore(name, index, code, record["note"] or "", bool(record["skipped"]),
                               name in excluded))
     return out
+
+
+def counted_mean_code(marks: list[RaterScore]) -> float | None:
+    """The mean code of the scores that count (not excluded raters, not skips), or None."""
+    codes = [m.code for m in marks if m.code is not None and not m.excluded]
+    return sum(codes) / len(codes) if codes else None
 
 
 #: Extra height above the track where the raters' marks go.
@@ -178,3 +185,18 @@ class ItemRatingsModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
+
+
+def ratings_table(model: ItemRatingsModel) -> QTableView:
+    """A compact, read-only view of an ItemRatingsModel that never takes the keyboard."""
+    table = QTableView()
+    table.setModel(model)
+    table.verticalHeader().hide()
+    table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    table.setWordWrap(False)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+    return table

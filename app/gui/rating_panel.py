@@ -11,7 +11,7 @@ everything saved is read back from the project.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -29,8 +28,9 @@ from app.core.scale import fmt
 from app.gui.context import ApplicationContext
 from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.scale_widget import ScaleWidget
-from app.gui.session import SKIPPED, pair_labels
-from app.gui.text_pane import TextPane
+from app.gui.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
+from app.gui.session import SKIPPED
+from app.gui.text_pane import PairTexts, item_place
 from app.gui.undo import RatingState, push_rating_change
 
 SKIP_REASONS = (
@@ -58,7 +58,8 @@ class RatingPanel(QWidget):
         self.pending_code: int | None = None
         self._record: dict | None = None
         self._build_widgets()
-        self.actions_by_name: dict[str, QAction] = {}
+        self.keys = KeyActions(self)
+        self.actions_by_name = self.keys.by_name
         self._create_actions()
         self.set_text_size(context.settings.text_size())
         self.session.current_changed.connect(self._show_row)
@@ -70,7 +71,9 @@ class RatingPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.addLayout(self._build_header())
-        layout.addWidget(self._build_texts(), 1)
+        self.texts = PairTexts(self.scale.name)
+        self.left_pane, self.right_pane = self.texts.left_pane, self.texts.right_pane
+        layout.addWidget(self.texts, 1)
         self.scale_widget = ScaleWidget(self.scale)
         self.scale_widget.code_picked.connect(self.set_pending_code)
         layout.addWidget(self.scale_widget)
@@ -91,27 +94,9 @@ class RatingPanel(QWidget):
         header.addWidget(self.item_label, 1)
         return header
 
-    def _build_texts(self) -> QSplitter:
-        self.left_pane = TextPane("")
-        self.right_pane = TextPane("")
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.left_pane)
-        self.splitter.addWidget(self.right_pane)
-        # CLSS: the larger text (a paragraph, often) gets more of the height.
-        self.splitter.setStretchFactor(0, 3 if self.scale.name == "clss" else 1)
-        self.splitter.setStretchFactor(1, 2 if self.scale.name == "clss" else 1)
-        return self.splitter
-
     def _build_score_row(self) -> QHBoxLayout:
-        self.score_label = QLabel()
+        self.score_label = big_score_label(2.2)
         self.score_label.setObjectName("scoreValue")
-        big = _bold(self.score_label.font())
-        big.setPointSizeF(big.pointSizeF() * 2.2)
-        self.score_label.setFont(big)
-        self.score_label.setMinimumWidth(
-            self.score_label.fontMetrics().horizontalAdvance("4.25") + 16)
-        self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.point_label = QLabel()
         self.point_label.setFont(_bold(self.point_label.font()))
         self.state_label = QLabel()
@@ -163,16 +148,8 @@ class RatingPanel(QWidget):
 
     # ----------------------------------------------------------- actions (the keyboard contract)
     def _create_actions(self) -> None:
-        add = self._add_action
-        for value in range(int(self.scale.low), int(self.scale.high) + 1):
-            if value < self.scale.low:
-                continue
-            point = self.scale.point_for(value)
-            label = f" \u2013 {point.label}" if point and point.value == value else ""
-            add(f"score_{value}", f"Score {value}{label}", [str(value)],
-                lambda _=False, v=value: self.set_pending_value(v))
-        add("increase", "Increase by one step", ["+", "=", "Up"], lambda: self.step_by(1))
-        add("decrease", "Decrease by one step", ["-", "Down"], lambda: self.step_by(-1))
+        add = self.keys.add
+        self.keys.add_score_keys(self.scale, "Score", self.set_pending_value, self.step_by)
         add("save_next", "Save and go to next unrated", ["Return", "Enter"], self.save_and_next)
         add("previous", "Previous item", ["Left"], self.session.go_previous)
         add("next", "Next item", ["Right"], self.session.go_next)
@@ -182,17 +159,6 @@ class RatingPanel(QWidget):
         add("focus_scale", "Back to the score", ["Escape"], self.focus_scale)
         add("first_unrated", "First unrated item", ["Ctrl+U"], self.session.go_first_unrated)
 
-    def _add_action(self, name: str, text: str, keys: list[str], slot) -> QAction:
-        action = QAction(text, self)
-        action.setShortcuts([QKeySequence(k) for k in keys])
-        # Active only while the focus is inside the rating view: arrows and digits in the
-        # item list or the search box keep their usual meaning.
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        self.actions_by_name[name] = action
-        return action
-
     # ----------------------------------------------------------- showing an item
     def _show_row(self, row: int) -> None:
         session = self.session
@@ -200,12 +166,9 @@ class RatingPanel(QWidget):
             return
         item_id = session.ids[row]
         item = self.project.item(item_id)
-        dataset = item["dataset"] or ""
-        left_heading, right_heading = pair_labels(self.scale.name, dataset)
-        self.left_pane.set_text(left_heading, item["left"])
-        self.right_pane.set_text(right_heading, item["right"])
+        self.texts.show_item(item)
         self.position_label.setText(f"Item {row + 1:,} of {session.n:,}")
-        where = " \u00b7 ".join(x for x in (dataset, item["genre"] or "") if x)
+        where = item_place(item)
         self.item_label.setText(f"{item_id}" + (f"   ({where})" if where else ""))
         self.pending_code = None
         self._load_record()
@@ -230,10 +193,7 @@ class RatingPanel(QWidget):
 
     def _refresh_score(self) -> None:
         saved = self.saved_code()
-        pending = self.pending_code if self.pending_code != saved else None
-        shown = pending if pending is not None else saved
-        self.scale_widget.set_codes(saved, pending)
-        self.score_label.setText("\u2014" if shown is None else fmt(self.scale.from_code(shown)))
+        pending, shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code)
         skipped = self.session.state[self.session.current_row] == SKIPPED
         label, guideline = self._describe(shown)
         if shown is None:
@@ -249,10 +209,7 @@ class RatingPanel(QWidget):
             text, colour = f"Skipped: {reason}", PENDING_COLOUR.darker(150)
         else:
             text, colour = "Not rated yet", self.palette().color(self.palette().ColorRole.Mid)
-        self.state_label.setText(text)
-        _set_style(self.state_label, f"color: {colour.name()}; font-weight: bold;")
-        _set_style(self.score_label,
-                   f"color: {PENDING_COLOUR.name()};" if pending is not None else "")
+        show_state(self.state_label, text, colour)
 
     def _describe(self, code: int | None) -> tuple[str, str]:
         """The label and guideline text for a score: its point's, or the two it lies between."""
@@ -292,10 +249,7 @@ class RatingPanel(QWidget):
     def step_by(self, steps: int) -> None:
         """Move the pending score by whole steps; from nothing, start at the end moved from."""
         base = self.pending_code if self.pending_code is not None else self.saved_code()
-        if base is None:
-            self.set_pending_code(0 if steps > 0 else self.scale.max_code)
-        else:
-            self.set_pending_code(base + steps)
+        self.set_pending_code(stepped(base, steps, self.scale))
 
     def focus_note(self) -> None:
         """Put the keyboard in the note field."""
@@ -382,14 +336,7 @@ class RatingPanel(QWidget):
 
     def set_text_size(self, points: int) -> None:
         """Set the point size of the two texts."""
-        self.left_pane.set_point_size(points)
-        self.right_pane.set_point_size(points)
-
-
-def _set_style(widget: QWidget, style: str) -> None:
-    """Set a style sheet only when it changes: restyling costs a relayout."""
-    if widget.styleSheet() != style:
-        widget.setStyleSheet(style)
+        self.texts.set_point_size(points)
 
 
 def _bold(font: QFont) -> QFont:

@@ -10,7 +10,6 @@ read into the session.
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy as np
@@ -20,18 +19,6 @@ from PySide6.QtCore import QObject, Signal
 from app.core.project import Project
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
-#: CLSS comparison types name the larger and smaller unit: `paragraph2sentence`.
-CLSS_LEVEL = re.compile(r"^(paragraph|sentence|phrase|word)2(sentence|phrase|word|sense)$")
-
-
-def pair_labels(scale_name: str, dataset: str) -> tuple[str, str]:
-    """Headings for the two texts: larger/smaller for CLSS data, else first/second."""
-    match = CLSS_LEVEL.match(dataset or "")
-    if match:
-        return f"Larger text ({match.group(1)})", f"Smaller text ({match.group(2)})"
-    if scale_name == "clss":
-        return "Larger text", "Smaller text"
-    return "First text", "Second text"
 
 
 class AnnotatorSession(QObject):

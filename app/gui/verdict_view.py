@@ -9,23 +9,19 @@ AdjudicationQueue fills it and reacts to it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.scale import Scale
-from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale
-from app.gui.text_pane import TextPane
+from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
+from app.gui.score_keys import big_score_label
+from app.gui.text_pane import PairTexts
 
 #: Rows of the raters' table shown before it scrolls.
 MAX_RATER_ROWS = 6
@@ -42,46 +38,22 @@ class VerdictView(QWidget):
         header = QHBoxLayout()
         header.addWidget(self.item_label, 1)
         header.addWidget(self.status_label)
-        self.left_pane, self.right_pane = TextPane(""), TextPane("")
-        texts = QSplitter(Qt.Orientation.Vertical)
-        texts.addWidget(self.left_pane)
-        texts.addWidget(self.right_pane)
-        texts.setChildrenCollapsible(False)
+        self.texts = PairTexts(scale.name)
         self.scale_widget = RaterMarksScale(scale)
         self.ratings_model = ItemRatingsModel(scale, self)
-        self.ratings_table = self._ratings_table()
+        self.ratings_table = ratings_table(self.ratings_model)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 10, 8)
         layout.addLayout(header)
-        layout.addWidget(texts, 1)
+        layout.addWidget(self.texts, 1)
         layout.addWidget(self.scale_widget)
         layout.addWidget(self.ratings_table)
         layout.addLayout(self._verdict_row())
         layout.addLayout(self._note_row())
         self.setFocusProxy(self.scale_widget)
 
-    def _ratings_table(self) -> QTableView:
-        table = QTableView()
-        table.setModel(self.ratings_model)
-        table.verticalHeader().hide()
-        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        table.setWordWrap(False)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-        return table
-
     def _verdict_row(self) -> QHBoxLayout:
-        self.score_label = QLabel()
-        big = QFont(self.score_label.font())
-        big.setPointSizeF(big.pointSizeF() * 2.0)
-        big.setBold(True)
-        self.score_label.setFont(big)
-        self.score_label.setMinimumWidth(
-            self.score_label.fontMetrics().horizontalAdvance("4.25") + 16)
-        self.score_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.score_label = big_score_label(2.0)
         self.state_label = QLabel()
         self.state_label.setWordWrap(True)
         row = QHBoxLayout()
@@ -114,5 +86,4 @@ class VerdictView(QWidget):
 
     def set_text_size(self, points: int) -> None:
         """Set the point size of the two texts."""
-        self.left_pane.set_point_size(points)
-        self.right_pane.set_point_size(points)
+        self.texts.set_point_size(points)
