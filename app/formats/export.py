@@ -250,8 +250,6 @@ def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
                progress: Progress | None = None,
                report_data: Callable[[], dict] | None = None) -> list[str]:
     """Write a gold table to `out` atomically in one format; returns warnings (XLSX only)."""
-    if fmt == "pit":
-        check_pit_scale(scale)
     if fmt == "xlsx":
         from app.formats.xlsx_report import write_xlsx_report
 
@@ -286,9 +284,7 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
                         excluded, project.annotators())
     del items
-    counts = unresolved_counts(gold)
-    if not allow_unresolved:
-        check_resolved(gold, project.path)
+    counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
     second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
                                     excluded)
 
