@@ -32,7 +32,6 @@ from app.formats.textio import (
 )
 
 FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project")
-ITEM_FORMATS = ("pairs", "sts", "pit", "clss", "pyramid")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
 HEAD_RECORDS = 50

@@ -19,7 +19,6 @@ from app.core.errors import SimrateError
 #: and its fields as strings.
 Record = tuple[int, list[str]]
 
-TAB_EXTENSIONS = (".tsv", ".tab", ".txt", ".data")
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
 DELIMITER_CANDIDATES = ("\t", ",", ";")
 
