@@ -37,6 +37,7 @@ from app.core.gold import unresolved_counts
 from app.formats.export import FORMATS, ExportReport, export_project
 from app.gui.jobs import Job, JobRunner
 from app.gui.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
+from app.gui.path_field import path_row
 
 FORMAT_NAMES = {
     "tsv": "TSV table: gold, statistics and every rater's score (.tsv)",
@@ -153,14 +154,9 @@ class ExportDialog(QDialog):
         folder = Path(start_folder) if start_folder else self.project_path.parent
         self.path_edit = QLineEdit(str(folder / f"{self.project_path.stem}.gold.tsv"))
         self.path_edit.textChanged.connect(self._update_buttons)
-        browse = QPushButton("Browse\u2026")
-        browse.clicked.connect(self.browse)
-        path_row = QHBoxLayout()
-        path_row.addWidget(self.path_edit, 1)
-        path_row.addWidget(browse)
         form = QFormLayout()
         form.addRow("Format:", self.format_combo)
-        form.addRow("Save as:", path_row)
+        form.addRow("Save as:", path_row(self.path_edit, self.browse))
         return form
 
     def _result_row(self) -> QHBoxLayout:

@@ -10,10 +10,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -21,6 +19,7 @@ from PySide6.QtWidgets import (
 from app.core.file_import import ImportRequest
 from app.core.scale import load_scale
 from app.gui.palette import ERROR_COLOUR, colour_style
+from app.gui.path_field import path_row
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr);;All files (*)")
 OTHER_SCALE = "file"
@@ -60,11 +59,10 @@ class NewProjectDialog(QDialog):
         self.problem_label.setStyleSheet(colour_style(ERROR_COLOUR))
 
         form = QFormLayout()
-        form.addRow("Pairs file:", self._with_browse(self.source_edit, self._browse_source))
+        form.addRow("Pairs file:", path_row(self.source_edit, self._browse_source))
         form.addRow("Scale:", self.scale_box)
         form.addRow("Title:", self.title_edit)
-        form.addRow("Save project as:", self._with_browse(self.project_edit,
-                                                          self._browse_project))
+        form.addRow("Save project as:", path_row(self.project_edit, self._browse_project))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create and import")
@@ -75,17 +73,6 @@ class NewProjectDialog(QDialog):
         layout.addWidget(self.problem_label)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(600)
-
-    @staticmethod
-    def _with_browse(edit: QLineEdit, slot) -> QWidget:
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(edit, 1)
-        button = QPushButton("Browse\u2026")
-        button.clicked.connect(slot)
-        layout.addWidget(button)
-        return row
 
     def _browse_source(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Pairs file", self.start_folder, PAIR_FILES)

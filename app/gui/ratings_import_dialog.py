@@ -19,11 +19,9 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QPushButton,
     QRadioButton,
     QTableView,
     QVBoxLayout,
@@ -40,6 +38,7 @@ from app.core.ratings_preview import (
 )
 from app.gui.jobs import JobRunner
 from app.gui.palette import ERROR_COLOUR, colour_style
+from app.gui.path_field import path_row
 from app.gui.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -86,16 +85,11 @@ class RatingsImportDialog(QDialog):
         self.path_edit = QLineEdit()
         self.path_edit.setPlaceholderText("A ratings file (long or wide) or a returned package")
         self.path_edit.editingFinished.connect(self.start_preview)
-        browse = QPushButton("Choose\u2026")
-        browse.clicked.connect(self.choose_file)
-        path_row = QHBoxLayout()
-        path_row.addWidget(self.path_edit, 1)
-        path_row.addWidget(browse)
         self.annotator_edit = QLineEdit()
         self.annotator_edit.setPlaceholderText("only for a file without an annotator column")
         self.annotator_edit.editingFinished.connect(self.start_preview)
         form = QFormLayout()
-        form.addRow("File:", path_row)
+        form.addRow("File:", path_row(self.path_edit, self.choose_file, "Choose\u2026"))
         form.addRow("Annotator:", self.annotator_edit)
 
         self.summary_label = QLabel("Choose a file to see what importing it would change.")
