@@ -214,9 +214,9 @@ def _jsonl_lines(part: pd.DataFrame) -> list[str]:
 
 
 def write_jsonl(gold: pd.DataFrame, handle: IO[str], progress: Progress | None = None) -> None:
-    """One JSON object per line: the TSV fields in order (null for a missing number), then `ratings`.
+    """One JSON object per line: the TSV fields in order, then a `ratings` object.
 
-    `ratings` maps each annotator who gave the item a score to that score.
+    A missing number is null; `ratings` maps each annotator who scored the item to the score.
     """
     total = len(gold)
     for start, stop in row_chunks(total):

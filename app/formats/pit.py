@@ -40,7 +40,7 @@ def label_of_digit(digit: int) -> str:
 
 
 def label_of_score(score: float) -> str:
-    """A 0-5 gold score read like an expert digit, after rounding to the nearest point (halves up)."""
+    """A 0-5 gold score read like an expert digit once rounded to the nearest point, halves up."""
     return label_of_digit(math.floor(score + 0.5))
 
 

@@ -236,7 +236,7 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                       title: str = "", second_look: Sequence[str] = (),
                       threshold: float = 1.0,
                       annotators: pd.DataFrame | None = None) -> list[str]:
-    """Write the report (the sheets of the module docstring) to `out` atomically; returns warnings."""
+    """Write the report's sheets to `out` atomically; returns warnings for the user."""
     from app.formats.xlsx_agreement import write_agreement_sheet
 
     ratings = ratings if ratings is not None else _ratings_from_gold(gold)
