@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from app.core.agreement_report import ratings_matrix
 from app.core.correlation import pair_correlation, vs_rest_correlation
 from app.core.errors import SimrateError
 from app.core.project import Project
@@ -159,14 +160,12 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     excluded = set(project.excluded_annotators())
     included = [row for row, name in enumerate(names) if name not in excluded]
     rater = pd.Index(names).get_indexer(ratings["annotator"])
-    item, item_ids = pd.factorize(ratings["item_id"])
     skipped = ratings["skipped"].to_numpy(bool)
-    score = ratings["score"].to_numpy(np.float64)
-    rated = ~skipped & ~np.isnan(score)
-    matrix = np.full((len(names), len(item_ids)), np.nan)  # raters x items, NaN = missing
-    matrix[rater[rated], item[rated]] = score[rated]
+    rated = ~skipped & ratings["score"].notna().to_numpy()
+    scored = ratings_matrix(ratings[rated], raters=names)
+    matrix = scored.values  # raters x items, NaN = missing
     checks = check_scores(project)
-    known = np.array([checks.get(i, np.nan) for i in item_ids], dtype=np.float64)
+    known = np.array([checks.get(i, np.nan) for i in scored.items], dtype=np.float64)
     seconds = ratings["seconds"].to_numpy(np.float64)
     report = []
     for row, name in enumerate(names):
