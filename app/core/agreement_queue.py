@@ -1,4 +1,6 @@
-"""Each unit's share of a LiveAgreement's observed disagreement: the adjudication queue order.
+"""Each unit's share of a LiveAgreement's observed disagreement (`disagreement_shares`).
+
+An order for reviewing items in scripts; the app's adjudication queue orders by spread.
 
 A unit with values x_1..x_m adds sum over ordered pairs i != j of d(x_i, x_j) / (m - 1) to the
 observed disagreement; its share is that over the total. At the interval level the sums are

@@ -3,8 +3,8 @@
 The frame has one row per rating: item_id, annotator and a value column (`score`). These
 functions give the figures of `simrate agreement --json` (with the reason for every undefined
 one, for the human-readable output), the CLSS paper's Table 4 (alpha over all items and over
-the unadjudicated ones, per comparison type) for any project, and the per-item share of the
-observed disagreement that orders an adjudication queue.
+the unadjudicated ones, per comparison type) for any project, and each item's share of the
+observed disagreement (an order for reviewing items; the app's queue orders by spread).
 """
 
 from __future__ import annotations
