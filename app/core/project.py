@@ -41,7 +41,7 @@ RATING_FRAME_COLUMNS = [
 class Change:
     """One committed change, sent to subscribers after the commit."""
 
-    kind: str  # rating, ratings, skip, adjudication, items, annotator, reload
+    kind: str  # rating, ratings, skip, adjudication, items, annotator, settings, reload
     item_id: str | None = None
     annotator: str | None = None
     old: Any = None
