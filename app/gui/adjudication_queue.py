@@ -27,14 +27,13 @@ from app.core.project import Change
 from app.core.review_index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.adjudication_undo import Verdict, push_adjudication
+from app.gui.bridge import BULK_KINDS
 from app.gui.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.queue_model import QueueModel
 from app.gui.rater_marks import RaterScore, counted_mean_code, item_ratings
 from app.gui.score_keys import KeyActions, show_score, show_state, stepped
 from app.gui.text_pane import item_place
 from app.gui.verdict_view import VerdictView
-
-BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 
 
 class AdjudicationQueue(QWidget):

@@ -32,12 +32,11 @@ from app.core.scope_agreement import (
     read_snapshot,
     scope_intervals,
 )
+from app.gui.bridge import BULK_KINDS
 from app.gui.jobs import JobRunner
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
 INTERVAL_DELAY_MS = 1200
-#: Changes that alter many items at once: the engine is rebuilt.
-BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 OVERALL_ALL: ScopeKey = (OVERALL, OVERALL, ALL)
 OVERALL_UNADJUDICATED: ScopeKey = (OVERALL, OVERALL, UNADJUDICATED)
 
@@ -124,11 +123,6 @@ class AgreementWatcher(QObject):
         if generation == self._build_generation:
             self.building.emit(False)
             self.failed.emit(f"Agreement by dataset and genre is unavailable: {exc}")
-
-    @property
-    def ready(self) -> bool:
-        """True once the per-scope engine is built."""
-        return self.engine is not None
 
     # ------------------------------------------------------------------ changes
     def _on_change(self, change: Change) -> None:

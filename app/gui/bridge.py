@@ -6,6 +6,9 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core.project import Change, Project
 
+#: Change kinds that may touch any number of items: views rebuild rather than update a row.
+BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
+
 
 class ProjectBridge(QObject):
     """Subscribes to a Project and re-emits each change as a Qt signal.

@@ -13,9 +13,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from app.core.project import Change
 from app.core.review_index import AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
+from app.gui.bridge import BULK_KINDS
 from app.gui.rater_marks import ItemRatingsModel, RaterMarksScale, item_ratings, ratings_table
-
-BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
 
 
 class ItemRatingsPanel(QWidget):

@@ -19,7 +19,6 @@ from app.core.scale import fmt
 from app.gui.palette import SECOND_LOOK_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
-ItemIdRole = Qt.ItemDataRole.UserRole + 1
 
 
 class QueueModel(QAbstractTableModel):
@@ -91,19 +90,13 @@ class QueueModel(QAbstractTableModel):
         """The first row of `kind` (FLAGGED or SECOND_LOOK), or -1."""
         return next((i for i, e in enumerate(self._entries) if e.kind == kind), -1)
 
-    def count(self, kind: str | None = None) -> int:
-        """Rows of one kind, or all rows."""
-        if kind is None:
-            return len(self._entries)
-        return sum(1 for e in self._entries if e.kind == kind)
-
     # ------------------------------------------------------------------ Qt model interface
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
         """One row per item in the queue."""
         return 0 if parent.isValid() else len(self._entries)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        """Item, dataset, spread, status."""
+        """Item, spread, status."""
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
@@ -127,8 +120,6 @@ class QueueModel(QAbstractTableModel):
             if column == 1:
                 return fmt(entry.disagreement * self.project.scale.step)
             return entry.kind
-        if role == ItemIdRole:
-            return entry.item_id
         if entry.kind == SECOND_LOOK and column == 2:
             if role == Qt.ItemDataRole.ForegroundRole:
                 return SECOND_LOOK_COLOUR

@@ -37,9 +37,3 @@ class RowTableModel(QAbstractTableModel):
                 and 0 <= section < len(self.HEADERS)):
             return self.HEADERS[section]
         return None
-
-    def row_at(self, index: _Index):
-        """The record behind a valid index, else None."""
-        if not index.isValid() or index.row() >= len(self.rows):
-            return None
-        return self.rows[index.row()]
