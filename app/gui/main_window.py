@@ -7,7 +7,6 @@ it closes. Every shortcut lives on a QAction that appears in a menu.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, QTimer
@@ -32,6 +31,7 @@ from app.gui.import_dialog import ImportController
 from app.gui.item_list import ItemListPanel
 from app.gui.menus import build_menus, shortcuts_html
 from app.gui.new_project_dialog import PAIR_FILES, NewProjectDialog
+from app.gui.organizer import Organizer
 from app.gui.progress_panel import ProgressPanel
 from app.gui.rating_panel import RatingPanel
 from app.gui.settings import (
@@ -85,7 +85,8 @@ class MainWindow(QMainWindow):
         context.project_closing.connect(self._tear_down_workspace)
         self._restore_window()
         self._update_actions()
-        self._install_organizer()
+        # Always there, for its View menu toggle; its panels appear while the mode is on.
+        self.organizer = Organizer(self)
 
     def _connect_start_page(self) -> None:
         page = self.start_page
@@ -93,12 +94,6 @@ class MainWindow(QMainWindow):
         page.new_from_file.connect(self.new_project_from_file)
         page.open_other.connect(self.choose_project)
         page.open_sample.connect(self.open_sample)
-
-    def _install_organizer(self) -> None:
-        # Organizer mode is built on top of this window by app/gui/organizer.py, when present;
-        # it is installed always, for its View menu toggle, and shows its panels when on.
-        if importlib.util.find_spec("app.gui.organizer"):
-            importlib.import_module("app.gui.organizer").install(self)
 
     # ----------------------------------------------------------- docks
     def add_dock(self, title: str, widget: QWidget, area=Qt.DockWidgetArea.RightDockWidgetArea,

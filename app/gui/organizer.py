@@ -1,8 +1,8 @@
 """Organizer mode on top of the main window: menus, docks, the adjudication queue, dialogs.
 
-`install(main_window)` is called by MainWindow once it is built. It adds a View menu
-toggle "Organizer mode" and an Organizer menu; while organizer mode is on and a project is
-open, an OrganizerWorkspace adds the Agreement, Annotators and Ratings docks and puts the
+MainWindow creates an Organizer once it is built. It adds a View menu toggle "Organizer
+mode" and an Organizer menu; while organizer mode is on and a project is open, an
+OrganizerWorkspace adds the Agreement, Annotators and All ratings docks and puts the
 adjudication queue beside the rating view in the window's central stack (Ctrl+J opens it,
 Ctrl+R returns to rating). Every shortcut is on an action in a menu.
 """
@@ -121,6 +121,7 @@ class Organizer(QObject):
         self.window = window
         self.context = window.context
         self.workspace: OrganizerWorkspace | None = None
+        self.evaluation = None  # the evaluation window, made on first use
         self.actions: dict[str, QAction] = {}
         self._build_menus()
         self.context.project_opened.connect(self._on_project_opened)
@@ -283,21 +284,9 @@ class Organizer(QObject):
         """Open the evaluation window."""
         from app.gui.evaluation_window import EvaluationWindow
 
-        if getattr(self, "evaluation", None) is None:
+        if self.evaluation is None:
             self.evaluation = EvaluationWindow(self.context.settings.get(LAST_FOLDER),
                                                parent=self.window)
         self.evaluation.show()
         self.evaluation.raise_()
         self.evaluation.activateWindow()
-
-
-def install_organizer(main_window, context=None) -> Organizer:
-    """Add organizer mode (toggle, menu, and when on, the organizer's panels) to a window."""
-    organizer = Organizer(main_window)
-    main_window.organizer = organizer
-    return organizer
-
-
-def install(main_window) -> Organizer:
-    """The hook MainWindow calls when it is built."""
-    return install_organizer(main_window, main_window.context)
