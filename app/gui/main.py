@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from pathlib import Path
 
 #: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
 XCB_LIBRARIES = (
@@ -72,16 +71,13 @@ def set_application_names() -> None:
 
 
 def create_application():
-    """The QApplication, created once, with our names and style."""
+    """The QApplication, created once, with our names and the Fusion style."""
     from PySide6.QtWidgets import QApplication
 
     set_application_names()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
     app.setApplicationDisplayName("simrate")
     app.setStyle("Fusion")
-    style = Path(__file__).resolve().parents[2] / "resources" / "style.qss"
-    if style.is_file():
-        app.setStyleSheet(style.read_text(encoding="utf-8"))
     return app
 
 
