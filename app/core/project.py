@@ -131,6 +131,7 @@ class Project:
         if version == self._data_version:
             return False
         self._data_version = version
+        self._meta = dict(self._conn.execute("SELECT key, value FROM meta"))  # the threshold
         self._load_index()
         self._state = None
         self._notify(Change("reload"))

@@ -246,6 +246,19 @@ def test_refresh_sees_other_writers(tmp_path):
     second.close()
 
 
+def test_refresh_sees_another_writers_threshold(tmp_path):
+    path = tmp_path / "p.simrate"
+    with Project.create(path, scale="sts") as p:
+        p.import_items(make_items(2), source="i.tsv")
+        p.rate("x:1", "a", 1)
+        p.rate("x:1", "b", 2.5)  # a spread of 1.5 points
+    with Project.open(path) as first, Project.open(path) as second:
+        assert first.flagged_ids() == {"x:1"}
+        second.set_threshold(2.0)
+        assert first.refresh() is True
+        assert first.threshold == 2.0 and first.flagged_ids() == set()
+
+
 @pytest.mark.parametrize("own_write", ["rate", "adjudicate", "import_items", "import_ratings",
                                        "set_excluded"])
 def test_own_write_does_not_hide_another_writers_change(tmp_path, own_write):
