@@ -11,7 +11,14 @@ certain crash.
 `guard_singletons()` measures the defect once; only when it shows does it raise the counts
 of None, True and False by 2**40, which no session can use up: the effect Python 3.12
 gives them natively. It touches nothing else, and the right cure remains a PySide6 build
-without the defect (see the README).
+without the defect.
+
+Why keep it now that pyproject.toml excludes PySide6-Essentials 6.12.0: the exclusion names
+the one build we measured. Whether later 6.12 releases still have the defect is unknown,
+and a PySide6 that pip's constraint did not choose (a distribution or conda package, an
+install with --no-deps) is not excluded at all. On a sound build the guard costs eight Qt
+calls at import and changes nothing; tests/gui/test_refcount_guard.py runs the app's kind
+of load on whatever build is installed.
 """
 
 from __future__ import annotations

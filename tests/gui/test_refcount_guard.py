@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 
 def test_many_emits_and_void_calls_do_not_abort_the_interpreter():
     script = textwrap.dedent("""
@@ -33,3 +35,11 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="immortal singletons: never acts")
+def test_the_guard_can_find_the_counts_it_would_raise_on_this_interpreter():
+    from app.gui.refcount_guard import _refcount_cell
+
+    # Were the reference-count field not where the guard looks, it would silently do nothing.
+    assert all(_refcount_cell(obj) is not None for obj in (None, True, False))
