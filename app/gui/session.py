@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
-from app.core.project import Project
+from app.core.project import Change, Project
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
 
@@ -53,10 +53,7 @@ class AnnotatorSession(QObject):
         else:
             self._build_details()
         if bridge is not None:
-            bridge.rating_changed.connect(self._on_rating_changed)
-            bridge.ratings_changed.connect(self.rebuild_ratings)
-            bridge.items_added.connect(self.rebuild)
-            bridge.reloaded.connect(self.rebuild)
+            bridge.changed.connect(self._on_change)
 
     # ----------------------------------------------------------- building
     def _build_index(self, ids: list[str]) -> None:
@@ -125,6 +122,14 @@ class AnnotatorSession(QObject):
         """Reread this annotator's ratings only (after a ratings import)."""
         self._build_ratings()
         self.reset.emit()
+
+    def _on_change(self, change: Change) -> None:
+        if change.kind in ("rating", "skip") and change.item_id:
+            self._on_rating_changed(change.item_id, change.annotator or "")
+        elif change.kind == "ratings":
+            self.rebuild_ratings()
+        elif change.kind in ("items", "reload"):
+            self.rebuild()
 
     def _on_rating_changed(self, item_id: str, annotator: str) -> None:
         if annotator != self.annotator:
