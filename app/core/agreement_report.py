@@ -21,8 +21,6 @@ from app.core.correlation import correlation_matrix, vs_rest_correlation
 from app.core.errors import SimrateError
 
 REASON_NO_REPLICATES = "every bootstrap replicate is undefined"
-#: The group name of the row over every item in `group_alphas`.
-ALL_GROUPS = "(all)"
 
 
 @dataclass(frozen=True)
@@ -177,43 +175,29 @@ def agreement_report(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",
     return report
 
 
-
-def group_alphas(matrix: RatingsMatrix, group_of: Mapping[str, str],
-                 subset: Collection[Hashable], level: str = "interval") -> list[dict]:
-    """Table 4 of the CLSS paper with the reason for each undefined alpha, one dict per group.
-
-    Groups are sorted, then `(all)` covers every item. Keys: group, items, pairable_items
-    (with two or more ratings), alpha, alpha_reason, subset_items, alpha_subset,
-    subset_reason; an undefined alpha is None with its reason beside it.
-    """
-    chosen = set(subset)
-    scopes = [(name, matrix.subset(members))
-              for name, members in group_members(matrix, group_of).items()]
-    rows = []
-    for name, scope in [*scopes, (ALL_GROUPS, matrix)]:
-        inner = scope.subset(chosen)
-        alpha, reason = alpha_with_reason(scope.values, level)
-        alpha_subset, subset_reason = alpha_with_reason(inner.values, level)
-        rows.append({
-            "group": name, "items": len(scope.items),
-            "pairable_items": int(((~np.isnan(scope.values)).sum(axis=0) >= 2).sum()),
-            "alpha": alpha, "alpha_reason": reason, "subset_items": len(inner.items),
-            "alpha_subset": alpha_subset, "subset_reason": subset_reason,
-        })
-    return rows
-
-
 def alpha_table(frame: pd.DataFrame, group_of: Mapping[str, str],
                 subset: Collection[Hashable], level: str = "interval",
                 value_column: str = "score") -> pd.DataFrame:
     """Table 4 of the CLSS paper: per group, alpha over all items and over `subset` items.
 
     Columns: group, items, alpha, subset_items, alpha_subset; a last row `(all)` covers
-    every item. Undefined alphas are missing values (`group_alphas` says why).
+    every item. Undefined alphas are missing values.
     """
-    rows = group_alphas(ratings_matrix(frame, value_column), group_of, subset, level)
-    columns = ["group", "items", "alpha", "subset_items", "alpha_subset"]
-    return pd.DataFrame([{c: row[c] for c in columns} for row in rows], columns=columns)
+    matrix = ratings_matrix(frame, value_column)
+    chosen = set(subset)
+    scopes = [(name, matrix.subset(members))
+              for name, members in group_members(matrix, group_of).items()]
+    rows = []
+    for name, scope in [*scopes, ("(all)", matrix)]:
+        inner = scope.subset(chosen)
+        rows.append({
+            "group": name,
+            "items": len(scope.items),
+            "alpha": alpha_with_reason(scope.values, level)[0],
+            "subset_items": len(inner.items),
+            "alpha_subset": alpha_with_reason(inner.values, level)[0],
+        })
+    return pd.DataFrame(rows, columns=["group", "items", "alpha", "subset_items", "alpha_subset"])
 
 
 def item_disagreement(frame: pd.DataFrame, level: str = "interval",

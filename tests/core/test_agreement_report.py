@@ -10,7 +10,6 @@ import pytest
 from app.core.agreement_report import (
     agreement_report,
     alpha_table,
-    group_alphas,
     item_disagreement,
     ratings_matrix,
     summarize,
@@ -101,23 +100,18 @@ def test_alpha_table_is_table_4_for_any_project():
     assert table.iloc[2]["alpha"] == pytest.approx(_reference_alpha(frame, group_of))
 
 
-def test_group_alphas_give_pairable_counts_and_reasons():
+def test_alpha_table_counts_items_and_leaves_undefined_alphas_missing():
     frame = _frame([("x:1", "a", 1.0), ("x:1", "b", 3.0), ("x:2", "a", 2.0),
                     ("x:2", "b", 2.0), ("y:1", "a", 4.0), ("y:2", "b", 0.0)])
     group_of = {"x:1": "x", "x:2": "x", "y:1": "y", "y:2": "y"}
-    rows = {row["group"]: row for row in group_alphas(ratings_matrix(frame), group_of,
-                                                      subset={"x:2", "y:1"})}
-    assert list(rows) == ["x", "y", "(all)"]
-    x, y, everything = rows["x"], rows["y"], rows["(all)"]
-    assert (x["items"], x["pairable_items"], x["subset_items"]) == (2, 2, 1)
-    assert x["alpha"] == pytest.approx(_reference_alpha(frame, ["x:1", "x:2"]))
-    assert x["alpha_reason"] is None
-    assert x["alpha_subset"] is None and "variance" in x["subset_reason"]  # 2 and 2 only
-    assert (y["pairable_items"], y["alpha"]) == (0, None) and "pairable" in y["alpha_reason"]
-    assert (everything["items"], everything["pairable_items"]) == (4, 2)
-    assert everything["alpha"] == pytest.approx(_reference_alpha(frame, group_of))
-    table = alpha_table(frame, group_of, {"x:2", "y:1"})
-    assert table["alpha"].tolist()[0] == x["alpha"] and pd.isna(table["alpha"].tolist()[1])
+    table = alpha_table(frame, group_of, {"x:2", "y:1"}).set_index("group")
+    assert table.index.tolist() == ["x", "y", "(all)"]
+    assert table["items"].tolist() == [2, 2, 4]
+    assert table["subset_items"].tolist() == [1, 1, 2]
+    assert table.loc["x", "alpha"] == pytest.approx(_reference_alpha(frame, ["x:1", "x:2"]))
+    assert table.loc["(all)", "alpha"] == pytest.approx(_reference_alpha(frame, group_of))
+    assert pd.isna(table.loc["y", "alpha"])  # no item of y has two ratings
+    assert pd.isna(table.loc["x", "alpha_subset"])  # x:2 alone: 2 and 2, no variance
 
 
 def test_undefined_figures_carry_reasons():
