@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -143,21 +144,22 @@ def test_cancel_before_writing_leaves_the_project_unchanged(qtbot, start_window,
 
     start_window.open_project(str(project_path), annotator="carol")
     real_read = dialog_module.read_source
-    started = []
+    reading, go_on = threading.Event(), threading.Event()
 
     def slow_read(request):
-        started.append(True)
-        frame = real_read(request)
-        # The user presses Cancel while the file is being read.
-        assert start_window.imports.job.cancel()
-        return frame
+        reading.set()
+        go_on.wait(10)
+        return real_read(request)
 
     monkeypatch.setattr(dialog_module, "read_source", slow_read)
     source = tmp_path / "more.tsv"
     source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
-    with qtbot.waitSignal(start_window.imports.cancelled, timeout=10000):
+    imports = start_window.imports
+    with qtbot.waitSignal(imports.cancelled, timeout=10000):
         start_window.start_import(source)
-    assert started
+        assert reading.wait(10)
+        imports.progress.reject()  # the user presses Cancel while the file is being read
+        go_on.set()
     with Project.open(project_path) as other:
         assert other.n_items == 10
 
@@ -183,18 +185,22 @@ def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_windo
 
     start_window.open_project(str(project_path), annotator="carol")
     real_write = dialog_module.write_source
-    refused = []
+    writing, go_on = threading.Event(), threading.Event()
 
-    def write_after_a_cancel(*args):
-        # The user presses Cancel just as the write starts: all or nothing means all.
-        refused.append(not start_window.imports.job.cancel())
+    def slow_write(*args):
+        writing.set()
+        go_on.wait(10)
         return real_write(*args)
 
-    monkeypatch.setattr(dialog_module, "write_source", write_after_a_cancel)
+    monkeypatch.setattr(dialog_module, "write_source", slow_write)
     source = tmp_path / "more.tsv"
     source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
-    with qtbot.waitSignal(start_window.imports.finished, timeout=10000):
+    imports = start_window.imports
+    with qtbot.waitSignal(imports.finished, timeout=10000):
         start_window.start_import(source)
-    assert refused == [True]
+        assert writing.wait(10)
+        imports.progress.reject()  # Cancel pressed while writing: all or nothing means all
+        assert imports.progress.isVisible()  # the dialog stays until the write has ended
+        go_on.set()
     with Project.open(project_path) as other:
         assert other.n_items == 11
