@@ -1,9 +1,13 @@
-"""Small item and rating frames for tests that build projects (no Qt here)."""
+"""Small item and rating frames, and small rated projects, for tests (no Qt here)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 
+from app.core.project import Project
 from app.formats.base import item_frame, rating_frame
 
 
@@ -29,3 +33,35 @@ def make_ratings(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
         "score": [r[2] for r in rows], "note": [""] * len(rows),
         "line": list(range(2, len(rows) + 2)),
     })
+
+
+RATERS = ("ann", "ben", "cat")
+
+
+def make_rated_project(path: Path, n_items: int = 12, seed: int = 11,
+                       scale: str = "clss") -> Path:
+    """A project whose raters disagree enough that several items are flagged.
+
+    Items d:1..n in datasets alpha/beta and genres news/forum; 'cat' skips every fourth item.
+    """
+    rng = np.random.default_rng(seed)
+    top = 16 if scale == "clss" else 20
+    rows = []
+    for i in range(1, n_items + 1):
+        base = int(rng.integers(0, top + 1))
+        for rater in RATERS:
+            if rater == "cat" and i % 4 == 0:
+                continue
+            code = int(np.clip(base + rng.integers(-5, 6), 0, top))
+            rows.append((f"d:{i}", rater, code * 0.25))
+    with Project.create(path, scale=scale, title="Organizer test") as project:
+        project.import_items(make_items(n_items), source="items.tsv")
+        project.import_ratings(make_ratings(rows), source="ratings.tsv")
+    return path
+
+
+def write_long(path: Path, rows: list[tuple]) -> str:
+    """A long ratings CSV (item_id, annotator, score, note) from rows of those four."""
+    path.write_text("item_id,annotator,score,note\n"
+                    + "".join(f"{i},{a},{s},{n}\n" for i, a, s, n in rows), encoding="utf-8")
+    return str(path)

@@ -11,7 +11,7 @@ from app.gui.adjudication_queue import AdjudicationQueue
 from app.gui.context import ApplicationContext
 from app.gui.queue_model import QueueModel
 from app.gui.rater_marks import ItemRatingsModel, item_ratings
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_rated_project
 
 
 @pytest.fixture

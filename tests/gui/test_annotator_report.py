@@ -9,7 +9,7 @@ from app.core.project import Project
 from app.core.quality import set_checks
 from app.gui.annotator_report import COLUMNS, AnnotatorReport, AnnotatorReportModel
 from app.gui.bridge import ProjectBridge
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_rated_project
 
 COLUMN = {key: i for i, (key, _title, _fmt) in enumerate(COLUMNS)}
 

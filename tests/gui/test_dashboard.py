@@ -10,7 +10,7 @@ from app.core.project import Project
 from app.gui.agreement_watch import OVERALL_ALL, AgreementWatcher
 from app.gui.bridge import ProjectBridge
 from app.gui.dashboard import AgreementTableModel, Dashboard
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_rated_project
 
 
 def core_alpha(project: Project, level: str = "interval") -> float | None:

@@ -10,8 +10,7 @@ import pytest
 from app.core.project import Project
 from app.gui import export_dialog as module
 from app.gui.export_dialog import ExportDialog
-from tests.core.frames import make_items
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_items, make_rated_project
 
 
 def open_dialog(qtbot, path, folder) -> ExportDialog:

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.gui.context import ApplicationContext
 from app.gui.main_window import MainWindow
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_rated_project
 
 
 def open_window(qtbot, settings, path, organizer: bool) -> MainWindow:

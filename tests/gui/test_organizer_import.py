@@ -9,37 +9,12 @@ from app.core.packages import make_package
 from app.core.project import Project
 from app.core.ratings_preview import RESOLVE_KEEP, preview_import
 from app.gui.ratings_import_dialog import ConflictModel, RatingsImportDialog
-from tests.gui.organizer_projects import make_rated_project
+from tests.core.frames import make_rated_project, write_long
 
 
 @pytest.fixture
 def project_path(tmp_path):
     return make_rated_project(tmp_path / "i.simrate")
-
-
-def write_long(path, rows) -> str:
-    path.write_text("item_id,annotator,score,note\n"
-                    + "".join(f"{i},{a},{s},{n}\n" for i, a, s, n in rows), encoding="utf-8")
-    return str(path)
-
-
-def test_preview_counts_added_changed_unchanged_and_conflicts(tmp_path, project_path):
-    with Project.open(project_path) as project:
-        held = project.rating("d:1", "ann")
-        other = 4.0 if held != 4.0 else 0.0
-        same_2 = project.rating("d:2", "ann")
-        same_3 = project.rating("d:3", "ann")
-    source = write_long(tmp_path / "r.csv", [
-        ("d:1", "ann", other, ""),             # conflict: another score
-        ("d:2", "ann", same_2, "a new note"),  # changed: same score, a note added
-        ("d:3", "ann", same_3, ""),            # unchanged
-        ("d:4", "dan", 1.5, ""), ("d:5", "dan", 2.0, "")])  # added, new annotator
-    preview = preview_import(project_path, source)
-    assert (preview.added, preview.changed, preview.unchanged) == (2, 1, 1)
-    assert [(c.item_id, c.annotator) for c in preview.conflicts] == [("d:1", "ann")]
-    assert preview.new_annotators == ["dan"]
-    with Project.open(project_path) as project:
-        assert project.rating("d:4", "dan") is None  # a preview writes nothing
 
 
 def test_dialog_previews_then_imports_keeping_the_projects_scores(qtbot, tmp_path,
