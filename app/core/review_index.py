@@ -1,13 +1,8 @@
 """ReviewIndex: which items need an organizer (flagged, second look) and which are settled.
 
-It reads the project's flag index (`Project.state.flags`, kept up to date by the
-core on every rating and adjudication) instead of scanning ratings, so asking about one
-item costs O(raters) and listing the queue costs O(flagged log flagged).
-
-The flag index is keyed by item ord. Ords are assigned 0, 1, 2, ... in import order and
-items are never deleted, so an item's ord is its position (`Project.position`); this is the
-one place that relies on it. It also reaches into `Project.state`, which is not part of the
-Project API; a public per-item review status on Project would remove both dependencies.
+It reads the project's flag index (`Project.flags`, keyed by `Project.item_ord` and kept up
+to date by the core on every rating and adjudication) instead of scanning ratings, so
+asking about one item costs O(raters) and listing the queue costs O(flagged log flagged).
 """
 
 from __future__ import annotations
@@ -66,10 +61,7 @@ class ReviewIndex:
 
     @property
     def _flags(self):  # -> FlagIndex; read afresh: the core rebuilds it after bulk changes
-        return self.project.state.flags
-
-    def _ord(self, item_id: str) -> int:
-        return self.project.position(item_id)
+        return self.project.flags
 
     def disagreement(self, ord_: int) -> int:
         """Spread of an item's ratings in codes; for an adjudicated item, also the largest
@@ -84,21 +76,22 @@ class ReviewIndex:
 
     def status(self, item_id: str) -> ItemStatus:
         """The review state of one item (unknown ids are never flagged)."""
-        ord_ = self._ord(item_id)
-        if ord_ < 0:
+        if not self.project.has_item(item_id):
             return ItemStatus(False, False, False, 0)
+        ord_ = self.project.item_ord(item_id)
         flags = self._flags
         return ItemStatus(ord_ in flags.flagged, ord_ in flags.second_look,
                           ord_ in flags.adjudicated, self.disagreement(ord_))
 
     def queue(self) -> list[QueueEntry]:
         """Flagged and second-look items, largest disagreement first, then project order."""
-        flags = self._flags
-        ids = self.project.item_ids()
-        keyed = [(-spread, ord_, FLAGGED) for ord_, spread in flags.flagged.items()]
-        keyed += [(-self.disagreement(ord_), ord_, SECOND_LOOK) for ord_ in flags.second_look]
-        keyed.sort()
-        return [QueueEntry(ids[ord_], -negative, kind) for negative, ord_, kind in keyed]
+        flags, id_of = self._flags, self.project.item_id_for_ord
+        entries = [QueueEntry(id_of(ord_), spread, FLAGGED) for ord_, spread in flags.flagged.items()]
+        entries += [QueueEntry(id_of(ord_), self.disagreement(ord_), SECOND_LOOK)
+                    for ord_ in flags.second_look]
+        position = self.project.position
+        entries.sort(key=lambda entry: entry.sort_key(position(entry.item_id)))
+        return entries
 
     def counts(self) -> dict[str, int]:
         """How many items are flagged, need a second look, are adjudicated."""
