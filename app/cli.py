@@ -15,6 +15,8 @@ COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
     "pyramid", "evaluate", "package", "annotators", "assign", "checks",
 )
+#: Commands whose positional arguments may follow their options.
+INTERMIXED = ("checks",)
 LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
 IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project")
 EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
@@ -156,11 +158,23 @@ def build_gui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse_command(argv: list[str]) -> argparse.Namespace:
+    """Parse a subcommand; item ids may come before or after options (`checks P --remove X`)."""
+    parser = build_parser()
+    if argv[0] not in INTERMIXED:
+        return parser.parse_args(argv)
+    subparsers = next(a for a in parser._actions  # argparse keeps its subparsers here
+                      if isinstance(a, argparse._SubParsersAction))
+    args = subparsers.choices[argv[0]].parse_intermixed_args(argv[1:])
+    args.command = argv[0]
+    return args
+
+
 def run(argv: Sequence[str]) -> int:
     """Parse `argv` and run the command; raises SimrateError for bad input."""
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
-        args = build_parser().parse_args(argv)
+        args = _parse_command(argv)
         module = importlib.import_module(f"app.commands.{args.command}_cmd")
         return int(module.run(args) or 0)
     if argv and argv[0] in ("-h", "--help"):

@@ -232,3 +232,12 @@ def test_checks_command_sets_lists_and_removes(project, capsys):
     assert removed.out.startswith("2 check items unmarked")
     off_scale = simrate(capsys, "checks", project, "p:1", "--score", 7.0)
     assert "outside scale" in assert_one_line_error(off_scale)
+
+
+def test_checks_item_ids_may_follow_the_options(project, capsys):
+    marked = simrate(capsys, "checks", project, "--score", 2.5, "p:1", "p:2")
+    assert marked.status == 0, marked.err
+    assert simrate(capsys, "checks", project, "--json").json() == {"p:1": 2.5, "p:2": 2.5}
+    removed = simrate(capsys, "checks", project, "--remove", "p:1")
+    assert removed.status == 0, removed.err
+    assert simrate(capsys, "checks", project, "--json").json() == {"p:2": 2.5}
