@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 
+from app.commands import login_name
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.scale import fmt
 
 
-def default_adjudicator() -> str:
-    """The login name, recorded when --by is not given."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name in some containers
-        return ""
-
-
 def run(args: argparse.Namespace) -> int:
     """Set, revise or (with --withdraw) withdraw an item's adjudicated score."""
-    by = args.by if args.by is not None else default_adjudicator()
+    by = args.by if args.by is not None else login_name()
     with Project.open(args.project) as project:
         if not project.has_item(args.item_id):
             raise SimrateError(f"no item with id {args.item_id!r} in this project",

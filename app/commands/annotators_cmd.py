@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from app.commands import login_name
 from app.core.project import Project
 from app.core.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
@@ -31,7 +32,7 @@ def _row(entry: dict) -> list[str]:
             "-" if seconds is None else f"{seconds:.1f}", " ".join(marks)]
 
 
-def print_table(report: list[dict], threshold: float) -> None:
+def print_table(report: list[dict]) -> None:
     """The report as aligned text columns, with a legend for the marks."""
     rows = [list(HEADER)] + [_row(entry) for entry in report]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
@@ -39,13 +40,14 @@ def print_table(report: list[dict], threshold: float) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if not report:
         print("(no annotators yet)")
-    if any(entry["flagged"] for entry in report):
-        print(f"FLAGGED: Pearson with the known scores of check items below {threshold:g}")
+    for entry in report:
+        if entry["flagged"]:
+            print(f"FLAGGED {entry['annotator']}: {entry['flag_reason']}")
 
 
 def _apply_exclusions(project: Project, args: argparse.Namespace) -> None:
     """--exclude / --include NAME: one logged, reversible change each."""
-    by = args.by or ""
+    by = args.by or login_name()
     for name in args.exclude:
         project.set_excluded(name, True, by=by)
     for name in args.include:
@@ -61,5 +63,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
-        print_table(report, threshold)
+        print_table(report)
     return 0

@@ -310,7 +310,9 @@ class Project:
                                (annotator,)).fetchone()[0]
             conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
                          (int(excluded), annotator))
-            log_change(conn, "exclude", by, annotator=annotator, old=bool(old), new=excluded)
+            # who: the organizer (never the excluded annotator, log_change's default)
+            log_change(conn, "exclude", by or "unknown", annotator=annotator, old=bool(old),
+                       new=excluded)
         self._state = None
         self._notify(Change("annotator", None, annotator, bool(old), excluded))
 

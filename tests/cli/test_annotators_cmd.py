@@ -49,7 +49,22 @@ def test_text_table_marks_flagged_and_excluded(project, capsys):
     assert lines[0].split()[:3] == ["annotator", "rated", "skipped"]
     assert lines[1].startswith("good") and "FLAGGED" not in lines[1]
     assert lines[2].startswith("bad") and lines[2].endswith("FLAGGED")
-    assert "below 0.5" in lines[-1]
+    assert lines[-1].startswith("FLAGGED bad: ") and "below 0.5" in lines[-1]
+
+
+def test_legend_gives_each_flagged_raters_own_reason(project, capsys):
+    report = simrate(capsys, "annotators", project, "--json").json()
+    reasons = {row["annotator"]: row["flag_reason"] for row in report if row["flagged"]}
+    text = simrate(capsys, "annotators", project).out
+    for name, reason in reasons.items():
+        assert f"FLAGGED {name}: {reason}" in text
+
+
+def test_exclusion_without_by_is_not_logged_as_the_excluded_rater(project, capsys):
+    assert simrate(capsys, "annotators", project, "--exclude", "bad").status == 0
+    with Project.open(project) as p:
+        who = p.changes().query("kind == 'exclude'")["who"].tolist()
+    assert who and who[0] != "bad"
 
 
 def test_exclude_and_include_are_logged_and_reversible(project, capsys):
