@@ -21,16 +21,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from app.core.alpha_sums import interval_alpha, level_distances
 from app.core.correlation import correlation_from_sums
 
 LEVELS = ("interval", "ordinal", "nominal", "ratio")
-
-
-def _ratio_distances(real: np.ndarray) -> np.ndarray:
-    total = real[:, None] + real[None, :]
-    diff = real[:, None] - real[None, :]
-    ratio = np.divide(diff, total, out=np.zeros_like(total), where=total != 0)
-    return ratio * ratio
 
 
 class LiveAgreement:
@@ -318,16 +312,9 @@ class LiveAgreement:
         return 1.0 - float((observed * distances).sum()) / expected
 
     def _alpha_interval(self) -> float | None:
-        variance = self._n * self._s2 - self._s1 * self._s1  # n^2 times the variance of x
-        if self._pairable_units == 0 or variance == 0:
+        if self._pairable_units == 0:
             return None
-        common = 1
-        for m, t in self._t.items():
-            if t:
-                common = common * (m - 1) // math.gcd(common, m - 1)
-        observed = sum(t * (common // (m - 1)) for m, t in self._t.items() if t)
-        denominator = common * variance
-        return (denominator - (self._n - 1) * observed) / denominator
+        return interval_alpha(self._n, self._s1, self._s2, self._t)
 
     def _value_order(self) -> np.ndarray:
         """Indices of the values with pairable counts, sorted by value (a canonical order)."""
@@ -347,14 +334,7 @@ class LiveAgreement:
         for m in sorted(self._coinc):
             observed += self._coinc[m][grid] / (m - 1)
         counts = np.asarray(self._nv, dtype=np.float64)[order]
-        if level == "nominal":
-            distances = 1.0 - np.eye(order.size)
-        elif level == "ordinal":
-            mid = np.cumsum(counts) - counts / 2.0
-            distances = (mid[:, None] - mid[None, :]) ** 2
-        else:
-            distances = _ratio_distances(real[order])
-        return observed, distances, counts
+        return observed, level_distances(level, counts, real[order]), counts
 
     # ------------------------------------------------------------------ correlations
     def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:

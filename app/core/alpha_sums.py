@@ -10,7 +10,6 @@ current (the per-scope AlphaSums, and in the same way LiveAgreement) turns them 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from math import gcd
 
 import numpy as np
@@ -26,7 +25,9 @@ def interval_alpha(n: int, s1: int, s2: int, spread: Mapping[int, int]) -> float
         if t:
             common = common * (m - 1) // gcd(common, m - 1)
     observed = sum(t * (common // (m - 1)) for m, t in spread.items() if t)
-    return float(1 - Fraction((n - 1) * observed, common * variance))
+    denominator = common * variance
+    # int / int is correctly rounded in Python: the one rounding of the whole computation
+    return (denominator - (n - 1) * observed) / denominator
 
 
 def level_distances(level: str, counts: np.ndarray, values: np.ndarray) -> np.ndarray:
