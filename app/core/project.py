@@ -38,6 +38,24 @@ RATING_FRAME_COLUMNS = [
 
 
 @dataclass(frozen=True)
+class PlannedRating:
+    """One rating of an incoming ratings table, checked and compared with the project.
+
+    status: `added` (no score yet), `unchanged`, `note` (same score, a note the project
+    lacks or holds otherwise) or `score` (the project holds another score).
+    """
+
+    item_id: str
+    annotator: str
+    code: int
+    note: str
+    line: int
+    old_code: int | None
+    old_note: str
+    status: str
+
+
+@dataclass(frozen=True)
 class Change:
     """One committed change, sent to subscribers after the commit."""
 
@@ -424,30 +442,52 @@ class Project:
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
-        """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same."""
+    def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
+        """Check a reader's ratings table against the project and classify each rating,
+        writing nothing; SimrateError (with file and line) for an unknown item, a score off
+        the scale or a rating given twice."""
+        return self._plan_ratings(self._conn, frame, source)
+
+    def _plan_ratings(self, conn: sqlite3.Connection, frame: pd.DataFrame,
+                      source: str) -> list[PlannedRating]:
         missing = [c for c in RATING_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"ratings table lacks columns {missing}", source or None)
         rows = self._check_ratings(frame, source)
+        held = self._held_ratings(conn, list(dict.fromkeys(r[1] for r in rows)))
+        plan = []
+        for item_id, name, code, note, line in rows:
+            old = held.get((self._ord[item_id], name))
+            old_code, old_note = (old if old is not None else (None, ""))
+            if old is not None and old_code == code and (not note or old_note == note):
+                status = "unchanged"
+            elif old_code is None:
+                status = "added"
+            else:
+                status = "note" if old_code == code else "score"
+            plan.append(PlannedRating(item_id, name, code, note, line, old_code, old_note or "",
+                                      status))
+        return plan
+
+    def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
+        """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same
+        (`changed`: a new score or note for a rating the project held)."""
         counts = {"added": 0, "changed": 0, "unchanged": 0}
         now = time.time()
         with transaction(self._conn, self.path) as conn:
-            aids = {name: self._annotator_id(conn, name) for name in dict.fromkeys(r[1] for r in rows)}
+            plan = self._plan_ratings(conn, frame, source)  # read inside the write transaction
+            aids = {name: self._annotator_id(conn, name)
+                    for name in dict.fromkeys(p.annotator for p in plan)}
             writes, log = [], []
-            existing = self._existing_ratings(conn, list(aids.values()))
-            for item_id, name, code, note, _line in rows:
-                ord_, aid = self._ord[item_id], aids[name]
-                old = existing.get((ord_, aid))
-                if old is not None and old[0] == code and (not note or old[1] == note):
+            for p in plan:
+                if p.status == "unchanged":
                     counts["unchanged"] += 1
                     continue
-                counts["added" if old is None or old[0] is None else "changed"] += 1
-                keep_note = note or (old[1] if old else "")
-                writes.append((ord_, aid, code, keep_note, 0, None, now))
-                log.append((now, source, "rating", item_id, name,
-                            dumps(self._score_of(old[0]) if old else None),
-                            dumps(self._score_of(code))))
+                counts["added" if p.status == "added" else "changed"] += 1
+                writes.append((self._ord[p.item_id], aids[p.annotator], p.code,
+                               p.note or p.old_note, 0, None, now))
+                log.append((now, source, "rating", p.item_id, p.annotator,
+                            dumps(self._score_of(p.old_code)), dumps(self._score_of(p.code))))
             conn.executemany("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)", writes)
             conn.executemany(
                 "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
@@ -459,11 +499,14 @@ class Project:
         return counts
 
     @staticmethod
-    def _existing_ratings(conn: sqlite3.Connection, aids: list[int]) -> dict:
-        marks = ",".join("?" * len(aids))
-        return {(o, a): (c, n) for o, a, c, n in conn.execute(
-            f"SELECT item_ord, annotator_id, code, note FROM ratings "
-            f"WHERE annotator_id IN ({marks})", aids)}
+    def _held_ratings(conn: sqlite3.Connection, names: list[str]) -> dict:
+        """{(item ord, annotator name): (code, note)} of these annotators' ratings."""
+        if not names:
+            return {}
+        marks = ",".join("?" * len(names))
+        return {(o, n): (c, note) for o, n, c, note in conn.execute(
+            "SELECT r.item_ord, a.name, r.code, r.note FROM ratings r "
+            f"JOIN annotators a ON a.id = r.annotator_id WHERE a.name IN ({marks})", names)}
 
     def _check_ratings(self, frame: pd.DataFrame, source: str) -> list[tuple]:
         where = source or None
@@ -476,7 +519,7 @@ class Project:
                 code = self.scale.to_code(rec.score)
             except SimrateError as exc:
                 raise SimrateError(exc.message, where, line) from None
-            key = (rec.item_id, rec.annotator)
+            key = (rec.item_id, str(rec.annotator))
             if key in seen:
                 raise SimrateError(
                     f"{rec.annotator!r} rates item {rec.item_id!r} again (first on line "

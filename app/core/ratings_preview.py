@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.scale import fmt
 
@@ -73,36 +72,17 @@ def preview_ratings(project: Project, frame: pd.DataFrame, path: Path) -> Import
     names = list(dict.fromkeys(str(a) for a in frame["annotator"]))
     preview = ImportPreview(path, "ratings", names, [a for a in names if a not in known],
                             excluded=[a for a in names if a in project.excluded_annotators()])
-    existing = project.ratings()
-    existing = existing[existing["annotator"].isin(names)]
-    held = {(i, a): (c, n) for i, a, c, n in zip(existing["item_id"], existing["annotator"],
-                                                existing["code"], existing["note"], strict=True)}
-    seen: dict[tuple[str, str], int] = {}
-    for rec in frame.itertuples(index=False):
-        line = int(rec.line)
-        if not project.has_item(rec.item_id):
-            raise SimrateError(f"no item with id {rec.item_id!r} in the project", path, line)
-        try:
-            code = scale.to_code(rec.score)
-        except SimrateError as exc:
-            raise SimrateError(exc.message, path, line) from None
-        key = (rec.item_id, str(rec.annotator))
-        if key in seen:
-            raise SimrateError(f"{key[1]!r} rates item {key[0]!r} again (first on line "
-                               f"{seen[key]})", path, line)
-        seen[key] = line
-        old = held.get(key)
-        old_code = None if old is None or pd.isna(old[0]) else int(old[0])
-        note = rec.note or ""
-        if old is not None and old_code == code and (not note or old[1] == note):
+    for planned in project.plan_ratings(frame, str(path)):
+        if planned.status == "unchanged":
             preview.unchanged += 1
-        elif old_code is None:
+        elif planned.status == "added":
             preview.added += 1
-        elif old_code == code:
+        elif planned.status == "note":
             preview.changed += 1  # the same score with a note the project lacks
         else:
-            preview.conflicts.append(ConflictRow(key[0], key[1], _score_text(scale, old_code),
-                                                 _score_text(scale, code)))
+            preview.conflicts.append(ConflictRow(
+                planned.item_id, planned.annotator, _score_text(scale, planned.old_code),
+                _score_text(scale, planned.code)))
     return preview
 
 

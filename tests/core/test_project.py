@@ -333,3 +333,20 @@ def test_meta_read_and_write_transaction_for_core_modules(tmp_path):
             conn.execute("INSERT INTO meta VALUES ('half', 'done')")
             raise RuntimeError("stop")
         assert p.read("SELECT value FROM meta WHERE key = ?", ("half",)) == []  # rolled back
+
+
+def test_plan_ratings_classifies_without_writing(project):
+    project.rate("x:1", "a", 1)
+    project.rate("x:2", "a", 2, note="kept")
+    frame = make_ratings([("x:1", "a", 1), ("x:2", "a", 2), ("x:3", "a", 3), ("x:1", "b", 4)])
+    frame.loc[1, "note"] = "new note"
+    frame = pd.concat([frame, make_ratings([("x:2", "b", 0.5)])], ignore_index=True)
+    frame.loc[4, "line"] = 6
+    project.rate("x:2", "b", 1.5)
+    before = len(project.changes())
+    statuses = {(p.item_id, p.annotator): p.status for p in project.plan_ratings(frame, "r")}
+    assert statuses == {("x:1", "a"): "unchanged", ("x:2", "a"): "note", ("x:3", "a"): "added",
+                        ("x:1", "b"): "added", ("x:2", "b"): "score"}
+    assert len(project.changes()) == before and project.rating("x:3", "a") is None
+    assert project.import_ratings(frame, "r") == {"added": 2, "changed": 2, "unchanged": 1}
+    assert project.rating("x:2", "b") == 0.5
