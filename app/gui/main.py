@@ -55,11 +55,40 @@ def platform_problem(environ=os.environ, platform: str = sys.platform) -> str | 
                 "desktop, or under Xvfb (xvfb-run simrate ...)")
     missing = missing_libraries()
     if not missing:
-        return None
+        return display_problem(environ["DISPLAY"])
     names = ", ".join(soname for soname, _ in missing)
     packages = " ".join(package for _, package in missing)
     return (f"the Qt window system plugin (xcb) needs system libraries that are missing: "
             f"{names}. On Debian or Ubuntu: sudo apt-get install {packages}")
+
+
+def display_problem(display: str) -> str | None:
+    """Why the X display cannot be reached, or None when it can (or we cannot tell).
+
+    Qt aborts on an unreachable display with advice about xcb-cursor, which misleads; so we
+    try to connect first, through libxcb, which the plugin loads anyway.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("xcb")
+    if name is None:
+        return None
+    try:
+        xcb = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+    connection = xcb.xcb_connect(display.encode(), None)
+    failed = bool(xcb.xcb_connection_has_error(connection))
+    xcb.xcb_disconnect(connection)
+    if failed:
+        return (f"cannot connect to the X display {display!r} (DISPLAY); is the desktop "
+                "session or Xvfb running?")
+    return None
 
 
 def set_application_names() -> None:
@@ -103,6 +132,8 @@ def launch(project: str | None = None, annotator: str | None = None,
         window.close()
         return 0  # the user declined to say who is rating
     window.show()
+    window.raise_()
+    window.activateWindow()  # keyboard focus even where no window manager hands it out
     return app.exec()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
 from app.gui import main as gui_main
@@ -75,6 +76,16 @@ def test_platform_check_leaves_other_platforms_alone(monkeypatch):
     assert gui_main.platform_problem({}, "darwin") is None
     assert gui_main.platform_problem({}, "win32") is None
     assert "DISPLAY" in gui_main.platform_problem({}, "linux")
+
+
+def test_unreachable_display_is_named_instead_of_letting_qt_abort(monkeypatch):
+    import ctypes.util
+
+    if ctypes.util.find_library("xcb") is None:
+        pytest.skip("libxcb is not installed here")
+    monkeypatch.setattr(gui_main, "missing_libraries", lambda: [])
+    problem = gui_main.platform_problem({"DISPLAY": ":877"}, "linux")  # nothing listens there
+    assert "cannot connect to the X display ':877'" in problem
 
 
 def test_missing_libraries_really_asks_the_loader():
