@@ -181,13 +181,13 @@ def run(argv: Sequence[str]) -> int:
         build_gui_parser().print_help()
         return 0
     args = build_gui_parser().parse_args(argv)
-    from app.gui.main import launch
+    from app.gui.shell.main import launch
 
     project = args.project
     if args.sample:
         if project:
             raise SimrateError("give either a PROJECT or --sample, not both")
-        from app.gui.sample import ensure_sample_project, sample_folder
+        from app.gui.shell.sample import ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
     return launch(project, annotator=args.annotator, organizer=args.organizer)

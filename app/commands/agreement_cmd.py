@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from app.core.agreement import LEVELS
-from app.core.agreement_ci import DEFAULT_CI_METHOD
-from app.core.agreement_report import RatingsMatrix, Report, agreement_report, ratings_matrix
+from app.core.agreement.batch import LEVELS
+from app.core.agreement.intervals import DEFAULT_CI_METHOD
+from app.core.agreement.report import RatingsMatrix, Report, agreement_report, ratings_matrix
 from app.core.errors import SimrateError
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}

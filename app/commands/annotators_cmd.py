@@ -7,7 +7,7 @@ import json
 
 from app.commands import login_name
 from app.core.project import Project
-from app.core.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+from app.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
 HEADER = ("annotator", "rated", "skipped", "mean", "sd", "vs_rest", "check_r", "check_mae",
           "s/item", "")

@@ -7,7 +7,7 @@ import json
 
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.quality import check_scores, mark_checks_from_reference, set_checks
+from app.core.team.quality import check_scores, mark_checks_from_reference, set_checks
 
 #: Check items listed in the text output; --json gives all.
 LISTED = 20

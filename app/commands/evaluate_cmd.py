@@ -14,8 +14,8 @@ from app.core.evaluation import (
     TOTAL_MEASURES,
     DatasetResult,
     EvaluationReport,
-    evaluate_files,
 )
+from app.services.evaluation import evaluate_files
 
 TITLES = {"clss": "CLSS 2014", "sts": "STS 2012", "pit": "PIT 2015"}
 TOTAL_TITLES = {"clss": "ranking score (sum of Pearson over the types given)",

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from app.core.project import Project
-from app.formats.export import export_project
+from app.services.export import export_project
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.core.gold import flagged_list
 from app.core.project import Project
+from app.core.review.gold import flagged_list
 from app.core.scale import fmt, points
 
 

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
                       f"{counts['unchanged']} unchanged")
             else:
-                from app.core.packages import merge_package
+                from app.core.team.packages import merge_package
 
                 report = merge_package(project, path, resolve=args.resolve)
                 print(report.summary())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.packages import make_package
 from app.core.project import Project
+from app.core.team.packages import make_package
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,12 +7,12 @@ import json
 import sys
 
 from app.core.errors import SimrateError
-from app.core.pyramid import Pyramid
-from app.core.pyramid_pairs import derive_tests, pyramid_statistics
-from app.core.pyramid_words import WordRules
+from app.core.pyramid.model import Pyramid
+from app.core.pyramid.pairs import derive_tests, pyramid_statistics
+from app.core.pyramid.words import WordRules
 from app.formats.atomic import check_writable_target
 from app.formats.pyramid import read_pyramid
-from app.formats.pyramid_out import (
+from app.services.pyramid_export import (
     BINARY_COLUMNS,
     RANKING_COLUMNS,
     binary_rows,

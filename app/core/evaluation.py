@@ -3,7 +3,7 @@
 Pure numpy: every measure returns a `Measure`, which is either a number or `None` with the
 reason it is undefined (a constant output, too few items), so nothing here divides by zero,
 warns or crashes. `evaluate` combines per-dataset measures into a report per task;
-`evaluate_files` reads the files first (see app/formats/scores.py for the formats).
+app/services/evaluation.py reads the files first (app/formats/scores.py has the formats).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from app.core.errors import SimrateError
+from app.core.frames import DEBATABLE, TRUE, DatasetInput
 
 TASKS = ("clss", "sts", "pit")
 
@@ -40,7 +40,6 @@ MEASURE_LABELS: dict[str, str] = {
 }
 
 # PIT labels as small integers: debatable gold items are left out of the binary measures.
-TRUE, FALSE, DEBATABLE = 1, 0, -1
 
 
 @dataclass(frozen=True)
@@ -206,20 +205,6 @@ def max_f1(gold_labels: Sequence[int], system_scores: Sequence[float]) -> tuple[
 
 
 @dataclass(frozen=True)
-class DatasetInput:
-    """Aligned gold and system values of one dataset (PIT: with labels)."""
-
-    name: str
-    gold: np.ndarray
-    system: np.ndarray
-    gold_labels: np.ndarray | None = None  # PIT: TRUE, FALSE or DEBATABLE per item
-    system_labels: np.ndarray | None = None  # PIT: TRUE or FALSE per item
-    gold_path: str = ""
-    system_path: str = ""
-    excluded: int = 0  # items of the gold file without a gold score (left out)
-
-
-@dataclass(frozen=True)
 class DatasetResult:
     """The measures of one dataset."""
 
@@ -344,12 +329,3 @@ def evaluate(task: str, inputs: Sequence[DatasetInput]) -> EvaluationReport:
         totals = _sts_totals(inputs, results) if task == "sts" else _clss_totals(results)
     return EvaluationReport(task, results, totals)
 
-
-def evaluate_files(task: str, pairs: Sequence[tuple[str | Path, str | Path]]) -> EvaluationReport:
-    """Read each (gold, system) pair of files and evaluate them together as `task`."""
-    from app.formats.scores import read_pair  # formats depend on core, not the reverse
-
-    inputs: list[DatasetInput] = []
-    for gold_path, system_path in pairs:
-        inputs.extend(read_pair(task, gold_path, system_path))
-    return evaluate(task, inputs)

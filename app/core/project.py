@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.core.adjudication import FlagIndex, threshold_codes
-from app.core.agreement import LiveAgreement
+from app.core.agreement.live import LiveAgreement
 from app.core.errors import SimrateError
-from app.core.gold import compute_gold
+from app.core.frames import ITEM_COLUMNS, RATING_COLUMNS
+from app.core.review.flags import FlagIndex, threshold_codes
+from app.core.review.gold import compute_gold
 from app.core.scale import Scale, load_scale
 from app.core.store import (
     create_store,
@@ -29,7 +30,6 @@ from app.core.store import (
     read_meta,
     transaction,
 )
-from app.formats.base import ITEM_COLUMNS, RATING_COLUMNS
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
 RATING_FRAME_COLUMNS = [
@@ -91,7 +91,7 @@ class Project:
             "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
             "title": title,
             "threshold": "1.0",
-            # Packages name their origin by this id (see app/core/packages.py).
+            # Packages name their origin by this id (see app/core/team/packages.py).
             "project_uuid": str(uuid.uuid4()),
         }
         conn = create_store(path, meta)
@@ -178,7 +178,7 @@ class Project:
         """A write transaction for core modules that keep their own tables in the file.
 
         All of it is committed or none. The Project's in-memory state does not see what is
-        written here, so write only what it does not keep: team tables (app/core/teamdb.py),
+        written here, so write only what it does not keep: team tables (app/core/team/teamdb.py),
         the change log, and meta keys other than scale, title and threshold.
         """
         return transaction(self._conn, self.path)
@@ -564,7 +564,7 @@ class Project:
         return frame
 
     def gold(self, threshold: float | None = None) -> pd.DataFrame:
-        """Gold table in project order (columns: app.core.gold.GOLD_COLUMNS, rating:<name>)."""
+        """Gold table in project order (columns: app.core.review.gold.GOLD_COLUMNS, rating:<name>)."""
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.base import item_frame
+from app.core.frames import item_frame
 from app.formats.sts import read_gold_key
 from app.formats.textio import read_text, with_encoding, without_gc, without_trailing_blank_lines
 

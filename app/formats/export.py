@@ -1,4 +1,4 @@
-"""Gold exports: TSV, CSV, JSONL, STS and PIT key files, and (via xlsx_report) XLSX.
+"""Gold table writers: TSV, CSV, JSONL, STS and PIT key files (XLSX: xlsx_report.py).
 
 Every file is written atomically (app.formats.atomic). Conventions, all documented in the
 README: UTF-8 without a byte-order mark; `\\n` line ends; numbers written in Python's
@@ -15,24 +15,16 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 import numpy as np
 import pandas as pd
 
-from app.core.errors import RuleError, SimrateError
-from app.core.gold import (
-    GOLD_COLUMNS,
-    RATING_PREFIX,
-    annotator_columns,
-    compute_gold,
-    second_look_items,
-    unresolved_counts,
-)
+from app.core.errors import SimrateError
+from app.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
-from app.formats.atomic import atomic_open, check_writable_target
+from app.formats.atomic import check_writable_target
 from app.formats.pit import LABEL_FILE_WORDS, label_of_score
 
 FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
@@ -48,21 +40,6 @@ BOOL_COLUMNS = ("flagged", "adjudicated")
 CHUNK_ROWS = 20_000
 #: progress(rows written, rows in all) after each chunk; raising in it abandons the export.
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class ExportReport:
-    """What an export wrote, for the command line and the GUI to tell the user."""
-
-    path: Path
-    format: str
-    format_from_extension: bool
-    items: int
-    sources: dict[str, int] = field(default_factory=dict)
-    flagged: int = 0
-    unrated: int = 0
-    second_look: int = 0
-    warnings: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- choosing
@@ -100,23 +77,6 @@ def check_pit_scale(scale: Scale) -> None:
     if scale.low != 0 or scale.high != 5:
         raise SimrateError(f"the pit format needs a 0-5 scale, and this project's scale is "
                            f"{scale.describe()}; export tsv, csv, jsonl, xlsx or sts instead")
-
-
-def check_resolved(gold: pd.DataFrame, where: str | Path | None = None) -> dict[str, int]:
-    """Counts of flagged and unrated items; RuleError (exit 3) naming them if there are any."""
-    counts = unresolved_counts(gold)
-    problems = []
-    if counts["flagged"]:
-        problems.append(f"{counts['flagged']} flagged item{'s' * (counts['flagged'] != 1)} "
-                        "not adjudicated")
-    if counts["unrated"]:
-        problems.append(f"{counts['unrated']} item{'s' * (counts['unrated'] != 1)} "
-                        "with no rating")
-    if problems:
-        raise RuleError(f"export refused: {' and '.join(problems)} "
-                        f"(of {len(gold)}); adjudicate or rate them, or give "
-                        "--allow-unresolved", where)
-    return counts
 
 
 # ----------------------------------------------------------------------------- cells
@@ -243,65 +203,3 @@ def write_pit(gold: pd.DataFrame, handle: IO[str], scale: Scale) -> None:
     for value in gold["gold"].to_numpy(dtype="float64"):
         lines.append("" if value != value else f"{pit_label(value)}\t{value / scale.high:.4f}")
     handle.write("".join(line + "\n" for line in lines))
-
-
-# ----------------------------------------------------------------------------- export
-def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
-               progress: Progress | None = None,
-               report_data: Callable[[], dict] | None = None) -> list[str]:
-    """Write a gold table to `out` atomically in one format; returns warnings (XLSX only)."""
-    if fmt == "xlsx":
-        from app.formats.xlsx_report import write_xlsx_report
-
-        extra = report_data() if report_data else {}
-        return write_xlsx_report(gold, out, scale, progress=progress, **extra)
-    with atomic_open(out) as handle:
-        if fmt in ("tsv", "csv"):
-            write_table(gold, handle, "\t" if fmt == "tsv" else ",", progress)
-        elif fmt == "jsonl":
-            write_jsonl(gold, handle, progress)
-        elif fmt == "sts":
-            write_sts(gold, handle)
-        elif fmt == "pit":
-            write_pit(gold, handle, scale)
-        else:
-            raise SimrateError(f"unknown export format {fmt!r}")
-    return []
-
-
-def export_project(project: object, out: str | Path, fmt: str | None = None,
-                   allow_unresolved: bool = False,
-                   progress: Progress | None = None) -> ExportReport:
-    """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed)."""
-    out = check_output(out, project.path)
-    chosen, from_extension = choose_format(out, fmt)
-    if chosen == "pit":
-        check_pit_scale(project.scale)
-    # read each table once: the gold table and the second-look count share them
-    items, ratings = project.gold_inputs()
-    adjudications = project.adjudications()
-    excluded = project.excluded_annotators()
-    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
-                        excluded, project.annotators())
-    del items
-    counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
-    second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
-                                    excluded)
-
-    def report_data() -> dict:
-        from app.core.quality import annotator_frame
-
-        # the report lists skipped ratings and notes too, which gold does not need
-        return {"ratings": project.ratings(), "adjudications": adjudications,
-                "annotators": annotator_frame(project),
-                "excluded": excluded,
-                "title": project.title, "second_look": second_look,
-                "threshold": project.threshold}
-
-    warnings = write_gold(gold, out, chosen, project.scale, progress, report_data)
-    sources = gold["source"].replace("", "none").value_counts()
-    return ExportReport(
-        path=out, format=chosen, format_from_extension=from_extension, items=len(gold),
-        sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
-        unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
-    )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.base import item_frame
+from app.core.frames import item_frame
 from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, text_name_pair
 from app.formats.textio import normalise_name, parse_number, read_text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.base import item_frame
+from app.core.frames import item_frame
 from app.formats.textio import (
     Record,
     fit_fields,

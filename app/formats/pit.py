@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.base import item_frame
+from app.core.frames import item_frame
 from app.formats.textio import read_text, with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")

@@ -18,10 +18,17 @@ from xml.parsers import expat
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.core.pyramid import DEFAULT_SEARCH_WINDOW, Contributor, Part, Pyramid, Scu, build_pyramid
-from app.core.pyramid_pairs import binary_pairs
-from app.core.pyramid_words import WordRules
-from app.formats.base import item_frame
+from app.core.frames import item_frame
+from app.core.pyramid.model import (
+    DEFAULT_SEARCH_WINDOW,
+    Contributor,
+    Part,
+    Pyramid,
+    Scu,
+    build_pyramid,
+)
+from app.core.pyramid.pairs import binary_pairs
+from app.core.pyramid.words import WordRules
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)
@@ -244,7 +251,7 @@ def parse_negatives(value: str | int) -> str | int:
 
 def read_pyramid_items(path: str | Path, negatives: str | int = "all", seed: int = 0,
                        rules: WordRules | None = None) -> pd.DataFrame:
-    """Read a pyramid file and return its binary pairs as an item frame (app/formats/base.py).
+    """Read a pyramid file and return its binary pairs as an item frame (app/core/frames.py).
 
     dataset = the pyramid's topic; meta holds the automatic label (1 paraphrase, 0 not), the
     SCU, text and model-summary ids of both sides; line = the left text's line in the file.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.formats.base import rating_frame
+from app.core.frames import rating_frame
 from app.formats.pairs import HEADER_SCAN_ROWS, ID_NAMES, TEXT_NAME_PAIRS
 from app.formats.textio import (
     Record,

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import SimrateError
-from app.core.evaluation import DEBATABLE, FALSE, TRUE, DatasetInput
+from app.core.frames import DEBATABLE, FALSE, TRUE, DatasetInput
 from app.formats.clss import LEVELS as CLSS_LEVELS
 from app.formats.clss import clss_gold_level
 from app.formats.pit import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
-from app.core.gold import RATING_PREFIX, annotator_columns
+from app.core.frames import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
 from app.formats.atomic import atomic_path
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
@@ -235,10 +235,12 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                       adjudications: pd.DataFrame | None = None, excluded: Sequence[str] = (),
                       title: str = "", second_look: Sequence[str] = (),
                       threshold: float = 1.0,
-                      annotators: pd.DataFrame | None = None) -> list[str]:
-    """Write the report's sheets to `out` atomically; returns warnings for the user."""
-    from app.formats.xlsx_agreement import write_agreement_sheet
+                      annotators: pd.DataFrame | None = None,
+                      agreement_sheet: Callable[[Workbook], None] | None = None) -> list[str]:
+    """Write the report's sheets to `out` atomically; returns warnings for the user.
 
+    `agreement_sheet(book)` adds the agreement sheet after the ratings (the caller computes it).
+    """
     ratings = ratings if ratings is not None else _ratings_from_gold(gold)
     adjudications = adjudications if adjudications is not None else pd.DataFrame(
         columns=["item_id", "score", "note", "by", "at"])
@@ -247,8 +249,8 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     try:
         warnings = write_gold_sheet(book, gold, progress, total)
         warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold), total)
-        write_agreement_sheet(book, gold, scale, title=title, threshold=threshold,
-                              excluded=excluded)
+        if agreement_sheet is not None:
+            agreement_sheet(book)
         warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
         if annotators is not None and len(annotators):
             write_annotators_sheet(book, annotators)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from app.core.project import Project
-from app.core.quality import set_checks
+from app.core.team.quality import set_checks
 from tests.cli.helpers import simrate
 from tests.cli.test_package_cmd import assert_one_line_error
-from tests.core.test_packages import make_items
+from tests.core.team.test_packages import make_items
 
 DESIGN_KEYS = ["annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest",
                "check_pearson", "check_mae", "excluded", "seconds_per_item"]

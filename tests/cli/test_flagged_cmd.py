@@ -7,7 +7,7 @@ import random
 import pytest
 
 from app.commands.flagged_cmd import flagged_items
-from app.core.gold import flagged_list
+from app.core.review.gold import flagged_list
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import make_project
 

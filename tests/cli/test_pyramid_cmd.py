@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from app.core.pyramid_pairs import STATISTICS_KEYS
-from app.formats.pyramid_out import BINARY_COLUMNS, RANKING_COLUMNS
+from app.core.pyramid.pairs import STATISTICS_KEYS
+from app.services.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
 from tests.cli.helpers import simrate
 from tests.formats.pyramid_xml import SpecScu, ducview_xml
 

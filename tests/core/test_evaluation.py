@@ -10,10 +10,6 @@ from scipy import stats
 
 from app.core.errors import SimrateError
 from app.core.evaluation import (
-    DEBATABLE,
-    FALSE,
-    TRUE,
-    DatasetInput,
     Measure,
     average_ranks,
     binary_scores,
@@ -23,6 +19,7 @@ from app.core.evaluation import (
     pearson,
     spearman,
 )
+from app.core.frames import DEBATABLE, FALSE, TRUE, DatasetInput
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from app.core.errors import SimrateError
+from app.core.frames import item_frame, rating_frame
 from app.core.project import Project
 from app.core.store import SCHEMA_VERSION
-from app.formats.base import item_frame, rating_frame
 
 
 def make_items(n: int, prefix: str = "x") -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from app.core.errors import SimrateError
-from app.formats.base import ITEM_COLUMNS
+from app.core.frames import ITEM_COLUMNS
 from app.formats.detect import detect_format, read_items
 
 

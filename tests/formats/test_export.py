@@ -10,7 +10,9 @@ import pytest
 
 from app.core.errors import RuleError, SimrateError
 from app.formats import export as export_module
-from app.formats.export import choose_format, export_project, pit_label
+from app.formats.export import choose_format, pit_label
+from app.services import export as export_service
+from app.services.export import export_project
 from tests.formats.export_fixtures import jsonl_records, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
@@ -204,14 +206,14 @@ def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypat
     export_project(project, out)
     good = out.read_bytes()
     project.adjudicate("t:1", 4.0, by="lead")  # the next export would differ
-    real = getattr(export_module, writer)
+    real = getattr(export_service, writer)
 
     def crash_halfway(gold, handle, *args, **kwargs):
         real(gold.iloc[: len(gold) // 2], handle, *args, **kwargs)
         handle.flush()
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_module, writer, crash_halfway)
+    monkeypatch.setattr(export_service, writer, crash_halfway)
     with pytest.raises(SimrateError, match="No space left"):
         export_project(project, out)
     assert out.read_bytes() == good
@@ -223,7 +225,7 @@ def test_interrupt_by_keyboard_leaves_no_temp_file(project, tmp_path, monkeypatc
         handle.write("half")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(export_module, "write_table", interrupted)
+    monkeypatch.setattr(export_service, "write_table", interrupted)
     with pytest.raises(KeyboardInterrupt):
         export_project(project, tmp_path / "gold.csv")
     assert not (tmp_path / "gold.csv").exists()

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.core.project import Project
-from app.formats.export import export_project
 from app.formats.jsonl import read_jsonl_pairs
 from app.formats.pairs import read_pairs
+from app.services.export import export_project
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
 

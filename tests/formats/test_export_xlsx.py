@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 
 from app.core.errors import SimrateError
 from app.formats import xlsx_report
-from app.formats.export import export_project
+from app.services.export import export_project
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
@@ -258,7 +258,7 @@ def test_adjudications_sheet_marks_second_looks(tmp_path):
 
 def test_annotators_sheet_matches_the_annotator_report(report, tmp_path):
     from app.core.project import Project
-    from app.core.quality import annotator_report
+    from app.core.team.quality import annotator_report
 
     out, _gold, _ = report
     rows = sheet_rows(out, "annotators")

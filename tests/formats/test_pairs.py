@@ -8,7 +8,7 @@ import pytest
 from openpyxl import Workbook
 
 from app.core.errors import SimrateError
-from app.formats.base import ITEM_COLUMNS
+from app.core.frames import ITEM_COLUMNS
 from app.formats.pairs import read_pairs
 
 

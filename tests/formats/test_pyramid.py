@@ -7,8 +7,8 @@ import math
 import pytest
 
 from app.core.errors import SimrateError
-from app.core.pyramid import EXACT, LOST, RECOVERED
-from app.formats.base import ITEM_COLUMNS
+from app.core.frames import ITEM_COLUMNS
+from app.core.pyramid.model import EXACT, LOST, RECOVERED
 from app.formats.pyramid import parse_negatives, read_pyramid, read_pyramid_items
 from tests.formats.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
 

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from app.core.errors import SimrateError
-from app.core.pyramid import LOST, RECOVERED
+from app.core.pyramid.model import LOST, RECOVERED
 from app.formats.pyramid import read_pyramid
 from tests.conftest import ROOT
 from tests.formats.pyramid_xml import DTD

@@ -6,7 +6,7 @@ import pytest
 from openpyxl import Workbook
 
 from app.core.errors import SimrateError
-from app.formats.base import RATING_COLUMNS
+from app.core.frames import RATING_COLUMNS
 from app.formats.ratings import read_ratings
 
 

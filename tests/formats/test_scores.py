@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.core.errors import SimrateError
-from app.core.evaluation import DEBATABLE, FALSE, TRUE
+from app.core.frames import DEBATABLE, FALSE, TRUE
 from app.formats.scores import (
     dataset_name,
     is_export,
@@ -377,7 +377,7 @@ def test_item_id_lines_against_a_line_aligned_gold_are_explained(tmp_path):
 def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
     import warnings
 
-    from app.core.evaluation import evaluate_files
+    from app.services.evaluation import evaluate_files
 
     gold = write(tmp_path, "gold.tsv", "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\n")
     system = write(tmp_path, "run.txt", "1\n2\n3\n4\n")

@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from app.core.project import Project
-from app.gui.context import ApplicationContext
-from app.gui.main_window import MainWindow
-from app.gui.settings import Settings
+from app.gui.shell.context import ApplicationContext
+from app.gui.shell.main_window import MainWindow
+from app.gui.shell.settings import Settings
 from tests.core.frames import make_items, make_ratings
 
 

@@ -119,7 +119,7 @@ def stage_live(units: int, raters: int, query: str, edits: int = 20_000) -> dict
 
 
 def stage_ci(units: int, method: str, level: str) -> dict:
-    from app.core.agreement_ci import alpha_ci
+    from app.core.agreement.intervals import alpha_ci
 
     data = make_data(units)
     return measured(lambda: alpha_ci(data, level, method, replicates=1000, seed=0), 1)

@@ -38,8 +38,8 @@ WORDS = ("the council bus river market school price storm train museum garden re
 
 def build_project(path: Path, n: int) -> None:
     """A CLSS project of n items, with ratings by 'me' (a quarter) and two others (half)."""
+    from app.core.frames import item_frame, rating_frame
     from app.core.project import Project
-    from app.formats.base import item_frame, rating_frame
 
     ids = [f"set{i % 4}:{i}" for i in range(n)]
     left = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 25)) for i in range(n)]
@@ -74,10 +74,10 @@ def child(path: Path, list_filter: str) -> dict:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtTest import QTest
 
-    from app.gui.context import ApplicationContext
-    from app.gui.main import create_application
-    from app.gui.main_window import MainWindow
-    from app.gui.settings import Settings
+    from app.gui.shell.context import ApplicationContext
+    from app.gui.shell.main import create_application
+    from app.gui.shell.main_window import MainWindow
+    from app.gui.shell.settings import Settings
 
     app = create_application()
     settings_file = Path(tempfile.mkdtemp()) / "settings.ini"

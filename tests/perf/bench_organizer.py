@@ -29,8 +29,8 @@ def stage_build(path: str, n: int) -> dict:
     """A 0-5 project of n items in five datasets; three raters who often disagree."""
     import numpy as np
 
+    from app.core.frames import item_frame, rating_frame
     from app.core.project import Project
-    from app.formats.base import item_frame, rating_frame
 
     start = time.perf_counter()
     items = item_frame({
@@ -72,14 +72,14 @@ def _open_gui(path: str):
     """The organizer's parts on the project, ready: (app, context, queue, watcher, dashboard)."""
     from PySide6.QtCore import QSettings
 
-    from app.core.review_index import AdjudicationRecords
-    from app.gui.adjudication_queue import AdjudicationQueue
-    from app.gui.agreement_watch import AgreementWatcher
-    from app.gui.context import ApplicationContext
-    from app.gui.dashboard import Dashboard
-    from app.gui.item_ratings_panel import ItemRatingsPanel
-    from app.gui.main import create_application
-    from app.gui.settings import Settings
+    from app.core.review.index import AdjudicationRecords
+    from app.gui.organizer.adjudication_queue import AdjudicationQueue
+    from app.gui.organizer.agreement_watch import AgreementWatcher
+    from app.gui.organizer.dashboard import Dashboard
+    from app.gui.rating.item_ratings_panel import ItemRatingsPanel
+    from app.gui.shell.context import ApplicationContext
+    from app.gui.shell.main import create_application
+    from app.gui.shell.settings import Settings
 
     app = create_application()
     settings = Settings(QSettings(str(Path(path).with_suffix(".ini")),
@@ -152,7 +152,7 @@ def stage_gui(path: str, repeats: int) -> dict:
 
 def _batch_table_seconds(project) -> float:
     """Table 4 by dataset recomputed from the ratings (what a non-incremental GUI would do)."""
-    from app.core.agreement_report import alpha_table
+    from app.core.agreement.report import alpha_table
 
     start = time.perf_counter()
     ratings = project.ratings()

@@ -47,8 +47,8 @@ def stage_rate_bulk(project: str, n_raters: int) -> dict:
     """Give every item n_raters ratings through the ratings import path."""
     import numpy as np
 
+    from app.core.frames import rating_frame
     from app.core.project import Project
-    from app.formats.base import rating_frame
 
     with Project.open(project) as p:
         ids = p.item_ids()

@@ -33,7 +33,7 @@ N_PYRAMIDS = 75
 CHILD = """
 import json, resource, sys, time
 from app.formats.pyramid import read_pyramid
-from app.core.pyramid_pairs import derive_tests, pyramid_statistics
+from app.core.pyramid.pairs import derive_tests, pyramid_statistics
 files = [a for a in sys.argv[1:] if a != "--read-only"]
 derive = "--read-only" not in sys.argv
 t0 = time.perf_counter()

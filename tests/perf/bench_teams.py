@@ -23,23 +23,23 @@ sys.path.insert(0, str(ROOT))
 #: step name -> (project file it starts from, code run on `project`)
 STEPS = {
     "assign 3 annotators, 2 per item": ("base", """
-from app.core.assignment import assign_project
+from app.core.team.assignment import assign_project
 assign_project(project, ["a", "b", "c"], 2, seed=1)
 """),
     "package for one annotator": ("base", """
-from app.core.packages import make_package
+from app.core.team.packages import make_package
 make_package(project, folder / f"pkg-{time.time_ns()}.simrate", "a")
 """),
     "merge package (all new ratings)": ("base", """
-from app.core.packages import merge_package
+from app.core.team.packages import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "merge the same package again": ("merged", """
-from app.core.packages import merge_package
+from app.core.team.packages import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "annotator report (3 raters x all items)": ("merged", """
-from app.core.quality import annotator_report
+from app.core.team.quality import annotator_report
 annotator_report(project)
 """),
 }
@@ -67,10 +67,10 @@ print(json.dumps({{"seconds": seconds, "step_mb": step_mb, "peak_mb": peak_mb}})
 
 def build(folder: Path, n_items: int) -> None:
     """base: n items rated by b and c, 1% checks; rated: a's package, rated; merged: both."""
-    from app.core.packages import make_package, merge_package
+    from app.core.frames import item_frame, rating_frame
     from app.core.project import Project
-    from app.core.quality import set_checks
-    from app.formats.base import item_frame, rating_frame
+    from app.core.team.packages import make_package, merge_package
+    from app.core.team.quality import set_checks
 
     ids = [f"d:{i}" for i in range(n_items)]
     rng = np.random.default_rng(0)

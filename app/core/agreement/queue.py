@@ -1,0 +1,54 @@
+"""Each unit's share of a LiveAgreement's observed disagreement (`disagreement_shares`).
+
+An order for reviewing items in scripts; the app's adjudication queue orders by spread.
+
+A unit with values x_1..x_m adds sum over ordered pairs i != j of d(x_i, x_j) / (m - 1) to the
+observed disagreement; its share is that over the total. At the interval level the sums are
+exact integers; at the other levels d comes from the same distance matrix as the live alpha
+(for ordinal it depends on the current value counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from app.core.agreement.sums import LEVELS
+
+UnitFunction = Callable[[dict[Hashable, int]], float]
+
+
+def _interval(live: Any) -> tuple[float, UnitFunction]:
+    x = live._x
+    total = sum(Fraction(2 * t, m - 1) for m, t in live._t.items())
+
+    def interval_do(ratings: dict[Hashable, int]) -> float:
+        """2 (m S2 - S1^2) / (m - 1) of one unit's integer values."""
+        m = len(ratings)
+        s1 = sum(x[i] for i in ratings.values())
+        s2 = sum(x[i] * x[i] for i in ratings.values())
+        return 2 * (m * s2 - s1 * s1) / (m - 1) if m > 1 else 0.0
+    return float(total), interval_do
+
+
+def unit_disagreement_function(live: Any, level: str) -> tuple[float, UnitFunction]:
+    """(total observed disagreement, function of a unit's {rater: value index} -> its part)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if level == "interval":
+        return _interval(live)
+    state = live._matrix_state(level)
+    if state is None:
+        return 0.0, lambda ratings: 0.0
+    observed, distances, _ = state
+    where = {int(idx): pos for pos, idx in enumerate(live._value_order())}
+
+    def matrix_do(ratings: dict[Hashable, int]) -> float:
+        """Sum of the unit's pairwise distances over m - 1."""
+        idx = [where[i] for i in ratings.values()]
+        m = len(idx)
+        return float(distances[np.ix_(idx, idx)].sum()) / (m - 1) if m > 1 else 0.0
+    return float((observed * distances).sum()), matrix_do

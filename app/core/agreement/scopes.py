@@ -1,0 +1,321 @@
+"""Agreement per scope (dataset, genre; all items or unadjudicated ones), kept up to date.
+
+The project's LiveAgreement (`Project.live`) covers every item. The dashboard also needs
+alpha over subsets: the items that needed no adjudication, each dataset, each genre, and
+their crossings, which is the CLSS paper's Table 4 for any project. A LiveAgreement per
+subset would keep a copy of every unit's ratings (about 45 MB each at 200,000 items), so
+subsets keep only alpha's sufficient statistics (`AlphaSums`: a few integers and one
+coincidence matrix per unit size), and the ratings are held once, as a compact items x
+raters array of step codes. One rating change updates the handful of subsets its item
+belongs to in time independent of the number of items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.core.agreement.batch import LEVELS
+from app.core.agreement.sums import interval_alpha, matrix_alpha
+
+ALL, UNADJUDICATED = "all", "unadjudicated"
+SUBSETS = (ALL, UNADJUDICATED)
+GROUPINGS = ("dataset", "genre")
+OVERALL = ""  # the grouping (and group) name of the whole project
+MISSING = -1  # an empty cell of the codes array
+
+
+class AlphaSums:
+    """Sufficient statistics of Krippendorff's alpha over a set of units of step codes.
+
+    Interval alpha comes from exact integer sums; the other levels from integer
+    coincidence counts per unit size m (ordered pairs of values within a unit), divided by
+    m - 1 only when asked. Same results as `app.core.agreement.alpha`.
+    """
+
+    def __init__(self, n_codes: int, low: float, step: float):
+        self.n_codes = n_codes
+        self.low = low
+        self.step = step
+        self.units = 0  # units with at least one value
+        self.pairable = 0  # units with two or more
+        self.n = self.s1 = self.s2 = 0  # over pairable values
+        self.spread: dict[int, int] = {}  # m -> sum over units of (m S2_u - S1_u^2)
+        self.coincidences: dict[int, np.ndarray] = {}
+        self.counts = np.zeros(n_codes, dtype=np.int64)  # pairable values per code
+
+    def _matrix(self, m: int) -> np.ndarray:
+        matrix = self.coincidences.get(m)
+        if matrix is None:
+            matrix = self.coincidences[m] = np.zeros((self.n_codes, self.n_codes), np.int64)
+        return matrix
+
+    def update(self, codes: Sequence[int], sign: int) -> None:
+        """Add (sign 1) or remove (-1) one unit holding these codes."""
+        m = len(codes)
+        if m == 0:
+            return
+        self.units += sign
+        if m < 2:
+            return
+        s1 = sum(codes)
+        s2 = sum(c * c for c in codes)
+        self.pairable += sign
+        self.n += sign * m
+        self.s1 += sign * s1
+        self.s2 += sign * s2
+        self.spread[m] = self.spread.get(m, 0) + sign * (m * s2 - s1 * s1)
+        matrix = self._matrix(m)
+        for i, c in enumerate(codes):
+            self.counts[c] += sign
+            for j, k in enumerate(codes):
+                if i != j:
+                    matrix[c, k] += sign
+
+    def add_rows(self, codes: np.ndarray) -> None:
+        """Add many units at once: rows of an items x raters array, MISSING for no rating."""
+        present = codes != MISSING
+        m = present.sum(axis=1)
+        self.units += int((m > 0).sum())
+        rows = codes[m >= 2].astype(np.int64)
+        present, m = present[m >= 2], m[m >= 2]
+        if not rows.size:
+            return
+        filled = np.where(present, rows, 0)
+        s1_u, s2_u = filled.sum(axis=1), (filled * filled).sum(axis=1)
+        self.pairable += len(rows)
+        self.n += int(m.sum())
+        self.s1 += int(s1_u.sum())
+        self.s2 += int(s2_u.sum())
+        for size in np.unique(m).tolist():
+            chosen = m == size
+            self.spread[size] = self.spread.get(size, 0) + int(
+                (size * s2_u[chosen] - s1_u[chosen] ** 2).sum())
+            matrix = self._matrix(size)
+            part, mask = rows[chosen], present[chosen]
+            for a in range(rows.shape[1]):
+                for b in range(rows.shape[1]):
+                    both = mask[:, a] & mask[:, b] if a != b else None
+                    if both is not None and both.any():
+                        flat = part[both, a] * self.n_codes + part[both, b]
+                        matrix += np.bincount(flat, minlength=self.n_codes ** 2).reshape(
+                            self.n_codes, self.n_codes)
+        self.counts += np.bincount(rows[present], minlength=self.n_codes)
+
+    def alpha(self, level: str = "interval") -> float | None:
+        """Krippendorff's alpha at `level`; None when undefined (no pairs, no variance)."""
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+        if self.pairable == 0:
+            return None
+        if level == "interval":
+            return interval_alpha(self.n, self.s1, self.s2, self.spread)
+        present = np.flatnonzero(self.counts > 0)
+        grid = np.ix_(present, present)
+        observed = sum(matrix[grid] / (m - 1) for m, matrix in self.coincidences.items())
+        return matrix_alpha(level, observed, self.counts[present],
+                            self.low + present * self.step)
+
+
+# ----------------------------------------------------------------------------- snapshots
+@dataclass
+class Snapshot:
+    """Everything the engine needs, read from the project file in one go."""
+
+    item_ids: list[str]
+    group_names: dict[str, list[str]]  # grouping -> names; codes index into them
+    group_codes: dict[str, np.ndarray]  # grouping -> int32 per item
+    raters: list[str]  # counted (not excluded) annotators
+    codes: np.ndarray  # items x raters, int16, MISSING where not rated
+    unadjudicated: np.ndarray  # bool per item: neither flagged nor adjudicated
+    excluded: list[str]
+    n_codes: int
+    low: float
+    step: float
+
+    def copy(self) -> Snapshot:
+        """A copy whose arrays a worker thread may read while the engine changes its own."""
+        return Snapshot(list(self.item_ids), self.group_names,
+                        {k: v.copy() for k, v in self.group_codes.items()}, list(self.raters),
+                        self.codes.copy(), self.unadjudicated.copy(), list(self.excluded),
+                        self.n_codes, self.low, self.step)
+
+
+def read_snapshot(path: str | Path) -> Snapshot:
+    """Read a snapshot through a connection of its own (safe in a worker thread)."""
+    import pandas as pd
+
+    from app.core.project import Project
+
+    with Project.open(path) as project:
+        items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
+        excluded = project.excluded_annotators()
+        raters = [a for a in project.annotators() if a not in excluded]
+        settled = project.flagged_ids() | set(project.adjudications()["item_id"])
+        scale = project.scale
+    item_ids = items["item_id"].tolist()
+    rated = ratings[ratings["annotator"].isin(raters)]
+    codes = np.full((len(item_ids), len(raters)), MISSING, dtype=np.int16)
+    cols = pd.Index(raters).get_indexer(rated["annotator"])
+    steps = (rated["score"].to_numpy(dtype=np.float64) - scale.low) / scale.step
+    codes[rated["row"].to_numpy(dtype=np.int64), cols] = np.rint(steps).astype(np.int16)
+    names, group_codes = {}, {}
+    for grouping in GROUPINGS:
+        labels, uniques = pd.factorize(items[grouping].fillna("").astype(str), sort=True)
+        names[grouping] = [str(u) for u in uniques]
+        group_codes[grouping] = np.asarray(labels, dtype=np.int32)
+    del items, ratings, rated
+    unadjudicated = ~np.asarray(pd.Index(item_ids).isin(list(settled)), dtype=bool)
+    return Snapshot(item_ids, names, group_codes, raters, codes, unadjudicated, excluded,
+                    scale.n_codes, scale.low, scale.step)
+
+
+# ----------------------------------------------------------------------------- the engine
+ScopeKey = tuple[str, str, str]  # (grouping or OVERALL, group name, subset)
+
+
+@dataclass(frozen=True)
+class ScopeRow:
+    """One row of the agreement table: a group's alpha over all and unadjudicated items."""
+
+    grouping: str
+    group: str
+    items: int  # rated items in the group
+    alpha: float | None
+    unadjudicated_items: int
+    alpha_unadjudicated: float | None
+
+
+class ScopedAgreement:
+    """Alpha per scope and each rater's score histogram, updated one item at a time."""
+
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        self.raters = list(snapshot.raters)
+        self._column = {name: i for i, name in enumerate(self.raters)}
+        self.scopes: dict[ScopeKey, AlphaSums] = {}
+        self._build()
+
+    def _new_sums(self) -> AlphaSums:
+        s = self.snapshot
+        return AlphaSums(s.n_codes, s.low, s.step)
+
+    def _build(self) -> None:
+        s = self.snapshot
+        for subset in SUBSETS:
+            rows = s.codes if subset == ALL else s.codes[s.unadjudicated]
+            self.scopes[(OVERALL, OVERALL, subset)] = sums = self._new_sums()
+            sums.add_rows(rows)
+            for grouping in GROUPINGS:
+                labels = s.group_codes[grouping]
+                if subset == UNADJUDICATED:
+                    labels = labels[s.unadjudicated]
+                for code, name in enumerate(s.group_names[grouping]):
+                    self.scopes[(grouping, name, subset)] = sums = self._new_sums()
+                    sums.add_rows(rows[labels == code])
+        self.histograms = np.stack([np.bincount(s.codes[:, i][s.codes[:, i] != MISSING],
+                                                minlength=s.n_codes)
+                                    for i in range(len(self.raters))]) if self.raters else \
+            np.zeros((0, s.n_codes), dtype=np.int64)
+
+    # ------------------------------------------------------------------- updates
+    def _scope_keys(self, row: int, subset: str) -> list[ScopeKey]:
+        s = self.snapshot
+        keys = [(OVERALL, OVERALL, subset)]
+        for grouping in GROUPINGS:
+            keys.append((grouping, s.group_names[grouping][s.group_codes[grouping][row]], subset))
+        return keys
+
+    def _add_rater(self, name: str) -> int:
+        s = self.snapshot
+        column = len(self.raters)
+        self.raters.append(name)
+        s.raters.append(name)
+        self._column[name] = column
+        s.codes = np.hstack([s.codes, np.full((len(s.codes), 1), MISSING, dtype=s.codes.dtype)])
+        self.histograms = np.vstack([self.histograms, np.zeros((1, s.n_codes), np.int64)])
+        return column
+
+    def unit_codes(self, row: int) -> list[int]:
+        """The codes held for one item (counted raters)."""
+        values = self.snapshot.codes[row]
+        return [int(c) for c in values[values != MISSING]]
+
+    def update_item(self, row: int, changes: dict[str, int | None],
+                    unadjudicated: bool) -> None:
+        """Apply rating changes ({rater: code or None}) and the item's unadjudicated state."""
+        s = self.snapshot
+        old_codes, old_unadjudicated = self.unit_codes(row), bool(s.unadjudicated[row])
+        for rater, code in changes.items():
+            column = self._column.get(rater)
+            if column is None:
+                if code is None:
+                    continue
+                column = self._add_rater(rater)
+            old = int(s.codes[row, column])
+            if old != MISSING:
+                self.histograms[column, old] -= 1
+            if code is not None:
+                self.histograms[column, code] += 1
+            s.codes[row, column] = MISSING if code is None else code
+        new_codes = self.unit_codes(row)
+        s.unadjudicated[row] = unadjudicated
+        for key in self._scope_keys(row, ALL):
+            self.scopes[key].update(old_codes, -1)
+            self.scopes[key].update(new_codes, 1)
+        for key in self._scope_keys(row, UNADJUDICATED):
+            if old_unadjudicated:
+                self.scopes[key].update(old_codes, -1)
+            if unadjudicated:
+                self.scopes[key].update(new_codes, 1)
+
+    # ------------------------------------------------------------------- reading
+    def alpha(self, level: str = "interval", grouping: str = OVERALL, group: str = OVERALL,
+              subset: str = ALL) -> float | None:
+        """Alpha of one scope."""
+        return self.scopes[(grouping, group, subset)].alpha(level)
+
+    def table(self, grouping: str, level: str = "interval") -> list[ScopeRow]:
+        """Table 4: one row per group of `grouping`, then the whole project."""
+        names = self.snapshot.group_names[grouping]
+        rows = []
+        for key_grouping, name in [*((grouping, n) for n in names), (OVERALL, OVERALL)]:
+            every = self.scopes[(key_grouping, name, ALL)]
+            settled = self.scopes[(key_grouping, name, UNADJUDICATED)]
+            rows.append(ScopeRow(key_grouping, name, every.units, every.alpha(level),
+                                 settled.units, settled.alpha(level)))
+        return rows
+
+    def groups(self, grouping: str) -> list[str]:
+        """The group names of a grouping, sorted."""
+        return list(self.snapshot.group_names[grouping])
+
+
+# ----------------------------------------------------------------------------- intervals
+def scope_intervals(snapshot: Snapshot, level: str, keys: Sequence[ScopeKey],
+                    replicates: int = 1000, seed: int = 0,
+                    cancelled=lambda: False) -> dict[ScopeKey, tuple[float, float] | None]:
+    """95% unit-bootstrap intervals of alpha for the chosen scopes (for a worker thread)."""
+    from app.core.agreement.intervals import alpha_ci
+
+    values = np.where(snapshot.codes == MISSING, np.nan,
+                      snapshot.low + snapshot.codes * snapshot.step).T  # raters x items
+    out: dict[ScopeKey, tuple[float, float] | None] = {}
+    for key in keys:
+        if cancelled():
+            break
+        grouping, group, subset = key
+        chosen = np.ones(values.shape[1], dtype=bool)
+        if grouping != OVERALL:
+            code = snapshot.group_names[grouping].index(group)
+            chosen &= snapshot.group_codes[grouping] == code
+        if subset == UNADJUDICATED:
+            chosen &= snapshot.unadjudicated
+        try:
+            out[key] = alpha_ci(values[:, chosen], level, replicates=replicates, seed=seed)
+        except ValueError:
+            out[key] = None
+    return out

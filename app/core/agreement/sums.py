@@ -1,0 +1,66 @@
+"""Krippendorff's alpha from sufficient statistics instead of the ratings themselves.
+
+Over the pairable values (units with two or more), alpha needs: their number n, the sums
+S1 = sum x and S2 = sum x^2, per unit size m the spread T_m = sum over units of
+(m S2_u - S1_u^2), and for the levels other than interval the coincidences: per value pair,
+ordered pairs of values within a unit, each divided by m - 1. A store that keeps these sums
+current (the per-scope AlphaSums, and in the same way LiveAgreement) turns them into alpha here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from math import gcd
+
+import numpy as np
+
+LEVELS = ("interval", "ordinal", "nominal", "ratio")
+
+
+def interval_alpha(n: int, s1: int, s2: int, spread: Mapping[int, int]) -> float | None:
+    """Interval alpha from integer sums, exact until the final division; None without variance."""
+    variance = n * s2 - s1 * s1  # n^2 times the variance of the values
+    if n < 2 or variance == 0:
+        return None
+    common = 1  # the least common multiple of the (m - 1), so that one division remains
+    for m, t in spread.items():
+        if t:
+            common = common * (m - 1) // gcd(common, m - 1)
+    observed = sum(t * (common // (m - 1)) for m, t in spread.items() if t)
+    denominator = common * variance
+    # int / int is correctly rounded in Python: the one rounding of the whole computation
+    return (denominator - (n - 1) * observed) / denominator
+
+
+def level_distances(level: str, counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Squared distances between values (sorted ascending) for ordinal, nominal or ratio alpha;
+    `counts` are the pairable values at each."""
+    if level == "nominal":
+        return 1.0 - np.eye(values.size)
+    if level == "ordinal":
+        mid = np.cumsum(counts) - counts / 2.0
+        return (mid[:, None] - mid[None, :]) ** 2
+    if level == "ratio":
+        total = values[:, None] + values[None, :]
+        ratio = np.divide(values[:, None] - values[None, :], total,
+                          out=np.zeros_like(total, dtype=np.float64), where=total != 0)
+        return ratio * ratio
+    raise ValueError(f"no distance matrix for level {level!r}")
+
+
+def matrix_alpha(level: str, observed: np.ndarray, counts: np.ndarray,
+                 values: np.ndarray) -> float | None:
+    """Ordinal, nominal or ratio alpha from the coincidences over the values present.
+
+    `values` are those values sorted ascending, `counts` the pairable values at each and
+    `observed` their coincidence matrix (pairs within units, divided by m - 1). None when
+    undefined (fewer than two values, no expected disagreement).
+    """
+    if values.size < 2:
+        return None
+    distances = level_distances(level, counts, values)
+    counts = np.asarray(counts, dtype=np.float64)
+    expected = float(counts @ distances @ counts) / (counts.sum() - 1)
+    if not expected > 0.0:
+        return None
+    return 1.0 - float((observed * distances).sum()) / expected

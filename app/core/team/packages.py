@@ -1,0 +1,383 @@
+"""Annotator packages: a standalone project for one annotator, and merging it back.
+
+A package is an ordinary `.simrate` project (so the app opens it as is) holding the chosen
+items, the scale with its guidelines and the annotator's own earlier ratings of those items,
+plus meta keys naming its origin: `package_of` (the origin's `project_uuid`),
+`package_annotator`, `package_created`, `package_format`. It carries no one else's ratings,
+no reference scores, no item metadata (which can hold votes or labels) and nothing that marks
+check items, so a check item looks like any other.
+
+Identity: a package belongs to the project whose uuid it names. Ratings come back under the
+package's annotator name; two packages for the same name from the same origin are the same
+person and merge as one annotator. A package from any other project is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from app import __version__
+from app.core.errors import RuleError, SimrateError
+from app.core.project import Project
+from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.team.package_file import PACKAGE_FORMAT, PackageContents, read_package
+from app.core.team.teamdb import project_uuid
+
+#: Conflicts named in a refusal message before "and N more".
+CONFLICTS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What `make_package` wrote."""
+
+    path: Path
+    annotator: str
+    package_id: str
+    items: int
+    checks: int
+    own_ratings: int
+
+
+# ----------------------------------------------------------------- choosing and writing
+def choose_items(project: Project, annotator: str, dataset: str | None = None,
+                 sample: int | None = None, seed: int = 0,
+                 checks: int | None = None) -> tuple[list[str], int]:
+    """(item ids in project order, how many are checks) for one annotator's package.
+
+    The pool is the annotator's items in the stored assignment (all items when there is
+    none), within `dataset` if given; `sample` draws that many of them with `seed`. Check
+    items are then mixed in: all of them (within `dataset`), or `checks` drawn at random.
+    """
+    from app.core.team.assignment import stored_assignment
+    from app.core.team.quality import check_scores
+
+    items = project.items()
+    if dataset is not None:
+        items = items[items["dataset"] == dataset]
+        if items.empty:
+            raise SimrateError(f"no items in dataset {dataset!r}", project.path)
+    ids = items["item_id"].tolist()
+    known = check_scores(project)
+    plan = stored_assignment(project)
+    if plan and annotator not in plan:
+        raise SimrateError(f"{annotator!r} is not in the project's assignment "
+                           f"({', '.join(plan)}); check the name or assign again", project.path)
+    allowed = set(plan[annotator]) if plan else None
+    regular = [i for i in ids if i not in known and (allowed is None or i in allowed)]
+    if sample is not None:
+        if not 1 <= sample <= len(regular):
+            raise SimrateError(f"--sample must be 1 to {len(regular)} (the items available "
+                               f"to {annotator!r}), not {sample}", project.path)
+        regular = random.Random(seed).sample(regular, sample)
+    check_pool = [i for i in ids if i in known]
+    if checks is not None:
+        if checks < 0:
+            raise SimrateError(f"the number of check items cannot be negative ({checks})")
+        check_pool = random.Random(f"checks:{seed}").sample(check_pool,
+                                                            min(checks, len(check_pool)))
+    chosen = set(regular) | set(check_pool)
+    if not chosen:
+        raise SimrateError(f"no items to package for {annotator!r}", project.path)
+    return [i for i in ids if i in chosen], len(check_pool)
+
+
+def _package_frames(project: Project, annotator: str,
+                    item_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(item table for the package, this annotator's own ratings of those items)."""
+    wanted = set(item_ids)
+    items = project.items()
+    items = items[items["item_id"].isin(wanted)]
+    frame = pd.DataFrame({
+        "item_id": items["item_id"], "left": items["left"], "right": items["right"],
+        "dataset": items["dataset"], "genre": items["genre"],
+        # no reference and no meta for any item: either could reveal a known score
+        "reference": float("nan"), "meta": [{} for _ in range(len(items))],
+        "line": items["ord"] + 1,
+    })
+    ratings = project.ratings()
+    own = ratings[(ratings["annotator"] == annotator) & ratings["item_id"].isin(wanted)]
+    return frame, own
+
+
+def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame) -> str:
+    """Write the package meta keys and the annotator's own ratings; returns the package id."""
+    conn, meta = open_store(path)
+    try:
+        rows = {"package_of": origin_id, "package_annotator": annotator,
+                "package_created": str(time.time()), "package_format": str(PACKAGE_FORMAT),
+                "package_app_version": __version__}
+        with transaction(conn, path):
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows.items())
+            if not own.empty:
+                aid = conn.execute("INSERT INTO annotators (name) VALUES (?)",
+                                   (annotator,)).lastrowid
+                ords = dict(conn.execute("SELECT id, ord FROM items"))
+                conn.executemany(
+                    "INSERT INTO ratings VALUES (?,?,?,?,?,?,?)",
+                    [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
+                      int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
+                      float(r.updated_at)) for r in own.itertuples(index=False)])
+        return meta["project_uuid"]  # the package's own id, made by Project.create
+    finally:
+        conn.close()  # the last connection to close folds the WAL into the file
+
+
+def make_package(project: Project, out: str | Path, annotator: str,
+                 dataset: str | None = None, sample: int | None = None, seed: int = 0,
+                 checks: int | None = None, by: str = "") -> PackageInfo:
+    """Write a standalone project at `out` for one annotator (see choose_items); logged.
+
+    The file appears complete or not at all: it is built under a temporary name beside
+    `out` and renamed at the end. An existing `out` is never overwritten.
+    """
+    out = Path(out)
+    annotator = annotator.strip()
+    if not annotator:
+        raise SimrateError("a package needs an annotator name")
+    if out.exists():
+        raise SimrateError("already exists; choose another name", out)
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise SimrateError(f"folder {str(folder)!r} does not exist", out)
+    item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
+    origin_id = project_uuid(project)
+    frame, own = _package_frames(project, annotator, item_ids)
+    partial = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.partial")
+    try:
+        package = Project.create(partial, scale=project.scale, title=project.title)
+        try:
+            package.import_items(frame, source="package")
+        finally:
+            package.close()
+        package_id = _fill_package(partial, annotator, origin_id, own)
+        if out.exists():
+            raise SimrateError("already exists; choose another name", out)
+        os.replace(partial, out)
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(partial) + suffix).unlink(missing_ok=True)
+    with project.write_transaction() as conn:
+        log_change(conn, "package", who=by, annotator=annotator,
+                   new={"package": package_id, "items": len(item_ids), "checks": n_checks,
+                        "path": str(out)})
+    return PackageInfo(out, annotator, package_id, len(item_ids), n_checks, len(own))
+
+
+def package_meta(project: Project) -> dict[str, str] | None:
+    """For a project that is a package: its origin, annotator and creation time; else None."""
+    origin = project.meta("package_of")
+    if origin is None:
+        return None
+    return {"package_of": origin, "package_annotator": project.meta("package_annotator") or "",
+            "package_created": project.meta("package_created") or ""}
+
+
+# ----------------------------------------------------------------- merging
+@dataclass(frozen=True)
+class Conflict:
+    """A package rating that disagrees with what the project holds."""
+
+    item_id: str
+    kind: str  # "rating": the annotator rated it otherwise here; "texts": the texts differ
+    project: str
+    package: str
+
+    def describe(self) -> str:
+        """`item 'a:1': project 3, package 2.5` for messages."""
+        return f"item {self.item_id!r}: {self.kind} differ (project {self.project}, " \
+               f"package {self.package})"
+
+
+@dataclass
+class MergeReport:
+    """What merging one package did (or, from plan_merge, would do)."""
+
+    path: Path
+    annotator: str
+    package_id: str
+    items: int = 0
+    added: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    unrated: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
+    resolve: str | None = None
+    excluded: bool = False
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        text = (f"{self.path}: {self.annotator}: {self.added} ratings added, {self.changed} "
+                f"changed, {self.unchanged} unchanged, {self.unrated} of {self.items} items "
+                "not rated")
+        if self.conflicts:
+            how = "kept as in the project" if self.resolve == "keep" else "taken from the package"
+            text += f"; {len(self.conflicts)} conflicts {how} (--resolve {self.resolve})"
+        if self.excluded:
+            text += f"; note: {self.annotator} is excluded from agreement and gold"
+        return text
+
+    def refusal(self) -> str:
+        """The message refusing a merge with unresolved conflicts."""
+        shown = "; ".join(c.describe() for c in self.conflicts[:CONFLICTS_SHOWN])
+        more = len(self.conflicts) - CONFLICTS_SHOWN
+        return (f"{len(self.conflicts)} conflicts with the project for {self.annotator!r}, "
+                f"nothing merged: {shown}" + (f"; and {more} more" if more > 0 else "")
+                + "; rerun with --resolve keep (project values) or --resolve theirs "
+                "(package values)")
+
+
+def _score_text(project: Project, code: int | None, skipped: int, note: str) -> str:
+    value = "skipped" if skipped else ("none" if code is None else
+                                       f"{project.scale.from_code(code):g}")
+    return f"{value} {note!r}" if note else value
+
+
+def _check_origin(project: Project, conn: sqlite3.Connection, package: PackageContents) -> str:
+    """The package's annotator, once the package is known to belong to this project."""
+    path, meta = package.path, package.meta
+    here = read_meta(conn, "project_uuid")
+    if here is None or meta["package_of"] != here:
+        raise SimrateError(f"package comes from another project (origin {meta['package_of']}, "
+                           f"this project {here or 'has made no packages'})", path)
+    theirs, ours = json.loads(meta["scale"]), project.scale
+    if (theirs.get("low"), theirs.get("high"), theirs.get("step")) != (ours.low, ours.high,
+                                                                      ours.step):
+        raise SimrateError("package scale differs from the project's", path)
+    annotator = meta["package_annotator"]
+    wrong = [r[0] for r in package.ratings if r[2] is not None
+             and not (isinstance(r[2], int) and 0 <= r[2] <= ours.max_code)]
+    if wrong:
+        raise SimrateError(f"package rating of item {wrong[0]!r} is off the scale", path)
+    strangers = sorted({r[1] for r in package.ratings} - {annotator})
+    if strangers:
+        raise SimrateError(f"package for {annotator!r} also holds ratings by "
+                           f"{', '.join(map(repr, strangers))}; only its annotator's ratings "
+                           "can be merged", path)
+    return annotator
+
+
+def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
+          report: MergeReport) -> list[tuple]:
+    """Fill `report` and return the (ord, rating, old, conflict) rows that differ."""
+    origin = {i: (o, left, right) for i, o, left, right in
+              conn.execute("SELECT id, ord, left, right FROM items")}
+    missing = [i for i in package.texts if i not in origin]
+    if missing:
+        raise SimrateError(f"package item {missing[0]!r} is not in this project "
+                           f"({len(missing)} such items)", package.path)
+    row = conn.execute("SELECT id, excluded FROM annotators WHERE name = ?",
+                       (report.annotator,)).fetchone()
+    report.excluded = bool(row and row[1])
+    existing = {} if row is None else {
+        o: (c, n, s) for o, c, n, s in conn.execute(
+            "SELECT item_ord, code, note, skipped FROM ratings WHERE annotator_id = ?", (row[0],))}
+    report.items = len(package.texts)
+    report.unrated = report.items - len(package.ratings)
+    differing = []
+    for rating in package.ratings:
+        item_id, _name, code, note, skipped, _seconds = rating
+        ord_, left, right = origin[item_id]
+        old = existing.get(ord_)
+        same_value = old is not None and (old[0], bool(old[2])) == (code, bool(skipped))
+        if same_value and old[1] == note:
+            report.unchanged += 1  # already merged: nothing to do, whatever else differs
+            continue
+        conflict = None
+        if package.texts[item_id] != (left, right):
+            conflict = Conflict(item_id, "texts", f"{left!r} / {right!r}",
+                                "{!r} / {!r}".format(*package.texts[item_id]))
+        elif old is not None and (not same_value or old[1]):
+            # a different score, or the same score with a different note: both are the
+            # annotator's words in two places, and only the organizer can pick one
+            conflict = Conflict(item_id, "ratings", _score_text(project, *old),
+                                _score_text(project, code, skipped, note))
+        if conflict is not None:
+            report.conflicts.append(conflict)
+        elif old is None:
+            report.added += 1
+        else:
+            report.changed += 1  # the same score, with a note the project lacked
+        differing.append((ord_, rating, old, conflict))
+    return differing
+
+
+def plan_merge(project: Project, path: str | Path) -> MergeReport:
+    """What merging the package would do, conflicts included, without writing anything."""
+    package = read_package(Path(path))
+    conn, _meta = open_store(project.path)  # as merge_package reads, without its transaction
+    try:
+        annotator = _check_origin(project, conn, package)
+        report = MergeReport(Path(path), annotator, package.meta.get("project_uuid", ""))
+        _plan(project, conn, package, report)
+    finally:
+        conn.close()
+    return report
+
+
+def merge_package(project: Project, path: str | Path, resolve: str | None = None,
+                  by: str = "") -> MergeReport:
+    """Merge a returned package's ratings into the project, all or nothing.
+
+    Conflicts (the annotator rated an item otherwise in the project, or the item's texts
+    differ in the package) refuse the merge with a RuleError listing them, unless `resolve`
+    is "keep" (the project's values stay) or "theirs" (the package's values replace them; the
+    old ones stay in the change log). Merging the same package again changes nothing. The
+    write goes through its own connection, like another process would, and `project` then
+    picks it up with refresh(), as any other open Project on the file can.
+    """
+    if resolve not in (None, "keep", "theirs"):
+        raise SimrateError(f"resolve must be 'keep' or 'theirs', not {resolve!r}")
+    path = Path(path)
+    package = read_package(path)
+    conn, _meta = open_store(project.path)
+    try:
+        with transaction(conn, project.path):
+            annotator = _check_origin(project, conn, package)
+            report = MergeReport(path, annotator, package.meta.get("project_uuid", ""),
+                                 resolve=resolve)
+            differing = _plan(project, conn, package, report)
+            if report.conflicts and resolve is None:
+                raise RuleError(report.refusal(), path)
+            _write(conn, project, report, differing, by or f"package {path.name}")
+    finally:
+        conn.close()
+    project.refresh()
+    return report
+
+
+def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
+           differing: list[tuple], who: str) -> None:
+    """Write the differing ratings (conflicts only when resolved as theirs) and log them."""
+    writes = [d for d in differing if d[3] is None or report.resolve == "theirs"]
+    if not writes:
+        return
+    name = report.annotator
+    row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
+        log_change(conn, "annotator", who=who, annotator=name, new=name)
+    else:
+        aid = row[0]
+    now = time.time()
+    score = project.scale.from_code
+    for ord_, (item_id, _n, code, note, skipped, seconds), old, _conflict in writes:
+        conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+                     (ord_, aid, code, note, skipped, seconds, now))
+        log_change(conn, "skip" if skipped else "rating", who=who, item_id=item_id,
+                   annotator=name, old=None if old is None or old[0] is None else score(old[0]),
+                   new=None if code is None else score(code),
+                   note_old=old[1] if old else None, note_new=note)
+    log_change(conn, "merge_package", who=who, annotator=name, new={
+        "package": report.package_id, "added": report.added, "changed": report.changed,
+        "unchanged": report.unchanged, "conflicts": len(report.conflicts),
+        "resolve": report.resolve})

@@ -1,0 +1,199 @@
+"""Rater quality control: check items of known score and the per-annotator report.
+
+STS 2012 mixed items whose score the organizers knew into every batch and dropped raters
+whose Pearson correlation with those known scores fell below 0.5; `annotator_report` gives
+that figure (and the mean absolute error) for every annotator, next to their volume, spread,
+agreement with the others and speed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from app.core.agreement.correlation import pair_correlation, vs_rest_correlation
+from app.core.agreement.report import ratings_matrix
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.store import log_change
+from app.core.team.teamdb import ensure_team_tables, has_table
+
+#: Check-item Pearson below which STS 2012 dropped a rater.
+DEFAULT_CHECK_THRESHOLD = 0.5
+
+#: Columns of the report, in this order (the JSON keys of `simrate annotators --json`).
+REPORT_COLUMNS = (
+    "annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest", "check_pearson",
+    "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason",
+)
+
+
+# ----------------------------------------------------------------- check items
+def check_scores(project: Project) -> dict[str, float]:
+    """Known scores of the check items: {item_id: score}, in project order."""
+    if not has_table(project, "check_items"):
+        return {}
+    rows = project.read("SELECT i.id, c.score FROM check_items c "
+                        "JOIN items i ON i.ord = c.item_ord ORDER BY c.item_ord")
+    return {item_id: float(score) for item_id, score in rows}
+
+
+def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "") -> int:
+    """Make items checks with these known scores (None unmarks); one logged transaction.
+
+    A known score must lie within the scale but need not be on its grid: reference scores
+    such as STS gold (4.4 on a 0.25 grid) are kept exactly. Returns the number of changes.
+    """
+    scale = project.scale
+    for item_id, score in scores.items():
+        project.item_ord(item_id)  # SimrateError for an unknown item
+        if score is not None and not (scale.low - 1e-9 <= float(score) <= scale.high + 1e-9
+                                      and math.isfinite(float(score))):
+            raise SimrateError(f"known score {score} of item {item_id!r} is outside scale "
+                               f"{scale.describe()}", project.path)
+    current = check_scores(project)
+    changed = {i: s for i, s in scores.items()
+               if (None if s is None else float(s)) != current.get(i)}
+    if not changed:
+        return 0
+    now = time.time()
+    with project.write_transaction() as conn:
+        ensure_team_tables(conn)
+        for item_id, score in changed.items():
+            ord_ = project.item_ord(item_id)
+            if score is None:
+                conn.execute("DELETE FROM check_items WHERE item_ord = ?", (ord_,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO check_items VALUES (?, ?, ?, ?)",
+                             (ord_, float(score), by, now))
+            log_change(conn, "check", who=by, item_id=item_id, old=current.get(item_id),
+                       new=None if score is None else float(score))
+    return len(changed)
+
+
+def mark_checks_from_reference(project: Project, item_ids: Sequence[str] | None = None,
+                               dataset: str | None = None, by: str = "") -> int:
+    """Make items checks with their imported reference scores; returns the number marked.
+
+    Named items must have a reference score. Without names, every item of `dataset` (or of
+    the project) that has one is marked.
+    """
+    items = project.items().set_index("item_id")
+    if item_ids is not None:
+        missing = [i for i in item_ids if i not in items.index]
+        if missing:
+            raise SimrateError(f"no item with id {missing[0]!r} in this project", project.path)
+        chosen = items.loc[list(item_ids)]
+        lacking = chosen.index[chosen["reference"].isna()].tolist()
+        if lacking:
+            raise SimrateError(f"item {lacking[0]!r} has no reference score "
+                               f"({len(lacking)} such items)", project.path)
+    else:
+        chosen = items if dataset is None else items[items["dataset"] == dataset]
+        chosen = chosen[chosen["reference"].notna()]
+    if chosen.empty:
+        raise SimrateError("no items with reference scores to mark as checks", project.path)
+    scores = {str(i): float(s) for i, s in chosen["reference"].items()}
+    set_checks(project, scores, by=by)
+    return len(scores)
+
+
+# ----------------------------------------------------------------- the annotator report
+def _number(value: float | None) -> float | None:
+    """A float for JSON: NaN becomes None."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _vs_rest(matrix: np.ndarray, row: int, included: list[int]) -> float | None:
+    """Pearson of one rater against the mean of the other included raters, per item."""
+    others = [r for r in included if r != row]
+    if not others:
+        return None
+    return _number(vs_rest_correlation(matrix[[row] + others], 0)[0])
+
+
+def _check_figures(scores: np.ndarray, known: np.ndarray) -> dict:
+    """Checks rated, Pearson with the known scores, mean absolute error, and whether the
+    rater gave one score to check items whose known scores differ (NaN = not rated/no check)."""
+    both = ~np.isnan(scores) & ~np.isnan(known)
+    given, truth = scores[both], known[both]
+    if not given.size:
+        return {"checks": 0, "check_pearson": None, "check_mae": None, "constant": False}
+    r = pair_correlation(np.vstack([given, truth]), 0, 1)[0]
+    constant = given.size > 1 and given.min() == given.max() and truth.min() < truth.max()
+    return {"checks": int(given.size), "check_pearson": _number(r),
+            "check_mae": float(np.abs(given - truth).mean()), "constant": bool(constant)}
+
+
+def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str | None:
+    """Why a rater looks careless on the check items, or None."""
+    r, mae = figures["check_pearson"], figures["check_mae"]
+    if r is not None and r < threshold:
+        return f"check Pearson {r:.2f} below {threshold:g}"
+    if figures["constant"]:
+        # Pearson is undefined here, yet one score for every check is the plainest sign
+        return "the same score on every check item"
+    if max_mae is not None and mae is not None and mae > max_mae:
+        return f"check MAE {mae:.2f} above {max_mae:g}"
+    return None
+
+
+def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                     max_mae: float | None = None) -> list[dict]:
+    """One dict per annotator (join order) with the keys of REPORT_COLUMNS.
+
+    rated/skipped count this annotator's ratings; mean and sd (sample) are over their scores;
+    pearson_vs_rest correlates them with the mean of the other annotators who are not
+    excluded; check_pearson and check_mae compare them with the known scores of check items;
+    seconds_per_item is the median time recorded per rated item (the median, because an
+    item left open over a break would swamp a mean); checks counts the check items rated.
+    `flagged` is true, with `flag_reason` saying why, when check_pearson is below
+    `threshold`, when the rater gave one score to check items of differing known scores, or
+    when check_mae is above `max_mae` (if given). Undefined figures are None.
+    """
+    ratings = project.ratings()
+    names = project.annotators()
+    excluded = set(project.excluded_annotators())
+    included = [row for row, name in enumerate(names) if name not in excluded]
+    rater = pd.Index(names).get_indexer(ratings["annotator"])
+    skipped = ratings["skipped"].to_numpy(bool)
+    rated = ~skipped & ratings["score"].notna().to_numpy()
+    scored = ratings_matrix(ratings[rated], raters=names)
+    matrix = scored.values  # raters x items, NaN = missing
+    checks = check_scores(project)
+    known = np.array([checks.get(i, np.nan) for i in scored.items], dtype=np.float64)
+    seconds = ratings["seconds"].to_numpy(np.float64)
+    report = []
+    for row, name in enumerate(names):
+        mine = matrix[row][~np.isnan(matrix[row])]
+        figures = _check_figures(matrix[row], known)
+        reason = _flag_reason(figures, threshold, max_mae)
+        timed = seconds[(rater == row) & rated]
+        timed = timed[~np.isnan(timed)]
+        report.append({
+            "annotator": name,
+            "rated": int(mine.size),
+            "skipped": int(skipped[rater == row].sum()),
+            "mean": float(mine.mean()) if mine.size else None,
+            "sd": float(mine.std(ddof=1)) if mine.size > 1 else None,
+            "pearson_vs_rest": _vs_rest(matrix, row, included),
+            "check_pearson": figures["check_pearson"],
+            "check_mae": figures["check_mae"],
+            "excluded": name in excluded,
+            "seconds_per_item": float(np.median(timed)) if timed.size else None,
+            "checks": figures["checks"],
+            "flagged": reason is not None,
+            "flag_reason": reason,
+        })
+    return report
+
+
+def annotator_frame(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                    max_mae: float | None = None) -> pd.DataFrame:
+    """The annotator report as a DataFrame with REPORT_COLUMNS (for XLSX and the GUI)."""
+    rows = annotator_report(project, threshold, max_mae)
+    return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))

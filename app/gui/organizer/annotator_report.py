@@ -1,0 +1,243 @@
+"""AnnotatorReport: one row per annotator (app/core/team/quality.py), with a Counted box to exclude
+a rater from agreement and gold or include them again (`Project.set_excluded`, logged).
+
+The report reads every rating, so it is computed in the background on a connection of its
+own, a moment after the ratings stop changing; ticking a box writes at once and the row
+shows it at once, then the figures follow.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import SimrateError
+from app.core.project import Change, Project
+from app.gui.shell.jobs import JobRunner
+from app.gui.shell.palette import WARNING_COLOUR
+
+_Index = QModelIndex | QPersistentModelIndex
+#: (report key, column title, number format or None for text)
+COLUMNS = (
+    ("excluded", "Counted", None),
+    ("annotator", "Annotator", None),
+    ("rated", "Rated", "{:,}"),
+    ("skipped", "Skipped", "{:,}"),
+    ("mean", "Mean", "{:.2f}"),
+    ("sd", "SD", "{:.2f}"),
+    ("pearson_vs_rest", "r vs rest", "{:.3f}"),
+    ("checks", "Checks", "{:,}"),
+    ("check_pearson", "Check r", "{:.3f}"),
+    ("check_mae", "Check MAE", "{:.2f}"),
+    ("seconds_per_item", "s / item", "{:.1f}"),
+    ("flag_reason", "Warning", None),
+)
+TOOLTIPS = {
+    "excluded": "Untick to leave this rater out of agreement, flags and gold (logged; "
+                "reversible)",
+    "pearson_vs_rest": "Pearson r against the mean of the other counted raters",
+    "checks": "Check items (known scores) this rater rated",
+    "check_pearson": "Pearson r with the known scores of the check items; STS 2012 dropped "
+                     "raters below 0.5",
+    "check_mae": "Mean absolute difference from the known scores of the check items",
+    "seconds_per_item": "Median seconds per rated item",
+}
+REFRESH_DELAY_MS = 2000
+
+
+def compute_report(project_path) -> list[dict]:
+    """The annotator report, on a connection of our own (a worker-thread function)."""
+    from app.core.team.quality import annotator_report
+
+    with Project.open(project_path) as project:
+        return annotator_report(project)
+
+
+class AnnotatorReportModel(QAbstractTableModel):
+    """Rows of the annotator report; the Counted column is checkable and writes through."""
+
+    #: A write was refused: the message.
+    failed = Signal(str)
+
+    def __init__(self, project: Project, by: str = "", parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.by = by
+        self.rows: list[dict] = []
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    def set_rows(self, rows: list[dict]) -> None:
+        """Show a freshly computed report."""
+        self.beginResetModel()
+        self.rows = [dict(r) for r in rows]
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        """One row per annotator."""
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        """The columns of COLUMNS."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        """Column titles and what they mean."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        key, title, _ = COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return TOOLTIPS.get(key)
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        """The Counted column is checkable."""
+        base = super().flags(index)
+        if index.isValid() and index.column() == 0:
+            return base | Qt.ItemFlag.ItemIsUserCheckable
+        return base
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        """Figures as text (en dash when undefined); excluded raters in italics."""
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        key, _title, number = COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.CheckStateRole and key == "excluded":
+            return Qt.CheckState.Unchecked if row["excluded"] else Qt.CheckState.Checked
+        if role == Qt.ItemDataRole.DisplayRole:
+            if key == "excluded":
+                return None
+            value = row.get(key)
+            if value is None:
+                return "" if key == "flag_reason" else "\u2013"
+            return number.format(value) if number else str(value)
+        if role == Qt.ItemDataRole.FontRole and row["excluded"]:
+            return self._italic
+        if role == Qt.ItemDataRole.ForegroundRole and key == "flag_reason" and row["flagged"]:
+            return WARNING_COLOUR
+        if role == Qt.ItemDataRole.TextAlignmentRole and number:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and key == "flag_reason" and row["flagged"]:
+            return f"{row['annotator']} looks careless on the check items: {row['flag_reason']}"
+        return None
+
+    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """Ticking Counted includes the rater; unticking excludes them (written at once)."""
+        if (not index.isValid() or index.column() != 0
+                or role != Qt.ItemDataRole.CheckStateRole):
+            return False
+        row = self.rows[index.row()]
+        excluded = Qt.CheckState(value) != Qt.CheckState.Checked
+        if excluded == row["excluded"]:
+            return False
+        try:
+            self.project.set_excluded(row["annotator"], excluded, by=self.by)
+        except SimrateError as exc:
+            self.failed.emit(str(exc))
+            return False
+        row["excluded"] = excluded
+        self.dataChanged.emit(self.index(index.row(), 0),
+                              self.index(index.row(), len(COLUMNS) - 1),
+                              [Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.FontRole])
+        return True
+
+
+class AnnotatorReport(QWidget):
+    """The report table with its refresh machinery."""
+
+    def __init__(self, project: Project, bridge, by: str = "",
+                 runner: JobRunner | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.runner = runner or JobRunner(parent=self)
+        self.model = AnnotatorReportModel(project, by, self)
+        self.computed_at = 0.0
+        self._job = None
+        self._again = False
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.status_label = QLabel("Computing\u2026")
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(self.status_label, 1)
+        top.addWidget(refresh)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.model.failed.connect(self.status_label.setText)
+        bridge.changed.connect(self._on_change)
+        self.refresh()
+
+    def _on_change(self, change: Change) -> None:
+        if change.kind in ("rating", "skip", "ratings", "reload", "annotator", "items"):
+            self._timer.start(0 if change.kind == "annotator" else REFRESH_DELAY_MS)
+
+    def refresh(self) -> None:
+        """Recompute the report in the background (one job at a time)."""
+        if self._job is not None:
+            self._again = True
+            return
+        self._again = False
+        path = self.project.path
+        self._job = self.runner.start(lambda job: compute_report(path), finished=self._on_report,
+                                      failed=self._on_failed)
+
+    def _on_report(self, rows: list[dict]) -> None:
+        self._job = None
+        self.model.set_rows(rows)
+        self._hide_empty_columns(rows)
+        self.computed_at = time.time()
+        flagged = [r["annotator"] for r in rows if r["flagged"]]
+        stamp = time.strftime("%H:%M:%S", time.localtime(self.computed_at))
+        text = f"{len(rows)} annotator{'s' * (len(rows) != 1)}, as of {stamp}"
+        if flagged:
+            text += f" \u2013 check items flag: {', '.join(flagged)}"
+        self.status_label.setText(text)
+        if self._again:
+            self.refresh()
+
+    def _hide_empty_columns(self, rows: list[dict]) -> None:
+        """Leave out the check-item columns without check items, the time without times."""
+        no_checks = not any(r["checks"] for r in rows)
+        no_times = all(r["seconds_per_item"] is None for r in rows)
+        for column, (key, _title, _fmt) in enumerate(COLUMNS):
+            hidden = (no_checks and key in ("checks", "check_pearson", "check_mae")
+                      or no_times and key == "seconds_per_item")
+            self.table.setColumnHidden(column, hidden)
+
+    def _on_failed(self, exc: SimrateError) -> None:
+        self._job = None
+        self.status_label.setText(f"The report could not be computed: {exc}")

@@ -1,0 +1,382 @@
+"""Dashboard: live agreement for the organizer.
+
+Alpha over all items and over the unadjudicated ones with their 95% intervals, the same by
+dataset or genre (the CLSS paper's Table 4 for this project), pairwise Pearson as a heatmap,
+each rater's score distribution, and the counts of rated, flagged and adjudicated items.
+The figures come from an AgreementWatcher; this module only shows them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.agreement.batch import LEVELS
+from app.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
+from app.gui.organizer.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from app.gui.organizer.distribution_chart import DistributionChart
+from app.gui.organizer.heatmap import CorrelationHeatmap
+
+_Index = QModelIndex | QPersistentModelIndex
+ALPHA = "\u03b1"
+#: Dashboard widths (pixels) from which the sections sit side by side, and from which the
+#: table has room for its interval columns in the one-column layout.
+WIDE, NARROW_TABLE = 1000, 560
+INTERVAL_COLUMNS = (3, 6)
+
+
+def format_alpha(value: float | None) -> str:
+    """`0.907`, or an en dash when alpha is undefined."""
+    return "\u2013" if value is None else f"{value:.3f}"
+
+
+def format_interval(interval: tuple[float, float] | None) -> str:
+    """`0.894\u20130.921`, or '' when there is none (yet)."""
+    return "" if interval is None else f"{interval[0]:.3f}\u2013{interval[1]:.3f}"
+
+
+class AgreementTableModel(QAbstractTableModel):
+    """Table 4: per group, alpha over all items and over unadjudicated ones, with intervals."""
+
+    HEADERS = ("Items", f"{ALPHA} all", "95% CI", "Unadj. items", f"{ALPHA} unadj.",
+               "95% CI")
+
+    def __init__(self, watcher: AgreementWatcher, grouping: str = "dataset", parent=None):
+        super().__init__(parent)
+        self.watcher = watcher
+        self.grouping = grouping
+        self._rows: list[ScopeRow] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self.refresh()
+
+    def set_grouping(self, grouping: str) -> None:
+        """Group rows by `dataset` or `genre`."""
+        if grouping != self.grouping:
+            self.grouping = grouping
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
+            self.refresh(intervals_changed=True)
+
+    def refresh(self, intervals_changed: bool = False) -> None:
+        """Reread the figures; a reset only when the groups themselves changed."""
+        engine = self.watcher.engine
+        rows = engine.table(self.grouping, self.watcher.level) if engine else []
+        if rows == self._rows and not intervals_changed:
+            return
+        if [r.group for r in rows] != [r.group for r in self._rows]:
+            self.beginResetModel()
+            self._rows = rows
+            self.endResetModel()
+        elif rows:
+            self._rows = rows
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, 6),
+                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        """One row per group and one for the whole project."""
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        """Group, then HEADERS."""
+        return 0 if parent.isValid() else 1 + len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        """Column titles."""
+        if role != Qt.ItemDataRole.DisplayRole or orientation != Qt.Orientation.Horizontal:
+            return None
+        titles = (self.grouping.capitalize(), *self.HEADERS)
+        return titles[section] if 0 <= section < len(titles) else None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        """Cells as text; the whole-project row in bold."""
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and row.grouping == OVERALL:
+            return self._bold
+        if role == Qt.ItemDataRole.ToolTipRole and column in (2, 5):
+            return self._tooltip(row, column)
+        return None
+
+    def _tooltip(self, row: ScopeRow, column: int) -> str:
+        if self._display(row, column) == "\u2013":
+            return "Undefined: no item with two or more ratings, or no variation in them"
+        interval = self._display(row, column + 1)
+        return f"95% bootstrap interval {interval}" if interval else "Interval not computed yet"
+
+    def _display(self, row: ScopeRow, column: int) -> str:
+        if column == 0:
+            return "All items" if row.grouping == OVERALL else (row.group or "(none)")
+        key = (row.grouping, row.group)
+        values = (f"{row.items:,}", format_alpha(row.alpha),
+                  format_interval(self.watcher.interval((*key, ALL))),
+                  f"{row.unadjudicated_items:,}", format_alpha(row.alpha_unadjudicated),
+                  format_interval(self.watcher.interval((*key, UNADJUDICATED))))
+        return values[column - 1]
+
+
+def _stat_label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 1.25)
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+class Dashboard(QWidget):
+    """The organizer's agreement panel."""
+
+    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.watcher = watcher
+        self.project = watcher.project
+        self._build()
+        watcher.updated.connect(self.refresh)
+        watcher.intervals_updated.connect(self.refresh_intervals)
+        watcher.building.connect(self._on_building)
+        watcher.failed.connect(self.status_label.setText)
+        self._on_building(watcher.engine is None)
+        self.refresh()
+
+    # ------------------------------------------------------------------ widgets
+    def _build(self) -> None:
+        self.heatmap = CorrelationHeatmap()
+        self.distribution = DistributionChart(self.project.scale)
+        self.distribution.setMinimumHeight(230)
+        self.excluded_label = QLabel()
+        self.excluded_label.setWordWrap(True)
+        self.sections = {
+            "summary": self._summary_section(),
+            "table": self._table_section(),
+            "heatmap": _box(_section_title("Pearson r between raters"), self.heatmap),
+            "distribution": _box(_section_title("Distribution of each rater's scores"),
+                                 self.distribution, self.excluded_label),
+        }
+        content = QWidget()
+        self.grid = QGridLayout(content)
+        self.grid.setContentsMargins(10, 8, 10, 8)
+        self.grid.setHorizontalSpacing(24)
+        self.grid.setVerticalSpacing(14)
+        self.wide: bool | None = None
+        self._arrange(False)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    def _summary_section(self) -> QWidget:
+        """Level choice, the two alphas with their intervals, the counts."""
+        self.level_combo = QComboBox()
+        self.level_combo.addItems(LEVELS)
+        self.level_combo.setToolTip("Level of measurement of every alpha shown")
+        self.level_combo.currentTextChanged.connect(self.watcher.set_level)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setObjectName("dashboardStatus")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Level:"))
+        top.addWidget(self.level_combo)
+        top.addStretch(1)
+        return _box(top, self.status_label, self._headline(), _rule(), self._counts())
+
+    def _headline(self) -> QGridLayout:
+        big = QFont(self.font())
+        big.setPointSizeF(big.pointSizeF() * 2.0)
+        big.setBold(True)
+        self.alpha_label, self.alpha_unadjudicated_label = QLabel(), QLabel()
+        self.alpha_label.setObjectName("alphaAll")
+        self.alpha_unadjudicated_label.setObjectName("alphaUnadjudicated")
+        self.interval_label, self.interval_unadjudicated_label = QLabel(), QLabel()
+        self.alpha_caption, self.unadjudicated_caption = QLabel(), QLabel()
+        headline = QGridLayout()
+        headline.setHorizontalSpacing(18)
+        for column, (value, interval, caption) in enumerate((
+                (self.alpha_label, self.interval_label, self.alpha_caption),
+                (self.alpha_unadjudicated_label, self.interval_unadjudicated_label,
+                 self.unadjudicated_caption))):
+            value.setFont(big)
+            caption.setWordWrap(True)
+            headline.addWidget(caption, 0, column)
+            headline.addWidget(value, 1, column)
+            headline.addWidget(interval, 2, column)
+        return headline
+
+    def _counts(self) -> QGridLayout:
+        self.count_labels: dict[str, QLabel] = {}
+        counts = QGridLayout()
+        counts.setHorizontalSpacing(18)
+        for i, (key, caption) in enumerate((
+                ("rated", "items rated"), ("pairable", "with 2+ ratings"),
+                ("ratings", "ratings"), ("flagged", "flagged"),
+                ("second_look", "second look"), ("adjudicated", "adjudicated"))):
+            value = _stat_label()
+            self.count_labels[key] = value
+            counts.addWidget(value, (i // 3) * 2, i % 3)
+            counts.addWidget(QLabel(caption), (i // 3) * 2 + 1, i % 3)
+        return counts
+
+    def _table_section(self) -> QWidget:
+        """Table 4: alpha per dataset or genre, all items and unadjudicated ones."""
+        self.grouping_combo = QComboBox()
+        self.grouping_combo.addItems(["dataset", "genre"])
+        self.grouping_combo.currentTextChanged.connect(self._on_grouping)
+        self.table_model = AgreementTableModel(self.watcher, "dataset", self)
+        self.table = QTableView()
+        self.table.setModel(self.table_model)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        grouping_row = QHBoxLayout()
+        grouping_row.addWidget(_section_title("Agreement by"))
+        grouping_row.addWidget(self.grouping_combo)
+        grouping_row.addStretch(1)
+        return _box(grouping_row, self.table)
+
+    def _arrange(self, wide: bool) -> None:
+        """One column in a narrow dock; two (summary and table left, charts right) when wide."""
+        if wide != self.wide:
+            self.wide = wide
+            for widget in self.sections.values():
+                self.grid.removeWidget(widget)
+            places = ({"summary": (0, 0), "table": (1, 0), "heatmap": (0, 1),
+                       "distribution": (1, 1)} if wide else
+                      {"summary": (0, 0), "table": (1, 0), "heatmap": (2, 0),
+                       "distribution": (3, 0)})
+            for name, (row, column) in places.items():
+                self.grid.addWidget(self.sections[name], row, column, Qt.AlignmentFlag.AlignTop)
+            for row in range(5):
+                self.grid.setRowStretch(row, 1 if row == (2 if wide else 4) else 0)
+            self.grid.setColumnStretch(0, 1)
+            self.grid.setColumnStretch(1, 1 if wide else 0)
+        # The intervals need room; in a narrow dock they move into the alpha cells' tooltips.
+        narrow = not wide and self.width() < NARROW_TABLE
+        for column in INTERVAL_COLUMNS:
+            self.table.setColumnHidden(column, narrow)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Re-flow the sections for the new width."""
+        super().resizeEvent(event)
+        self._arrange(self.width() >= WIDE)
+
+    # ------------------------------------------------------------------ refreshing
+    def _on_building(self, building: bool) -> None:
+        if building:
+            self.status_label.setText("Computing agreement by dataset and genre\u2026")
+        else:
+            self.status_label.setText("")
+        self.status_label.setVisible(building)
+
+    def _on_grouping(self, grouping: str) -> None:
+        self.table_model.set_grouping(grouping)
+
+    def refresh(self) -> None:
+        """Show the current figures (called after each burst of changes)."""
+        if self.watcher.engine is None:
+            return  # the whole-project engine is built with the rest: wait for both
+        head = self.watcher.headline()
+        level = head.level
+        self.alpha_caption.setText(f"Krippendorff's {ALPHA} ({level}), all "
+                                   f"{head.rated_items:,} rated items")
+        self.unadjudicated_caption.setText(f"{ALPHA} over {head.unadjudicated_items:,} "
+                                           "unadjudicated items")
+        self.alpha_label.setText(format_alpha(head.alpha))
+        self.alpha_unadjudicated_label.setText(format_alpha(head.alpha_unadjudicated))
+        counts = {"rated": f"{head.rated_items:,} / {head.items:,}",
+                  "pairable": f"{head.pairable_items:,}", "ratings": f"{head.ratings:,}",
+                  "flagged": f"{head.flagged:,}", "second_look": f"{head.second_look:,}",
+                  "adjudicated": f"{head.adjudicated:,}"}
+        for key, text in counts.items():
+            self.count_labels[key].setText(text)
+        self.table_model.refresh()
+        live = self.project.live
+        matrix, raters = live.pearson_matrix()
+        rest = live.pearson_vs_rest()
+        self.heatmap.set_data([str(r) for r in raters], matrix.tolist(),
+                              [rest.get(r) for r in raters])
+        engine = self.watcher.engine
+        self.distribution.set_data(engine.raters, engine.histograms)
+        excluded = sorted(engine.snapshot.excluded)
+        self.excluded_label.setText(
+            f"Not counted (excluded): {', '.join(excluded)}" if excluded else "")
+        self.excluded_label.setVisible(bool(excluded))
+        self._show_intervals()
+
+    def refresh_intervals(self) -> None:
+        """Show the latest bootstrap intervals (or say they are coming)."""
+        self._show_intervals()
+        self.table_model.refresh(intervals_changed=True)
+
+    def _show_intervals(self) -> None:
+        for label, key in ((self.interval_label, OVERALL_ALL),
+                           (self.interval_unadjudicated_label, OVERALL_UNADJUDICATED)):
+            interval = self.watcher.interval(key)
+            if interval is not None:
+                label.setText(f"95% interval {format_interval(interval)}")
+            else:
+                label.setText("95% interval: undefined" if self.watcher.has_intervals
+                              else "95% interval: computing\u2026")
+        if self.watcher.intervals_at:
+            stamp = time.strftime("%H:%M:%S", time.localtime(self.watcher.intervals_at))
+            tip = (f"Unit bootstrap, 1,000 resamples; computed at {stamp} and refreshed "
+                   "in the background a moment after the ratings change")
+            self.interval_label.setToolTip(tip)
+            self.interval_unadjudicated_label.setToolTip(tip)
+
+
+def _section_title(text: str) -> QLabel:
+    label = QLabel(text)
+    font = QFont(label.font())
+    font.setBold(True)
+    label.setFont(font)
+    label.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+    return label
+
+
+def _box(*parts) -> QWidget:
+    """A widget stacking layouts and widgets vertically."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        if isinstance(part, QWidget):
+            layout.addWidget(part)
+        else:
+            layout.addLayout(part)
+    return box
+
+
+def _rule() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line

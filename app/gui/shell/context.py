@@ -1,0 +1,100 @@
+"""ApplicationContext: the one object every window and panel receives (git-cola style).
+
+It holds the open project, the bridge that turns the project's callbacks into signals, the
+current annotator's session, the settings, the undo stack and the organizer flag. There
+is no global application object: whoever needs these gets the context passed in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QUndoStack
+
+from app.core.project import Project
+from app.gui.rating.session import AnnotatorSession
+from app.gui.shell.bridge import ProjectBridge
+from app.gui.shell.settings import LAST_ANNOTATOR, Settings
+
+#: Milliseconds after the first item is shown before the item list's details are read.
+DETAILS_DELAY_MS = 30
+
+
+class ApplicationContext(QObject):
+    """Project, bridge, session, settings, undo stack, annotator and organizer flag."""
+
+    #: A project was opened (project, bridge and session are set).
+    project_opened = Signal()
+    #: The project is about to close (still readable while this is emitted).
+    project_closing = Signal()
+    #: The project was closed.
+    project_closed = Signal()
+
+    def __init__(self, settings: Settings, organizer: bool = False,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.settings = settings
+        self.organizer = organizer
+        self.undo_stack = QUndoStack(self)
+        self.thread_pool = QThreadPool.globalInstance()
+        self.project: Project | None = None
+        self.bridge: ProjectBridge | None = None
+        self.session: AnnotatorSession | None = None
+        self.annotator: str | None = None
+
+    @property
+    def blind(self) -> bool:
+        """Annotators see only their own ratings: no other scores, no agreement."""
+        return not self.organizer
+
+    def open_project(self, path: str | Path | Project, annotator: str) -> None:
+        """Open a project (path or an already opened Project) for `annotator`.
+
+        Raises SimrateError when the file is not a readable project; the previous project
+        stays open in that case.
+        """
+        annotator = annotator.strip()
+        project = path if isinstance(path, Project) else Project.open(path)
+        self.close_project()
+        self.project = project
+        self.annotator = annotator
+        self.bridge = ProjectBridge(project, self)
+        # Ids and this annotator's ratings are enough to show the first item; the item
+        # list's datasets, genres and texts follow once that item is on screen.
+        session = AnnotatorSession(project, annotator, self.bridge, self, defer_details=True)
+        self.session = session
+        self.settings.add_recent_project(str(Path(project.path).resolve()))
+        self.settings.set(LAST_ANNOTATOR, annotator)
+        self.project_opened.emit()
+        session.go_first_unrated()
+        QTimer.singleShot(DETAILS_DELAY_MS, lambda: self._load_details(session))
+
+    def _load_details(self, session: AnnotatorSession) -> None:
+        if session is self.session:  # not if the project was closed meanwhile
+            session.load_details()
+
+    def close_project(self) -> None:
+        """Close the open project, if any, and forget its undo history."""
+        if self.project is None:
+            return
+        self.project_closing.emit()
+        self.undo_stack.clear()
+        if self.bridge is not None:
+            self.bridge.detach()
+            self.bridge.deleteLater()
+        if self.session is not None:
+            self.session.deleteLater()
+        self.project.close()
+        self.project = self.bridge = self.session = None
+        self.project_closed.emit()
+
+    def show_item(self, item_id: str) -> None:
+        """Show an item in the rating view (used after undo and redo)."""
+        if self.session is not None:
+            self.session.go_to_id(item_id)
+
+    def refresh(self) -> None:
+        """Pick up changes other processes made to the project file."""
+        if self.project is not None:
+            self.project.refresh()

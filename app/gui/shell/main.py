@@ -1,0 +1,141 @@
+"""Start the GUI: check the platform, create the QApplication, open the window.
+
+On Linux, Qt's xcb platform plugin needs system libraries that minimal installations lack;
+without them Qt aborts with a long message. We look for them first and name the missing
+ones and the packages that provide them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+#: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
+XCB_LIBRARIES = (
+    ("libxcb-cursor.so.0", "libxcb-cursor0"),
+    ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+    ("libxcb-icccm.so.4", "libxcb-icccm4"),
+    ("libxcb-image.so.0", "libxcb-image0"),
+    ("libxcb-keysyms.so.1", "libxcb-keysyms1"),
+    ("libxcb-randr.so.0", "libxcb-randr0"),
+    ("libxcb-render-util.so.0", "libxcb-render-util0"),
+    ("libxcb-shape.so.0", "libxcb-shape0"),
+    ("libxcb-xkb.so.1", "libxcb-xkb1"),
+    ("libEGL.so.1", "libegl1"),
+    ("libGL.so.1", "libgl1"),
+    ("libfontconfig.so.1", "libfontconfig1"),
+    ("libdbus-1.so.3", "libdbus-1-3"),
+)
+
+
+def missing_libraries(libraries=XCB_LIBRARIES) -> list[tuple[str, str]]:
+    """The (soname, package) pairs that the dynamic loader cannot find."""
+    missing = []
+    for soname, package in libraries:
+        try:
+            ctypes.CDLL(soname)
+        except OSError:
+            missing.append((soname, package))
+    return missing
+
+
+def platform_problem(environ=os.environ, platform: str = sys.platform) -> str | None:
+    """Why Qt could not open a window here, or None when it should work."""
+    if not platform.startswith("linux"):
+        return None
+    qpa = environ.get("QT_QPA_PLATFORM", "")
+    wanted = qpa.split(":")[0].split(";")[0]
+    if wanted and wanted != "xcb":
+        return None  # offscreen, wayland, vnc...: not ours to second-guess
+    if not wanted and environ.get("WAYLAND_DISPLAY"):
+        return None  # Qt will use Wayland
+    if not environ.get("DISPLAY"):
+        return ("no display to open a window on (DISPLAY is not set); run simrate on a "
+                "desktop, or under Xvfb (xvfb-run simrate ...)")
+    missing = missing_libraries()
+    if not missing:
+        return display_problem(environ["DISPLAY"])
+    names = ", ".join(soname for soname, _ in missing)
+    packages = " ".join(package for _, package in missing)
+    return (f"the Qt window system plugin (xcb) needs system libraries that are missing: "
+            f"{names}. On Debian or Ubuntu: sudo apt-get install {packages}")
+
+
+def display_problem(display: str) -> str | None:
+    """Why the X display cannot be reached, or None when it can (or we cannot tell).
+
+    Qt aborts on an unreachable display with advice about xcb-cursor, which misleads; so we
+    try to connect first, through libxcb, which the plugin loads anyway.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("xcb")
+    if name is None:
+        return None
+    try:
+        xcb = ctypes.CDLL(name)
+    except OSError:
+        return None
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+    connection = xcb.xcb_connect(display.encode(), None)
+    failed = bool(xcb.xcb_connection_has_error(connection))
+    xcb.xcb_disconnect(connection)
+    if failed:
+        return (f"cannot connect to the X display {display!r} (DISPLAY); is the desktop "
+                "session or Xvfb running?")
+    return None
+
+
+def create_application():
+    """The QApplication, created once, with our names and the Fusion style."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.shell.settings import set_application_names
+
+    set_application_names()
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
+    app.setApplicationDisplayName("simrate")
+    app.setStyle("Fusion")
+    return app
+
+
+def launch(project: str | None = None, annotator: str | None = None,
+           organizer: bool = False, sample: bool = False) -> int:
+    """Open the window (on a project, the sample project, or the start page); returns the
+    exit status."""
+    problem = platform_problem()
+    if problem:
+        print(f"simrate: error: {problem}", file=sys.stderr)
+        return 1
+    if sample and project is None:
+        from app.gui.shell.sample import ensure_sample_project, sample_folder
+
+        project = str(ensure_sample_project(sample_folder()))
+    if project is not None:
+        from app.core.project import Project
+
+        Project.open(project).close()  # a bad path is a one-line error on the terminal
+    app = create_application()
+    window = build_window(organizer)
+    if project is not None and not window.open_project(project, annotator=annotator):
+        window.close()
+        return 0  # the user declined to say who is rating
+    window.show()
+    window.raise_()
+    window.activateWindow()  # keyboard focus even where no window manager hands it out
+    return app.exec()
+
+
+def build_window(organizer: bool = False, settings=None):
+    """A MainWindow with its context; tests pass their own Settings."""
+    from app.gui.shell.context import ApplicationContext
+    from app.gui.shell.main_window import MainWindow
+    from app.gui.shell.settings import Settings
+
+    context = ApplicationContext(settings or Settings(), organizer=organizer)
+    return MainWindow(context)

@@ -1,0 +1,18 @@
+"""Evaluation of files: read gold and system files, then score them (app/core/evaluation.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.core.evaluation import EvaluationReport, evaluate
+from app.core.frames import DatasetInput
+from app.formats.scores import read_pair
+
+
+def evaluate_files(task: str, pairs: Sequence[tuple[str | Path, str | Path]]) -> EvaluationReport:
+    """Read each (gold, system) pair of files and evaluate them together as `task`."""
+    inputs: list[DatasetInput] = []
+    for gold_path, system_path in pairs:
+        inputs.extend(read_pair(task, gold_path, system_path))
+    return evaluate(task, inputs)

@@ -1,0 +1,110 @@
+"""Exporting a project: its gold table (app/core/review/gold.py) written by app/formats."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from app.core.errors import SimrateError
+from app.core.review.gold import check_resolved, compute_gold, second_look_items, unresolved_counts
+from app.core.scale import Scale
+from app.core.team.quality import annotator_frame
+from app.formats.atomic import atomic_open
+from app.formats.export import (
+    Progress,
+    check_output,
+    check_pit_scale,
+    choose_format,
+    write_jsonl,
+    write_pit,
+    write_sts,
+    write_table,
+)
+from app.formats.xlsx_report import write_xlsx_report
+from app.services.xlsx_agreement import write_agreement_sheet
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote, for the command line and the GUI to tell the user."""
+
+    path: Path
+    format: str
+    format_from_extension: bool
+    items: int
+    sources: dict[str, int] = field(default_factory=dict)
+    flagged: int = 0
+    unrated: int = 0
+    second_look: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _write_xlsx(gold: pd.DataFrame, out: str | Path, scale: Scale, progress: Progress | None,
+                extra: dict) -> list[str]:
+    """The XLSX report, with the agreement sheet computed here from the gold table."""
+    def agreement_sheet(book: object) -> None:
+        write_agreement_sheet(book, gold, scale, title=extra.get("title", ""),
+                              threshold=extra.get("threshold", 1.0),
+                              excluded=extra.get("excluded", ()))
+
+    return write_xlsx_report(gold, out, scale, progress=progress, agreement_sheet=agreement_sheet,
+                             **extra)
+
+
+def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
+               progress: Progress | None = None,
+               report_data: Callable[[], dict] | None = None) -> list[str]:
+    """Write a gold table to `out` atomically in one format; returns warnings (XLSX only)."""
+    if fmt == "xlsx":
+        return _write_xlsx(gold, out, scale, progress, report_data() if report_data else {})
+    with atomic_open(out) as handle:
+        if fmt in ("tsv", "csv"):
+            write_table(gold, handle, "\t" if fmt == "tsv" else ",", progress)
+        elif fmt == "jsonl":
+            write_jsonl(gold, handle, progress)
+        elif fmt == "sts":
+            write_sts(gold, handle)
+        elif fmt == "pit":
+            write_pit(gold, handle, scale)
+        else:
+            raise SimrateError(f"unknown export format {fmt!r}")
+    return []
+
+
+def export_project(project: object, out: str | Path, fmt: str | None = None,
+                   allow_unresolved: bool = False,
+                   progress: Progress | None = None) -> ExportReport:
+    """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed)."""
+    out = check_output(out, project.path)
+    chosen, from_extension = choose_format(out, fmt)
+    if chosen == "pit":
+        check_pit_scale(project.scale)
+    # read each table once: the gold table and the second-look count share them
+    items, ratings = project.gold_inputs()
+    adjudications = project.adjudications()
+    excluded = project.excluded_annotators()
+    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
+                        excluded, project.annotators())
+    del items
+    counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
+    second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
+                                    excluded)
+
+    def report_data() -> dict:
+        # the report lists skipped ratings and notes too, which gold does not need
+        return {"ratings": project.ratings(), "adjudications": adjudications,
+                "annotators": annotator_frame(project),
+                "excluded": excluded,
+                "title": project.title, "second_look": second_look,
+                "threshold": project.threshold}
+
+    warnings = write_gold(gold, out, chosen, project.scale, progress, report_data)
+    sources = gold["source"].replace("", "none").value_counts()
+    return ExportReport(
+        path=out, format=chosen, format_from_extension=from_extension, items=len(gold),
+        sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
+        unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
+    )

@@ -1,0 +1,210 @@
+"""LiveAgreement: after any sequence of edits it equals a full recomputation, at every level."""
+
+from __future__ import annotations
+
+import krippendorff
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from app.core.agreement import LiveAgreement, alpha, unit_disagreement
+from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+LEVELS = ("interval", "ordinal", "nominal", "ratio")
+QUARTER_CODES = list(range(21))  # 0-5 in steps of 0.25
+FREE_VALUES = [0.1, 1 / 3, 2.5, -7.0, 1e-3, 123.456, 3.0, 2.0 ** -40]
+
+
+def _answers(live: LiveAgreement) -> tuple:
+    """Everything a LiveAgreement reports, for exact comparison (NaN made comparable)."""
+    matrix, raters = live.pearson_matrix()
+    order = sorted(range(len(raters)), key=lambda i: str(raters[i]))
+    matrix = np.nan_to_num(matrix[np.ix_(order, order)], nan=-9.0)
+    rest = live.pearson_vs_rest()
+    return (tuple(live.alpha(level) for level in LEVELS), matrix.tobytes(),
+            tuple(sorted((str(k), v if v is not None else -9.0) for k, v in rest.items())),
+            live.n_units, live.n_pairable_units, live.n_ratings)
+
+
+def _rebuild(live: LiveAgreement, reverse: bool = True) -> LiveAgreement:
+    """A fresh LiveAgreement given the final ratings only, in another order."""
+    fresh = LiveAgreement(live.low, live.step) if live.codes else LiveAgreement()
+    cells = [(u, r, v) for u in live.units() for r, v in live.unit_ratings(u).items()]
+    for unit, rater, value in (reversed(cells) if reverse else cells):
+        fresh.set_rating(unit, rater, value)
+    return fresh
+
+
+def _check_against_batch(live: LiveAgreement) -> None:
+    data, raters, _units = live.to_matrix()
+    for level in LEVELS:
+        ours, batch = live.alpha(level), alpha(data, level)
+        if batch is None:
+            assert ours is None
+        else:
+            assert ours == pytest.approx(batch, rel=1e-9, abs=1e-12)
+            assert ours == pytest.approx(
+                krippendorff.alpha(data, level_of_measurement=level), rel=1e-9, abs=1e-12)
+    live_r, _ = live.pearson_matrix()
+    np.testing.assert_allclose(live_r, pearson_matrix(data), rtol=1e-9, atol=1e-12)
+    rest = live.pearson_vs_rest()
+    np.testing.assert_allclose([np.nan if rest[r] is None else rest[r] for r in raters],
+                               pearson_vs_rest(data), rtol=1e-9, atol=1e-12)
+
+
+def _random_edits(live: LiveAgreement, rng: np.random.Generator, values: list, steps: int,
+                  units: int = 25, raters: int = 4) -> None:
+    for _ in range(steps):
+        unit, rater = int(rng.integers(units)), f"r{rng.integers(raters)}"
+        value = None if rng.random() < 0.25 else values[int(rng.integers(len(values)))]
+        live.set_rating(unit, rater, value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), steps=st.integers(1, 400))
+def test_code_mode_after_random_edits_equals_recomputation(seed, steps):
+    live = LiveAgreement(low=0.0, step=0.25)
+    _random_edits(live, np.random.default_rng(seed), QUARTER_CODES, steps)
+    assert _answers(live) == _answers(_rebuild(live))
+    _check_against_batch_codes(live)
+
+
+def _check_against_batch_codes(live: LiveAgreement) -> None:
+    data, _, _ = live.to_matrix()  # real values low + code * step
+    assert np.nanmax(data, initial=0) <= 5.0
+    _check_against_batch(live)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), steps=st.integers(1, 300))
+def test_free_mode_with_arbitrary_numbers_equals_recomputation(seed, steps):
+    live = LiveAgreement()
+    _random_edits(live, np.random.default_rng(seed), FREE_VALUES, steps, units=15, raters=3)
+    assert _answers(live) == _answers(_rebuild(live))
+    _check_against_batch(live)
+
+
+def test_free_mode_rescales_when_finer_values_arrive():
+    live = LiveAgreement()
+    for unit, (a, b) in enumerate([(1, 2), (3, 3), (4, 1), (2, 2)]):
+        live.set_rating(unit, "a", a)
+        live.set_rating(unit, "b", b)
+    before = live.alpha()
+    live.set_rating(9, "a", 0.1)  # needs 2**-55 resolution: every stored sum is rescaled
+    live.set_rating(9, "a", None)
+    assert live.alpha() == before
+    live.set_rating(0, "a", 1.5)
+    _check_against_batch(live)
+
+
+def test_ratio_level_uses_real_values_not_codes():
+    live = LiveAgreement(low=1.0, step=0.5)
+    codes = [[0, 2, 4, 6, 1], [1, 2, 5, 6, 0]]
+    for rater, row in enumerate(codes):
+        for unit, code in enumerate(row):
+            live.set_rating(unit, rater, code)
+    real = 1.0 + 0.5 * np.array(codes, float)
+    assert live.alpha("ratio") == pytest.approx(alpha(real, "ratio"), abs=1e-12)
+    assert live.alpha("ratio") != pytest.approx(alpha(np.array(codes, float), "ratio"))
+    assert live.alpha("interval") == pytest.approx(alpha(real, "interval"), abs=1e-12)
+    assert live.unit_ratings(0) == {0: 0, 1: 1}
+
+
+def test_bulk_load_equals_one_call_per_rating():
+    rng = np.random.default_rng(3)
+    units = [f"item{u}" for u in rng.integers(0, 500, 1500)]
+    raters = [f"ann{r}" for r in rng.integers(0, 5, 1500)]
+    codes = rng.integers(0, 17, 1500)
+    seen, keep = set(), []
+    for i, key in enumerate(zip(units, raters, strict=True)):
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    units, raters, codes = ([units[i] for i in keep], [raters[i] for i in keep], codes[keep])
+    loaded, looped = LiveAgreement(0.0, 0.25), LiveAgreement(0.0, 0.25)
+    loaded.load(units, raters, codes)
+    for args in zip(units, raters, codes.tolist(), strict=True):
+        looped.set_rating(*args)
+    assert _answers(loaded) == _answers(looped)
+    assert loaded.raters() == looped.raters()
+    loaded.set_rating(units[0], raters[0], None)  # the loaded state stays editable
+    looped.set_rating(units[0], raters[0], None)
+    assert _answers(loaded) == _answers(looped)
+
+
+def test_bulk_load_with_repeated_ratings_keeps_the_last():
+    live = LiveAgreement(0.0, 1.0)
+    live.load(["u", "u", "v", "v"], ["a", "a", "a", "b"], np.array([1, 3, 2, 2]))
+    assert live.unit_ratings("u") == {"a": 3}
+    assert live.n_ratings == 3
+
+
+def test_counts_access_and_removal():
+    live = LiveAgreement(0.0, 1.0)
+    for unit, rater, code in [("x", "a", 1), ("x", "b", 2), ("y", "a", 3), ("z", "c", 0)]:
+        live.set_rating(unit, rater, code)
+    assert (live.n_units, live.n_pairable_units, live.n_ratings) == (3, 1, 4)
+    assert live.unit_ratings("x") == {"a": 1, "b": 2} and live.unit_ratings("w") == {}
+    live.set_rating("x", "b", None)
+    assert (live.n_units, live.n_pairable_units, live.n_ratings) == (3, 0, 3)
+    live.set_rating("nothing", "nobody", None)  # removing what is not there is harmless
+    live.remove_rater("a")
+    assert live.units() == ["z"] and live.raters() == ["c"]  # raters without ratings drop out
+    assert live.pearson().columns.tolist() == ["c"]
+    live.remove_unit("z")
+    assert (live.n_units, live.n_ratings) == (0, 0)
+    assert all(live.alpha(level) is None for level in LEVELS)
+
+
+def test_undefined_figures_are_none_or_nan_without_warnings():
+    live = LiveAgreement(0.0, 1.0)
+    assert all(live.alpha(level) is None for level in LEVELS)
+    assert live.pearson().empty and live.pearson_vs_rest() == {}
+    for unit in range(3):
+        live.set_rating(unit, "a", 2)
+        live.set_rating(unit, "b", 2)
+    assert all(live.alpha(level) is None for level in LEVELS)  # no variance
+    live.set_rating(10, "c", 1)
+    live.set_rating(11, "c", 3)
+    r = live.pearson()
+    assert np.isnan(r.loc["a", "b"]) and np.isnan(r.loc["a", "c"])  # constant / nothing common
+    assert r.loc["c", "c"] == 1.0
+    assert live.pearson_vs_rest() == {"a": None, "b": None, "c": None}
+
+
+def test_pearson_against_scipy_over_common_units():
+    live = LiveAgreement(0.0, 1.0)
+    a, b = [1, 2, 3, 4, 5, 2], [2, 2, 4, 5, 4, 1]
+    for unit, (x, y) in enumerate(zip(a, b, strict=True)):
+        live.set_rating(unit, "a", x)
+        live.set_rating(unit, "b", y)
+    live.set_rating(99, "a", 5)  # only a rated it: not part of the pair
+    r = live.pearson()
+    assert r.loc["a", "b"] == pytest.approx(stats.pearsonr(a, b)[0], abs=1e-12)
+    matrix, raters = live.pearson_matrix()
+    assert raters == ["a", "b"] and matrix[0, 1] == r.loc["a", "b"]
+
+
+def test_bad_values_are_refused():
+    with pytest.raises(ValueError, match="integer step code"):
+        LiveAgreement(0.0, 0.25).set_rating("u", "a", 2.5)
+    with pytest.raises(ValueError, match="finite"):
+        LiveAgreement().set_rating("u", "a", float("nan"))
+    with pytest.raises(TypeError):
+        LiveAgreement().set_rating("u", "a", True)
+    with pytest.raises(ValueError):
+        LiveAgreement(low=1.0)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_disagreement_shares_match_batch(level):
+    live = LiveAgreement(0.0, 1.0)
+    _random_edits(live, np.random.default_rng(11), list(range(6)), 120, units=20, raters=3)
+    data, _, units = live.to_matrix()
+    shares = live.disagreement_shares(level)
+    assert [shares[u] for u in units] == pytest.approx(unit_disagreement(data, level), abs=1e-12)
+    assert live.unit_disagreement(units[0], level) == pytest.approx(shares[units[0]])

@@ -1,0 +1,170 @@
+"""The dashboard's per-scope agreement engine against the core's batch alpha."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.core.agreement.batch import LEVELS, alpha
+from app.core.agreement.scopes import (
+    ALL,
+    MISSING,
+    OVERALL,
+    UNADJUDICATED,
+    AlphaSums,
+    ScopedAgreement,
+    read_snapshot,
+    scope_intervals,
+)
+from app.core.project import Project
+from app.core.review.index import ReviewIndex
+from tests.core.frames import make_items, make_ratings
+
+
+def batch_alpha(codes: np.ndarray, level: str, low: float = 0.0, step: float = 0.25):
+    """The core's batch alpha of an items x raters code array."""
+    data = np.where(codes == MISSING, np.nan, low + codes * step).T
+    return alpha(data, level)
+
+
+def random_codes(rng, items: int, raters: int, n_codes: int = 17) -> np.ndarray:
+    codes = rng.integers(0, n_codes, size=(items, raters)).astype(np.int16)
+    codes[rng.random((items, raters)) < 0.3] = MISSING
+    return codes
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_alpha_sums_in_bulk_equal_the_batch_alpha(level):
+    rng = np.random.default_rng(3)
+    codes = random_codes(rng, 300, 4)
+    sums = AlphaSums(17, 0.0, 0.25)
+    sums.add_rows(codes)
+    assert sums.alpha(level) == pytest.approx(batch_alpha(codes, level), abs=1e-12)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_alpha_sums_follow_unit_updates(level):
+    rng = np.random.default_rng(5)
+    codes = random_codes(rng, 120, 3)
+    sums = AlphaSums(17, 0.0, 0.25)
+    sums.add_rows(codes)
+    for _ in range(200):  # change one rating at a time, as ratings arrive
+        row, col = int(rng.integers(120)), int(rng.integers(3))
+        old = [int(c) for c in codes[row] if c != MISSING]
+        codes[row, col] = MISSING if rng.random() < 0.2 else int(rng.integers(17))
+        sums.update(old, -1)
+        sums.update([int(c) for c in codes[row] if c != MISSING], 1)
+    assert sums.alpha(level) == pytest.approx(batch_alpha(codes, level), abs=1e-12)
+    present = (codes != MISSING).sum(axis=1)
+    assert sums.units == int((present > 0).sum())
+    assert sums.pairable == int((present >= 2).sum())
+
+
+def test_alpha_sums_undefined_without_pairs_or_variance():
+    sums = AlphaSums(5, 0.0, 1.0)
+    assert sums.alpha() is None
+    sums.update([2], 1)
+    assert sums.alpha() is None
+    sums.update([3, 3], 1)
+    sums.update([3, 3, 3], 1)
+    assert sums.alpha("interval") is None and sums.alpha("nominal") is None
+
+
+@pytest.fixture
+def rated_project(tmp_path):
+    """12 CLSS items in datasets alpha/beta, genres news/forum, three raters, some flags."""
+    path = tmp_path / "org.simrate"
+    rng = np.random.default_rng(11)
+    rows = []
+    for i in range(1, 13):
+        base = int(rng.integers(0, 17))
+        for rater in ("ann", "ben", "cat"):
+            if rater == "cat" and i % 4 == 0:
+                continue
+            code = int(np.clip(base + rng.integers(-5, 6), 0, 16))
+            rows.append((f"d:{i}", rater, code * 0.25))
+    with Project.create(path, scale="clss") as project:
+        project.import_items(make_items(12), source="items.tsv")
+        project.import_ratings(make_ratings(rows), source="r.tsv")
+        flagged = sorted(project.flagged_ids())
+        project.adjudicate(flagged[0], 2.0, note="checked", by="org")
+    return path
+
+
+def scope_codes(project: Project, grouping: str, group: str, subset: str) -> np.ndarray:
+    """Items x raters codes of one scope, computed from scratch through the public API."""
+    ratings = project.ratings()
+    items = project.items()
+    raters = project.annotators()
+    index = ReviewIndex(project)
+    keep = []
+    for rec in items.itertuples():
+        if grouping != OVERALL and getattr(rec, grouping) != group:
+            continue
+        if subset == UNADJUDICATED and not index.status(rec.item_id).unadjudicated:
+            continue
+        keep.append(rec.item_id)
+    codes = np.full((len(keep), len(raters)), MISSING, dtype=np.int16)
+    for rec in ratings.itertuples():
+        if rec.item_id in keep:
+            codes[keep.index(rec.item_id), raters.index(rec.annotator)] = int(rec.code)
+    return codes
+
+
+def test_engine_scopes_match_a_recomputation(rated_project):
+    with Project.open(rated_project) as project:
+        engine = ScopedAgreement(read_snapshot(rated_project))
+        for grouping in ("dataset", "genre"):
+            rows = engine.table(grouping, "interval")
+            assert [r.group for r in rows] == [*engine.groups(grouping), OVERALL]
+            for row in rows:
+                key_grouping = row.grouping
+                every = scope_codes(project, key_grouping, row.group, ALL)
+                settled = scope_codes(project, key_grouping, row.group, UNADJUDICATED)
+                assert row.alpha == pytest.approx(batch_alpha(every, "interval"), abs=1e-12)
+                assert row.alpha_unadjudicated == pytest.approx(
+                    batch_alpha(settled, "interval"), abs=1e-12)
+        assert engine.alpha() == pytest.approx(project.live.alpha(), abs=1e-12)
+
+
+def test_engine_follows_ratings_and_adjudications(rated_project):
+    with Project.open(rated_project) as project:
+        engine = ScopedAgreement(read_snapshot(rated_project))
+        index = ReviewIndex(project)
+        edits = [("d:2", "ann", 4.0), ("d:3", "cat", 0.0), ("d:4", "cat", 1.5),
+                 ("d:2", "ben", None), ("d:7", "dan", 3.0)]
+        for item_id, rater, score in edits:
+            project.rate(item_id, rater, score)
+            code = None if score is None else project.scale.to_code(score)
+            engine.update_item(project.position(item_id), {rater: code},
+                               index.status(item_id).unadjudicated)
+        flagged = sorted(project.flagged_ids())[0]
+        project.adjudicate(flagged, 1.0)
+        engine.update_item(project.position(flagged), {}, False)
+        fresh = ScopedAgreement(read_snapshot(rated_project))
+        for level in LEVELS:
+            for grouping in ("dataset", "genre"):
+                assert engine.table(grouping, level) == fresh.table(grouping, level)
+        assert engine.raters == fresh.raters
+        assert np.array_equal(engine.histograms, fresh.histograms)
+        assert engine.alpha("ordinal") == pytest.approx(project.live.alpha("ordinal"))
+
+
+def test_histograms_count_each_raters_codes(rated_project):
+    with Project.open(rated_project) as project:
+        engine = ScopedAgreement(read_snapshot(rated_project))
+        ratings = project.ratings()
+    for i, rater in enumerate(engine.raters):
+        own = ratings[ratings["annotator"] == rater]["code"].astype(int)
+        expected = np.bincount(own, minlength=17)
+        assert np.array_equal(engine.histograms[i], expected)
+
+
+def test_intervals_contain_the_estimate(rated_project):
+    snapshot = read_snapshot(rated_project)
+    engine = ScopedAgreement(snapshot)
+    keys = [(OVERALL, OVERALL, ALL), ("dataset", "alpha", ALL)]
+    intervals = scope_intervals(snapshot.copy(), "interval", keys, replicates=300)
+    for key in keys:
+        low, high = intervals[key]
+        assert low <= engine.scopes[key].alpha("interval") <= high

@@ -1,0 +1,119 @@
+"""The export dialog: the warning about unresolved items, exporting, cancelling."""
+
+from __future__ import annotations
+
+import threading
+
+import pandas as pd
+import pytest
+
+from app.core.project import Project
+from app.gui.dialogs import export_dialog as module
+from app.gui.dialogs.export_dialog import ExportDialog
+from tests.core.frames import make_items, make_rated_project
+
+
+def open_dialog(qtbot, path, folder) -> ExportDialog:
+    with Project.open(path) as project:
+        scale = project.scale
+    dialog = ExportDialog(path, scale, str(folder))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.unresolved is not None, timeout=10000)
+    return dialog
+
+
+@pytest.fixture
+def unresolved_project(tmp_path):
+    """Rated items (some flagged) plus two items nobody rated."""
+    path = make_rated_project(tmp_path / "x.simrate")
+    extra = make_items(14).iloc[12:]
+    with Project.open(path) as project:
+        project.import_items(extra, source="more.tsv")
+        flagged = len(project.flagged_ids())
+    return path, flagged
+
+
+def test_warning_lists_flagged_and_unrated_items(qtbot, tmp_path, unresolved_project):
+    path, flagged = unresolved_project
+    dialog = open_dialog(qtbot, path, tmp_path)
+    text = dialog.warning_label.text()
+    assert f"{flagged} flagged items not adjudicated" in text
+    assert "2 items with no rating" in text
+    assert dialog.allow_check.isVisible()
+    assert not dialog.export_button.isEnabled()
+    dialog.allow_check.setChecked(True)
+    assert dialog.export_button.isEnabled()
+
+
+def test_export_anyway_writes_the_file_and_says_where(qtbot, tmp_path, unresolved_project):
+    path, _ = unresolved_project
+    dialog = open_dialog(qtbot, path, tmp_path)
+    out = tmp_path / "gold.tsv"
+    dialog.path_edit.setText(str(out))
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=10000)
+    table = pd.read_csv(out, sep="\t")
+    assert len(table) == 14 and table["gold"].isna().sum() == 2
+    assert str(out) in dialog.result_label.text()
+    assert dialog.close_button.isVisible()
+
+
+def test_a_resolved_project_exports_without_a_tick(qtbot, tmp_path):
+    path = make_rated_project(tmp_path / "r.simrate")
+    with Project.open(path) as project:
+        for item_id in project.flagged_ids():
+            project.adjudicate(item_id, 2.0)
+    dialog = open_dialog(qtbot, path, tmp_path)
+    assert "All 12 items have a gold score" in dialog.warning_label.text()
+    assert not dialog.allow_check.isVisible()
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("sts"))
+    assert dialog.path_edit.text().endswith(".txt")
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=10000)
+    lines = (tmp_path / "r.gold.txt").read_text().splitlines()
+    assert len(lines) == 12 and all(len(line.split(".")[1]) == 3 for line in lines)
+
+
+def test_pit_is_offered_only_on_a_zero_to_five_scale(qtbot, tmp_path):
+    dialog = open_dialog(qtbot, make_rated_project(tmp_path / "c.simrate"), tmp_path)
+    item = dialog.format_combo.model().item(dialog.format_combo.findData("pit"))
+    assert not item.isEnabled()
+
+
+def test_cancel_stops_the_export_and_keeps_the_old_file(qtbot, tmp_path, monkeypatch):
+    path = make_rated_project(tmp_path / "k.simrate")
+    out = tmp_path / "gold.tsv"
+    out.write_text("an earlier export\n")
+    started = threading.Event()
+
+    def slow_export(project, target, fmt, allow, progress):
+        started.set()
+        for step in range(1000):
+            threading.Event().wait(0.01)
+            progress(step, 1000)  # raises once cancelled
+        raise AssertionError("not cancelled")
+
+    monkeypatch.setattr(module, "export_project", slow_export)
+    dialog = open_dialog(qtbot, path, tmp_path)
+    dialog.path_edit.setText(str(out))
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    assert started.wait(5)
+    dialog.cancel_button.click()
+    qtbot.waitUntil(lambda: dialog.job is None, timeout=10000)
+    assert "cancelled" in dialog.result_label.text()
+    assert out.read_text() == "an earlier export\n"
+
+
+def test_a_refused_export_is_explained_in_the_dialog(qtbot, tmp_path):
+    path = make_rated_project(tmp_path / "e.simrate")
+    dialog = open_dialog(qtbot, path, tmp_path)
+    dialog.path_edit.setText(str(tmp_path / "no such folder" / "gold.tsv"))
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.job is None and bool(dialog.result_label.text()),
+                    timeout=10000)
+    assert "does not exist" in dialog.result_label.text()
+    assert dialog.report is None

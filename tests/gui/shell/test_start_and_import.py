@@ -1,0 +1,206 @@
+"""The start page, opening projects, the sample, imports with progress and errors."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import app.gui.shell.main_window as main_window_module
+import app.gui.shell.sample as sample_module
+from app.core.project import Project
+from app.gui.dialogs.import_dialog import ImportErrorDialog
+from app.gui.shell.context import ApplicationContext
+from app.gui.shell.main_window import MainWindow
+from app.gui.shell.settings import LAST_ANNOTATOR
+from app.gui.shell.start_page import MissingRole
+from app.services.file_import import ImportRequest
+
+SAMPLE_PAIRS = Path(__file__).resolve().parents[3] / "sample_data" / "pairs.tsv"
+
+
+@pytest.fixture
+def start_window(qtbot, settings, monkeypatch):
+    """A window on the start page; 'who is rating?' answers 'carol'."""
+    asked = []
+
+    def fake_ask(names, last="", parent=None):
+        asked.append((list(names), last))
+        return "carol"
+
+    monkeypatch.setattr(main_window_module, "ask_annotator", fake_ask)
+    context = ApplicationContext(settings)
+    window = MainWindow(context)
+    window.asked = asked
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    context.close_project()
+
+
+def test_start_page_lists_recent_projects(qtbot, settings, project_path, tmp_path):
+    settings.add_recent_project(str(tmp_path / "gone.simrate"))
+    settings.add_recent_project(str(project_path))
+    window = MainWindow(ApplicationContext(settings))
+    qtbot.addWidget(window)
+    page = window.start_page
+    assert window.stack.currentWidget() is page
+    items = [page.recent_list.item(i) for i in range(page.recent_list.count())]
+    assert [i.text() for i in items] == ["p", "gone"]
+    assert [i.data(MissingRole) for i in items] == [False, True]
+    assert not items[1].flags() & items[1].flags().ItemIsEnabled
+    assert window.menus["rating"].isEnabled() is False
+
+
+def test_opening_a_recent_project_asks_who_is_rating_and_remembers(start_window, settings,
+                                                                   project_path):
+    settings.set(LAST_ANNOTATOR, "dave")
+    start_window.start_page.refresh()
+    start_window.start_page.open_path.emit(str(project_path))
+    assert start_window.asked == [(["bob"], "dave")]
+    assert start_window.context.annotator == "carol"
+    assert settings.get(LAST_ANNOTATOR) == "carol"
+    assert start_window.stack.currentWidget() is start_window.rating_panel
+    assert settings.recent_projects()[0] == str(project_path.resolve())
+
+
+def test_open_with_annotator_given_does_not_ask(start_window, project_path):
+    assert start_window.open_project(str(project_path), annotator="erin")
+    assert start_window.asked == []
+    assert start_window.context.session.annotator == "erin"
+
+
+def test_not_a_project_is_refused_with_a_message(start_window, tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr(start_window, "show_error", shown.append)
+    bogus = tmp_path / "notes.simrate"
+    bogus.write_text("hello")
+    assert not start_window.open_project(str(bogus), annotator="x")
+    assert shown and "not a simrate project" in shown[0] and str(bogus) in shown[0]
+    assert start_window.context.project is None
+
+
+@pytest.mark.skipif(not SAMPLE_PAIRS.is_file(), reason="sample_data/pairs.tsv is absent")
+def test_open_the_sample(start_window, tmp_path, monkeypatch):
+    monkeypatch.setattr(sample_module, "sample_folder", lambda: tmp_path / "data")
+    start_window.start_page.sample_button.click()
+    project = start_window.context.project
+    assert project is not None and project.n_items == 20
+    assert project.scale.name == "sts"
+    assert start_window.context.annotator == "carol"
+    # The second time the same file is reused, ratings and all.
+    project.rate(project.item_ids()[0], "carol", 4.0)
+    start_window.close_project()
+    start_window.open_sample()
+    assert start_window.context.project.rating(project.item_ids()[0], "carol") == 4.0
+
+
+def test_import_error_dialog_names_file_line_and_problem(qtbot, start_window, tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("id\tsentence1\tsentence2\na\tone\ttwo\nb\tonly one text\n")
+    target = tmp_path / "new.simrate"
+    controller = start_window.imports
+    with qtbot.waitSignal(controller.failed, timeout=10000):
+        controller.start(ImportRequest(source=bad, project_path=target, new_scale="clss"))
+    dialog = start_window.findChild(ImportErrorDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert (dialog.file, dialog.line) == (str(bad), 3)
+    assert "column" in dialog.problem
+    assert dialog.text().startswith(f"{bad}:3: ")
+    assert not target.exists()  # nothing half-made is left behind
+    dialog.accept()
+
+
+def test_new_project_from_a_file_imports_in_the_background(qtbot, start_window, tmp_path):
+    source = tmp_path / "pairs.tsv"
+    rows = "".join(f"p{i}\tleft {i}\tright {i}\n" for i in range(1, 31))
+    source.write_text("id\tsentence1\tsentence2\n" + rows)
+    target = tmp_path / "fresh.simrate"
+    controller = start_window.imports
+    with qtbot.waitSignal(controller.finished, timeout=10000):
+        controller.start(ImportRequest(source=source, project_path=target, new_scale="sts",
+                                       title="Fresh"))
+    project = start_window.context.project
+    assert project is not None and project.n_items == 30 and project.title == "Fresh"
+    assert start_window.context.session.current_id() == "p1"
+
+
+def test_import_into_the_open_project_updates_the_list(qtbot, start_window, project_path,
+                                                       tmp_path):
+    start_window.open_project(str(project_path), annotator="carol")
+    source = tmp_path / "more.tsv"
+    source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
+    with qtbot.waitSignal(start_window.imports.finished, timeout=10000):
+        start_window.start_import(source)
+    assert start_window.context.session.n == 11
+    assert start_window.item_list.model.rowCount() == 11
+    assert "1 item added" in start_window.statusBar().currentMessage()
+
+
+def test_cancel_before_writing_leaves_the_project_unchanged(qtbot, start_window, project_path,
+                                                            tmp_path, monkeypatch):
+    import app.gui.dialogs.import_dialog as dialog_module
+
+    start_window.open_project(str(project_path), annotator="carol")
+    real_read = dialog_module.read_source
+    reading, go_on = threading.Event(), threading.Event()
+
+    def slow_read(request):
+        reading.set()
+        go_on.wait(10)
+        return real_read(request)
+
+    monkeypatch.setattr(dialog_module, "read_source", slow_read)
+    source = tmp_path / "more.tsv"
+    source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
+    imports = start_window.imports
+    with qtbot.waitSignal(imports.cancelled, timeout=10000):
+        start_window.start_import(source)
+        assert reading.wait(10)
+        imports.progress.reject()  # the user presses Cancel while the file is being read
+        go_on.set()
+    with Project.open(project_path) as other:
+        assert other.n_items == 10
+
+
+@pytest.mark.skipif(not SAMPLE_PAIRS.is_file(), reason="sample_data/pairs.tsv is absent")
+def test_enter_on_a_first_start_opens_the_sample(qtbot, start_window, tmp_path, monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    monkeypatch.setattr(sample_module, "sample_folder", lambda: tmp_path / "data")
+    start_window.activateWindow()
+    button = start_window.start_page.sample_button
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is button)
+    qtbot.keyClick(button, Qt.Key.Key_Return)
+    assert start_window.context.project is not None
+    assert start_window.context.session.current_id() == start_window.context.project.item_ids()[0]
+
+
+def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_window,
+                                                                project_path, tmp_path,
+                                                                monkeypatch):
+    import app.gui.dialogs.import_dialog as dialog_module
+
+    start_window.open_project(str(project_path), annotator="carol")
+    real_write = dialog_module.write_source
+    writing, go_on = threading.Event(), threading.Event()
+
+    def slow_write(*args):
+        writing.set()
+        go_on.wait(10)
+        return real_write(*args)
+
+    monkeypatch.setattr(dialog_module, "write_source", slow_write)
+    source = tmp_path / "more.tsv"
+    source.write_text("id\tsentence1\tsentence2\nm1\tmore left\tmore right\n")
+    imports = start_window.imports
+    with qtbot.waitSignal(imports.finished, timeout=10000):
+        start_window.start_import(source)
+        assert writing.wait(10)
+        imports.progress.reject()  # Cancel pressed while writing: all or nothing means all
+        assert imports.progress.isVisible()  # the dialog stays until the write has ended
+        go_on.set()
+    with Project.open(project_path) as other:
+        assert other.n_items == 11
