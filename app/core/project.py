@@ -1,69 +1,47 @@
-"""Project: the one facade over a `.simrate` file that the command line and the GUI both use."""
+"""Project: the one facade over a `.simrate` file that the command line and the GUI both use.
+
+Every write is one transaction (app/core/store.py). After it commits, the Project updates
+its in-memory state, feeds the agreement model and then tells its subscribers with one typed
+event (app/core/events.py). Nothing in memory changes when a transaction fails.
+"""
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from app.core import tables
 from app.core.agreement.live import LiveAgreement
+from app.core.agreement.model import AgreementModel
 from app.core.errors import SimrateError
-from app.core.frames import ITEM_COLUMNS, RATING_COLUMNS
-from app.core.review.flags import FlagIndex, threshold_codes
+from app.core.events import (
+    AdjudicationChanged,
+    AnnotatorExcluded,
+    Event,
+    ItemsImported,
+    RatingChanged,
+    RatingsImported,
+    RatingState,
+    Reloaded,
+    SettingsChanged,
+    Verdict,
+)
+from app.core.frames import ITEM_COLUMNS
+from app.core.item_index import ItemIndex
+from app.core.ratings_import import PlannedRating, plan_ratings, write_plan
+from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.scale import Scale, load_scale
-from app.core.store import (
-    create_store,
-    dumps,
-    log_change,
-    open_store,
-    read_meta,
-    transaction,
-)
+from app.core.store import create_store, dumps, log_change, open_store, read_meta, transaction
 
-ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
-RATING_FRAME_COLUMNS = [
-    "item_id", "annotator", "code", "score", "note", "skipped", "seconds", "updated_at",
-]
-
-
-@dataclass(frozen=True)
-class PlannedRating:
-    """One rating of an incoming ratings table, checked and compared with the project.
-
-    status: `added` (no score yet), `unchanged`, `note` (same score, a note the project
-    lacks or holds otherwise) or `score` (the project holds another score).
-    """
-
-    item_id: str
-    annotator: str
-    code: int
-    note: str
-    line: int
-    old_code: int | None
-    old_note: str
-    status: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """One committed change, sent to subscribers after the commit."""
-
-    kind: str  # rating, ratings, skip, adjudication, items, annotator, settings, reload
-    item_id: str | None = None
-    annotator: str | None = None
-    old: Any = None
-    new: Any = None
+__all__ = ["PlannedRating", "Project"]
 
 
 class Project:
@@ -75,10 +53,10 @@ class Project:
         self._meta = meta
         self.scale = Scale.from_dict(json.loads(meta["scale"]), path)
         self.title = meta.get("title", "")
-        self._subscribers: list[Callable[[Change], None]] = []
-        self._state: _AgreementState | None = None
+        self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
         self._load_index()
+        self.agreement = AgreementModel(self)
 
     # ----------------------------------------------------------- opening
     @classmethod
@@ -87,15 +65,12 @@ class Project:
         path = Path(path)
         scale_obj = scale if isinstance(scale, Scale) else load_scale(scale)
         meta = {
-            "app": "simrate",
-            "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
-            "title": title,
-            "threshold": "1.0",
+            "app": "simrate", "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
+            "title": title, "threshold": "1.0",
             # Packages name their origin by this id (see app/core/team/packages.py).
             "project_uuid": str(uuid.uuid4()),
         }
-        conn = create_store(path, meta)
-        conn.close()
+        create_store(path, meta).close()
         return cls.open(path)
 
     @classmethod
@@ -119,24 +94,9 @@ class Project:
         self.close()
 
     def _load_index(self) -> None:
-        rows = self._conn.execute("SELECT ord, id FROM items ORDER BY ord").fetchall()
-        self._item_ids: list[str] = [r[1] for r in rows]
-        self._ord: dict[str, int] = {r[1]: r[0] for r in rows}
-        self._id_by_ord: dict[int, str] = {r[0]: r[1] for r in rows}
+        self._index = ItemIndex.read(self._conn, self.path)
         self._annotator_ids: dict[str, int] = dict(
-            self._conn.execute("SELECT name, id FROM annotators")
-        )
-
-    def _ords_are_positions(self) -> bool:
-        """True when ords are 0..n-1, as import makes them (not so if the file was edited by
-        hand): ords rise with position, so the last one being n-1 means every one is."""
-        return not self._item_ids or self._ord[self._item_ids[-1]] == len(self._item_ids) - 1
-
-    def _ids_for_ords(self, ords: np.ndarray) -> np.ndarray:
-        """Item ids for an array of ords."""
-        if self._ords_are_positions():
-            return np.asarray(self._item_ids, dtype=object)[ords]
-        return np.array([self._id_by_ord[o] for o in ords], dtype=object)
+            self._conn.execute("SELECT name, id FROM annotators"))
 
     def _read_data_version(self) -> int:
         # SQLite changes data_version only for commits made by other connections, so our own
@@ -151,19 +111,20 @@ class Project:
         self._data_version = version
         self._meta = dict(self._conn.execute("SELECT key, value FROM meta"))  # the threshold
         self._load_index()
-        self._state = None
-        self._notify(Change("reload"))
+        self._publish(Reloaded())
         return True
 
     # ----------------------------------------------------------- notifications
-    def subscribe(self, callback: Callable[[Change], None]) -> Callable[[], None]:
-        """Call `callback(change)` after each committed change; returns an unsubscribe function."""
+    def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
+        """Call `callback(event)` after each committed change; returns an unsubscribe function."""
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
-    def _notify(self, change: Change) -> None:
+    def _publish(self, event: Event) -> None:
+        """The one way out of a write: the agreement model first, then every subscriber."""
+        self.agreement.apply(event)
         for callback in list(self._subscribers):
-            callback(change)
+            callback(event)
 
     # ----------------------------------------------------------- file access for core modules
     def meta(self, key: str) -> str | None:
@@ -171,16 +132,12 @@ class Project:
         return read_meta(self._conn, key)
 
     def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        """The rows of one query, for core modules that keep their own tables in the file."""
+        """The rows of one query on the team tables (app/core/team/teamdb.py)."""
         return self._conn.execute(sql, params).fetchall()
 
     def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A write transaction for core modules that keep their own tables in the file.
-
-        All of it is committed or none. The Project's in-memory state does not see what is
-        written here, so write only what it does not keep: team tables (app/core/team/teamdb.py),
-        the change log, and meta keys other than scale, title and threshold.
-        """
+        """A write transaction on the team tables, the change log and team meta keys only:
+        the Project's in-memory state does not see what is written here."""
         return transaction(self._conn, self.path)
 
     # ----------------------------------------------------------- settings
@@ -197,22 +154,21 @@ class Project:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
             log_change(conn, "threshold", old=self.threshold, new=points)
         self._meta["threshold"] = str(points)
-        self._state = None
-        self._notify(Change("settings"))
+        self._publish(SettingsChanged(points))
 
     # ----------------------------------------------------------- items
     @property
     def n_items(self) -> int:
         """Number of items."""
-        return len(self._item_ids)
+        return len(self._index)
 
     def item_ids(self) -> list[str]:
         """Item ids in project order."""
-        return list(self._item_ids)
+        return list(self._index.ids)
 
     def has_item(self, item_id: str) -> bool:
         """True if the project has this item."""
-        return item_id in self._ord
+        return item_id in self._index
 
     def item_ord(self, item_id: str) -> int:
         """The item's ord, its key in the file and in `flags`; SimrateError if unknown.
@@ -220,125 +176,103 @@ class Project:
         Ords are 0, 1, 2, ... in import order, so an ord is the item's position unless the
         file was edited by hand; use `position()` for the position.
         """
-        try:
-            return self._ord[item_id]
-        except KeyError:
-            raise SimrateError(f"no item with id {item_id!r} in this project", self.path) from None
+        return self._index.ord_of(item_id)
 
     def item_id_for_ord(self, ord_: int) -> str:
         """The id of the item with this ord (see `item_ord`)."""
-        return self._id_by_ord[ord_]
-
-    def items(self) -> pd.DataFrame:
-        """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
-        rows = self._conn.execute(
-            "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items ORDER BY ord"
-        ).fetchall()
-        frame = pd.DataFrame.from_records(rows, columns=ITEM_FRAME_COLUMNS)
-        frame["reference"] = frame["reference"].astype("float64")
-        loads = json.loads
-        frame["meta"] = [loads(m) if isinstance(m, str) and m else {} for m in frame["meta"]]
-        return frame
-
-    def item(self, item_id: str) -> dict:
-        """One item as a dict with the keys of `items()`."""
-        row = self._conn.execute(
-            "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items WHERE ord = ?",
-            (self.item_ord(item_id),),
-        ).fetchone()
-        item = dict(zip(ITEM_FRAME_COLUMNS, row, strict=True))
-        item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
-        return item
+        return self._index.id_by_ord[ord_]
 
     def position(self, item_id: str) -> int:
         """0-based position of an item in project order, -1 for an unknown id."""
-        if item_id not in self._ord:
-            return -1
-        ord_ = self._ord[item_id]
-        in_step = ord_ < len(self._item_ids) and self._item_ids[ord_] == item_id
-        return ord_ if in_step else self._item_ids.index(item_id)
+        return self._index.position(item_id)
+
+    def items(self) -> pd.DataFrame:
+        """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
+        return tables.read_items(self._conn)
+
+    def item(self, item_id: str) -> dict:
+        """One item as a dict with the keys of `items()`."""
+        return tables.read_item(self._conn, self.item_ord(item_id))
 
     def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
-        """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
+        """Add items from a reader's frame, all or nothing; returns (added, already_present).
+
+        Ids are checked and positions allocated inside the write transaction, so another
+        process importing at the same moment neither collides nor is missed.
+        """
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
-        existing = self._existing_texts(frame["item_id"].tolist())
-        new_rows = []
-        already = 0
-        next_ord = self._next_ord()
+        with transaction(self._conn, self.path) as conn:
+            rows, already = self._new_item_rows(conn, frame, source)
+            if rows:
+                conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", rows)
+                log_change(conn, "import_items", new={"source": source, "added": len(rows)})
+        if rows:
+            self._load_index()
+            self._publish(ItemsImported(len(rows)))
+        return len(rows), already
+
+    def _new_item_rows(self, conn: sqlite3.Connection, frame: pd.DataFrame,
+                       source: str) -> tuple[list[tuple], int]:
+        existing = _existing_texts(conn, frame["item_id"].tolist())
+        next_ord = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()[0]
+        rows, already = [], 0
         for rec in frame.itertuples(index=False):
             old = existing.get(rec.item_id)
             if old is not None:
                 if old != (rec.left, rec.right):
-                    raise SimrateError(
-                        f"item {rec.item_id!r} is already in the project with other texts",
-                        source or None, int(rec.line),
-                    )
+                    raise SimrateError(f"item {rec.item_id!r} is already in the project with "
+                                       "other texts", source or None, int(rec.line))
                 already += 1
                 continue
             ref = None if pd.isna(rec.reference) else float(rec.reference)
-            meta = dumps(rec.meta) if rec.meta else None
-            new_rows.append((next_ord, rec.item_id, rec.left, rec.right, rec.dataset or "",
-                             rec.genre or "", ref, meta, source))
-            next_ord += 1
-        if new_rows:
-            with transaction(self._conn, self.path) as conn:
-                conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", new_rows)
-                log_change(conn, "import_items",
-                           new={"source": source, "added": len(new_rows)})
-            for row in new_rows:
-                self._item_ids.append(row[1])
-                self._ord[row[1]] = row[0]
-                self._id_by_ord[row[0]] = row[1]
-            self._notify(Change("items", new=len(new_rows)))
-        return len(new_rows), already
-
-    def _existing_texts(self, ids: list[str]) -> dict[str, tuple[str, str]]:
-        present = [i for i in ids if i in self._ord]
-        found: dict[str, tuple[str, str]] = {}
-        for start in range(0, len(present), 900):
-            chunk = present[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            for item_id, left, right in self._conn.execute(
-                f"SELECT id, left, right FROM items WHERE id IN ({marks})", chunk
-            ):
-                found[item_id] = (left, right)
-        return found
-
-    def _next_ord(self) -> int:
-        row = self._conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()
-        return int(row[0])
+            rows.append((next_ord + len(rows), rec.item_id, rec.left, rec.right,
+                         rec.dataset or "", rec.genre or "", ref,
+                         dumps(rec.meta) if rec.meta else None, source))
+        return rows, already
 
     # ----------------------------------------------------------- annotators
     def annotators(self) -> list[str]:
         """Annotator names in the order they joined the project."""
         return [r[0] for r in self._conn.execute("SELECT name FROM annotators ORDER BY id")]
 
+    def annotator_ids(self) -> dict[str, int]:
+        """{name: id} of every annotator (ids key the flag index)."""
+        return dict(self._annotator_ids)
+
+    def counted_annotator_ids(self) -> set[int]:
+        """Ids of the annotators whose ratings count (not excluded)."""
+        return {aid for name, aid in self._annotator_ids.items()
+                if name not in self.agreement.excluded}
+
     def excluded_annotators(self) -> list[str]:
         """Annotators excluded from agreement and gold."""
         return [r[0] for r in self._conn.execute("SELECT name FROM annotators WHERE excluded=1")]
 
-    def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> None:
-        """Exclude an annotator from agreement and gold (or include them again); logged."""
+    def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> bool:
+        """Exclude an annotator from agreement and gold (or count them again); logged.
+        Returns the previous state."""
         if annotator not in self._annotator_ids:
             raise SimrateError(f"no annotator named {annotator!r} in this project", self.path)
         with transaction(self._conn, self.path) as conn:
-            old = conn.execute("SELECT excluded FROM annotators WHERE name = ?",
-                               (annotator,)).fetchone()[0]
+            old = bool(conn.execute("SELECT excluded FROM annotators WHERE name = ?",
+                                    (annotator,)).fetchone()[0])
             conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
                          (int(excluded), annotator))
             # who: the organizer (never the excluded annotator, log_change's default)
-            log_change(conn, "exclude", by or "unknown", annotator=annotator, old=bool(old),
+            log_change(conn, "exclude", by or "unknown", annotator=annotator, old=old,
                        new=excluded)
-        self._state = None
-        self._notify(Change("annotator", None, annotator, bool(old), excluded))
+        self._publish(AnnotatorExcluded(annotator, excluded))
+        return old
 
-    def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
+    def _annotator_id(self, conn: sqlite3.Connection, name: str, new: dict[str, int]) -> int:
+        """The annotator's id, adding the annotator inside the caller's transaction; ids
+        added go into `new` and reach the cache only after the commit."""
         name = name.strip()
         if not name:
             raise SimrateError("an annotator needs a name")
-        aid = self._annotator_ids.get(name)
+        aid = self._annotator_ids.get(name) or new.get(name)
         if aid is None:
             row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
             if row is None:
@@ -346,98 +280,69 @@ class Project:
                 log_change(conn, "annotator", annotator=name, new=name)
             else:
                 aid = row[0]
-            self._annotator_ids[name] = aid
+            new[name] = aid
         return aid
 
     # ----------------------------------------------------------- ratings
     def ratings(self) -> pd.DataFrame:
         """All ratings: item_id, annotator, code, score, note, skipped, seconds, updated_at."""
-        rows = self._conn.execute(
-            "SELECT item_ord, annotator_id, code, note, skipped, seconds, updated_at "
-            "FROM ratings ORDER BY item_ord, annotator_id"
-        ).fetchall()
-        table = np.array(rows, dtype=object).reshape(len(rows), 7)  # fast column split
-        ords = table[:, 0].astype(np.int64)
-        aids = table[:, 1].astype(np.int64)
-        code = table[:, 2].astype(np.float64)  # NULL (skipped) -> nan
-        names = dict(self._conn.execute("SELECT id, name FROM annotators"))
-        name_by_id = np.empty(max(names, default=0) + 1, dtype=object)
-        for aid, name in names.items():
-            name_by_id[aid] = name
-        return pd.DataFrame({
-            "item_id": self._ids_for_ords(ords),
-            "annotator": name_by_id[aids],
-            "code": pd.array(code, dtype="Float64").astype("Int64"),
-            "score": self.scale.low + code * self.scale.step,
-            "note": pd.Series(table[:, 3], dtype=object),
-            "skipped": table[:, 4].astype(bool),
-            "seconds": table[:, 5].astype(np.float64),
-            "updated_at": table[:, 6].astype(np.float64),
-        })
+        return tables.read_ratings(self._conn, self._index, self.scale)
+
+    def rating_state(self, item_id: str, annotator: str) -> RatingState:
+        """This annotator's stored state for the item (empty when none)."""
+        return tables.read_rating_state(self._conn, self.item_ord(item_id),
+                                        self._annotator_ids.get(annotator))
 
     def rating(self, item_id: str, annotator: str) -> float | None:
         """This annotator's score for the item, or None."""
-        aid = self._annotator_ids.get(annotator)
-        if aid is None:
-            return None
-        row = self._conn.execute(
-            "SELECT code FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-            (self.item_ord(item_id), aid),
-        ).fetchone()
-        return None if row is None or row[0] is None else self.scale.from_code(row[0])
+        return self._score_of(self.rating_state(item_id, annotator).code)
 
     def rating_record(self, item_id: str, annotator: str) -> dict | None:
         """This annotator's rating with note and skip state, or None."""
-        aid = self._annotator_ids.get(annotator)
-        if aid is None:
+        if annotator not in self._annotator_ids:
             return None
-        row = self._conn.execute(
-            "SELECT code, note, skipped, seconds FROM ratings "
-            "WHERE item_ord = ? AND annotator_id = ?",
-            (self.item_ord(item_id), aid),
-        ).fetchone()
-        if row is None:
+        state = self.rating_state(item_id, annotator)
+        if state.empty and state.seconds is None:
             return None
-        score = None if row[0] is None else self.scale.from_code(row[0])
-        return {"score": score, "note": row[1], "skipped": bool(row[2]), "seconds": row[3]}
+        return {"score": self._score_of(state.code), "note": state.note,
+                "skipped": state.skipped, "seconds": state.seconds}
 
     def rate(self, item_id: str, annotator: str, value: float | None, note: str | None = None,
-             seconds: float | None = None) -> None:
-        """Save (or with value None, clear) one rating in its own transaction."""
+             seconds: float | None = None) -> RatingState:
+        """Save (or with value None, clear) one rating in its own transaction; a note of
+        None keeps the stored note. Returns the state it replaced."""
         code = None if value is None else self.scale.to_code(value)
-        self._write_rating(item_id, annotator, code, note, skipped=False, seconds=seconds)
+        return self._write_rating(item_id, annotator, code, note, False, seconds)
 
-    def skip(self, item_id: str, annotator: str, reason: str = "") -> None:
+    def skip(self, item_id: str, annotator: str, reason: str = "") -> RatingState:
         """Mark the item as one this annotator cannot judge, with a reason."""
-        self._write_rating(item_id, annotator, None, reason, skipped=True, seconds=None)
+        return self._write_rating(item_id, annotator, None, reason, True, None)
+
+    def set_rating_state(self, item_id: str, annotator: str, state: RatingState) -> RatingState:
+        """Write exactly this state (undo and redo use it); returns the state it replaced."""
+        return self._write_rating(item_id, annotator, state.code, state.note, state.skipped,
+                                  state.seconds)
 
     def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
-                      skipped: bool, seconds: float | None) -> None:
-        ord_ = self.item_ord(item_id)
+                      skipped: bool, seconds: float | None) -> RatingState:
+        ord_, added = self.item_ord(item_id), {}
         with transaction(self._conn, self.path) as conn:
-            aid = self._annotator_id(conn, annotator)
-            old = conn.execute(
-                "SELECT code, note, skipped FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                (ord_, aid),
-            ).fetchone()
-            old_code = None if old is None else old[0]
-            keep_note = note if note is not None else (old[1] if old else "")
-            if code is None and not skipped and not keep_note:
+            aid = self._annotator_id(conn, annotator, added)
+            old = tables.read_rating_state(conn, ord_, aid)
+            new = RatingState(code, old.note if note is None else note, skipped, seconds)
+            if new.empty:
                 conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                              (ord_, aid))
             else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
-                    (ord_, aid, code, keep_note, int(skipped), seconds, time.time()),
-                )
-            kind = "skip" if skipped else "rating"
-            log_change(conn, kind, item_id=item_id, annotator=annotator,
-                       old=self._score_of(old_code), new=self._score_of(code),
-                       note_old=old[1] if old else None, note_new=note)
-        if self._state is not None:
-            self._state.set(ord_, aid, code)
-        self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
-                            self._score_of(code)))
+                conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+                             (ord_, aid, code, new.note, int(skipped), seconds, time.time()))
+            log_change(conn, "skip" if skipped else "rating", item_id=item_id,
+                       annotator=annotator, old=self._score_of(old.code),
+                       new=self._score_of(code), note_old=old.note or None, note_new=note)
+        self._annotator_ids.update(added)
+        counted = annotator.strip() not in self.agreement.excluded
+        self._publish(RatingChanged(item_id, annotator.strip(), old, new, counted))
+        return old
 
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)
@@ -446,273 +351,110 @@ class Project:
         """Check a reader's ratings table against the project and classify each rating,
         writing nothing; SimrateError (with file and line) for an unknown item, a score off
         the scale or a rating given twice."""
-        return self._plan_ratings(self._conn, frame, source)
-
-    def _plan_ratings(self, conn: sqlite3.Connection, frame: pd.DataFrame,
-                      source: str) -> list[PlannedRating]:
-        missing = [c for c in RATING_COLUMNS if c not in frame.columns]
-        if missing:
-            raise SimrateError(f"ratings table lacks columns {missing}", source or None)
-        rows = self._check_ratings(frame, source)
-        held = self._held_ratings(conn, list(dict.fromkeys(r[1] for r in rows)))
-        plan = []
-        for item_id, name, code, note, line in rows:
-            old = held.get((self._ord[item_id], name))
-            old_code, old_note = (old if old is not None else (None, ""))
-            if old is not None and old_code == code and (not note or old_note == note):
-                status = "unchanged"
-            elif old_code is None:
-                status = "added"
-            else:
-                status = "note" if old_code == code else "score"
-            plan.append(PlannedRating(item_id, name, code, note, line, old_code, old_note or "",
-                                      status))
-        return plan
+        return plan_ratings(self._conn, frame, self._index, self.scale, source)
 
     def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same
         (`changed`: a new score or note for a rating the project held)."""
-        counts = {"added": 0, "changed": 0, "unchanged": 0}
-        now = time.time()
+        added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
-            plan = self._plan_ratings(conn, frame, source)  # read inside the write transaction
-            aids = {name: self._annotator_id(conn, name)
+            plan = plan_ratings(conn, frame, self._index, self.scale, source)
+            aids = {name: self._annotator_id(conn, name, added)
                     for name in dict.fromkeys(p.annotator for p in plan)}
-            writes, log = [], []
-            for p in plan:
-                if p.status == "unchanged":
-                    counts["unchanged"] += 1
-                    continue
-                counts["added" if p.status == "added" else "changed"] += 1
-                writes.append((self._ord[p.item_id], aids[p.annotator], p.code,
-                               p.note or p.old_note, 0, None, now))
-                log.append((now, source, "rating", p.item_id, p.annotator,
-                            dumps(self._score_of(p.old_code)), dumps(self._score_of(p.code))))
-            conn.executemany("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)", writes)
-            conn.executemany(
-                "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
-                "VALUES (?,?,?,?,?,?,?)", log,
-            )
-        self._state = None
+            counts = write_plan(conn, plan, self._index, aids, self.scale, source)
+        self._annotator_ids.update(added)
         if counts["added"] or counts["changed"]:
-            self._notify(Change("ratings", new=counts))
+            self._publish(RatingsImported(counts))
         return counts
 
-    @staticmethod
-    def _held_ratings(conn: sqlite3.Connection, names: list[str]) -> dict:
-        """{(item ord, annotator name): (code, note)} of these annotators' ratings."""
-        if not names:
-            return {}
-        marks = ",".join("?" * len(names))
-        return {(o, n): (c, note) for o, n, c, note in conn.execute(
-            "SELECT r.item_ord, a.name, r.code, r.note FROM ratings r "
-            f"JOIN annotators a ON a.id = r.annotator_id WHERE a.name IN ({marks})", names)}
-
-    def _check_ratings(self, frame: pd.DataFrame, source: str) -> list[tuple]:
-        where = source or None
-        rows, seen = [], {}
-        for rec in frame.itertuples(index=False):
-            line = int(rec.line)
-            if rec.item_id not in self._ord:
-                raise SimrateError(f"no item with id {rec.item_id!r} in the project", where, line)
-            try:
-                code = self.scale.to_code(rec.score)
-            except SimrateError as exc:
-                raise SimrateError(exc.message, where, line) from None
-            key = (rec.item_id, str(rec.annotator))
-            if key in seen:
-                raise SimrateError(
-                    f"{rec.annotator!r} rates item {rec.item_id!r} again (first on line "
-                    f"{seen[key]})", where, line,
-                )
-            seen[key] = line
-            rows.append((rec.item_id, str(rec.annotator), code, rec.note or "", line))
-        return rows
-
     # ----------------------------------------------------------- adjudication
-    def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> None:
-        """Set (or with value None, withdraw) the adjudicated score of an item."""
-        ord_ = self.item_ord(item_id)
+    def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> Verdict:
+        """Set (or with value None, withdraw) the adjudicated score of an item; returns the
+        verdict it replaced."""
         code = None if value is None else self.scale.to_code(value)
+        if code is None and self.verdict(item_id).code is None:
+            raise SimrateError(f"item {item_id!r} has no adjudication to withdraw")
+        return self.set_verdict(item_id, Verdict(code, note), by)
+
+    def verdict(self, item_id: str) -> Verdict:
+        """The item's stored verdict (code None when there is none)."""
+        return tables.read_verdict(self._conn, self.item_ord(item_id))
+
+    def set_verdict(self, item_id: str, verdict: Verdict, by: str = "") -> Verdict:
+        """Write exactly this verdict (code None withdraws); returns the one it replaced."""
+        ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
-            old = conn.execute("SELECT code, note FROM adjudications WHERE item_ord = ?",
-                               (ord_,)).fetchone()
-            if code is None:
-                if old is None:
-                    raise SimrateError(f"item {item_id!r} has no adjudication to withdraw")
+            old = tables.read_verdict(conn, ord_)
+            if verdict.code is None:
                 conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
             else:
                 conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
-                             (ord_, code, note, by, time.time()))
-            log_change(conn, "adjudication", by, item_id,
-                       old=self._score_of(old[0]) if old else None, new=self._score_of(code),
-                       note_old=old[1] if old else None, note_new=note)
-        if self._state is not None:
-            self._state.set_adjudicated(ord_, code)
-        self._notify(Change("adjudication", item_id, by or None,
-                            self._score_of(old[0]) if old else None, self._score_of(code)))
+                             (ord_, verdict.code, verdict.note, by, time.time()))
+            log_change(conn, "adjudication", by, item_id, old=self._score_of(old.code),
+                       new=self._score_of(verdict.code), note_old=old.note or None,
+                       note_new=verdict.note)
+        self._publish(AdjudicationChanged(item_id, by, old, verdict))
+        return old
 
     def adjudications(self) -> pd.DataFrame:
         """Adjudications: item_id, code, score, note, by, at."""
-        rows = self._conn.execute(
-            "SELECT item_ord, code, note, by, at FROM adjudications ORDER BY item_ord"
-        ).fetchall()
-        frame = pd.DataFrame.from_records(rows, columns=["ord", "code", "note", "by", "at"])
-        frame.insert(0, "item_id", frame.pop("ord").map(self._id_by_ord))
-        frame["code"] = frame["code"].astype("int64")
-        frame.insert(2, "score", self.scale.low + frame["code"] * self.scale.step)
-        return frame
+        return tables.read_adjudications(self._conn, self._index, self.scale)
 
     def gold(self, threshold: float | None = None) -> pd.DataFrame:
-        """Gold table in project order (columns: app.core.review.gold.GOLD_COLUMNS, rating:<name>)."""
+        """Gold table in project order (columns: app.core.frames.GOLD_COLUMNS, rating:<name>)."""
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,
                             self.excluded_annotators(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """(items, ratings) with only what gold needs, read in bulk for large exports.
+        """(items, ratings) with only what gold needs (see app/core/tables.py)."""
+        return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
-        items: item_id, dataset, genre, left, right in project order; ratings: item_id,
-        annotator, score, updated_at, row (position in items) of every rating with a score.
-        Text columns are plain object columns: converting 200,000 strings to pandas' string
-        dtype costs seconds.
-        """
-        names = ["item_id", "dataset", "genre", "left", "right"]
-        rows = self._conn.execute(
-            "SELECT id, dataset, genre, left, right FROM items ORDER BY ord").fetchall()
-        columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
-        items = pd.DataFrame({n: pd.Series(c, dtype=object) for n, c in zip(names, columns, strict=True)})
+    def flag_inputs(self) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
+        """(item ord, annotator id, code, saved at) of every score, and {ord: (code, at)}
+        of every adjudication: what the flag index is built from."""
         rows = self._conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
                                   "WHERE code IS NOT NULL").fetchall()
-        table = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.float64,
-                            count=4 * len(rows)).reshape(len(rows), 4)
-        name_by_id = dict(self._conn.execute("SELECT id, name FROM annotators"))
-        aids = table[:, 1].astype(np.int64)
-        ords = table[:, 0].astype(np.int64)
-        ids = self._ids_for_ords(ords)
-        ratings = pd.DataFrame({
-            "item_id": pd.Series(ids, dtype=object),
-            "annotator": pd.Series([name_by_id[a] for a in aids.tolist()], dtype=object),
-            "score": self.scale.low + table[:, 2] * self.scale.step,
-            "updated_at": table[:, 3],
-            # the item's row in `items`, sparing gold a string lookup per rating
-            "row": ords if self._ords_are_positions()
-            else pd.Index(items["item_id"]).get_indexer(ids),
-        })
-        return items, ratings
+        adjudicated = {o: (c, at) for o, c, at in
+                       self._conn.execute("SELECT item_ord, code, at FROM adjudications")}
+        return rows, adjudicated
 
     # ----------------------------------------------------------- flags and live agreement
     @property
-    def state(self) -> _AgreementState:
-        """In-memory agreement state (flags, live alpha), built on first use."""
-        if self._state is None:
-            self._state = _AgreementState.build(self)
-        return self._state
-
-    @property
     def flags(self) -> FlagIndex:
         """The flag index: flagged, second-look and adjudicated items, keyed by `item_ord`."""
-        return self.state.flags
+        return self.agreement.flags
 
     @property
     def live(self) -> LiveAgreement:
         """The LiveAgreement kept up to date with every rating (units=item ids, raters=names)."""
-        return self.state.live
+        return self.agreement.live
 
     def flagged(self) -> pd.DataFrame:
         """Flagged items, largest spread first: item_id, spread, ratings ({annotator: score})."""
-        return self.state.flagged_frame()
+        return self.agreement.flagged_frame()
 
     def flagged_ids(self) -> set[str]:
         """Ids of the flagged (unresolved) items."""
-        return {self._id_by_ord[o] for o in self.flags.flagged}
+        return {self._index.id_by_ord[o] for o in self.flags.flagged}
 
     def second_look_ids(self) -> set[str]:
         """Adjudicated items whose later ratings disagree with the adjudicated score."""
-        return {self._id_by_ord[o] for o in self.flags.second_look}
+        return {self._index.id_by_ord[o] for o in self.flags.second_look}
 
-    # ----------------------------------------------------------- change log
     def changes(self) -> pd.DataFrame:
         """The append-only change log: id, at, who, kind, item_id, annotator, old, new."""
-        rows = self._conn.execute(
-            "SELECT id, at, who, kind, item_id, annotator, old, new FROM changes ORDER BY id"
-        ).fetchall()
-        columns = ["id", "at", "who", "kind", "item_id", "annotator", "old", "new"]
-        data = {name: [r[i] for r in rows] for i, name in enumerate(columns)}
-        for col in ("old", "new"):
-            data[col] = [json.loads(v) if v is not None else None for v in data[col]]
-        return pd.DataFrame({c: pd.Series(data[c], dtype=object) for c in columns})
+        return tables.read_changes(self._conn)
 
 
-class _AgreementState:
-    """Flags and live agreement over the current ratings, updated one rating at a time.
-
-    Flags are built at once; the LiveAgreement only when first asked for, so that commands
-    and windows that never show agreement do not pay for it.
-    """
-
-    def __init__(self, project: Project, flags: FlagIndex, names: dict[int, str],
-                 excluded: set[str]):
-        self.project = project
-        self.flags = flags
-        self.names = names
-        self.excluded = excluded
-        self._live: LiveAgreement | None = None
-
-    @classmethod
-    def build(cls, project: Project) -> _AgreementState:
-        scale = project.scale
-        threshold_in_codes = threshold_codes(project.threshold, scale.step)
-        excluded = set(project.excluded_annotators())
-        names = {aid: n for n, aid in project._annotator_ids.items()}
-        rows = project._conn.execute(
-            "SELECT item_ord, annotator_id, code, updated_at FROM ratings WHERE code IS NOT NULL"
-        ).fetchall()
-        adjudicated = {o: (c, at) for o, c, at in
-                       project._conn.execute("SELECT item_ord, code, at FROM adjudications")}
-        rows = [r for r in rows if names.get(r[1]) not in excluded]
-        flags = FlagIndex(threshold_in_codes)
-        flags.load(rows, adjudicated)
-        return cls(project, flags, names, excluded)
-
-    @property
-    def live(self) -> LiveAgreement:
-        """The LiveAgreement over the current ratings, built on first use."""
-        if self._live is None:
-            scale = self.project.scale
-            live = LiveAgreement(low=scale.low, step=scale.step)
-            ids, names = self.project._id_by_ord, self.names
-            units, raters, codes = [], [], []
-            for ord_, unit in self.flags.units():  # the flags hold every current code
-                for aid, code in unit.items():
-                    units.append(ids[ord_])
-                    raters.append(names[aid])
-                    codes.append(code)
-            live.load(units, raters, np.array(codes, dtype=np.int64))
-            self._live = live
-        return self._live
-
-    def set(self, ord_: int, aid: int, code: int | None) -> None:
-        name = self.names.get(aid) or self._refresh_name(aid)
-        if name in self.excluded:
-            return
-        self.flags.set(ord_, aid, code)
-        if self._live is not None:
-            self._live.set_rating(self.project._id_by_ord[ord_], name, code)
-
-    def _refresh_name(self, aid: int) -> str:
-        self.names = {a: n for n, a in self.project._annotator_ids.items()}
-        return self.names[aid]
-
-    def set_adjudicated(self, ord_: int, code: int | None) -> None:
-        self.flags.set_adjudicated(ord_, code)
-
-    def flagged_frame(self) -> pd.DataFrame:
-        scale = self.project.scale
-        rows = []
-        for ord_, spread in self.flags.ordered():
-            ratings = {self.names[a]: scale.from_code(c)
-                       for a, c in self.flags.unit(ord_).items()}
-            rows.append((self.project._id_by_ord[ord_], spread * scale.step, ratings))
-        return pd.DataFrame(rows, columns=["item_id", "spread", "ratings"])
+def _existing_texts(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """{id: (left, right)} of the given ids already stored."""
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(ids), 900):
+        chunk = ids[start:start + 900]
+        marks = ",".join("?" * len(chunk))
+        for item_id, left, right in conn.execute(
+                f"SELECT id, left, right FROM items WHERE id IN ({marks})", chunk):
+            found[item_id] = (left, right)
+    return found

@@ -149,26 +149,51 @@ def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
     return None if row is None else row[0]
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back if a transaction is still open (SQLite may already have rolled back)."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the transaction is gone either way; the caller reports the first error
+
+
+def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the project") -> SimrateError:
+    """A SimrateError for a failed write, saying plainly when the disk is full."""
+    text = str(exc)
+    if "full" in text.lower():
+        return SimrateError(f"{what}: the disk is full; nothing of this change was saved", path)
+    if "readonly" in text.lower() or "read-only" in text.lower():
+        return SimrateError(f"{what}: the file or its folder is read-only", path)
+    if "locked" in text.lower() or "busy" in text.lower():
+        return SimrateError(f"{what}: another program holds the file locked; try again", path)
+    return SimrateError(f"{what}: {text}", path)
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
-    """One write transaction: all of it is committed, or none of it."""
+    """One write transaction: all of it is committed, or none of it.
+
+    Any failure (in the body, at COMMIT, even at ROLLBACK) leaves no transaction open and is
+    raised as a SimrateError; callers update their in-memory state only after this returns.
+    """
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise SimrateError(f"cannot write to the project: {exc}", path) from None
+    except sqlite3.Error as exc:
+        raise write_error(exc, path) from None
     try:
         yield conn
     except sqlite3.Error as exc:
-        conn.execute("ROLLBACK")
-        raise SimrateError(f"cannot write to the project: {exc}", path) from None
+        _rollback(conn)
+        raise write_error(exc, path) from None
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     try:
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        conn.execute("ROLLBACK")
-        raise SimrateError(f"cannot save to the project: {exc}", path) from None
+        _rollback(conn)
+        raise write_error(exc, path, "cannot save to the project") from None
 
 
 def dumps(value: object) -> str | None:

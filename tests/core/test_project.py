@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from app.core.errors import SimrateError
+from app.core.events import RatingChanged
 from app.core.frames import item_frame, rating_frame
 from app.core.project import Project
 from app.core.store import SCHEMA_VERSION
@@ -120,8 +121,10 @@ def test_change_log_and_notifications(project):
     project.rate("x:2", "ann", None)
     unsubscribe()
     project.rate("x:3", "ann", 1)
-    assert [(c.kind, c.old, c.new) for c in seen] == [
-        ("rating", None, 2.0), ("rating", 2.0, 2.5), ("rating", 2.5, None)]
+    # typed events carry step codes (2.0 is code 8 on the 0-4 quarter-step scale)
+    assert [type(e) for e in seen] == [RatingChanged] * 3
+    assert [(e.item_id, e.annotator, e.old_code, e.new_code) for e in seen] == [
+        ("x:2", "ann", None, 8), ("x:2", "ann", 8, 10), ("x:2", "ann", 10, None)]
     log = project.changes()
     ratings_log = log[log["kind"] == "rating"]
     assert list(ratings_log["new"]) == [2.0, 2.5, None, 1.0]

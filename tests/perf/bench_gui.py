@@ -146,7 +146,7 @@ def child(path: Path, list_filter: str) -> dict:
         "scroll_page_ms": statistics.median(scroll_ms), "scroll_bottom_ms": scroll_bottom_ms,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "window_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024,
-        "agreement_built": project._state is not None,
+        "agreement_built": project.agreement.built,
     }
     window.close()
     return figures

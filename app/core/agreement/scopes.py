@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.sums import interval_alpha, matrix_alpha
@@ -144,18 +145,13 @@ class Snapshot:
                         self.n_codes, self.low, self.step)
 
 
-def read_snapshot(path: str | Path) -> Snapshot:
-    """Read a snapshot through a connection of its own (safe in a worker thread)."""
-    import pandas as pd
-
-    from app.core.project import Project
-
-    with Project.open(path) as project:
-        items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
-        excluded = project.excluded_annotators()
-        raters = [a for a in project.annotators() if a not in excluded]
-        settled = project.flagged_ids() | set(project.adjudications()["item_id"])
-        scale = project.scale
+def build_snapshot(project: Any) -> Snapshot:
+    """Read a snapshot from an open Project (passed in: this module does not import it)."""
+    items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
+    excluded = project.excluded_annotators()
+    raters = [a for a in project.annotators() if a not in excluded]
+    settled = project.flagged_ids() | set(project.adjudications()["item_id"])
+    scale = project.scale
     item_ids = items["item_id"].tolist()
     rated = ratings[ratings["annotator"].isin(raters)]
     codes = np.full((len(item_ids), len(raters)), MISSING, dtype=np.int16)

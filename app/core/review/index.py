@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.core.events import AdjudicationChanged, Event, Reloaded
 from app.core.project import Project
 
 FLAGGED = "flagged"
@@ -104,14 +105,13 @@ class AdjudicationRecords:
     """Each adjudicated item's score, note and author, read once and then kept current.
 
     The Project offers adjudications only as a whole table, which is too slow to reread on
-    every keystroke of a 200,000-item project. Writes made through `write()` update the
-    cache directly; any other adjudication change makes the next read reload the table.
+    every keystroke of a 200,000-item project. Views pass every event to `on_event` before
+    they refresh, so the cache follows each verdict from the event itself.
     """
 
     def __init__(self, project: Project):
         self.project = project
         self._records: dict[str, dict] | None = None
-        self._expected: tuple[str, float | None] | None = None
 
     def _load(self) -> dict[str, dict]:
         if self._records is None:
@@ -125,33 +125,15 @@ class AdjudicationRecords:
         """{score, note, by} of an item's adjudication, or None."""
         return self._load().get(item_id)
 
-    def write(self, item_id: str, score: float | None, note: str = "", by: str = "") -> None:
-        """Adjudicate through the project (None withdraws) and record it here.
-
-        The cache changes first, so that views refreshed by the change notification
-        already see the new verdict; a refused write puts the old one back.
-        """
-        records = self._load()
-        previous = records.get(item_id)
-        if score is None:
-            records.pop(item_id, None)
-        else:
-            records[item_id] = {"score": float(score), "note": note, "by": by}
-        self._expected = (item_id, score)
-        try:
-            self.project.adjudicate(item_id, score, note=note, by=by)
-        except BaseException:
-            if previous is None:
-                records.pop(item_id, None)
-            else:
-                records[item_id] = previous
-            raise
-        finally:
-            self._expected = None
-
-    def on_change(self, kind: str, item_id: str | None, new: object) -> None:
-        """Follow a project change: adjudications not written here invalidate the cache."""
-        if kind == "adjudication" and self._expected == (item_id, new):
-            return
-        if kind in ("adjudication", "reload"):
+    def on_event(self, event: Event) -> None:
+        """Follow a committed change: a verdict from its event, a reload by reading again."""
+        if isinstance(event, AdjudicationChanged):
+            if self._records is not None:
+                if event.new.code is None:
+                    self._records.pop(event.item, None)
+                else:
+                    score = self.project.scale.from_code(event.new.code)
+                    self._records[event.item] = {"score": score, "note": event.new.note,
+                                                 "by": event.by}
+        elif isinstance(event, Reloaded):
             self._records = None

@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.actions import Adjudicate
 from app.core.errors import SimrateError
-from app.core.project import Change
+from app.core.events import Event, Verdict
 from app.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.organizer.queue_model import QueueModel
@@ -31,9 +32,8 @@ from app.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ra
 from app.gui.organizer.verdict_view import VerdictView
 from app.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
 from app.gui.rating.text_pane import item_place
-from app.gui.shell.adjudication_undo import Verdict, push_adjudication
-from app.gui.shell.bridge import BULK_KINDS
 from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
+from app.gui.shell.undo import push_action
 
 
 class AdjudicationQueue(QWidget):
@@ -295,9 +295,9 @@ class AdjudicationQueue(QWidget):
         note = self.note_edit.text().strip()
         verdict = self.records.get(item_id)
         if self.pending_code is not None:
-            new = Verdict(self.scale.from_code(self.pending_code), note)
+            new = Verdict(self.pending_code, note)
         elif verdict is not None:
-            new = Verdict(verdict["score"], note)
+            new = Verdict(self.scale.to_code(verdict["score"]), note)
         else:
             self.message.emit(f"Type the adjudicated score first ({fmt(self.scale.low)}"
                               f"\u2013{fmt(self.scale.high)})")
@@ -306,7 +306,7 @@ class AdjudicationQueue(QWidget):
         following = self._next_after(item_id)
         if not self._write(item_id, new):
             return
-        self.message.emit(f"Adjudicated {item_id}: {fmt(new.score)}")
+        self.message.emit(f"Adjudicated {item_id}: {fmt(self.scale.from_code(new.code))}")
         self._go_on(following, row)
 
     def _go_on(self, following: str | None, row: int) -> None:
@@ -330,9 +330,10 @@ class AdjudicationQueue(QWidget):
 
     def _write(self, item_id: str, new: Verdict) -> bool:
         try:
-            push_adjudication(self.context.undo_stack, self.records, item_id, new,
-                              self.context.annotator or "", on_applied=self.show_item,
-                              on_error=lambda exc: self.failed.emit(str(exc)))
+            push_action(self.context.undo_stack, self.project,
+                        Adjudicate(item_id, new, self.context.annotator or ""), item_id,
+                        on_applied=self.show_item,
+                        on_error=lambda exc: self.failed.emit(str(exc)))
         except SimrateError as exc:
             self.failed.emit(str(exc))
             return False
@@ -340,9 +341,9 @@ class AdjudicationQueue(QWidget):
         return True
 
     # ------------------------------------------------------------------ following the project
-    def _on_change(self, change: Change) -> None:
-        self.records.on_change(change.kind, change.item_id, change.new)
-        if change.kind in BULK_KINDS:
+    def _on_change(self, event: Event) -> None:
+        self.records.on_event(event)
+        if event.is_bulk:
             self._excluded = set(self.project.excluded_annotators())
             self.model.rebuild()
             if self.current_id is not None and self.project.has_item(self.current_id):
@@ -350,11 +351,11 @@ class AdjudicationQueue(QWidget):
                 self.show_item(self.current_id)
                 self.pending_code = pending
                 self._refresh_verdict()
-        elif change.kind in ("rating", "skip", "adjudication") and change.item_id:
-            self.model.refresh_item(change.item_id)
-            if change.item_id == self.current_id:
+        elif event.item_id is not None:
+            self.model.refresh_item(event.item_id)
+            if event.item_id == self.current_id:
                 self._load_ratings()
-                self._select_row_of(change.item_id)
+                self._select_row_of(event.item_id)
         else:
             return
         self._counts_timer.start()

@@ -1,15 +1,11 @@
-"""AgreementWatcher: the dashboard's figures, following every change the project reports.
+"""AgreementWatcher: the dashboard's timers and background jobs around the core's one
+agreement model (`Project.agreement`, app/core/agreement/model.py).
 
-Whole-project figures come from the core's incremental engine (`Project.live`: alpha at any
-level, Pearson, each rater against the rest). Subsets (unadjudicated items, datasets,
-genres) come from a ScopedAgreement, built once in the background from a connection of its
-own and then updated on the GUI thread from each change notification, in microseconds.
-Changes that arrive while it is being built are remembered and replayed on top of it.
-
-Confidence intervals are bootstraps over a copy of the engine's arrays, run on the thread
-pool after the ratings have been quiet for a moment (a single-shot timer restarted by each
-change). One interval job runs at a time; a result for another level or an older build is
-dropped, and changes that arrived during a job schedule another one.
+The model is updated by the project's own write path before any view hears of a change,
+so this object computes nothing itself: it coalesces change events into one `updated`
+signal per event-loop turn, and runs the bootstrap intervals on the thread pool after the
+ratings have been quiet for a moment (a single-shot timer restarted by each change). One
+interval job runs at a time; a result for another level or an older state is dropped.
 """
 
 from __future__ import annotations
@@ -25,14 +21,13 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     ScopedAgreement,
     ScopeKey,
-    Snapshot,
-    read_snapshot,
+    ScopeRow,
     scope_intervals,
 )
 from app.core.errors import SimrateError
-from app.core.project import Change, Project
+from app.core.events import Event
+from app.core.project import Project
 from app.core.review.index import ReviewIndex
-from app.gui.shell.bridge import BULK_KINDS
 from app.gui.shell.jobs import JobRunner
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
@@ -65,9 +60,9 @@ class AgreementWatcher(QObject):
     updated = Signal()
     #: New confidence intervals are available.
     intervals_updated = Signal()
-    #: The per-scope engine is being (re)built: True when building starts, False when ready.
+    #: The per-scope sums are being (re)built: True when building starts, False when ready.
     building = Signal(bool)
-    #: Building or an interval job failed: the message.
+    #: An interval job failed: the message.
     failed = Signal(str)
 
     def __init__(self, project: Project, bridge, runner: JobRunner | None = None,
@@ -77,13 +72,10 @@ class AgreementWatcher(QObject):
         self.review = ReviewIndex(project)
         self.runner = runner or JobRunner(parent=self)
         self.level = "interval"
-        self.engine: ScopedAgreement | None = None
         self.intervals: dict[ScopeKey, tuple[float, float] | None] = {}
         self.intervals_level = ""
         self.intervals_at = 0.0
-        self._excluded = set(project.excluded_annotators())
-        self._build_generation = 0
-        self._pending: list[tuple[str, str | None]] = []  # changes seen while building
+        self._generation = 0  # counts bulk changes: intervals of an older state are dropped
         self._changes = 0  # counts changes, to tell whether an interval job saw them all
         self._interval_job = None
         self._interval_rerun = False
@@ -94,70 +86,28 @@ class AgreementWatcher(QObject):
         bridge.changed.connect(self._on_change)
         self.rebuild()
 
-    # ------------------------------------------------------------------ building
+    @property
+    def engine(self) -> ScopedAgreement:
+        """The model's per-scope sums (built on first use)."""
+        return self.project.agreement.scopes
+
     def rebuild(self) -> None:
-        """Rebuild the per-scope engine in the background from the file."""
-        self._build_generation += 1
-        generation = self._build_generation
-        self._pending.clear()
-        self._excluded = set(self.project.excluded_annotators())
-        self.building.emit(True)
-        path = self.project.path
-        self.runner.start(lambda job: read_snapshot(path),
-                          finished=lambda snap: self._on_built(generation, snap),
-                          failed=lambda exc: self._on_build_failed(generation, exc))
-
-    def _on_built(self, generation: int, snapshot: Snapshot) -> None:
-        if generation != self._build_generation:
-            return  # a newer rebuild is under way
-        engine = ScopedAgreement(snapshot)
-        pending, self._pending = self._pending, []
-        self.engine = engine
-        for item_id, annotator in pending:
-            self._apply(item_id, annotator, None, replay=True)
-        self.building.emit(False)
-        self._emit_timer.start()
-        self.schedule_intervals()
-
-    def _on_build_failed(self, generation: int, exc: SimrateError) -> None:
-        if generation == self._build_generation:
+        """Make sure the per-scope sums are built, then refresh the figures."""
+        if not self.project.agreement.scopes_built:
+            self.building.emit(True)
+            self.project.agreement.scopes  # noqa: B018  (builds them)
             self.building.emit(False)
-            self.failed.emit(f"Agreement by dataset and genre is unavailable: {exc}")
-
-    # ------------------------------------------------------------------ changes
-    def _on_change(self, change: Change) -> None:
-        self._changes += 1
-        if change.kind in BULK_KINDS:
-            self.engine = None
-            self.rebuild()
-        elif change.kind in ("rating", "skip") and change.item_id:
-            if change.annotator in self._excluded:
-                return  # excluded raters count nowhere
-            new = change.new if change.kind == "rating" else None
-            self._apply(change.item_id, change.annotator, new)
-        elif change.kind == "adjudication" and change.item_id:
-            self._apply(change.item_id, None, None)
-        else:
-            return
         self._emit_timer.start()
         self.schedule_intervals()
 
-    def _apply(self, item_id: str, annotator: str | None, score: float | None,
-               replay: bool = False) -> None:
-        """Bring one item up to date in the engine (or remember it while building)."""
-        if self.engine is None:
-            self._pending.append((item_id, annotator))
+    def _on_change(self, event: Event) -> None:
+        self._changes += 1
+        if event.is_bulk:
+            self._generation += 1
+            self.rebuild()
             return
-        row = self.project.position(item_id)
-        if row < 0 or row >= len(self.engine.snapshot.item_ids):
-            self.rebuild()  # an item the engine does not know: start afresh
-            return
-        changes: dict[str, int | None] = {}
-        if annotator is not None:
-            if replay:  # replayed changes read the current value: they may be out of order
-                score = self.project.rating(item_id, annotator)
-            changes[annotator] = None if score is None else self.project.scale.to_code(score)
-        self.engine.update_item(row, changes, self.review.status(item_id).unadjudicated)
+        self._emit_timer.start()
+        self.schedule_intervals()
 
     # ------------------------------------------------------------------ figures
     def set_level(self, level: str) -> None:
@@ -169,18 +119,21 @@ class AgreementWatcher(QObject):
 
     def headline(self) -> Headline:
         """The top figures: alpha (all, unadjudicated) and the counts."""
-        live = self.project.live
-        counts = self.review.counts()
-        unadjudicated = self.engine.scopes[OVERALL_UNADJUDICATED] if self.engine else None
+        model = self.project.agreement
+        live, counts = model.live, self.review.counts()
+        unadjudicated = model.scopes.scopes[OVERALL_UNADJUDICATED]
         return Headline(
-            level=self.level, alpha=live.alpha(self.level),
-            alpha_unadjudicated=unadjudicated.alpha(self.level) if unadjudicated else None,
+            level=self.level, alpha=model.alpha(self.level),
+            alpha_unadjudicated=model.alpha_unadjudicated(self.level),
             items=self.project.n_items, rated_items=live.n_units,
             pairable_items=live.n_pairable_units, ratings=live.n_ratings,
             flagged=counts["flagged"], second_look=counts["second_look"],
-            adjudicated=counts["adjudicated"],
-            unadjudicated_items=unadjudicated.units if unadjudicated else 0,
+            adjudicated=counts["adjudicated"], unadjudicated_items=unadjudicated.units,
         )
+
+    def table(self, grouping: str) -> list[ScopeRow]:
+        """The agreement table of a grouping at the current level (last row: all items)."""
+        return self.project.agreement.table(grouping, self.level)
 
     @property
     def has_intervals(self) -> bool:
@@ -202,14 +155,12 @@ class AgreementWatcher(QObject):
 
     def compute_intervals(self) -> None:
         """Bootstrap every scope's interval in the background (one job at a time)."""
-        if self.engine is None:
-            return
         if self._interval_job is not None:
             self._interval_rerun = True
             return
         snapshot = self.engine.snapshot.copy()
         keys = list(self.engine.scopes)
-        level, generation, seen = self.level, self._build_generation, self._changes
+        level, generation, seen = self.level, self._generation, self._changes
         self._interval_rerun = False
 
         def intervals(job):
@@ -224,7 +175,7 @@ class AgreementWatcher(QObject):
 
     def _on_intervals(self, result: dict, level: str, generation: int, seen: int) -> None:
         self._interval_job = None
-        if level == self.level and generation == self._build_generation:
+        if level == self.level and generation == self._generation:
             self.intervals, self.intervals_level = result, level
             self.intervals_at = time.time()
             self.intervals_updated.emit()
@@ -242,6 +193,6 @@ class AgreementWatcher(QObject):
         """Stop timers and background work (before the project closes)."""
         self._interval_timer.stop()
         self._emit_timer.stop()
-        self._build_generation += 1  # results still on their way are dropped
+        self._generation += 1  # results still on their way are dropped
         if self._interval_job is not None:
             self._interval_job.cancel()

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import SimrateError
-from app.core.project import Change, Project
+from app.core.events import AdjudicationChanged, AnnotatorExcluded, Event
+from app.core.project import Project
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import WARNING_COLOUR
 
@@ -201,9 +202,9 @@ class AnnotatorReport(QWidget):
         bridge.changed.connect(self._on_change)
         self.refresh()
 
-    def _on_change(self, change: Change) -> None:
-        if change.kind in ("rating", "skip", "ratings", "reload", "annotator", "items"):
-            self._timer.start(0 if change.kind == "annotator" else REFRESH_DELAY_MS)
+    def _on_change(self, event: Event) -> None:
+        if not isinstance(event, AdjudicationChanged):
+            self._timer.start(0 if isinstance(event, AnnotatorExcluded) else REFRESH_DELAY_MS)
 
     def refresh(self) -> None:
         """Recompute the report in the background (one job at a time)."""

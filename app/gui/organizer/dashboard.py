@@ -75,8 +75,7 @@ class AgreementTableModel(QAbstractTableModel):
 
     def refresh(self, intervals_changed: bool = False) -> None:
         """Reread the figures; a reset only when the groups themselves changed."""
-        engine = self.watcher.engine
-        rows = engine.table(self.grouping, self.watcher.level) if engine else []
+        rows = self.watcher.table(self.grouping)
         if rows == self._rows and not intervals_changed:
             return
         if [r.group for r in rows] != [r.group for r in self._rows]:
@@ -158,7 +157,7 @@ class Dashboard(QWidget):
         watcher.intervals_updated.connect(self.refresh_intervals)
         watcher.building.connect(self._on_building)
         watcher.failed.connect(self.status_label.setText)
-        self._on_building(watcher.engine is None)
+        self._on_building(False)
         self.refresh()
 
     # ------------------------------------------------------------------ widgets
@@ -301,8 +300,6 @@ class Dashboard(QWidget):
 
     def refresh(self) -> None:
         """Show the current figures (called after each burst of changes)."""
-        if self.watcher.engine is None:
-            return  # the whole-project engine is built with the rest: wait for both
         head = self.watcher.headline()
         level = head.level
         self.alpha_caption.setText(f"Krippendorff's {ALPHA} ({level}), all "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from app.core.project import Change
+from app.core.events import Event
 from app.core.review.index import AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
 from app.gui.organizer.rater_marks import (
@@ -19,7 +19,6 @@ from app.gui.organizer.rater_marks import (
     item_ratings,
     ratings_table,
 )
-from app.gui.shell.bridge import BULK_KINDS
 
 
 class ItemRatingsPanel(QWidget):
@@ -81,9 +80,8 @@ class ItemRatingsPanel(QWidget):
             state = f"{len(marks)} rating{'s' * (len(marks) != 1)}, not flagged"
         self.state_label.setText(f"{item_id}: {state}")
 
-    def _on_change(self, change: Change) -> None:
-        self.records.on_change(change.kind, change.item_id, change.new)
-        if self.item_id is not None and (change.kind in BULK_KINDS
-                                         or change.item_id == self.item_id):
+    def _on_change(self, event: Event) -> None:
+        self.records.on_event(event)
+        if self.item_id is not None and (event.is_bulk or event.item_id == self.item_id):
             if self.project.has_item(self.item_id):
                 self.show_item(self.item_id)

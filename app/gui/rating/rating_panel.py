@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.actions import SetRating
 from app.core.errors import SimrateError
+from app.core.events import RatingState
 from app.core.scale import fmt
 from app.gui.rating.scale_widget import ScaleWidget
 from app.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
@@ -31,7 +33,7 @@ from app.gui.rating.session import SKIPPED
 from app.gui.rating.text_pane import PairTexts, item_place
 from app.gui.shell.context import ApplicationContext
 from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR
-from app.gui.shell.undo import RatingState, push_rating_change
+from app.gui.shell.undo import push_action
 
 SKIP_REASONS = (
     "Cannot judge: a text is unreadable or garbled",
@@ -56,7 +58,7 @@ class RatingPanel(QWidget):
         self.project = context.project
         self.scale = self.project.scale
         self.pending_code: int | None = None
-        self._record: dict | None = None
+        self._record = RatingState()
         self._build_widgets()
         self.keys = KeyActions(self)
         self.actions_by_name = self.keys.by_name
@@ -175,14 +177,20 @@ class RatingPanel(QWidget):
 
     def _on_row_changed(self, row: int) -> None:
         if row == self.session.current_row:
-            self._load_record()
+            latest = self.session.latest_state(row)  # from the event: no read back
+            if latest is None:
+                self._load_record()
+            else:
+                self._record = latest
+                self.note_edit.setText(latest.note)
+                self._refresh_score()
 
     def _load_record(self) -> None:
         item_id = self.session.current_id()
         if item_id is None:
             return
-        self._record = self.project.rating_record(item_id, self.session.annotator)
-        self.note_edit.setText((self._record or {}).get("note") or "")
+        self._record = self.project.rating_state(item_id, self.session.annotator)
+        self.note_edit.setText(self._record.note)
         self._refresh_score()
 
     def saved_code(self) -> int | None:
@@ -205,7 +213,7 @@ class RatingPanel(QWidget):
         elif saved is not None:
             text, colour = "\u2713 Saved", SAVED_COLOUR
         elif skipped:
-            reason = (self._record or {}).get("note") or "no reason given"
+            reason = self._record.note or "no reason given"
             text, colour = f"Skipped: {reason}", PENDING_COLOUR.darker(150)
         else:
             text, colour = "Not rated yet", self.palette().color(self.palette().ColorRole.Mid)
@@ -266,9 +274,10 @@ class RatingPanel(QWidget):
         if item_id is None:
             return False
         try:
-            push_rating_change(self.context.undo_stack, self.project, item_id,
-                               self.session.annotator, new, on_applied=self.context.show_item,
-                               on_error=lambda exc: self.failed.emit(str(exc)))
+            push_action(self.context.undo_stack, self.project,
+                        SetRating(item_id, self.session.annotator, new), item_id,
+                        on_applied=self.context.show_item,
+                        on_error=lambda exc: self.failed.emit(str(exc)))
         except SimrateError as exc:
             self.failed.emit(str(exc))
             return False
@@ -281,14 +290,15 @@ class RatingPanel(QWidget):
         skipped = self.session.state[self.session.current_row] == SKIPPED
         if self.pending_code is not None:
             seconds = round(self.session.elapsed(), 3)
-            new = RatingState(self.scale.from_code(self.pending_code), note, False, seconds)
+            new = RatingState(self.pending_code, note, False, seconds)
             if not self._write(new):
                 return
             self.session.note_rated(seconds)
-            self.message.emit(f"Saved {fmt(new.score)} for {self.session.current_id()}")
+            score = fmt(self.scale.from_code(self.pending_code))
+            self.message.emit(f"Saved {score} for {self.session.current_id()}")
         elif saved is not None or skipped:
-            old = self._record or {}
-            new = RatingState(old.get("score"), note, skipped, old.get("seconds"))
+            old = self._record
+            new = RatingState(old.code, note, skipped, old.seconds)
             if not self._write(new):
                 return
         else:
@@ -314,7 +324,7 @@ class RatingPanel(QWidget):
         if self.saved_code() is None and self.session.state[self.session.current_row] != SKIPPED:
             self._refresh_score()
             return
-        note = (self._record or {}).get("note") or ""
+        note = self._record.note
         if self.session.state[self.session.current_row] == SKIPPED:
             note = ""  # a skip's note is its reason: it goes with the skip
         if self._write(RatingState(None, note, False, None)):

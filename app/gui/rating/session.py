@@ -16,7 +16,15 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
-from app.core.project import Change, Project
+from app.core.events import (
+    Event,
+    ItemsImported,
+    RatingChanged,
+    RatingsImported,
+    RatingState,
+    Reloaded,
+)
+from app.core.project import Project
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
 
@@ -123,31 +131,31 @@ class AnnotatorSession(QObject):
         self._build_ratings()
         self.reset.emit()
 
-    def _on_change(self, change: Change) -> None:
-        if change.kind in ("rating", "skip") and change.item_id:
-            self._on_rating_changed(change.item_id, change.annotator or "")
-        elif change.kind == "ratings":
+    def _on_change(self, event: Event) -> None:
+        if isinstance(event, RatingChanged):
+            self._on_rating_changed(event)
+        elif isinstance(event, RatingsImported):
             self.rebuild_ratings()
-        elif change.kind in ("items", "reload"):
+        elif isinstance(event, (ItemsImported, Reloaded)):
             self.rebuild()
 
-    def _on_rating_changed(self, item_id: str, annotator: str) -> None:
-        if annotator != self.annotator:
+    def _on_rating_changed(self, event: RatingChanged) -> None:
+        if event.annotator != self.annotator:
             return  # blind: other annotators' ratings are none of this view's business
-        row = self.row_of.get(item_id)
+        row = self.row_of.get(event.item)
         if row is None:
             return
-        record = self.project.rating_record(item_id, annotator)
-        if record is None:
-            self.codes[row], self.state[row], self.seconds[row] = -1, UNRATED, np.nan
-        else:
-            score = record["score"]
-            self.codes[row] = -1 if score is None else self.project.scale.to_code(score)
-            self.state[row] = (SKIPPED if record["skipped"]
-                               else RATED if score is not None else UNRATED)
-            seconds = record["seconds"]
-            self.seconds[row] = np.nan if seconds is None else seconds
+        new = event.new  # the event carries the new state: nothing is read back
+        self._latest = (row, new)
+        self.codes[row] = -1 if new.code is None else new.code
+        self.state[row] = SKIPPED if new.skipped else RATED if new.code is not None else UNRATED
+        self.seconds[row] = np.nan if new.seconds is None else new.seconds
         self.row_changed.emit(row)
+
+    def latest_state(self, row: int) -> RatingState | None:
+        """The state the last rating event brought for `row`, if it was that row's."""
+        latest = getattr(self, "_latest", None)
+        return latest[1] if latest is not None and latest[0] == row else None
 
     # ----------------------------------------------------------- reading
     @property

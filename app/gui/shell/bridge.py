@@ -6,19 +6,17 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core.project import Project
 
-#: Change kinds that may touch any number of items: views rebuild rather than update a row.
-BULK_KINDS = frozenset({"ratings", "reload", "annotator", "settings", "items"})
-
 
 class ProjectBridge(QObject):
-    """Subscribes to a Project and re-emits each change as the Qt signal `changed`.
+    """Subscribes to a Project and re-emits each typed event (app/core/events.py) as the Qt
+    signal `changed`.
 
     The window's Project is used from the GUI thread only: background jobs write through
     connections of their own, and `Project.refresh()` (on the GUI thread) reports what they
-    wrote as a `reload`. So `changed` is emitted, and its receivers run, in the GUI thread.
+    wrote as `Reloaded`. So `changed` is emitted, and its receivers run, in the GUI thread.
     """
 
-    #: Every committed change, as the core's Change object.
+    #: Every committed change, as the core's typed event.
     changed = Signal(object)
 
     def __init__(self, project: Project, parent: QObject | None = None):

@@ -13,7 +13,7 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     AlphaSums,
     ScopedAgreement,
-    read_snapshot,
+    build_snapshot,
     scope_intervals,
 )
 from app.core.project import Project
@@ -113,7 +113,7 @@ def scope_codes(project: Project, grouping: str, group: str, subset: str) -> np.
 
 def test_engine_scopes_match_a_recomputation(rated_project):
     with Project.open(rated_project) as project:
-        engine = ScopedAgreement(read_snapshot(rated_project))
+        engine = ScopedAgreement(build_snapshot(project))
         for grouping in ("dataset", "genre"):
             rows = engine.table(grouping, "interval")
             assert [r.group for r in rows] == [*engine.groups(grouping), OVERALL]
@@ -129,19 +129,15 @@ def test_engine_scopes_match_a_recomputation(rated_project):
 
 def test_engine_follows_ratings_and_adjudications(rated_project):
     with Project.open(rated_project) as project:
-        engine = ScopedAgreement(read_snapshot(rated_project))
-        index = ReviewIndex(project)
+        engine = project.agreement.scopes  # kept current by the project's write path
         edits = [("d:2", "ann", 4.0), ("d:3", "cat", 0.0), ("d:4", "cat", 1.5),
                  ("d:2", "ben", None), ("d:7", "dan", 3.0)]
         for item_id, rater, score in edits:
             project.rate(item_id, rater, score)
-            code = None if score is None else project.scale.to_code(score)
-            engine.update_item(project.position(item_id), {rater: code},
-                               index.status(item_id).unadjudicated)
         flagged = sorted(project.flagged_ids())[0]
         project.adjudicate(flagged, 1.0)
-        engine.update_item(project.position(flagged), {}, False)
-        fresh = ScopedAgreement(read_snapshot(rated_project))
+        assert project.agreement.scopes is engine  # updated in place, never rebuilt
+        fresh = ScopedAgreement(build_snapshot(project))
         for level in LEVELS:
             for grouping in ("dataset", "genre"):
                 assert engine.table(grouping, level) == fresh.table(grouping, level)
@@ -152,7 +148,7 @@ def test_engine_follows_ratings_and_adjudications(rated_project):
 
 def test_histograms_count_each_raters_codes(rated_project):
     with Project.open(rated_project) as project:
-        engine = ScopedAgreement(read_snapshot(rated_project))
+        engine = ScopedAgreement(build_snapshot(project))
         ratings = project.ratings()
     for i, rater in enumerate(engine.raters):
         own = ratings[ratings["annotator"] == rater]["code"].astype(int)
@@ -161,7 +157,8 @@ def test_histograms_count_each_raters_codes(rated_project):
 
 
 def test_intervals_contain_the_estimate(rated_project):
-    snapshot = read_snapshot(rated_project)
+    with Project.open(rated_project) as project:
+        snapshot = build_snapshot(project)
     engine = ScopedAgreement(snapshot)
     keys = [(OVERALL, OVERALL, ALL), ("dataset", "alpha", ALL)]
     intervals = scope_intervals(snapshot.copy(), "interval", keys, replicates=300)

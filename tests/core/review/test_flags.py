@@ -91,7 +91,7 @@ def test_flags_follow_ratings_without_scanning(project):
     project.rate("d:1", "ann", 1.0)
     project.rate("d:1", "bob", 1.75)
     assert project.flagged_ids() == set()
-    project.state.flags._units = NoScanDict(project.state.flags._units)
+    project.flags._units = NoScanDict(project.flags._units)
     project.rate("d:1", "bob", 2.0)  # spread reaches 1.0
     assert project.flagged_ids() == {"d:1"}
     project.rate("d:1", "ann", None)

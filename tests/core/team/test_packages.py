@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from app.core.errors import RuleError, SimrateError
+from app.core.events import Reloaded
 from app.core.frames import item_frame
 from app.core.project import Project
 from app.core.team.assignment import assign_project
@@ -387,7 +388,7 @@ def test_an_open_project_sees_the_merge_after_refresh(origin, tmp_path):
     assert before is None  # one rater so far
     merge_package(origin, out)  # the command line's connection
     assert gui.refresh() is True
-    assert [c.kind for c in seen][-1] == "reload"
+    assert isinstance(seen[-1], Reloaded)
     assert gui.rating("d:3", "ann") == 2.0
     assert set(gui.annotators()) == {"bob", "ann"}
     gui.rate("d:2", "bob", 0.0)  # the window keeps working after the reload

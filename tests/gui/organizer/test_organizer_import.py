@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.events import Reloaded
 from app.core.project import Project
 from app.core.team.packages import make_package
 from app.gui.dialogs.ratings_import_dialog import ConflictModel, RatingsImportDialog
@@ -95,7 +96,7 @@ def test_an_open_project_picks_up_the_import(qtbot, tmp_path, project_path):
             dialog.import_button.click()
         assert project.refresh()
         assert project.rating("d:7", "dan") == 1.0
-        assert changes[-1].kind == "reload"
+        assert isinstance(changes[-1], Reloaded)
 
 
 def test_conflict_model(qtmodeltester, tmp_path, project_path):

@@ -66,4 +66,4 @@ def test_the_window_never_builds_the_agreement_state(window):
     project = window.context.project
     window.context.session.go_to(3)
     project.rate("d:4", "alice", 2.0)
-    assert project._state is None
+    assert not project.agreement.built

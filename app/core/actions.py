@@ -1,0 +1,149 @@
+"""User actions as Qt-free objects with `do(project)` and `undo(project)`.
+
+Each action writes through one `Project` method, which returns the state it replaced
+(read inside the same transaction), so undo needs no query of its own. Undo and redo are
+writes like any other: committed, logged in the change log, and sent to subscribers.
+The GUI wraps actions in QUndoCommands (app/gui/shell/undo.py); scripts call them directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from app.core.events import RatingState, Verdict
+from app.core.project import Project
+from app.core.scale import Scale, fmt
+
+
+class Action(Protocol):
+    """What the undo stack needs of an action."""
+
+    def do(self, project: Project) -> bool: ...
+    def undo(self, project: Project) -> None: ...
+    def describe(self, scale: Scale) -> str: ...
+
+
+def describe_rating(state: RatingState, scale: Scale) -> str:
+    """`3.25`, `skipped`, `note` or `nothing`, for undo menu texts."""
+    if state.skipped:
+        return "skipped"
+    if state.code is not None:
+        return fmt(scale.from_code(state.code))
+    return "note" if state.note else "nothing"
+
+
+@dataclass
+class SetRating:
+    """Give one annotator's rating of one item a new state (score, note, skip or nothing)."""
+
+    item_id: str
+    annotator: str
+    new: RatingState
+    old: RatingState | None = field(default=None)
+
+    def do(self, project: Project) -> bool:
+        """Write the new state; False (nothing written) when it equals the stored one."""
+        old = project.set_rating_state(self.item_id, self.annotator, self.new)
+        if self.old is None:
+            self.old = old
+        return not old.same_as(self.new)
+
+    def undo(self, project: Project) -> None:
+        """Write back the state the first `do` replaced."""
+        if self.old is not None:
+            project.set_rating_state(self.item_id, self.annotator, self.old)
+
+    def describe(self, scale: Scale) -> str:
+        """`item: old -> new`."""
+        old = describe_rating(self.old or RatingState(), scale)
+        return f"{self.item_id}: {old} \u2192 {describe_rating(self.new, scale)}"
+
+
+@dataclass
+class Adjudicate:
+    """Set an item's verdict (a code of None withdraws it)."""
+
+    item_id: str
+    new: Verdict
+    by: str = ""
+    old: Verdict | None = field(default=None)
+
+    def do(self, project: Project) -> bool:
+        """Write the verdict; False (nothing written) when it equals the stored one."""
+        old = project.set_verdict(self.item_id, self.new, self.by)
+        if self.old is None:
+            self.old = old
+        return old != self.new
+
+    def undo(self, project: Project) -> None:
+        """Write back the verdict the first `do` replaced."""
+        if self.old is not None:
+            project.set_verdict(self.item_id, self.old, self.by)
+
+    def describe(self, scale: Scale) -> str:
+        """`Adjudicate item: old -> new`."""
+        def text(v: Verdict | None) -> str:
+            return "none" if v is None or v.code is None else fmt(scale.from_code(v.code))
+        return f"Adjudicate {self.item_id}: {text(self.old)} \u2192 {text(self.new)}"
+
+
+@dataclass
+class SetExcluded:
+    """Exclude an annotator from agreement and gold, or count them again."""
+
+    annotator: str
+    excluded: bool
+    by: str = ""
+    old: bool | None = field(default=None)
+
+    def do(self, project: Project) -> bool:
+        """Write the exclusion; False when it was already so."""
+        old = project.set_excluded(self.annotator, self.excluded, by=self.by)
+        if self.old is None:
+            self.old = old
+        return old != self.excluded
+
+    def undo(self, project: Project) -> None:
+        """Restore the previous exclusion state."""
+        if self.old is not None:
+            project.set_excluded(self.annotator, self.old, by=self.by)
+
+    def describe(self, scale: Scale) -> str:
+        """`Exclude NAME` or `Count NAME again`."""
+        return f"Exclude {self.annotator}" if self.excluded else f"Count {self.annotator} again"
+
+
+class History:
+    """A Qt-free undo/redo stack of actions (the GUI uses QUndoStack instead)."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._done: list[Action] = []
+        self._undone: list[Action] = []
+
+    def run(self, action: Action) -> bool:
+        """Do an action and remember it; False (not remembered) when it changed nothing."""
+        if not action.do(self.project):
+            return False
+        self._done.append(action)
+        self._undone.clear()
+        return True
+
+    def undo(self) -> bool:
+        """Undo the last action; False when there is none."""
+        if not self._done:
+            return False
+        action = self._done.pop()
+        action.undo(self.project)
+        self._undone.append(action)
+        return True
+
+    def redo(self) -> bool:
+        """Redo the last undone action; False when there is none."""
+        if not self._undone:
+            return False
+        action = self._undone.pop()
+        action.do(self.project)
+        self._done.append(action)
+        return True

@@ -1,0 +1,64 @@
+"""ItemIndex: item ids, their ords (keys in the file) and positions, held in memory."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from app.core.errors import SimrateError
+
+
+class ItemIndex:
+    """Every item's id and ord in project order; ords are 0..n-1 unless edited by hand."""
+
+    def __init__(self, rows: list[tuple[int, str]], path: Path | None = None):
+        self.path = path
+        self.ids: list[str] = [r[1] for r in rows]
+        self.ord: dict[str, int] = {r[1]: r[0] for r in rows}
+        self.id_by_ord: dict[int, str] = {r[0]: r[1] for r in rows}
+
+    @classmethod
+    def read(cls, conn: sqlite3.Connection, path: Path | None = None) -> ItemIndex:
+        """The index of the items stored now."""
+        return cls(conn.execute("SELECT ord, id FROM items ORDER BY ord").fetchall(), path)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self.ord
+
+    def ord_of(self, item_id: str) -> int:
+        """The item's ord; SimrateError if unknown."""
+        try:
+            return self.ord[item_id]
+        except KeyError:
+            raise SimrateError(f"no item with id {item_id!r} in this project", self.path) from None
+
+    def position(self, item_id: str) -> int:
+        """0-based position of an item in project order, -1 for an unknown id."""
+        ord_ = self.ord.get(item_id)
+        if ord_ is None:
+            return -1
+        in_step = ord_ < len(self.ids) and self.ids[ord_] == item_id
+        return ord_ if in_step else self.ids.index(item_id)
+
+    def ords_are_positions(self) -> bool:
+        """True when ords are 0..n-1, as import makes them: ords rise with position, so the
+        last one being n-1 means every one is."""
+        return not self.ids or self.ord[self.ids[-1]] == len(self.ids) - 1
+
+    def ids_for_ords(self, ords: np.ndarray) -> np.ndarray:
+        """Item ids for an array of ords."""
+        if self.ords_are_positions():
+            return np.asarray(self.ids, dtype=object)[ords]
+        return np.array([self.id_by_ord[o] for o in ords], dtype=object)
+
+    def rows_for_ords(self, ords: np.ndarray) -> np.ndarray:
+        """Positions for an array of ords."""
+        if self.ords_are_positions():
+            return ords
+        position = {o: i for i, o in enumerate(self.ord[i] for i in self.ids)}
+        return np.array([position[o] for o in ords.tolist()], dtype=np.int64)

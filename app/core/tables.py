@@ -1,0 +1,135 @@
+"""Bulk reads of a project file as pandas tables (the Project's read side)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+
+import numpy as np
+import pandas as pd
+
+from app.core.events import RatingState, Verdict
+from app.core.item_index import ItemIndex
+from app.core.scale import Scale
+
+ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
+RATING_FRAME_COLUMNS = [
+    "item_id", "annotator", "code", "score", "note", "skipped", "seconds", "updated_at",
+]
+_ITEM_SQL = "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items"
+
+
+def read_items(conn: sqlite3.Connection) -> pd.DataFrame:
+    """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
+    rows = conn.execute(_ITEM_SQL + " ORDER BY ord").fetchall()
+    frame = pd.DataFrame.from_records(rows, columns=ITEM_FRAME_COLUMNS)
+    frame["reference"] = frame["reference"].astype("float64")
+    loads = json.loads
+    frame["meta"] = [loads(m) if isinstance(m, str) and m else {} for m in frame["meta"]]
+    return frame
+
+
+def read_item(conn: sqlite3.Connection, ord_: int) -> dict:
+    """One item as a dict with the keys of `read_items`."""
+    row = conn.execute(_ITEM_SQL + " WHERE ord = ?", (ord_,)).fetchone()
+    item = dict(zip(ITEM_FRAME_COLUMNS, row, strict=True))
+    item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
+    return item
+
+
+def _names_by_id(conn: sqlite3.Connection) -> np.ndarray:
+    names = dict(conn.execute("SELECT id, name FROM annotators"))
+    by_id = np.empty(max(names, default=0) + 1, dtype=object)
+    for aid, name in names.items():
+        by_id[aid] = name
+    return by_id
+
+
+def read_ratings(conn: sqlite3.Connection, index: ItemIndex, scale: Scale) -> pd.DataFrame:
+    """All ratings: item_id, annotator, code, score, note, skipped, seconds, updated_at."""
+    rows = conn.execute(
+        "SELECT item_ord, annotator_id, code, note, skipped, seconds, updated_at "
+        "FROM ratings ORDER BY item_ord, annotator_id"
+    ).fetchall()
+    table = np.array(rows, dtype=object).reshape(len(rows), 7)  # fast column split
+    code = table[:, 2].astype(np.float64)  # NULL (skipped) -> nan
+    return pd.DataFrame({
+        "item_id": index.ids_for_ords(table[:, 0].astype(np.int64)),
+        "annotator": _names_by_id(conn)[table[:, 1].astype(np.int64)],
+        "code": pd.array(code, dtype="Float64").astype("Int64"),
+        "score": scale.low + code * scale.step,
+        "note": pd.Series(table[:, 3], dtype=object),
+        "skipped": table[:, 4].astype(bool),
+        "seconds": table[:, 5].astype(np.float64),
+        "updated_at": table[:, 6].astype(np.float64),
+    })
+
+
+def read_rating_state(conn: sqlite3.Connection, ord_: int, aid: int | None) -> RatingState:
+    """One annotator's stored state for one item (empty when there is none)."""
+    if aid is None:
+        return RatingState()
+    row = conn.execute("SELECT code, note, skipped, seconds FROM ratings "
+                       "WHERE item_ord = ? AND annotator_id = ?", (ord_, aid)).fetchone()
+    return RatingState() if row is None else RatingState(row[0], row[1] or "", bool(row[2]), row[3])
+
+
+def read_verdict(conn: sqlite3.Connection, ord_: int) -> Verdict:
+    """An item's stored verdict (code None when there is none)."""
+    row = conn.execute("SELECT code, note FROM adjudications WHERE item_ord = ?",
+                       (ord_,)).fetchone()
+    return Verdict() if row is None else Verdict(row[0], row[1] or "")
+
+
+def read_adjudications(conn: sqlite3.Connection, index: ItemIndex, scale: Scale) -> pd.DataFrame:
+    """Adjudications: item_id, code, score, note, by, at."""
+    rows = conn.execute(
+        "SELECT item_ord, code, note, by, at FROM adjudications ORDER BY item_ord").fetchall()
+    frame = pd.DataFrame.from_records(rows, columns=["ord", "code", "note", "by", "at"])
+    frame.insert(0, "item_id", frame.pop("ord").map(index.id_by_ord))
+    frame["code"] = frame["code"].astype("int64")
+    frame.insert(2, "score", scale.low + frame["code"] * scale.step)
+    return frame
+
+
+def read_gold_inputs(conn: sqlite3.Connection, index: ItemIndex,
+                     scale: Scale) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(items, ratings) with only what gold needs, read in bulk for large exports.
+
+    items: item_id, dataset, genre, left, right in project order; ratings: item_id,
+    annotator, score, updated_at, row (position in items) of every rating with a score.
+    Text columns are plain object columns: converting 200,000 strings to pandas' string
+    dtype costs seconds.
+    """
+    names = ["item_id", "dataset", "genre", "left", "right"]
+    rows = conn.execute("SELECT id, dataset, genre, left, right FROM items ORDER BY ord").fetchall()
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    items = pd.DataFrame({n: pd.Series(c, dtype=object)
+                          for n, c in zip(names, columns, strict=True)})
+    rows = conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
+                        "WHERE code IS NOT NULL").fetchall()
+    table = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.float64,
+                        count=4 * len(rows)).reshape(len(rows), 4)
+    ords = table[:, 0].astype(np.int64)
+    ratings = pd.DataFrame({
+        "item_id": pd.Series(index.ids_for_ords(ords), dtype=object),
+        "annotator": pd.Series(_names_by_id(conn)[table[:, 1].astype(np.int64)], dtype=object),
+        "score": scale.low + table[:, 2] * scale.step,
+        "updated_at": table[:, 3],
+        # the item's row in `items`, sparing gold a string lookup per rating
+        "row": index.rows_for_ords(ords),
+    })
+    return items, ratings
+
+
+def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
+    """The append-only change log: id, at, who, kind, item_id, annotator, old, new."""
+    rows = conn.execute(
+        "SELECT id, at, who, kind, item_id, annotator, old, new FROM changes ORDER BY id"
+    ).fetchall()
+    columns = ["id", "at", "who", "kind", "item_id", "annotator", "old", "new"]
+    data = {name: [r[i] for r in rows] for i, name in enumerate(columns)}
+    for col in ("old", "new"):
+        data[col] = [json.loads(v) if v is not None else None for v in data[col]]
+    return pd.DataFrame({c: pd.Series(data[c], dtype=object) for c in columns})
