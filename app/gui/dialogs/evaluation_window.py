@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.commands.evaluate_cmd import TITLES, format_report
 from app.core.errors import SimrateError
 from app.core.evaluation import (
     DATASET_MEASURES,
@@ -36,6 +35,7 @@ from app.core.evaluation import (
     EvaluationReport,
     Measure,
 )
+from app.core.evaluation_text import TITLES, format_report
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.evaluation import evaluate_files
