@@ -334,6 +334,15 @@ class Project:
         self._state = None
         self._notify(Change("annotator", None, annotator, bool(old), excluded))
 
+    def add_annotator(self, name: str) -> None:
+        """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
+        if name.strip() in self._annotator_ids:
+            return
+        with transaction(self._conn, self.path) as conn:
+            self._annotator_id(conn, name)
+        self._state = None
+        self._notify(Change("annotator", None, name.strip(), None, False))
+
     def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
         name = name.strip()
         if not name:
@@ -416,28 +425,63 @@ class Project:
         ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
             aid = self._annotator_id(conn, annotator)
-            old = conn.execute(
-                "SELECT code, note, skipped FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                (ord_, aid),
-            ).fetchone()
-            old_code = None if old is None else old[0]
-            keep_note = note if note is not None else (old[1] if old else "")
-            if code is None and not skipped and not keep_note:
-                conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                             (ord_, aid))
-            else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
-                    (ord_, aid, code, keep_note, int(skipped), seconds, time.time()),
-                )
-            kind = "skip" if skipped else "rating"
-            log_change(conn, kind, item_id=item_id, annotator=annotator,
-                       old=self._score_of(old_code), new=self._score_of(code),
-                       note_old=old[1] if old else None, note_new=note)
+            kind, old_code = self._put_rating(conn, ord_, aid, item_id, annotator, code, note,
+                                              skipped, seconds)
         if self._state is not None:
             self._state.set(ord_, aid, code)
         self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
                             self._score_of(code)))
+
+    def _put_rating(self, conn: sqlite3.Connection, ord_: int, aid: int, item_id: str,
+                    annotator: str, code: int | None, note: str | None, skipped: bool,
+                    seconds: float | None) -> tuple[str, int | None]:
+        """Write one rating and its change-log row; returns (change kind, old code)."""
+        old = conn.execute(
+            "SELECT code, note, skipped FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+            (ord_, aid),
+        ).fetchone()
+        old_code = None if old is None else old[0]
+        keep_note = note if note is not None else (old[1] if old else "")
+        if code is None and not skipped and not keep_note:
+            conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                         (ord_, aid))
+        else:
+            conn.execute(
+                "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+                (ord_, aid, code, keep_note, int(skipped), seconds, time.time()),
+            )
+        kind = "skip" if skipped else "rating"
+        log_change(conn, kind, item_id=item_id, annotator=annotator,
+                   old=self._score_of(old_code), new=self._score_of(code),
+                   note_old=old[1] if old else None, note_new=note)
+        return kind, old_code
+
+    def apply_ratings(self, rows: Sequence[tuple], bulk: int = 2000) -> None:
+        """Save ratings made elsewhere (a team hub's) in one transaction.
+
+        rows: (item_id, annotator, code or None, note, skipped, seconds). Each is written
+        and logged as `rate`/`skip` would; live agreement, flags and subscribers follow one
+        rating at a time, or, for more than `bulk` rows, by one rebuild (as an import).
+        """
+        if not rows:
+            return
+        changes = []
+        with transaction(self._conn, self.path) as conn:
+            for item_id, annotator, code, note, skipped, seconds in rows:
+                ord_ = self.item_ord(item_id)
+                aid = self._annotator_id(conn, annotator)
+                kind, old_code = self._put_rating(conn, ord_, aid, item_id, annotator, code,
+                                                  note, bool(skipped), seconds)
+                changes.append((ord_, aid, kind, item_id, annotator, old_code, code))
+        if len(changes) > bulk:
+            self._state = None
+            self._notify(Change("ratings", new={"added": 0, "changed": len(changes)}))
+            return
+        for ord_, aid, kind, item_id, annotator, old_code, code in changes:
+            if self._state is not None:
+                self._state.set(ord_, aid, code)
+            self._notify(Change(kind, item_id, annotator, self._score_of(old_code),
+                                self._score_of(code)))
 
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)
