@@ -71,3 +71,44 @@ class Hub:
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                          "WHERE datname = %s AND pid <> pg_backend_pid()", (self.name,))
             conn.execute(f"DROP DATABASE IF EXISTS {self.name}")
+
+
+INJECTION = "x'); DROP TABLE ratings; --"
+
+
+def make_project(path: Path, n_items: int = 12, scale: str = "sts"):
+    """An open project with n items (ids d:1..n) on the STS scale; item d:1's left text
+    and the note of one rating are SQL-looking text that must travel byte for byte."""
+    from app.core.project import Project
+    from tests.core.frames import make_items
+
+    project = Project.create(path, scale=scale, title="hub test")
+    items = make_items(n_items)
+    items.loc[0, "left"] = INJECTION + " \u00e9\u00e8 \"quoted\"\ttab"
+    project.import_items(items, source="test")
+    return project
+
+
+def team(hub: Hub, folder: Path, people: dict[str, str], n_items: int = 12):
+    """Publish a project to `hub` and add `people` ({name: kind}); returns the organizer's
+    open project and {name: login}. Each person's password is in the hub's password file."""
+    from app.core.team.people import add_person
+    from app.core.team.publish import publish
+
+    project = make_project(folder / "organizer.simrate", n_items)
+    publish(project, hub.url())
+    logins = {}
+    for name, kind in people.items():
+        login = f"{hub.name}_{len(logins)}"
+        add_person(project, name, kind, f"pw-{login}", login=login)
+        hub.remember(login, f"pw-{login}")
+        logins[name] = login
+    return project, logins
+
+
+def join_as(hub: Hub, login: str, path: Path):
+    """Join the hub as `login` (password from the password file); the open replica."""
+    from app.core.team.join import join
+
+    project, _report = join(hub.url(login), path)
+    return project

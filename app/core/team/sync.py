@@ -73,7 +73,7 @@ def collect(project: Project, link: Link) -> Outbox:
             continue
         elif kind == "adjudication" and item_id is not None:
             adjudications[item_id] = change_id
-        elif kind in ("exclude", "annotator") and annotator is not None:
+        elif kind == "exclude" and annotator is not None:
             annotators[annotator] = change_id
         elif kind == "threshold":
             threshold = change_id
