@@ -197,3 +197,20 @@ def check_same_project(project: Project, hub_uuid: str) -> None:
     if project.meta("project_uuid") != hub_uuid:
         raise HubError("the hub holds another project than this file (project ids differ)",
                        "project")
+
+
+def sync_round(project: Project, session) -> SyncReport:
+    """One round over a HubSession's connection (collect, exchange, absorb)."""
+    link = read_link(project)
+    outbox = collect(project, link)
+    received = session.round(outbox, watermarks(project, tables_for(link)))
+    return absorb(project, link, outbox, received)
+
+
+def session_for(project: Project, password: str | None = None):
+    """A HubSession for this replica."""
+    from app.core.team.session import HubSession
+
+    link = read_link(project)
+    return HubSession(link.url, link.replica, link.organizer, project.meta("project_uuid") or "",
+                      password)
