@@ -42,6 +42,7 @@ from app.gui.settings import (
     WINDOW_GEOMETRY,
     WINDOW_STATE,
 )
+from app.gui.shell.sync_status import HubLink
 from app.gui.start_page import StartPage
 
 REFRESH_MS = 2000  # how often to look for changes made by other processes
@@ -87,6 +88,8 @@ class MainWindow(QMainWindow):
         self._update_actions()
         # Always there, for its View menu toggle; its panels appear while the mode is on.
         self.organizer = Organizer(self)
+        # Syncs a project linked to a team hub while it is open (status bar item).
+        self.hub_link = HubLink(self)
 
     def _connect_start_page(self) -> None:
         page = self.start_page

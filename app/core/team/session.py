@@ -62,10 +62,14 @@ class HubSession:
         """Block up to `timeout` seconds for a NOTIFY from the hub; True if one came.
 
         Without a listening connection (or when it breaks) it sleeps the timeout away and
-        returns False: polling is the fallback.
+        returns False: polling is the fallback. Right after (re)connecting it returns True:
+        what was sent while nobody listened must be pulled now.
         """
         try:
+            fresh = self._listener is None or self._listener.closed
             listener = self._listen()
+            if fresh:
+                return True
             got = False
             for _note in listener.notifies(timeout=timeout, stop_after=1):
                 got = True

@@ -1,0 +1,1 @@
+"""The window around the views: status items and the hub link."""
