@@ -17,7 +17,6 @@ from app.core.project import Project
 from app.core.team.hub import connect, explain, hub_info, url_for
 from app.core.team.hub_schema import login_name
 from app.core.team.replica import read_link
-from app.core.team.sync import check_same_project
 
 KINDS = ("annotator", "organizer")
 
@@ -35,33 +34,43 @@ class Person:
     last_seen: float | None
 
 
-def _organizer_connection(project: Project, password: str | None) -> tuple[Any, str]:
-    link = read_link(project)
-    conn = connect(link.url, password)
+def hub_of(project: Project) -> tuple[str, str]:
+    """(hub URL, project id) of a replica: what the functions below need."""
+    return read_link(project).url, project.meta("project_uuid") or ""
+
+
+def _organizer_connection(url: str, uuid: str, password: str | None) -> Any:
+    conn = connect(url, password)
     try:
-        info = hub_info(conn, link.url)
-        check_same_project(project, info.project_uuid)
+        info = hub_info(conn, url)
+        if info.project_uuid != uuid:
+            raise SimrateError("the hub holds another project than this file")
         if info.kind != "organizer":
             raise SimrateError(f"role not allowed: {info.login} is an annotator; only "
                                "organizers manage people")
     except BaseException:
         conn.close()
         raise
-    return conn, link.url
+    return conn
 
 
-def add_person(project: Project, name: str, kind: str, new_password: str | None,
-               password: str | None = None, login: str | None = None) -> tuple[str, str]:
-    """Create (or re-enable) a person's login on the hub; returns (login, join URL)."""
+def add_person(project: Project | tuple[str, str], name: str, kind: str,
+               new_password: str | None, password: str | None = None,
+               login: str | None = None) -> tuple[str, str]:
+    """Create (or re-enable) a person's login on the hub; returns (login, join URL).
+
+    `project`: the organizer's replica, or its (hub URL, project id) from `hub_of`.
+    """
     import psycopg
 
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
     name = name.strip()
     if not name:
         raise SimrateError("a person needs a name")
     if kind not in KINDS:
         raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
     login = login or login_name(name)
-    conn, url = _organizer_connection(project, password)
+    conn = _organizer_connection(url, uuid, password)
     try:
         verifier = None
         if new_password:
@@ -80,11 +89,13 @@ def add_person(project: Project, name: str, kind: str, new_password: str | None,
     return login, url_for(url, login)
 
 
-def remove_person(project: Project, name: str, password: str | None = None) -> str:
+def remove_person(project: Project | tuple[str, str], name: str,
+                  password: str | None = None) -> str:
     """Revoke a person's access (their ratings stay); returns their login."""
     import psycopg
 
-    conn, url = _organizer_connection(project, password)
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
+    conn = _organizer_connection(url, uuid, password)
     try:
         return conn.execute("SELECT simrate.remove_person(%s)", (name,)).fetchone()[0]
     except psycopg.Error as exc:
@@ -112,11 +123,13 @@ def people(conn: Any) -> list[Person]:
             for r in conn.execute(PEOPLE_SQL).fetchall()]
 
 
-def list_people(project: Project, password: str | None = None) -> list[Person]:
+def list_people(project: Project | tuple[str, str], password: str | None = None
+                ) -> list[Person]:
     """The hub's people, read over a connection of its own."""
     import psycopg
 
-    conn, url = _organizer_connection(project, password)
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
+    conn = _organizer_connection(url, uuid, password)
     try:
         return people(conn)
     except psycopg.Error as exc:
