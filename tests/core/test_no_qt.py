@@ -11,7 +11,8 @@ import app.formats
 
 
 def test_core_and_formats_import_no_qt():
-    modules = [f"app.core.{m.name}" for m in pkgutil.iter_modules(app.core.__path__)]
+    # walk_packages: the core's subpackages (app.core.team) are checked too
+    modules = [m.name for m in pkgutil.walk_packages(app.core.__path__, "app.core.")]
     modules += [f"app.formats.{m.name}" for m in pkgutil.iter_modules(app.formats.__path__)]
     modules += ["app.cli"] + [f"app.commands.{m.name}" for m in
                               pkgutil.iter_modules(__import__("app.commands").commands.__path__)]
