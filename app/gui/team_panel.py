@@ -46,11 +46,11 @@ class PeopleModel(QAbstractTableModel):
         self.people = list(people)
         self.endResetModel()
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 - Qt
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt
         """One row per person."""
         return 0 if parent.isValid() else len(self.people)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 - Qt
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
         """The columns of HEADERS."""
         return 0 if parent.isValid() else len(self.HEADERS)
 

@@ -108,7 +108,7 @@ def test_five_annotators_two_thousand_ratings_each_through_a_crash_and_a_kill(hu
         session.wait(0.2)
     session.close()
     outputs = {name: p.communicate(timeout=60) for name, p in processes.items()}
-    for name, (out, err) in outputs.items():
+    for name, (_out, err) in outputs.items():
         assert processes[name].returncode == 0, err
     assert crashed and killed and failed_rounds >= 1
 

@@ -131,7 +131,6 @@ def server_cpu(cluster: Cluster) -> float:
 def latency(hub: Hub, folder: Path, count: int = 40) -> None:
     from PySide6.QtCore import QCoreApplication
 
-    from app.core.project import Project
     from app.core.team.people import add_person
     from app.core.team.publish import publish
     from app.gui.shell.hub_sync import HubSync
@@ -186,7 +185,6 @@ def latency(hub: Hub, folder: Path, count: int = 40) -> None:
 def publish_and_join(hub: Hub, folder: Path, n: int) -> None:
     import psycopg
 
-    from app.core.project import Project
     from app.core.team.join import join
     from app.core.team.people import add_person
     from app.core.team.publish import publish

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.project import Project
-from app.core.teamdb import project_uuid
 from app.core.team.hub import HubError, check_version, connect, explain, parse_url
 from app.core.team.hub_schema import (
     HUB_SCHEMA_VERSION,
@@ -26,6 +25,7 @@ from app.core.team.hub_schema import (
 )
 from app.core.team.replica import ensure_tables, link_replica, set_meta
 from app.core.team.sync import SyncReport, sync_once
+from app.core.teamdb import project_uuid
 
 
 @dataclass(frozen=True)
