@@ -13,7 +13,7 @@ from app.core.errors import SimrateError
 
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
-    "pyramid", "evaluate", "package", "annotators", "assign", "checks",
+    "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team",
 )
 #: Commands whose positional arguments may follow their options.
 INTERMIXED = ("checks",)
@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
+
+    from app.commands.team_cmd import add_parser as add_team_parser
+
+    add_team_parser(sub)
     return parser
 
 

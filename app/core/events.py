@@ -107,6 +107,13 @@ class ItemsImported(Event):
 
 
 @dataclass(frozen=True)
+class AnnotatorAdded(Event):
+    """An annotator with no ratings yet joined the project (a team hub's person)."""
+
+    annotator: str
+
+
+@dataclass(frozen=True)
 class AnnotatorExcluded(Event):
     """An annotator was excluded from agreement and gold, or counted again."""
 

@@ -23,6 +23,7 @@ from app.core.agreement.model import AgreementModel
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
+    AnnotatorAdded,
     AnnotatorExcluded,
     Event,
     ItemsImported,
@@ -266,6 +267,16 @@ class Project:
         self._publish(AnnotatorExcluded(annotator, excluded))
         return old
 
+    def add_annotator(self, name: str) -> None:
+        """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
+        if name.strip() in self._annotator_ids:
+            return
+        added: dict[str, int] = {}
+        with transaction(self._conn, self.path) as conn:
+            self._annotator_id(conn, name, added)
+        self._annotator_ids.update(added)
+        self._publish(AnnotatorAdded(name.strip()))
+
     def _annotator_id(self, conn: sqlite3.Connection, name: str, new: dict[str, int]) -> int:
         """The annotator's id, adding the annotator inside the caller's transaction; ids
         added go into `new` and reach the cache only after the commit."""
@@ -328,21 +339,54 @@ class Project:
         ord_, added = self.item_ord(item_id), {}
         with transaction(self._conn, self.path) as conn:
             aid = self._annotator_id(conn, annotator, added)
-            old = tables.read_rating_state(conn, ord_, aid)
-            new = RatingState(code, old.note if note is None else note, skipped, seconds)
-            if new.empty:
-                conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                             (ord_, aid))
-            else:
-                conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
-                             (ord_, aid, code, new.note, int(skipped), seconds, time.time()))
-            log_change(conn, "skip" if skipped else "rating", item_id=item_id,
-                       annotator=annotator, old=self._score_of(old.code),
-                       new=self._score_of(code), note_old=old.note or None, note_new=note)
+            old, new = self._put_rating(conn, ord_, aid, item_id, annotator, code, note,
+                                        skipped, seconds)
         self._annotator_ids.update(added)
-        counted = annotator.strip() not in self.agreement.excluded
-        self._publish(RatingChanged(item_id, annotator.strip(), old, new, counted))
+        self._publish(self._rating_event(item_id, annotator, old, new))
         return old
+
+    def _put_rating(self, conn: sqlite3.Connection, ord_: int, aid: int, item_id: str,
+                    annotator: str, code: int | None, note: str | None, skipped: bool,
+                    seconds: float | None) -> tuple[RatingState, RatingState]:
+        """Write one rating and its change-log row (inside the caller's transaction)."""
+        old = tables.read_rating_state(conn, ord_, aid)
+        new = RatingState(code, old.note if note is None else note, skipped, seconds)
+        if new.empty:
+            conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                         (ord_, aid))
+        else:
+            conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+                         (ord_, aid, code, new.note, int(skipped), seconds, time.time()))
+        log_change(conn, "skip" if skipped else "rating", item_id=item_id, annotator=annotator,
+                   old=self._score_of(old.code), new=self._score_of(code),
+                   note_old=old.note or None, note_new=note)
+        return old, new
+
+    def _rating_event(self, item_id: str, annotator: str, old: RatingState,
+                      new: RatingState) -> RatingChanged:
+        name = annotator.strip()
+        return RatingChanged(item_id, name, old, new, name not in self.agreement.excluded)
+
+    def apply_ratings(self, rows: Sequence[tuple], bulk: int = 2000) -> None:
+        """Save ratings made elsewhere (a team hub's) in one transaction.
+
+        rows: (item_id, annotator, code or None, note, skipped, seconds). Each is written
+        and logged as `rate`/`skip` would, and published as its own event, or, for more
+        than `bulk` rows, as one bulk event (as an import).
+        """
+        added, written = {}, []
+        with transaction(self._conn, self.path) as conn:
+            for item_id, annotator, code, note, skipped, seconds in rows:
+                aid = self._annotator_id(conn, annotator, added)
+                written.append((item_id, annotator, *self._put_rating(
+                    conn, self.item_ord(item_id), aid, item_id, annotator, code, note,
+                    bool(skipped), seconds)))
+        self._annotator_ids.update(added)
+        if len(written) > bulk:
+            self._publish(RatingsImported({"added": 0, "changed": len(written), "unchanged": 0}))
+            return
+        for item_id, annotator, old, new in written:
+            self._publish(self._rating_event(item_id, annotator, old, new))
 
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)

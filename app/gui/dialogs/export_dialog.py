@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 from app.core.errors import SimrateError
 from app.core.review.gold import unresolved_counts
 from app.formats.export import FORMATS
+from app.gui.dialogs.path_field import path_row
 from app.gui.shell.jobs import Job, JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
-from app.gui.shell.path_field import path_row
 from app.services.export import ExportReport, export_project
 
 FORMAT_NAMES = {

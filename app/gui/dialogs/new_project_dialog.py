@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.scale import load_scale
+from app.gui.dialogs.path_field import path_row
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
-from app.gui.shell.path_field import path_row
 from app.services.file_import import ImportRequest
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr);;All files (*)")

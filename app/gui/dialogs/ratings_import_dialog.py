@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import SimrateError
+from app.gui.dialogs.path_field import path_row
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
-from app.gui.shell.path_field import path_row
 from app.gui.shell.row_model import RowTableModel
 from app.services.ratings_preview import (
     RESOLVE_KEEP,

@@ -170,6 +170,7 @@ class Organizer(QObject):
                                     self.export_gold))
         menu.addAction(self._action("evaluate", "E&valuate systems\u2026", [],
                                     self.evaluate_systems))
+        menu.addAction(self._action("team", "&Team hub\u2026", [], self.show_team))
         help_menu = window.menus.get("help")
         window.menuBar().insertMenu(help_menu.menuAction() if help_menu else None, menu)
         window.menus["organizer"] = menu
@@ -193,7 +194,7 @@ class Organizer(QObject):
         elif not self.context.organizer:
             self._remove_organizer_menu()
         has_project = self.workspace is not None
-        for name in ("queue", "rating", "agreement", "annotators", "import", "export"):
+        for name in ("queue", "rating", "agreement", "annotators", "import", "export", "team"):
             if name in self.actions:
                 self.actions[name].setEnabled(has_project)
 
@@ -290,3 +291,9 @@ class Organizer(QObject):
         self.evaluation.show()
         self.evaluation.raise_()
         self.evaluation.activateWindow()
+
+    def show_team(self) -> None:
+        """Open the team hub window: publish, people, who is connected."""
+        from app.gui.organizer.team_panel import open_team_window
+
+        open_team_window(self.window)

@@ -42,6 +42,7 @@ from app.gui.shell.settings import (
     WINDOW_STATE,
 )
 from app.gui.shell.start_page import StartPage
+from app.gui.shell.sync_status import HubLink
 from app.services.file_import import ImportRequest, ImportResult
 
 REFRESH_MS = 2000  # how often to look for changes made by other processes
@@ -87,6 +88,8 @@ class MainWindow(QMainWindow):
         self._update_actions()
         # Always there, for its View menu toggle; its panels appear while the mode is on.
         self.organizer = Organizer(self)
+        # Syncs a project linked to a team hub while it is open (status bar item).
+        self.hub_link = HubLink(self)
 
     def _connect_start_page(self) -> None:
         page = self.start_page
@@ -94,6 +97,7 @@ class MainWindow(QMainWindow):
         page.new_from_file.connect(self.new_project_from_file)
         page.open_other.connect(self.choose_project)
         page.open_sample.connect(self.open_sample)
+        page.join_hub.connect(self.join_hub)
 
     # ----------------------------------------------------------- docks
     def add_dock(self, title: str, widget: QWidget, area=Qt.DockWidgetArea.RightDockWidgetArea,
@@ -208,6 +212,23 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return
         self.open_project(str(path))
+
+    def join_hub(self) -> None:
+        """Join a team hub: make a replica and open it as the person the hub knows."""
+        from app.gui.dialogs.join_dialog import JoinDialog
+
+        dialog = JoinDialog(self.context.settings.get(LAST_FOLDER), self)
+        dialog.joined.connect(self._open_joined)
+        dialog.exec()
+        dialog.deleteLater()
+
+    def _open_joined(self, path: str, name: str, password: str) -> None:
+        if password:
+            from app.core.project import Project
+
+            with Project.open(path) as replica:  # for this session only, never stored
+                self.hub_link.passwords[replica.meta("hub_url") or ""] = password
+        self.open_project(path, annotator=name or None)
 
     def close_project(self) -> None:
         """Close the project and go back to the start page."""

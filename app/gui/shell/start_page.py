@@ -74,6 +74,7 @@ class StartPage(QWidget):
     new_from_file = Signal()
     open_other = Signal()
     open_sample = Signal()
+    join_hub = Signal()
 
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
         super().__init__(parent)
@@ -126,6 +127,8 @@ class StartPage(QWidget):
         self.new_button = QPushButton("New project from a file\u2026")
         self.open_button = QPushButton("Open a project\u2026")
         self.sample_button = QPushButton("Open the sample project")
+        self.join_button = QPushButton("Join a team hub\u2026")
+        self.join_button.clicked.connect(self.join_hub)
         self.new_button.clicked.connect(self.new_from_file)
         self.open_button.clicked.connect(self.open_other)
         self.sample_button.clicked.connect(self.open_sample)
@@ -135,7 +138,7 @@ class StartPage(QWidget):
         hint.setWordWrap(True)
         hint.setObjectName("startHint")
         actions = QVBoxLayout()
-        for button in (self.new_button, self.open_button, self.sample_button):
+        for button in (self.new_button, self.open_button, self.sample_button, self.join_button):
             button.setMinimumHeight(button.sizeHint().height() + 12)
             button.setAutoDefault(True)  # Enter presses the focused button, as Space does
             actions.addWidget(button)

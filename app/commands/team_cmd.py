@@ -1,0 +1,156 @@
+"""simrate team publish|add|remove|join|sync: work as a team through a PostgreSQL hub."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+from app.core.errors import SimrateError
+
+T = TypeVar("T")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """The `team` command and its subcommands."""
+    team = sub.add_parser("team", help="work as a team through a PostgreSQL hub")
+    verbs = team.add_subparsers(dest="team_command", metavar="ACTION",
+                                parser_class=type(team))
+    verbs.required = True
+    p = verbs.add_parser("publish", help="create the hub in a database and upload the project")
+    p.add_argument("project")
+    p.add_argument("url", metavar="URL", help="libpq URL or connection string, no password")
+    p = verbs.add_parser("add", help="give a person a login on the hub")
+    p.add_argument("project")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--role", choices=("annotator", "organizer"), required=True)
+    p.add_argument("--login", default=None, help="login role name (default: from NAME)")
+    p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
+    p.add_argument("project")
+    p.add_argument("name", metavar="NAME")
+    p = verbs.add_parser("join", help="make a local replica of a hub")
+    p.add_argument("url", metavar="URL")
+    p.add_argument("local", metavar="LOCAL.simrate")
+    p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one team subcommand."""
+    return {"publish": _publish, "add": _add, "remove": _remove, "join": _join,
+            "sync": _sync}[args.team_command](args)
+
+
+def with_password(action: Callable[[str | None], T]) -> T:
+    """Run `action(None)`, letting libpq find the password; on a terminal, when the hub
+    asks for one libpq did not have, ask once and try again (the password is not kept)."""
+    from app.core.team.hub.connection import HubError
+
+    try:
+        return action(None)
+    except HubError as exc:
+        if exc.kind != "password" or not sys.stdin.isatty():
+            raise
+        secret = getpass.getpass("Password for the hub: ")
+        return action(secret or None)
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from app.core.project import Project
+    from app.core.team.hub.publish import publish
+
+    with Project.open(args.project) as project:
+        report = with_password(lambda pw: publish(project, args.url, pw))
+    state = "new hub" if report.new_hub else "hub brought up to date"
+    print(f"{args.project}: published to {args.url} ({state}): {report.items} items, "
+          f"{report.ratings} ratings, {report.adjudications} adjudications")
+    print(f"next: simrate team add {args.project} NAME --role annotator")
+    return 0
+
+
+def _new_password(name: str) -> str | None:
+    """The new person's first password: typed twice on a terminal, else one stdin line."""
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"Password for {name} (empty: set none now): ")
+        if first and getpass.getpass("Again: ") != first:
+            raise SimrateError("the two passwords differ; nothing was changed")
+        return first or None
+    line = sys.stdin.readline()
+    return line.rstrip("\r\n") or None
+
+
+def _add(args: argparse.Namespace) -> int:
+    from app.core.project import Project
+    from app.core.team.hub.connection import parse_url
+    from app.core.team.hub.people import add_person
+
+    secret = _new_password(args.name)
+    with Project.open(args.project) as project:
+        login, url = with_password(lambda pw: add_person(project, args.name, args.role, secret,
+                                                         pw, args.login))
+    parts = parse_url(url)
+    print(f"added {args.name} as {'an annotator' if args.role == 'annotator' else 'an organizer'}"
+          f" (login {login})")
+    print(f"they join with: simrate team join '{url}' {login}.simrate")
+    where = f"{parts.get('host', 'localhost')}:{parts.get('port', '5432')}:" \
+            f"{parts.get('dbname', '')}:{login}:PASSWORD"
+    if secret:
+        print("password: the one typed here; tell it to them in person. They keep it in their "
+              f"password file (~/.pgpass, a line {where}) or type it when simrate asks.")
+    else:
+        print(f"no password set: run `simrate team add {args.project} {args.name} --role "
+              f"{args.role}` again to set one")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from app.core.project import Project
+    from app.core.team.hub.people import remove_person
+
+    with Project.open(args.project) as project:
+        login = with_password(lambda pw: remove_person(project, args.name, pw))
+    print(f"removed {args.name}: login {login} can no longer connect; their ratings stay")
+    return 0
+
+
+def _join(args: argparse.Namespace) -> int:
+    from app.core.team.hub.join import join
+
+    project, report = with_password(lambda pw: join(args.url, args.local, pw))
+    with project:
+        name = project.meta("hub_name") or ""
+        kind = project.meta("hub_kind")
+        own = len(project.ratings())
+        items = project.n_items
+    who = f"{name} ({kind})" if name else f"an {kind}"
+    print(f"{args.local}: joined as {who}: {items} items, {own} ratings")
+    print(f"open it with: simrate {args.local}" + (f" --annotator '{name}'" if name else ""))
+    del report
+    return 0
+
+
+def _sync(args: argparse.Namespace) -> int:
+    from app.core.project import Project
+    from app.core.team.hub.connection import HubError
+    from app.core.team.hub.sync import pending_count, sync_once
+
+    with Project.open(args.project) as project:
+        try:
+            report = with_password(lambda pw: sync_once(project, pw)).as_dict()
+        except HubError as exc:
+            if args.json:
+                hub = "unreachable" if exc.kind == "unreachable" else "reachable"
+                print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
+                                  "hub": hub}))
+            raise SimrateError(f"{exc.message}; nothing is lost, the changes stay pending",
+                               args.project) from None
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
+              f"pending {report['pending']}")
+    return 0

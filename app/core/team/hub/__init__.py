@@ -1,0 +1,1 @@
+"""The team hub: a PostgreSQL database that every replica syncs through."""

@@ -1,0 +1,174 @@
+"""The network half of a sync round: push an outbox to the hub, pull what is new.
+
+It touches no local file: it takes plain data (an Outbox and watermarks) and returns plain
+data (a Received), so the window can run it on a pool thread while the GUI thread owns the
+project. See sync.py for the local half and the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.team.hub.connection import explain
+
+#: Rows fetched per query while pulling.
+PAGE = 50_000
+
+PULL_SQL = {
+    "settings": "SELECT key, value, seq FROM simrate.settings",
+    "items": 'SELECT id, "left", "right", dataset, genre, reference, meta, source, seq '
+             "FROM simrate.items",
+    "annotators": "SELECT name, excluded, seq FROM simrate.annotators",
+    "ratings": "SELECT item_id, annotator, code, note, skipped, seconds, updated_at, seq "
+               "FROM simrate.ratings",
+    "adjudications": "SELECT item_id, code, note, by, at, seq FROM simrate.adjudications",
+}
+#: What an annotator's role may read; organizers pull every table.
+ANNOTATOR_TABLES = ("settings", "items", "ratings")
+ORGANIZER_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
+
+UPSERT_RATING = """
+INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds, updated_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
+    skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds, updated_at = EXCLUDED.updated_at
+WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
+                                                    EXCLUDED.skipped)
+"""
+UPSERT_ADJUDICATION = """
+INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at) VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
+    by = EXCLUDED.by, at = EXCLUDED.at
+WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
+"""
+UPSERT_ANNOTATOR = """
+INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
+ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
+WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
+"""
+UPSERT_SETTING = """
+INSERT INTO simrate.settings AS s (key, value) VALUES (%s, %s)
+ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE s.value <> EXCLUDED.value
+"""
+INSERT_ITEM = """
+INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta, source)
+VALUES ((SELECT COALESCE(max(ord), -1) + 1 FROM simrate.items), %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (id) DO NOTHING
+"""
+
+
+@dataclass
+class Outbox:
+    """Local changes the hub has not acknowledged, each with the last change-log id behind it.
+
+    ratings: (item_id, annotator, code, note, skipped, seconds, updated_at, change_id);
+    adjudications: (item_id, code, note, by, at, change_id); annotators: (name, excluded,
+    change_id); threshold: (value, change_id) or None; items: (item_id, left, right,
+    dataset, genre, reference, meta, source, ord) of items the hub lacks.
+    """
+
+    since: int
+    upto: int
+    ratings: list[tuple] = field(default_factory=list)
+    adjudications: list[tuple] = field(default_factory=list)
+    annotators: list[tuple] = field(default_factory=list)
+    threshold: tuple | None = None
+    items: list[tuple] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """Number of pending changes."""
+        return (len(self.ratings) + len(self.adjudications) + len(self.annotators)
+                + (self.threshold is not None) + len(self.items))
+
+
+@dataclass
+class Received:
+    """What one exchange did: what the hub had already, what it took, what came back."""
+
+    acked_before: int
+    pushed: int
+    rows: dict[str, list[tuple]]
+    watermarks: dict[str, int]
+
+    @property
+    def pulled(self) -> int:
+        """Number of rows pulled."""
+        return sum(len(rows) for rows in self.rows.values())
+
+
+def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
+             organizer: bool, url: str = "") -> Received:
+    """Push the outbox (once: rows the hub acknowledged before are left out), then pull."""
+    import psycopg
+
+    try:
+        acked, pushed = _push(conn, replica, outbox)
+        tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
+        rows, new_marks = pull(conn, tables, marks)
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    return Received(acked, pushed, rows, new_marks)
+
+
+def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int]:
+    """One transaction: lock this replica's row, write what it has not acknowledged."""
+    with conn.transaction():
+        conn.execute("INSERT INTO simrate.replicas (replica) VALUES (%s) "
+                     "ON CONFLICT (replica) DO NOTHING", (replica,))
+        row = conn.execute("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
+                           (replica,)).fetchone()
+        if row is None:
+            raise RuntimeError("this replica's id belongs to another login on the hub")
+        acked = int(row[0])
+        if outbox.upto <= acked:
+            # A round whose reply was lost already delivered all of this.
+            return acked, 0
+        pushed = _write(conn, outbox, acked)
+        conn.execute("UPDATE simrate.replicas SET acked = %s, last_seen = now() "
+                     "WHERE replica = %s", (outbox.upto, replica))
+    return acked, pushed
+
+
+def _write(conn: Any, outbox: Outbox, acked: int) -> int:
+    """Write the outbox rows newer than `acked`; returns how many were sent."""
+    items = [r[:8] for r in outbox.items]
+    ratings = [r[:7] for r in outbox.ratings if r[-1] > acked]
+    adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
+    annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
+    with conn.cursor() as cur:
+        if items:
+            cur.executemany(INSERT_ITEM, items)
+        if annotators:
+            cur.executemany(UPSERT_ANNOTATOR, annotators)
+        if ratings:
+            cur.executemany(UPSERT_RATING, ratings)
+        if adjudications:
+            cur.executemany(UPSERT_ADJUDICATION, adjudications)
+        threshold = outbox.threshold
+        if threshold is not None and threshold[1] > acked:
+            cur.execute(UPSERT_SETTING, ("threshold", str(threshold[0])))
+    return (len(items) + len(ratings) + len(adjudications) + len(annotators)
+            + (threshold is not None and threshold[1] > acked))
+
+
+def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int]
+         ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+    """Rows with a sequence number above each table's watermark, in sequence order."""
+    rows: dict[str, list[tuple]] = {}
+    new_marks = dict(marks)
+    for table in tables:
+        found: list[tuple] = []
+        mark = marks.get(table, 0)
+        while True:
+            page = conn.execute(f"{PULL_SQL[table]} WHERE seq > %s ORDER BY seq LIMIT {PAGE}",
+                                (mark,)).fetchall()
+            found.extend(page)
+            if page:
+                mark = int(page[-1][-1])
+            if len(page) < PAGE:
+                break
+        rows[table] = found
+        new_marks[table] = mark
+    return rows, new_marks

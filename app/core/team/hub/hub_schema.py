@@ -1,0 +1,299 @@
+"""The hub's schema in PostgreSQL: tables, roles, row-level security, sequence stamps, NOTIFY.
+
+Everything lives in the schema `simrate` of the hub database. Its tables belong to a role
+that cannot log in (the owner), so no client ever connects as the owner, which would
+bypass row-level security. People log in as roles of their own, each a member of one of
+two group roles, annotators or organizers; the server decides what each may read and
+write:
+
+- annotators read items, settings and their own ratings, and write only their own
+  ratings (a policy compares the row's annotator with the login's name in `people`);
+- organizers read and write everything except the change log, which they only read;
+- nobody deletes: a cleared rating or a withdrawn adjudication is a row whose code is
+  NULL, so that every replica learns of it.
+
+Every write gets a number from one sequence (`seq`), taken under a transaction-scoped
+advisory lock that is held until commit. Writers therefore commit in sequence order, and
+a replica that has seen everything up to `seq` = N never later meets a row below N: its
+watermark can never skip a row. A trigger copies each rating, adjudication, exclusion and
+setting, old and new value, into the change log, and a statement trigger sends NOTIFY on
+the channel `simrate` (payload: the table's name, never a value).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+#: Version of the hub schema; a hub made by a newer simrate is refused with a clear line.
+HUB_SCHEMA_VERSION = 1
+#: NOTIFY channel of every hub (notifications are per database).
+CHANNEL = "simrate"
+#: Advisory lock key that serializes sequence stamps (per database).
+CLOCK_LOCK = 7305820
+#: Tables a replica pulls from, in the order it applies them.
+PULLED_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
+
+
+def quote_ident(name: str) -> str:
+    """A PostgreSQL identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    """A PostgreSQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def role_names(dbname: str) -> dict[str, str]:
+    """The owner and group role names of the hub in database `dbname`.
+
+    Role names are shared by the whole server, so they carry the database's name and a
+    short hash of it (two databases whose names differ only in punctuation stay apart).
+    """
+    slug = re.sub(r"[^a-z0-9]+", "_", dbname.lower()).strip("_")[:20] or "db"
+    tag = hashlib.sha1(dbname.encode("utf-8")).hexdigest()[:6]
+    prefix = f"simrate_{slug}_{tag}"
+    return {"owner": f"{prefix}_owner", "annotators": f"{prefix}_annotators",
+            "organizers": f"{prefix}_organizers"}
+
+
+def login_name(person: str) -> str:
+    """A login role name for a person: lower case letters, digits and underscores."""
+    slug = re.sub(r"[^a-z0-9]+", "_", person.lower()).strip("_")[:40]
+    if not slug:
+        slug = "person_" + hashlib.sha1(person.encode("utf-8")).hexdigest()[:8]
+    return slug if slug[0].isalpha() else "p_" + slug
+
+
+ROLES_SQL = """
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = @owner_lit) THEN
+    CREATE ROLE @owner NOLOGIN CREATEROLE;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = @annotators_lit) THEN
+    CREATE ROLE @annotators NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = @organizers_lit) THEN
+    CREATE ROLE @organizers NOLOGIN;
+  END IF;
+END $$;
+GRANT @annotators TO @owner WITH ADMIN OPTION;
+GRANT @organizers TO @owner WITH ADMIN OPTION;
+"""
+
+TABLES_SQL = """
+CREATE TABLE IF NOT EXISTS simrate.hub (key text PRIMARY KEY, value text NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS simrate.clock;
+CREATE TABLE IF NOT EXISTS simrate.settings (
+    key text PRIMARY KEY, value text NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.items (
+    ord integer PRIMARY KEY, id text NOT NULL UNIQUE, "left" text NOT NULL,
+    "right" text NOT NULL, dataset text NOT NULL DEFAULT '', genre text NOT NULL DEFAULT '',
+    reference double precision, meta text, source text NOT NULL DEFAULT '',
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.people (
+    login text PRIMARY KEY, annotator text NOT NULL UNIQUE,
+    kind text NOT NULL CHECK (kind IN ('annotator', 'organizer')),
+    added_at timestamptz NOT NULL DEFAULT now(), removed_at timestamptz);
+CREATE TABLE IF NOT EXISTS simrate.annotators (
+    name text PRIMARY KEY, excluded boolean NOT NULL DEFAULT false,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.ratings (
+    item_id text NOT NULL REFERENCES simrate.items (id), annotator text NOT NULL,
+    code integer, note text NOT NULL DEFAULT '', skipped boolean NOT NULL DEFAULT false,
+    seconds double precision, updated_at double precision NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '',
+    PRIMARY KEY (item_id, annotator));
+CREATE TABLE IF NOT EXISTS simrate.adjudications (
+    item_id text PRIMARY KEY REFERENCES simrate.items (id), code integer,
+    note text NOT NULL DEFAULT '', by text NOT NULL DEFAULT '', at double precision NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.changes (
+    seq bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), login text NOT NULL,
+    kind text NOT NULL, item_id text, annotator text, old jsonb, new jsonb);
+CREATE TABLE IF NOT EXISTS simrate.replicas (
+    replica uuid PRIMARY KEY, login text NOT NULL DEFAULT session_user,
+    acked bigint NOT NULL DEFAULT 0, last_seen timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS settings_seq ON simrate.settings (seq);
+CREATE INDEX IF NOT EXISTS items_seq ON simrate.items (seq);
+CREATE INDEX IF NOT EXISTS annotators_seq ON simrate.annotators (seq);
+CREATE INDEX IF NOT EXISTS ratings_seq ON simrate.ratings (seq);
+CREATE INDEX IF NOT EXISTS adjudications_seq ON simrate.adjudications (seq);
+"""
+
+FUNCTIONS_SQL = """
+CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  -- held until commit: writers commit in the order of their sequence numbers
+  PERFORM pg_advisory_xact_lock(@clock_lock);
+  NEW.seq := nextval('simrate.clock');
+  NEW.login := session_user;
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.log_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  new_row jsonb := to_jsonb(NEW) - 'seq' - 'login';
+  old_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(OLD) - 'login' END;
+BEGIN
+  INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
+  VALUES (NEW.seq, session_user, TG_TABLE_NAME, new_row ->> 'item_id',
+          COALESCE(new_row ->> 'annotator', new_row ->> 'name'), old_row, new_row);
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.announce() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify(@channel, TG_TABLE_NAME);
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.my_name() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT annotator FROM simrate.people WHERE login = session_user AND removed_at IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.my_kind() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE
+    WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN 'organizer'
+    WHEN pg_has_role(session_user, @organizers_lit, 'MEMBER') THEN 'organizer'
+    WHEN pg_has_role(session_user, @annotators_lit, 'MEMBER') THEN 'annotator'
+  END
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
+                                              verifier text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  wanted text := CASE person_kind WHEN 'annotator' THEN @annotators_lit
+                                  WHEN 'organizer' THEN @organizers_lit END;
+  other text := CASE person_kind WHEN 'annotator' THEN @organizers_lit
+                                 ELSE @annotators_lit END;
+BEGIN
+  IF wanted IS NULL THEN
+    RAISE EXCEPTION 'a role is annotator or organizer, not %', person_kind;
+  END IF;
+  IF EXISTS (SELECT 1 FROM simrate.people WHERE annotator = person AND login <> person_login
+             AND removed_at IS NULL) THEN
+    RAISE EXCEPTION '% is already on this hub under another login', person;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = person_login) THEN
+    IF NOT EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login) THEN
+      RAISE EXCEPTION 'a PostgreSQL role named % exists and is not one of this hub''s people',
+        person_login;
+    END IF;
+    EXECUTE format('ALTER ROLE %I LOGIN', person_login);
+  ELSE
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT',
+                   person_login);
+  END IF;
+  IF pg_has_role(person_login, other, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', other, person_login);
+  END IF;
+  EXECUTE format('GRANT %I TO %I', wanted, person_login);
+  IF verifier IS NOT NULL THEN
+    EXECUTE format('ALTER ROLE %I PASSWORD %L', person_login, verifier);
+  END IF;
+  INSERT INTO simrate.people (login, annotator, kind) VALUES (person_login, person, person_kind)
+  ON CONFLICT (login) DO UPDATE SET annotator = EXCLUDED.annotator, kind = EXCLUDED.kind,
+                                    removed_at = NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.remove_person(person text) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found_login text;
+BEGIN
+  SELECT login INTO found_login FROM simrate.people WHERE annotator = person
+    AND removed_at IS NULL;
+  IF found_login IS NULL THEN
+    RAISE EXCEPTION '% is not one of this hub''s people', person;
+  END IF;
+  IF pg_has_role(found_login, @annotators_lit, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', @annotators_lit, found_login);
+  END IF;
+  IF pg_has_role(found_login, @organizers_lit, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', @organizers_lit, found_login);
+  END IF;
+  EXECUTE format('ALTER ROLE %I NOLOGIN', found_login);
+  UPDATE simrate.people SET removed_at = now() WHERE login = found_login;
+  RETURN found_login;
+END $$;
+"""
+
+STAMPED = ("settings", "items", "annotators", "ratings", "adjudications")
+LOGGED = ("settings", "annotators", "ratings", "adjudications")
+
+
+def triggers_sql() -> str:
+    """Triggers: a sequence stamp on every write, the change log, NOTIFY per statement."""
+    parts = []
+    for table in STAMPED:
+        parts.append(f"""
+DROP TRIGGER IF EXISTS stamp ON simrate.{table};
+CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON simrate.{table}
+  FOR EACH ROW EXECUTE FUNCTION simrate.stamp();
+DROP TRIGGER IF EXISTS announce ON simrate.{table};
+CREATE TRIGGER announce AFTER INSERT OR UPDATE ON simrate.{table}
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce();""")
+    for table in LOGGED:
+        parts.append(f"""
+DROP TRIGGER IF EXISTS log_change ON simrate.{table};
+CREATE TRIGGER log_change AFTER INSERT OR UPDATE ON simrate.{table}
+  FOR EACH ROW EXECUTE FUNCTION simrate.log_change();""")
+    return "\n".join(parts)
+
+
+SECURITY_SQL = """
+REVOKE ALL ON SCHEMA simrate FROM PUBLIC;
+GRANT USAGE ON SCHEMA simrate TO @annotators, @organizers;
+REVOKE ALL ON ALL TABLES IN SCHEMA simrate FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA simrate FROM PUBLIC;
+GRANT SELECT ON simrate.hub, simrate.settings, simrate.items TO @annotators, @organizers;
+GRANT SELECT, INSERT, UPDATE ON simrate.ratings, simrate.replicas TO @annotators, @organizers;
+GRANT INSERT, UPDATE ON simrate.settings, simrate.items TO @organizers;
+GRANT SELECT, INSERT, UPDATE ON simrate.annotators, simrate.adjudications TO @organizers;
+GRANT SELECT ON simrate.people, simrate.changes TO @organizers;
+GRANT EXECUTE ON FUNCTION simrate.my_name(), simrate.my_kind() TO @annotators, @organizers;
+GRANT EXECUTE ON FUNCTION simrate.add_person(text, text, text, text),
+                          simrate.remove_person(text) TO @organizers;
+GRANT EXECUTE ON FUNCTION simrate.announce() TO @annotators, @organizers;
+
+ALTER TABLE simrate.ratings ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS organizers_all ON simrate.ratings;
+CREATE POLICY organizers_all ON simrate.ratings TO @organizers USING (true) WITH CHECK (true);
+DROP POLICY IF EXISTS annotators_own ON simrate.ratings;
+CREATE POLICY annotators_own ON simrate.ratings TO @annotators
+  USING (annotator = (SELECT simrate.my_name()))
+  WITH CHECK (annotator = (SELECT simrate.my_name()));
+
+ALTER TABLE simrate.replicas ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS organizers_all ON simrate.replicas;
+CREATE POLICY organizers_all ON simrate.replicas TO @organizers USING (true) WITH CHECK (true);
+DROP POLICY IF EXISTS annotators_own ON simrate.replicas;
+CREATE POLICY annotators_own ON simrate.replicas TO @annotators
+  USING (login = session_user) WITH CHECK (login = session_user);
+"""
+
+
+def fill(template: str, roles: dict[str, str]) -> str:
+    """The template with role names, the channel and the lock key put in."""
+    text = template
+    for key, name in roles.items():
+        text = text.replace(f"@{key}_lit", quote_literal(name))
+        text = text.replace(f"@{key}", quote_ident(name))
+    text = text.replace("@channel", quote_literal(CHANNEL))
+    return text.replace("@clock_lock", str(CLOCK_LOCK))
+
+
+def schema_statements(roles: dict[str, str]) -> list[str]:
+    """The SQL that creates (or brings up to date) the schema, run as the owner role."""
+    return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
+            fill(SECURITY_SQL, roles)]

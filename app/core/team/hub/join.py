@@ -1,0 +1,61 @@
+"""Joining a hub: make a local replica with the items, the scale and guidelines, and the
+person's own ratings (an organizer's replica holds everything)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.scale import Scale
+from app.core.team.hub.connection import connect, explain, hub_info, parse_url
+from app.core.team.hub.exchange import exchange
+from app.core.team.hub.replica import link_replica, watermarks
+from app.core.team.hub.sync import SyncReport, absorb, collect, tables_for
+
+
+def join(url: str, path: str | Path, password: str | None = None,
+         progress: Callable[[str], None] | None = None) -> tuple[Project, SyncReport]:
+    """Create the replica at `path` and fill it from the hub; returns it open, and the
+    first round's report. Nothing is left at `path` when joining fails."""
+    import psycopg
+
+    path = Path(path)
+    parse_url(url)
+    if path.exists():
+        raise SimrateError("already exists; choose another name for the new replica", path)
+    say = progress or (lambda _text: None)
+    conn = connect(url, password)
+    project = None
+    try:
+        info = hub_info(conn, url)
+        settings = dict(conn.execute("SELECT key, value FROM simrate.settings").fetchall())
+        scale = Scale.from_dict(json.loads(settings["scale"]), "the hub")
+        project = Project.create(path, scale=scale, title=settings.get("title", ""))
+        link = link_replica(project, url, info.kind, info.name, info.project_uuid)
+        if info.name:
+            project.add_annotator(info.name)
+        say("downloading items and ratings")
+        outbox = collect(project, link)
+        received = exchange(conn, link.replica, outbox, watermarks(project, tables_for(link)),
+                            link.organizer, url)
+        say("saving")
+        report = absorb(project, link, outbox, received)
+    except psycopg.Error as exc:
+        _discard(project, path)
+        raise explain(exc, url) from None
+    except BaseException:
+        _discard(project, path)
+        raise
+    finally:
+        conn.close()
+    return project, report
+
+
+def _discard(project: Project | None, path: Path) -> None:
+    if project is not None:
+        project.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)

@@ -1,0 +1,138 @@
+"""People on a hub: add or remove a login role, list who is there and how far they are.
+
+Adding a person creates a PostgreSQL login role (named from the person's name) in the
+annotators' or organizers' group role, through a function the organizers' group may call,
+so organizers need no right to create roles themselves. A password, when given, is turned
+into a SCRAM verifier on this machine (libpq's PQencryptPasswordConn): the server, its
+logs and our output never see the password itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.team.hub.connection import connect, explain, hub_info, url_for
+from app.core.team.hub.hub_schema import login_name
+from app.core.team.hub.replica import read_link
+
+KINDS = ("annotator", "organizer")
+
+
+@dataclass(frozen=True)
+class Person:
+    """One person of the hub, as the organizer's team panel shows them."""
+
+    name: str
+    login: str
+    kind: str
+    active: bool
+    connected: bool
+    rated: int
+    last_seen: float | None
+
+
+def hub_of(project: Project) -> tuple[str, str]:
+    """(hub URL, project id) of a replica: what the functions below need."""
+    return read_link(project).url, project.meta("project_uuid") or ""
+
+
+def _organizer_connection(url: str, uuid: str, password: str | None) -> Any:
+    conn = connect(url, password)
+    try:
+        info = hub_info(conn, url)
+        if info.project_uuid != uuid:
+            raise SimrateError("the hub holds another project than this file")
+        if info.kind != "organizer":
+            raise SimrateError(f"role not allowed: {info.login} is an annotator; only "
+                               "organizers manage people")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def add_person(project: Project | tuple[str, str], name: str, kind: str,
+               new_password: str | None, password: str | None = None,
+               login: str | None = None) -> tuple[str, str]:
+    """Create (or re-enable) a person's login on the hub; returns (login, join URL).
+
+    `project`: the organizer's replica, or its (hub URL, project id) from `hub_of`.
+    """
+    import psycopg
+
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
+    name = name.strip()
+    if not name:
+        raise SimrateError("a person needs a name")
+    if kind not in KINDS:
+        raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
+    login = login or login_name(name)
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        verifier = None
+        if new_password:
+            verifier = conn.pgconn.encrypt_password(new_password.encode("utf-8"),
+                                                    login.encode("utf-8"),
+                                                    b"scram-sha-256").decode("ascii")
+        existing = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s",
+                                (name,)).fetchone()
+        if existing is not None and login == login_name(name):
+            login = existing[0]  # re-adding keeps the login the person already has
+        conn.execute("SELECT simrate.add_person(%s, %s, %s, %s)", (name, login, kind, verifier))
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+    return login, url_for(url, login)
+
+
+def remove_person(project: Project | tuple[str, str], name: str,
+                  password: str | None = None) -> str:
+    """Revoke a person's access (their ratings stay); returns their login."""
+    import psycopg
+
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        return conn.execute("SELECT simrate.remove_person(%s)", (name,)).fetchone()[0]
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+
+
+PEOPLE_SQL = """
+SELECT p.annotator, p.login, p.kind, p.removed_at IS NULL,
+       EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.usename = p.login
+               AND a.datname = current_database()),
+       (SELECT count(*) FROM simrate.ratings r WHERE r.annotator = p.annotator
+        AND (r.code IS NOT NULL OR r.skipped)),
+       (SELECT extract(epoch FROM max(last_seen)) FROM simrate.replicas s
+        WHERE s.login = p.login)
+FROM simrate.people p ORDER BY p.kind DESC, p.annotator
+"""
+
+
+def people(conn: Any) -> list[Person]:
+    """Everyone on the hub with connection state and progress (organizers only)."""
+    return [Person(r[0], r[1], r[2], bool(r[3]), bool(r[4]), int(r[5]),
+                   None if r[6] is None else float(r[6]))
+            for r in conn.execute(PEOPLE_SQL).fetchall()]
+
+
+def list_people(project: Project | tuple[str, str], password: str | None = None
+                ) -> list[Person]:
+    """The hub's people, read over a connection of its own."""
+    import psycopg
+
+    url, uuid = hub_of(project) if isinstance(project, Project) else project
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        return people(conn)
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()

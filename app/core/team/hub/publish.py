@@ -1,0 +1,196 @@
+"""Publishing a project to a hub: create the schema and roles, upload what the file holds.
+
+Publishing needs a login that may create roles (CREATEROLE, or a superuser) in a database
+it may create schemas in. Re-running it is safe: the schema is brought up to date, rows the
+hub lacks are added, rows it has are left alone (a later sync settles differences by the
+usual rule), and a hub that holds another project is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.project import Project
+from app.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
+from app.core.team.hub.hub_schema import (
+    HUB_SCHEMA_VERSION,
+    ROLES_SQL,
+    fill,
+    quote_ident,
+    role_names,
+    schema_statements,
+)
+from app.core.team.hub.replica import ensure_tables, link_replica, set_meta
+from app.core.team.hub.sync import SyncReport, sync_once
+from app.core.team.teamdb import project_uuid
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    """What publishing did."""
+
+    items: int
+    ratings: int
+    adjudications: int
+    new_hub: bool
+    sync: SyncReport
+
+
+def publish(project: Project, url: str, password: str | None = None) -> PublishReport:
+    """Create or update the hub at `url` from this project and link the file to it."""
+    import psycopg
+
+    parse_url(url)
+    uuid = project_uuid(project)
+    conn = connect(url, password, autocommit=False)
+    try:
+        with conn.transaction():
+            roles, new_hub = _install(conn, uuid)
+            counts = _upload(conn, project)
+            marks = _marks(conn) if new_hub else {}
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+    _link(project, url, uuid, marks)
+    report = sync_once(project, password)
+    return PublishReport(*counts, new_hub, report)
+
+
+def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
+    """Roles, schema, policies; returns (role names, whether the hub is new)."""
+    superuser, createrole, dbname = conn.execute(
+        "SELECT rolsuper, rolcreaterole, current_database() FROM pg_roles "
+        "WHERE rolname = current_user").fetchone()
+    if not (superuser or createrole):
+        raise HubError("role not allowed: publishing needs a login that may create roles "
+                       "(CREATEROLE); ask the database's administrator", "refused")
+    meta = _existing_meta(conn)
+    if meta:
+        check_version(int(meta.get("hub_schema", "0")))
+        if meta.get("project_uuid") != uuid:
+            raise HubError("the hub holds another project (its project id differs); publish "
+                           "to another database", "project")
+        roles = {k: meta[f"role_{k}"] for k in ("owner", "annotators", "organizers")}
+    else:
+        roles = role_names(dbname)
+    conn.execute(fill(ROLES_SQL, roles))
+    owner = quote_ident(roles["owner"])
+    if not superuser:
+        conn.execute(f"GRANT {owner} TO CURRENT_USER")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS simrate AUTHORIZATION {owner}")
+    conn.execute(f"SET LOCAL ROLE {owner}")
+    for statement in schema_statements(roles):
+        conn.execute(statement)
+    values = {"project_uuid": uuid, "hub_schema": str(HUB_SCHEMA_VERSION),
+              **{f"role_{k}": v for k, v in roles.items()}}
+    conn.cursor().executemany(
+        "INSERT INTO simrate.hub VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+        "SET value = EXCLUDED.value", list(values.items()))
+    conn.execute("RESET ROLE")
+    conn.execute(f"GRANT {quote_ident(roles['organizers'])} TO CURRENT_USER")
+    if not superuser:
+        # The publisher keeps no membership of the owner: owners bypass row-level security.
+        conn.execute(f"REVOKE {owner} FROM CURRENT_USER")
+    return roles, not meta
+
+
+def _existing_meta(conn: Any) -> dict[str, str]:
+    if not conn.execute("SELECT to_regclass('simrate.hub') IS NOT NULL").fetchone()[0]:
+        return {}
+    return dict(conn.execute("SELECT key, value FROM simrate.hub").fetchall())
+
+
+def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
+    """Add what the hub lacks: settings, items, annotators, ratings, adjudications."""
+    settings = {"scale": json.dumps(project.scale.to_dict(), ensure_ascii=False),
+                "title": project.title, "threshold": str(project.threshold)}
+    conn.cursor().executemany(
+        "INSERT INTO simrate.settings (key, value) VALUES (%s, %s) "
+        "ON CONFLICT (key) DO NOTHING", list(settings.items()))
+    items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
+                                     "meta", "source", "ord"),
+                     project.read("SELECT id, left, right, dataset, genre, reference, meta, "
+                                  "source, ord FROM items ORDER BY ord"))
+    conn.execute("""
+        INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta,
+                                   source)
+        SELECT (SELECT COALESCE(max(ord), -1) FROM simrate.items)
+               + row_number() OVER (ORDER BY u.ord), u.id, u."left", u."right", u.dataset,
+               u.genre, u.reference, u.meta, u.source
+        FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
+        ORDER BY u.ord""")
+    conn.cursor().executemany(
+        "INSERT INTO simrate.annotators (name, excluded) VALUES (%s, %s) "
+        "ON CONFLICT (name) DO NOTHING",
+        [(n, bool(e)) for n, e in project.read("SELECT name, excluded FROM annotators")])
+    ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
+                                         "seconds", "updated_at"), _local_ratings(project))
+    conn.execute("""
+        INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds,
+                                     updated_at)
+        SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings
+        ON CONFLICT (item_id, annotator) DO NOTHING""")
+    adjudications = _copy_in(conn, "adjudications", ("item_id", "code", "note", "by", "at"),
+                             project.read("SELECT i.id, d.code, d.note, d.by, d.at FROM "
+                                          "adjudications d JOIN items i ON i.ord = d.item_ord"))
+    conn.execute("""
+        INSERT INTO simrate.adjudications (item_id, code, note, by, at)
+        SELECT item_id, code, note, by, at FROM upload_adjudications
+        ON CONFLICT (item_id) DO NOTHING""")
+    return items, ratings, adjudications
+
+
+def _local_ratings(project: Project) -> list[tuple]:
+    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in project.read(
+        "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds, r.updated_at "
+        "FROM ratings r JOIN items i ON i.ord = r.item_ord "
+        "JOIN annotators a ON a.id = r.annotator_id")]
+
+
+def _copy_in(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> int:
+    """COPY rows into a temporary table `upload_<table>` shaped like the hub's; returns
+    the row count."""
+    quoted = ", ".join(quote_ident(c) for c in columns)
+    conn.execute(f"CREATE TEMP TABLE upload_{table} ON COMMIT DROP AS "
+                 f"SELECT {quoted} FROM simrate.{table} WITH NO DATA")
+    with conn.cursor() as cur, cur.copy(f"COPY upload_{table} ({quoted}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+    return len(rows)
+
+
+def _marks(conn: Any) -> dict[str, int]:
+    """Each table's highest sequence number (a new hub holds only what we uploaded)."""
+    from app.core.team.hub.hub_schema import PULLED_TABLES
+
+    return {t: conn.execute(f"SELECT COALESCE(max(seq), 0) FROM simrate.{t}").fetchone()[0]
+            for t in PULLED_TABLES}
+
+
+def _link(project: Project, url: str, uuid: str, marks: dict[str, int]) -> None:
+    """Link the file; its values become its copies of the hub's (the hub's own values,
+    where it had some, arrive with the next pull and win)."""
+    already = project.meta("hub_url") == url
+    link_replica(project, url, "organizer", None, uuid)
+    if already:
+        return  # a re-run: the file's pending changes go out with the sync that follows
+    last_change = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    last_ord = project.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
+    with project.write_transaction() as conn:
+        ensure_tables(conn)
+        conn.execute("INSERT OR REPLACE INTO hub_ratings SELECT i.id, a.name, r.code, r.note, "
+                     "r.skipped FROM ratings r JOIN items i ON i.ord = r.item_ord "
+                     "JOIN annotators a ON a.id = r.annotator_id")
+        conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
+                     "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
+        conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "
+                     "FROM annotators")
+        values: dict[str, object] = {"hub_pushed": last_change, "hub_item_ord": last_ord,
+                                     "hub_threshold": str(project.threshold),
+                                     "hub_published": time.time()}
+        values.update({f"hub_wm_{t}": m for t, m in marks.items()})
+        set_meta(conn, values)

@@ -1,0 +1,110 @@
+"""HubSession: one replica's long-lived connections to its hub, for round after round.
+
+The exchange connection is opened on first use and dropped after any failure, so the next
+round reconnects. Organizers also keep a listening connection: `wait` returns when the hub
+sends NOTIFY or the timeout passes. After a reconnect the session LISTENs again, and the
+caller pulls everything above its watermarks anyway (notifications sent while we were away
+are lost), so nothing depends on a notification arriving.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.core.team.hub.connection import HubError, connect, hub_info
+from app.core.team.hub.exchange import Outbox, Received, exchange
+from app.core.team.hub.hub_schema import CHANNEL
+
+
+class HubSession:
+    """Connections to one hub for one replica (used from one thread at a time)."""
+
+    def __init__(self, url: str, replica: str, organizer: bool, project_uuid: str,
+                 password: str | None = None):
+        self.url = url
+        self.replica = replica
+        self.organizer = organizer
+        self.project_uuid = project_uuid
+        self.password = password
+        self._conn: Any = None
+        self._listener: Any = None
+        self.connected = False
+
+    def _connection(self) -> Any:
+        if self._conn is None or self._conn.closed:
+            conn = connect(self.url, self.password)
+            try:
+                info = hub_info(conn, self.url)
+                if info.project_uuid != self.project_uuid:
+                    raise HubError("the hub holds another project than this file", "project")
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    def round(self, outbox: Outbox, marks: dict[str, int]) -> Received:
+        """Push and pull once; HubError (and a dropped connection) when that fails."""
+        try:
+            received = exchange(self._connection(), self.replica, outbox, marks,
+                                self.organizer, self.url)
+        except HubError:
+            self.drop()
+            raise
+        except Exception as exc:  # a broken connection can surface as another error
+            self.drop()
+            raise HubError(f"hub unreachable: {exc}", "unreachable") from None
+        self.connected = True
+        return received
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to `timeout` seconds for a NOTIFY from the hub; True if one came.
+
+        Without a listening connection (or when it breaks) it sleeps the timeout away and
+        returns False: polling is the fallback. Right after (re)connecting it returns True:
+        what was sent while nobody listened must be pulled now.
+        """
+        try:
+            fresh = self._listener is None or self._listener.closed
+            listener = self._listen()
+            if fresh:
+                return True
+            got = False
+            for _note in listener.notifies(timeout=timeout, stop_after=1):
+                got = True
+            return got
+        except Exception:  # noqa: BLE001 - any failure means: reconnect and poll meanwhile
+            self._drop_listener()
+            time.sleep(timeout)
+            return False
+
+    def _listen(self) -> Any:
+        if self._listener is None or self._listener.closed:
+            listener = connect(self.url, self.password)
+            listener.execute(f"LISTEN {CHANNEL}")
+            self._listener = listener
+        return self._listener
+
+    def _drop_listener(self) -> None:
+        if self._listener is not None:
+            try:
+                self._listener.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection may fail too
+                pass
+        self._listener = None
+
+    def drop(self) -> None:
+        """Forget the exchange connection (the next round reconnects)."""
+        self.connected = False
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self._conn = None
+
+    def close(self) -> None:
+        """Close every connection."""
+        self.drop()
+        self._drop_listener()

@@ -1,0 +1,216 @@
+"""The sync engine: one round pushes local changes to the hub and pulls remote ones.
+
+A round has three steps so that the window can keep the network off the GUI thread:
+`collect` (local: read the change log since the last acknowledged id and keep what
+differs from the hub's copy), `exchange` (network only, exchange.py) and `absorb` (local:
+record what the hub took, then apply what came back through the Project's own write
+methods, so live agreement, flags and every view update as for a local change).
+
+Exactly once: the hub keeps, per replica, the highest local change-log id it has taken,
+in the same transaction as the rows. A round whose reply is lost (a crash, a dropped
+connection) is resent, and the hub leaves out what it already has.
+
+Conflicts: a rating belongs to its annotator, so the only conflict is one person rating
+one item on two machines (and two organizers adjudicating one item). The write that
+reaches the hub last wins: the hub stamps every write with a sequence number, and a
+replica applies a pulled value unless it holds a newer local value not yet pushed, which
+then goes out and wins in its turn. The value it replaced stays in the hub's change log.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from app.core.project import Project
+from app.core.team.hub.connection import connect, hub_info
+from app.core.team.hub.exchange import (
+    ANNOTATOR_TABLES,
+    ORGANIZER_TABLES,
+    Outbox,
+    Received,
+    exchange,
+)
+from app.core.team.hub.replica import Link, ensure_tables, meta_int, read_link, set_meta, watermarks
+from app.core.team.hub.replica_state import (
+    adjudication_values,
+    annotator_values,
+    hub_copies,
+    local_ratings,
+    rating_keys_changed,
+)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one round did (the keys of `team sync --json`)."""
+
+    pushed: int
+    pulled: int
+    pending: int
+    hub: str = "reachable"
+
+    def as_dict(self) -> dict:
+        """The JSON object of `simrate team sync --json`."""
+        return {"pushed": self.pushed, "pulled": self.pulled, "pending": self.pending,
+                "hub": self.hub}
+
+
+def collect(project: Project, link: Link) -> Outbox:
+    """Local changes the hub has not acknowledged and does not hold yet."""
+    since = meta_int(project, "hub_pushed")
+    rows = project.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
+                        "ORDER BY id", (since,))
+    outbox = Outbox(since, rows[-1][0] if rows else since)
+    if not rows:
+        return outbox
+    ratings, adjudications, annotators, threshold, items = {}, {}, {}, None, False
+    for change_id, kind, item_id, annotator in rows:
+        if kind in ("rating", "skip") and item_id is not None and annotator is not None:
+            if link.organizer or annotator == link.name:
+                ratings[(item_id, annotator)] = change_id
+        elif not link.organizer:
+            continue
+        elif kind == "adjudication" and item_id is not None:
+            adjudications[item_id] = change_id
+        elif kind == "exclude" and annotator is not None:
+            annotators[annotator] = change_id
+        elif kind == "threshold":
+            threshold = change_id
+        elif kind == "import_items":
+            items = True
+    outbox.ratings = _changed_ratings(project, ratings)
+    outbox.adjudications = _changed_adjudications(project, adjudications)
+    outbox.annotators = _changed_annotators(project, annotators)
+    if threshold is not None and project.meta("hub_threshold") != str(project.threshold):
+        outbox.threshold = (project.threshold, threshold)
+    if items:
+        outbox.items = _new_items(project)
+    return outbox
+
+
+def _changed_ratings(project: Project, keys: dict[tuple[str, str], int]) -> list[tuple]:
+    local = local_ratings(project, list(keys))
+    hub = hub_copies(project, "hub_ratings", list(keys))
+    out = []
+    for key in rating_keys_changed(keys, local, hub):
+        code, note, skipped, seconds, updated_at = local.get(key, (None, "", 0, None, 0.0))
+        out.append((key[0], key[1], code, note, bool(skipped), seconds,
+                    updated_at or time.time(), keys[key]))
+    return out
+
+
+def _changed_adjudications(project: Project, keys: dict[str, int]) -> list[tuple]:
+    local = adjudication_values(project)
+    hub = hub_copies(project, "hub_adjudications", list(keys))
+    out = []
+    for item_id, change_id in keys.items():
+        code, note, by, at = local.get(item_id, (None, "", "", time.time()))
+        if (code, note) != hub.get(item_id, (None, "")):
+            out.append((item_id, code, note, by, at, change_id))
+    return out
+
+
+def _changed_annotators(project: Project, keys: dict[str, int]) -> list[tuple]:
+    local = annotator_values(project)
+    hub = hub_copies(project, "hub_annotators", list(keys))
+    return [(name, bool(local[name]), change_id) for name, change_id in keys.items()
+            if name in local and hub.get(name) != (int(local[name]),)]
+
+
+def _new_items(project: Project) -> list[tuple]:
+    known = meta_int(project, "hub_item_ord")
+    rows = project.read('SELECT id, left, right, dataset, genre, reference, meta, source, ord '
+                        "FROM items WHERE ord > ? ORDER BY ord", (known,))
+    return [tuple(r) for r in rows]
+
+
+def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> SyncReport:
+    """Record what the hub took, apply what it sent; returns the round's report."""
+    _record_push(project, outbox, received)
+    before = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    from app.core.team.hub.apply import apply_received  # local writes through Project
+
+    applied = apply_received(project, link, received)
+    after = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    with project.write_transaction() as conn:
+        values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
+        values["hub_last_sync"] = time.time()
+        if before == outbox.upto:
+            # Nothing was changed here during the round: what the pull wrote is no change
+            # of ours, and the next collect need not read it again.
+            values["hub_pushed"] = after
+        set_meta(conn, values)
+    pending = collect(project, link).size
+    return SyncReport(received.pushed, applied, pending)
+
+
+def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
+    """The hub now holds every outbox row: as our copies of its values, and the ack."""
+    with project.write_transaction() as conn:
+        ensure_tables(conn)
+        conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
+                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings])
+        conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
+                         [(r[0], r[1], r[2]) for r in outbox.adjudications])
+        conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
+                         [(r[0], int(r[1])) for r in outbox.annotators])
+        values: dict[str, object] = {"hub_pushed": max(outbox.upto, outbox.since)}
+        if outbox.threshold is not None:
+            values["hub_threshold"] = outbox.threshold[0]
+        if outbox.items:
+            values["hub_item_ord"] = max(r[-1] for r in outbox.items)
+        set_meta(conn, values)
+
+
+def tables_for(link: Link) -> tuple[str, ...]:
+    """The hub tables this replica pulls."""
+    return ORGANIZER_TABLES if link.organizer else ANNOTATOR_TABLES
+
+
+def pending_count(project: Project) -> int:
+    """Local changes not yet on the hub (0 for a project without a hub)."""
+    if not project.meta("hub_url"):
+        return 0
+    return collect(project, read_link(project)).size
+
+
+def sync_once(project: Project, password: str | None = None) -> SyncReport:
+    """One whole round on this thread (the command line's `team sync`)."""
+    link = read_link(project)
+    outbox = collect(project, link)
+    conn = connect(link.url, password)
+    try:
+        info = hub_info(conn, link.url)
+        check_same_project(project, info.project_uuid)
+        received = exchange(conn, link.replica, outbox, watermarks(project, tables_for(link)),
+                            link.organizer, link.url)
+    finally:
+        conn.close()
+    return absorb(project, link, outbox, received)
+
+
+def check_same_project(project: Project, hub_uuid: str) -> None:
+    """HubError when the hub holds another project than this replica."""
+    from app.core.team.hub.connection import HubError
+
+    if project.meta("project_uuid") != hub_uuid:
+        raise HubError("the hub holds another project than this file (project ids differ)",
+                       "project")
+
+
+def sync_round(project: Project, session) -> SyncReport:
+    """One round over a HubSession's connection (collect, exchange, absorb)."""
+    link = read_link(project)
+    outbox = collect(project, link)
+    received = session.round(outbox, watermarks(project, tables_for(link)))
+    return absorb(project, link, outbox, received)
+
+
+def session_for(project: Project, password: str | None = None):
+    """A HubSession for this replica."""
+    from app.core.team.hub.session import HubSession
+
+    link = read_link(project)
+    return HubSession(link.url, link.replica, link.organizer, project.meta("project_uuid") or "",
+                      password)

@@ -1,0 +1,286 @@
+"""TeamPanel: the organizer's view of the hub: publish, add or remove people, who is
+connected and how far each person is. All hub work runs off the GUI thread."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import SimrateError
+from app.core.team.hub.people import Person
+from app.gui.shell.jobs import JobRunner
+
+_Index = QModelIndex | QPersistentModelIndex
+#: Seconds between reads of who is connected.
+REFRESH_MS = 3000
+
+
+class PeopleModel(QAbstractTableModel):
+    """The hub's people: name, login, role, connected, rated, progress, last seen."""
+
+    HEADERS = ("Name", "Login", "Role", "Connected", "Rated", "Progress", "Last sync")
+
+    def __init__(self, n_items: int, parent=None):
+        super().__init__(parent)
+        self.n_items = n_items
+        self.people: list[Person] = []
+
+    def set_people(self, people: list[Person]) -> None:
+        """Show this list (a reset: the list is short)."""
+        self.beginResetModel()
+        self.people = list(people)
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt
+        """One row per person."""
+        return 0 if parent.isValid() else len(self.people)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
+        """The columns of HEADERS."""
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        """Column titles."""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        """Text of one cell."""
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        person = self.people[index.row()]
+        progress = f"{100 * person.rated / self.n_items:.0f}%" if self.n_items else ""
+        seen = "" if person.last_seen is None else time.strftime(
+            "%H:%M:%S", time.localtime(person.last_seen))
+        values = (person.name, person.login, person.kind if person.active else "removed",
+                  "yes" if person.connected else "no", str(person.rated), progress, seen)
+        return values[index.column()]
+
+
+class AddPersonDialog(QDialog):
+    """Name, role and first password of a new person (the password is typed twice)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Add a person")
+        self.name_edit = QLineEdit()
+        self.role_combo = QComboBox()
+        self.role_combo.addItems(["annotator", "organizer"])
+        self.password_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        self.again_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        self.error_label = QLabel()
+        form = QFormLayout(self)
+        form.addRow("Name", self.name_edit)
+        form.addRow("Role", self.role_combo)
+        form.addRow("Password", self.password_edit)
+        form.addRow("Again", self.again_edit)
+        form.addRow(QLabel("Tell them the password in person; it is not stored here."))
+        form.addRow(self.error_label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._check)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _check(self) -> None:
+        if not self.name_edit.text().strip():
+            self.error_label.setText("A person needs a name.")
+        elif self.password_edit.text() != self.again_edit.text():
+            self.error_label.setText("The two passwords differ.")
+        else:
+            self.accept()
+
+
+class TeamPanel(QWidget):
+    """Publish the open project, manage people, watch who is connected."""
+
+    def __init__(self, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.window = window
+        self.context = window.context
+        self.runner = JobRunner(self.context.thread_pool, self)
+        project = self.context.project
+        self.hub_label = QLabel()
+        self.hub_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.url_edit = QLineEdit(placeholderText="postgresql://you@server:5432/database")
+        self.publish_button = QPushButton("Publish")
+        self.publish_button.clicked.connect(self.publish)
+        self.model = PeopleModel(project.n_items if project else 0, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.add_button = QPushButton("Add a person\u2026")
+        self.add_button.clicked.connect(self.add_person)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        publish_row = QHBoxLayout()
+        publish_row.addWidget(self.url_edit, 1)
+        publish_row.addWidget(self.publish_button)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hub_label)
+        layout.addLayout(publish_row)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
+        self._timer.start()
+        self._reading = False
+        self._update()
+        self.refresh()
+
+    # ------------------------------------------------------------------ state
+    def _hub(self) -> tuple[str, str] | None:
+        project = self.context.project
+        if project is None or not project.meta("hub_url"):
+            return None
+        return project.meta("hub_url") or "", project.meta("project_uuid") or ""
+
+    def _password(self) -> str | None:
+        hub = self._hub()
+        return None if hub is None else self.window.hub_link.passwords.get(hub[0])
+
+    def _update(self) -> None:
+        hub = self._hub()
+        self.hub_label.setText(f"Hub: <b>{hub[0]}</b>" if hub else
+                               "Not published yet: give the URL of a PostgreSQL database "
+                               "(no password in it) and press Publish.")
+        self.publish_button.setText("Publish again" if hub else "Publish")
+        if hub and not self.url_edit.text():
+            self.url_edit.setText(hub[0])
+        for button in (self.add_button, self.remove_button):
+            button.setEnabled(hub is not None)
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+
+    # ------------------------------------------------------------------ actions
+    def publish(self) -> None:
+        """Publish the project to the URL in the field (in the background)."""
+        url, path = self.url_edit.text().strip(), self.context.project.path
+        password = self.window.hub_link.passwords.get(url)
+
+        def work(_job):
+            from app.core.project import Project
+            from app.core.team.hub.publish import publish
+
+            with Project.open(path) as project:
+                return publish(project, url, password)
+
+        self._say("Publishing\u2026")
+        self.publish_button.setEnabled(False)
+        self.runner.start(work, finished=self._published, failed=self._failed)
+
+    def _published(self, report) -> None:
+        self.publish_button.setEnabled(True)
+        self.context.refresh()
+        self.window.hub_link.attach()
+        self._say(f"Published: {report.items} items, {report.ratings} ratings, "
+                  f"{report.adjudications} adjudications.")
+        self._update()
+        self.refresh()
+
+    def _failed(self, exc: SimrateError) -> None:
+        self.publish_button.setEnabled(True)
+        self._reading = False
+        self._say(exc.message)
+
+    def add_person(self) -> None:
+        """Ask for a name, role and password; create the login in the background."""
+        hub = self._hub()
+        dialog = AddPersonDialog(self)
+        if hub is None or dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        name, role = dialog.name_edit.text().strip(), dialog.role_combo.currentText()
+        secret, password = dialog.password_edit.text() or None, self._password()
+
+        def work(_job):
+            from app.core.team.hub.people import add_person
+
+            return add_person(hub, name, role, secret, password)
+
+        self.runner.start(work, finished=lambda r: self._added(name, *r), failed=self._failed)
+
+    def _added(self, name: str, login: str, url: str) -> None:
+        self._say(f"Added {name} (login {login}). They join from the start page with the URL "
+                  f"{url} and the password you gave them.")
+        self.refresh()
+
+    def remove_selected(self) -> None:
+        """Revoke the selected person's login (their ratings stay)."""
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        hub = self._hub()
+        if not rows or hub is None:
+            self._say("Select a person first.")
+            return
+        name, password = self.model.people[rows[0].row()].name, self._password()
+
+        def work(_job):
+            from app.core.team.hub.people import remove_person
+
+            return remove_person(hub, name, password)
+
+        self.runner.start(work, finished=lambda login: (self._say(
+            f"Removed {name}: login {login} can no longer connect."), self.refresh()),
+            failed=self._failed)
+
+    def refresh(self) -> None:
+        """Read the people again (in the background; one read at a time)."""
+        hub = self._hub()
+        if hub is None or self._reading:
+            return
+        self._reading = True
+        password = self._password()
+
+        def work(_job):
+            from app.core.team.hub.people import list_people
+
+            return list_people(hub, password)
+
+        self.runner.start(work, finished=self._show_people, failed=self._failed)
+
+    def _show_people(self, people: list[Person]) -> None:
+        self._reading = False
+        self.model.set_people(people)
+
+    def shutdown(self) -> None:
+        """Stop refreshing (the panel is going away)."""
+        self._timer.stop()
+        self.runner.cancel_all()
+
+
+def open_team_window(window) -> QDialog:
+    """The team panel in a window of its own (not modal; closed with the project)."""
+    dialog = QDialog(window)
+    dialog.setWindowTitle("Team hub")
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    panel = TeamPanel(window, dialog)
+    dialog.panel = panel
+    QVBoxLayout(dialog).addWidget(panel)
+    dialog.finished.connect(lambda _code: panel.shutdown())
+    window.context.project_closing.connect(dialog.close)
+    dialog.resize(760, 420)
+    dialog.show()
+    return dialog

@@ -1,0 +1,217 @@
+"""HubSync: the window's continuous sync with its hub, with the network off the GUI thread.
+
+The GUI thread owns the Project: it collects the outbox, and absorbs what came back (so
+pulled ratings reach every view through the Project's own change notifications). A worker
+thread owns the exchange connection and does nothing but push and pull. An organizer's
+window also runs a listener thread that waits for the hub's NOTIFY; polling every few
+seconds is the fallback, and catches up after a reconnect, when notifications sent in the
+meantime are lost. Results travel back through a queue drained by a GUI-thread timer (as
+in jobs.py), never through signals emitted from other threads.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.core.errors import SimrateError
+from app.core.events import Event
+from app.core.project import Project
+from app.core.team.hub.connection import HubError
+from app.core.team.hub.replica import meta_int, read_link, watermarks
+from app.core.team.hub.session import HubSession
+from app.core.team.hub.sync import absorb, collect, tables_for
+
+#: GUI-thread timer period, milliseconds: how soon results and notifications are handled.
+TICK_MS = 40
+#: Seconds after a local change before it goes out (a burst of keys makes one round).
+DEBOUNCE = 0.15
+#: Seconds between rounds when nothing happens (the fallback when NOTIFY is not heard).
+POLL_SECONDS = 5.0
+#: Seconds between recounts of the pending changes while the user rates.
+COUNT_SECONDS = 1.0
+#: Seconds between retries while the hub is unreachable.
+RETRY_SECONDS = 3.0
+
+
+class HubSync(QObject):
+    """Keeps one replica in sync; `status_changed` after every round or state change."""
+
+    status_changed = Signal()
+    #: The hub asked for a password libpq did not have (the window asks the user).
+    password_needed = Signal()
+
+    def __init__(self, project: Project, bridge, password: str | None = None,
+                 poll_seconds: float = POLL_SECONDS, parent: QObject | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.link = read_link(project)
+        uuid = project.meta("project_uuid") or ""
+        self.session = HubSession(self.link.url, self.link.replica, self.link.organizer, uuid,
+                                  password)
+        self.listener = HubSession(self.link.url, self.link.replica, True, uuid, password) \
+            if self.link.organizer else None
+        self.poll_seconds = poll_seconds
+        self.online: bool | None = None  # None until the first round has answered
+        self.error = ""
+        self.error_kind = ""
+        self.pending = collect(project, self.link).size
+        self.last_sync: float | None = float(project.meta("hub_last_sync") or 0) or None
+        self.rounds = 0
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
+        self._results: queue.SimpleQueue = queue.SimpleQueue()
+        self._notified = threading.Event()
+        self._stop = threading.Event()
+        self._in_flight = False
+        self._due: float | None = time.monotonic()  # a first round at once
+        self._next_poll = time.monotonic() + poll_seconds
+        self._absorbing = False
+        self._pending_dirty = False
+        self._counted_at = 0.0
+        self._asked_password = False
+        self._threads = [threading.Thread(target=self._work, daemon=True, name="hub-sync")]
+        if self.listener is not None:
+            self._threads.append(threading.Thread(target=self._listen, daemon=True,
+                                                  name="hub-listen"))
+        for thread in self._threads:
+            thread.start()
+        self._unsubscribe = project.subscribe(self._on_change)
+        self._timer = QTimer(self, interval=TICK_MS)
+        self._timer.timeout.connect(self._on_tick)
+        self._timer.start()
+        del bridge  # changes come straight from the project (kept for the usual signature)
+
+    # ------------------------------------------------------------------ GUI thread
+    def _on_change(self, event: Event) -> None:
+        if self._absorbing or self._stop.is_set():
+            return
+        self._pending_dirty = True
+        if self._due is None:
+            self._due = time.monotonic() + DEBOUNCE
+
+    def sync_now(self) -> None:
+        """Start a round as soon as the current one (if any) is done."""
+        self._due = time.monotonic()
+
+    def set_password(self, password: str | None) -> None:
+        """Use this password (kept in memory only) and try again."""
+        self.session.password = password
+        if self.listener is not None:
+            self.listener.password = password
+        self._asked_password = False
+        self.sync_now()
+
+    def _on_tick(self) -> None:
+        while True:
+            try:
+                kind, outbox, payload = self._results.get_nowait()
+            except queue.Empty:
+                break
+            self._in_flight = False
+            if kind == "ok":
+                self._absorb(outbox, payload)
+            else:
+                self._went_offline(payload)
+        now = time.monotonic()
+        if self._notified.is_set():
+            self._notified.clear()
+            self._due = now
+        if now >= self._next_poll and self._due is None:
+            self._due = now
+        if self._pending_dirty and now - self._counted_at >= COUNT_SECONDS:
+            self._count_pending()  # the count follows local changes, at most once a second
+        if self._due is not None and now >= self._due and not self._in_flight:
+            self._start_round()
+
+    def _start_round(self) -> None:
+        self._due = None
+        self._pending_dirty = False
+        try:
+            outbox = collect(self.project, self.link)
+        except SimrateError as exc:
+            self._went_offline(exc)
+            return
+        self.pending = outbox.size
+        self._in_flight = True
+        self._requests.put((outbox, watermarks(self.project, tables_for(self.link))))
+        self.status_changed.emit()
+
+    def _absorb(self, outbox, received) -> None:
+        self._absorbing = True
+        try:
+            report = absorb(self.project, self.link, outbox, received)
+        except SimrateError as exc:
+            self._went_offline(exc)
+            return
+        finally:
+            self._absorbing = False
+        self.rounds += 1
+        self.online = True
+        self.error = self.error_kind = ""
+        self.pending = report.pending
+        self.last_sync = time.time()
+        self._next_poll = time.monotonic() + self.poll_seconds
+        if report.pending and self._due is None:
+            self._due = time.monotonic()  # changes made during the round go out now
+        self.status_changed.emit()
+
+    def _went_offline(self, exc: SimrateError) -> None:
+        self.online = False
+        self.error = exc.message
+        self.error_kind = getattr(exc, "kind", "error")
+        self._next_poll = time.monotonic() + RETRY_SECONDS
+        self._count_pending()
+        if self.error_kind == "password" and not self._asked_password:
+            self._asked_password = True
+            self.password_needed.emit()
+        self.status_changed.emit()
+
+    def _count_pending(self) -> None:
+        self._pending_dirty = False
+        self._counted_at = time.monotonic()
+        try:
+            pending = collect(self.project, self.link).size
+        except SimrateError:
+            return
+        if pending != self.pending:
+            self.pending = pending
+            self.status_changed.emit()
+
+    @property
+    def acknowledged(self) -> int:
+        """The last local change-log id the hub has taken."""
+        return meta_int(self.project, "hub_pushed")
+
+    def stop(self) -> None:
+        """Stop the threads and close the connections (call before closing the project)."""
+        self._timer.stop()
+        self._unsubscribe()
+        self._stop.set()
+        self._requests.put(None)
+        for thread in self._threads:
+            thread.join(timeout=3.0)
+        self.session.close()
+        if self.listener is not None:
+            self.listener.close()
+
+    # ------------------------------------------------------------------ other threads
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            request = self._requests.get()
+            if request is None:
+                return
+            outbox, marks = request
+            try:
+                self._results.put(("ok", outbox, self.session.round(outbox, marks)))
+            except HubError as exc:
+                self._results.put(("failed", outbox, exc))
+            except Exception as exc:  # noqa: BLE001 - reported as one line in the window
+                self._results.put(("failed", outbox, HubError(f"sync failed: {exc}")))
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            if self.listener.wait(1.0):
+                self._notified.set()

@@ -1,0 +1,101 @@
+"""The hub's status item in the status bar, and the hook that syncs a linked project.
+
+SyncStatus shows connected or offline, the pending count and the last sync time, with the
+one-line reason in its tooltip while offline. HubLink (made once by the main window) starts
+a HubSync when a project linked to a hub opens, stops it when the project closes, and asks
+for a password when libpq has none; a password typed there lives in memory for this
+window's session only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QWidget
+
+from app.gui.shell.hub_sync import HubSync
+
+
+def describe(sync: HubSync, now: float | None = None) -> tuple[str, str]:
+    """(status text, tooltip) for a HubSync's state."""
+    when = "never" if sync.last_sync is None else time.strftime(
+        "%H:%M:%S", time.localtime(sync.last_sync))
+    pending = f"{sync.pending} pending"
+    if sync.online is None:
+        return f"Hub: connecting\u2026 \u00b7 {pending}", sync.link.url
+    if sync.online:
+        return (f"\u25cf Hub: connected \u00b7 {pending} \u00b7 synced {when}",
+                f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub.")
+    return (f"\u25cb Hub: offline \u00b7 {pending} \u00b7 last sync {when}",
+            f"{sync.error}\nRating goes on; pending changes are sent when the hub is back.")
+
+
+class SyncStatus(QLabel):
+    """The status bar item of one HubSync."""
+
+    def __init__(self, sync: HubSync, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.sync = sync
+        self.setObjectName("hubStatus")
+        sync.status_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the current state."""
+        text, tip = describe(self.sync)
+        self.setText(text)
+        self.setToolTip(tip)
+
+
+class HubLink(QObject):
+    """Starts and stops the window's HubSync with the project; owns the status item."""
+
+    #: A HubSync started (the organizer's team panel follows it).
+    started = Signal()
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.context = window.context
+        self.sync: HubSync | None = None
+        self.status: SyncStatus | None = None
+        #: Passwords typed in this window, by hub URL; never written anywhere.
+        self.passwords: dict[str, str] = {}
+        self.context.project_opened.connect(self.attach)
+        self.context.project_closing.connect(self.detach)
+
+    def attach(self) -> None:
+        """Start syncing if the open project is linked to a hub (and not already)."""
+        project = self.context.project
+        if self.sync is not None or project is None or not project.meta("hub_url"):
+            return
+        url = project.meta("hub_url") or ""
+        self.sync = HubSync(project, self.context.bridge, self.passwords.get(url), parent=self)
+        self.sync.password_needed.connect(self._ask_password)
+        self.status = SyncStatus(self.sync)
+        self.window.statusBar().addPermanentWidget(self.status)
+        self.started.emit()
+
+    def detach(self) -> None:
+        """Stop syncing (the project is closing)."""
+        if self.sync is None:
+            return
+        self.sync.stop()
+        if self.status is not None:
+            self.window.statusBar().removeWidget(self.status)
+            self.status.deleteLater()
+        self.sync.deleteLater()
+        self.sync = self.status = None
+
+    def _ask_password(self) -> None:
+        sync = self.sync
+        if sync is None:
+            return
+        text, ok = QInputDialog.getText(
+            self.window, "Hub password",
+            f"{sync.error}\n\nPassword for {sync.link.url} (kept for this session only):",
+            QLineEdit.EchoMode.Password)
+        if ok and text and self.sync is sync:
+            self.passwords[sync.link.url] = text
+            sync.set_password(text)

@@ -1,0 +1,73 @@
+"""Joining from the start page, and the organizer's team panel (publish, people)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.gui.dialogs.join_dialog import JoinDialog
+from app.gui.organizer.team_panel import AddPersonDialog, open_team_window
+from tests.hub.hubs import make_project, team
+from tests.hub.test_gui_hub import open_window, status_text
+
+
+def test_join_from_the_start_page_opens_the_replica_as_the_person(qtbot, hub, tmp_path):
+    organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
+    organizer.close()
+    window = open_window(qtbot, tmp_path, tmp_path / "organizer.simrate", "org")
+    window.context.close_project()
+    assert window.start_page.join_button.isVisible()
+    dialog = JoinDialog(str(tmp_path), window)
+    qtbot.addWidget(dialog)
+    dialog.joined.connect(window._open_joined)
+    dialog.url_edit.setText(hub.url(logins["Alice"]))
+    dialog.path_edit.setText(str(tmp_path / "mine.simrate"))
+    dialog.password_edit.setText("not her password")
+    dialog.join()
+    qtbot.waitUntil(lambda: "wrong password" in dialog.error_label.text(), timeout=10000)
+    assert len(dialog.error_label.text().splitlines()) == 1
+    assert not (tmp_path / "mine.simrate").exists()
+    dialog.password_edit.setText(f"pw-{logins['Alice']}")
+    dialog.join()
+    qtbot.waitUntil(lambda: window.context.project is not None, timeout=15000)
+    assert window.context.annotator == "Alice"
+    assert window.context.project.n_items == 12
+    qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
+    window.close()
+
+
+def test_team_panel_publishes_adds_people_and_shows_who_is_connected(qtbot, hub, tmp_path):
+    make_project(tmp_path / "new.simrate").close()
+    window = open_window(qtbot, tmp_path, tmp_path / "new.simrate", "org", organizer=True)
+    assert window.hub_link.sync is None
+    team_window = open_team_window(window)
+    panel = team_window.panel
+    assert not panel.add_button.isEnabled()
+    panel.url_edit.setText(hub.url())
+    panel.publish()
+    qtbot.waitUntil(lambda: window.hub_link.sync is not None, timeout=20000)
+    qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
+    assert panel.add_button.isEnabled()
+
+    def fill() -> None:
+        dialog = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, AddPersonDialog) and w.isVisible())
+        dialog.name_edit.setText("Carol")
+        dialog.password_edit.setText("carol-pw")
+        dialog.again_edit.setText("carol-pw")
+        dialog._check()
+
+    QTimer.singleShot(200, fill)
+    panel.add_person()
+    qtbot.waitUntil(lambda: any(p.name == "Carol" for p in panel.model.people), timeout=10000)
+    login = next(p.login for p in panel.model.people if p.name == "Carol")
+    assert "Added Carol" in panel.message.text()
+    with hub.connect_as(login, "carol-pw") as carol:
+        carol.execute("SELECT 1")
+        panel.refresh()
+        qtbot.waitUntil(lambda: panel.model.people[0].connected, timeout=10000)
+        row = panel.model.index(0, 3)
+        assert panel.model.data(row) == "yes"
+    team_window.grab().save(str(tmp_path / "team.png"))
+    team_window.close()
+    window.close()
