@@ -290,7 +290,8 @@ def derive_tests(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
 
 
 def pyramid_statistics(pyramids: list[Pyramid], pairs: list[BinaryPair],
-                       questions: list[RankingQuestion]) -> dict[str, int]:
+                       questions: list[RankingQuestion],
+                       rules: WordRules | None = None) -> dict[str, int]:
     """The statistics of `simrate pyramid --json`, keys in the documented order."""
     counts = {"exact": 0, "recovered": 0, "lost": 0}
     for pyramid in pyramids:
@@ -301,7 +302,7 @@ def pyramid_statistics(pyramids: list[Pyramid], pairs: list[BinaryPair],
         "pyramids": len(pyramids),
         "scus": sum(len(p.scus) for p in pyramids),
         "contributors": sum(s.weight for p in pyramids for s in p.scus),
-        "texts": sum(len(pyramid_texts(p)) for p in pyramids),
+        "texts": sum(len(pyramid_texts(p, rules)) for p in pyramids),
         "positive_pairs": positive,
         "negative_pairs": len(pairs) - positive,
         "questions": len(questions),

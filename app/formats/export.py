@@ -35,7 +35,7 @@ from app.core.scale import Scale
 from app.formats.atomic import atomic_open, check_writable_target
 from app.formats.pit import LABEL_FILE_WORDS, label_of_score
 
-FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
+FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).
 encode_json_text = json.encoder.encode_basestring
 #: File name endings and the format they choose when --format is not given.
@@ -264,6 +264,10 @@ def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
             write_sts(gold, handle)
         elif fmt == "pit":
             write_pit(gold, handle, scale)
+        elif fmt == "pyramid":  # `gold` is already the table of app/formats/pyramid_export.py
+            from app.formats.pyramid_export import write_pyramid_table
+
+            write_pyramid_table(gold, handle, progress)
         else:
             raise SimrateError(f"unknown export format {fmt!r}")
     return []
@@ -298,10 +302,18 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
                 "title": project.title, "second_look": second_look,
                 "threshold": project.threshold}
 
-    warnings = write_gold(gold, out, chosen, project.scale, progress, report_data)
-    sources = gold["source"].replace("", "none").value_counts()
+    written, notes = gold, []
+    if chosen == "pyramid":
+        from app.formats.pyramid_export import pyramid_table
+
+        written, skipped = pyramid_table(gold, project.items())
+        if skipped:
+            notes.append(f"{skipped} item(s) not from a pyramid file left out")
+    warnings = notes + write_gold(written, out, chosen, project.scale, progress, report_data)
+    sources = (written["gold_source"] if chosen == "pyramid" else gold["source"])
+    sources = sources.replace("", "none").value_counts()
     return ExportReport(
-        path=out, format=chosen, format_from_extension=from_extension, items=len(gold),
+        path=out, format=chosen, format_from_extension=from_extension, items=len(written),
         sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
         unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
     )

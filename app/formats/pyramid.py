@@ -210,7 +210,11 @@ def read_pyramid(path: str | Path, window: int = DEFAULT_SEARCH_WINDOW) -> Pyram
     return pyramid
 
 
-def pyramid_item_frame(pyramid: Pyramid, negatives: str | int = "all", seed: int = 0,
+#: Non-paraphrases per paraphrase in a project import: a balanced set a team can rate.
+DEFAULT_NEGATIVES = 1
+
+
+def pyramid_item_frame(pyramid: Pyramid, negatives: str | int = DEFAULT_NEGATIVES, seed: int = 0,
                        rules: WordRules | None = None) -> pd.DataFrame:
     """Project items from the binary pairs of a pyramid; ids `<topic>:<pair_id>`."""
     rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "dataset", "genre",
@@ -223,7 +227,8 @@ def pyramid_item_frame(pyramid: Pyramid, negatives: str | int = "all", seed: int
         rows["genre"].append("")
         rows["reference"].append(float("nan"))
         rows["meta"].append({
-            "source": "pyramid", "pair_id": pair.pair_id, "label": pair.label,
+            "source": "pyramid", "test": "binary", "topic": pair.topic,
+            "pair_id": pair.pair_id, "label": pair.label,
             "left_scu": pair.left.scu, "right_scu": pair.right.scu,
             "left_text": pair.left.text_id, "right_text": pair.right.text_id,
             "left_summary": pair.left.summary_id, "right_summary": pair.right.summary_id,
@@ -232,8 +237,10 @@ def pyramid_item_frame(pyramid: Pyramid, negatives: str | int = "all", seed: int
     return item_frame(rows)
 
 
-def parse_negatives(value: str | int) -> str | int:
-    """`--negatives`: "all" or a whole number of non-paraphrases per paraphrase."""
+def parse_negatives(value: str | int | None) -> str | int:
+    """`--negatives`: "all" or a whole number of non-paraphrases per paraphrase (None: default)."""
+    if value is None:
+        return DEFAULT_NEGATIVES
     text = str(value).strip().lower()
     if text == "all":
         return "all"
@@ -242,16 +249,27 @@ def parse_negatives(value: str | int) -> str | int:
     raise SimrateError(f"--negatives must be 'all' or a whole number, not {value!r}")
 
 
-def read_pyramid_items(path: str | Path, negatives: str | int = "all", seed: int = 0,
-                       rules: WordRules | None = None) -> pd.DataFrame:
-    """Read a pyramid file and return its binary pairs as an item frame (app/formats/base.py).
+def read_pyramid_items(path: str | Path, negatives: str | int | None = DEFAULT_NEGATIVES,
+                       seed: int = 0, rules: WordRules | None = None,
+                       test: str = "binary") -> pd.DataFrame:
+    """Read a pyramid file and return the items of one test as an item frame (formats/base.py).
 
-    dataset = the pyramid's topic; meta holds the automatic label (1 paraphrase, 0 not), the
-    SCU, text and model-summary ids of both sides; line = the left text's line in the file.
+    `test="binary"`: the paraphrase pairs and `negatives` non-paraphrases per paraphrase
+    (drawn by `seed`; "all" keeps every one). `test="ranking"`: every question as four
+    question-candidate pairs (app/formats/pyramid_project.py). dataset = the pyramid's topic;
+    meta holds the automatic label (1 paraphrase or answer, 0 not), the SCU, text and
+    model-summary ids of both sides; line = the left text's line in the file.
     frame.attrs["warnings"] lists what the reader tolerated (lost parts, skipped SCUs).
     """
     pyramid = read_pyramid(path)
-    frame = pyramid_item_frame(pyramid, parse_negatives(negatives), seed, rules)
+    if test == "ranking":
+        from app.formats.pyramid_project import ranking_item_frame
+
+        frame = ranking_item_frame(pyramid, seed, rules)
+    elif test == "binary":
+        frame = pyramid_item_frame(pyramid, parse_negatives(negatives), seed, rules)
+    else:
+        raise SimrateError(f"--test must be binary or ranking, not {test!r}")
     frame.attrs["warnings"] = [f"{path}:{line}: {message}" if line is not None else
                                f"{path}: {message}" for line, message in pyramid.warnings]
     return frame
