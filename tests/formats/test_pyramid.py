@@ -154,8 +154,21 @@ def test_items_carry_topic_label_and_scus_with_stable_ids(sample_data):
         assert meta["label"] == int(meta["left_scu"] == meta["right_scu"])
         assert item.item_id == f"D9901:{meta['pair_id']}"
         assert math.isnan(item.reference) and item.line > 0
-    again = read_pyramid_items(sample_data / "D9901.pyr", seed=7)
-    assert set(again["item_id"]) == set(items["item_id"])
+    every = read_pyramid_items(sample_data / "D9901.pyr", negatives="all")
+    again = read_pyramid_items(sample_data / "D9901.pyr", negatives="all", seed=7)
+    assert set(again["item_id"]) == set(every["item_id"]) >= set(items["item_id"])
+
+
+def test_items_by_default_are_a_balanced_seeded_sample(sample_data):
+    items = read_pyramid_items(sample_data / "D9901.pyr")
+    labels = [m["label"] for m in items["meta"]]
+    assert sum(labels) == len(labels) - sum(labels) > 0  # one non-paraphrase per paraphrase
+    every = read_pyramid_items(sample_data / "D9901.pyr", negatives="all")
+    assert len(every) > len(items)
+    same = read_pyramid_items(sample_data / "D9901.pyr")
+    other = read_pyramid_items(sample_data / "D9901.pyr", seed=7)
+    assert same["item_id"].tolist() == items["item_id"].tolist()
+    assert set(other["item_id"]) != set(items["item_id"])
 
 
 def test_items_with_a_number_of_negatives_per_paraphrase(sample_data):
