@@ -19,7 +19,7 @@ COMMANDS = (
 INTERMIXED = ("checks",)
 LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
 IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project")
-EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
+EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,8 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
     p.add_argument("--annotator")
     p.add_argument("--dataset")
-    p.add_argument("--negatives", default="all",
-                   help="pyramid: 'all' non-paraphrase pairs, or N per paraphrase")
+    p.add_argument("--negatives", default=None,
+                   help="pyramid: N non-paraphrase pairs per paraphrase (default 1), or 'all'")
+    p.add_argument("--test", choices=("binary", "ranking"), default="binary",
+                   help="pyramid: binary pairs, or ranking questions as question-candidate pairs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
@@ -92,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--min-words", type=int, default=3)
     p.add_argument("--min-shared", type=int, default=4,
-                   help="non-paraphrase pairs share at least this many words (more than 3)")
+                   help="non-paraphrase pairs match on at least this many words (more than 3)")
+    add_reading_options(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("evaluate", help="score system outputs against gold")
@@ -144,6 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_team_parser(sub)
     return parser
+
+
+def add_reading_options(p: argparse.ArgumentParser) -> None:
+    """The options choosing a reading of the pyramid benchmark's rules (README's table)."""
+    p.add_argument("--shared-count", choices=("matched", "distinct", "tokens"),
+                   default="matched", help="how --min-shared counts shared words")
+    p.add_argument("--shared-words", choices=("all", "content"), default="all")
+    p.add_argument("--tokens", choices=("words", "whitespace"), default="words")
+    p.add_argument("--negative-summaries", choices=("different", "any"), default="different",
+                   help="may two contributors of one model summary be a non-paraphrase")
+    p.add_argument("--contributor-text", choices=("parts", "label"), default="parts")
 
 
 def build_gui_parser() -> argparse.ArgumentParser:

@@ -24,10 +24,22 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     if args.dataset:
         options["dataset"] = args.dataset
     if chosen == "pyramid":
-        from app.formats.pyramid import parse_negatives
+        from app.formats.pyramid_project import parse_negatives
 
-        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed}
+        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed,
+                   "test": args.test}
     return "items", read_items(path, chosen, **options), chosen
+
+
+def _pyramid_note(frame) -> str:
+    """`: 88 paraphrases, 88 non-paraphrases` for a pyramid import (what was drawn)."""
+    metas = [m for m in frame["meta"] if isinstance(m, dict) and m.get("source") == "pyramid"]
+    if not metas:
+        return ""
+    if metas[0].get("test") == "ranking":
+        return f": {len({m['question_id'] for m in metas})} ranking questions x 4 candidates"
+    positive = sum(m["label"] for m in metas)
+    return f": {positive} paraphrases, {len(metas) - positive} non-paraphrases"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             if kind == "items":
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""
-                print(f"{path}: {added} items added{note} ({chosen})")
+                print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})")
             elif kind == "ratings":
                 counts = project.import_ratings(frame, source=path)
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "

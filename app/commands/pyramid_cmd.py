@@ -30,7 +30,10 @@ def _rules(args: argparse.Namespace) -> WordRules:
         raise SimrateError(f"--min-words must be at least 1, not {args.min_words}")
     if args.min_shared < 0:
         raise SimrateError(f"--min-shared must be 0 or more, not {args.min_shared}")
-    return WordRules(min_words=args.min_words, min_shared=args.min_shared)
+    return WordRules(min_words=args.min_words, min_shared=args.min_shared,
+                     shared_count=args.shared_count, shared_words=args.shared_words,
+                     tokens=args.tokens, negative_summaries=args.negative_summaries,
+                     contributor_text=args.contributor_text)
 
 
 def _warn(pyramid: Pyramid) -> None:
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         written = write_tsv_atomically(args.out, BINARY_COLUMNS, binary_rows(pairs))
         what = "pairs"
-    statistics = pyramid_statistics(pyramids, pairs, questions)
+    statistics = pyramid_statistics(pyramids, pairs, questions, rules)
     if args.json:
         print(json.dumps(statistics))
     else:

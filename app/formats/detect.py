@@ -42,7 +42,7 @@ ITEM_READERS = {
     "sts": "app.formats.sts:read_sts",
     "clss": "app.formats.clss:read_clss",
     "pit": "app.formats.pit:read_pit",
-    "pyramid": "app.formats.pyramid:read_pyramid_items",
+    "pyramid": "app.formats.pyramid_project:read_pyramid_items",
 }
 
 

@@ -27,7 +27,7 @@ from app.core.scale import Scale
 from app.formats.atomic import check_writable_target
 from app.formats.pit import LABEL_FILE_WORDS, label_of_score
 
-FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl")
+FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).
 encode_json_text = json.encoder.encode_basestring
 #: File name endings and the format they choose when --format is not given.

@@ -15,10 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 from xml.parsers import expat
 
-import pandas as pd
-
 from app.core.errors import SimrateError
-from app.core.frames import item_frame
 from app.core.pyramid.model import (
     DEFAULT_SEARCH_WINDOW,
     Contributor,
@@ -27,8 +24,6 @@ from app.core.pyramid.model import (
     Scu,
     build_pyramid,
 )
-from app.core.pyramid.pairs import binary_pairs
-from app.core.pyramid.words import WordRules
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)
@@ -215,50 +210,3 @@ def read_pyramid(path: str | Path, window: int = DEFAULT_SEARCH_WINDOW) -> Pyram
     if not pyramid.scus:
         raise SimrateError("empty pyramid: no SCU with contributors", path)
     return pyramid
-
-
-def pyramid_item_frame(pyramid: Pyramid, negatives: str | int = "all", seed: int = 0,
-                       rules: WordRules | None = None) -> pd.DataFrame:
-    """Project items from the binary pairs of a pyramid; ids `<topic>:<pair_id>`."""
-    rows: dict[str, list] = {c: [] for c in ("item_id", "left", "right", "dataset", "genre",
-                                             "reference", "meta", "line")}
-    for pair in binary_pairs(pyramid, rules, seed=seed, negatives=negatives):
-        rows["item_id"].append(f"{pair.topic}:{pair.pair_id}")
-        rows["left"].append(pair.left.text)
-        rows["right"].append(pair.right.text)
-        rows["dataset"].append(pair.topic)
-        rows["genre"].append("")
-        rows["reference"].append(float("nan"))
-        rows["meta"].append({
-            "source": "pyramid", "pair_id": pair.pair_id, "label": pair.label,
-            "left_scu": pair.left.scu, "right_scu": pair.right.scu,
-            "left_text": pair.left.text_id, "right_text": pair.right.text_id,
-            "left_summary": pair.left.summary_id, "right_summary": pair.right.summary_id,
-        })
-        rows["line"].append(pair.left.line)
-    return item_frame(rows)
-
-
-def parse_negatives(value: str | int) -> str | int:
-    """`--negatives`: "all" or a whole number of non-paraphrases per paraphrase."""
-    text = str(value).strip().lower()
-    if text == "all":
-        return "all"
-    if text.isdigit():
-        return int(text)
-    raise SimrateError(f"--negatives must be 'all' or a whole number, not {value!r}")
-
-
-def read_pyramid_items(path: str | Path, negatives: str | int = "all", seed: int = 0,
-                       rules: WordRules | None = None) -> pd.DataFrame:
-    """Read a pyramid file and return its binary pairs as an item frame (app/core/frames.py).
-
-    dataset = the pyramid's topic; meta holds the automatic label (1 paraphrase, 0 not), the
-    SCU, text and model-summary ids of both sides; line = the left text's line in the file.
-    frame.attrs["warnings"] lists what the reader tolerated (lost parts, skipped SCUs).
-    """
-    pyramid = read_pyramid(path)
-    frame = pyramid_item_frame(pyramid, parse_negatives(negatives), seed, rules)
-    frame.attrs["warnings"] = [f"{path}:{line}: {message}" if line is not None else
-                               f"{path}: {message}" for line, message in pyramid.warnings]
-    return frame

@@ -23,6 +23,7 @@ from app.formats.export import (
     write_sts,
     write_table,
 )
+from app.formats.pyramid_export import pyramid_table, write_pyramid_table
 from app.formats.xlsx_report import write_xlsx_report
 from app.services.xlsx_agreement import write_agreement_sheet
 
@@ -69,9 +70,17 @@ def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
             write_sts(gold, handle)
         elif fmt == "pit":
             write_pit(gold, handle, scale)
+        elif fmt == "pyramid":  # `gold` is already the table of app/formats/pyramid_export.py
+            write_pyramid_table(gold, handle, progress)
         else:
             raise SimrateError(f"unknown export format {fmt!r}")
     return []
+
+
+def _pyramid_rows(gold: pd.DataFrame, project: object) -> tuple[pd.DataFrame, list[str]]:
+    """The benchmark's layout with the human gold; a note on items left out."""
+    written, skipped = pyramid_table(gold, project.items())
+    return written, [f"{skipped} item(s) not from a pyramid file left out"] if skipped else []
 
 
 def export_project(project: object, out: str | Path, fmt: str | None = None,
@@ -101,10 +110,12 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
                 "title": project.title, "second_look": second_look,
                 "threshold": project.threshold}
 
-    warnings = write_gold(gold, out, chosen, project.scale, progress, report_data)
-    sources = gold["source"].replace("", "none").value_counts()
+    written, notes = _pyramid_rows(gold, project) if chosen == "pyramid" else (gold, [])
+    warnings = notes + write_gold(written, out, chosen, project.scale, progress, report_data)
+    sources = written["gold_source" if chosen == "pyramid" else "source"]
+    sources = sources.replace("", "none").value_counts()
     return ExportReport(
-        path=out, format=chosen, format_from_extension=from_extension, items=len(gold),
+        path=out, format=chosen, format_from_extension=from_extension, items=len(written),
         sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
         unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
     )

@@ -29,6 +29,13 @@ class ImportRequest:
     new_scale: str | None = None
     title: str = ""
     annotator: str | None = None
+    more_sources: tuple[Path, ...] = ()  # further files of items, imported after `source`
+    options: tuple[tuple[str, object], ...] = ()  # reader options, e.g. (("test", "ranking"),)
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """Every file of the request, in order."""
+        return (self.source, *self.more_sources)
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,10 @@ class ImportResult:
         what = "item" if self.kind == "items" else "rating"
         plural = "" if self.added == 1 else "s"
         extra = f", {self.unchanged:,} already present" if self.unchanged else ""
-        return (f"{self.request.source.name}: {self.added:,} {what}{plural} added{extra} "
-                f"({self.fmt})")
+        name = self.request.source.name
+        if self.request.more_sources:
+            name += f" and {len(self.request.more_sources)} more"
+        return f"{name}: {self.added:,} {what}{plural} added{extra} ({self.fmt})"
 
 
 def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
@@ -66,7 +75,19 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
         from app.formats.ratings import read_ratings
 
         return "ratings", read_ratings(path, annotator=request.annotator), fmt
-    return "items", read_items(path, fmt), fmt
+    options = dict(request.options)
+    if not request.more_sources:
+        return "items", read_items(path, fmt, **options), fmt
+    frames = [read_items(str(source), fmt, **options) for source in request.sources]
+    frame = pd.concat(frames, ignore_index=True)
+    clash = frame["item_id"][frame["item_id"].duplicated()]
+    if len(clash):
+        raise SimrateError(f"item {clash.iloc[0]!r} comes from two of the files (the same "
+                           "pyramid topic twice?); import them one at a time", path)
+    frame.attrs["sources"] = [(str(s), len(f)) for s, f in zip(request.sources, frames,
+                                                              strict=True)]
+    frame.attrs["warnings"] = [w for f in frames for w in f.attrs.get("warnings", [])]
+    return "items", frame, fmt
 
 
 def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
@@ -79,7 +100,10 @@ def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
         project = Project.open(request.project_path)
     try:
         if kind == "items":
-            added, present = project.import_items(frame, source=str(request.source))
+            added = present = 0
+            for source, part in _parts_by_source(request, frame):
+                more_added, more_present = project.import_items(part, source=source)
+                added, present = added + more_added, present + more_present
         else:
             counts = project.import_ratings(frame, source=str(request.source))
             added, present = counts["added"] + counts["changed"], counts["unchanged"]
@@ -90,6 +114,18 @@ def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
         raise
     project.close()
     return ImportResult(request, kind, fmt, added, present)
+
+
+def _parts_by_source(request: ImportRequest, frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The frame cut back into the files it was read from (one file: the whole frame)."""
+    sources = frame.attrs.get("sources")
+    if not sources:
+        return [(str(request.source), frame)]
+    parts, start = [], 0
+    for source, rows in sources:
+        parts.append((source, frame.iloc[start:start + rows]))
+        start += rows
+    return parts
 
 
 def _remove_project_file(path: Path) -> None:

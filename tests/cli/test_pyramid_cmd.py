@@ -148,9 +148,11 @@ def test_import_a_pyramid_into_a_project(tmp_path, sample_data, capsys):
     pairs = tmp_path / "pairs.tsv"
     simrate(capsys, "pyramid", sample_data / "D9901.pyr", "--out", pairs)
     expected = {f"D9901:{r['pair_id']}" for r in read_tsv(pairs)}
-    result = simrate(capsys, "import", project, sample_data / "D9901.pyr", "--format", "pyramid")
+    result = simrate(capsys, "import", project, sample_data / "D9901.pyr", "--format", "pyramid",
+                     "--negatives", "all")
     assert result.status == 0, result.err
-    again = simrate(capsys, "import", project, sample_data / "D9901.pyr", "--seed", "5")
+    again = simrate(capsys, "import", project, sample_data / "D9901.pyr", "--seed", "5",
+                    "--negatives", "all")
     assert again.status == 0, again.err
     from app.core.project import Project
 

@@ -9,7 +9,8 @@ import pytest
 from app.core.errors import SimrateError
 from app.core.frames import ITEM_COLUMNS
 from app.core.pyramid.model import EXACT, LOST, RECOVERED
-from app.formats.pyramid import parse_negatives, read_pyramid, read_pyramid_items
+from app.formats.pyramid import read_pyramid
+from app.formats.pyramid_project import parse_negatives, read_pyramid_items
 from tests.formats.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
 
 PAN_HEAD = """<?xml version="1.0"?>
@@ -154,8 +155,21 @@ def test_items_carry_topic_label_and_scus_with_stable_ids(sample_data):
         assert meta["label"] == int(meta["left_scu"] == meta["right_scu"])
         assert item.item_id == f"D9901:{meta['pair_id']}"
         assert math.isnan(item.reference) and item.line > 0
-    again = read_pyramid_items(sample_data / "D9901.pyr", seed=7)
-    assert set(again["item_id"]) == set(items["item_id"])
+    every = read_pyramid_items(sample_data / "D9901.pyr", negatives="all")
+    again = read_pyramid_items(sample_data / "D9901.pyr", negatives="all", seed=7)
+    assert set(again["item_id"]) == set(every["item_id"]) >= set(items["item_id"])
+
+
+def test_items_by_default_are_a_balanced_seeded_sample(sample_data):
+    items = read_pyramid_items(sample_data / "D9901.pyr")
+    labels = [m["label"] for m in items["meta"]]
+    assert sum(labels) == len(labels) - sum(labels) > 0  # one non-paraphrase per paraphrase
+    every = read_pyramid_items(sample_data / "D9901.pyr", negatives="all")
+    assert len(every) > len(items)
+    same = read_pyramid_items(sample_data / "D9901.pyr")
+    other = read_pyramid_items(sample_data / "D9901.pyr", seed=7)
+    assert same["item_id"].tolist() == items["item_id"].tolist()
+    assert set(other["item_id"]) != set(items["item_id"])
 
 
 def test_items_with_a_number_of_negatives_per_paraphrase(sample_data):

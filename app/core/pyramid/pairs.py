@@ -63,8 +63,9 @@ def text_key(text: str) -> str:
     return collapse_whitespace(text).casefold()
 
 
-def pyramid_texts(pyramid: Pyramid) -> list[PyramidText]:
+def pyramid_texts(pyramid: Pyramid, rules: WordRules | None = None) -> list[PyramidText]:
     """The distinct texts of each SCU: its label, then its contributors in file order."""
+    from_label = rules is not None and rules.contributor_text == "label"
     texts = []
     uid_count: dict[str, int] = {}
     for scu in pyramid.scus:
@@ -72,8 +73,8 @@ def pyramid_texts(pyramid: Pyramid) -> list[PyramidText]:
         # A uid used twice (a broken file) still gives unique, stable text ids.
         uid = scu.uid if uid_count[scu.uid] == 1 else f"{scu.uid}~{uid_count[scu.uid]}"
         candidates = [(0, collapse_whitespace(scu.label), "label", "", scu.line)]
-        candidates += [(k, c.text, "contributor", c.summary_id, c.line)
-                       for k, c in enumerate(scu.contributors, start=1)]
+        candidates += [(k, collapse_whitespace(c.label) if from_label else c.text, "contributor",
+                        c.summary_id, c.line) for k, c in enumerate(scu.contributors, start=1)]
         seen = set()
         for k, text, kind, summary_id, line in candidates:
             key = text_key(text)
@@ -89,7 +90,7 @@ class _TopicMatrices:
 
     def __init__(self, texts: list[PyramidText], rules: WordRules):
         self.texts = texts
-        info: list[TextWords] = [analyse(t.text) for t in texts]
+        info: list[TextWords] = [analyse(t.text, rules.tokens) for t in texts]
         n_words = np.array([i.n_words for i in info], dtype=np.int64)
         pronoun = np.array([i.has_pronoun for i in info], dtype=bool)
         long_enough = n_words >= rules.min_words
@@ -102,47 +103,77 @@ class _TopicMatrices:
                              for t in texts])
         self.common_content, content_size = _overlap([i.content_words for i in info])
         self.common_all, _ = _overlap([i.all_words for i in info])
-        self.shared = self.common_content if rules.shared_words == "content" else self.common_all
+        counts = [i.content_counts if rules.shared_words == "content" else i.all_counts
+                  for i in info]
+        self.shared = _overlap(counts, rules.shared_count)[0]
         same_set = ((self.common_content == content_size[:, None])
                     & (self.common_content == content_size[None, :]))
         self.varied = ~same_set  # at least one content word is in one text but not the other
         union = content_size[:, None] + content_size[None, :] - self.common_content
         self.jaccard = np.divide(self.common_content, union, out=np.zeros(union.shape),
                                  where=union > 0)
+        self.may_be_negative = _summaries_apart(texts, rules)
 
 
-def _overlap(word_sets: list[frozenset[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Shared word counts between every two sets (n x n), and each set's size.
+def _summaries_apart(texts: list[PyramidText], rules: WordRules) -> np.ndarray:
+    """Which pairs may be non-paraphrases as far as their model summaries go (n x n)."""
+    n = len(texts)
+    if rules.negative_summaries == "any":
+        return np.ones((n, n), dtype=bool)
+    summary_index: dict[str, int] = {}
+    # labels and contributors of no known summary get a summary of their own (-1 - row)
+    summary = np.array([summary_index.setdefault(t.summary_id, len(summary_index))
+                        if t.kind == "contributor" and t.summary_id else -1 - row
+                        for row, t in enumerate(texts)])
+    return summary[:, None] != summary[None, :]
 
-    Through an inverted index: every word adds one to each pair of the texts holding it.
-    All pairs of each word's postings are laid out at once with np.repeat and counted with
-    one bincount; no BLAS (whose threads cost more than they save on matrices this small).
+
+def _overlap(word_counts: list, how: str = "distinct") -> tuple[np.ndarray, np.ndarray]:
+    """Shared word counts between every two texts (n x n), and each text's own count.
+
+    `word_counts` holds a set of words or a {word: repeats} dict per text; `how` is
+    "distinct" (words in common), "tokens" (in common with repeats: the smaller count) or
+    "matched" (the words of both texts that have a match in the other: the sum of counts).
+    Through an inverted index: every word adds to each pair of the texts holding it. All
+    pairs of each word's postings are laid out at once with np.repeat and counted with one
+    bincount; no BLAS (whose threads cost more than they save on matrices this small).
     """
-    n = len(word_sets)
+    n = len(word_counts)
     vocabulary: dict[str, int] = {}
-    text_of, word_of = [], []
-    for row, word_set in enumerate(word_sets):
-        for word in word_set:
+    text_of, word_of, repeats = [], [], []
+    for row, words_of_text in enumerate(word_counts):
+        for word in words_of_text:
             text_of.append(row)
             word_of.append(vocabulary.setdefault(word, len(vocabulary)))
+            repeats.append(words_of_text[word] if isinstance(words_of_text, dict) else 1)
     if not text_of:
         return np.zeros((n, n), dtype=np.int32), np.zeros(n, dtype=np.int32)
     by_word = np.argsort(np.array(word_of), kind="stable")
     postings = np.array(text_of, dtype=np.int64)[by_word]  # texts, grouped by word
+    counts = np.array(repeats, dtype=np.int64)[by_word]
     words = np.array(word_of)[by_word]
     group_start = np.flatnonzero(np.r_[True, words[1:] != words[:-1]])
     group_size = np.diff(np.r_[group_start, len(words)])
     partners = np.repeat(group_size, group_size)  # per posting: texts sharing its word
     first = np.repeat(np.repeat(group_start, group_size), partners)
     step = np.arange(partners.sum()) - np.repeat(np.cumsum(partners) - partners, partners)
-    pair_code = np.repeat(postings, partners) * n + postings[first + step]
-    common = np.bincount(pair_code, minlength=n * n).reshape(n, n).astype(np.int32)
-    return common, np.diagonal(common).copy()
+    mine = np.repeat(np.arange(len(postings)), partners)
+    theirs = first + step
+    pair_code = postings[mine] * n + postings[theirs]
+    weights = None
+    if how == "tokens":
+        weights = np.minimum(counts[mine], counts[theirs])
+    elif how == "matched":
+        weights = counts[mine] + counts[theirs]
+    common = np.bincount(pair_code, weights=weights, minlength=n * n)
+    common = np.rint(common).astype(np.int32).reshape(n, n)
+    own = np.diagonal(common).copy()
+    return common, own // 2 if how == "matched" else own
 
 
 def _matrices(pyramid: Pyramid, rules: WordRules) -> _TopicMatrices | None:
     """The overlap matrices of a pyramid (None below two texts), refusing one too large."""
-    texts = pyramid_texts(pyramid)
+    texts = pyramid_texts(pyramid, rules)
     if len(texts) < 2:
         return None
     if len(texts) > rules.max_texts:
@@ -176,7 +207,8 @@ def _binary(m: _TopicMatrices, topic: str, rules: WordRules, seed: int,
     both = m.eligible_binary[:, None] & m.eligible_binary[None, :] & m.varied
     same = m.group[:, None] == m.group[None, :]
     positive = np.argwhere(np.triu(both & same, 1))
-    negative = np.argwhere(np.triu(both & ~same & (m.shared >= rules.min_shared), 1))
+    negative = np.argwhere(np.triu(both & ~same & m.may_be_negative
+                                   & (m.shared >= rules.min_shared), 1))
     if negatives != "all":
         wanted = min(int(negatives) * len(positive), len(negative))
         negative = negative[sorted(rng.sample(range(len(negative)), wanted))]
@@ -258,7 +290,8 @@ def derive_tests(pyramid: Pyramid, rules: WordRules | None = None, seed: int = 0
 
 
 def pyramid_statistics(pyramids: list[Pyramid], pairs: list[BinaryPair],
-                       questions: list[RankingQuestion]) -> dict[str, int]:
+                       questions: list[RankingQuestion],
+                       rules: WordRules | None = None) -> dict[str, int]:
     """The statistics of `simrate pyramid --json`, keys in the documented order."""
     counts = {"exact": 0, "recovered": 0, "lost": 0}
     for pyramid in pyramids:
@@ -269,7 +302,7 @@ def pyramid_statistics(pyramids: list[Pyramid], pairs: list[BinaryPair],
         "pyramids": len(pyramids),
         "scus": sum(len(p.scus) for p in pyramids),
         "contributors": sum(s.weight for p in pyramids for s in p.scus),
-        "texts": sum(len(pyramid_texts(p)) for p in pyramids),
+        "texts": sum(len(pyramid_texts(p, rules)) for p in pyramids),
         "positive_pairs": positive,
         "negative_pairs": len(pairs) - positive,
         "questions": len(questions),

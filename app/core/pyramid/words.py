@@ -16,7 +16,8 @@ Our own reading of the rules (see the README's pyramid section):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 _WORD = re.compile(r"[^\W_]+(?:['’\-.,][^\W_]+)*")
 
@@ -43,20 +44,46 @@ however therefore thus meanwhile moreover furthermore nevertheless instead
 _CLITICS = ("s", "t", "re", "ve", "ll", "d", "m")
 
 
+#: What `WordRules.min_shared` counts (see the README's table of readings):
+#: "matched" - the words of either text that have a match in the other, counted in both texts
+#:   (two texts sharing `Countries worldwide sent` match on 6 words);
+#: "distinct" - the distinct words the two texts have in common (3 in that example);
+#: "tokens" - the words in common counting repeats (min of the two counts per word).
+SHARED_COUNTS = ("matched", "distinct", "tokens")
+#: What a word is for that count: "words" (our word rule, case-folded, possessive dropped) or
+#: "whitespace" (whatever lies between spaces, case and punctuation kept).
+TOKENS = ("words", "whitespace")
+#: Which texts of different SCUs may be a non-paraphrase: "different" keeps out two
+#: contributors of one model summary (as no paraphrase pair can hold them), "any" does not.
+NEGATIVE_SUMMARIES = ("different", "any")
+#: A contributor's text: "parts" (its parts as the summary reads) or "label" (DUCView's label).
+CONTRIBUTOR_TEXTS = ("parts", "label")
+
+
 @dataclass(frozen=True, slots=True)
 class WordRules:
-    """The thresholds of the benchmark's rules (defaults are the paper's)."""
+    """The thresholds of the benchmark's rules; the defaults are the calibrated reading."""
 
     min_words: int = 3  # every text has at least this many words
-    min_shared: int = 4  # a non-paraphrase pair shares at least this many words ("more than 3")
-    shared_words: str = "all"  # what `min_shared` counts: "all" distinct words or "content" words
+    min_shared: int = 4  # a non-paraphrase pair matches on at least this many words ("more than 3")
+    shared_words: str = "all"  # what `min_shared` counts: "all" words or "content" words
     ranking_pronouns: bool = True  # ranking questions may hold pronouns (the paper's example does)
     max_texts: int = 5_000  # per pyramid; pair generation is quadratic in it
+    shared_count: str = "matched"  # how shared words are counted: one of SHARED_COUNTS
+    tokens: str = "words"  # what a word is for the shared count: one of TOKENS
+    negative_summaries: str = "different"  # one of NEGATIVE_SUMMARIES
+    contributor_text: str = "parts"  # one of CONTRIBUTOR_TEXTS
 
     def __post_init__(self) -> None:
         """Refuse a setting the rules cannot mean."""
         if self.shared_words not in ("all", "content"):
             raise ValueError(f"shared_words must be 'all' or 'content', not {self.shared_words!r}")
+        for name, allowed in (("shared_count", SHARED_COUNTS), ("tokens", TOKENS),
+                              ("negative_summaries", NEGATIVE_SUMMARIES),
+                              ("contributor_text", CONTRIBUTOR_TEXTS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, "
+                                 f"not {getattr(self, name)!r}")
         if self.min_words < 1 or self.min_shared < 0 or self.max_texts < 2:
             raise ValueError("min_words >= 1, min_shared >= 0 and max_texts >= 2 are needed")
 
@@ -108,14 +135,31 @@ class TextWords:
     has_pronoun: bool
     all_words: frozenset[str]  # word keys
     content_words: frozenset[str]  # word keys of content words
+    all_counts: dict[str, int] = field(default_factory=dict)  # shared-count key -> repeats
+    content_counts: dict[str, int] = field(default_factory=dict)  # the same, content words
 
 
-def analyse(text: str) -> TextWords:
-    """The words of `text` as the rules see them."""
+def _whitespace_is_content(token: str) -> bool:
+    """A raw token is a content word unless, stripped of punctuation, it is a function word."""
+    found = words(token)
+    return not found or all(is_content_word(w) for w in found)
+
+
+def analyse(text: str, tokens: str = "words") -> TextWords:
+    """The words of `text` as the rules see them; `tokens` chooses the shared-count keys."""
     found = words(text)
+    if tokens == "whitespace":
+        raw = text.split()
+        all_counts = Counter(raw)
+        content_counts = Counter(t for t in raw if _whitespace_is_content(t))
+    else:
+        all_counts = Counter(word_key(w) for w in found)
+        content_counts = Counter(word_key(w) for w in found if is_content_word(w))
     return TextWords(
         n_words=len(found),
         has_pronoun=any(is_pronoun(w) for w in found),
         all_words=frozenset(word_key(w) for w in found),
         content_words=frozenset(word_key(w) for w in found if is_content_word(w)),
+        all_counts=dict(all_counts),
+        content_counts=dict(content_counts),
     )

@@ -47,9 +47,10 @@ FORMAT_NAMES = {
     "sts": "STS / CLSS gold key: one score per line (.txt)",
     "pit": "PIT 2015 label file: true/false/---- and score (.label)",
     "jsonl": "JSON lines: one object per item with its ratings (.jsonl)",
+    "pyramid": "Pyramid benchmark: pair_id, topic, texts, label, gold, SCUs (.tsv)",
 }
 SUFFIXES = {"tsv": ".tsv", "csv": ".csv", "xlsx": ".xlsx", "sts": ".txt", "pit": ".label",
-            "jsonl": ".jsonl"}
+            "jsonl": ".jsonl", "pyramid": ".tsv"}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
-"""NewProjectDialog: a project from a file of pairs, with the choice of scale."""
+"""NewProjectDialog: a project from a file of pairs (or several pyramid files), with the
+choice of scale; for pyramid files also the test, non-paraphrases per paraphrase and seed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -18,10 +20,25 @@ from PySide6.QtWidgets import (
 
 from app.core.scale import load_scale
 from app.gui.dialogs.path_field import path_row
+from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.file_import import ImportRequest
 
-PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr);;All files (*)")
+PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr *.pan);;All files (*)")
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+def source_paths(text: str) -> tuple[Path, ...]:
+    """The files named in the source field: one path, or several each in double quotes."""
+    text = text.strip()
+    if text.startswith('"'):
+        return tuple(Path(p.strip()) for p in _QUOTED.findall(text) if p.strip())
+    return (Path(text),) if text else ()
+
+
+def quoted_paths(paths: list[str]) -> str:
+    """Several paths as the source field shows them; one path as it is."""
+    return paths[0] if len(paths) == 1 else " ".join(f'"{p}"' for p in paths)
 OTHER_SCALE = "file"
 
 
@@ -41,7 +58,8 @@ class NewProjectDialog(QDialog):
         self.setWindowTitle("New project from a file")
         self.start_folder = start_folder
         self.source_edit = QLineEdit()
-        self.source_edit.setPlaceholderText("A file of pairs: TSV, CSV, XLSX, STS, CLSS, PIT\u2026")
+        self.source_edit.setPlaceholderText("A file of pairs: TSV, CSV, XLSX, STS, CLSS, PIT\u2026 "
+                                            "or several pyramid files (.pyr)")
         self.source_edit.textChanged.connect(self._on_source_changed)
         self.scale_box = QComboBox()
         for name in ("clss", "sts"):
@@ -54,9 +72,14 @@ class NewProjectDialog(QDialog):
         self.project_edit = QLineEdit()
         self.project_edit.setPlaceholderText("Where to save the .simrate project file")
         self._project_edited = False
+        self._auto_title = ""
         self.project_edit.textEdited.connect(lambda _t: setattr(self, "_project_edited", True))
         self.problem_label = QLabel()
+        self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet(colour_style(ERROR_COLOUR))
+        self.pyramid_box = PyramidChoiceBox(self)
+        self.pyramid_box.setVisible(False)
+        self.pyramid_box.changed.connect(self._update_ok)
 
         form = QFormLayout()
         form.addRow("Pairs file:", path_row(self.source_edit, self._browse_source))
@@ -70,14 +93,32 @@ class NewProjectDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.pyramid_box)
         layout.addWidget(self.problem_label)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(600)
 
     def _browse_source(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Pairs file", self.start_folder, PAIR_FILES)
-        if path:
-            self.source_edit.setText(path)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Pairs file, or several pyramid files",
+                                                self.start_folder, PAIR_FILES)
+        if paths:
+            self.source_edit.setText(quoted_paths(paths))
+
+    def sources(self) -> tuple[Path, ...]:
+        """The files named in the source field."""
+        return source_paths(self.source_edit.text())
+
+    def is_pyramid(self) -> bool:
+        """True when every file named is a pyramid file."""
+        sources = self.sources()
+        return bool(sources) and all(is_pyramid_file(p) for p in sources)
+
+    def _update_ok(self) -> None:
+        """Enable "Create and import" only once a pyramid preview is ready."""
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setEnabled(not (self.is_pyramid() and self.pyramid_box.counting))
+        if self.problem_label.text():
+            self.problem_label.setText(self.problem())
 
     def _browse_project(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save project as", self.project_edit.text(),
@@ -87,16 +128,27 @@ class NewProjectDialog(QDialog):
             self._project_edited = True
 
     def _on_source_changed(self, text: str) -> None:
-        source = Path(text.strip())
-        if not text.strip():
+        sources = source_paths(text)
+        pyramid = self.is_pyramid()
+        self.pyramid_box.setVisible(pyramid)
+        existing = tuple(p for p in sources if p.is_file())
+        self.pyramid_box.set_files(existing if pyramid and existing == sources else ())
+        self._update_ok()
+        if not sources:
             return
+        source = sources[0]
+        many = len(sources) > 1
         if not self._project_edited:
-            self.project_edit.setText(str(source.with_suffix(".simrate")))
+            target = source.with_name("pyramids.simrate") if many else source.with_suffix(
+                ".simrate")
+            self.project_edit.setText(str(target))
         index = self.scale_box.findData(guess_scale(source))
         if index >= 0 and self.scale_box.currentData() != OTHER_SCALE:
             self.scale_box.setCurrentIndex(index)
-        if not self.title_edit.text():
-            self.title_edit.setText(source.stem)
+        if not self.title_edit.text() or self.title_edit.text() == self._auto_title:
+            title = f"{source.stem} and {len(sources) - 1} more" if many else source.stem
+            self.title_edit.setText(title)
+            self._auto_title = title
 
     def _on_scale_chosen(self, index: int) -> None:
         if self.scale_box.itemData(index) != OTHER_SCALE:
@@ -111,19 +163,22 @@ class NewProjectDialog(QDialog):
 
     def problem(self) -> str:
         """What stops the dialog from being accepted, or ''."""
-        source = self.source_edit.text().strip()
+        sources = self.sources()
         target = self.project_edit.text().strip()
-        if not source:
+        if not sources:
             return "Choose a file of pairs."
-        if not Path(source).is_file():
-            return f"There is no file {source}."
+        for source in sources:
+            if not source.is_file():
+                return f"There is no file {source}."
+        if len(sources) > 1 and not self.is_pyramid():
+            return "Several files at once work for pyramid files (.pyr, .pan) only."
         if not target:
             return "Choose where to save the project."
         if Path(target).exists():
             return f"{target} already exists: choose another name, or open it instead."
         if self.scale_box.currentData() == OTHER_SCALE and not self.scale_file:
             return "Choose the scale file."
-        return ""
+        return self.pyramid_box.problem() if self.is_pyramid() else ""
 
     def _accept_if_valid(self) -> None:
         problem = self.problem()
@@ -137,9 +192,14 @@ class NewProjectDialog(QDialog):
         target = self.project_edit.text().strip()
         if not target.endswith(".simrate"):
             target += ".simrate"
+        sources = self.sources()
+        pyramid = self.is_pyramid()
         return ImportRequest(
-            source=Path(self.source_edit.text().strip()),
+            source=sources[0],
             project_path=Path(target),
+            fmt="pyramid" if pyramid else "auto",
             new_scale=self.scale_file if scale == OTHER_SCALE else scale,
             title=self.title_edit.text().strip(),
+            more_sources=sources[1:],
+            options=self.pyramid_box.options() if pyramid else (),
         )

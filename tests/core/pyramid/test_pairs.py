@@ -21,14 +21,25 @@ from app.core.pyramid.words import WordRules, analyse
 
 
 def make_pyramid(scus: dict[str, tuple[str, list[str]]], topic: str = "D9990") -> Pyramid:
-    """A pyramid whose contributors are whole lines of one summary, with exact offsets."""
-    lines = ["-----", f"{topic}.M.100.A.A", "-----"]
+    """A pyramid whose contributors are whole lines, with exact offsets; as in DUC, the k-th
+    contributor of every SCU comes from the k-th model summary."""
+    n_summaries = max((len(texts) for _, texts in scus.values()), default=1)
+    lines: list[str] = []
+    where: dict[tuple[str, int], int] = {}  # (uid, k) -> line index
+    for k in range(max(n_summaries, 1)):
+        lines += ["-----", f"{topic}.M.100.A.{'ABCDEFGHIJ'[k]}", "-----"]
+        for uid, (_, texts) in scus.items():
+            if k < len(texts):
+                where[(uid, k)] = len(lines)
+                lines.append(texts[k])
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
     built = []
     for uid, (label, texts) in scus.items():
         contributors = []
-        for text in texts:
-            start = len("\n".join(lines)) + 1
-            lines.append(text)
+        for k, text in enumerate(texts):
+            start = starts[where[(uid, k)]]
             contributors.append(Contributor(text, [Part(text, start, start + len(text))]))
         built.append(Scu(uid, label, contributors))
     return build_pyramid(lines, built)
@@ -45,7 +56,7 @@ def test_texts_are_labels_and_contributors_without_repeats_within_an_scu():
         "Soldiers arrived at the mountain village"])})
     texts = pyramid_texts(pyramid)
     assert [(t.text_id, t.kind) for t in texts] == [("7.0", "label"), ("7.3", "contributor")]
-    assert texts[1].summary_id == "D9990.M.100.A.A"
+    assert texts[1].summary_id == "D9990.M.100.A.C"
 
 
 def test_paraphrases_need_three_words_no_pronoun_and_a_different_content_word():
@@ -64,21 +75,62 @@ def test_paraphrases_need_three_words_no_pronoun_and_a_different_content_word():
     assert (frozenset({"Rescuers arrived", "Rescue teams reached the village"}), 1) in relaxed
 
 
-def test_non_paraphrases_must_share_more_than_three_words():
+def test_non_paraphrases_match_on_more_than_three_words_counted_in_both_texts():
     pyramid = make_pyramid({
         "1": ("The new bridge over the river opened", ["A crossing for walkers opened in May"]),
-        "2": ("The new bridge over the river was closed", ["Repairs shut the crossing"]),
-        "3": ("A brewery paid for the new lights", ["Lamps were sponsored locally"]),
+        "2": ("The old ferry was closed", ["Repairs shut the crossing"]),
+        "3": ("A brewery paid for new lights", ["Lamps were sponsored locally"]),
     })
     negatives = {texts for texts, label in pair_set(binary_pairs(pyramid)) if label == 0}
-    # labels 1 and 2 share {the, new, bridge, over, river} = 5 words; label 3 shares at most 2
-    assert negatives == {frozenset({"The new bridge over the river opened",
-                                    "The new bridge over the river was closed"})}
-    strict = binary_pairs(pyramid, WordRules(min_shared=6))
+    # labels 1 and 3 share {new}: 2 matched words; labels 1 and 2 share {the}, twice in one
+    # and once in the other: 3; "A crossing for walkers opened in May" and label 3 share
+    # {a, for}: 4 matched words, more than 3, so a non-paraphrase.
+    assert negatives == {frozenset({"A crossing for walkers opened in May",
+                                    "A brewery paid for new lights"})}
+    distinct = binary_pairs(pyramid, WordRules(shared_count="distinct", min_shared=2))
+    assert {texts for texts, label in pair_set(distinct) if label == 0} == negatives
+    strict = binary_pairs(pyramid, WordRules(min_shared=5))
     assert not [p for p in strict if p.label == 0]
     content_only = binary_pairs(pyramid, WordRules(shared_words="content"))
-    # content words shared: {new, bridge, river} = 3, not enough
-    assert not [p for p in content_only if p.label == 0]
+    assert not [p for p in content_only if p.label == 0]  # a, for: function words
+
+
+def test_the_papers_example_non_paraphrase_pair_is_one_by_default():
+    # Figure 2 of the paper: two texts sharing exactly three words, a non-paraphrase pair
+    pyramid = make_pyramid({
+        "1": ("Countries worldwide sent Equipment", ["Rescue gear arrived from abroad"]),
+        "2": ("Countries worldwide sent Relief Workers", ["Foreign aid workers flew in"]),
+    })
+    example = frozenset({"Countries worldwide sent Equipment",
+                         "Countries worldwide sent Relief Workers"})
+    assert (example, 0) in pair_set(binary_pairs(pyramid))
+    # the literal count of distinct shared words (3) would leave it out
+    literal = WordRules(shared_count="distinct", min_shared=4)
+    assert (example, 0) not in pair_set(binary_pairs(pyramid, literal))
+
+
+def test_two_contributors_of_one_summary_are_no_non_paraphrase_unless_asked():
+    lines = ["-----", "D9990.M.100.A.A", "-----", "Floods closed the main road into the town",
+             "Floods closed the main bridge into the town"]
+    start_1 = len("\n".join(lines[:3])) + 1
+    start_2 = start_1 + len(lines[3]) + 1
+    scus = [Scu("1", "Road closed by floods", [Contributor(lines[3], [
+                Part(lines[3], start_1, start_1 + len(lines[3]))])]),
+            Scu("2", "Bridge closed by floods", [Contributor(lines[4], [
+                Part(lines[4], start_2, start_2 + len(lines[4]))])])]
+    pyramid = build_pyramid(lines, scus)
+    pair = frozenset(lines[3:5])
+    assert (pair, 0) not in pair_set(binary_pairs(pyramid))
+    assert (pair, 0) in pair_set(binary_pairs(pyramid, WordRules(negative_summaries="any")))
+
+
+def test_contributor_text_may_be_the_contributor_label():
+    pyramid = make_pyramid({"1": ("Rescue teams reached the village",
+                                  ["Soldiers arrived at the mountain village"])})
+    pyramid.scus[0].contributors[0].label = "Soldiers arrived ... the village"
+    texts = pyramid_texts(pyramid, WordRules(contributor_text="label"))
+    assert [t.text for t in texts] == ["Rescue teams reached the village",
+                                       "Soldiers arrived ... the village"]
 
 
 def test_identical_texts_in_two_scus_never_make_a_non_paraphrase():
@@ -114,9 +166,23 @@ def random_pyramid(seed: int, n_scus: int = 12) -> Pyramid:
     return make_pyramid(scus)
 
 
+def reference_shared(a: str, b: str, rules: WordRules) -> int:
+    """The shared-word count of two texts, word by word in plain Python."""
+    ca = analyse(a, rules.tokens).all_counts if rules.shared_words == "all" \
+        else analyse(a, rules.tokens).content_counts
+    cb = analyse(b, rules.tokens).all_counts if rules.shared_words == "all" \
+        else analyse(b, rules.tokens).content_counts
+    common = set(ca) & set(cb)
+    if rules.shared_count == "distinct":
+        return len(common)
+    if rules.shared_count == "tokens":
+        return sum(min(ca[w], cb[w]) for w in common)
+    return sum(ca[w] + cb[w] for w in common)
+
+
 def reference_pairs(pyramid: Pyramid, rules: WordRules) -> set:
     """The binary rules applied pair by pair in plain Python (independent of the matrices)."""
-    texts = pyramid_texts(pyramid)
+    texts = pyramid_texts(pyramid, rules)
     result = set()
     for a, b in itertools.combinations(texts, 2):
         wa, wb = analyse(a.text), analyse(b.text)
@@ -126,18 +192,30 @@ def reference_pairs(pyramid: Pyramid, rules: WordRules) -> set:
             continue
         if a.scu == b.scu:
             result.add((a.text_id, b.text_id, 1))
-        elif len(wa.all_words & wb.all_words) >= rules.min_shared:
+            continue
+        same_summary = (a.kind == b.kind == "contributor" and a.summary_id
+                        and a.summary_id == b.summary_id)
+        if same_summary and rules.negative_summaries == "different":
+            continue
+        if reference_shared(a.text, b.text, rules) >= rules.min_shared:
             result.add((a.text_id, b.text_id, 0))
     return result
+
+
+READINGS = (WordRules(), WordRules(min_words=2, min_shared=3),
+            WordRules(shared_count="distinct"), WordRules(shared_count="tokens", min_shared=3),
+            WordRules(shared_words="content", negative_summaries="any"),
+            WordRules(tokens="whitespace", min_shared=5))
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_binary_pairs_agree_with_a_pair_by_pair_reference(seed):
     pyramid = random_pyramid(seed)
-    for rules in (WordRules(), WordRules(min_words=2, min_shared=3)):
+    for rules in READINGS:
         got = set()
+        texts = pyramid_texts(pyramid, rules)
         for p in binary_pairs(pyramid, rules, seed=seed):
-            first, second = sorted((p.left, p.right), key=lambda t: pyramid_texts(pyramid).index(t))
+            first, second = sorted((p.left, p.right), key=texts.index)
             got.add((first.text_id, second.text_id, p.label))
         assert got == reference_pairs(pyramid, rules)
         assert {label for _, _, label in got} == {0, 1}  # both kinds were really compared
