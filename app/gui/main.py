@@ -107,7 +107,18 @@ def create_application():
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
     app.setApplicationDisplayName("simrate")
     app.setStyle("Fusion")
+    set_application_icon(app)
     return app
+
+
+def set_application_icon(application) -> None:
+    """Our icon on every window, and the desktop entry's name for Wayland to match it."""
+    from PySide6.QtGui import QIcon
+
+    from app.locations import icon_path
+
+    application.setWindowIcon(QIcon(str(icon_path())))
+    application.setDesktopFileName("simrate")
 
 
 def launch(project: str | None = None, annotator: str | None = None,
