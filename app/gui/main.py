@@ -122,7 +122,7 @@ def set_application_icon(application) -> None:
 
 
 def launch(project: str | None = None, annotator: str | None = None,
-           organizer: bool = False, sample: bool = False) -> int:
+           organizer: bool = False, sample: bool = False, quit_when_shown: bool = False) -> int:
     """Open the window (on a project, the sample project, or the start page); returns the
     exit status."""
     problem = platform_problem()
@@ -145,7 +145,22 @@ def launch(project: str | None = None, annotator: str | None = None,
     window.show()
     window.raise_()
     window.activateWindow()  # keyboard focus even where no window manager hands it out
+    if quit_when_shown:
+        quit_once_shown(app, window)
     return app.exec()
+
+
+def quit_once_shown(app, window) -> None:
+    """Once the event loop has shown and painted the window, print its title and quit."""
+    from PySide6.QtCore import QTimer
+
+    def report_and_quit() -> None:
+        print(f"window shown: {window.windowTitle()}", flush=True)
+        window.close()
+        app.quit()
+
+    # A zero timer fires after the show and paint events already queued are handled.
+    QTimer.singleShot(0, report_and_quit)
 
 
 def build_window(organizer: bool = False, settings=None):
