@@ -22,8 +22,12 @@ rm -rf "$work" "$dest/simrate"
 venv_python="$work/venv/bin/python"
 "$venv_python" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
 # A wheel first, then an ordinary (not editable) install of it: the bundle is frozen from what a
-# user's pip would install, data packages included.
-"$venv_python" -m pip wheel --quiet --no-deps --wheel-dir "$work/wheel" "$root"
+# user's pip would install, data packages included. The wheel is built from a copy of the
+# sources, so that a stale simrate.egg-info in the checkout cannot add or hide files.
+mkdir -p "$work/src"
+(cd "$root" && tar --exclude=__pycache__ -cf - pyproject.toml setup.py README.md app resources \
+  sample_data) | tar -C "$work/src" -xf -
+"$venv_python" -m pip wheel --quiet --no-deps --wheel-dir "$work/wheel" "$work/src"
 wheel="$(ls "$work"/wheel/simrate-*.whl)"
 "$venv_python" -m pip install --quiet "$wheel[bundle]"
 version="$("$venv_python" -c 'from importlib.metadata import version; print(version("simrate"))')"
