@@ -147,17 +147,22 @@ def launch(project: str | None = None, annotator: str | None = None,
     window.activateWindow()  # keyboard focus even where no window manager hands it out
     if quit_when_shown:
         quit_once_shown(app, window)
-    return app.exec()
+    status = app.exec()
+    if quit_when_shown:
+        # Closed (project closed, settings saved) only once the loop has stopped: tearing the
+        # workspace down inside the loop's first pass, with the project's deferred loading
+        # still queued, crashed Qt now and then.
+        window.close()
+    return status
 
 
 def quit_once_shown(app, window) -> None:
-    """Once the event loop has shown and painted the window, print its title and quit."""
+    """Once the event loop has shown and painted the window, print its title and stop it."""
     from PySide6.QtCore import QTimer
 
     def report_and_quit() -> None:
         print(f"window shown: {window.windowTitle()}", flush=True)
-        window.close()
-        app.quit()
+        app.exit(0)  # stops the loop only; quit() would also close the window inside it
 
     # A zero timer fires after the show and paint events already queued are handled.
     QTimer.singleShot(0, report_and_quit)
