@@ -149,9 +149,10 @@ def launch(project: str | None = None, annotator: str | None = None,
         quit_once_shown(app, window)
     status = app.exec()
     if quit_when_shown:
-        # Closed (project closed, settings saved) only once the loop has stopped: tearing the
-        # workspace down inside the loop's first pass, with the project's deferred loading
-        # still queued, crashed Qt now and then.
+        from PySide6.QtCore import QThreadPool
+
+        # The item list is still loading in the thread pool; closing under it crashes Qt.
+        QThreadPool.globalInstance().waitForDone()
         window.close()
     return status
 
