@@ -151,9 +151,11 @@ def launch(project: str | None = None, annotator: str | None = None,
     if quit_when_shown:
         from PySide6.QtCore import QThreadPool
 
-        # The item list is still loading in the thread pool; closing under it crashes Qt.
+        # Only the project is closed (every rating is already committed): tearing the workspace
+        # down straight after opening crashes Qt now and then, a known problem of its own.
         QThreadPool.globalInstance().waitForDone()
-        window.close()
+        if window.context.project is not None:
+            window.context.project.close()
     return status
 
 
