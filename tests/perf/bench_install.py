@@ -77,7 +77,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         times = measure(programs, args.repeats, Path(home))
     print(f"\nstart-up, median of {args.repeats} (min-max), seconds")
-    print(f"| task | bundle | pip install | bundle / pip |\n|---|---:|---:|---:|")
+    print("| task | bundle | pip install | bundle / pip |\n|---|---:|---:|---:|")
     for task in TASKS:
         bundle, pip = times[("bundle", task)], times[("pip install", task)]
         cells = [f"{statistics.median(t):.2f} ({min(t):.2f}-{max(t):.2f})" for t in (bundle, pip)]
