@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from app.locations import installed_version, resource_folder
 
-__version__ = "0.1.0"
+__version__ = installed_version()
 
-#: Scale definitions, guideline texts, icons and styles live beside the package.
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+#: Scale definitions, guideline texts and icons: the installed data package app._resources.
+RESOURCES = resource_folder()

@@ -173,6 +173,9 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--organizer", action="store_true")
     parser.add_argument("--sample", action="store_true",
                         help="open the bundled sample project (built on first use)")
+    parser.add_argument("--quit-when-shown", action="store_true",
+                        help="quit as soon as the window is shown, printing its title: "
+                        "checks that an installation works")
     return parser
 
 
@@ -208,7 +211,8 @@ def run(argv: Sequence[str]) -> int:
         from app.gui.shell.sample import ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
-    return launch(project, annotator=args.annotator, organizer=args.organizer)
+    return launch(project, annotator=args.annotator, organizer=args.organizer,
+                  quit_when_shown=args.quit_when_shown)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -101,11 +101,22 @@ def create_application():
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
     app.setApplicationDisplayName("simrate")
     app.setStyle("Fusion")
+    set_application_icon(app)
     return app
 
 
+def set_application_icon(application) -> None:
+    """Our icon on every window, and the desktop entry's name for Wayland to match it."""
+    from PySide6.QtGui import QIcon
+
+    from app.locations import icon_path
+
+    application.setWindowIcon(QIcon(str(icon_path())))
+    application.setDesktopFileName("simrate")
+
+
 def launch(project: str | None = None, annotator: str | None = None,
-           organizer: bool = False, sample: bool = False) -> int:
+           organizer: bool = False, sample: bool = False, quit_when_shown: bool = False) -> int:
     """Open the window (on a project, the sample project, or the start page); returns the
     exit status."""
     problem = platform_problem()
@@ -128,7 +139,30 @@ def launch(project: str | None = None, annotator: str | None = None,
     window.show()
     window.raise_()
     window.activateWindow()  # keyboard focus even where no window manager hands it out
-    return app.exec()
+    if quit_when_shown:
+        quit_once_shown(app, window)
+    status = app.exec()
+    if quit_when_shown:
+        from PySide6.QtCore import QThreadPool
+
+        # Only the project is closed (every rating is already committed): tearing the workspace
+        # down straight after opening crashes Qt now and then, a known problem of its own.
+        QThreadPool.globalInstance().waitForDone()
+        if window.context.project is not None:
+            window.context.project.close()
+    return status
+
+
+def quit_once_shown(app, window) -> None:
+    """Once the event loop has shown and painted the window, print its title and stop it."""
+    from PySide6.QtCore import QTimer
+
+    def report_and_quit() -> None:
+        print(f"window shown: {window.windowTitle()}", flush=True)
+        app.exit(0)  # stops the loop only; quit() would also close the window inside it
+
+    # A zero timer fires after the show and paint events already queued are handled.
+    QTimer.singleShot(0, report_and_quit)
 
 
 def build_window(organizer: bool = False, settings=None):

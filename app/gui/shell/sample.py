@@ -11,11 +11,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app import RESOURCES
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.locations import sample_data_folder
 
-SAMPLE_PAIRS = RESOURCES.parent / "sample_data" / "pairs.tsv"
+SAMPLE_PAIRS = sample_data_folder() / "pairs.tsv"
 SAMPLE_NAME = "sample.simrate"
 SAMPLE_SCALE = "sts"
 SAMPLE_TITLE = "Sample: twenty sentence pairs"

@@ -1,0 +1,59 @@
+"""What an installed simrate must do from any folder: the checks both packaging tests share."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.packaging.tools import project_version, sample_files
+
+#: Runs the installed `simrate` with arguments in the work folder; returns the finished process.
+Simrate = Callable[..., subprocess.CompletedProcess]
+
+SAMPLE_TITLE = "Sample: twenty sentence pairs"
+
+
+def check_version(simrate: Simrate) -> None:
+    """`simrate --version` prints pyproject.toml's version (from the package metadata)."""
+    assert simrate("--version").stdout.strip() == f"simrate {project_version()}"
+
+
+def check_builtin_scales(simrate: Simrate, work: Path) -> None:
+    """`simrate new` works on both built-in scales, whose ranges come from resources/."""
+    for name, high in (("sts", 5.0), ("clss", 4.0)):
+        simrate("new", f"{name}.simrate", "--scale", name)
+        info = json.loads(simrate("info", f"{name}.simrate", "--json").stdout)
+        assert (info["scale"]["low"], info["scale"]["high"]) == (0.0, high)
+        assert (work / f"{name}.simrate").is_file()
+    assert "no such scale" in simrate("new", "x.simrate", "--scale", "sts5", expect=2).stderr
+
+
+def check_sample_imports(simrate: Simrate, samples: Path) -> None:
+    """Every file of sample_data/ is installed and imports (a gold key comes with its input)."""
+    assert sorted(p.name for p in samples.iterdir()
+                  if p.is_file() and p.suffix != ".py") == sample_files()
+    simrate("new", "all.simrate", "--scale", "sts")
+    for name in sample_files():
+        if ".gs." in name:
+            refused = simrate("import", "all.simrate", samples / name, expect=2)
+            assert "gold key" in refused.stderr and "Traceback" not in refused.stderr
+            continue
+        done = simrate("import", "all.simrate", samples / name)
+        assert "items added" in done.stdout or "ratings" in done.stdout, done.stdout
+    info = json.loads(simrate("info", "all.simrate", "--json").stdout)
+    assert info["items"] == 126 and info["ratings"] == 58
+    assert info["annotators"] == ["ana", "ben", "chloe"]
+
+
+def check_window_on_sample(simrate: Simrate) -> None:
+    """The window opens (offscreen) on the sample project, which is built on first use."""
+    shown = simrate("--sample", "--annotator", "smoke", "--quit-when-shown")
+    assert shown.stdout.strip() == f"window shown: {SAMPLE_TITLE} \u2013 simrate"
+
+
+def check_sample_project(simrate: Simrate, path: Path) -> None:
+    """The sample project built from the installed sample pairs: twenty items on the STS scale."""
+    info = json.loads(simrate("info", path, "--json").stdout)
+    assert (info["items"], info["title"], info["scale"]["high"]) == (20, SAMPLE_TITLE, 5.0)
