@@ -64,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
+    p.add_argument("--min-overlap", type=int, default=10, metavar="K",
+                   help="pairwise Pearson only for raters sharing at least K items (10)")
+    p.add_argument("--with-machines", action="store_true",
+                   help="project: count machine raters in alpha and Pearson too")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("flagged", help="list items whose ratings disagree")

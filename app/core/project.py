@@ -334,6 +334,37 @@ class Project:
         self._state = None
         self._notify(Change("annotator", None, annotator, bool(old), excluded))
 
+    # ----------------------------------------------------------- machine raters (issue 17)
+    def machine_annotators(self) -> list[str]:
+        """Machine raters: they never enter gold or flags, nor the humans' agreement."""
+        try:
+            return [r[0] for r in self._conn.execute(
+                "SELECT name FROM annotators WHERE kind = 'machine' ORDER BY id")]
+        except sqlite3.OperationalError:  # a read-only file of schema 1: no machines
+            return []
+
+    def left_out_annotators(self) -> list[str]:
+        """Annotators whose ratings count in neither gold, flags nor the humans' alpha."""
+        return list(dict.fromkeys(self.excluded_annotators() + self.machine_annotators()))
+
+    def add_machine(self, name: str, by: str = "") -> None:
+        """Register `name` as a machine rater (refused for a person's name); logged."""
+        name = name.strip()
+        if not name:
+            raise SimrateError("a machine rater needs a name")
+        if name in self.machine_annotators():
+            return
+        if name in self.annotators():
+            raise SimrateError(f"{name!r} is a human annotator of this project; give the "
+                               "machine rater another name", self.path)
+        with transaction(self._conn, self.path) as conn:
+            aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, 'machine')",
+                               (name,)).lastrowid
+            log_change(conn, "machine", by or name, annotator=name, new=name)
+        self._annotator_ids[name] = aid
+        self._state = None
+        self._notify(Change("annotator", None, name, None, "machine"))
+
     def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
         name = name.strip()
         if not name:
@@ -568,7 +599,7 @@ class Project:
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,
-                            self.excluded_annotators(), self.annotators())
+                            self.left_out_annotators(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(items, ratings) with only what gold needs, read in bulk for large exports.
@@ -664,7 +695,7 @@ class _AgreementState:
     def build(cls, project: Project) -> _AgreementState:
         scale = project.scale
         threshold_in_codes = threshold_codes(project.threshold, scale.step)
-        excluded = set(project.excluded_annotators())
+        excluded = set(project.left_out_annotators())  # excluded people and machine raters
         names = {aid: n for n, aid in project._annotator_ids.items()}
         rows = project._conn.execute(
             "SELECT item_ord, annotator_id, code, updated_at FROM ratings WHERE code IS NOT NULL"

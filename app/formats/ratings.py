@@ -175,6 +175,12 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
 def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame:
     """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing column."""
     path = Path(path)
+    if annotator is None:
+        from app.formats.ratings_fast import read_long_ratings_fast
+
+        fast = read_long_ratings_fast(path)
+        if fast is not None:
+            return fast
     table = load_table(path)
     records, spreadsheet = table.records, table.spreadsheet
     header_at = _locate_header(records, spreadsheet, path)

@@ -152,7 +152,7 @@ def read_snapshot(path: str | Path) -> Snapshot:
 
     with Project.open(path) as project:
         items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
-        excluded = project.excluded_annotators()
+        excluded = project.left_out_annotators()  # machine raters are not in it either
         raters = [a for a in project.annotators() if a not in excluded]
         settled = project.flagged_ids() | set(project.adjudications()["item_id"])
         scale = project.scale

@@ -158,7 +158,9 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     ratings = project.ratings()
     names = project.annotators()
     excluded = set(project.excluded_annotators())
-    included = [row for row, name in enumerate(names) if name not in excluded]
+    # the rest a rater is compared with: people who count (never a machine rater)
+    left_out = excluded | set(project.machine_annotators())
+    included = [row for row, name in enumerate(names) if name not in left_out]
     rater = pd.Index(names).get_indexer(ratings["annotator"])
     skipped = ratings["skipped"].to_numpy(bool)
     rated = ~skipped & ratings["score"].notna().to_numpy()

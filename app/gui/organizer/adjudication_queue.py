@@ -55,7 +55,7 @@ class AdjudicationQueue(QWidget):
         self.current_id: str | None = None
         self.pending_code: int | None = None
         self.marks: list[RaterScore] = []  # every rater's record of the current item
-        self._excluded = set(self.project.excluded_annotators())
+        self._excluded = set(self.project.left_out_annotators())
         self.model = QueueModel(self.project, self.review, self)
         self._build()
         # Only while the focus is in the item view: the queue list keeps its arrow keys.
@@ -343,7 +343,7 @@ class AdjudicationQueue(QWidget):
     def _on_change(self, change: Change) -> None:
         self.records.on_change(change.kind, change.item_id, change.new)
         if change.kind in BULK_KINDS:
-            self._excluded = set(self.project.excluded_annotators())
+            self._excluded = set(self.project.left_out_annotators())
             self.model.rebuild()
             if self.current_id is not None and self.project.has_item(self.current_id):
                 pending = self.pending_code

@@ -81,7 +81,7 @@ class AgreementWatcher(QObject):
         self.intervals: dict[ScopeKey, tuple[float, float] | None] = {}
         self.intervals_level = ""
         self.intervals_at = 0.0
-        self._excluded = set(project.excluded_annotators())
+        self._excluded = set(project.left_out_annotators())
         self._build_generation = 0
         self._pending: list[tuple[str, str | None]] = []  # changes seen while building
         self._changes = 0  # counts changes, to tell whether an interval job saw them all
@@ -100,7 +100,7 @@ class AgreementWatcher(QObject):
         self._build_generation += 1
         generation = self._build_generation
         self._pending.clear()
-        self._excluded = set(self.project.excluded_annotators())
+        self._excluded = set(self.project.left_out_annotators())
         self.building.emit(True)
         path = self.project.path
         self.runner.start(lambda job: read_snapshot(path),
