@@ -365,6 +365,30 @@ class Project:
         self._state = None
         self._notify(Change("annotator", None, name, None, "machine"))
 
+    def set_excluded_many(self, annotators: Sequence[str], excluded: bool, by: str = "",
+                          rule: dict | None = None) -> None:
+        """Exclude (or include) several annotators in one transaction: one undoable action.
+
+        Each is logged like set_excluded; `rule` (what decided it) is logged once beside them
+        as an `exclude_rule` entry.
+        """
+        unknown = [a for a in annotators if a not in self._annotator_ids]
+        if unknown:
+            raise SimrateError(f"no annotator named {unknown[0]!r} in this project", self.path)
+        with transaction(self._conn, self.path) as conn:
+            for name in annotators:
+                old = conn.execute("SELECT excluded FROM annotators WHERE name = ?",
+                                   (name,)).fetchone()[0]
+                conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
+                             (int(excluded), name))
+                log_change(conn, "exclude", by or "unknown", annotator=name, old=bool(old),
+                           new=excluded)
+            if rule is not None:
+                log_change(conn, "exclude_rule", by or "unknown",
+                           new={**rule, "annotators": list(annotators), "excluded": excluded})
+        self._state = None
+        self._notify(Change("annotator", None, None, None, excluded))
+
     def _annotator_id(self, conn: sqlite3.Connection, name: str) -> int:
         name = name.strip()
         if not name:

@@ -171,11 +171,29 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
     return collected
 
 
+def _use_annotator_column(names: list[str], column: str, path: Path, line: int) -> list[str]:
+    """Header names with `column` (e.g. PROLIFIC_PID) as the annotator column; any other
+    column that would name annotators is ignored."""
+    wanted = column.strip()
+    index = next((i for i, n in enumerate(names) if n == wanted), None)
+    if index is None:
+        index = next((i for i, n in enumerate(names)
+                      if normalise_name(n) == normalise_name(wanted)), None)
+    if index is None:
+        raise SimrateError(f"no column {wanted!r} for the annotator (columns: "
+                           f"{', '.join(names)})", path, line)
+    renamed = [f"({n})" if normalise_name(n) in ANNOTATOR_NAMES else n for n in names]
+    renamed[index] = "annotator"
+    return renamed
+
+
 @without_gc
-def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame:
-    """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing column."""
+def read_ratings(path: str | Path, annotator: str | None = None,
+                 annotator_column: str | None = None) -> pd.DataFrame:
+    """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing
+    column; `annotator_column` names the column holding participant ids."""
     path = Path(path)
-    if annotator is None:
+    if annotator is None and annotator_column is None:
         from app.formats.ratings_fast import read_long_ratings_fast
 
         fast = read_long_ratings_fast(path)
@@ -185,6 +203,8 @@ def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame
     records, spreadsheet = table.records, table.spreadsheet
     header_at = _locate_header(records, spreadsheet, path)
     names = [n.strip() for n in records[header_at][1]]
+    if annotator_column is not None:
+        names = _use_annotator_column(names, annotator_column, path, records[header_at][0])
     data = records[header_at + 1:]
     loose = [normalise_name(n) for n in names]
     if _first(loose, SCORE_NAMES) is not None:

@@ -330,19 +330,24 @@ def _grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
     return low, high
 
 
-def pearson_vs_rest(long: LongRatings) -> tuple[np.ndarray, dict[int, str]]:
+def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, dict[int, str]]:
     """Each rater's Pearson with the mean of the others on each unit (NaN where undefined).
 
     Over the units the rater rated and someone else did too; the mean is over whichever
-    others rated the unit, as in correlation.vs_rest_correlation.
+    others rated the unit, as in correlation.vs_rest_correlation. With `counted` (a per-rater
+    mask) only those raters make up "the others", for every rater alike (an excluded
+    worker or a machine is compared with the people who count).
     """
     count = len(long.raters)
     value = tame_magnitude(long.value)
-    m = long.unit_counts()
-    total = np.bincount(long.unit, weights=value, minlength=m.size)
-    keep = m[long.unit] >= 2
+    mine = np.ones(value.size) if counted is None else counted[long.rater].astype(np.float64)
+    m = np.bincount(long.unit, weights=mine, minlength=len(long.units))
+    total = np.bincount(long.unit, weights=value * mine, minlength=m.size)
+    others = m[long.unit] - mine
+    keep = others >= 1
     rater, x = long.rater[keep], value[keep]
-    y = (total[long.unit[keep]] - x) / (m[long.unit[keep]] - 1.0)
+    y = (total[long.unit[keep]] - x * mine[keep]) / others[keep]
     n = np.bincount(rater, minlength=count).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         dx = x - (np.bincount(rater, weights=x, minlength=count) / n)[rater]
