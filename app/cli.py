@@ -13,12 +13,14 @@ from app.core.errors import SimrateError
 
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
-    "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team",
+    "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team", "crowd",
+    "machine",
 )
 #: Commands whose positional arguments may follow their options.
 INTERMIXED = ("checks",)
 LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
-IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project")
+IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project",
+                  "turk")
 EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
 
 
@@ -54,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
+    p.add_argument("--machine", metavar="NAME",
+                   help="the file holds a machine rater's scores (never gold, never flags)")
+    p.add_argument("--annotator-column", metavar="COLUMN",
+                   help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
+    p.add_argument("--by", default=None, help="who is doing this, for the change log")
 
     p = sub.add_parser("info", help="summarize a project")
     p.add_argument("project")
@@ -66,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
+    p.add_argument("--min-overlap", type=int, default=10, metavar="K",
+                   help="pairwise Pearson only for raters sharing at least K items (10)")
+    p.add_argument("--with-machines", action="store_true",
+                   help="project: count machine raters in alpha and Pearson too")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("flagged", help="list items whose ratings disagree")
@@ -123,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, help="who is doing this, for the change log")
     p.add_argument("--check-threshold", type=float, default=None, metavar="R",
                    help="flag raters whose Pearson with check items is below R (0.5)")
+    p.add_argument("--exclude-careless", action="store_true",
+                   help="exclude, in one reversible action, every worker the check rule flags")
+    p.add_argument("--restore-careless", action="store_true",
+                   help="take back the workers the last --exclude-careless excluded")
 
     p = sub.add_parser("assign", help="split items among annotators, K per item")
     p.add_argument("project")
@@ -146,6 +161,21 @@ def build_parser() -> argparse.ArgumentParser:
     from app.commands.team_cmd import add_parser as add_team_parser
 
     add_team_parser(sub)
+    p = sub.add_parser("crowd", help="crowd batches for Turk-style platforms")
+    crowd = p.add_subparsers(dest="crowd_command", metavar="ACTION", parser_class=_Parser)
+    crowd.required = True
+    q = crowd.add_parser("export", help="write one row per task: K items plus C checks")
+    q.add_argument("project")
+    q.add_argument("out", metavar="OUT.csv")
+    q.add_argument("--per-task", type=int, required=True, metavar="K")
+    q.add_argument("--checks", type=int, default=0, metavar="C")
+    q.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
+    p.add_argument("project")
+    p.add_argument("--epsilon", type=float, default=None, metavar="E",
+                   help="cost-benefit margin of the alt-test (0.2)")
+    p.add_argument("--json", action="store_true")
     return parser
 
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
-from app.core.agreement.report import RatingsMatrix, Report, agreement_report, ratings_matrix
+from app.core.agreement.long_report import long_agreement_report
+from app.core.agreement.report import Report
+from app.core.agreement.sparse import LongRatings, _grouped_extremes
 from app.core.errors import SimrateError
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
@@ -22,33 +26,69 @@ def _natural_key(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
 
 
-def _ratings_file_inputs(path: str) -> RatingsMatrix:
+#: Above this many annotators the text output lists Pearson against the rest, lowest
+#: first, instead of the pairwise table (--json gives every pair).
+TABLE_RATERS = 12
+
+
+def _ratings_file_inputs(path: str) -> LongRatings:
     from app.formats.ratings import read_ratings
 
     frame = read_ratings(path)
     raters = sorted(map(str, pd.unique(frame["annotator"])), key=_natural_key)
-    return ratings_matrix(frame, raters=raters)
+    return LongRatings.from_frame(frame, raters=raters)
 
 
-def _project_inputs(path: str, by: str | None
-                    ) -> tuple[RatingsMatrix, set[str], dict[str, str] | None]:
-    """(ratings matrix over every item, unadjudicated items, {item: group} or None)."""
+def _project_inputs(path: str, by: str | None, with_machines: bool
+                    ) -> tuple[LongRatings, set[str], dict[str, str] | None]:
+    """(ratings over every item, unadjudicated items, {item: group} or None).
+
+    Read in bulk as arrays (a crowd project holds a million ratings); the flag rule is
+    applied to those arrays rather than through the project's per-rating flag index.
+    """
     from app.core.project import Project
+    from app.core.review.flags import threshold_codes
 
     with Project.open(path) as project:
-        ratings = project.ratings()
-        ratings = ratings[ratings["score"].notna() & ~ratings["skipped"].astype(bool)]
-        excluded = set(project.excluded_annotators())
-        ratings = ratings[~ratings["annotator"].isin(excluded)]
+        left_out = set(project.excluded_annotators())
+        if not with_machines:
+            left_out |= set(project.machine_annotators())
+        names = dict(project.read("SELECT id, name FROM annotators"))
+        rows = project.read("SELECT item_ord, annotator_id, code FROM ratings "
+                            "WHERE code IS NOT NULL AND skipped = 0")
+        ords = np.array([r[0] for r in project.read("SELECT ord FROM items ORDER BY ord")],
+                        dtype=np.int64)
+        adjudicated = np.array([r[0] for r in project.read("SELECT item_ord FROM adjudications")],
+                               dtype=np.int64)
         item_ids = project.item_ids()
-        annotators = [a for a in project.annotators() if a not in excluded]
-        settled = project.flagged_ids() | set(project.adjudications()["item_id"])
+        annotators = [a for a in project.annotators() if a not in left_out]
+        scale, threshold = project.scale, threshold_codes(project.threshold, project.scale.step)
         group_of = None
         if by is not None:
             items = project.items()
             group_of = dict(zip(items["item_id"], items[by].fillna("").astype(str), strict=True))
-    matrix = ratings_matrix(ratings, "score", items=item_ids, raters=annotators)
-    return matrix, {i for i in item_ids if i not in settled}, group_of
+    table = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64,
+                        count=3 * len(rows)).reshape(len(rows), 3)
+    unit = np.searchsorted(ords, table[:, 0])
+    order = {name: i for i, name in enumerate(annotators)}
+    rater = np.array([order.get(names.get(a), -1) for a in range(max(names, default=0) + 1)]
+                     )[table[:, 1]] if len(rows) else np.zeros(0, dtype=np.int64)
+    keep = rater >= 0
+    code = table[keep, 2]
+    long = LongRatings(unit[keep], rater[keep], scale.low + code * scale.step, item_ids,
+                       annotators)
+    settled = _flagged(long.unit, code, len(item_ids), threshold)
+    settled[np.searchsorted(ords, adjudicated)] = True
+    return long, {i for i, done in zip(item_ids, settled, strict=True) if not done}, group_of
+
+
+def _flagged(unit: np.ndarray, code: np.ndarray, units: int, threshold: int) -> np.ndarray:
+    """Per unit: two or more ratings whose spread is at least `threshold` codes (the flag
+    rule; adjudicated units are set apart by the caller)."""
+    count = np.bincount(unit, minlength=units)
+    low, high = _grouped_extremes(unit, code.astype(np.float64), units)
+    with np.errstate(invalid="ignore"):
+        return (count >= 2) & (high - low >= threshold)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,16 +96,19 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.project) == bool(args.ratings):
         raise SimrateError("give either a PROJECT or --ratings FILE")
     levels = list(LEVELS) if args.level == "all" else [args.level]
+    if args.min_overlap < 2:
+        raise SimrateError(f"--min-overlap must be 2 or more, not {args.min_overlap}")
     ci = bool(args.ci or args.ci_method)
     method = args.ci_method or DEFAULT_CI_METHOD
     if args.ratings:
         if args.by:
             raise SimrateError(f"--by {args.by} needs a project (a ratings file has no "
                                f"{args.by} per item)")
-        matrix, subset, group_of = _ratings_file_inputs(args.ratings), None, None
+        long, subset, group_of = _ratings_file_inputs(args.ratings), None, None
     else:
-        matrix, subset, group_of = _project_inputs(args.project, args.by)
-    report = agreement_report(matrix, levels, group_of, subset, ci, method)
+        long, subset, group_of = _project_inputs(args.project, args.by, args.with_machines)
+    report = long_agreement_report(long, levels, group_of, subset, ci, method,
+                                   min_overlap=args.min_overlap)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, allow_nan=False))
     else:
@@ -130,6 +173,8 @@ def _pearson_lines(report: Report, notes: _Notes) -> list[str]:
     if not names:
         return ["  Pearson r: no ratings"]
     pearson, rest = report.figures["pearson"], report.figures["pearson_vs_rest"]
+    if len(names) > TABLE_RATERS:
+        return _rest_lines(report, notes)
     rows = [["Pearson r", *names, "vs rest"]]
     for a in names:
         cells = [notes.mark(pearson[a][b], report.reasons.get(("pearson", a, b)))
@@ -138,12 +183,24 @@ def _pearson_lines(report: Report, notes: _Notes) -> list[str]:
     return _table(rows)
 
 
+def _rest_lines(report: Report, notes: _Notes) -> list[str]:
+    """Many annotators: Pearson against the rest, lowest (most in doubt) first."""
+    rest = report.figures["pearson_vs_rest"]
+    ordered = sorted(rest, key=lambda a: (rest[a] is not None, rest[a] or 0.0))
+    rows = [["annotator", "Pearson vs rest"]]
+    rows += [[a, notes.mark(rest[a], report.reasons.get(("pearson_vs_rest", a)))]
+             for a in ordered]
+    return (_table(rows) + [f"  pairwise Pearson of {len(rest)} annotators "
+                            f"(pairs sharing at least {report.figures['min_overlap']} items): "
+                            "--json"])
+
+
 def _scope_lines(title: str, report: Report, levels: Sequence[str], method: str) -> list[str]:
     figures, notes = report.figures, _Notes()
     names = figures["annotators"]
     lines = [f"{title}: {figures['items']} items, {figures['pairable_items']} with two or more "
              f"ratings; {len(names)} annotator{'s' if len(names) != 1 else ''}"
-             + (f" ({', '.join(names)})" if names else "")]
+             + (f" ({', '.join(names)})" if 0 < len(names) <= TABLE_RATERS else "")]
     lines += _alpha_lines(report, levels, method, notes)
     lines += [""] + _pearson_lines(report, notes)
     if notes.numbers:

@@ -1,12 +1,16 @@
-"""simrate annotators PROJECT [--json] [--exclude NAME] [--include NAME] [--check-threshold R]"""
+"""simrate annotators PROJECT [--json] [--exclude NAME] [--include NAME] [--check-threshold R]
+                     [--exclude-careless | --restore-careless]"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from app.commands import login_name
+from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.team.exclusion import exclude_careless, restore_careless
 from app.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
 HEADER = ("annotator", "rated", "skipped", "mean", "sd", "vs_rest", "check_r", "check_mae",
@@ -23,8 +27,8 @@ def _cell(value: object) -> str:
 
 
 def _row(entry: dict) -> list[str]:
-    marks = [m for m, on in (("EXCLUDED", entry["excluded"]), ("FLAGGED", entry["flagged"]))
-             if on]
+    marks = [m for m, on in (("MACHINE", entry.get("machine")), ("EXCLUDED", entry["excluded"]),
+                             ("FLAGGED", entry["flagged"])) if on]
     seconds = entry["seconds_per_item"]
     return [entry["annotator"], str(entry["rated"]), str(entry["skipped"]),
             _cell(entry["mean"]), _cell(entry["sd"]), _cell(entry["pearson_vs_rest"]),
@@ -45,20 +49,33 @@ def print_table(report: list[dict]) -> None:
             print(f"FLAGGED {entry['annotator']}: {entry['flag_reason']}")
 
 
-def _apply_exclusions(project: Project, args: argparse.Namespace) -> None:
-    """--exclude / --include NAME: one logged, reversible change each."""
+def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: float) -> None:
+    """--exclude / --include NAME: one logged, reversible change each; the check-item rule
+    (--exclude-careless, --restore-careless): one action for all the workers it names."""
     by = args.by or login_name()
     for name in args.exclude:
         project.set_excluded(name, True, by=by)
     for name in args.include:
         project.set_excluded(name, False, by=by)
+    if args.exclude_careless:
+        done = exclude_careless(project, threshold, by=by)
+        for name in done.annotators:
+            print(f"excluded {name}: {done.reasons[name]}", file=sys.stderr)
+        print(f"{len(done.annotators)} annotators excluded by the check-item rule "
+              f"(Pearson with check items below {threshold:g})", file=sys.stderr)
+    if args.restore_careless:
+        done = restore_careless(project, by=by)
+        print(f"{len(done.annotators)} annotators taken back "
+              f"({', '.join(done.annotators) or 'none still excluded'})", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the per-annotator report (after any exclusion changes asked for)."""
     threshold = DEFAULT_CHECK_THRESHOLD if args.check_threshold is None else args.check_threshold
     with Project.open(args.project) as project:
-        _apply_exclusions(project, args)
+        if args.exclude_careless and args.restore_careless:
+            raise SimrateError("give either --exclude-careless or --restore-careless")
+        _apply_exclusions(project, args, threshold)
         report = annotator_report(project, threshold=threshold)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))

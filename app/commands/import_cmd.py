@@ -1,10 +1,12 @@
-"""simrate import PROJECT FILE... [--format ...] [--annotator NAME] [--dataset NAME]"""
+"""simrate import PROJECT FILE... [--format ...] [--annotator NAME] [--dataset NAME]
+                 [--machine NAME] [--annotator-column COLUMN]"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from app.core.errors import SimrateError
 from app.core.project import Project
 
 
@@ -17,7 +19,12 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     if fmt == "auto":
         print(f"{path}: detected format '{chosen}'", file=sys.stderr)
     if chosen == "ratings":
-        return "ratings", read_ratings(path, annotator=args.annotator), chosen
+        return "ratings", read_ratings(path, annotator=args.annotator,
+                                       annotator_column=args.annotator_column), chosen
+    if chosen == "turk":
+        from app.formats.turk import read_turk
+
+        return "turk", read_turk(path), chosen
     if chosen == "project":
         return "project", None, chosen
     options = {}
@@ -40,11 +47,36 @@ def _pyramid_note(frame) -> str:
         return f": {len({m['question_id'] for m in metas})} ranking questions x 4 candidates"
     positive = sum(m["label"] for m in metas)
     return f": {positive} paraphrases, {len(metas) - positive} non-paraphrases"
+def _import_machine(project: Project, args: argparse.Namespace) -> None:
+    from app.commands import login_name
+    from app.services.machine_import import import_machine
+
+    for path in args.files:
+        done = import_machine(project, path, args.machine, args.format, args.dataset,
+                              by=args.by or login_name())
+        rounded = (f"; {done.rounded} scores rounded to the scale's grid" if done.rounded
+                   else "")
+        print(f"{path}: machine rater {done.name!r}: {done.counts['added']} ratings added, "
+              f"{done.counts['changed']} changed, {done.counts['unchanged']} unchanged{rounded}")
+
+
+def _import_turk(project: Project, path: str, frame) -> None:
+    from app.services.crowd_import import import_crowd_results
+
+    done = import_crowd_results(project, frame, path)
+    items = f", {done.items_added} items added" if done.items_added else ""
+    print(f"{path}: {done.ratings['added']} ratings added, {done.ratings['changed']} changed, "
+          f"{done.ratings['unchanged']} unchanged from {done.workers} workers{items}")
 
 
 def run(args: argparse.Namespace) -> int:
     """Import each file in turn; each file is all or nothing."""
+    if args.machine is not None and args.annotator_column is not None:
+        raise SimrateError("give either --machine NAME or --annotator-column COLUMN")
     with Project.open(args.project) as project:
+        if args.machine is not None:
+            _import_machine(project, args)
+            return 0
         for path in args.files:
             kind, frame, chosen = _read(path, args.format, args)
             if frame is not None and frame.attrs.get("encoding") == "cp1252":
@@ -55,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""
                 print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})")
+            elif kind == "turk":
+                _import_turk(project, path, frame)
             elif kind == "ratings":
                 counts = project.import_ratings(frame, source=path)
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "

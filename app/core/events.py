@@ -108,14 +108,16 @@ class ItemsImported(Event):
 
 @dataclass(frozen=True)
 class AnnotatorAdded(Event):
-    """An annotator with no ratings yet joined the project (a team hub's person)."""
+    """An annotator with no ratings yet joined the project (a hub's person, a machine)."""
 
     annotator: str
+    machine: bool = False
 
 
 @dataclass(frozen=True)
 class AnnotatorExcluded(Event):
-    """An annotator was excluded from agreement and gold, or counted again."""
+    """Annotators were excluded from agreement and gold, or counted again (several names
+    are joined by ", ")."""
 
     is_bulk: ClassVar[bool] = True
     annotator: str

@@ -267,6 +267,55 @@ class Project:
         self._publish(AnnotatorExcluded(annotator, excluded))
         return old
 
+    def machine_annotators(self) -> list[str]:
+        """Machine raters: they never enter gold or flags, nor the humans' agreement."""
+        try:
+            return [r[0] for r in self._conn.execute(
+                "SELECT name FROM annotators WHERE kind = 'machine' ORDER BY id")]
+        except sqlite3.OperationalError:  # a read-only file of schema 1: no machines
+            return []
+
+    def left_out_annotators(self) -> list[str]:
+        """Annotators whose ratings count in neither gold, flags nor the humans' alpha."""
+        return list(dict.fromkeys(self.excluded_annotators() + self.machine_annotators()))
+
+    def add_machine(self, name: str, by: str = "") -> None:
+        """Register `name` as a machine rater (refused for a person's name); logged."""
+        name = name.strip()
+        if not name:
+            raise SimrateError("a machine rater needs a name")
+        if name in self.machine_annotators():
+            return
+        if name in self._annotator_ids:
+            raise SimrateError(f"{name!r} is a human annotator of this project; give the "
+                               "machine rater another name", self.path)
+        with transaction(self._conn, self.path) as conn:
+            aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, 'machine')",
+                               (name,)).lastrowid
+            log_change(conn, "machine", by or name, annotator=name, new=name)
+        self._annotator_ids[name] = aid
+        self._publish(AnnotatorAdded(name, machine=True))
+
+    def set_excluded_many(self, annotators: Sequence[str], excluded: bool, by: str = "",
+                          rule: dict | None = None) -> None:
+        """Exclude (or include) several annotators in one transaction (one undoable step);
+        each is logged as by set_excluded, and `rule` (what decided it) once beside them."""
+        unknown = [a for a in annotators if a not in self._annotator_ids]
+        if unknown:
+            raise SimrateError(f"no annotator named {unknown[0]!r} in this project", self.path)
+        with transaction(self._conn, self.path) as conn:
+            for name in annotators:
+                old = conn.execute("SELECT excluded FROM annotators WHERE name = ?",
+                                   (name,)).fetchone()[0]
+                conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
+                             (int(excluded), name))
+                log_change(conn, "exclude", by or "unknown", annotator=name, old=bool(old),
+                           new=excluded)
+            if rule is not None:
+                log_change(conn, "exclude_rule", by or "unknown",
+                           new={**rule, "annotators": list(annotators), "excluded": excluded})
+        self._publish(AnnotatorExcluded(", ".join(annotators), excluded))
+
     def add_annotator(self, name: str) -> None:
         """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
         if name.strip() in self._annotator_ids:
@@ -449,7 +498,7 @@ class Project:
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,
-                            self.excluded_annotators(), self.annotators())
+                            self.left_out_annotators(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(items, ratings) with only what gold needs (see app/core/tables.py)."""

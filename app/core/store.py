@@ -12,7 +12,9 @@ from pathlib import Path
 
 from app.core.errors import SimrateError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Kinds of annotator: people, and machine raters (scores from a model, issue 17).
+HUMAN, MACHINE = "human", "machine"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -33,7 +35,8 @@ CREATE TABLE items (
 CREATE TABLE annotators (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
-    excluded INTEGER NOT NULL DEFAULT 0
+    excluded INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL DEFAULT 'human'
 );
 CREATE TABLE ratings (
     item_ord INTEGER NOT NULL REFERENCES items(ord),
@@ -140,7 +143,30 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         _apply_settings(conn)
     except sqlite3.OperationalError:
         pass  # read-only location: reading still works, writes will say why they fail
+    if version < SCHEMA_VERSION:
+        meta = _migrate(conn, meta)
     return conn, meta
+
+
+def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
+    """Bring a file of an older schema up to this one, in one transaction.
+
+    Schema 2 adds annotators.kind (every existing annotator is a person). A file we may not
+    write stays as it is and reads as having no machine raters.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
+        if "kind" not in columns:
+            conn.execute("ALTER TABLE annotators ADD COLUMN kind TEXT NOT NULL DEFAULT 'human'")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                     (str(SCHEMA_VERSION),))
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return meta
+    return {**meta, "schema_version": str(SCHEMA_VERSION)}
 
 
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -30,8 +30,9 @@ from app.formats.textio import (
     tsv_records,
     xlsx_records,
 )
+from app.formats.turk import is_turk_header
 
-FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project")
+FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project", "turk")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
 HEAD_RECORDS = 50
@@ -99,7 +100,9 @@ def _header_position(records: list[Record]) -> int:
 
 
 def _table_format(records: list[Record]) -> str:
-    """`ratings` or `pairs` for a CSV/TSV/XLSX table."""
+    """`turk`, `ratings` or `pairs` for a CSV/TSV/XLSX table."""
+    if records and is_turk_header(records[0][1]):
+        return "turk"
     return "ratings" if records and _is_ratings_table(records) else "pairs"
 
 
@@ -173,6 +176,8 @@ def read_items(path: str | Path, fmt: str = "auto", **options: object) -> pd.Dat
         raise SimrateError("this is a ratings file: it holds ratings, not items", path)
     if fmt == "project":
         raise SimrateError("this is a project file: it is merged, not read as items", path)
+    if fmt == "turk":
+        raise SimrateError("this is a crowd results file: it holds ratings, not items", path)
     if fmt not in ITEM_READERS:
         raise SimrateError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     reader = read_jsonl_pairs if fmt == "pairs" and is_jsonl(path) else _reader(fmt)

@@ -21,6 +21,11 @@ from app.formats.textio import (
 )
 
 ID_NAMES = ("id", "itemid", "pairid")
+#: Column names of a ratings table (app/formats/ratings.py and its fast path).
+ITEM_NAMES = ID_NAMES + ("item",)
+ANNOTATOR_NAMES = ("annotator", "rater", "coder")
+SCORE_NAMES = ("score", "rating")
+NOTE_NAMES = ("note", "notes", "comment")
 #: Pairs of header names (normalised) that name the two texts, first match wins.
 TEXT_NAME_PAIRS = (
     ("left", "right"), ("text1", "text2"), ("sentence1", "sentence2"), ("sent1", "sent2"),

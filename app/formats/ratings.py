@@ -9,7 +9,15 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.core.frames import rating_frame
-from app.formats.pairs import HEADER_SCAN_ROWS, ID_NAMES, TEXT_NAME_PAIRS
+from app.formats.pairs import (  # noqa: F401  (the column names are re-exported)
+    ANNOTATOR_NAMES,
+    HEADER_SCAN_ROWS,
+    ID_NAMES,
+    ITEM_NAMES,
+    NOTE_NAMES,
+    SCORE_NAMES,
+    TEXT_NAME_PAIRS,
+)
 from app.formats.textio import (
     Record,
     fit_fields,
@@ -20,10 +28,6 @@ from app.formats.textio import (
     without_gc,
 )
 
-ITEM_NAMES = ID_NAMES + ("item",)
-ANNOTATOR_NAMES = ("annotator", "rater", "coder")
-SCORE_NAMES = ("score", "rating")
-NOTE_NAMES = ("note", "notes", "comment")
 #: Our own export's per-annotator columns are `rating:<annotator>`.
 RATING_PREFIX = "rating:"
 #: Columns of a wide file that describe the item rather than name an annotator.
@@ -171,14 +175,40 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
     return collected
 
 
+def _use_annotator_column(names: list[str], column: str, path: Path, line: int) -> list[str]:
+    """Header names with `column` (e.g. PROLIFIC_PID) as the annotator column; any other
+    column that would name annotators is ignored."""
+    wanted = column.strip()
+    index = next((i for i, n in enumerate(names) if n == wanted), None)
+    if index is None:
+        index = next((i for i, n in enumerate(names)
+                      if normalise_name(n) == normalise_name(wanted)), None)
+    if index is None:
+        raise SimrateError(f"no column {wanted!r} for the annotator (columns: "
+                           f"{', '.join(names)})", path, line)
+    renamed = [f"({n})" if normalise_name(n) in ANNOTATOR_NAMES else n for n in names]
+    renamed[index] = "annotator"
+    return renamed
+
+
 @without_gc
-def read_ratings(path: str | Path, annotator: str | None = None) -> pd.DataFrame:
-    """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing column."""
+def read_ratings(path: str | Path, annotator: str | None = None,
+                 annotator_column: str | None = None) -> pd.DataFrame:
+    """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing
+    column; `annotator_column` names the column holding participant ids."""
     path = Path(path)
+    if annotator is None and annotator_column is None:
+        from app.formats.ratings_fast import read_long_ratings_fast
+
+        fast = read_long_ratings_fast(path)
+        if fast is not None:
+            return fast
     table = load_table(path)
     records, spreadsheet = table.records, table.spreadsheet
     header_at = _locate_header(records, spreadsheet, path)
     names = [n.strip() for n in records[header_at][1]]
+    if annotator_column is not None:
+        names = _use_annotator_column(names, annotator_column, path, records[header_at][0])
     data = records[header_at + 1:]
     loose = [normalise_name(n) for n in names]
     if _first(loose, SCORE_NAMES) is not None:

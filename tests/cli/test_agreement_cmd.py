@@ -16,7 +16,8 @@ from tests.cli.helpers import simrate
 
 pytestmark = pytest.mark.filterwarnings("error")  # no division or NaN warnings, ever
 
-KEYS = {"items", "pairable_items", "annotators", "alpha", "pearson", "pearson_vs_rest"}
+KEYS = {"items", "pairable_items", "annotators", "alpha", "pearson", "pearson_vs_rest",
+        "min_overlap"}
 # Krippendorff (2011), section C, as a wide file: item_id, then one column per observer.
 K2011_WIDE = (
     "item_id,A,B,C,D\n1,1,1,,1\n2,2,2,3,2\n3,3,3,3,3\n4,3,3,3,3\n5,2,2,2,2\n6,1,2,3,4\n"
@@ -47,8 +48,8 @@ def error_line(capsys, *args) -> str:
 
 def test_ratings_file_reproduces_krippendorff_2011(tmp_path, capsys):
     path = write(tmp_path, "k.csv", K2011_WIDE)
-    out = ok_json(capsys, "--ratings", path, "--level", "all")
-    assert set(out) == KEYS
+    out = ok_json(capsys, "--ratings", path, "--level", "all", "--min-overlap", "2")
+    assert set(out) == KEYS and out["min_overlap"] == 2
     assert {k: round(v, 3) for k, v in out["alpha"].items()} == {
         "interval": 0.849, "ordinal": 0.815, "nominal": 0.743, "ratio": 0.797}
     assert out["items"] == 12 and out["pairable_items"] == 11
@@ -148,12 +149,22 @@ def test_empty_file(tmp_path, capsys):
 
 def test_rater_with_nothing_in_common(tmp_path, capsys):
     path = write(tmp_path, "apart.csv", "item_id,a,b,c\n1,1,2,\n2,2,3,\n3,3,3,\n4,,,2\n5,,,3\n")
-    out = ok_json(capsys, "--ratings", path)
+    out = ok_json(capsys, "--ratings", path, "--min-overlap", "3")
     assert out["pearson"]["a"]["c"] is None and out["pearson"]["c"]["b"] is None
     assert out["pearson"]["a"]["b"] == pytest.approx(stats.pearsonr([1, 2, 3], [2, 3, 3])[0])
     assert out["pearson_vs_rest"]["c"] is None
     human = simrate(capsys, "agreement", "--ratings", path).out
     assert "no common items" in human
+
+
+def test_pairs_sharing_fewer_items_than_min_overlap_have_no_pearson(tmp_path, capsys):
+    path = write(tmp_path, "k.csv", K2011_WIDE)
+    out = ok_json(capsys, "--ratings", path)
+    assert out["min_overlap"] == 10  # the default, named in the output
+    assert out["pearson"]["A"]["B"] is None and out["pearson"]["A"]["A"] == 1.0
+    human = simrate(capsys, "agreement", "--ratings", path).out
+    assert "fewer than 10 common items (--min-overlap)" in human
+    assert "must be 2 or more" in error_line(capsys, "--ratings", path, "--min-overlap", "1")
 
 
 def test_usage_errors(tmp_path, capsys):

@@ -37,6 +37,7 @@ from tests.hub.hubs import Hub  # noqa: E402
 LOAD_WORKER = r"""
 import json, random, sys, threading, time
 sys.path.insert(0, {root!r})
+
 from app.core.project import Project
 from app.core.team.hub.join import join
 from app.core.team.hub.connection import HubError
@@ -152,10 +153,12 @@ def latency(hub: Hub, folder: Path, count: int = 40) -> None:
     arrived: dict[str, float] = {}
     organizer.live.alpha()
 
-    def on_change(change) -> None:
-        if change.kind == "rating" and change.annotator == "Ann":
+    from app.core.events import RatingChanged
+
+    def on_change(event) -> None:
+        if isinstance(event, RatingChanged) and event.annotator == "Ann":
             organizer.live.alpha()  # the figure the dashboard shows
-            arrived[change.item_id] = time.time()
+            arrived[event.item_id] = time.time()
 
     sync = HubSync(organizer, None)
     organizer.subscribe(on_change)

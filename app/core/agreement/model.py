@@ -27,7 +27,7 @@ from app.core.agreement.scopes import (
     ScopeRow,
     build_snapshot,
 )
-from app.core.events import AdjudicationChanged, Event, RatingChanged
+from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
 from app.core.review.flags import FlagIndex, threshold_codes
 
 
@@ -40,12 +40,13 @@ class AgreementModel:
         self._flags: FlagIndex | None = None
         self._live: LiveAgreement | None = None
         self._scopes: ScopedAgreement | None = None
-        self.excluded: set[str] = set(project.excluded_annotators())
+        # excluded people and machine raters: their ratings count nowhere here
+        self.excluded: set[str] = set(project.left_out_annotators())
 
     def reset(self) -> None:
         """Forget everything (after bulk changes); rebuilt on next use."""
         self._flags = self._live = self._scopes = None
-        self.excluded = set(self.project.excluded_annotators())
+        self.excluded = set(self.project.left_out_annotators())
 
     # ------------------------------------------------------------------ parts
     @property
@@ -98,6 +99,8 @@ class AgreementModel:
         """Bring every part that is built up to date with one committed change."""
         if event.is_bulk:
             self.reset()
+        elif isinstance(event, AnnotatorAdded):
+            self.excluded = set(self.project.left_out_annotators())
         elif isinstance(event, RatingChanged):
             if event.counted:
                 self._rating(event)

@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.correlation import pair_correlation, vs_rest_correlation
-from app.core.agreement.report import ratings_matrix
+from app.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.store import log_change
@@ -28,7 +27,7 @@ DEFAULT_CHECK_THRESHOLD = 0.5
 #: Columns of the report, in this order (the JSON keys of `simrate annotators --json`).
 REPORT_COLUMNS = (
     "annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest", "check_pearson",
-    "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason",
+    "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason", "machine",
 )
 
 
@@ -108,25 +107,40 @@ def _number(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _vs_rest(matrix: np.ndarray, row: int, included: list[int]) -> float | None:
-    """Pearson of one rater against the mean of the other included raters, per item."""
-    others = [r for r in included if r != row]
-    if not others:
-        return None
-    return _number(vs_rest_correlation(matrix[[row] + others], 0)[0])
+def _check_table(long: LongRatings, known: np.ndarray) -> dict[str, np.ndarray]:
+    """Per rater: checks rated, Pearson with the known scores, mean absolute error, and
+    whether they gave one score to check items whose known scores differ (vectorised)."""
+    count = len(long.raters)
+    truth = known[long.unit]
+    on_check = ~np.isnan(truth)
+    rater, x, k = long.rater[on_check], long.value[on_check], truth[on_check]
+    n = np.bincount(rater, minlength=count).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_x = np.bincount(rater, x, count) / n
+        mean_k = np.bincount(rater, k, count) / n
+        dx, dk = x - mean_x[rater], k - mean_k[rater]
+        sxx, skk = np.bincount(rater, dx * dx, count), np.bincount(rater, dk * dk, count)
+        r = np.clip(np.bincount(rater, dx * dk, count) / np.sqrt(sxx * skk), -1.0, 1.0)
+        mae = np.bincount(rater, np.abs(x - k), count) / n
+    x_low, x_high = _grouped_extremes(rater, x, count)
+    k_low, k_high = _grouped_extremes(rater, k, count)
+    flat_x, flat_k = ~(x_low < x_high), ~(k_low < k_high)
+    r[(n < 2) | flat_x | flat_k] = np.nan
+    return {"checks": n.astype(np.int64), "check_pearson": r, "check_mae": mae,
+            "constant": (n > 1) & flat_x & ~flat_k}
 
 
-def _check_figures(scores: np.ndarray, known: np.ndarray) -> dict:
-    """Checks rated, Pearson with the known scores, mean absolute error, and whether the
-    rater gave one score to check items whose known scores differ (NaN = not rated/no check)."""
-    both = ~np.isnan(scores) & ~np.isnan(known)
-    given, truth = scores[both], known[both]
-    if not given.size:
-        return {"checks": 0, "check_pearson": None, "check_mae": None, "constant": False}
-    r = pair_correlation(np.vstack([given, truth]), 0, 1)[0]
-    constant = given.size > 1 and given.min() == given.max() and truth.min() < truth.max()
-    return {"checks": int(given.size), "check_pearson": _number(r),
-            "check_mae": float(np.abs(given - truth).mean()), "constant": bool(constant)}
+def _rater_figures(long: LongRatings, counted: np.ndarray) -> dict[str, np.ndarray]:
+    """Per rater: scores given, their mean and sample sd, Pearson with the counted rest."""
+    count = len(long.raters)
+    n = np.bincount(long.rater, minlength=count).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(long.rater, long.value, count) / n
+        deviation = long.value - mean[long.rater]
+        sd = np.sqrt(np.bincount(long.rater, deviation * deviation, count) / (n - 1))
+    rest = pearson_vs_rest(long, counted)[0]
+    return {"rated": n.astype(np.int64), "mean": mean, "sd": np.where(n > 1, sd, np.nan),
+            "pearson_vs_rest": rest}
 
 
 def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str | None:
@@ -158,38 +172,53 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     ratings = project.ratings()
     names = project.annotators()
     excluded = set(project.excluded_annotators())
-    included = [row for row, name in enumerate(names) if name not in excluded]
-    rater = pd.Index(names).get_indexer(ratings["annotator"])
+    # the rest a rater is compared with: people who count (never a machine rater)
+    machines = set(project.machine_annotators())
+    left_out = excluded | machines
     skipped = ratings["skipped"].to_numpy(bool)
     rated = ~skipped & ratings["score"].notna().to_numpy()
-    scored = ratings_matrix(ratings[rated], raters=names)
-    matrix = scored.values  # raters x items, NaN = missing
+    long = LongRatings.from_frame(ratings[rated], raters=names)
     checks = check_scores(project)
-    known = np.array([checks.get(i, np.nan) for i in scored.items], dtype=np.float64)
-    seconds = ratings["seconds"].to_numpy(np.float64)
+    known = pd.Series(checks, dtype=np.float64).reindex(long.units).to_numpy(np.float64)
+    counted = np.array([name not in left_out for name in names], dtype=bool)
+    figures = {**_rater_figures(long, counted), **_check_table(long, known)}
+    rater = pd.Index(names).get_indexer(ratings["annotator"])
+    skips = np.bincount(rater[skipped], minlength=len(names))
+    seconds = _median_seconds(ratings["seconds"].to_numpy(np.float64), rater, rated, len(names))
     report = []
     for row, name in enumerate(names):
-        mine = matrix[row][~np.isnan(matrix[row])]
-        figures = _check_figures(matrix[row], known)
-        reason = _flag_reason(figures, threshold, max_mae)
-        timed = seconds[(rater == row) & rated]
-        timed = timed[~np.isnan(timed)]
+        entry = {key: figures[key][row] for key in figures}
+        reason = _flag_reason({"check_pearson": _number(entry["check_pearson"]),
+                               "check_mae": _number(entry["check_mae"]),
+                               "constant": bool(entry["constant"])}, threshold, max_mae)
         report.append({
             "annotator": name,
-            "rated": int(mine.size),
-            "skipped": int(skipped[rater == row].sum()),
-            "mean": float(mine.mean()) if mine.size else None,
-            "sd": float(mine.std(ddof=1)) if mine.size > 1 else None,
-            "pearson_vs_rest": _vs_rest(matrix, row, included),
-            "check_pearson": figures["check_pearson"],
-            "check_mae": figures["check_mae"],
+            "rated": int(entry["rated"]),
+            "skipped": int(skips[row]),
+            "mean": _number(entry["mean"]),
+            "sd": _number(entry["sd"]),
+            "pearson_vs_rest": _number(entry["pearson_vs_rest"]),
+            "check_pearson": _number(entry["check_pearson"]),
+            "check_mae": _number(entry["check_mae"]) if entry["checks"] else None,
             "excluded": name in excluded,
-            "seconds_per_item": float(np.median(timed)) if timed.size else None,
-            "checks": figures["checks"],
+            "seconds_per_item": _number(seconds[row]),
+            "checks": int(entry["checks"]),
             "flagged": reason is not None,
             "flag_reason": reason,
+            "machine": name in machines,
         })
     return report
+
+
+def _median_seconds(seconds: np.ndarray, rater: np.ndarray, rated: np.ndarray,
+                    count: int) -> np.ndarray:
+    """Median recorded seconds per rated item of each rater (NaN without any)."""
+    timed = rated & ~np.isnan(seconds)
+    frame = pd.DataFrame({"rater": rater[timed], "seconds": seconds[timed]})
+    medians = frame.groupby("rater")["seconds"].median()
+    out = np.full(count, np.nan)
+    out[medians.index.to_numpy()] = medians.to_numpy()
+    return out
 
 
 def annotator_frame(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,

@@ -1,0 +1,145 @@
+"""The `agreement` report computed from long-form ratings (sparse.py), for any number of raters.
+
+Same figures and reasons as report.summarize on a dense matrix, plus `min_overlap`: the
+fewest shared items for which a pairwise Pearson is given. Bootstrap intervals run on the
+packed values of the pairable units (alpha does not depend on who gave a value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from app.core.agreement.batch import LEVELS
+from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
+from app.core.agreement.report import REASON_NO_REPLICATES, Report
+from app.core.agreement.sparse import (
+    DEFAULT_MIN_OVERLAP,
+    LongRatings,
+    long_alpha,
+    pairwise_pearson,
+    pearson_vs_rest,
+)
+from app.core.errors import SimrateError
+
+
+def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report) -> None:
+    block = {}
+    for level in levels:
+        value, reason = long_alpha(long, level)
+        block[level] = value
+        if reason:
+            report.reasons[(key, level)] = reason
+    report.figures[key] = block
+
+
+def _ci_block(long: LongRatings, levels: Sequence[str], method: str, seed: int,
+              report: Report) -> None:
+    block: dict[str, list[float] | None] = {}
+    slots = _ci_data(long)
+    for level in levels:
+        block[level] = None
+        if report.figures["alpha"][level] is None:
+            report.reasons[("ci95", level)] = report.reasons[("alpha", level)]
+            continue
+        try:
+            interval = alpha_ci(slots, level, method, 1000, seed)
+        except ValueError as exc:
+            report.reasons[("ci95", level)] = str(exc)
+            continue
+        if interval is None:
+            report.reasons[("ci95", level)] = REASON_NO_REPLICATES
+        else:
+            block[level] = [interval[0], interval[1]]
+    report.figures["ci95"] = block
+
+
+#: Up to this many raters x units cells, intervals run on the dense matrix, exactly as the
+#: dense report; beyond, on the packed values (Hayes' number of draws then counts the most
+#: ratings of a unit as the raters, a difference only when raters are fewer than 25 cells).
+_DENSE_CI_CELLS = 5_000_000
+
+
+def _ci_data(long: LongRatings) -> np.ndarray:
+    """The data the bootstrap resamples: raters x units when small, else packed values."""
+    if len(long.raters) * len(long.units) > _DENSE_CI_CELLS:
+        return long.slots()
+    data = np.full((len(long.raters), len(long.units)), np.nan)
+    data[long.rater, long.unit] = long.value
+    return data
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def _pearson_blocks(long: LongRatings, active: np.ndarray, min_overlap: int,
+                    report: Report) -> None:
+    pairs = pairwise_pearson(long, min_overlap)
+    rest, rest_reasons = pearson_vs_rest(long)
+    names = [long.raters[i] for i in active]
+    table = pairs.r[np.ix_(active, active)].tolist()
+    report.figures["pearson"] = {
+        a: {b: (None if r != r else r) for b, r in zip(names, row, strict=True)}
+        for a, row in zip(names, table, strict=True)}
+    report.figures["pearson_vs_rest"] = {long.raters[i]: _number(rest[i]) for i in active}
+    for (i, j), reason in pairs.reasons.items():
+        report.reasons[("pearson", long.raters[i], long.raters[j])] = reason
+    for i, reason in rest_reasons.items():
+        report.reasons[("pearson_vs_rest", long.raters[i])] = reason
+    report.figures["min_overlap"] = min_overlap
+
+
+def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
+                 subset: np.ndarray | None = None, ci: bool = False,
+                 ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
+                 min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
+    """The figures of one scope (every unit of `long`); `subset` is a per-unit mask."""
+    for level in levels:
+        if level not in LEVELS:
+            raise SimrateError(f"unknown level {level!r} (use {', '.join(LEVELS)})")
+    active = long.active_raters()
+    report = Report({
+        "items": len(long.units),
+        "pairable_items": int((long.unit_counts() >= 2).sum()),
+        "annotators": [long.raters[i] for i in active],
+    })
+    _alpha_block(long, levels, "alpha", report)
+    if subset is not None:
+        _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report)
+    if ci:
+        _ci_block(long, levels, ci_method, seed, report)
+    _pearson_blocks(long, active, min_overlap, report)
+    return report
+
+
+def _scope(long: LongRatings, members: np.ndarray) -> LongRatings:
+    """The ratings of the units `members` (indices), renumbered, labels kept in order."""
+    position = np.full(len(long.units), -1, dtype=np.int64)
+    position[members] = np.arange(members.size)
+    keep = position[long.unit] >= 0
+    return LongRatings(position[long.unit[keep]], long.rater[keep], long.value[keep],
+                       [long.units[i] for i in members], long.raters)
+
+
+def long_agreement_report(long: LongRatings, levels: Sequence[str] = ("interval",),
+                          group_of: Mapping[str, str] | None = None,
+                          subset: Collection[Hashable] | None = None, ci: bool = False,
+                          ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
+                          min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
+    """`long_summary` over all units and, with `group_of` ({unit: group}), over each group."""
+    chosen = set(subset) if subset is not None else None
+    mask = (None if chosen is None
+            else np.fromiter((u in chosen for u in long.units), bool, len(long.units)))
+    report = long_summary(long, levels, mask, ci, ci_method, seed, min_overlap)
+    if group_of is None:
+        return report
+    groups = np.array([group_of.get(u, "") for u in long.units], dtype=object)
+    for name in sorted(set(groups.tolist())):
+        members = np.flatnonzero(groups == name)
+        scope = _scope(long, members)
+        inner = None if mask is None else mask[members]
+        report.groups[name] = long_summary(scope, levels, inner, ci, ci_method, seed,
+                                           min_overlap)
+    return report

@@ -1,0 +1,77 @@
+"""The STS 2012 rule as one action: exclude the workers whose Pearson with check items is low.
+
+STS 2012 dropped crowd workers whose correlation with the organizers' known scores fell below
+0.5. `exclude_careless` applies that rule to every person (never a machine rater) not yet
+excluded, in one logged transaction; `restore_careless` takes back the workers the last such
+action excluded. A worker who gave the same score to check items of different known scores
+has no Pearson, and is excluded too: that is the plainest sign of not reading.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+
+RULE = "check_pearson"
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """Who the rule excluded (or restored), and why each was."""
+
+    annotators: list[str]
+    reasons: dict[str, str]
+    threshold: float
+
+
+def careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+             min_checks: int = 2) -> dict[str, str]:
+    """{annotator: reason} of the people the check-item rule would exclude now."""
+    machines = set(project.machine_annotators())
+    found = {}
+    for entry in annotator_report(project, threshold=threshold):
+        name, r = entry["annotator"], entry["check_pearson"]
+        if name in machines or entry["excluded"] or entry["checks"] < min_checks:
+            continue
+        if r is not None and r < threshold:
+            found[name] = f"check Pearson {r:.2f} below {threshold:g}"
+        elif r is None and entry["flag_reason"] == "the same score on every check item":
+            found[name] = entry["flag_reason"]
+    return found
+
+
+def exclude_careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                     by: str = "") -> RuleResult:
+    """Exclude every careless worker at once; one logged, reversible action."""
+    found = careless(project, threshold)
+    if found:
+        project.set_excluded_many(list(found), True, by=by,
+                                  rule={"rule": RULE, "threshold": threshold})
+    return RuleResult(list(found), found, threshold)
+
+
+def _last_rule(project: Project) -> dict | None:
+    """The newest exclude_rule entry of the change log that excluded someone."""
+    rows = project.read("SELECT new FROM changes WHERE kind = 'exclude_rule' ORDER BY id DESC")
+    for (text,) in rows:
+        entry = json.loads(text)
+        if entry.get("rule") == RULE:
+            return entry if entry.get("excluded") else None
+    return None
+
+
+def restore_careless(project: Project, by: str = "") -> RuleResult:
+    """Take back the workers the last exclude_careless excluded (those still excluded)."""
+    entry = _last_rule(project)
+    if entry is None:
+        raise SimrateError("no exclusion by the check-item rule to take back", project.path)
+    still = set(project.excluded_annotators())
+    names = [a for a in entry["annotators"] if a in still]
+    if names:
+        project.set_excluded_many(names, False, by=by,
+                                  rule={"rule": RULE, "threshold": entry["threshold"]})
+    return RuleResult(names, {}, float(entry["threshold"]))

@@ -1,0 +1,72 @@
+"""Adding a machine rater: its scores from a system output or a ratings file, as one rater.
+
+A model's scores are rarely on the scale's grid (3.127 on a 0.25 grid): they are rounded to
+the nearest step and kept within the scale, and the count of rounded scores is reported,
+because the project stores every rating as a step code. The rater is marked as a machine
+before its ratings arrive, so it never enters gold, flags or the humans' agreement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+
+
+@dataclass(frozen=True)
+class MachineImport:
+    """What adding a machine rater's scores did."""
+
+    name: str
+    counts: dict[str, int]
+    rounded: int
+
+
+def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str = "auto",
+                       dataset: str | None = None) -> pd.DataFrame:
+    """The machine's scores as a rating frame (annotator = name), not yet on the grid."""
+    from app.formats.detect import detect_format
+    from app.formats.machine_scores import read_machine_scores
+    from app.formats.ratings import read_ratings
+
+    chosen = detect_format(path) if fmt == "auto" else fmt
+    if chosen == "ratings":
+        frame = read_ratings(path, annotator=name)
+        raters = pd.unique(frame["annotator"])
+        if len(raters) > 1:
+            raise SimrateError(f"the file holds {len(raters)} raters; a machine rater's file "
+                               "holds one", path)
+        return frame.assign(annotator=name)
+    items = project.items()
+    if dataset is not None:
+        items = items[items["dataset"] == dataset]
+        if items.empty:
+            raise SimrateError(f"no items of dataset {dataset!r} in the project")
+    return read_machine_scores(path, items["item_id"].tolist(), name)
+
+
+def on_grid(project: Project, frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Scores rounded to the nearest step within the scale; (frame, how many changed)."""
+    scale = project.scale
+    top = int(round((scale.high - scale.low) / scale.step))
+    raw = frame["score"].to_numpy(float)
+    codes = np.clip(np.rint((raw - scale.low) / scale.step), 0, top)
+    snapped = scale.low + codes * scale.step
+    changed = int((np.abs(snapped - raw) > 1e-9).sum())
+    return frame.assign(score=snapped), changed
+
+
+def import_machine(project: Project, path: str | Path, name: str, fmt: str = "auto",
+                   dataset: str | None = None, by: str = "") -> MachineImport:
+    """Register `name` as a machine rater and import its scores (all or nothing)."""
+    frame = read_machine_frame(project, path, name.strip(), fmt, dataset)
+    frame, rounded = on_grid(project, frame)
+    project.plan_ratings(frame, str(path))  # unknown items: refused before anything is written
+    project.add_machine(name, by=by)
+    counts = project.import_ratings(frame, source=str(path))
+    return MachineImport(name.strip(), counts, rounded)
