@@ -33,7 +33,7 @@ from app.core.events import (
     SettingsChanged,
     Verdict,
 )
-from app.core.frames import ITEM_COLUMNS
+from app.core.frames import ITEM_COLUMNS, name_problem
 from app.core.item_index import ItemIndex
 from app.core.ratings_import import PlannedRating, plan_ratings, write_plan
 from app.core.review.flags import FlagIndex
@@ -270,8 +270,9 @@ class Project:
         """The annotator's id, adding the annotator inside the caller's transaction; ids
         added go into `new` and reach the cache only after the commit."""
         name = name.strip()
-        if not name:
-            raise SimrateError("an annotator needs a name")
+        problem = name_problem(name)
+        if problem:
+            raise SimrateError(problem, self.path)
         aid = self._annotator_ids.get(name) or new.get(name)
         if aid is None:
             row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
