@@ -96,17 +96,54 @@ def read_bytes(path: str | Path) -> bytes:
         raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used)."""
-    if data.startswith(codecs.BOM_UTF8):
-        try:
-            return data[len(codecs.BOM_UTF8):].decode("utf-8"), "utf-8-sig"
-        except UnicodeDecodeError:
-            return data[len(codecs.BOM_UTF8):].decode("cp1252", "simrate_cp1252"), "cp1252"
+def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
+    """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used).
+
+    With `path` (a whole file), a file that is partly UTF-8 is refused, naming the first
+    line that is not: read as cp1252 its UTF-8 lines would turn into mojibake (`cafÃ©`).
+    cp1252 is used only when no line holds UTF-8 beyond ASCII.
+    """
+    bom = data.startswith(codecs.BOM_UTF8)
+    body = data[len(codecs.BOM_UTF8):] if bom else data
     try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("cp1252", "simrate_cp1252"), "cp1252"
+        return body.decode("utf-8"), "utf-8-sig" if bom else "utf-8"
+    except UnicodeDecodeError as exc:
+        if path is not None:
+            _refuse_mixed(body, exc, bom, path)
+    return body.decode("cp1252", "simrate_cp1252"), "cp1252"
+
+
+def _refuse_mixed(body: bytes, error: UnicodeDecodeError, bom: bool, path: Path) -> None:
+    """SimrateError naming the first line that is not UTF-8, when any other line is UTF-8
+    beyond ASCII (or a byte-order mark says the file is UTF-8)."""
+    start = body.rfind(b"\n", 0, error.start) + 1
+    bad_line = body.count(b"\n", 0, error.start) + 1
+    end = body.find(b"\n", error.start)
+    column = len(body[start:error.start].decode("utf-8", "replace")) + 1
+    byte = body[error.start]
+    rest = (body[:start], body[end + 1:] if end >= 0 else b"")
+    utf8_elsewhere = (bom or not body[start:error.start].isascii()
+                      or any(_holds_utf8_line(part) for part in rest))
+    if utf8_elsewhere:
+        why = ("the file starts with a UTF-8 byte-order mark" if bom
+               else "the rest of the file holds UTF-8")
+        raise SimrateError(f"mixed encodings: this line is not UTF-8 (byte 0x{byte:02X} at "
+                           f"column {column}) but {why}; save the whole file as UTF-8",
+                           path, bad_line)
+
+
+def _holds_utf8_line(data: bytes) -> bool:
+    """True when some line of `data` holds non-ASCII bytes and decodes as UTF-8."""
+    if data.isascii():
+        return False
+    for line in data.split(b"\n"):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            return True
+    return False
 
 
 def normalise_newlines(text: str) -> str:
@@ -126,7 +163,7 @@ def normalise_newlines(text: str) -> str:
 def read_text(path: str | Path) -> TextFile:
     """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
     path = Path(path)
-    text, encoding = decode(read_bytes(path))
+    text, encoding = decode(read_bytes(path), path)
     if not text.strip():
         raise SimrateError("file is empty", path)
     return TextFile(path, normalise_newlines(text), encoding, raw=text)

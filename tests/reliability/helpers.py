@@ -110,9 +110,9 @@ def _shell_quote(text: str) -> str:
 def one_line_error(stderr: str, *needles: str) -> str:
     """Assert `stderr` is one `simrate: error:` line with no traceback or class name."""
     lines = stderr.strip().splitlines()
-    assert len(lines) == 1, stderr
-    line = lines[0]
-    assert line.startswith("simrate: error: "), line
+    errors = [line for line in lines if line.startswith("simrate: error: ")]
+    assert len(errors) == 1 and lines[-1] == errors[0], stderr  # notes may come before it
+    line = errors[0]
     assert "Traceback" not in stderr
     for word in ("Error:", "Exception", "OperationalError", "ValueError", "LookupError",
                  "OverflowError", "KeyError", "TypeError"):
