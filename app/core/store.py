@@ -73,6 +73,38 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _connect_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that can at least read, also in a read-only folder.
+
+    A WAL file needs its `-shm` index beside it, which a read-only folder cannot hold, so
+    there the file is opened read-only (`mode=ro`), or, when no `-wal` file holds changes,
+    as immutable. Writes on such a connection fail with SQLite's "readonly" error, which
+    `write_error` turns into "the file or its folder is read-only".
+    """
+    conn = _connect(path)
+    try:
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        folder = path.parent if str(path.parent) else Path(".")
+        if os.access(folder, os.W_OK):
+            raise
+    wal = Path(f"{path}-wal")
+    options = ["mode=ro"] + ([] if wal.exists() and wal.stat().st_size else ["immutable=1"])
+    for option in options:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True,
+                               isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+    raise SimrateError("cannot be read: the folder is read-only and the file's unsaved "
+                       "changes (its -wal file) need a writable folder; copy the folder to "
+                       "a writable place", path)
+
+
 def _apply_settings(conn: sqlite3.Connection) -> None:
     # WAL with synchronous=FULL: each commit is on disk before we report it saved.
     conn.execute("PRAGMA journal_mode = WAL")
@@ -120,7 +152,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     if head != SQLITE_MAGIC:
         raise SimrateError("not a simrate project (not an SQLite database)", path)
     try:
-        conn = _connect(path)
+        conn = _connect_for_reading(path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables or "items" not in tables:
             conn.close()
@@ -128,7 +160,11 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.DatabaseError as exc:
         raise SimrateError(f"not a readable simrate project: {exc}", path) from None
-    version = int(meta.get("schema_version", "0"))
+    try:
+        version = check_meta(meta)
+    except SimrateError as exc:
+        conn.close()
+        raise SimrateError(exc.message, path) from None
     if version > SCHEMA_VERSION:
         conn.close()
         raise SimrateError(
@@ -141,6 +177,36 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     except sqlite3.OperationalError:
         pass  # read-only location: reading still works, writes will say why they fail
     return conn, meta
+
+
+def check_meta(meta: dict[str, str]) -> int:
+    """The schema version, once the meta values we rely on are known to be well formed."""
+    version = meta.get("schema_version", "0")
+    if not (isinstance(version, str) and version.isascii() and version.isdigit()):
+        raise SimrateError(f"damaged project: schema_version is {_cut(version)}, "
+                           "not a whole number")
+    threshold = meta.get("threshold", "1.0")
+    try:
+        points = float(threshold)
+    except (TypeError, ValueError):
+        points = float("nan")
+    if not (0 < points < float("inf")):
+        raise SimrateError(f"damaged project: threshold is {_cut(threshold)}, "
+                           "not a positive number")
+    if "scale" in meta:
+        try:
+            scale = json.loads(meta["scale"])
+        except (TypeError, ValueError):
+            scale = None
+        if not isinstance(scale, dict):
+            raise SimrateError("damaged project: the stored scale is not a JSON object")
+    return int(version)
+
+
+def _cut(value: object, limit: int = 40) -> str:
+    """repr(value) cut short for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.core.scale import underflows
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.
@@ -312,8 +313,8 @@ def parse_number(text: str) -> float | None:
         value = float(text)
     except ValueError:
         return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
+    if value != value or value in (float("inf"), float("-inf")) or underflows(text, value):
+        return None  # an underflow (1e-400 reads as 0) is no more a number than an overflow
     return value
 
 

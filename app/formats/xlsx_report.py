@@ -55,25 +55,31 @@ class CellMaker:
         self.cut = 0  # texts cut at Excel's cell limit
         self.cleaned = 0  # texts with control characters XML cannot hold
 
-    def text(self, value: str) -> object:
-        """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
+    def clean(self, value: str) -> str:
+        """`value` as a cell can hold it: cut at Excel's limit, without XML control chars."""
         if len(value) > CELL_LIMIT:
             value = value[:CELL_LIMIT]
             self.cut += 1
         if ILLEGAL_CHARACTERS_RE.search(value):
             value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
             self.cleaned += 1
+        return value
+
+    def text(self, value: str) -> object:
+        """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
+        value = self.clean(value)
         if value[:1] in ("=", "#"):
-            cell = WriteOnlyCell(self.sheet, value)
-            cell.data_type = "s"  # never a formula or an error value
-            return cell
+            return self.styled(value)
         return value
 
     def styled(self, value: object, **style: object) -> WriteOnlyCell:
-        """A cell with a font, number format or alignment."""
-        cell = WriteOnlyCell(self.sheet, self.text(value) if isinstance(value, str) else value)
-        if isinstance(cell.value, str):
-            cell.data_type = "s"
+        """A cell with a font, number format or alignment; a text is always a string cell
+        (never a formula or an error value), whatever it starts with."""
+        if isinstance(value, str):
+            cell = WriteOnlyCell(self.sheet, self.clean(value))
+            cell.data_type = "s"  # openpyxl reads `=...` as a formula and `#N/A` as an error
+        else:
+            cell = WriteOnlyCell(self.sheet, value)
         for name, setting in style.items():
             setattr(cell, name, setting)
         return cell
