@@ -23,7 +23,9 @@ from openpyxl.utils import get_column_letter
 
 from app.core.frames import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
-from app.formats.atomic import atomic_path
+from app.core.errors import SimrateError
+from app.formats.atomic import atomic_path, check_writable_target, os_message
+from app.formats.xlsx_save import save_book, scratch_folder
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
 
 #: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
@@ -251,20 +253,24 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     adjudications = adjudications if adjudications is not None else pd.DataFrame(
         columns=["item_id", "score", "note", "by", "at"])
     total = len(gold) + len(ratings)
-    book = Workbook(write_only=True)
-    try:
-        warnings = write_gold_sheet(book, gold, progress, total)
-        warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold), total)
-        if agreement_sheet is not None:
-            agreement_sheet(book)
-        warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
-        if annotators is not None and len(annotators):
-            write_annotators_sheet(book, annotators)
-        with atomic_path(out) as temp:
-            book.save(temp)
-    except BaseException:
-        discard(book)
-        raise
+    with scratch_folder(check_writable_target(out)):
+        book = Workbook(write_only=True)
+        try:
+            warnings = write_gold_sheet(book, gold, progress, total)
+            warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold),
+                                            total)
+            if agreement_sheet is not None:
+                agreement_sheet(book)
+            warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+            if annotators is not None and len(annotators):
+                write_annotators_sheet(book, annotators)
+            with atomic_path(out) as temp:
+                save_book(book, temp)
+        except BaseException as exc:
+            discard(book)
+            if isinstance(exc, OSError):  # openpyxl's scratch files met a full disk
+                raise SimrateError(f"cannot write: {os_message(exc)}", out) from None
+            raise
     return warnings
 
 
