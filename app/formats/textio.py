@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.core.frames import MAX_TEXT_CHARS
+from app.formats.limits import check_columns, check_line_lengths, check_unpacked_size
 from app.core.scale import underflows
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
@@ -22,6 +24,9 @@ Record = tuple[int, list[str]]
 
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
 DELIMITER_CANDIDATES = ("\t", ",", ";")
+# The csv module refuses fields over 131,072 characters by default, simrate's own
+# exports included; it reads up to the longest text simrate accepts.
+csv.field_size_limit(MAX_TEXT_CHARS)
 
 
 def without_gc(function: Callable) -> Callable:
@@ -164,6 +169,8 @@ def normalise_newlines(text: str) -> str:
 def read_text(path: str | Path) -> TextFile:
     """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
     path = Path(path)
+    if path.is_file():
+        check_line_lengths(path)
     text, encoding = decode(read_bytes(path), path)
     if not text.strip():
         raise SimrateError("file is empty", path)
@@ -172,7 +179,8 @@ def read_text(path: str | Path) -> TextFile:
 
 def split_tab_lines(source: TextFile) -> list[Record]:
     """Split each non-blank physical line on tabs; quotes are ordinary characters."""
-    return [(number, line.split("\t")) for number, line in enumerate(source.lines(), start=1)
+    return [(number, check_columns(line.split("\t"), source.path, number))
+            for number, line in enumerate(source.lines(), start=1)
             if line and not line.isspace()]
 
 
@@ -189,9 +197,13 @@ def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
         except StopIteration:
             return
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise SimrateError(f"a field longer than {MAX_TEXT_CHARS:,} characters (the "
+                                   "longest text simrate accepts)", source.path, start) from None
             raise SimrateError(f"badly quoted field in the record starting here ({exc})",
                                source.path, start) from None
         previous_end = reader.line_num
+        check_columns(fields, source.path, start)
         if any(field.strip() for field in fields):
             yield start, fields
 
@@ -253,15 +265,17 @@ def xlsx_records(path: str | Path) -> list[Record]:
 
     path = Path(path)
     read_bytes(path)  # the same messages as text files for missing files
+    check_unpacked_size(path)
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for damaged files
         raise SimrateError(f"not a readable XLSX workbook ({type(exc).__name__})", path) from None
     try:
         sheet = book.worksheets[0]
+        sheet.reset_dimensions()  # a stated size of A1:XFD1048576 must not pad every row
         records: list[Record] = []
         for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-            fields = [xlsx_cell_text(value) for value in row]
+            fields = check_columns([xlsx_cell_text(value) for value in row], path, number)
             while fields and not fields[-1].strip():
                 fields.pop()
             if fields:
