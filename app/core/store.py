@@ -236,6 +236,36 @@ def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the
     return SimrateError(f"{what}: {text}", path)
 
 
+#: How long a write waits for another writer's lock before it gives up.
+LOCK_PATIENCE = 10.0
+
+
+def _begin(conn: sqlite3.Connection, path: Path) -> None:
+    """BEGIN IMMEDIATE, polling for the write lock every millisecond or so.
+
+    SQLite's own busy handler sleeps longer and longer (up to 100 ms) between tries, so
+    under steady writing a waiting writer keeps missing the moments the lock is free and
+    can starve for seconds. Polling often keeps every wait near the time others hold it.
+    """
+    deadline = time.monotonic() + LOCK_PATIENCE
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if ("locked" not in text and "busy" not in text) or \
+                        time.monotonic() > deadline:
+                    raise write_error(exc, path) from None
+            except sqlite3.Error as exc:
+                raise write_error(exc, path) from None
+            time.sleep(0.001)
+    finally:
+        conn.execute("PRAGMA busy_timeout = 10000")
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
     """One write transaction: all of it is committed, or none of it.
@@ -243,10 +273,7 @@ def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connec
     Any failure (in the body, at COMMIT, even at ROLLBACK) leaves no transaction open and is
     raised as a SimrateError; callers update their in-memory state only after this returns.
     """
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise write_error(exc, path) from None
+    _begin(conn, path)
     try:
         yield conn
     except sqlite3.Error as exc:
