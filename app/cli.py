@@ -32,6 +32,17 @@ class _Parser(argparse.ArgumentParser):
         raise SimrateError(message)
 
 
+def finite_float(text: str) -> float:
+    """A number option: finite (nan and inf are refused where argparse reads them)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text[:40]!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every subcommand of DESIGN.md."""
     parser = _Parser(prog="simrate", description="Rate text pairs, watch agreement, export gold.")
@@ -81,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("flagged", help="list items whose ratings disagree")
     p.add_argument("project")
-    p.add_argument("--threshold", type=float)
+    p.add_argument("--threshold", type=finite_float)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("adjudicate", help="set an item's adjudicated score")
@@ -132,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include", action="append", default=[], metavar="NAME",
                    help="take an excluded annotator back")
     p.add_argument("--by", default=None, help="who is doing this, for the change log")
-    p.add_argument("--check-threshold", type=float, default=None, metavar="R",
+    p.add_argument("--check-threshold", type=finite_float, default=None, metavar="R",
                    help="flag raters whose Pearson with check items is below R (0.5)")
     p.add_argument("--exclude-careless", action="store_true",
                    help="exclude, in one reversible action, every worker the check rule flags")
@@ -152,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("item_ids", nargs="*", metavar="ITEM_ID")
     p.add_argument("--from-reference", action="store_true")
-    p.add_argument("--score", type=float)
+    p.add_argument("--score", type=finite_float)
     p.add_argument("--remove", action="store_true")
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)

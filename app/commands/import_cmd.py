@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         for path in args.files:
             kind, frame, chosen = _read(path, args.format, args)
             if frame is not None and frame.attrs.get("encoding") == "cp1252":
-                print(f"{path}: not UTF-8; read as Windows-1252 (cp1252)", file=sys.stderr)
+                print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
+                      "(cp1252)", file=sys.stderr)
             for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
                 print(f"{path}: warning: {warning}", file=sys.stderr)
             if kind == "items":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,30 @@ ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre", "reference", "me
 #: score: float as written in the file (the project converts it to a step code and
 #: reports off-grid values with the line); note: str ("" when none).
 RATING_COLUMNS = ("item_id", "annotator", "score", "note", "line")
+
+
+#: The longest text (item text, note, name, id) simrate reads, stores and writes, in
+#: characters; readers refuse longer fields with the line and this limit.
+MAX_TEXT_CHARS = 1_000_000
+#: The longest annotator or dataset name, in characters.
+MAX_NAME_CHARS = 200
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be an annotator name (None when it can).
+
+    Names go into file names, headers (`rating:<name>`) and one-line messages, so they
+    hold no control characters (NUL, tab, CR, LF, U+2028 and the like) and stay short.
+    """
+    if not name.strip():
+        return "an annotator needs a name"
+    if len(name) > MAX_NAME_CHARS:
+        return f"an annotator name has at most {MAX_NAME_CHARS} characters ({len(name)} given)"
+    bad = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
+    if bad is not None:
+        return (f"annotator name {name[:40]!r} holds the control character U+{ord(bad):04X}; "
+                "names may not hold control characters")
+    return None
 
 
 def item_frame(rows: dict[str, list]) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from app.core.events import (
     SettingsChanged,
     Verdict,
 )
-from app.core.frames import ITEM_COLUMNS
+from app.core.frames import ITEM_COLUMNS, name_problem
 from app.core.item_index import ItemIndex
 from app.core.ratings_import import PlannedRating, plan_ratings, write_plan
 from app.core.review.flags import FlagIndex
@@ -149,8 +149,8 @@ class Project:
 
     def set_threshold(self, points: float) -> None:
         """Set the project's disagreement threshold in scale points."""
-        if not points > 0:
-            raise SimrateError(f"threshold must be positive, not {points}")
+        if not 0 < points < float("inf"):
+            raise SimrateError(f"threshold must be a positive number, not {points:.6g}")
         with transaction(self._conn, self.path) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
             log_change(conn, "threshold", old=self.threshold, new=points)
@@ -330,8 +330,9 @@ class Project:
         """The annotator's id, adding the annotator inside the caller's transaction; ids
         added go into `new` and reach the cache only after the commit."""
         name = name.strip()
-        if not name:
-            raise SimrateError("an annotator needs a name")
+        problem = name_problem(name)
+        if problem:
+            raise SimrateError(problem, self.path)
         aid = self._annotator_ids.get(name) or new.get(name)
         if aid is None:
             row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from app.core.errors import SimrateError
-from app.core.frames import RATING_COLUMNS
+from app.core.frames import RATING_COLUMNS, name_problem
 from app.core.item_index import ItemIndex
 from app.core.scale import Scale
 from app.core.store import dumps
@@ -50,6 +50,9 @@ def check_ratings(frame: pd.DataFrame, index: ItemIndex, scale: Scale,
             code = scale.to_code(rec.score)
         except SimrateError as exc:
             raise SimrateError(exc.message, where, line) from None
+        problem = name_problem(str(rec.annotator).strip())
+        if problem:
+            raise SimrateError(problem, where, line)
         key = (rec.item_id, str(rec.annotator))
         if key in seen:
             raise SimrateError(f"{rec.annotator!r} rates item {rec.item_id!r} again (first on "

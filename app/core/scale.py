@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 from app import RESOURCES
@@ -60,16 +61,24 @@ class Scale:
         try:
             v = float(value)
         except (TypeError, ValueError):
-            raise SimrateError(f"score {value!r} is not a number") from None
+            raise SimrateError(f"score {cut(repr(value))} is not a number") from None
         if math.isnan(v) or math.isinf(v):
-            raise SimrateError(f"score {value!r} is not a number on scale {self.describe()}")
+            raise SimrateError(f"score {cut(repr(value))} is not a number on scale "
+                               f"{self.describe()}")
         if v < self.low - 1e-9 or v > self.high + 1e-9:
             raise SimrateError(f"score {fmt(v)} is outside scale {self.describe()}")
-        steps = (v - self.low) / self.step
-        code = int(round(steps))
-        if abs(steps - code) > 1e-6:
-            raise SimrateError(f"score {fmt(v)} is not on the grid of scale {self.describe()}")
+        code = int(round((v - self.low) / self.step))
+        # On the grid means exactly a grid value: the float nearest the decimal grid point
+        # (what `3.25` or `0.3` read from text become) or the float from_code gives (what
+        # our own exports write). Nothing is rounded to it: 2.75 + 1e-15 is refused.
+        if v != self.from_code(code) and v != self.grid_value(code):
+            raise SimrateError(f"score {exact(v)} is not on the grid of scale "
+                               f"{self.describe()}")
         return code
+
+    def grid_value(self, code: int) -> float:
+        """The float nearest the exact decimal value `low + code * step`."""
+        return float(Decimal(repr(self.low)) + code * Decimal(repr(self.step)))
 
     def from_code(self, code: int) -> float:
         """Return the value of an integer step code."""
@@ -81,7 +90,11 @@ class Scale:
         try:
             v = float(s)
         except ValueError:
-            raise SimrateError(f"score {s!r} is not a number") from None
+            raise SimrateError(f"score {cut(s)!r} is not a number") from None
+        if underflows(s, v):
+            raise SimrateError(f"score {cut(s)} is too small to be held as a number (it would "
+                               f"read as 0), so it is not on the grid of scale "
+                               f"{self.describe()}")
         return self.to_code(v)
 
     def point_for(self, value: float) -> ScalePoint | None:
@@ -134,8 +147,31 @@ class Scale:
 
 
 def fmt(value: float) -> str:
-    """Format a number without trailing zeros: 3.25, 4, 0.5."""
-    return f"{value:.6f}".rstrip("0").rstrip(".") if value == value else "nan"
+    """Format a number without trailing zeros: 3.25, 4, 0.5; huge or tiny ones as 1e+308."""
+    if value != value:
+        return "nan"
+    if value != 0 and not 1e-6 <= abs(value) < 1e15:
+        return f"{value:.6g}"
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def exact(value: float) -> str:
+    """A number for a message saying it is off the grid: shortest exact form, never 309
+    digits (3.2500000000000004, 1e+308)."""
+    return repr(float(value)) if value == value else "nan"
+
+
+def cut(text: str, limit: int = 40) -> str:
+    """`text` shortened for a one-line message."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def underflows(text: str, value: float) -> bool:
+    """True when `text` names a nonzero number too small for a float, so it reads as 0."""
+    if value != 0:
+        return False
+    mantissa = text.strip().lower().split("e")[0]
+    return any(ch in "123456789" for ch in mantissa)
 
 
 def points(value: float) -> str:

@@ -76,6 +76,38 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _connect_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that can at least read, also in a read-only folder.
+
+    A WAL file needs its `-shm` index beside it, which a read-only folder cannot hold, so
+    there the file is opened read-only (`mode=ro`), or, when no `-wal` file holds changes,
+    as immutable. Writes on such a connection fail with SQLite's "readonly" error, which
+    `write_error` turns into "the file or its folder is read-only".
+    """
+    conn = _connect(path)
+    try:
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        folder = path.parent if str(path.parent) else Path(".")
+        if os.access(folder, os.W_OK):
+            raise
+    wal = Path(f"{path}-wal")
+    options = ["mode=ro"] + ([] if wal.exists() and wal.stat().st_size else ["immutable=1"])
+    for option in options:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True,
+                               isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+    raise SimrateError("cannot be read: the folder is read-only and the file's unsaved "
+                       "changes (its -wal file) need a writable folder; copy the folder to "
+                       "a writable place", path)
+
+
 def _apply_settings(conn: sqlite3.Connection) -> None:
     # WAL with synchronous=FULL: each commit is on disk before we report it saved.
     conn.execute("PRAGMA journal_mode = WAL")
@@ -123,7 +155,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     if head != SQLITE_MAGIC:
         raise SimrateError("not a simrate project (not an SQLite database)", path)
     try:
-        conn = _connect(path)
+        conn = _connect_for_reading(path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables or "items" not in tables:
             conn.close()
@@ -131,7 +163,11 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.DatabaseError as exc:
         raise SimrateError(f"not a readable simrate project: {exc}", path) from None
-    version = int(meta.get("schema_version", "0"))
+    try:
+        version = check_meta(meta)
+    except SimrateError as exc:
+        conn.close()
+        raise SimrateError(exc.message, path) from None
     if version > SCHEMA_VERSION:
         conn.close()
         raise SimrateError(
@@ -169,6 +205,36 @@ def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
     return {**meta, "schema_version": str(SCHEMA_VERSION)}
 
 
+def check_meta(meta: dict[str, str]) -> int:
+    """The schema version, once the meta values we rely on are known to be well formed."""
+    version = meta.get("schema_version", "0")
+    if not (isinstance(version, str) and version.isascii() and version.isdigit()):
+        raise SimrateError(f"damaged project: schema_version is {_cut(version)}, "
+                           "not a whole number")
+    threshold = meta.get("threshold", "1.0")
+    try:
+        points = float(threshold)
+    except (TypeError, ValueError):
+        points = float("nan")
+    if not (0 < points < float("inf")):
+        raise SimrateError(f"damaged project: threshold is {_cut(threshold)}, "
+                           "not a positive number")
+    if "scale" in meta:
+        try:
+            scale = json.loads(meta["scale"])
+        except (TypeError, ValueError):
+            scale = None
+        if not isinstance(scale, dict):
+            raise SimrateError("damaged project: the stored scale is not a JSON object")
+    return int(version)
+
+
+def _cut(value: object, limit: int = 40) -> str:
+    """repr(value) cut short for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
     """One value from the meta table, or None."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -196,6 +262,36 @@ def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the
     return SimrateError(f"{what}: {text}", path)
 
 
+#: How long a write waits for another writer's lock before it gives up.
+LOCK_PATIENCE = 10.0
+
+
+def _begin(conn: sqlite3.Connection, path: Path) -> None:
+    """BEGIN IMMEDIATE, polling for the write lock every millisecond or so.
+
+    SQLite's own busy handler sleeps longer and longer (up to 100 ms) between tries, so
+    under steady writing a waiting writer keeps missing the moments the lock is free and
+    can starve for seconds. Polling often keeps every wait near the time others hold it.
+    """
+    deadline = time.monotonic() + LOCK_PATIENCE
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if ("locked" not in text and "busy" not in text) or \
+                        time.monotonic() > deadline:
+                    raise write_error(exc, path) from None
+            except sqlite3.Error as exc:
+                raise write_error(exc, path) from None
+            time.sleep(0.001)
+    finally:
+        conn.execute("PRAGMA busy_timeout = 10000")
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
     """One write transaction: all of it is committed, or none of it.
@@ -203,10 +299,7 @@ def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connec
     Any failure (in the body, at COMMIT, even at ROLLBACK) leaves no transaction open and is
     raised as a SimrateError; callers update their in-memory state only after this returns.
     """
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise write_error(exc, path) from None
+    _begin(conn, path)
     try:
         yield conn
     except sqlite3.Error as exc:

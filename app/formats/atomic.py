@@ -9,13 +9,14 @@ On any exception, including KeyboardInterrupt, the temporary file is removed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from app.core.errors import SimrateError
+from app.formats.leftovers import sweep, temp_name
 
 TEMP_SUFFIX = ".part"
 
@@ -70,14 +71,13 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """
     target = check_writable_target(path)
     folder = target.parent if str(target.parent) else Path(".")
+    sweep(folder)  # what killed exports left behind
+    temp = temp_name(target, "export")
     try:
-        fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX,
-                                         dir=folder)
+        os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
-        raise SimrateError(f"cannot create a file in {str(folder)!r}: {exc.strerror}",
+        raise SimrateError(f"cannot create a file in {str(folder)!r}: {os_message(exc)}",
                            target) from None
-    os.close(fd)
-    temp = Path(temp_name)
     try:
         yield temp
         with open(temp, "rb+") as written:
@@ -87,9 +87,16 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     except BaseException as exc:
         temp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise SimrateError(f"cannot write: {exc.strerror or exc}", target) from None
+            raise SimrateError(f"cannot write: {os_message(exc)}", target) from None
         raise
     _fsync_folder(folder)
+
+
+def os_message(exc: OSError) -> str:
+    """An OSError in words; a full disk says so, and that the old file is unchanged."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full (or the quota used up); an existing file is unchanged"
+    return exc.strerror or str(exc)
 
 
 @contextlib.contextmanager

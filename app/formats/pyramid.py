@@ -27,6 +27,7 @@ from app.core.pyramid.model import (
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)
+_DECLARED_NAME = re.compile(rb"encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
 
 
 class _Refused(Exception):
@@ -148,10 +149,21 @@ def _new_parser(encoding: str | None) -> tuple[expat.XMLParserType, _DucviewColl
 def _parse_stream(stream: BinaryIO, source: str, encoding: str | None) -> _DucviewCollector:
     """Feed `stream` to a safe parser chunk by chunk; SimrateError on bad or refused XML."""
     parser, collector = _new_parser(encoding)
+    head = b""
     try:
         while chunk := stream.read(_CHUNK):
+            head = head or chunk[:200]
             parser.Parse(chunk, False)
         parser.Parse(b"", True)
+    except (ValueError, LookupError):
+        # expat hands a declared encoding it lacks to Python, which may not know it
+        # (foo-bar) or cannot feed it to expat (UTF-7 and other multi-byte encodings)
+        name = _DECLARED_NAME.search(head)
+        if name is None:
+            raise
+        declared = name.group(1).decode("ascii", "replace")[:40]
+        raise SimrateError(f"the XML declaration names encoding {declared!r}, which cannot "
+                           "be read; save the file as UTF-8", source, 1) from None
     except _Stop:
         pass
     except _Refused as exc:

@@ -10,12 +10,13 @@ file and reports the first problem with its line.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from app.core.frames import rating_frame
+from app.core.frames import name_problem, rating_frame
 from app.formats.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
 from app.formats.textio import is_xlsx, normalise_name
 
@@ -59,6 +60,10 @@ def _text(path: Path) -> str | None:
         return None
 
 
+#: A negative exponent: such files take the careful reader, which checks for underflow.
+EXPONENT = re.compile(r"\d[eE]-\d")
+
+
 def _repeated(items: np.ndarray, who: np.ndarray) -> bool:
     """True when some annotator rates some item twice (a sort, not a hash: see unique_ints)."""
     item_code = pd.factorize(items)[0].astype(np.int64)
@@ -82,6 +87,8 @@ def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
     lines = text.count("\n") + 1
     if roles is None or lines < 2 or text.count(separator) != (len(header) - 1) * lines:
         return None
+    if EXPONENT.search(text):
+        return None  # a number like 1e-400 may underflow to 0: the careful reader refuses it
     score_name = header[roles["score"]]
     try:
         # The C parser refuses "nan", "1_0" and other text in a float column (ValueError).
@@ -100,6 +107,8 @@ def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
     who = table.iloc[:, roles["annotator"]].to_numpy(object)[rated]
     if (items == "").any() or (who == "").any() or _repeated(items, who):
         return None
+    if any(name_problem(str(name)) for name in pd.unique(who)):
+        return None  # the careful reader names the line of a bad annotator name
     notes = (table.iloc[:, roles["note"]].to_numpy(object)[rated] if "note" in roles
              else np.full(scores.size, "", dtype=object))
     frame = rating_frame({"item_id": items, "annotator": who, "score": scores, "note": notes,

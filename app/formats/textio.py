@@ -14,6 +14,9 @@ from pathlib import Path
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.core.frames import MAX_TEXT_CHARS
+from app.core.scale import underflows
+from app.formats.limits import check_columns, check_line_lengths, check_unpacked_size
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.
@@ -21,6 +24,9 @@ Record = tuple[int, list[str]]
 
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
 DELIMITER_CANDIDATES = ("\t", ",", ";")
+# The csv module refuses fields over 131,072 characters by default, simrate's own
+# exports included; it reads up to the longest text simrate accepts.
+csv.field_size_limit(MAX_TEXT_CHARS)
 
 
 def without_gc(function: Callable) -> Callable:
@@ -96,17 +102,54 @@ def read_bytes(path: str | Path) -> bytes:
         raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used)."""
-    if data.startswith(codecs.BOM_UTF8):
-        try:
-            return data[len(codecs.BOM_UTF8):].decode("utf-8"), "utf-8-sig"
-        except UnicodeDecodeError:
-            return data[len(codecs.BOM_UTF8):].decode("cp1252", "simrate_cp1252"), "cp1252"
+def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
+    """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used).
+
+    With `path` (a whole file), a file that is partly UTF-8 is refused, naming the first
+    line that is not: read as cp1252 its UTF-8 lines would turn into mojibake (`cafÃ©`).
+    cp1252 is used only when no line holds UTF-8 beyond ASCII.
+    """
+    bom = data.startswith(codecs.BOM_UTF8)
+    body = data[len(codecs.BOM_UTF8):] if bom else data
     try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("cp1252", "simrate_cp1252"), "cp1252"
+        return body.decode("utf-8"), "utf-8-sig" if bom else "utf-8"
+    except UnicodeDecodeError as exc:
+        if path is not None:
+            _refuse_mixed(body, exc, bom, path)
+    return body.decode("cp1252", "simrate_cp1252"), "cp1252"
+
+
+def _refuse_mixed(body: bytes, error: UnicodeDecodeError, bom: bool, path: Path) -> None:
+    """SimrateError naming the first line that is not UTF-8, when any other line is UTF-8
+    beyond ASCII (or a byte-order mark says the file is UTF-8)."""
+    start = body.rfind(b"\n", 0, error.start) + 1
+    bad_line = body.count(b"\n", 0, error.start) + 1
+    end = body.find(b"\n", error.start)
+    column = len(body[start:error.start].decode("utf-8", "replace")) + 1
+    byte = body[error.start]
+    rest = (body[:start], body[end + 1:] if end >= 0 else b"")
+    utf8_elsewhere = (bom or not body[start:error.start].isascii()
+                      or any(_holds_utf8_line(part) for part in rest))
+    if utf8_elsewhere:
+        why = ("the file starts with a UTF-8 byte-order mark" if bom
+               else "the rest of the file holds UTF-8")
+        raise SimrateError(f"mixed encodings: this line is not UTF-8 (byte 0x{byte:02X} at "
+                           f"column {column}) but {why}; save the whole file as UTF-8",
+                           path, bad_line)
+
+
+def _holds_utf8_line(data: bytes) -> bool:
+    """True when some line of `data` holds non-ASCII bytes and decodes as UTF-8."""
+    if data.isascii():
+        return False
+    for line in data.split(b"\n"):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            return True
+    return False
 
 
 def normalise_newlines(text: str) -> str:
@@ -126,7 +169,9 @@ def normalise_newlines(text: str) -> str:
 def read_text(path: str | Path) -> TextFile:
     """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
     path = Path(path)
-    text, encoding = decode(read_bytes(path))
+    if path.is_file():
+        check_line_lengths(path)
+    text, encoding = decode(read_bytes(path), path)
     if not text.strip():
         raise SimrateError("file is empty", path)
     return TextFile(path, normalise_newlines(text), encoding, raw=text)
@@ -134,7 +179,8 @@ def read_text(path: str | Path) -> TextFile:
 
 def split_tab_lines(source: TextFile) -> list[Record]:
     """Split each non-blank physical line on tabs; quotes are ordinary characters."""
-    return [(number, line.split("\t")) for number, line in enumerate(source.lines(), start=1)
+    return [(number, check_columns(line.split("\t"), source.path, number))
+            for number, line in enumerate(source.lines(), start=1)
             if line and not line.isspace()]
 
 
@@ -151,9 +197,13 @@ def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
         except StopIteration:
             return
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise SimrateError(f"a field longer than {MAX_TEXT_CHARS:,} characters (the "
+                                   "longest text simrate accepts)", source.path, start) from None
             raise SimrateError(f"badly quoted field in the record starting here ({exc})",
                                source.path, start) from None
         previous_end = reader.line_num
+        check_columns(fields, source.path, start)
         if any(field.strip() for field in fields):
             yield start, fields
 
@@ -215,15 +265,17 @@ def xlsx_records(path: str | Path) -> list[Record]:
 
     path = Path(path)
     read_bytes(path)  # the same messages as text files for missing files
+    check_unpacked_size(path)
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for damaged files
         raise SimrateError(f"not a readable XLSX workbook ({type(exc).__name__})", path) from None
     try:
         sheet = book.worksheets[0]
+        sheet.reset_dimensions()  # a stated size of A1:XFD1048576 must not pad every row
         records: list[Record] = []
         for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-            fields = [xlsx_cell_text(value) for value in row]
+            fields = check_columns([xlsx_cell_text(value) for value in row], path, number)
             while fields and not fields[-1].strip():
                 fields.pop()
             if fields:
@@ -275,8 +327,8 @@ def parse_number(text: str) -> float | None:
         value = float(text)
     except ValueError:
         return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
+    if value != value or value in (float("inf"), float("-inf")) or underflows(text, value):
+        return None  # an underflow (1e-400 reads as 0) is no more a number than an overflow
     return value
 
 

@@ -21,10 +21,12 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
+from app.core.errors import SimrateError
 from app.core.frames import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
-from app.formats.atomic import atomic_path
+from app.formats.atomic import atomic_path, check_writable_target, os_message
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
+from app.formats.xlsx_save import save_book, scratch_folder
 
 #: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
 CELL_LIMIT = 32_767
@@ -55,25 +57,31 @@ class CellMaker:
         self.cut = 0  # texts cut at Excel's cell limit
         self.cleaned = 0  # texts with control characters XML cannot hold
 
-    def text(self, value: str) -> object:
-        """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
+    def clean(self, value: str) -> str:
+        """`value` as a cell can hold it: cut at Excel's limit, without XML control chars."""
         if len(value) > CELL_LIMIT:
             value = value[:CELL_LIMIT]
             self.cut += 1
         if ILLEGAL_CHARACTERS_RE.search(value):
             value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
             self.cleaned += 1
+        return value
+
+    def text(self, value: str) -> object:
+        """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
+        value = self.clean(value)
         if value[:1] in ("=", "#"):
-            cell = WriteOnlyCell(self.sheet, value)
-            cell.data_type = "s"  # never a formula or an error value
-            return cell
+            return self.styled(value)
         return value
 
     def styled(self, value: object, **style: object) -> WriteOnlyCell:
-        """A cell with a font, number format or alignment."""
-        cell = WriteOnlyCell(self.sheet, self.text(value) if isinstance(value, str) else value)
-        if isinstance(cell.value, str):
-            cell.data_type = "s"
+        """A cell with a font, number format or alignment; a text is always a string cell
+        (never a formula or an error value), whatever it starts with."""
+        if isinstance(value, str):
+            cell = WriteOnlyCell(self.sheet, self.clean(value))
+            cell.data_type = "s"  # openpyxl reads `=...` as a formula and `#N/A` as an error
+        else:
+            cell = WriteOnlyCell(self.sheet, value)
         for name, setting in style.items():
             setattr(cell, name, setting)
         return cell
@@ -245,20 +253,24 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     adjudications = adjudications if adjudications is not None else pd.DataFrame(
         columns=["item_id", "score", "note", "by", "at"])
     total = len(gold) + len(ratings)
-    book = Workbook(write_only=True)
-    try:
-        warnings = write_gold_sheet(book, gold, progress, total)
-        warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold), total)
-        if agreement_sheet is not None:
-            agreement_sheet(book)
-        warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
-        if annotators is not None and len(annotators):
-            write_annotators_sheet(book, annotators)
-        with atomic_path(out) as temp:
-            book.save(temp)
-    except BaseException:
-        discard(book)
-        raise
+    with scratch_folder(check_writable_target(out)):
+        book = Workbook(write_only=True)
+        try:
+            warnings = write_gold_sheet(book, gold, progress, total)
+            warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold),
+                                            total)
+            if agreement_sheet is not None:
+                agreement_sheet(book)
+            warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+            if annotators is not None and len(annotators):
+                write_annotators_sheet(book, annotators)
+            with atomic_path(out) as temp:
+                save_book(book, temp)
+        except BaseException as exc:
+            discard(book)
+            if isinstance(exc, OSError):  # openpyxl's scratch files met a full disk
+                raise SimrateError(f"cannot write: {os_message(exc)}", out) from None
+            raise
     return warnings
 
 

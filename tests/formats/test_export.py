@@ -214,7 +214,7 @@ def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(export_service, writer, crash_halfway)
-    with pytest.raises(SimrateError, match="No space left"):
+    with pytest.raises(SimrateError, match="the disk is full"):
         export_project(project, out)
     assert out.read_bytes() == good
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

@@ -98,7 +98,7 @@ def test_replaced_file_keeps_its_permissions(tmp_path):
 def test_os_error_while_writing_becomes_one_line_error(tmp_path):
     target = tmp_path / "out.tsv"
     target.write_text("good")
-    with pytest.raises(SimrateError, match="cannot write: No space left"):
+    with pytest.raises(SimrateError, match="cannot write: the disk is full"):
         with atomic_open(target):
             raise OSError(28, "No space left on device")
     assert target.read_text() == "good"

@@ -202,11 +202,12 @@ def test_interrupted_xlsx_export_keeps_the_previous_file(tmp_path, monkeypatch):
             raise OSError(5, "Input/output error")
 
         monkeypatch.setattr(xlsx_report, "write_adjudications_sheet", crash)
-        with pytest.raises(OSError):
+        with pytest.raises(SimrateError, match="cannot write: Input/output error"):
             export_project(project, out)
     assert out.read_bytes() == good
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
     assert openpyxl_temp_files() == set()  # openpyxl's own sheet files are gone too
+    assert not [p for p in tmp_path.iterdir() if ".simrate-scratch-" in p.name]
 
 
 def openpyxl_temp_files() -> set[str]:
@@ -216,13 +217,13 @@ def openpyxl_temp_files() -> set[str]:
 
 def test_xlsx_save_failure_is_one_line_error(tmp_path, monkeypatch):
     with make_project(tmp_path / "p.simrate") as project:
-        def full_disk(self, filename):
+        def full_disk(book, filename):
             with open(filename, "wb") as handle:
                 handle.write(b"PK\x03\x04 partial")
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr(xlsx_report.Workbook, "save", full_disk)
-        with pytest.raises(SimrateError, match="No space left"):
+        monkeypatch.setattr(xlsx_report, "save_book", full_disk)
+        with pytest.raises(SimrateError, match="the disk is full"):
             export_project(project, tmp_path / "r.xlsx")
     assert not (tmp_path / "r.xlsx").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

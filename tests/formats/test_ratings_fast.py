@@ -38,6 +38,8 @@ def test_same_frame_as_careful_reader(tmp_path, text):
     "item_id,annotator,score,extra\na,x,1,2\n",  # an unknown column
     "item_id,annotator,score\na,x,1,9\n",  # a field too many
     "item_id,annotator,score\na,x,inf\n",
+    "item_id,annotator,score\na,x,1e-400\n",  # underflows to 0: the careful reader refuses it
+    "item_id,annotator,score\na,x\ty,1\n",  # a control character in a name
 ])
 def test_anything_unusual_goes_to_the_careful_reader(tmp_path, text):
     path = tmp_path / "r.csv"

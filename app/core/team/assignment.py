@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.errors import SimrateError
+from app.core.frames import name_problem
 from app.core.project import Project
 from app.core.store import log_change, read_meta
 from app.core.team.teamdb import ensure_team_tables, has_table
@@ -37,8 +38,10 @@ class AssignmentPlan:
 def check_names(annotators: Sequence[str]) -> list[str]:
     """Stripped annotator names; SimrateError for an empty or repeated name."""
     names = [str(name).strip() for name in annotators]
-    if any(not name for name in names):
-        raise SimrateError("an annotator needs a name")
+    for name in names:
+        problem = name_problem(name)
+        if problem:
+            raise SimrateError(problem)
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise SimrateError(f"annotator named twice: {', '.join(repeated)}")

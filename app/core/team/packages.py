@@ -27,8 +27,10 @@ import pandas as pd
 
 from app import __version__
 from app.core.errors import RuleError, SimrateError
+from app.core.frames import name_problem
 from app.core.project import Project
 from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.team.package_checks import check_issued, check_values
 from app.core.team.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.team.teamdb import project_uuid
 
@@ -142,8 +144,10 @@ def make_package(project: Project, out: str | Path, annotator: str,
     """
     out = Path(out)
     annotator = annotator.strip()
-    if not annotator:
-        raise SimrateError("a package needs an annotator name")
+    problem = name_problem(annotator)
+    if problem:
+        raise SimrateError(problem.replace("an annotator needs a name",
+                                           "a package needs an annotator name"))
     if out.exists():
         raise SimrateError("already exists; choose another name", out)
     folder = out.parent if str(out.parent) else Path(".")
@@ -253,11 +257,8 @@ def _check_origin(project: Project, conn: sqlite3.Connection, package: PackageCo
     if (theirs.get("low"), theirs.get("high"), theirs.get("step")) != (ours.low, ours.high,
                                                                       ours.step):
         raise SimrateError("package scale differs from the project's", path)
-    annotator = meta["package_annotator"]
-    wrong = [r[0] for r in package.ratings if r[2] is not None
-             and not (isinstance(r[2], int) and 0 <= r[2] <= ours.max_code)]
-    if wrong:
-        raise SimrateError(f"package rating of item {wrong[0]!r} is off the scale", path)
+    annotator = check_issued(conn, package)
+    check_values(package, ours.max_code)
     strangers = sorted({r[1] for r in package.ratings} - {annotator})
     if strangers:
         raise SimrateError(f"package for {annotator!r} also holds ratings by "
