@@ -134,16 +134,8 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
         conn.close()  # the last connection to close folds the WAL into the file
 
 
-def make_package(project: Project, out: str | Path, annotator: str,
-                 dataset: str | None = None, sample: int | None = None, seed: int = 0,
-                 checks: int | None = None, by: str = "") -> PackageInfo:
-    """Write a standalone project at `out` for one annotator (see choose_items); logged.
-
-    The file appears complete or not at all: it is built under a temporary name beside
-    `out` and renamed at the end. An existing `out` is never overwritten.
-    """
-    out = Path(out)
-    annotator = annotator.strip()
+def _check_package_target(out: Path, annotator: str) -> None:
+    """SimrateError for a bad annotator name, an existing `out` or a missing folder."""
     problem = name_problem(annotator)
     if problem:
         raise SimrateError(problem.replace("an annotator needs a name",
@@ -153,6 +145,18 @@ def make_package(project: Project, out: str | Path, annotator: str,
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise SimrateError(f"folder {str(folder)!r} does not exist", out)
+
+
+def make_package(project: Project, out: str | Path, annotator: str,
+                 dataset: str | None = None, sample: int | None = None, seed: int = 0,
+                 checks: int | None = None, by: str = "") -> PackageInfo:
+    """Write a standalone project at `out` for one annotator (see choose_items); logged.
+
+    The file appears complete or not at all: it is built under a temporary name beside
+    `out` and renamed at the end. An existing `out` is never overwritten.
+    """
+    out, annotator = Path(out), annotator.strip()
+    _check_package_target(out, annotator)
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)
@@ -286,30 +290,39 @@ def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
     report.unrated = report.items - len(package.ratings)
     differing = []
     for rating in package.ratings:
-        item_id, _name, code, note, skipped, _seconds = rating
-        ord_, left, right = origin[item_id]
-        old = existing.get(ord_)
-        same_value = old is not None and (old[0], bool(old[2])) == (code, bool(skipped))
-        if same_value and old[1] == note:
-            report.unchanged += 1  # already merged: nothing to do, whatever else differs
-            continue
-        conflict = None
-        if package.texts[item_id] != (left, right):
-            conflict = Conflict(item_id, "texts", f"{left!r} / {right!r}",
-                                "{!r} / {!r}".format(*package.texts[item_id]))
-        elif old is not None and (not same_value or old[1]):
-            # a different score, or the same score with a different note: both are the
-            # annotator's words in two places, and only the organizer can pick one
-            conflict = Conflict(item_id, "ratings", _score_text(project, *old),
-                                _score_text(project, code, skipped, note))
-        if conflict is not None:
-            report.conflicts.append(conflict)
-        elif old is None:
-            report.added += 1
-        else:
-            report.changed += 1  # the same score, with a note the project lacked
-        differing.append((ord_, rating, old, conflict))
+        ord_, left, right = origin[rating[0]]
+        found = _compare(project, package, rating, (left, right), existing.get(ord_), report)
+        if found is not None:
+            differing.append((ord_, rating, existing.get(ord_), found[1]))
     return differing
+
+
+def _compare(project: Project, package: PackageContents, rating: tuple,
+             texts: tuple[str, str], old: tuple | None,
+             report: MergeReport) -> tuple[bool, Conflict | None] | None:
+    """Count one package rating in `report`; None when it is already merged, else
+    (True, the conflict or None)."""
+    item_id, _name, code, note, skipped, _seconds = rating
+    same_value = old is not None and (old[0], bool(old[2])) == (code, bool(skipped))
+    if same_value and old[1] == note:
+        report.unchanged += 1  # already merged: nothing to do, whatever else differs
+        return None
+    conflict = None
+    if package.texts[item_id] != texts:
+        conflict = Conflict(item_id, "texts", "{!r} / {!r}".format(*texts),
+                            "{!r} / {!r}".format(*package.texts[item_id]))
+    elif old is not None and (not same_value or old[1]):
+        # a different score, or the same score with a different note: both are the
+        # annotator's words in two places, and only the organizer can pick one
+        conflict = Conflict(item_id, "ratings", _score_text(project, *old),
+                            _score_text(project, code, skipped, note))
+    if conflict is not None:
+        report.conflicts.append(conflict)
+    elif old is None:
+        report.added += 1
+    else:
+        report.changed += 1  # the same score, with a note the project lacked
+    return True, conflict
 
 
 def plan_merge(project: Project, path: str | Path) -> MergeReport:

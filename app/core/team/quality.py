@@ -185,29 +185,27 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     rater = pd.Index(names).get_indexer(ratings["annotator"])
     skips = np.bincount(rater[skipped], minlength=len(names))
     seconds = _median_seconds(ratings["seconds"].to_numpy(np.float64), rater, rated, len(names))
-    report = []
-    for row, name in enumerate(names):
-        entry = {key: figures[key][row] for key in figures}
-        reason = _flag_reason({"check_pearson": _number(entry["check_pearson"]),
-                               "check_mae": _number(entry["check_mae"]),
-                               "constant": bool(entry["constant"])}, threshold, max_mae)
-        report.append({
-            "annotator": name,
-            "rated": int(entry["rated"]),
-            "skipped": int(skips[row]),
-            "mean": _number(entry["mean"]),
-            "sd": _number(entry["sd"]),
-            "pearson_vs_rest": _number(entry["pearson_vs_rest"]),
-            "check_pearson": _number(entry["check_pearson"]),
-            "check_mae": _number(entry["check_mae"]) if entry["checks"] else None,
-            "excluded": name in excluded,
-            "seconds_per_item": _number(seconds[row]),
-            "checks": int(entry["checks"]),
-            "flagged": reason is not None,
-            "flag_reason": reason,
-            "machine": name in machines,
-        })
-    return report
+    return [_report_row(name, {key: figures[key][row] for key in figures}, int(skips[row]),
+                        seconds[row], name in excluded, name in machines, threshold, max_mae)
+            for row, name in enumerate(names)]
+
+
+def _report_row(name: str, entry: dict, skips: int, seconds: float, excluded: bool,
+                machine: bool, threshold: float, max_mae: float | None) -> dict:
+    """One annotator's row of the report (see annotator_report)."""
+    reason = _flag_reason({"check_pearson": _number(entry["check_pearson"]),
+                           "check_mae": _number(entry["check_mae"]),
+                           "constant": bool(entry["constant"])}, threshold, max_mae)
+    return {
+        "annotator": name, "rated": int(entry["rated"]), "skipped": skips,
+        "mean": _number(entry["mean"]), "sd": _number(entry["sd"]),
+        "pearson_vs_rest": _number(entry["pearson_vs_rest"]),
+        "check_pearson": _number(entry["check_pearson"]),
+        "check_mae": _number(entry["check_mae"]) if entry["checks"] else None,
+        "excluded": excluded, "seconds_per_item": _number(seconds),
+        "checks": int(entry["checks"]), "flagged": reason is not None,
+        "flag_reason": reason, "machine": machine,
+    }
 
 
 def _median_seconds(seconds: np.ndarray, rater: np.ndarray, rated: np.ndarray,
