@@ -363,13 +363,19 @@ def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None
     # values equal but for rounding noise (77 and 77 + 1e-14) vary by nothing real
     noise = (sxx <= _VARIANCE_TOLERANCE ** 2 * size_x) | (syy <= _VARIANCE_TOLERANCE ** 2 * size_y)
     flat = ~(x_low < x_high) | ~(y_low < y_high) | ~(sxx * syy > 0.0) | noise
+    reasons = _undefined_reasons(n, flat)
+    r[list(reasons)] = np.nan
+    return r, reasons
+
+
+def _undefined_reasons(n: np.ndarray, flat: np.ndarray) -> dict[int, str]:
+    """{rater: why their r vs rest is undefined}: no common units, one, or no variance."""
     reasons = {}
-    for i in range(count):
+    for i in range(n.size):
         if n[i] == 0:
             reasons[i] = REASON_NO_OTHERS
         elif n[i] == 1:
             reasons[i] = REASON_ONE_COMMON
         elif flat[i]:
             reasons[i] = REASON_FLAT
-    r[list(reasons)] = np.nan
-    return r, reasons
+    return reasons

@@ -128,6 +128,18 @@ def _summaries_apart(texts: list[PyramidText], rules: WordRules) -> np.ndarray:
     return summary[:, None] != summary[None, :]
 
 
+def _postings(word_counts: list) -> tuple[list[int], list[int], list[int]]:
+    """(text, word number, repeats) for every distinct word of every text."""
+    vocabulary: dict[str, int] = {}
+    text_of, word_of, repeats = [], [], []
+    for row, words_of_text in enumerate(word_counts):
+        for word in words_of_text:
+            text_of.append(row)
+            word_of.append(vocabulary.setdefault(word, len(vocabulary)))
+            repeats.append(words_of_text[word] if isinstance(words_of_text, dict) else 1)
+    return text_of, word_of, repeats
+
+
 def _overlap(word_counts: list, how: str = "distinct") -> tuple[np.ndarray, np.ndarray]:
     """Shared word counts between every two texts (n x n), and each text's own count.
 
@@ -139,13 +151,7 @@ def _overlap(word_counts: list, how: str = "distinct") -> tuple[np.ndarray, np.n
     bincount; no BLAS (whose threads cost more than they save on matrices this small).
     """
     n = len(word_counts)
-    vocabulary: dict[str, int] = {}
-    text_of, word_of, repeats = [], [], []
-    for row, words_of_text in enumerate(word_counts):
-        for word in words_of_text:
-            text_of.append(row)
-            word_of.append(vocabulary.setdefault(word, len(vocabulary)))
-            repeats.append(words_of_text[word] if isinstance(words_of_text, dict) else 1)
+    text_of, word_of, repeats = _postings(word_counts)
     if not text_of:
         return np.zeros((n, n), dtype=np.int32), np.zeros(n, dtype=np.int32)
     by_word = np.argsort(np.array(word_of), kind="stable")

@@ -80,7 +80,10 @@ class NewProjectDialog(QDialog):
         self.pyramid_box = PyramidChoiceBox(self)
         self.pyramid_box.setVisible(False)
         self.pyramid_box.changed.connect(self._update_ok)
+        self._lay_out()
 
+    def _lay_out(self) -> None:
+        """The form, the pyramid choices, the problem line and the buttons."""
         form = QFormLayout()
         form.addRow("Pairs file:", path_row(self.source_edit, self._browse_source))
         form.addRow("Scale:", self.scale_box)
