@@ -107,6 +107,15 @@ class ItemsImported(Event):
 
 
 @dataclass(frozen=True)
+class ImportUndone(Event):
+    """A bulk import was undone: the rows it wrote are gone, those it replaced are back."""
+
+    is_bulk: ClassVar[bool] = True
+    batch: int
+    kind: str
+
+
+@dataclass(frozen=True)
 class AnnotatorExcluded(Event):
     """An annotator was excluded from agreement and gold, or counted again."""
 

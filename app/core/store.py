@@ -11,14 +11,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.errors import SimrateError
+from app.core.migrate import migrate, needs_migration
 
-SCHEMA_VERSION = 1
+#: 2: sources in their own table, ratings remember the bulk import that wrote them
+#: (app/core/migrate.py brings version 1 files up to date when they are opened).
+SCHEMA_VERSION = 2
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE TABLE items (
     ord INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -28,8 +32,9 @@ CREATE TABLE items (
     genre TEXT NOT NULL DEFAULT '',
     reference REAL,
     meta TEXT,
-    source TEXT NOT NULL DEFAULT ''
+    source_id INTEGER REFERENCES sources(id)
 );
+CREATE INDEX items_dataset ON items(dataset);
 CREATE TABLE annotators (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -43,7 +48,19 @@ CREATE TABLE ratings (
     skipped INTEGER NOT NULL DEFAULT 0,
     seconds REAL,
     updated_at REAL NOT NULL,
+    batch INTEGER,
     PRIMARY KEY (item_ord, annotator_id)
+) WITHOUT ROWID;
+CREATE TABLE import_replaced (
+    batch INTEGER NOT NULL,
+    item_ord INTEGER NOT NULL,
+    annotator_id INTEGER NOT NULL,
+    code INTEGER,
+    note TEXT NOT NULL DEFAULT '',
+    skipped INTEGER NOT NULL DEFAULT 0,
+    seconds REAL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (batch, item_ord, annotator_id)
 ) WITHOUT ROWID;
 CREATE TABLE adjudications (
     item_ord INTEGER PRIMARY KEY REFERENCES items(ord),
@@ -52,6 +69,9 @@ CREATE TABLE adjudications (
     by TEXT NOT NULL DEFAULT '',
     at REAL NOT NULL
 );
+-- ratings.batch: the id of the change-log entry of the bulk import that wrote the row as it
+-- stands (NULL once a single edit rewrites it). import_replaced: what such an import
+-- overwrote, so that undoing it restores exactly the earlier rows.
 CREATE TABLE changes (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
@@ -140,6 +160,8 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         _apply_settings(conn)
     except sqlite3.OperationalError:
         pass  # read-only location: reading still works, writes will say why they fail
+    if needs_migration(conn) and migrate(conn, path):
+        meta["schema_version"] = str(SCHEMA_VERSION)
     return conn, meta
 
 
@@ -205,8 +227,8 @@ def dumps(value: object) -> str | None:
 
 def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
                annotator: str | None = None, old: object = None, new: object = None,
-               note_old: str | None = None, note_new: str | None = None) -> None:
-    """Append one row to the change log (inside the caller's transaction).
+               note_old: str | None = None, note_new: str | None = None) -> int:
+    """Append one row to the change log (inside the caller's transaction); returns its id.
 
     `who` defaults to the annotator. When either note is given, old and new are logged as
     {score, note} so that a changed note is on record as well as a changed score.
@@ -214,8 +236,8 @@ def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str 
     if note_old or note_new:
         old = {"score": old, "note": note_old or ""}
         new = {"score": new, "note": note_new or ""}
-    conn.execute(
+    return conn.execute(
         "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
         "VALUES (?,?,?,?,?,?,?)",
         (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
-    )
+    ).lastrowid
