@@ -21,6 +21,7 @@ from app.core import tables
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
 from app.core.errors import SimrateError
+from app.core.counts import count_facts
 from app.core.events import (
     AdjudicationChanged,
     AnnotatorExcluded,
@@ -149,6 +150,11 @@ class Project:
         """A write transaction on the team tables, the change log and team meta keys only:
         the Project's in-memory state does not see what is written here."""
         return transaction(self._conn, self.path)
+
+    def counts(self) -> dict:
+        """items, annotators, ratings, skipped, flagged, adjudicated and items per dataset,
+        from SQL aggregates (app/core/counts.py); nothing is loaded."""
+        return count_facts(self._conn, self.scale, self.threshold)
 
     # ----------------------------------------------------------- settings
     @property
