@@ -7,8 +7,6 @@ import json
 import re
 from collections.abc import Sequence
 
-import pandas as pd
-
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
 from app.core.agreement.report import RatingsMatrix, Report, agreement_report, ratings_matrix
@@ -23,6 +21,8 @@ def _natural_key(name: str) -> list[object]:
 
 
 def _ratings_file_inputs(path: str) -> RatingsMatrix:
+    import pandas as pd
+
     from app.formats.ratings import read_ratings
 
     frame = read_ratings(path)
@@ -31,24 +31,12 @@ def _ratings_file_inputs(path: str) -> RatingsMatrix:
 
 
 def _project_inputs(path: str, by: str | None
-                    ) -> tuple[RatingsMatrix, set[str], dict[str, str] | None]:
-    """(ratings matrix over every item, unadjudicated items, {item: group} or None)."""
-    from app.core.project import Project
+                    ) -> tuple[RatingsMatrix, list[str], dict[str, str] | None]:
+    """(ratings matrix over every item, unadjudicated items, {item: group} or None), read
+    as columns from the file (app/core/agreement/inputs.py)."""
+    from app.core.agreement.inputs import project_inputs
 
-    with Project.open(path) as project:
-        ratings = project.ratings()
-        ratings = ratings[ratings["score"].notna() & ~ratings["skipped"].astype(bool)]
-        excluded = set(project.excluded_annotators())
-        ratings = ratings[~ratings["annotator"].isin(excluded)]
-        item_ids = project.item_ids()
-        annotators = [a for a in project.annotators() if a not in excluded]
-        settled = project.flagged_ids() | set(project.adjudications()["item_id"])
-        group_of = None
-        if by is not None:
-            items = project.items()
-            group_of = dict(zip(items["item_id"], items[by].fillna("").astype(str), strict=True))
-    matrix = ratings_matrix(ratings, "score", items=item_ids, raters=annotators)
-    return matrix, {i for i in item_ids if i not in settled}, group_of
+    return project_inputs(path, by)
 
 
 def run(args: argparse.Namespace) -> int:

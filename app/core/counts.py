@@ -15,6 +15,7 @@ from app.core.review.flags import threshold_codes
 from app.core.scale import Scale
 from app.core.store import open_store
 
+
 def flagged_count(conn: sqlite3.Connection, k: int) -> int:
     """Number of items flagged at a threshold of k codes, by the rule of
     app/core/review/flags.py: counted annotators' scores spread by k codes or more (which

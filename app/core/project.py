@@ -20,8 +20,8 @@ import pandas as pd
 from app.core import tables
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
-from app.core.errors import SimrateError
 from app.core.counts import count_facts
+from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
     AnnotatorExcluded,
@@ -36,6 +36,7 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS
+from app.core.import_log import find_import
 from app.core.item_index import ItemIndex
 from app.core.items_import import check_present, insert_items, undo_items_import
 from app.core.ratings_import import (
@@ -48,7 +49,6 @@ from app.core.ratings_import import (
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.scale import Scale, load_scale
-from app.core.import_log import find_import
 from app.core.store import create_store, log_change, open_store, read_meta, transaction
 
 __all__ = ["PlannedRating", "Project"]
