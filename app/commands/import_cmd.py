@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.core.errors import SimrateError
 from app.core.project import Project
 
 
@@ -30,8 +31,27 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     return "items", read_items(path, chosen, **options), chosen
 
 
+def _undo(args: argparse.Namespace) -> int:
+    """Undo one bulk import: its rows go, the rows it replaced come back."""
+    if args.files:
+        raise SimrateError("give files to import or --undo, not both")
+    if args.undo != "last" and not args.undo.isdigit():
+        raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
+    with Project.open(args.project) as project:
+        done = project.undo_import(None if args.undo == "last" else int(args.undo))
+    what = "items" if done["kind"] == "import_items" else "ratings"
+    restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
+    print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
+          f"{done['removed']} {what} removed{restored}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Import each file in turn; each file is all or nothing."""
+    if args.undo is not None:
+        return _undo(args)
+    if not args.files:
+        raise SimrateError("give at least one FILE to import (or --undo)")
     with Project.open(args.project) as project:
         for path in args.files:
             kind, frame, chosen = _read(path, args.format, args)

@@ -240,3 +240,36 @@ def test_a_version_1_file_is_upgraded_on_open_and_keeps_everything(tmp_path):
         counts = p.import_ratings(ratings([("c", "ben", 2.0)]), "new.csv")
         assert counts["added"] == 1 and p.undo_import()["removed"] == 1
     assert summary(path)["ratings"] == 3  # a, a, c scored; b skipped
+
+
+def test_import_as_an_undoable_action(busy):
+    from app.core.actions import History, ImportRatings
+
+    before = busy.ratings()
+    history = History(busy)
+    assert history.run(ImportRatings(ratings([("i12", "fay", 3.0)]), "f.csv"))
+    assert busy.rating("i12", "fay") == 3.0
+    history.undo()
+    pd.testing.assert_frame_equal(busy.ratings(), before)
+    history.redo()
+    assert busy.rating("i12", "fay") == 3.0
+    assert not history.run(ImportRatings(ratings([("i12", "fay", 3.0)]), "f.csv"))
+
+
+def test_cli_undo_of_the_last_import(busy, tmp_path):
+    import subprocess
+    import sys
+
+    csv = tmp_path / "r.csv"
+    csv.write_text("item_id,annotator,score\ni13,gus,2\ni14,gus,3\n", encoding="utf-8")
+    path = str(busy.path)
+    busy.close()
+    run = [sys.executable, "-m", "app", "import", path]
+    assert subprocess.run([*run, str(csv)], capture_output=True).returncode == 0
+    done = subprocess.run([*run, "--undo"], capture_output=True, text=True)
+    assert done.returncode == 0 and "2 ratings removed" in done.stdout
+    wrong = subprocess.run([*run, "--undo", "1"], capture_output=True, text=True)
+    assert wrong.returncode == 2 and wrong.stderr.startswith("simrate: error: ")
+    assert "Traceback" not in wrong.stderr
+    with Project.open(path) as p:
+        assert p.rating("i13", "gus") is None
