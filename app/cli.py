@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import pairs or ratings into a project")
     p.add_argument("project")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("--undo", nargs="?", const="last", metavar="ID",
+                   help="undo the last import (or the one with this change-log id)")
     p.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
     p.add_argument("--annotator")
     p.add_argument("--dataset")

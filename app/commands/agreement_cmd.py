@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import re
 from collections.abc import Sequence
-
-import numpy as np
-import pandas as pd
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
 from app.core.agreement.long_report import long_agreement_report
 from app.core.agreement.report import Report
-from app.core.agreement.sparse import LongRatings, _grouped_extremes
+from app.core.agreement.sparse import LongRatings
 from app.core.errors import SimrateError
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
@@ -32,6 +28,8 @@ TABLE_RATERS = 12
 
 
 def _ratings_file_inputs(path: str) -> LongRatings:
+    import pandas as pd  # here, not at the top: a project's figures need no pandas
+
     from app.formats.ratings import read_ratings
 
     frame = read_ratings(path)
@@ -41,54 +39,11 @@ def _ratings_file_inputs(path: str) -> LongRatings:
 
 def _project_inputs(path: str, by: str | None, with_machines: bool
                     ) -> tuple[LongRatings, set[str], dict[str, str] | None]:
-    """(ratings over every item, unadjudicated items, {item: group} or None).
+    """(ratings over every item, unadjudicated items, {item: group} or None), read as
+    columns from the file (app/core/agreement/inputs.py)."""
+    from app.core.agreement.inputs import project_inputs
 
-    Read in bulk as arrays (a crowd project holds a million ratings); the flag rule is
-    applied to those arrays rather than through the project's per-rating flag index.
-    """
-    from app.core.project import Project
-    from app.core.review.flags import threshold_codes
-
-    with Project.open(path) as project:
-        left_out = set(project.excluded_annotators())
-        if not with_machines:
-            left_out |= set(project.machine_annotators())
-        names = dict(project.read("SELECT id, name FROM annotators"))
-        rows = project.read("SELECT item_ord, annotator_id, code FROM ratings "
-                            "WHERE code IS NOT NULL AND skipped = 0")
-        ords = np.array([r[0] for r in project.read("SELECT ord FROM items ORDER BY ord")],
-                        dtype=np.int64)
-        adjudicated = np.array([r[0] for r in project.read("SELECT item_ord FROM adjudications")],
-                               dtype=np.int64)
-        item_ids = project.item_ids()
-        annotators = [a for a in project.annotators() if a not in left_out]
-        scale, threshold = project.scale, threshold_codes(project.threshold, project.scale.step)
-        group_of = None
-        if by is not None:
-            items = project.items()
-            group_of = dict(zip(items["item_id"], items[by].fillna("").astype(str), strict=True))
-    table = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64,
-                        count=3 * len(rows)).reshape(len(rows), 3)
-    unit = np.searchsorted(ords, table[:, 0])
-    order = {name: i for i, name in enumerate(annotators)}
-    rater = np.array([order.get(names.get(a), -1) for a in range(max(names, default=0) + 1)]
-                     )[table[:, 1]] if len(rows) else np.zeros(0, dtype=np.int64)
-    keep = rater >= 0
-    code = table[keep, 2]
-    long = LongRatings(unit[keep], rater[keep], scale.low + code * scale.step, item_ids,
-                       annotators)
-    settled = _flagged(long.unit, code, len(item_ids), threshold)
-    settled[np.searchsorted(ords, adjudicated)] = True
-    return long, {i for i, done in zip(item_ids, settled, strict=True) if not done}, group_of
-
-
-def _flagged(unit: np.ndarray, code: np.ndarray, units: int, threshold: int) -> np.ndarray:
-    """Per unit: two or more ratings whose spread is at least `threshold` codes (the flag
-    rule; adjudicated units are set apart by the caller)."""
-    count = np.bincount(unit, minlength=units)
-    low, high = _grouped_extremes(unit, code.astype(np.float64), units)
-    with np.errstate(invalid="ignore"):
-        return (count >= 2) & (high - low >= threshold)
+    return project_inputs(path, by, with_machines)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -47,6 +47,8 @@ def _pyramid_note(frame) -> str:
         return f": {len({m['question_id'] for m in metas})} ranking questions x 4 candidates"
     positive = sum(m["label"] for m in metas)
     return f": {positive} paraphrases, {len(metas) - positive} non-paraphrases"
+
+
 def _import_machine(project: Project, args: argparse.Namespace) -> None:
     from app.commands import login_name
     from app.services.machine_import import import_machine
@@ -69,10 +71,29 @@ def _import_turk(project: Project, path: str, frame) -> None:
           f"{done.ratings['unchanged']} unchanged from {done.workers} workers{items}")
 
 
+def _undo(args: argparse.Namespace) -> int:
+    """Undo one bulk import: its rows go, the rows it replaced come back."""
+    if args.files:
+        raise SimrateError("give files to import or --undo, not both")
+    if args.undo != "last" and not args.undo.isdigit():
+        raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
+    with Project.open(args.project) as project:
+        done = project.undo_import(None if args.undo == "last" else int(args.undo))
+    what = "items" if done["kind"] == "import_items" else "ratings"
+    restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
+    print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
+          f"{done['removed']} {what} removed{restored}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Import each file in turn; each file is all or nothing."""
     if args.machine is not None and args.annotator_column is not None:
         raise SimrateError("give either --machine NAME or --annotator-column COLUMN")
+    if args.undo is not None:
+        return _undo(args)
+    if not args.files:
+        raise SimrateError("give at least one FILE to import (or --undo)")
     with Project.open(args.project) as project:
         if args.machine is not None:
             _import_machine(project, args)

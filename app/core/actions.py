@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import pandas as pd
+
 from app.core.events import RatingState, Verdict
 from app.core.project import Project
 from app.core.scale import Scale, fmt
@@ -112,6 +114,34 @@ class SetExcluded:
     def describe(self, scale: Scale) -> str:
         """`Exclude NAME` or `Count NAME again`."""
         return f"Exclude {self.annotator}" if self.excluded else f"Count {self.annotator} again"
+
+
+@dataclass
+class ImportRatings:
+    """Import a ratings table as one step; undo removes exactly the rows it wrote and puts
+    back the ones it replaced (Project.undo_import)."""
+
+    frame: pd.DataFrame
+    source: str = ""
+    by: str = ""
+    batch: int = 0
+    counts: dict = field(default_factory=dict)
+
+    def do(self, project: Project) -> bool:
+        """Import; False (nothing written) when every rating was already there."""
+        self.counts = project.import_ratings(self.frame, self.source)
+        self.batch = project.last_import if (self.counts["added"] or
+                                             self.counts["changed"]) else 0
+        return bool(self.batch)
+
+    def undo(self, project: Project) -> None:
+        """Remove what the import wrote."""
+        if self.batch:
+            project.undo_import(self.batch, by=self.by)
+
+    def describe(self, scale: Scale) -> str:
+        """`Import ratings from SOURCE`."""
+        return f"Import ratings from {self.source or 'a table'}"
 
 
 class History:

@@ -115,6 +115,15 @@ class AnnotatorAdded(Event):
 
 
 @dataclass(frozen=True)
+class ImportUndone(Event):
+    """A bulk import was undone: the rows it wrote are gone, those it replaced are back."""
+
+    is_bulk: ClassVar[bool] = True
+    batch: int
+    kind: str
+
+
+@dataclass(frozen=True)
 class AnnotatorExcluded(Event):
     """Annotators were excluded from agreement and gold, or counted again (several names
     are joined by ", ")."""

@@ -18,6 +18,7 @@ class ItemIndex:
         self.ids: list[str] = [r[1] for r in rows]
         self.ord: dict[str, int] = {r[1]: r[0] for r in rows}
         self.id_by_ord: dict[int, str] = {r[0]: r[1] for r in rows}
+        self._lookup = None  # a pandas Index of the ids, made on first bulk lookup
 
     @classmethod
     def read(cls, conn: sqlite3.Connection, path: Path | None = None) -> ItemIndex:
@@ -55,6 +56,21 @@ class ItemIndex:
         if self.ords_are_positions():
             return np.asarray(self.ids, dtype=object)[ords]
         return np.array([self.id_by_ord[o] for o in ords], dtype=object)
+
+    def positions_of(self, ids: np.ndarray) -> np.ndarray:
+        """Positions of many ids at once (-1 for an unknown id)."""
+        if self._lookup is None:
+            import pandas as pd  # only bulk imports need it; `info` stays light
+
+            self._lookup = pd.Index(self.ids, dtype=object)
+        return self._lookup.get_indexer(ids).astype(np.int64)
+
+    def ords_at(self, positions: np.ndarray) -> np.ndarray:
+        """Ords of the items at these positions (all known)."""
+        if self.ords_are_positions():
+            return positions.astype(np.int64)
+        ords = np.fromiter((self.ord[i] for i in self.ids), dtype=np.int64, count=len(self.ids))
+        return ords[positions]
 
     def rows_for_ords(self, ords: np.ndarray) -> np.ndarray:
         """Positions for an array of ords."""

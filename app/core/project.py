@@ -20,12 +20,14 @@ import pandas as pd
 from app.core import tables
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
+from app.core.counts import count_facts
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
     AnnotatorAdded,
     AnnotatorExcluded,
     Event,
+    ImportUndone,
     ItemsImported,
     RatingChanged,
     RatingsImported,
@@ -35,12 +37,20 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS, name_problem
+from app.core.import_log import find_import
 from app.core.item_index import ItemIndex
-from app.core.ratings_import import PlannedRating, plan_ratings, write_plan
+from app.core.items_import import check_present, insert_items, undo_items_import
+from app.core.ratings_import import (
+    PlannedRating,
+    plan_arrays,
+    planned_list,
+    undo_ratings_import,
+    write_arrays,
+)
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.scale import Scale, load_scale
-from app.core.store import create_store, dumps, log_change, open_store, read_meta, transaction
+from app.core.store import create_store, log_change, open_store, read_meta, transaction
 
 __all__ = ["PlannedRating", "Project"]
 
@@ -56,6 +66,7 @@ class Project:
         self.title = meta.get("title", "")
         self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
+        self.last_import = 0  # change-log id of this object's last bulk import
         self._load_index()
         self.agreement = AgreementModel(self)
 
@@ -141,6 +152,11 @@ class Project:
         the Project's in-memory state does not see what is written here."""
         return transaction(self._conn, self.path)
 
+    def counts(self) -> dict:
+        """items, annotators, ratings, skipped, flagged, adjudicated and items per dataset,
+        from SQL aggregates (app/core/counts.py); nothing is loaded."""
+        return count_facts(self._conn, self.scale, self.threshold)
+
     # ----------------------------------------------------------- settings
     @property
     def threshold(self) -> float:
@@ -205,33 +221,32 @@ class Project:
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
         with transaction(self._conn, self.path) as conn:
-            rows, already = self._new_item_rows(conn, frame, source)
-            if rows:
-                conn.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?)", rows)
-                log_change(conn, "import_items", new={"source": source, "added": len(rows)})
-        if rows:
+            present = check_present(conn, frame, source)
+            first, added = insert_items(conn, frame[~present], source)
+            if added:
+                self.last_import = log_change(conn, "import_items", who=source, new={
+                    "source": source, "added": added, "already": int(present.sum()),
+                    "first_ord": first})
+        if added:
             self._load_index()
-            self._publish(ItemsImported(len(rows)))
-        return len(rows), already
+            self._publish(ItemsImported(added))
+        return added, int(present.sum())
 
-    def _new_item_rows(self, conn: sqlite3.Connection, frame: pd.DataFrame,
-                       source: str) -> tuple[list[tuple], int]:
-        existing = _existing_texts(conn, frame["item_id"].tolist())
-        next_ord = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()[0]
-        rows, already = [], 0
-        for rec in frame.itertuples(index=False):
-            old = existing.get(rec.item_id)
-            if old is not None:
-                if old != (rec.left, rec.right):
-                    raise SimrateError(f"item {rec.item_id!r} is already in the project with "
-                                       "other texts", source or None, int(rec.line))
-                already += 1
-                continue
-            ref = None if pd.isna(rec.reference) else float(rec.reference)
-            rows.append((next_ord + len(rows), rec.item_id, rec.left, rec.right,
-                         rec.dataset or "", rec.genre or "", ref,
-                         dumps(rec.meta) if rec.meta else None, source))
-        return rows, already
+    def undo_import(self, batch: int | None = None, by: str = "") -> dict:
+        """Undo one bulk import (of items or ratings) by its change-log id, default the last
+        one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
+        with transaction(self._conn, self.path) as conn:
+            entry = find_import(conn, batch)
+            if entry.kind == "import_items":
+                counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
+                          "restored": 0}
+            else:
+                counts = undo_ratings_import(conn, entry.batch)
+            log_change(conn, "undo_import", who=by, new={"batch": entry.batch,
+                                                         "source": entry.source, **counts})
+        self._load_index()
+        self._publish(ImportUndone(entry.batch, entry.kind))
+        return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
 
     # ----------------------------------------------------------- annotators
     def annotators(self) -> list[str]:
@@ -405,7 +420,8 @@ class Project:
             conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                          (ord_, aid))
         else:
-            conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+            conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
+                         "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
                          (ord_, aid, code, new.note, int(skipped), seconds, time.time()))
         log_change(conn, "skip" if skipped else "rating", item_id=item_id, annotator=annotator,
                    old=self._score_of(old.code), new=self._score_of(code),
@@ -445,17 +461,20 @@ class Project:
         """Check a reader's ratings table against the project and classify each rating,
         writing nothing; SimrateError (with file and line) for an unknown item, a score off
         the scale or a rating given twice."""
-        return plan_ratings(self._conn, frame, self._index, self.scale, source)
+        return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
+                                        self.annotator_ids()))
 
     def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same
-        (`changed`: a new score or note for a rating the project held)."""
+        (`changed`: a new score or note for a rating the project held). The change log gets
+        one entry for it; `last_import` is that entry's id (0 when nothing was written), the
+        reference `undo_import` takes."""
         added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
-            plan = plan_ratings(conn, frame, self._index, self.scale, source)
-            aids = {name: self._annotator_id(conn, name, added)
-                    for name in dict.fromkeys(p.annotator for p in plan)}
-            counts = write_plan(conn, plan, self._index, aids, self.scale, source)
+            known = dict(conn.execute("SELECT name, id FROM annotators"))
+            plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
+            aids = [self._annotator_id(conn, name, added) for name in plan.names]
+            counts, self.last_import = write_arrays(conn, plan, aids, source)
         self._annotator_ids.update(added)
         if counts["added"] or counts["changed"]:
             self._publish(RatingsImported(counts))
@@ -541,14 +560,3 @@ class Project:
         """The append-only change log: id, at, who, kind, item_id, annotator, old, new."""
         return tables.read_changes(self._conn)
 
-
-def _existing_texts(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[str, str]]:
-    """{id: (left, right)} of the given ids already stored."""
-    found: dict[str, tuple[str, str]] = {}
-    for start in range(0, len(ids), 900):
-        chunk = ids[start:start + 900]
-        marks = ",".join("?" * len(chunk))
-        for item_id, left, right in conn.execute(
-                f"SELECT id, left, right FROM items WHERE id IN ({marks})", chunk):
-            found[item_id] = (left, right)
-    return found

@@ -1,4 +1,11 @@
-"""Merging a reader's ratings table into a project: check, classify, write (all or nothing)."""
+"""Merging a reader's ratings table into a project: check, classify, write (all or nothing).
+
+Everything runs on arrays: the checks, the comparison with the ratings the project holds
+and the write, which is one batched insert. The change log gets one entry per import
+(source, counts, annotators); each row written carries that entry's id in `ratings.batch`
+and each row it overwrote is kept in `import_replaced`, so `undo_ratings_import` removes
+exactly what the import wrote and puts back what it replaced.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,21 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
+from app.core.columns import read_codes
 from app.core.errors import SimrateError
 from app.core.frames import RATING_COLUMNS, name_problem
 from app.core.item_index import ItemIndex
 from app.core.scale import Scale
-from app.core.store import dumps
+from app.core.store import log_change
+
+#: Status codes of ArrayPlan.status, and their names in PlannedRating.status.
+ADDED, UNCHANGED, NOTE, SCORE = 0, 1, 2, 3
+STATUS_NAMES = ("added", "unchanged", "note", "score")
+_INSERT = ("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, skipped, "
+           "seconds, updated_at, batch) VALUES (?,?,?,?,0,NULL,?,?)")
 
 
 @dataclass(frozen=True)
@@ -33,88 +48,196 @@ class PlannedRating:
     status: str
 
 
-def check_ratings(frame: pd.DataFrame, index: ItemIndex, scale: Scale,
-                  source: str) -> list[tuple]:
-    """(item_id, annotator, code, note, line) per row; SimrateError with the line for an
-    unknown item, a score off the scale or a rating given twice."""
+@dataclass
+class ArrayPlan:
+    """A checked ratings table as arrays, one entry per row of the file (see plan_arrays)."""
+
+    item_ids: np.ndarray  # object
+    names: list[str]  # distinct annotator names (stripped), in order of first appearance
+    who: np.ndarray  # position in `names` per row
+    ords: np.ndarray
+    codes: np.ndarray
+    notes: np.ndarray  # object
+    lines: np.ndarray
+    old_codes: np.ndarray  # -1: no score held (no row, or a skip)
+    old_notes: np.ndarray  # object, "" when none
+    has_old: np.ndarray  # bool: the project holds a row for this item and annotator
+    status: np.ndarray  # ADDED / UNCHANGED / NOTE / SCORE
+
+    def counts(self) -> dict[str, int]:
+        """added / changed / unchanged, as import_ratings reports them."""
+        tally = np.bincount(self.status, minlength=4)
+        return {"added": int(tally[ADDED]), "changed": int(tally[NOTE] + tally[SCORE]),
+                "unchanged": int(tally[UNCHANGED])}
+
+
+def _codes(scores: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, bad) with the rule of Scale.to_code applied to every score at once."""
+    with np.errstate(invalid="ignore"):
+        steps = (scores - scale.low) / scale.step
+        nearest = np.rint(steps)
+        bad = ~np.isfinite(scores) | (scores < scale.low - 1e-9) | (scores > scale.high + 1e-9)
+    codes = np.where(bad, 0, nearest).astype(np.int64)
+    # exactly a grid value, as Scale.to_code asks: no tolerance, nothing rounded to the grid
+    grid = np.array([scale.grid_value(c) for c in range(scale.n_codes)], dtype=np.float64)
+    own = scale.low + np.arange(scale.n_codes) * scale.step
+    chosen = np.clip(codes, 0, scale.n_codes - 1)
+    bad |= ~((scores == grid[chosen]) | (scores == own[chosen]))
+    return codes, bad
+
+
+def _first_error(frame: pd.DataFrame, scale: Scale, where: str | None, row: int,
+                 unknown: np.ndarray, bad: np.ndarray, key: np.ndarray) -> None:
+    """Raise the error of one row, checking in the order of the rules (item, score, again)."""
+    line = int(frame["line"].iat[row])
+    item_id, annotator = frame["item_id"].iat[row], frame["annotator"].iat[row]
+    if unknown[row]:
+        raise SimrateError(f"no item with id {item_id!r} in the project", where, line)
+    if bad[row]:
+        try:
+            scale.to_code(frame["score"].iat[row])
+        except SimrateError as exc:
+            raise SimrateError(exc.message, where, line) from None
+    first = int(frame["line"].iat[int(np.flatnonzero(key == key[row])[0])])
+    raise SimrateError(f"{annotator!r} rates item {item_id!r} again (first on line {first})",
+                       where, line)
+
+
+def _check_names(frame: pd.DataFrame, who: np.ndarray, raw_names: np.ndarray,
+                 where: str | None) -> None:
+    """SimrateError with the line of the first row whose annotator name is not allowed."""
+    for position, name in enumerate(raw_names):
+        problem = name_problem(str(name).strip())
+        if problem:
+            row = int(np.flatnonzero(who == position)[0])
+            raise SimrateError(problem, where, int(frame["line"].iat[row]))
+
+
+def check_arrays(frame: pd.DataFrame, index: ItemIndex, scale: Scale, source: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(item positions, codes, annotator position per row, distinct raw names); SimrateError
+    with the line of the first row that names an unknown item, gives a score off the scale
+    or repeats a rating."""
     missing = [c for c in RATING_COLUMNS if c not in frame.columns]
     if missing:
         raise SimrateError(f"ratings table lacks columns {missing}", source or None)
-    where = source or None
-    rows, seen = [], {}
-    for rec in frame.itertuples(index=False):
-        line = int(rec.line)
-        if rec.item_id not in index:
-            raise SimrateError(f"no item with id {rec.item_id!r} in the project", where, line)
-        try:
-            code = scale.to_code(rec.score)
-        except SimrateError as exc:
-            raise SimrateError(exc.message, where, line) from None
-        problem = name_problem(str(rec.annotator).strip())
-        if problem:
-            raise SimrateError(problem, where, line)
-        key = (rec.item_id, str(rec.annotator))
-        if key in seen:
-            raise SimrateError(f"{rec.annotator!r} rates item {rec.item_id!r} again (first on "
-                               f"line {seen[key]})", where, line)
-        seen[key] = line
-        rows.append((rec.item_id, str(rec.annotator), code, rec.note or "", line))
-    return rows
+    positions = index.positions_of(frame["item_id"].to_numpy(dtype=object))
+    unknown = positions < 0
+    codes, bad = _codes(frame["score"].to_numpy(dtype=np.float64, na_value=np.nan), scale)
+    who, raw_names = pd.factorize(frame["annotator"].astype(str).to_numpy(dtype=object),
+                                  sort=False)
+    # one integer per (item, annotator); an unknown item never repeats (its own key)
+    key = np.where(unknown, -1 - np.arange(len(frame)),
+                   positions * max(1, len(raw_names)) + who)
+    again = pd.Series(key).duplicated().to_numpy()
+    _check_names(frame, who, raw_names, source or None)
+    failing = np.flatnonzero(unknown | bad | again)
+    if failing.size:
+        _first_error(frame, scale, source or None, int(failing[0]), unknown, bad, key)
+    return positions, codes, who.astype(np.int64), [str(n) for n in raw_names]
 
 
-def held_ratings(conn: sqlite3.Connection, names: list[str]) -> dict:
-    """{(item ord, annotator name): (code, note)} of these annotators' ratings."""
-    if not names:
-        return {}
-    marks = ",".join("?" * len(names))
-    return {(o, n): (c, note) for o, n, c, note in conn.execute(
-        "SELECT r.item_ord, a.name, r.code, r.note FROM ratings r "
-        f"JOIN annotators a ON a.id = r.annotator_id WHERE a.name IN ({marks})", names)}
+def _held(conn: sqlite3.Connection, aids: list[int], n_codes: int
+          ) -> tuple[np.ndarray, np.ndarray, dict[int, str], int]:
+    """(keys ord * top + aid sorted, codes, {key: note} of notes, top) of these annotators."""
+    marks = ",".join(str(int(a)) for a in aids)
+    columns = read_codes(conn, n_codes, f"annotator_id IN ({marks})")
+    top = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM annotators").fetchone()[0]
+    keys = columns.ords * top + columns.aids
+    notes = {o * top + a: n for o, a, n in conn.execute(
+        f"SELECT item_ord, annotator_id, note FROM ratings WHERE annotator_id IN ({marks}) "
+        "AND note != ''")}
+    return keys, columns.codes, notes, top
 
 
-def _status(old: tuple | None, code: int, note: str) -> str:
-    old_code, old_note = old if old is not None else (None, "")
-    if old is not None and old_code == code and (not note or old_note == note):
-        return "unchanged"
-    if old_code is None:
-        return "added"
-    return "note" if old_code == code else "score"
+def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex, scale: Scale,
+                source: str, known: dict[str, int]) -> ArrayPlan:
+    """Check a ratings table and classify each row against the ratings held for the same
+    annotators (`known`: {name: id} of the project's annotators); writes nothing."""
+    positions, codes, who, raw_names = check_arrays(frame, index, scale, source)
+    names = [n.strip() for n in raw_names]
+    ords = index.ords_at(positions)
+    n = len(frame)
+    old_codes, has_old = np.full(n, -1, np.int64), np.zeros(n, bool)
+    old_notes = np.full(n, "", dtype=object)
+    aid_of = np.array([known.get(name, -1) for name in names], dtype=np.int64)
+    present = [int(a) for a in aid_of if a >= 0]
+    if present and n:
+        keys, held_codes, held_notes, top = _held(conn, present, scale.n_codes)
+        row_aid = aid_of[who]
+        want = np.where(row_aid >= 0, ords * top + row_aid, -1)
+        if keys.size:
+            at = np.minimum(np.searchsorted(keys, want), keys.size - 1)
+            has_old = (row_aid >= 0) & (keys[at] == want)
+            old_codes[has_old] = held_codes[at[has_old]]
+        for row in np.flatnonzero(has_old):
+            old_notes[row] = held_notes.get(int(want[row]), "")
+    notes = frame["note"].fillna("").astype(str).to_numpy(dtype=object)
+    status = _status(codes, notes, old_codes, old_notes, has_old)
+    return ArrayPlan(frame["item_id"].to_numpy(dtype=object), names, who, ords, codes, notes,
+                     frame["line"].to_numpy(dtype=np.int64), old_codes, old_notes, has_old,
+                     status)
 
 
-def plan_ratings(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex, scale: Scale,
-                 source: str = "") -> list[PlannedRating]:
-    """Check a ratings table against the project and classify each rating; writes nothing."""
-    rows = check_ratings(frame, index, scale, source)
-    held = held_ratings(conn, list(dict.fromkeys(r[1] for r in rows)))
-    plan = []
-    for item_id, name, code, note, line in rows:
-        old = held.get((index.ord[item_id], name))
-        old_code, old_note = old if old is not None else (None, "")
-        plan.append(PlannedRating(item_id, name, code, note, line, old_code, old_note or "",
-                                  _status(old, code, note)))
-    return plan
+def _status(codes: np.ndarray, notes: np.ndarray, old_codes: np.ndarray,
+            old_notes: np.ndarray, has_old: np.ndarray) -> np.ndarray:
+    """The rule of PlannedRating.status, on arrays."""
+    no_note = notes == ""
+    same_note = no_note | (notes == old_notes)
+    status = np.full(codes.size, SCORE, dtype=np.int64)
+    status[old_codes == codes] = NOTE
+    status[old_codes < 0] = ADDED
+    status[has_old & (old_codes == codes) & same_note] = UNCHANGED
+    return status
 
 
-def write_plan(conn: sqlite3.Connection, plan: list[PlannedRating], index: ItemIndex,
-               aids: dict[str, int], scale: Scale, source: str) -> dict[str, int]:
-    """Write the added and changed ratings of a plan (inside the caller's transaction)."""
-    counts = {"added": 0, "changed": 0, "unchanged": 0}
+def planned_list(plan: ArrayPlan) -> list[PlannedRating]:
+    """The plan as one PlannedRating per row (for previews)."""
+    return [PlannedRating(str(i), plan.names[w], int(c), str(nt), int(ln),
+                          None if oc < 0 else int(oc), str(on), STATUS_NAMES[s])
+            for i, w, c, nt, ln, oc, on, s in zip(
+                plan.item_ids, plan.who.tolist(), plan.codes.tolist(), plan.notes,
+                plan.lines.tolist(), plan.old_codes.tolist(), plan.old_notes,
+                plan.status.tolist(), strict=True)]
+
+
+def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
+                 source: str) -> tuple[dict[str, int], int]:
+    """Write the added and changed rows of a plan as one batch (inside the caller's
+    transaction): one change-log entry, its id on every row written. Returns the counts
+    and that id (0 when nothing was written)."""
+    counts = plan.counts()
+    row_aids = np.asarray(aids, dtype=np.int64)[plan.who]
+    changing = np.flatnonzero(plan.status != UNCHANGED)
+    if not changing.size:
+        return counts, 0
+    # in key order, every insert lands at the end of the table's B-tree: about 4x faster
+    writing = changing[np.lexsort((row_aids[changing], plan.ords[changing]))]
+    batch = log_change(conn, "import_ratings", who=source, new={
+        "source": source, **counts, "annotators": sorted({plan.names[w] for w in
+                                                          plan.who[writing].tolist()})})
+    replacing = writing[plan.has_old[writing]]
+    if replacing.size:
+        conn.executemany(
+            "INSERT INTO import_replaced SELECT ?, item_ord, annotator_id, code, note, "
+            "skipped, seconds, updated_at FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+            zip([batch] * replacing.size, plan.ords[replacing].tolist(),
+                row_aids[replacing].tolist(), strict=True))
+    notes = np.where(plan.notes[writing] == "", plan.old_notes[writing], plan.notes[writing])
     now = time.time()
-    writes, log = [], []
+    conn.executemany(_INSERT, zip(plan.ords[writing].tolist(), row_aids[writing].tolist(),
+                                  plan.codes[writing].tolist(), notes.tolist(),
+                                  [now] * writing.size, [batch] * writing.size, strict=True))
+    return counts, batch
 
-    def score(code: int | None) -> float | None:
-        return None if code is None else scale.from_code(code)
 
-    for p in plan:
-        if p.status == "unchanged":
-            counts["unchanged"] += 1
-            continue
-        counts["added" if p.status == "added" else "changed"] += 1
-        writes.append((index.ord[p.item_id], aids[p.annotator], p.code, p.note or p.old_note,
-                       0, None, now))
-        log.append((now, source, "rating", p.item_id, p.annotator, dumps(score(p.old_code)),
-                    dumps(score(p.code))))
-    conn.executemany("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)", writes)
-    conn.executemany("INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
-                     "VALUES (?,?,?,?,?,?,?)", log)
-    return counts
+def undo_ratings_import(conn: sqlite3.Connection, batch: int) -> dict[str, int]:
+    """Remove the rows a ratings import wrote (as they still stand) and put back the rows it
+    replaced where nothing newer took their place; returns counts removed / restored."""
+    removed = conn.execute("DELETE FROM ratings WHERE batch = ?", (batch,)).rowcount
+    restored = conn.execute(
+        "INSERT OR IGNORE INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
+        "updated_at, batch) SELECT item_ord, annotator_id, code, note, skipped, seconds, "
+        "updated_at, NULL FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+    conn.execute("DELETE FROM import_replaced WHERE batch = ?", (batch,))
+    return {"removed": removed, "restored": restored}

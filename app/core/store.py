@@ -11,8 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.errors import SimrateError
+from app.core.migrate import migrate, needs_migration
 
-SCHEMA_VERSION = 2
+#: 2: sources in their own table, ratings remember the bulk import that wrote them
+#: (app/core/migrate.py brings version 1 files up to date when they are opened).
+#: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
+SCHEMA_VERSION = 3
 #: Kinds of annotator: people, and machine raters (scores from a model, issue 17).
 HUMAN, MACHINE = "human", "machine"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
@@ -21,6 +25,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE TABLE items (
     ord INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -30,8 +35,9 @@ CREATE TABLE items (
     genre TEXT NOT NULL DEFAULT '',
     reference REAL,
     meta TEXT,
-    source TEXT NOT NULL DEFAULT ''
+    source_id INTEGER REFERENCES sources(id)
 );
+CREATE INDEX items_dataset ON items(dataset);
 CREATE TABLE annotators (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -46,7 +52,19 @@ CREATE TABLE ratings (
     skipped INTEGER NOT NULL DEFAULT 0,
     seconds REAL,
     updated_at REAL NOT NULL,
+    batch INTEGER,
     PRIMARY KEY (item_ord, annotator_id)
+) WITHOUT ROWID;
+CREATE TABLE import_replaced (
+    batch INTEGER NOT NULL,
+    item_ord INTEGER NOT NULL,
+    annotator_id INTEGER NOT NULL,
+    code INTEGER,
+    note TEXT NOT NULL DEFAULT '',
+    skipped INTEGER NOT NULL DEFAULT 0,
+    seconds REAL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (batch, item_ord, annotator_id)
 ) WITHOUT ROWID;
 CREATE TABLE adjudications (
     item_ord INTEGER PRIMARY KEY REFERENCES items(ord),
@@ -55,6 +73,9 @@ CREATE TABLE adjudications (
     by TEXT NOT NULL DEFAULT '',
     at REAL NOT NULL
 );
+-- ratings.batch: the id of the change-log entry of the bulk import that wrote the row as it
+-- stands (NULL once a single edit rewrites it). import_replaced: what such an import
+-- overwrote, so that undoing it restores exactly the earlier rows.
 CREATE TABLE changes (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
@@ -179,7 +200,9 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         _apply_settings(conn)
     except sqlite3.OperationalError:
         pass  # read-only location: reading still works, writes will say why they fail
-    if version < SCHEMA_VERSION:
+    if needs_migration(conn) and migrate(conn, path):
+        meta["schema_version"] = "2"
+    if int(meta.get("schema_version", "0")) < SCHEMA_VERSION:
         meta = _migrate(conn, meta)
     return conn, meta
 
@@ -187,8 +210,9 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
 def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
     """Bring a file of an older schema up to this one, in one transaction.
 
-    Schema 2 adds annotators.kind (every existing annotator is a person). A file we may not
-    write stays as it is and reads as having no machine raters.
+    Schema 3 adds annotators.kind (every existing annotator is a person); schema 2's tables
+    come from app/core/migrate.py first. A file we may not write stays as it is and reads as
+    having no machine raters.
     """
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -324,8 +348,8 @@ def dumps(value: object) -> str | None:
 
 def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
                annotator: str | None = None, old: object = None, new: object = None,
-               note_old: str | None = None, note_new: str | None = None) -> None:
-    """Append one row to the change log (inside the caller's transaction).
+               note_old: str | None = None, note_new: str | None = None) -> int:
+    """Append one row to the change log (inside the caller's transaction); returns its id.
 
     `who` defaults to the annotator. When either note is given, old and new are logged as
     {score, note} so that a changed note is on record as well as a changed score.
@@ -333,8 +357,8 @@ def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str 
     if note_old or note_new:
         old = {"score": old, "note": note_old or ""}
         new = {"score": new, "note": note_new or ""}
-    conn.execute(
+    return conn.execute(
         "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
         "VALUES (?,?,?,?,?,?,?)",
         (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
-    )
+    ).lastrowid

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -268,10 +270,24 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                 save_book(book, temp)
         except BaseException as exc:
             discard(book)
-            if isinstance(exc, OSError):  # openpyxl's scratch files met a full disk
-                raise SimrateError(f"cannot write: {os_message(exc)}", out) from None
+            failure = _os_error(exc)
+            if failure is not None:  # openpyxl's scratch files met a full disk
+                raise SimrateError(f"cannot write: {os_message(failure)}", out) from None
             raise
     return warnings
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The OSError behind a failed write: lxml, which streams the sheets, reports a full
+    disk as its own SerialisationError naming IO_ENOSPC."""
+    if isinstance(exc, OSError):
+        return exc
+    text = str(exc)
+    for code in ("ENOSPC", "EDQUOT", "EIO", "EACCES"):
+        if f"IO_{code}" in text:
+            number = getattr(errno, code)
+            return OSError(number, os.strerror(number))
+    return None
 
 
 def discard(book: Workbook) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from app.core.frames import item_frame, rating_frame
 from app.core.project import Project
+from app.core.store import SCHEMA_VERSION
 from tests.cli.helpers import simrate
 
 N = 60
@@ -98,7 +99,7 @@ def test_schema_1_file_is_migrated(tmp_path):
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version';")
     conn.close()
     with Project.open(path) as project:
-        assert project.meta("schema_version") == "2"
+        assert project.meta("schema_version") == str(SCHEMA_VERSION)
         assert project.machine_annotators() == [] and project.annotators() == ["old"]
         project.add_machine("bot")
         assert project.machine_annotators() == ["bot"]

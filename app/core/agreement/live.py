@@ -17,12 +17,15 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from app.core.agreement.correlation import correlation_from_sums
 from app.core.agreement.sums import LEVELS, interval_alpha, level_distances
+
+if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
+    import pandas as pd
 
 
 class LiveAgreement:
@@ -354,6 +357,8 @@ class LiveAgreement:
 
     def pearson(self) -> pd.DataFrame:
         """Pearson r between every two raters as a DataFrame (NaN where undefined)."""
+        import pandas as pd
+
         matrix, raters = self.pearson_matrix()
         return pd.DataFrame(matrix, index=pd.Index(raters), columns=pd.Index(raters))
 

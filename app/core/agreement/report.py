@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from app.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
 from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
 from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
 from app.core.errors import SimrateError
+
+if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
+    import pandas as pd
 
 REASON_NO_REPLICATES = "every bootstrap replicate is undefined"
 
@@ -47,6 +50,8 @@ def ratings_matrix(frame: pd.DataFrame, value_column: str = "score",
                    items: Sequence[str] | None = None,
                    raters: Sequence[str] | None = None) -> RatingsMatrix:
     """Pivot a long ratings frame; `items`/`raters` fix columns/rows (default: frame order)."""
+    import pandas as pd
+
     rated = frame.loc[frame[value_column].notna(), ["item_id", "annotator", value_column]]
     repeated = rated.duplicated(["item_id", "annotator"])
     if repeated.any():
@@ -183,6 +188,8 @@ def alpha_table(frame: pd.DataFrame, group_of: Mapping[str, str],
     Columns: group, items, alpha, subset_items, alpha_subset; a last row `(all)` covers
     every item. Undefined alphas are missing values.
     """
+    import pandas as pd
+
     matrix = ratings_matrix(frame, value_column)
     chosen = set(subset)
     scopes = [(name, matrix.subset(members))
@@ -203,6 +210,8 @@ def alpha_table(frame: pd.DataFrame, group_of: Mapping[str, str],
 def item_disagreement(frame: pd.DataFrame, level: str = "interval",
                       value_column: str = "score") -> pd.DataFrame:
     """Per item: share of the observed disagreement, ratings, spread; largest share first."""
+    import pandas as pd
+
     matrix = ratings_matrix(frame, value_column)
     values = matrix.values
     present = ~np.isnan(values)

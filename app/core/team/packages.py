@@ -125,7 +125,8 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
                                    (annotator,)).lastrowid
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
                 conn.executemany(
-                    "INSERT INTO ratings VALUES (?,?,?,?,?,?,?)",
+                    "INSERT INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
+                    "updated_at) VALUES (?,?,?,?,?,?,?)",
                     [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
                       int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
                       float(r.updated_at)) for r in own.itertuples(index=False)])
@@ -385,7 +386,8 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
     now = time.time()
     score = project.scale.from_code
     for ord_, (item_id, _n, code, note, skipped, seconds), old, _conflict in writes:
-        conn.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?,?,?)",
+        conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
+                             "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
                      (ord_, aid, code, note, skipped, seconds, now))
         log_change(conn, "skip" if skipped else "rating", who=who, item_id=item_id,
                    annotator=name, old=None if old is None or old[0] is None else score(old[0]),

@@ -1,0 +1,111 @@
+"""What `simrate agreement` needs of a project, read as columns (no Project, no DataFrame).
+
+The result is long-form (app/core/agreement/sparse.py), so a crowd of 500 raters costs no
+more than three.
+
+The ratings come as integer arrays (app/core/columns.py); the flagged items follow from one
+segmented max/min over them, the rule of app/core/review/flags.py on arrays. Only the item
+ids are read as Python strings: the report names items by them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from app.core.agreement.sparse import LongRatings
+from app.core.columns import CodeColumns, read_codes
+from app.core.errors import SimrateError
+from app.core.review.flags import threshold_codes
+from app.core.scale import Scale
+from app.core.store import open_store
+
+
+def item_columns(ords: np.ndarray, item_ords: np.ndarray) -> np.ndarray:
+    """Column (position in project order) of each ord; ords are positions unless the file
+    was edited by hand."""
+    if item_ords.size and item_ords[0] == 0 and item_ords[-1] == item_ords.size - 1:
+        return ords
+    return np.searchsorted(item_ords, ords)
+
+
+def spread_flags(columns: CodeColumns, k: int, n_items: int,
+                 column_of: np.ndarray) -> np.ndarray:
+    """Per item (by column): True when its scores spread by k codes or more (the flag rule
+    before adjudication). `columns` is in item order, scores only."""
+    flagged = np.zeros(n_items, dtype=bool)
+    if not len(columns):
+        return flagged
+    starts = np.flatnonzero(np.r_[True, columns.ords[1:] != columns.ords[:-1]])
+    spread = (np.maximum.reduceat(columns.codes, starts)
+              - np.minimum.reduceat(columns.codes, starts))
+    flagged[column_of[starts]] = spread >= k
+    return flagged
+
+
+def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray]:
+    """(item ids, their ords) in project order."""
+    low, high, count = conn.execute("SELECT MIN(ord), MAX(ord), COUNT(*) FROM items").fetchone()
+    if count and (low, high) == (0, count - 1):
+        item_ords = np.arange(count, dtype=np.int64)  # ords are positions, as imports make them
+    else:
+        item_ords = np.fromiter((r[0] for r in conn.execute(
+            "SELECT ord FROM items ORDER BY ord")), dtype=np.int64, count=count)
+    # one text instead of a tuple per id; kept only if no id holds the separator
+    text = conn.execute("SELECT group_concat(id, char(31)) FROM "
+                        "(SELECT id FROM items ORDER BY ord)").fetchone()[0]
+    ids = text.split("\x1f") if text else []
+    if len(ids) != count:
+        ids = [r[0] for r in conn.execute("SELECT id FROM items ORDER BY ord")]
+    return ids, item_ords
+
+
+def _open(path: str | Path) -> tuple[sqlite3.Connection, dict, Scale]:
+    path = Path(path)
+    conn, meta = open_store(path)
+    if "scale" not in meta:
+        conn.close()
+        raise SimrateError("not a simrate project (no scale recorded)", path)
+    return conn, meta, Scale.from_dict(json.loads(meta["scale"]), path)
+
+
+def _counted(conn: sqlite3.Connection, with_machines: bool) -> list[tuple[int, str]]:
+    """(id, name) of the annotators whose ratings count: not excluded, people unless asked."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
+    kind = "kind" if "kind" in columns else "'human'"  # a read-only file of an older schema
+    rows = conn.execute(f"SELECT id, name, excluded, {kind} FROM annotators ORDER BY id")
+    return [(aid, name) for aid, name, excluded, who in rows
+            if not excluded and (with_machines or who != "machine")]
+
+
+def project_inputs(path: str | Path, by: str | None, with_machines: bool = False
+                   ) -> tuple[LongRatings, set[str], dict[str, str] | None]:
+    """(long-form ratings over every item and counted annotator, unadjudicated item ids,
+    {item: group} or None) of a project file."""
+    conn, meta, scale = _open(path)
+    try:
+        ids, item_ords = read_item_ids(conn)
+        counted = _counted(conn, with_machines)
+        top = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM annotators").fetchone()[0]
+        scores = read_codes(conn, scale.n_codes, "code IS NOT NULL AND skipped = 0")
+        adjudicated = np.fromiter((r[0] for r in conn.execute(
+            "SELECT item_ord FROM adjudications")), dtype=np.int64)
+        group_of = None
+        if by is not None:
+            column = {"dataset": "dataset", "genre": "genre"}[by]
+            group_of = dict(conn.execute(f"SELECT id, {column} FROM items"))
+    finally:
+        conn.close()
+    row_of = np.full(top, -1, dtype=np.int64)
+    row_of[[a for a, _ in counted]] = np.arange(len(counted))
+    scores = scores.take(row_of[scores.aids] >= 0)
+    column_of = item_columns(scores.ords, item_ords)
+    long = LongRatings(column_of, row_of[scores.aids], scale.low + scores.codes * scale.step,
+                       ids, [name for _, name in counted])
+    k = threshold_codes(float(meta.get("threshold", "1.0")), scale.step)
+    settled = spread_flags(scores, k, len(ids), column_of)
+    settled[item_columns(adjudicated, item_ords)] = True
+    return long, {ids[i] for i in np.flatnonzero(~settled).tolist()}, group_of

@@ -1,0 +1,54 @@
+"""The change-log entries of bulk imports: finding the one to undo."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from app.core.errors import SimrateError
+
+IMPORT_KINDS = ("import_items", "import_ratings")
+
+
+@dataclass(frozen=True)
+class ImportEntry:
+    """One bulk import as the change log records it (`batch` is the entry's id)."""
+
+    batch: int
+    kind: str
+    source: str
+    added: int
+    first_ord: int
+
+
+def _undone(conn: sqlite3.Connection) -> set[int]:
+    return {int(b) for (b,) in conn.execute(
+        "SELECT json_extract(new, '$.batch') FROM changes WHERE kind = 'undo_import'")
+        if b is not None}
+
+
+def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEntry:
+    """The import with change-log id `batch`, or (None) the last one not undone yet;
+    SimrateError when there is no such import or it was undone already."""
+    undone = _undone(conn)
+    marks = ",".join("?" * len(IMPORT_KINDS))
+    if batch is None:
+        rows = conn.execute(f"SELECT id, kind, new FROM changes WHERE kind IN ({marks}) "
+                            "ORDER BY id DESC", IMPORT_KINDS)
+        row = next((r for r in rows if r[0] not in undone), None)
+        if row is None:
+            raise SimrateError("there is no import to undo")
+    else:
+        row = conn.execute(f"SELECT id, kind, new FROM changes WHERE id = ? AND kind IN "
+                           f"({marks})", (batch, *IMPORT_KINDS)).fetchone()
+        if row is None:
+            raise SimrateError(f"change {batch} is not an import")
+        if batch in undone:
+            raise SimrateError(f"import {batch} was undone already")
+    facts = json.loads(row[2]) if row[2] else {}
+    if row[1] == "import_items" and "first_ord" not in facts:
+        raise SimrateError(f"import {row[0]} was made by an older simrate, which did not "
+                           "record its rows; it cannot be undone")
+    return ImportEntry(int(row[0]), row[1], str(facts.get("source", "")),
+                       int(facts.get("added", 0)), int(facts.get("first_ord", -1)))

@@ -1,0 +1,88 @@
+"""Bringing a project file of an older schema up to date when it is opened.
+
+Version 1 kept each item's source path in the item row and had no record of which bulk
+import wrote a rating. Version 2 stores each source once (table `sources`), indexes items
+by dataset (counts per dataset without reading the texts), and gives ratings a `batch`
+column and the `import_replaced` table so that a bulk import can be undone exactly.
+
+The migration is one transaction: the file is either wholly version 1 or wholly version 2.
+A file in a read-only place is left as it is and read as it is: reads never use what
+version 2 adds, and a write there fails anyway, saying why.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from app.core.errors import SimrateError
+
+_ITEMS_V2 = """
+CREATE TABLE items_v2 (
+    ord INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    left TEXT NOT NULL,
+    right TEXT NOT NULL,
+    dataset TEXT NOT NULL DEFAULT '',
+    genre TEXT NOT NULL DEFAULT '',
+    reference REAL,
+    meta TEXT,
+    source_id INTEGER REFERENCES sources(id)
+)"""
+_STEPS_V2 = (
+    "CREATE TABLE IF NOT EXISTS sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)",
+    "INSERT OR IGNORE INTO sources (path) SELECT DISTINCT source FROM items WHERE source != ''",
+    _ITEMS_V2,
+    "INSERT INTO items_v2 SELECT i.ord, i.id, i.left, i.right, i.dataset, i.genre, "
+    "i.reference, i.meta, s.id FROM items i LEFT JOIN sources s ON s.path = i.source",
+    "DROP TABLE items",
+    "ALTER TABLE items_v2 RENAME TO items",
+    "CREATE INDEX items_dataset ON items(dataset)",
+    "ALTER TABLE ratings ADD COLUMN batch INTEGER",
+    """CREATE TABLE import_replaced (
+        batch INTEGER NOT NULL, item_ord INTEGER NOT NULL, annotator_id INTEGER NOT NULL,
+        code INTEGER, note TEXT NOT NULL DEFAULT '', skipped INTEGER NOT NULL DEFAULT 0,
+        seconds REAL, updated_at REAL NOT NULL,
+        PRIMARY KEY (batch, item_ord, annotator_id)) WITHOUT ROWID""",
+    "INSERT OR REPLACE INTO meta VALUES ('schema_version', '2')",
+)
+
+
+def needs_migration(conn: sqlite3.Connection) -> bool:
+    """True for a version 1 file (items still carry their source path)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(items)")}
+    return "source" in columns
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> bool:
+    """Upgrade a version 1 file to version 2 in one transaction; False when the file cannot
+    be written (it stays version 1 and is read as such)."""
+    # Rebuilding `items` under the ratings' references needs foreign keys off (SQLite's
+    # documented procedure for changing a table), and that pragma only acts outside a
+    # transaction; the check before COMMIT keeps the references sound all the same.
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        conn.execute("PRAGMA foreign_keys = ON")
+        if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+            return False
+        raise SimrateError(f"cannot bring the file up to date: {exc}", path) from None
+    try:
+        if needs_migration(conn):  # another process may have done it a moment ago
+            for step in _STEPS_V2:
+                conn.execute(step)
+            broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+            if broken is not None:
+                raise sqlite3.IntegrityError(f"a row of {broken[0]} names a missing item")
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        text = str(exc)
+        if "readonly" in text.lower():
+            return False
+        raise SimrateError(f"cannot bring the file up to date: {text}", path) from None
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+    return True
