@@ -7,6 +7,9 @@ import sqlite3
 from dataclasses import dataclass
 
 from app.core.errors import SimrateError
+from app.core.items_import import undo_items_import
+from app.core.ratings_import import undo_ratings_import
+from app.core.store import log_change
 
 IMPORT_KINDS = ("import_items", "import_ratings")
 
@@ -52,3 +55,18 @@ def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEnt
                            "record its rows; it cannot be undone")
     return ImportEntry(int(row[0]), row[1], str(facts.get("source", "")),
                        int(facts.get("added", 0)), int(facts.get("first_ord", -1)))
+
+
+def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
+                     ) -> tuple[ImportEntry, dict[str, int]]:
+    """Undo one bulk import (default: the last one not yet undone) inside the caller's
+    transaction, and log it; returns the entry and the counts removed and restored."""
+    entry = find_import(conn, batch)
+    if entry.kind == "import_items":
+        counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
+                  "restored": 0}
+    else:
+        counts = undo_ratings_import(conn, entry.batch)
+    log_change(conn, "undo_import", who=by,
+               new={"batch": entry.batch, "source": entry.source, **counts})
+    return entry, counts

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 import uuid
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pandas as pd
@@ -24,8 +22,6 @@ from app.core.counts import count_facts
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
-    AnnotatorAdded,
-    AnnotatorExcluded,
     Event,
     ImportUndone,
     ItemsImported,
@@ -36,21 +32,16 @@ from app.core.events import (
     SettingsChanged,
     Verdict,
 )
-from app.core.frames import ITEM_COLUMNS, name_problem
-from app.core.import_log import find_import
+from app.core.frames import ITEM_COLUMNS
+from app.core.import_log import undo_bulk_import
 from app.core.item_index import ItemIndex
-from app.core.items_import import check_present, insert_items, undo_items_import
-from app.core.ratings_import import (
-    PlannedRating,
-    plan_arrays,
-    planned_list,
-    undo_ratings_import,
-    write_arrays,
-)
+from app.core.items_import import check_present, insert_items
+from app.core.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
+from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
-from app.core.store import create_store, log_change, open_store, read_meta, transaction
+from app.core.store import TableAccess, create_store, log_change, open_store, read_meta, transaction
 
 __all__ = ["PlannedRating", "Project"]
 
@@ -67,6 +58,9 @@ class Project:
         self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
         self.last_import = 0  # change-log id of this object's last bulk import
+        self.roster = Roster(conn, path, self._publish)
+        # the team modules' own tables (app/core/team/), which the Project does not keep
+        self.team_tables = TableAccess(conn, path)
         self._load_index()
         self.agreement = AgreementModel(self)
 
@@ -107,8 +101,7 @@ class Project:
 
     def _load_index(self) -> None:
         self._index = ItemIndex.read(self._conn, self.path)
-        self._annotator_ids: dict[str, int] = dict(
-            self._conn.execute("SELECT name, id FROM annotators"))
+        self.roster.reload()
 
     def _read_data_version(self) -> int:
         # SQLite changes data_version only for commits made by other connections, so our own
@@ -143,18 +136,8 @@ class Project:
         """One value of the file's meta table as stored now, or None."""
         return read_meta(self._conn, key)
 
-    def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        """The rows of one query on the team tables (app/core/team/teamdb.py)."""
-        return self._conn.execute(sql, params).fetchall()
-
-    def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A write transaction on the team tables, the change log and team meta keys only:
-        the Project's in-memory state does not see what is written here."""
-        return transaction(self._conn, self.path)
-
     def counts(self) -> dict:
-        """items, annotators, ratings, skipped, flagged, adjudicated and items per dataset,
-        from SQL aggregates (app/core/counts.py); nothing is loaded."""
+        """The figures of `simrate info`, from SQL aggregates (app/core/counts.py)."""
         return count_facts(self._conn, self.scale, self.threshold)
 
     # ----------------------------------------------------------- settings
@@ -188,11 +171,8 @@ class Project:
         return item_id in self._index
 
     def item_ord(self, item_id: str) -> int:
-        """The item's ord, its key in the file and in `flags`; SimrateError if unknown.
-
-        Ords are 0, 1, 2, ... in import order, so an ord is the item's position unless the
-        file was edited by hand; use `position()` for the position.
-        """
+        """The item's ord, its key in the file and in `flags` (0, 1, 2, ... in import order:
+        see `position()` for the position); SimrateError if unknown."""
         return self._index.ord_of(item_id)
 
     def item_id_for_ord(self, ord_: int) -> str:
@@ -213,10 +193,7 @@ class Project:
 
     def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
         """Add items from a reader's frame, all or nothing; returns (added, already_present).
-
-        Ids are checked and positions allocated inside the write transaction, so another
-        process importing at the same moment neither collides nor is missed.
-        """
+        Ids are checked and positions allocated inside the write transaction."""
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
@@ -236,128 +213,24 @@ class Project:
         """Undo one bulk import (of items or ratings) by its change-log id, default the last
         one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
         with transaction(self._conn, self.path) as conn:
-            entry = find_import(conn, batch)
-            if entry.kind == "import_items":
-                counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
-                          "restored": 0}
-            else:
-                counts = undo_ratings_import(conn, entry.batch)
-            log_change(conn, "undo_import", who=by, new={"batch": entry.batch,
-                                                         "source": entry.source, **counts})
+            entry, counts = undo_bulk_import(conn, batch, by)
         self._load_index()
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
 
-    # ----------------------------------------------------------- annotators
+    # ----------------------------------------------------------- annotators (see roster.py)
     def annotators(self) -> list[str]:
         """Annotator names in the order they joined the project."""
-        return [r[0] for r in self._conn.execute("SELECT name FROM annotators ORDER BY id")]
-
-    def annotator_ids(self) -> dict[str, int]:
-        """{name: id} of every annotator (ids key the flag index)."""
-        return dict(self._annotator_ids)
-
-    def counted_annotator_ids(self) -> set[int]:
-        """Ids of the annotators whose ratings count (not excluded)."""
-        return {aid for name, aid in self._annotator_ids.items()
-                if name not in self.agreement.excluded}
+        return self.roster.names()
 
     def excluded_annotators(self) -> list[str]:
         """Annotators excluded from agreement and gold."""
-        return [r[0] for r in self._conn.execute("SELECT name FROM annotators WHERE excluded=1")]
+        return self.roster.excluded()
 
     def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> bool:
         """Exclude an annotator from agreement and gold (or count them again); logged.
         Returns the previous state."""
-        if annotator not in self._annotator_ids:
-            raise SimrateError(f"no annotator named {annotator!r} in this project", self.path)
-        with transaction(self._conn, self.path) as conn:
-            old = bool(conn.execute("SELECT excluded FROM annotators WHERE name = ?",
-                                    (annotator,)).fetchone()[0])
-            conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
-                         (int(excluded), annotator))
-            # who: the organizer (never the excluded annotator, log_change's default)
-            log_change(conn, "exclude", by or "unknown", annotator=annotator, old=old,
-                       new=excluded)
-        self._publish(AnnotatorExcluded(annotator, excluded))
-        return old
-
-    def machine_annotators(self) -> list[str]:
-        """Machine raters: they never enter gold or flags, nor the humans' agreement."""
-        try:
-            return [r[0] for r in self._conn.execute(
-                "SELECT name FROM annotators WHERE kind = 'machine' ORDER BY id")]
-        except sqlite3.OperationalError:  # a read-only file of schema 1: no machines
-            return []
-
-    def left_out_annotators(self) -> list[str]:
-        """Annotators whose ratings count in neither gold, flags nor the humans' alpha."""
-        return list(dict.fromkeys(self.excluded_annotators() + self.machine_annotators()))
-
-    def add_machine(self, name: str, by: str = "") -> None:
-        """Register `name` as a machine rater (refused for a person's name); logged."""
-        name = name.strip()
-        if not name:
-            raise SimrateError("a machine rater needs a name")
-        if name in self.machine_annotators():
-            return
-        if name in self._annotator_ids:
-            raise SimrateError(f"{name!r} is a human annotator of this project; give the "
-                               "machine rater another name", self.path)
-        with transaction(self._conn, self.path) as conn:
-            aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, 'machine')",
-                               (name,)).lastrowid
-            log_change(conn, "machine", by or name, annotator=name, new=name)
-        self._annotator_ids[name] = aid
-        self._publish(AnnotatorAdded(name, machine=True))
-
-    def set_excluded_many(self, annotators: Sequence[str], excluded: bool, by: str = "",
-                          rule: dict | None = None) -> None:
-        """Exclude (or include) several annotators in one transaction (one undoable step);
-        each is logged as by set_excluded, and `rule` (what decided it) once beside them."""
-        unknown = [a for a in annotators if a not in self._annotator_ids]
-        if unknown:
-            raise SimrateError(f"no annotator named {unknown[0]!r} in this project", self.path)
-        with transaction(self._conn, self.path) as conn:
-            for name in annotators:
-                old = conn.execute("SELECT excluded FROM annotators WHERE name = ?",
-                                   (name,)).fetchone()[0]
-                conn.execute("UPDATE annotators SET excluded = ? WHERE name = ?",
-                             (int(excluded), name))
-                log_change(conn, "exclude", by or "unknown", annotator=name, old=bool(old),
-                           new=excluded)
-            if rule is not None:
-                log_change(conn, "exclude_rule", by or "unknown",
-                           new={**rule, "annotators": list(annotators), "excluded": excluded})
-        self._publish(AnnotatorExcluded(", ".join(annotators), excluded))
-
-    def add_annotator(self, name: str) -> None:
-        """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
-        if name.strip() in self._annotator_ids:
-            return
-        added: dict[str, int] = {}
-        with transaction(self._conn, self.path) as conn:
-            self._annotator_id(conn, name, added)
-        self._annotator_ids.update(added)
-        self._publish(AnnotatorAdded(name.strip()))
-
-    def _annotator_id(self, conn: sqlite3.Connection, name: str, new: dict[str, int]) -> int:
-        """The annotator's id, adding the annotator inside the caller's transaction; ids
-        added go into `new` and reach the cache only after the commit."""
-        name = name.strip()
-        problem = name_problem(name)
-        if problem:
-            raise SimrateError(problem, self.path)
-        aid = self._annotator_ids.get(name) or new.get(name)
-        if aid is None:
-            row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
-            if row is None:
-                aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
-                log_change(conn, "annotator", annotator=name, new=name)
-            else:
-                aid = row[0]
-            new[name] = aid
-        return aid
+        return self.roster.set_excluded([annotator], excluded, by)[0]
 
     # ----------------------------------------------------------- ratings
     def ratings(self) -> pd.DataFrame:
@@ -367,16 +240,14 @@ class Project:
     def rating_state(self, item_id: str, annotator: str) -> RatingState:
         """This annotator's stored state for the item (empty when none)."""
         return tables.read_rating_state(self._conn, self.item_ord(item_id),
-                                        self._annotator_ids.get(annotator))
+                                        self.roster.id_of(annotator))
 
     def rating(self, item_id: str, annotator: str) -> float | None:
         """This annotator's score for the item, or None."""
         return self._score_of(self.rating_state(item_id, annotator).code)
 
     def rating_record(self, item_id: str, annotator: str) -> dict | None:
-        """This annotator's rating with note and skip state, or None."""
-        if annotator not in self._annotator_ids:
-            return None
+        """This annotator's rating as {score, note, skipped, seconds}, or None."""
         state = self.rating_state(item_id, annotator)
         if state.empty and state.seconds is None:
             return None
@@ -403,30 +274,12 @@ class Project:
                       skipped: bool, seconds: float | None) -> RatingState:
         ord_, added = self.item_ord(item_id), {}
         with transaction(self._conn, self.path) as conn:
-            aid = self._annotator_id(conn, annotator, added)
-            old, new = self._put_rating(conn, ord_, aid, item_id, annotator, code, note,
-                                        skipped, seconds)
-        self._annotator_ids.update(added)
+            aid = self.roster.id_for(conn, annotator, added)
+            old, new = tables.write_rating(conn, self.scale, ord_, aid, item_id, annotator,
+                                           RatingState(code, note, skipped, seconds))
+        self.roster.remember(added)
         self._publish(self._rating_event(item_id, annotator, old, new))
         return old
-
-    def _put_rating(self, conn: sqlite3.Connection, ord_: int, aid: int, item_id: str,
-                    annotator: str, code: int | None, note: str | None, skipped: bool,
-                    seconds: float | None) -> tuple[RatingState, RatingState]:
-        """Write one rating and its change-log row (inside the caller's transaction)."""
-        old = tables.read_rating_state(conn, ord_, aid)
-        new = RatingState(code, old.note if note is None else note, skipped, seconds)
-        if new.empty:
-            conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                         (ord_, aid))
-        else:
-            conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
-                         "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
-                         (ord_, aid, code, new.note, int(skipped), seconds, time.time()))
-        log_change(conn, "skip" if skipped else "rating", item_id=item_id, annotator=annotator,
-                   old=self._score_of(old.code), new=self._score_of(code),
-                   note_old=old.note or None, note_new=note)
-        return old, new
 
     def _rating_event(self, item_id: str, annotator: str, old: RatingState,
                       new: RatingState) -> RatingChanged:
@@ -434,20 +287,17 @@ class Project:
         return RatingChanged(item_id, name, old, new, name not in self.agreement.excluded)
 
     def apply_ratings(self, rows: Sequence[tuple], bulk: int = 2000) -> None:
-        """Save ratings made elsewhere (a team hub's) in one transaction.
-
-        rows: (item_id, annotator, code or None, note, skipped, seconds). Each is written
-        and logged as `rate`/`skip` would, and published as its own event, or, for more
-        than `bulk` rows, as one bulk event (as an import).
-        """
+        """Save ratings made elsewhere (a team hub's: (item_id, annotator, code or None, note,
+        skipped, seconds) rows) in one transaction, logged and published as `rate` would;
+        more than `bulk` rows are published as one bulk event."""
         added, written = {}, []
         with transaction(self._conn, self.path) as conn:
             for item_id, annotator, code, note, skipped, seconds in rows:
-                aid = self._annotator_id(conn, annotator, added)
-                written.append((item_id, annotator, *self._put_rating(
-                    conn, self.item_ord(item_id), aid, item_id, annotator, code, note,
-                    bool(skipped), seconds)))
-        self._annotator_ids.update(added)
+                aid = self.roster.id_for(conn, annotator, added)
+                written.append((item_id, annotator, *tables.write_rating(
+                    conn, self.scale, self.item_ord(item_id), aid, item_id, annotator,
+                    RatingState(code, note, bool(skipped), seconds))))
+        self.roster.remember(added)
         if len(written) > bulk:
             self._publish(RatingsImported({"added": 0, "changed": len(written), "unchanged": 0}))
             return
@@ -458,11 +308,10 @@ class Project:
         return None if code is None else self.scale.from_code(code)
 
     def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
-        """Check a reader's ratings table against the project and classify each rating,
-        writing nothing; SimrateError (with file and line) for an unknown item, a score off
-        the scale or a rating given twice."""
+        """Check a ratings table against the project and classify each rating, writing
+        nothing; SimrateError with file and line for the first bad row."""
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
-                                        self.annotator_ids()))
+                                        self.roster.ids()))
 
     def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same
@@ -473,9 +322,9 @@ class Project:
         with transaction(self._conn, self.path) as conn:
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
-            aids = [self._annotator_id(conn, name, added) for name in plan.names]
+            aids = [self.roster.id_for(conn, name, added) for name in plan.names]
             counts, self.last_import = write_arrays(conn, plan, aids, source)
-        self._annotator_ids.update(added)
+        self.roster.remember(added)
         if counts["added"] or counts["changed"]:
             self._publish(RatingsImported(counts))
         return counts
@@ -497,15 +346,7 @@ class Project:
         """Write exactly this verdict (code None withdraws); returns the one it replaced."""
         ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
-            old = tables.read_verdict(conn, ord_)
-            if verdict.code is None:
-                conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
-            else:
-                conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
-                             (ord_, verdict.code, verdict.note, by, time.time()))
-            log_change(conn, "adjudication", by, item_id, old=self._score_of(old.code),
-                       new=self._score_of(verdict.code), note_old=old.note or None,
-                       note_new=verdict.note)
+            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by)
         self._publish(AdjudicationChanged(item_id, by, old, verdict))
         return old
 
@@ -518,20 +359,15 @@ class Project:
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,
-                            self.left_out_annotators(), self.annotators())
+                            self.roster.left_out(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(items, ratings) with only what gold needs (see app/core/tables.py)."""
         return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
     def flag_inputs(self) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
-        """(item ord, annotator id, code, saved at) of every score, and {ord: (code, at)}
-        of every adjudication: what the flag index is built from."""
-        rows = self._conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
-                                  "WHERE code IS NOT NULL").fetchall()
-        adjudicated = {o: (c, at) for o, c, at in
-                       self._conn.execute("SELECT item_ord, code, at FROM adjudications")}
-        return rows, adjudicated
+        """What the flag index is built from (app/core/tables.py: read_flag_inputs)."""
+        return tables.read_flag_inputs(self._conn)
 
     # ----------------------------------------------------------- flags and live agreement
     @property

@@ -362,3 +362,19 @@ def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str 
         "VALUES (?,?,?,?,?,?,?)",
         (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
     ).lastrowid
+
+
+class TableAccess:
+    """Reads and write transactions on a project's connection, for the team modules that keep
+    tables of their own (check items, assignment, crowd tasks, the hub's replica state)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self._conn, self._path = conn, path
+
+    def read(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        """The rows of one query."""
+        return self._conn.execute(sql, params).fetchall()
+
+    def transaction(self):
+        """One write transaction (see `transaction`)."""
+        return transaction(self._conn, self._path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
+import time
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import pandas as pd
 from app.core.events import RatingState, Verdict
 from app.core.item_index import ItemIndex
 from app.core.scale import Scale
+from app.core.store import log_change
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
 RATING_FRAME_COLUMNS = [
@@ -133,3 +135,53 @@ def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
     for col in ("old", "new"):
         data[col] = [json.loads(v) if v is not None else None for v in data[col]]
     return pd.DataFrame({c: pd.Series(data[c], dtype=object) for c in columns})
+
+
+def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, item_id: str,
+                 annotator: str, wanted: RatingState) -> tuple[RatingState, RatingState]:
+    """Write one rating and its change-log row inside the caller's transaction; a note of
+    None keeps the stored note. Returns (old, new) states."""
+    old = read_rating_state(conn, ord_, aid)
+    new = RatingState(wanted.code, old.note if wanted.note is None else wanted.note,
+                      wanted.skipped, wanted.seconds)
+    if new.empty:
+        conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?", (ord_, aid))
+    else:
+        conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
+                     "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
+                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, time.time()))
+
+    def score(code: int | None) -> float | None:
+        return None if code is None else scale.from_code(code)
+
+    log_change(conn, "skip" if new.skipped else "rating", item_id=item_id, annotator=annotator,
+               old=score(old.code), new=score(new.code), note_old=old.note or None,
+               note_new=wanted.note)
+    return old, new
+
+
+def write_verdict(conn: sqlite3.Connection, scale: Scale, ord_: int, item_id: str,
+                  verdict: Verdict, by: str) -> Verdict:
+    """Write an item's verdict (code None withdraws) and its change-log row inside the
+    caller's transaction; returns the verdict it replaced."""
+    old = read_verdict(conn, ord_)
+    if verdict.code is None:
+        conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
+    else:
+        conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
+                     (ord_, verdict.code, verdict.note, by, time.time()))
+    log_change(conn, "adjudication", by, item_id,
+               old=None if old.code is None else scale.from_code(old.code),
+               new=None if verdict.code is None else scale.from_code(verdict.code),
+               note_old=old.note or None, note_new=verdict.note)
+    return old
+
+
+def read_flag_inputs(conn: sqlite3.Connection) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
+    """(item ord, annotator id, code, saved at) of every score, and {ord: (code, at)} of
+    every adjudication."""
+    rows = conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
+                        "WHERE code IS NOT NULL").fetchall()
+    adjudicated = {o: (c, at) for o, c, at in
+                   conn.execute("SELECT item_ord, code, at FROM adjudications")}
+    return rows, adjudicated

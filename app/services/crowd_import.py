@@ -95,9 +95,9 @@ def _check_scores(project: Project, frame: pd.DataFrame, source: str) -> None:
 def _save_seconds(project: Project, frame: pd.DataFrame) -> None:
     """Each rating's share of its assignment's work time (the ratings table's `seconds`)."""
     timed = frame[frame["seconds"].notna()]
-    names = dict(project.read("SELECT name, id FROM annotators"))
+    names = dict(project.team_tables.read("SELECT name, id FROM annotators"))
     rows = [(float(s), project.item_ord(i), names[a]) for s, i, a in
             zip(timed["seconds"], timed["item_id"], timed["annotator"], strict=True)]
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         conn.executemany("UPDATE ratings SET seconds = ? WHERE item_ord = ? AND "
                          "annotator_id = ?", rows)

@@ -94,7 +94,7 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     # read each table once: the gold table and the second-look count share them
     items, ratings = project.gold_inputs()
     adjudications = project.adjudications()
-    excluded = project.left_out_annotators()  # excluded people and machine raters
+    excluded = project.roster.left_out()  # excluded people and machine raters
     gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
                         excluded, project.annotators())
     del items

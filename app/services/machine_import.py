@@ -67,6 +67,6 @@ def import_machine(project: Project, path: str | Path, name: str, fmt: str = "au
     frame = read_machine_frame(project, path, name.strip(), fmt, dataset)
     frame, rounded = on_grid(project, frame)
     project.plan_ratings(frame, str(path))  # unknown items: refused before anything is written
-    project.add_machine(name, by=by)
+    project.roster.add_machine(name, by=by)
     counts = project.import_ratings(frame, source=str(path))
     return MachineImport(name.strip(), counts, rounded)

@@ -85,7 +85,7 @@ def test_machine_name_of_a_person_and_bad_files_are_refused(project_path, tmp_pa
     refused = simrate(capsys, "import", path, short, "--machine", "m2")
     assert refused.status == 2 and "2 scores for 60 items" in refused.err
     with Project.open(path) as project:
-        assert project.machine_annotators() == []
+        assert project.roster.machines() == []
 
 
 def test_schema_1_file_is_migrated(tmp_path):
@@ -100,7 +100,7 @@ def test_schema_1_file_is_migrated(tmp_path):
     conn.close()
     with Project.open(path) as project:
         assert project.meta("schema_version") == str(SCHEMA_VERSION)
-        assert project.machine_annotators() == [] and project.annotators() == ["old"]
-        project.add_machine("bot")
-        assert project.machine_annotators() == ["bot"]
+        assert project.roster.machines() == [] and project.annotators() == ["old"]
+        project.roster.add_machine("bot")
+        assert project.roster.machines() == ["bot"]
 

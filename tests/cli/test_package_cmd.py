@@ -116,7 +116,7 @@ def test_bad_packages_are_one_line_errors(project, tmp_path, capsys, damage):
         if damage == "truncated":
             out.write_bytes(out.read_bytes()[:-5000])
         else:
-            with Project.open(out) as package, package.write_transaction() as conn:
+            with Project.open(out) as package, package.team_tables.transaction() as conn:
                 conn.execute("UPDATE meta SET value='7' WHERE key='package_format'")
     result = simrate(capsys, "import", project, out, "--format", "project")
     err = assert_one_line_error(result)

@@ -179,8 +179,8 @@ def test_undo_of_an_items_import(tmp_path):
 def test_sources_are_stored_once(tmp_path):
     with Project.create(tmp_path / "s.simrate", scale="sts") as p:
         p.import_items(items([f"x{i}" for i in range(50)]), "a/long/path/to/pairs.tsv")
-        assert p.read("SELECT path FROM sources") == [("a/long/path/to/pairs.tsv",)]
-        assert p.read("SELECT COUNT(DISTINCT source_id) FROM items") == [(1,)]
+        assert p.team_tables.read("SELECT path FROM sources") == [("a/long/path/to/pairs.tsv",)]
+        assert p.team_tables.read("SELECT COUNT(DISTINCT source_id) FROM items") == [(1,)]
 
 
 V1_SCHEMA = """
@@ -235,8 +235,8 @@ def test_a_version_1_file_is_upgraded_on_open_and_keeps_everything(tmp_path):
         assert p.rating("a", "ben") == 3.0 and p.rating_record("a", "ben")["note"] == "hm"
         assert p.rating_record("b", "ann")["skipped"]
         assert p.verdict("a").code == 8
-        assert p.read("SELECT path FROM sources") == [("old.tsv",)]
-        assert p.read("SELECT source_id FROM items ORDER BY ord") == [(1,), (1,), (None,)]
+        assert p.team_tables.read("SELECT path FROM sources") == [("old.tsv",)]
+        assert p.team_tables.read("SELECT source_id FROM items ORDER BY ord") == [(1,), (1,), (None,)]
         assert len(p.changes()) == 1
         p.rate("c", "ann", 1.0)  # writes work on the upgraded file
         counts = p.import_ratings(ratings([("c", "ben", 2.0)]), "new.csv")

@@ -57,7 +57,7 @@ def test_create_open_roundtrip(tmp_path):
         assert p.title == "My data"
         assert (p.scale.low, p.scale.high, p.scale.step) == (0, 4, 0.25)
         assert p.n_items == 0
-        mode = p.read("PRAGMA journal_mode")[0][0]
+        mode = p.team_tables.read("PRAGMA journal_mode")[0][0]
         assert mode == "wal"
 
 
@@ -233,7 +233,7 @@ def test_two_processes_write_at_once(tmp_path):
         one = ratings[ratings["annotator"] == "ann1"].set_index("item_id")["score"]
         assert one["x:16"] == 4.0 and one["x:17"] == 0.0 and one["x:5"] == 1.25
         assert len(p.changes().query("kind == 'rating'")) == 200
-        assert p.read("PRAGMA integrity_check") == [("ok",)]
+        assert p.team_tables.read("PRAGMA integrity_check") == [("ok",)]
 
 
 def test_refresh_sees_other_writers(tmp_path):
@@ -329,13 +329,13 @@ def test_meta_read_and_write_transaction_for_core_modules(tmp_path):
     path = tmp_path / "p.simrate"
     with Project.create(path, scale="sts") as p, Project.open(path) as other:
         assert p.meta("threshold") == "1.0" and p.meta("nothing") is None
-        with other.write_transaction() as conn:
+        with other.team_tables.transaction() as conn:
             conn.execute("INSERT INTO meta VALUES ('note', 'from elsewhere')")
         assert p.meta("note") == "from elsewhere"  # read from the file, not cached at open
-        with pytest.raises(RuntimeError), p.write_transaction() as conn:
+        with pytest.raises(RuntimeError), p.team_tables.transaction() as conn:
             conn.execute("INSERT INTO meta VALUES ('half', 'done')")
             raise RuntimeError("stop")
-        assert p.read("SELECT value FROM meta WHERE key = ?", ("half",)) == []  # rolled back
+        assert p.team_tables.read("SELECT value FROM meta WHERE key = ?", ("half",)) == []  # rolled back
 
 
 def test_plan_ratings_classifies_without_writing(project):

@@ -49,7 +49,7 @@ def test_status_goes_offline_and_online_and_nothing_is_lost(qtbot, hub, tmp_path
     project = window.context.project
     project.rate("d:1", "Alice", 2.0)
     qtbot.waitUntil(lambda: "connected \u00b7 1 pending" in status_text(window), timeout=5000)
-    rated = project.read("SELECT max(id) FROM changes")[0][0]
+    rated = project.team_tables.read("SELECT max(id) FROM changes")[0][0]
     qtbot.waitUntil(lambda: window.hub_link.sync.acknowledged >= rated
                     and "connected \u00b7 0 pending" in status_text(window), timeout=10000)
     hub.cluster.stop("fast")

@@ -101,7 +101,7 @@ def test_unreachable_hub_keeps_changes_pending(hub, tmp_path):
     with Project.open(project) as opened:
         opened.rate(opened.item_ids()[0], "org", 2.0)
         port = str(hub.cluster.port)
-        with opened.write_transaction() as conn:  # as if the server had moved away
+        with opened.team_tables.transaction() as conn:  # as if the server had moved away
             conn.execute("UPDATE meta SET value = replace(value, ?, '1') WHERE key = 'hub_url'",
                          (port,))
     done = hub.simrate("team", "sync", project, "--json")

@@ -193,7 +193,7 @@ def publish_and_join(hub: Hub, folder: Path, n: int) -> None:
     from app.core.team.hub.publish import publish
 
     project = make_project(folder / "big.simrate", n)
-    rows = project.read("SELECT id, left, right, dataset, genre FROM items")
+    rows = project.team_tables.read("SELECT id, left, right, dataset, genre FROM items")
     with psycopg.connect(hub.url(), autocommit=True) as conn:
         conn.execute("CREATE TABLE bare (id text, l text, r text, d text, g text)")
         started = time.perf_counter()

@@ -46,7 +46,7 @@ def test_two_processes_importing_at_once_both_succeed(tmp_path):
     assert counts == [(0, 4000), (4000, 0), (4000, 0)]
     project = Project.open(path)
     assert project.n_items == 8000
-    ords = [r[0] for r in project.read("SELECT ord FROM items ORDER BY ord")]
+    ords = [r[0] for r in project.team_tables.read("SELECT ord FROM items ORDER BY ord")]
     assert ords == list(range(8000))
 
 

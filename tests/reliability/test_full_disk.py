@@ -30,7 +30,7 @@ def test_rating_after_full_disk_is_stored_under_its_own_annotator(tmp_path):
     assert c.rating("x:1", "x") is None
     assert c.annotators() == ["x", "late"]
     a.refresh()
-    assert a.annotator_ids() == c.annotator_ids()
+    assert a.roster.ids() == c.roster.ids()
 
 
 def test_failed_commit_is_a_plain_error_and_leaves_no_transaction(tmp_path):
@@ -47,7 +47,7 @@ def test_failed_commit_is_a_plain_error_and_leaves_no_transaction(tmp_path):
         assert not project._conn.in_transaction
     free_disk(project._conn)
     assert project.n_items == 3 and project.item_ids() == Project.open(path).item_ids()
-    assert project.annotators() == [] and project.annotator_ids() == {}
+    assert project.annotators() == [] and project.roster.ids() == {}
     project.rate("x:1", "z", 1.0)  # the project works once there is room again
     assert Project.open(path).rating("x:1", "z") == 1.0
 

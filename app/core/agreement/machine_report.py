@@ -53,7 +53,7 @@ def machine_entry(long: LongRatings, humans: list[int], machine: int,
 
 def machine_report(project: Project, epsilon: float = DEFAULT_EPSILON) -> dict:
     """{"machines": {name: entry}} for every machine rater of the project."""
-    machines = project.machine_annotators()
+    machines = project.roster.machines()
     if not machines:
         return {"machines": {}}
     ratings = project.ratings()

@@ -41,12 +41,12 @@ class AgreementModel:
         self._live: LiveAgreement | None = None
         self._scopes: ScopedAgreement | None = None
         # excluded people and machine raters: their ratings count nowhere here
-        self.excluded: set[str] = set(project.left_out_annotators())
+        self.excluded: set[str] = set(project.roster.left_out())
 
     def reset(self) -> None:
         """Forget everything (after bulk changes); rebuilt on next use."""
         self._flags = self._live = self._scopes = None
-        self.excluded = set(self.project.left_out_annotators())
+        self.excluded = set(self.project.roster.left_out())
 
     # ------------------------------------------------------------------ parts
     @property
@@ -54,7 +54,7 @@ class AgreementModel:
         """The flag index, keyed by item ord and annotator id."""
         if self._flags is None:
             rows, adjudicated = self.project.flag_inputs()
-            counted = self.project.counted_annotator_ids()
+            counted = self.project.roster.counted_ids()
             flags = FlagIndex(threshold_codes(self.project.threshold, self.project.scale.step))
             flags.load([r for r in rows if r[1] in counted], adjudicated)
             self._flags = flags
@@ -66,7 +66,7 @@ class AgreementModel:
         if self._live is None:
             scale, project = self.project.scale, self.project
             live = LiveAgreement(low=scale.low, step=scale.step)
-            names = {aid: name for name, aid in project.annotator_ids().items()}
+            names = {aid: name for name, aid in project.roster.ids().items()}
             units, raters, codes = [], [], []
             for ord_, unit in self.flags.units():  # the flags hold every counted code
                 for aid, code in unit.items():
@@ -100,7 +100,7 @@ class AgreementModel:
         if event.is_bulk:
             self.reset()
         elif isinstance(event, AnnotatorAdded):
-            self.excluded = set(self.project.left_out_annotators())
+            self.excluded = set(self.project.roster.left_out())
         elif isinstance(event, RatingChanged):
             if event.counted:
                 self._rating(event)
@@ -113,7 +113,7 @@ class AgreementModel:
     def _rating(self, event: RatingChanged) -> None:
         ord_ = self.project.item_ord(event.item)
         if self._flags is not None:
-            aid = self.project.annotator_ids()[event.annotator]
+            aid = self.project.roster.ids()[event.annotator]
             self._flags.set(ord_, aid, event.new_code)
         if self._live is not None:
             self._live.set_rating(event.item, event.annotator, event.new_code)
@@ -156,7 +156,7 @@ class AgreementModel:
     def flagged_frame(self) -> pd.DataFrame:
         """Flagged items, largest spread first: item_id, spread, ratings ({annotator: score})."""
         scale, project = self.project.scale, self.project
-        names = {aid: name for name, aid in project.annotator_ids().items()}
+        names = {aid: name for name, aid in project.roster.ids().items()}
         rows = []
         for ord_, spread in self.flags.ordered():
             ratings = {names[a]: scale.from_code(c) for a, c in self.flags.unit(ord_).items()}

@@ -148,7 +148,7 @@ class Snapshot:
 def build_snapshot(project: Any) -> Snapshot:
     """Read a snapshot from an open Project (passed in: this module does not import it)."""
     items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
-    excluded = project.left_out_annotators()  # machine raters are not in it either
+    excluded = project.roster.left_out()  # machine raters are not in it either
     raters = [a for a in project.annotators() if a not in excluded]
     settled = project.flagged_ids() | set(project.adjudications()["item_id"])
     scale = project.scale

@@ -114,7 +114,7 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
             for item_id in ids]
     settings = {"annotators": list(plan.items), "per_item": per_item, "seed": seed,
                 "dataset": dataset, "items": len(item_ids), "at": time.time()}
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_team_tables(conn)
         old = read_meta(conn, "assignment")
         conn.execute("DELETE FROM assignment")
@@ -131,7 +131,7 @@ def stored_assignment(project: Project) -> dict[str, list[str]]:
         return {}
     settings = assignment_settings(project)
     plan: dict[str, list[str]] = {name: [] for name in settings["annotators"]} if settings else {}
-    for item_id, name in project.read("SELECT i.id, a.annotator FROM assignment a "
+    for item_id, name in project.team_tables.read("SELECT i.id, a.annotator FROM assignment a "
                                       "JOIN items i ON i.ord = a.item_ord ORDER BY a.item_ord"):
         plan.setdefault(name, []).append(item_id)
     return plan

@@ -99,7 +99,7 @@ def record_batch(project: Project, batch: CrowdBatch) -> None:
     rows = [(batch.name, task, slot, project.item_ord(item), int(flag))
             for task, ids in batch.tasks.items()
             for slot, (item, flag) in enumerate(zip(ids, batch.checks[task], strict=True), 1)]
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         for statement in CROWD_SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
@@ -132,6 +132,6 @@ def recorded_slots(project: Project) -> dict[tuple[str, str, int], str]:
     """{(batch, task, slot): item id} of every recorded batch."""
     if not has_table(project, "crowd_tasks"):
         return {}
-    rows = project.read("SELECT c.batch, c.task, c.slot, i.id FROM crowd_tasks c "
+    rows = project.team_tables.read("SELECT c.batch, c.task, c.slot, i.id FROM crowd_tasks c "
                         "JOIN items i ON i.ord = c.item_ord")
     return {(batch, task, slot): item for batch, task, slot, item in rows}

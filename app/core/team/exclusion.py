@@ -31,7 +31,7 @@ class RuleResult:
 def careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
              min_checks: int = 2) -> dict[str, str]:
     """{annotator: reason} of the people the check-item rule would exclude now."""
-    machines = set(project.machine_annotators())
+    machines = set(project.roster.machines())
     found = {}
     for entry in annotator_report(project, threshold=threshold):
         name, r = entry["annotator"], entry["check_pearson"]
@@ -49,14 +49,14 @@ def exclude_careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     """Exclude every careless worker at once; one logged, reversible action."""
     found = careless(project, threshold)
     if found:
-        project.set_excluded_many(list(found), True, by=by,
+        project.roster.set_excluded(list(found), True, by=by,
                                   rule={"rule": RULE, "threshold": threshold})
     return RuleResult(list(found), found, threshold)
 
 
 def _last_rule(project: Project) -> dict | None:
     """The newest exclude_rule entry of the change log that excluded someone."""
-    rows = project.read("SELECT new FROM changes WHERE kind = 'exclude_rule' ORDER BY id DESC")
+    rows = project.team_tables.read("SELECT new FROM changes WHERE kind = 'exclude_rule' ORDER BY id DESC")
     for (text,) in rows:
         entry = json.loads(text)
         if entry.get("rule") == RULE:
@@ -72,6 +72,6 @@ def restore_careless(project: Project, by: str = "") -> RuleResult:
     still = set(project.excluded_annotators())
     names = [a for a in entry["annotators"] if a in still]
     if names:
-        project.set_excluded_many(names, False, by=by,
+        project.roster.set_excluded(names, False, by=by,
                                   rule={"rule": RULE, "threshold": entry["threshold"]})
     return RuleResult(names, {}, float(entry["threshold"]))

@@ -175,7 +175,7 @@ def make_package(project: Project, out: str | Path, annotator: str,
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(str(partial) + suffix).unlink(missing_ok=True)
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         log_change(conn, "package", who=by, annotator=annotator,
                    new={"package": package_id, "items": len(item_ids), "checks": n_checks,
                         "path": str(out)})

@@ -36,7 +36,7 @@ def check_scores(project: Project) -> dict[str, float]:
     """Known scores of the check items: {item_id: score}, in project order."""
     if not has_table(project, "check_items"):
         return {}
-    rows = project.read("SELECT i.id, c.score FROM check_items c "
+    rows = project.team_tables.read("SELECT i.id, c.score FROM check_items c "
                         "JOIN items i ON i.ord = c.item_ord ORDER BY c.item_ord")
     return {item_id: float(score) for item_id, score in rows}
 
@@ -60,7 +60,7 @@ def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "
     if not changed:
         return 0
     now = time.time()
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_team_tables(conn)
         for item_id, score in changed.items():
             ord_ = project.item_ord(item_id)
@@ -173,7 +173,7 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     names = project.annotators()
     excluded = set(project.excluded_annotators())
     # the rest a rater is compared with: people who count (never a machine rater)
-    machines = set(project.machine_annotators())
+    machines = set(project.roster.machines())
     left_out = excluded | machines
     skipped = ratings["skipped"].to_numpy(bool)
     rated = ~skipped & ratings["score"].notna().to_numpy()

@@ -36,7 +36,7 @@ def ensure_team_tables(conn: sqlite3.Connection) -> None:
 
 def has_table(project: Project, name: str) -> bool:
     """True if the project file has a table of this name (reads never create tables)."""
-    return bool(project.read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+    return bool(project.team_tables.read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
                              (name,)))
 
 
@@ -45,7 +45,7 @@ def project_uuid(project: Project) -> str:
     found = project.meta("project_uuid")
     if found:
         return found
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         # INSERT OR IGNORE: another process may have created it a moment ago; theirs wins.
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('project_uuid', ?)",
                      (str(uuid.uuid4()),))

@@ -55,7 +55,7 @@ class AdjudicationQueue(QWidget):
         self.current_id: str | None = None
         self.pending_code: int | None = None
         self.marks: list[RaterScore] = []  # every rater's record of the current item
-        self._excluded = set(self.project.left_out_annotators())
+        self._excluded = set(self.project.roster.left_out())
         self.model = QueueModel(self.project, self.review, self)
         self._build()
         # Only while the focus is in the item view: the queue list keeps its arrow keys.
@@ -344,7 +344,7 @@ class AdjudicationQueue(QWidget):
     def _on_change(self, event: Event) -> None:
         self.records.on_event(event)
         if event.is_bulk:
-            self._excluded = set(self.project.left_out_annotators())
+            self._excluded = set(self.project.roster.left_out())
             self.model.rebuild()
             if self.current_id is not None and self.project.has_item(self.current_id):
                 pending = self.pending_code

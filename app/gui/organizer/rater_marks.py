@@ -46,7 +46,7 @@ class RaterScore:
 def item_ratings(project: Project, item_id: str, excluded: set[str] | None = None
                  ) -> list[RaterScore]:
     """The records of every annotator who rated, skipped or annotated this item."""
-    excluded = set(project.left_out_annotators()) if excluded is None else excluded
+    excluded = set(project.roster.left_out()) if excluded is None else excluded
     out = []
     for index, name in enumerate(project.annotators()):
         record = project.rating_record(item_id, name)

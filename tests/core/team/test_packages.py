@@ -174,7 +174,7 @@ def test_package_follows_the_stored_assignment(origin, tmp_path):
 
 
 def test_project_without_uuid_gets_one_on_first_package(origin, tmp_path):
-    with origin.write_transaction() as conn:  # an older file
+    with origin.team_tables.transaction() as conn:  # an older file
         conn.execute("DELETE FROM meta WHERE key = 'project_uuid'")
     make_package(origin, tmp_path / "a.simrate", "ann")
     make_package(origin, tmp_path / "b.simrate", "bob")

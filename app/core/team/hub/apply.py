@@ -49,7 +49,7 @@ def _apply_settings(project: Project, rows: list[tuple]) -> int:
         if not pending and project.threshold != remote:
             project.set_threshold(remote)
             applied += 1
-        with project.write_transaction() as conn:
+        with project.team_tables.transaction() as conn:
             set_meta(conn, {"hub_threshold": str(remote)})
     return applied
 
@@ -67,8 +67,8 @@ def _apply_items(project: Project, rows: list[tuple]) -> int:
         })
         project.import_items(frame, source="hub")
     if rows:
-        last = project.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
-        with project.write_transaction() as conn:
+        last = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
+        with project.team_tables.transaction() as conn:
             set_meta(conn, {"hub_item_ord": last})
     return len(new)
 
@@ -86,13 +86,13 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     names = [r[0] for r in rows]
     copies = hub_copies(project, "hub_annotators", names)
     for name, excluded, _seq in rows:
-        project.add_annotator(name)
+        project.roster.add(name)
         local = annotator_values(project).get(name, 0)
         pending = name in copies and copies[name] != (int(local),)
         if not pending and bool(local) != bool(excluded):
             project.set_excluded(name, bool(excluded), by=HUB_WHO)
             applied += 1
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
                          [(r[0], int(r[1])) for r in rows])
@@ -117,7 +117,7 @@ def _apply_ratings(project: Project, rows: list[tuple]) -> int:
         if mine != (code, note, int(skipped)):
             writes.append((item_id, annotator, code, note, bool(skipped), seconds))
     project.apply_ratings(writes)
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
@@ -143,7 +143,7 @@ def _apply_adjudications(project: Project, rows: list[tuple]) -> int:
         else:
             project.adjudicate(item_id, project.scale.from_code(code), note=note, by=by)
         applied += 1
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
                          [(r[0], r[1], r[2]) for r in rows])

@@ -36,7 +36,7 @@ def join(url: str, path: str | Path, password: str | None = None,
         project = Project.create(path, scale=scale, title=settings.get("title", ""))
         link = link_replica(project, url, info.kind, info.name, info.project_uuid)
         if info.name:
-            project.add_annotator(info.name)
+            project.roster.add(info.name)
         say("downloading items and ratings")
         outbox = collect(project, link)
         received = exchange(conn, link.replica, outbox, watermarks(project, tables_for(link)),

@@ -113,8 +113,10 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
         "ON CONFLICT (key) DO NOTHING", list(settings.items()))
     items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
                                      "meta", "source", "ord"),
-                     project.read("SELECT id, left, right, dataset, genre, reference, meta, "
-                                  "source, ord FROM items ORDER BY ord"))
+                     project.team_tables.read(
+                         "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
+                         "COALESCE(s.path, ''), i.ord FROM items i "
+                         "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord"))
     conn.execute("""
         INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta,
                                    source)
@@ -126,7 +128,7 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
     conn.cursor().executemany(
         "INSERT INTO simrate.annotators (name, excluded) VALUES (%s, %s) "
         "ON CONFLICT (name) DO NOTHING",
-        [(n, bool(e)) for n, e in project.read("SELECT name, excluded FROM annotators")])
+        [(n, bool(e)) for n, e in project.team_tables.read("SELECT name, excluded FROM annotators")])
     ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
                                          "seconds", "updated_at"), _local_ratings(project))
     conn.execute("""
@@ -135,7 +137,7 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
         SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings
         ON CONFLICT (item_id, annotator) DO NOTHING""")
     adjudications = _copy_in(conn, "adjudications", ("item_id", "code", "note", "by", "at"),
-                             project.read("SELECT i.id, d.code, d.note, d.by, d.at FROM "
+                             project.team_tables.read("SELECT i.id, d.code, d.note, d.by, d.at FROM "
                                           "adjudications d JOIN items i ON i.ord = d.item_ord"))
     conn.execute("""
         INSERT INTO simrate.adjudications (item_id, code, note, by, at)
@@ -145,7 +147,7 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
 
 
 def _local_ratings(project: Project) -> list[tuple]:
-    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in project.read(
+    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in project.team_tables.read(
         "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds, r.updated_at "
         "FROM ratings r JOIN items i ON i.ord = r.item_ord "
         "JOIN annotators a ON a.id = r.annotator_id")]
@@ -178,9 +180,9 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int]) -> None:
     link_replica(project, url, "organizer", None, uuid)
     if already:
         return  # a re-run: the file's pending changes go out with the sync that follows
-    last_change = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
-    last_ord = project.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
-    with project.write_transaction() as conn:
+    last_change = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    last_ord = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.execute("INSERT OR REPLACE INTO hub_ratings SELECT i.id, a.name, r.code, r.note, "
                      "r.skipped FROM ratings r JOIN items i ON i.ord = r.item_ord "

@@ -66,7 +66,7 @@ def link_replica(project: Project, url: str, kind: str, name: str | None,
                  project_uuid: str) -> Link:
     """Record in the file that it is a replica of the hub at `url`; returns the link."""
     replica = project.meta("hub_replica") or str(uuid.uuid4())
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         set_meta(conn, {"hub_url": url, "hub_replica": replica, "hub_kind": kind,
                         "hub_name": name or "", "project_uuid": project_uuid})

@@ -22,11 +22,11 @@ def local_ratings(project: Project, keys: list[tuple[str, str]]
            "JOIN annotators a ON a.id = r.annotator_id")
     if len(keys) > BULK_KEYS:
         wanted = set(keys)
-        return {(r[0], r[1]): tuple(r[2:]) for r in project.read(sql)
+        return {(r[0], r[1]): tuple(r[2:]) for r in project.team_tables.read(sql)
                 if (r[0], r[1]) in wanted}
     found = {}
     for item_id, annotator in keys:
-        rows = project.read(sql + " WHERE i.id = ? AND a.name = ?", (item_id, annotator))
+        rows = project.team_tables.read(sql + " WHERE i.id = ? AND a.name = ?", (item_id, annotator))
         if rows:
             found[(item_id, annotator)] = tuple(rows[0][2:])
     return found
@@ -40,18 +40,18 @@ def hub_copies(project: Project, table: str, keys: list) -> dict:
                "hub_adjudications": ("item_id", "code, note", 1),
                "hub_annotators": ("name", "excluded", 1)}[table]
     key_cols, value_cols, width = columns
-    if not project.read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)):
+    if not project.team_tables.read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)):
         return {}
     sql = f"SELECT {key_cols}, {value_cols} FROM {table}"
     if len(keys) > BULK_KEYS:
         wanted = set(keys)
-        rows = project.read(sql)
+        rows = project.team_tables.read(sql)
     else:
         wanted = None
         where = " AND ".join(f"{c.strip()} = ?" for c in key_cols.split(","))
         rows = []
         for key in keys:
-            rows.extend(project.read(f"{sql} WHERE {where}", key if width > 1 else (key,)))
+            rows.extend(project.team_tables.read(f"{sql} WHERE {where}", key if width > 1 else (key,)))
     found = {}
     for row in rows:
         key = tuple(row[:width]) if width > 1 else row[0]
@@ -75,11 +75,11 @@ def rating_keys_changed(keys: Iterable[tuple[str, str]], local: dict, hub: dict
 
 def adjudication_values(project: Project) -> dict[str, tuple]:
     """{item_id: (code, note, by, at)} of the replica's adjudications."""
-    return {r[0]: tuple(r[1:]) for r in project.read(
+    return {r[0]: tuple(r[1:]) for r in project.team_tables.read(
         "SELECT i.id, d.code, d.note, d.by, d.at FROM adjudications d "
         "JOIN items i ON i.ord = d.item_ord")}
 
 
 def annotator_values(project: Project) -> dict[str, int]:
     """{name: excluded} of the replica's annotators."""
-    return dict(project.read("SELECT name, excluded FROM annotators"))
+    return dict(project.team_tables.read("SELECT name, excluded FROM annotators"))

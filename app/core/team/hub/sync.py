@@ -59,7 +59,7 @@ class SyncReport:
 def collect(project: Project, link: Link) -> Outbox:
     """Local changes the hub has not acknowledged and does not hold yet."""
     since = meta_int(project, "hub_pushed")
-    rows = project.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
+    rows = project.team_tables.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
                         "ORDER BY id", (since,))
     outbox = Outbox(since, rows[-1][0] if rows else since)
     if not rows:
@@ -120,20 +120,22 @@ def _changed_annotators(project: Project, keys: dict[str, int]) -> list[tuple]:
 
 def _new_items(project: Project) -> list[tuple]:
     known = meta_int(project, "hub_item_ord")
-    rows = project.read('SELECT id, left, right, dataset, genre, reference, meta, source, ord '
-                        "FROM items WHERE ord > ? ORDER BY ord", (known,))
+    rows = project.team_tables.read(
+        "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
+        "COALESCE(s.path, ''), i.ord FROM items i LEFT JOIN sources s ON s.id = i.source_id "
+        "WHERE i.ord > ? ORDER BY i.ord", (known,))
     return [tuple(r) for r in rows]
 
 
 def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> SyncReport:
     """Record what the hub took, apply what it sent; returns the round's report."""
     _record_push(project, outbox, received)
-    before = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from app.core.team.hub.apply import apply_received  # local writes through Project
 
     applied = apply_received(project, link, received)
-    after = project.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
-    with project.write_transaction() as conn:
+    after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
         values["hub_last_sync"] = time.time()
         if before == outbox.upto:
@@ -147,7 +149,7 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
 
 def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
     """The hub now holds every outbox row: as our copies of its values, and the ack."""
-    with project.write_transaction() as conn:
+    with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings])
