@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.counts import summary as read_summary
+from app.core.data.counts import summary as read_summary
 from app.core.scale import points
 
 #: Keys of `info --json` (DESIGN.md); the summary carries two more for the text output.

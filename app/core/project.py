@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core import tables
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
-from app.core.counts import count_facts
+from app.core.data import tables
+from app.core.data.counts import count_facts
+from app.core.data.import_log import undo_bulk_import
+from app.core.data.item_index import ItemIndex
+from app.core.data.items_import import check_present, insert_items
+from app.core.data.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
@@ -33,10 +37,6 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS
-from app.core.import_log import undo_bulk_import
-from app.core.item_index import ItemIndex
-from app.core.items_import import check_present, insert_items
-from app.core.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
@@ -137,7 +137,7 @@ class Project:
         return read_meta(self._conn, key)
 
     def counts(self) -> dict:
-        """The figures of `simrate info`, from SQL aggregates (app/core/counts.py)."""
+        """The figures of `simrate info`, from SQL aggregates (app/core/data/counts.py)."""
         return count_facts(self._conn, self.scale, self.threshold)
 
     # ----------------------------------------------------------- settings
@@ -362,11 +362,11 @@ class Project:
                             self.roster.left_out(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """(items, ratings) with only what gold needs (see app/core/tables.py)."""
+        """(items, ratings) with only what gold needs (see app/core/data/tables.py)."""
         return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
     def flag_inputs(self) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
-        """What the flag index is built from (app/core/tables.py: read_flag_inputs)."""
+        """What the flag index is built from (app/core/data/tables.py: read_flag_inputs)."""
         return tables.read_flag_inputs(self._conn)
 
     # ----------------------------------------------------------- flags and live agreement

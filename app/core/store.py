@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.core.data.migrate import migrate, needs_migration
 from app.core.errors import SimrateError
-from app.core.migrate import migrate, needs_migration
 
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
-#: (app/core/migrate.py brings version 1 files up to date when they are opened).
+#: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
 #: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
 SCHEMA_VERSION = 3
 #: Kinds of annotator: people, and machine raters (scores from a model, issue 17).
@@ -162,8 +162,8 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     return conn
 
 
-def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
-    """Open an existing project file, checking that it is one we can read."""
+def _check_header(path: Path) -> None:
+    """SimrateError unless `path` is a file that starts as an SQLite database does."""
     if not path.exists():
         raise SimrateError("no such project file", path)
     if path.is_dir():
@@ -175,6 +175,11 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         raise SimrateError(f"cannot read: {exc.strerror}", path) from None
     if head != SQLITE_MAGIC:
         raise SimrateError("not a simrate project (not an SQLite database)", path)
+
+
+def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
+    """Open an existing project file, checking that it is one we can read."""
+    _check_header(path)
     try:
         conn = _connect_for_reading(path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -211,7 +216,7 @@ def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
     """Bring a file of an older schema up to this one, in one transaction.
 
     Schema 3 adds annotators.kind (every existing annotator is a person); schema 2's tables
-    come from app/core/migrate.py first. A file we may not write stays as it is and reads as
+    come from app/core/data/migrate.py first. A file we may not write stays as it is and reads as
     having no machine raters.
     """
     try:

@@ -72,12 +72,9 @@ def _repeated(items: np.ndarray, who: np.ndarray) -> bool:
     return bool((key[1:] == key[:-1]).any())
 
 
-def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
-    """The rating frame of a plain long ratings file, or None to use the careful reader."""
-    path = Path(path)
-    text = _text(path)
-    if text is None:
-        return None
+def _plain_shape(text: str) -> tuple[str, list[str], dict[str, int]] | None:
+    """(separator, header, column roles) of a plain long table, or None when anything in
+    the text asks for the careful reader."""
     first = text.split("\n", 1)[0].rstrip("\r")
     separator = "\t" if "\t" in first else ","
     if separator == "," and "\t" in text:
@@ -89,6 +86,19 @@ def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
         return None
     if EXPONENT.search(text):
         return None  # a number like 1e-400 may underflow to 0: the careful reader refuses it
+    return separator, header, roles
+
+
+def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
+    """The rating frame of a plain long ratings file, or None to use the careful reader."""
+    path = Path(path)
+    text = _text(path)
+    if text is None:
+        return None
+    shape = _plain_shape(text)
+    if shape is None:
+        return None
+    separator, header, roles = shape
     score_name = header[roles["score"]]
     try:
         # The C parser refuses "nan", "1_0" and other text in a float column (ValueError).

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.evaluation import EvaluationReport, evaluate
 from app.core.frames import DatasetInput
-from app.formats.scores import read_pair
+from app.formats.system_scores import read_pair
 
 
 def evaluate_files(task: str, pairs: Sequence[tuple[str | Path, str | Path]]) -> EvaluationReport:

@@ -13,8 +13,8 @@ import pytest
 
 from app.core.agreement.inputs import project_inputs
 from app.core.agreement.report import ratings_matrix
-from app.core.columns import read_codes
-from app.core.counts import summary
+from app.core.data.columns import read_codes
+from app.core.data.counts import summary
 from app.core.errors import SimrateError
 from app.core.frames import item_frame, rating_frame
 from app.core.project import Project

@@ -10,15 +10,8 @@ import pytest
 
 from app.core.errors import SimrateError
 from app.core.frames import DEBATABLE, FALSE, TRUE
-from app.formats.scores import (
-    dataset_name,
-    is_export,
-    read_gold,
-    read_pair,
-    read_pit_gold,
-    read_score_key,
-    read_system,
-)
+from app.formats.scores import dataset_name, is_export, read_gold, read_pit_gold, read_score_key
+from app.formats.system_scores import read_pair, read_system
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:

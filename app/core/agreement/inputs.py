@@ -3,7 +3,7 @@
 The result is long-form (app/core/agreement/sparse.py), so a crowd of 500 raters costs no
 more than three.
 
-The ratings come as integer arrays (app/core/columns.py); the flagged items follow from one
+The ratings come as integer arrays (app/core/data/columns.py); the flagged items follow from one
 segmented max/min over them, the rule of app/core/review/flags.py on arrays. Only the item
 ids are read as Python strings: the report names items by them.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.agreement.sparse import LongRatings
-from app.core.columns import CodeColumns, read_codes
+from app.core.data.columns import CodeColumns, read_codes
 from app.core.errors import SimrateError
 from app.core.review.flags import threshold_codes
 from app.core.scale import Scale

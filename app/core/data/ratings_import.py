@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from app.core.columns import read_codes
+from app.core.data.columns import read_codes
+from app.core.data.item_index import ItemIndex
 from app.core.errors import SimrateError
 from app.core.frames import RATING_COLUMNS, name_problem
-from app.core.item_index import ItemIndex
 from app.core.scale import Scale
 from app.core.store import log_change
 

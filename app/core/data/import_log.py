@@ -6,9 +6,9 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from app.core.data.items_import import undo_items_import
+from app.core.data.ratings_import import undo_ratings_import
 from app.core.errors import SimrateError
-from app.core.items_import import undo_items_import
-from app.core.ratings_import import undo_ratings_import
 from app.core.store import log_change
 
 IMPORT_KINDS = ("import_items", "import_ratings")

@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from app.core.data.item_index import ItemIndex
 from app.core.events import RatingState, Verdict
-from app.core.item_index import ItemIndex
 from app.core.scale import Scale
 from app.core.store import log_change
 
