@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,18 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip("../shared/realdata is not present")
     return REALDATA
+
+
+@pytest.fixture(autouse=True)
+def background_jobs_finish_within_their_test():
+    """Each test's background jobs end before the next test starts.
+
+    Jobs run on Qt's global thread pool, which has one thread per core: a job a test left
+    running (an interval bootstrap scheduled by a timer, a cancelled export still winding
+    down) would otherwise hold a thread and delay the jobs of the tests after it.
+    """
+    yield
+    if "PySide6.QtCore" in sys.modules:
+        from PySide6.QtCore import QThreadPool
+
+        QThreadPool.globalInstance().waitForDone(30_000)
