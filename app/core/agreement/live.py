@@ -337,20 +337,8 @@ class LiveAgreement:
     # ------------------------------------------------------------------ correlations
     def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:
         """(rater x rater Pearson r over units both rated, NaN where undefined; raters)."""
-        active = self._active()
-        out = np.full((len(active), len(active)), np.nan)
-        for a, i in enumerate(active):
-            n, sx, sxx = self._rsum[i]
-            if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) is not None:
-                out[a, a] = 1.0
-            pn, psx, psxx, psxy = self._pn[i], self._psx[i], self._psxx[i], self._psxy[i]
-            for b in range(a + 1, len(active)):
-                j = active[b]
-                r = correlation_from_sums(pn[j], psx[j], self._psx[j][i], psxx[j],
-                                          self._psxx[j][i], psxy[j])
-                if r is not None:
-                    out[a, b] = out[b, a] = r
-        return out, [self._raters[i] for i in active]
+        raters = self.raters()
+        return self.pearson_among(raters), raters
 
     def pearson(self) -> pd.DataFrame:
         """Pearson r between every two raters as a DataFrame (NaN where undefined)."""
@@ -359,17 +347,40 @@ class LiveAgreement:
 
     def pearson_vs_rest(self) -> dict[Hashable, float | None]:
         """{rater: Pearson r of their value against the mean of the unit's other values}."""
-        out: dict[Hashable, float | None] = {}
-        for i in self._active():
-            rater, groups = self._raters[i], self._rest[i]
-            n, sx, sxx = 0, 0, 0
-            sy = syy = sxy = Fraction(0)
-            for m, (count, x1, x2, y1, y2, xy) in groups.items():
-                n, sx, sxx = n + count, sx + x1, sxx + x2
-                sy += Fraction(y1, m - 1)
-                syy += Fraction(y2, (m - 1) ** 2)
-                sxy += Fraction(xy, m - 1)
-            out[rater] = correlation_from_sums(n, sx, sy, sxx, syy, sxy)
+        return {self._raters[i]: self._vs_rest(i) for i in self._active()}
+
+    def _vs_rest(self, i: int) -> float | None:
+        n, sx, sxx, sy, syy, sxy = 0, 0, 0, Fraction(0), Fraction(0), Fraction(0)
+        for m, (count, x1, x2, y1, y2, xy) in self._rest[i].items():
+            n, sx, sxx = n + count, sx + x1, sxx + x2
+            sy += Fraction(y1, m - 1)
+            syy += Fraction(y2, (m - 1) ** 2)
+            sxy += Fraction(xy, m - 1)
+        return correlation_from_sums(n, sx, sy, sxx, syy, sxy)
+
+    def vs_rest_of(self, raters: Iterable[Hashable]) -> dict[Hashable, float | None]:
+        """pearson_vs_rest for some known raters only (an edit changes those of one unit)."""
+        return {r: self._vs_rest(self._rater_pos[r]) for r in raters}
+
+    def rater_counts(self, raters: Iterable[Hashable] | None = None
+                     ) -> dict[Hashable, tuple[int, int]]:
+        """{rater: (ratings, ratings on units others rated too)}; default: active raters."""
+        pos = self._active() if raters is None else [self._rater_pos[r] for r in raters]
+        return {self._raters[i]: (self._rsum[i][0], sum(a[0] for a in self._rest[i].values()))
+                for i in pos}
+
+    def pearson_among(self, raters: Sequence[Hashable]) -> np.ndarray:
+        """Pearson r between the given raters only (NaN where undefined or unknown)."""
+        pos = [self._rater_pos.get(r) for r in raters]
+        out = np.full((len(pos), len(pos)), np.nan)
+        known = [(a, i) for a, i in enumerate(pos) if i is not None]
+        for k, (a, i) in enumerate(known):
+            n, sx, sxx = self._rsum[i]
+            out[a, a] = 1.0 if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) else np.nan
+            for b, j in known[k + 1:]:
+                r = correlation_from_sums(self._pn[i][j], self._psx[i][j], self._psx[j][i],
+                                          self._psxx[i][j], self._psxx[j][i], self._psxy[i][j])
+                out[a, b] = out[b, a] = np.nan if r is None else r
         return out
 
     # ------------------------------------------------------------------ disagreement per unit
