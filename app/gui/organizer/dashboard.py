@@ -31,7 +31,8 @@ from app.core.agreement.batch import LEVELS
 from app.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from app.gui.organizer.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
 from app.gui.organizer.distribution_chart import DistributionChart
-from app.gui.organizer.heatmap import CorrelationHeatmap
+from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
+from app.gui.organizer.pearson_view import PearsonView
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"
@@ -157,12 +158,19 @@ class Dashboard(QWidget):
         watcher.intervals_updated.connect(self.refresh_intervals)
         watcher.building.connect(self._on_building)
         watcher.failed.connect(self.status_label.setText)
+        self.machine_watch.failed.connect(self._show_failure)
         self._on_building(False)
         self.refresh()
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
-        self.heatmap = CorrelationHeatmap()
+        self.pearson = PearsonView(self.project)
+        self.heatmap = self.pearson.heatmap
+        self.watcher.bridge.changed.connect(self.pearson.model.note)
+        self.machines = MachinePanel()
+        self.machine_watch = MachineWatch(self.project, self.watcher.bridge,
+                                          self.watcher.runner, self)
+        self.machine_watch.updated.connect(self._on_machine_report)
         self.distribution = DistributionChart(self.project.scale)
         self.distribution.setMinimumHeight(230)
         self.excluded_label = QLabel()
@@ -170,7 +178,7 @@ class Dashboard(QWidget):
         self.sections = {
             "summary": self._summary_section(),
             "table": self._table_section(),
-            "heatmap": _box(_section_title("Pearson r between raters"), self.heatmap),
+            "heatmap": _box(self.pearson, self.machines),
             "distribution": _box(_section_title("Distribution of each rater's scores"),
                                  self.distribution, self.excluded_label),
         }
@@ -295,6 +303,14 @@ class Dashboard(QWidget):
             self.status_label.setText("")
         self.status_label.setVisible(building)
 
+    def _show_failure(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setVisible(True)
+
+    def _on_machine_report(self, report: dict, counts: dict) -> None:
+        self.machines.show_report(report)
+        self.pearson.set_machine_report(report, counts)
+
     def _on_grouping(self, grouping: str) -> None:
         self.table_model.set_grouping(grouping)
 
@@ -315,11 +331,7 @@ class Dashboard(QWidget):
         for key, text in counts.items():
             self.count_labels[key].setText(text)
         self.table_model.refresh()
-        live = self.project.live
-        matrix, raters = live.pearson_matrix()
-        rest = live.pearson_vs_rest()
-        self.heatmap.set_data([str(r) for r in raters], matrix.tolist(),
-                              [rest.get(r) for r in raters])
+        self.pearson.refresh()
         engine = self.watcher.engine
         self.distribution.set_data(engine.raters, engine.histograms)
         excluded = sorted(engine.snapshot.excluded)

@@ -32,13 +32,15 @@ class CorrelationHeatmap(QWidget):
         self.names: list[str] = []
         self.matrix: list[list[float | None]] = []
         self.vs_rest: list[float | None] = []
+        self.machines: set[str] = set()  # drawn in italics, named as machines in tooltips
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setAccessibleName("Pearson correlation between raters")
 
     def set_data(self, names: Sequence[str], matrix: Sequence[Sequence[float | None]],
-                 vs_rest: Sequence[float | None]) -> None:
+                 vs_rest: Sequence[float | None], machines: set[str] | None = None) -> None:
         """Show these raters' pairwise r (NaN/None undefined) and r against the rest."""
+        self.machines = set(machines or ())
         names = list(names)
         matrix = [[None if v is None or v != v else float(v) for v in row] for row in matrix]
         vs_rest = [None if v is None or v != v else float(v) for v in vs_rest]
@@ -108,6 +110,8 @@ class CorrelationHeatmap(QWidget):
         painter.setFont(bold)
         for column, title in enumerate([*self.names, "vs rest"]):
             rect = self._cell_rect(0, column)
+            bold.setItalic(title in self.machines)
+            painter.setFont(bold)
             painter.setPen(text)
             # Titles may overhang their cell a little: names are usually short.
             room = cell + (2 * GAP if column == len(self.names) else 6)
@@ -118,6 +122,7 @@ class CorrelationHeatmap(QWidget):
         for row, name in enumerate(self.names):
             rect = self._cell_rect(row, 0)
             elided = metrics.elidedText(name, Qt.TextElideMode.ElideRight, int(left - 8))
+            bold.setItalic(name in self.machines)
             painter.setFont(bold)
             painter.setPen(text)
             painter.drawText(QRectF(0, rect.y(), left - 8, rect.height()),
@@ -149,11 +154,16 @@ class CorrelationHeatmap(QWidget):
 
     def describe(self, row: int, column: int) -> str:
         """What a cell shows, in words."""
-        name = self.names[row]
+        name, other = (self._named(row), self._named(column % len(self.names)))
         if column == len(self.names):
-            value, what = self.vs_rest[row], f"{name} against the mean of the others"
+            others = "the humans" if self.names[row] in self.machines else "the others"
+            value, what = self.vs_rest[row], f"{name} against the mean of {others}"
         else:
-            value, what = self.matrix[row][column], f"{name} and {self.names[column]}"
+            value, what = self.matrix[row][column], f"{name} and {other}"
         if value is None or math.isnan(value):
             return f"{what}: undefined (too few items rated by both, or no variance)"
         return f"{what}: Pearson r = {value:.3f}"
+
+    def _named(self, index: int) -> str:
+        name = self.names[index]
+        return f"{name} (machine)" if name in self.machines else name

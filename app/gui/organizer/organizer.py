@@ -96,6 +96,7 @@ class OrganizerWorkspace(QObject):
         """Stop background work and take the panels out of the window."""
         self.window.stack.currentChanged.disconnect(self._on_central_changed)
         self.watcher.shutdown()
+        self.dashboard.machine_watch.shutdown()
         self.runner.cancel_all()
         window = self.window
         if window.stack.indexOf(self.queue) >= 0:
