@@ -369,8 +369,8 @@ class LiveAgreement:
         return {self._raters[i]: (self._rsum[i][0], sum(a[0] for a in self._rest[i].values()))
                 for i in pos}
 
-    def pearson_among(self, raters: Sequence[Hashable]) -> np.ndarray:
-        """Pearson r between the given raters only (NaN where undefined or unknown)."""
+    def pearson_among(self, raters: Sequence[Hashable], min_overlap: int = 0) -> np.ndarray:
+        """Pearson r between the given raters (NaN: undefined, unknown, < min_overlap shared)."""
         pos = [self._rater_pos.get(r) for r in raters]
         out = np.full((len(pos), len(pos)), np.nan)
         known = [(a, i) for a, i in enumerate(pos) if i is not None]
@@ -380,7 +380,7 @@ class LiveAgreement:
             for b, j in known[k + 1:]:
                 r = correlation_from_sums(self._pn[i][j], self._psx[i][j], self._psx[j][i],
                                           self._psxx[i][j], self._psxx[j][i], self._psxy[i][j])
-                out[a, b] = out[b, a] = np.nan if r is None else r
+                out[a, b] = out[b, a] = np.nan if r is None or self._pn[i][j] < min_overlap else r
         return out
 
     # ------------------------------------------------------------------ disagreement per unit

@@ -33,6 +33,7 @@ class CorrelationHeatmap(QWidget):
         self.matrix: list[list[float | None]] = []
         self.vs_rest: list[float | None] = []
         self.machines: set[str] = set()  # drawn in italics, named as machines in tooltips
+        self._label_w: int | None = None
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setAccessibleName("Pearson correlation between raters")
@@ -47,15 +48,25 @@ class CorrelationHeatmap(QWidget):
         if (names, matrix, vs_rest) != (self.names, self.matrix, self.vs_rest):
             size_changed = len(names) != len(self.names)
             self.names, self.matrix, self.vs_rest = names, matrix, vs_rest
+            self._label_w = None
             if size_changed:
                 self.updateGeometry()
             self.update()
 
     # ------------------------------------------------------------------ geometry
     def _label_width(self) -> int:
-        metrics = self.fontMetrics()
-        widest = max((metrics.horizontalAdvance(n) for n in self.names), default=40)
-        return min(max(widest + 12, 48), 140)
+        # measured once per set of names and font: painting asks for it for every cell
+        if self._label_w is None:
+            metrics = self.fontMetrics()
+            widest = max((metrics.horizontalAdvance(n) for n in self.names), default=40)
+            self._label_w = min(max(widest + 12, 48), 140)
+        return self._label_w
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new font: measure the names again."""
+        if event.type() == QEvent.Type.FontChange:
+            self._label_w = None
+        super().changeEvent(event)
 
     def _cell(self) -> float:
         n = max(len(self.names), 1)

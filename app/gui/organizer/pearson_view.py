@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.gui.organizer.heatmap import CorrelationHeatmap
 from app.gui.organizer.rater_table import (
+    MIN_OVERLAP,
     R_COLUMN,
     TOP_N,
     RaterRow,
@@ -42,6 +43,7 @@ class PearsonView(QWidget):
         super().__init__(parent)
         self.project = project
         self.machine_report: dict = {}
+        self.shown: list[str] = []  # the people in the heatmap, in its order
         self.model = RaterTableModel(lambda: project.agreement.live, self)
         self.proxy = RaterSortProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -57,6 +59,7 @@ class PearsonView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.heatmap)
         layout.addWidget(self.crowd)
+        layout.addStretch(1)  # spare height below, not between the heatmap and the table
 
     def _crowd_part(self) -> QWidget:
         self.filter_edit = QLineEdit()
@@ -72,8 +75,10 @@ class PearsonView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # fixed widths: sizing to contents would read all 500 rows after every edit
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.model.modelReset.connect(self._fit_columns)
         self.table.setMinimumHeight(header.sizeHint().height() + TABLE_ROWS
                                     * self.table.verticalHeader().defaultSectionSize() + 4)
         self.count_label = QLabel()
@@ -87,6 +92,15 @@ class PearsonView(QWidget):
         layout.addWidget(self.table)
         return box
 
+    def _fit_columns(self) -> None:
+        """Columns wide enough for their titles and figures (after the rows were replaced)."""
+        metrics = self.table.fontMetrics()
+        for column in range(1, self.model.columnCount()):
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            width = max(metrics.horizontalAdvance(t) for t in (title, "machine", "-0.000",
+                                                                "000,000"))
+            self.table.setColumnWidth(column, width + 24)
+
     # ------------------------------------------------------------------ refreshing
     def refresh(self) -> None:
         """Update the table's touched rows, then redraw the heatmap (after each burst)."""
@@ -95,17 +109,21 @@ class PearsonView(QWidget):
         crowd = len(people) > TOP_N
         self.crowd.setVisible(crowd)
         live = self.project.agreement.live
-        if crowd:
-            names = self.model.top(TOP_N)
+        overlap = 0
+        if crowd:  # sparse workers: r over a handful of shared items says nothing
+            names, overlap = self.model.top(TOP_N), MIN_OVERLAP
             self.title.setText(f"Pearson r: the {TOP_N} of {len(people):,} raters most in "
-                               "doubt (lowest r vs rest)")
+                               f"doubt (lowest r vs rest); \u2013 where two share fewer than "
+                               f"{MIN_OVERLAP} items")
             self.count_label.setText(f"All {len(people):,} raters, most in doubt first; "
                                      "click a column to sort")
         else:
             names = [row.name for row in people]
             self.title.setText("Pearson r between raters")
         rest = {row.name: row.r for row in people}
-        self._draw(names, live.pearson_among(names).tolist(), [rest.get(n) for n in names])
+        self.shown = names
+        self._draw(names, live.pearson_among(names, overlap).tolist(),
+                   [rest.get(n) for n in names])
 
     def _draw(self, names: list[str], matrix: list[list[float]], rest: list) -> None:
         """The people's grid, with the machine raters' rows and columns added."""

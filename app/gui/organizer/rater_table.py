@@ -108,7 +108,8 @@ class RaterTableModel(QAbstractTableModel):
             index = self._row_of[name]
             row = self.rows[index]
             row.r, (row.ratings, row.shared) = _clean(r), counts[name]
-            self.dataChanged.emit(self.index(index, 0), self.index(index, len(HEADERS) - 1))
+            self.dataChanged.emit(self.index(index, R_COLUMN),
+                                  self.index(index, len(HEADERS) - 1))
 
     def reload(self) -> None:
         """Read every person's row again (keeps the machine rows)."""
@@ -120,8 +121,9 @@ class RaterTableModel(QAbstractTableModel):
         self._reload = False
 
     def set_machines(self, machines: list[RaterRow]) -> None:
-        """Replace the machine rows."""
-        self._set([*(row for row in self.rows if not row.machine), *machines])
+        """Replace the machine rows (no reset when they are the same)."""
+        if machines != self.machines():
+            self._set([*(row for row in self.rows if not row.machine), *machines])
 
     def _set(self, rows: list[RaterRow]) -> None:
         self.beginResetModel()

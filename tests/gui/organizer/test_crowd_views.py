@@ -11,7 +11,7 @@ from app.core.agreement.machine_report import machine_report
 from app.core.project import Project
 from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.dashboard import Dashboard
-from app.gui.organizer.rater_table import R_COLUMN, TOP_N, RaterTableModel
+from app.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
 from app.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_items, make_rated_project, make_ratings
 
@@ -108,10 +108,19 @@ def test_heatmap_shows_the_top_n_by_doubt_with_their_pairwise_r(crowd):
     assert heatmap.names[:2] == ["w00", "w01"]
     assert f"{TOP_N} of {WORKERS}" in dashboard.pearson.title.text()
     raters, matrix, _rest = batch_figures(project)
-    for a, name in enumerate(heatmap.names[:4]):
-        for b, other in enumerate(heatmap.names[:4]):
-            expected = matrix[raters.index(name), raters.index(other)]
-            assert heatmap.matrix[a][b] == pytest.approx(expected, abs=1e-9)
+    table = project.ratings().pivot(index="annotator", columns="item_id", values="score")
+    present = table.notna().to_numpy(dtype=int)
+    shared = present @ present.T
+    blanks = 0
+    for a, name in enumerate(heatmap.names):
+        for b, other in enumerate(heatmap.names):
+            i, j = raters.index(name), raters.index(other)
+            if a != b and shared[i, j] < MIN_OVERLAP:  # too few shared items: no r shown
+                blanks += 1
+                assert heatmap.matrix[a][b] is None
+            else:
+                assert heatmap.matrix[a][b] == pytest.approx(matrix[i, j], abs=1e-9)
+    assert 0 < blanks < TOP_N * (TOP_N - 1)  # both kinds of cell were checked
 
 
 def test_an_edit_updates_the_raters_of_its_item(qtbot, crowd):
