@@ -16,6 +16,8 @@ import pandas as pd
 from app.core.events import RatingState, Verdict
 from app.core.project import Project
 from app.core.scale import Scale, fmt
+from app.core.team.exclusion import RULE, exclude_careless
+from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
 
 
 class Action(Protocol):
@@ -142,6 +144,38 @@ class ImportRatings:
     def describe(self, scale: Scale) -> str:
         """`Import ratings from SOURCE`."""
         return f"Import ratings from {self.source or 'a table'}"
+
+
+@dataclass
+class ExcludeCareless:
+    """The STS 2012 rule: exclude every worker whose Pearson with the check items is below
+    the threshold (app/core/team/exclusion.py, as `annotators --exclude-careless`)."""
+
+    threshold: float = DEFAULT_CHECK_THRESHOLD
+    by: str = ""
+    excluded: list[str] = field(default_factory=list)
+
+    def do(self, project: Project) -> bool:
+        """Exclude the careless workers (the first time: whoever the rule finds); False
+        when the rule finds nobody."""
+        if not self.excluded:
+            self.excluded = exclude_careless(project, self.threshold, by=self.by).annotators
+        else:  # redo: the same workers, whatever their figures are now
+            project.roster.set_excluded(self.excluded, True, by=self.by,
+                                      rule={"rule": RULE, "threshold": self.threshold})
+        return bool(self.excluded)
+
+    def undo(self, project: Project) -> None:
+        """Count the workers this action excluded again."""
+        if self.excluded:
+            project.roster.set_excluded(self.excluded, False, by=self.by,
+                                      rule={"rule": RULE, "threshold": self.threshold})
+
+    def describe(self, scale: Scale) -> str:
+        """`Exclude 3 careless workers (check r < 0.5)`."""
+        count = len(self.excluded)
+        return (f"Exclude {count} careless worker{'s' * (count != 1)} "
+                f"(check r < {self.threshold:g})")
 
 
 class History:

@@ -340,20 +340,8 @@ class LiveAgreement:
     # ------------------------------------------------------------------ correlations
     def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:
         """(rater x rater Pearson r over units both rated, NaN where undefined; raters)."""
-        active = self._active()
-        out = np.full((len(active), len(active)), np.nan)
-        for a, i in enumerate(active):
-            n, sx, sxx = self._rsum[i]
-            if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) is not None:
-                out[a, a] = 1.0
-            pn, psx, psxx, psxy = self._pn[i], self._psx[i], self._psxx[i], self._psxy[i]
-            for b in range(a + 1, len(active)):
-                j = active[b]
-                r = correlation_from_sums(pn[j], psx[j], self._psx[j][i], psxx[j],
-                                          self._psxx[j][i], psxy[j])
-                if r is not None:
-                    out[a, b] = out[b, a] = r
-        return out, [self._raters[i] for i in active]
+        raters = self.raters()
+        return self.pearson_among(raters), raters
 
     def pearson(self) -> pd.DataFrame:
         """Pearson r between every two raters as a DataFrame (NaN where undefined)."""
@@ -364,31 +352,38 @@ class LiveAgreement:
 
     def pearson_vs_rest(self) -> dict[Hashable, float | None]:
         """{rater: Pearson r of their value against the mean of the unit's other values}."""
-        out: dict[Hashable, float | None] = {}
-        for i in self._active():
-            rater, groups = self._raters[i], self._rest[i]
-            n, sx, sxx = 0, 0, 0
-            sy = syy = sxy = Fraction(0)
-            for m, (count, x1, x2, y1, y2, xy) in groups.items():
-                n, sx, sxx = n + count, sx + x1, sxx + x2
-                sy += Fraction(y1, m - 1)
-                syy += Fraction(y2, (m - 1) ** 2)
-                sxy += Fraction(xy, m - 1)
-            out[rater] = correlation_from_sums(n, sx, sy, sxx, syy, sxy)
+        return {self._raters[i]: self._vs_rest(i) for i in self._active()}
+
+    def _vs_rest(self, i: int) -> float | None:
+        n, sx, sxx, sy, syy, sxy = 0, 0, 0, Fraction(0), Fraction(0), Fraction(0)
+        for m, (count, x1, x2, y1, y2, xy) in self._rest[i].items():
+            n, sx, sxx = n + count, sx + x1, sxx + x2
+            sy += Fraction(y1, m - 1)
+            syy += Fraction(y2, (m - 1) ** 2)
+            sxy += Fraction(xy, m - 1)
+        return correlation_from_sums(n, sx, sy, sxx, syy, sxy)
+
+    def vs_rest_of(self, raters: Iterable[Hashable]) -> dict[Hashable, float | None]:
+        """pearson_vs_rest for some known raters only (an edit changes those of one unit)."""
+        return {r: self._vs_rest(self._rater_pos[r]) for r in raters}
+
+    def rater_counts(self, raters: Iterable[Hashable] | None = None
+                     ) -> dict[Hashable, tuple[int, int]]:
+        """{rater: (ratings, ratings on units others rated too)}; default: active raters."""
+        pos = self._active() if raters is None else [self._rater_pos[r] for r in raters]
+        return {self._raters[i]: (self._rsum[i][0], sum(a[0] for a in self._rest[i].values()))
+                for i in pos}
+
+    def pearson_among(self, raters: Sequence[Hashable], min_overlap: int = 0) -> np.ndarray:
+        """Pearson r between the given raters (NaN: undefined, unknown, < min_overlap shared)."""
+        pos = [self._rater_pos.get(r) for r in raters]
+        out = np.full((len(pos), len(pos)), np.nan)
+        known = [(a, i) for a, i in enumerate(pos) if i is not None]
+        for k, (a, i) in enumerate(known):
+            n, sx, sxx = self._rsum[i]
+            out[a, a] = 1.0 if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) else np.nan
+            for b, j in known[k + 1:]:
+                r = correlation_from_sums(self._pn[i][j], self._psx[i][j], self._psx[j][i],
+                                          self._psxx[i][j], self._psxx[j][i], self._psxy[i][j])
+                out[a, b] = out[b, a] = np.nan if r is None or self._pn[i][j] < min_overlap else r
         return out
-
-    # ------------------------------------------------------------------ disagreement per unit
-    def unit_disagreement(self, unit: Hashable, level: str = "interval") -> float:
-        """This unit's share of the observed disagreement at `level` (0 when there is none)."""
-        return self.disagreement_shares(level, [unit]).get(unit, 0.0)
-
-    def disagreement_shares(self, level: str = "interval",
-                            units: Iterable[Hashable] | None = None) -> dict[Hashable, float]:
-        """{unit: share of the observed disagreement} for the given (default: all) units."""
-        from app.core.agreement.queue import unit_disagreement_function
-
-        chosen = self._units if units is None else units
-        total, unit_do = unit_disagreement_function(self, level)
-        if not total:
-            return {u: 0.0 for u in chosen if u in self._units}
-        return {u: unit_do(self._units[u]) / total for u in chosen if u in self._units}

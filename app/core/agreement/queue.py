@@ -10,7 +10,7 @@ exact integers; at the other levels d comes from the same distance matrix as the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -52,3 +52,19 @@ def unit_disagreement_function(live: Any, level: str) -> tuple[float, UnitFuncti
         m = len(idx)
         return float(distances[np.ix_(idx, idx)].sum()) / (m - 1) if m > 1 else 0.0
     return float((observed * distances).sum()), matrix_do
+
+
+def disagreement_shares(live, level: str = "interval",
+                        units: Iterable[Hashable] | None = None) -> dict[Hashable, float]:
+    """{unit: share of a LiveAgreement's observed disagreement} for the given (default: all)
+    units, to order an adjudication queue."""
+    chosen = live._units if units is None else units
+    total, unit_do = unit_disagreement_function(live, level)
+    if not total:
+        return {u: 0.0 for u in chosen if u in live._units}
+    return {u: unit_do(live._units[u]) / total for u in chosen if u in live._units}
+
+
+def unit_share(live, unit: Hashable, level: str = "interval") -> float:
+    """One unit's share of the observed disagreement at `level` (0 when there is none)."""
+    return disagreement_shares(live, level, [unit]).get(unit, 0.0)

@@ -69,6 +69,7 @@ class AgreementWatcher(QObject):
                  parent: QObject | None = None):
         super().__init__(parent)
         self.project = project
+        self.bridge = bridge  # the dashboard's other views subscribe to it too
         self.review = ReviewIndex(project)
         self.runner = runner or JobRunner(parent=self)
         self.level = "interval"

@@ -8,33 +8,39 @@ shows it at once, then the figures follow.
 
 from __future__ import annotations
 
+import math
 import time
 
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
+    QSortFilterProxyModel,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from app.core.actions import ExcludeCareless
 from app.core.errors import SimrateError
 from app.core.events import AdjudicationChanged, AnnotatorExcluded, Event
 from app.core.project import Project
+from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import WARNING_COLOUR
+from app.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
 #: (report key, column title, number format or None for text)
@@ -128,6 +134,8 @@ class AnnotatorReportModel(QAbstractTableModel):
         key, _title, number = COLUMNS[index.column()]
         if role == Qt.ItemDataRole.CheckStateRole and key == "excluded":
             return Qt.CheckState.Unchecked if row["excluded"] else Qt.CheckState.Checked
+        if role == Qt.ItemDataRole.UserRole:
+            return _sort_value(row, key, number)
         if role == Qt.ItemDataRole.DisplayRole:
             if key == "excluded":
                 return None
@@ -166,41 +174,116 @@ class AnnotatorReportModel(QAbstractTableModel):
         return True
 
 
+def _sort_value(row: dict, key: str, number: str | None):
+    """What a column sorts by: numbers as numbers (undefined after all of them), names
+    without case, Counted before excluded."""
+    if key == "excluded":
+        return int(row["excluded"])
+    value = row.get(key)
+    if number:
+        return math.inf if value is None else float(value)
+    return (value or "").casefold()
+
+
+def _names(names: list[str], shown: int = 8) -> str:
+    """`a, b, c`, or the first few and how many more (a crowd has hundreds)."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown:,} more"
+
+
 class AnnotatorReport(QWidget):
     """The report table with its refresh machinery."""
 
     def __init__(self, project: Project, bridge, by: str = "",
-                 runner: JobRunner | None = None, parent: QWidget | None = None):
+                 runner: JobRunner | None = None, parent: QWidget | None = None,
+                 undo_stack: QUndoStack | None = None):
         super().__init__(parent)
         self.project = project
+        self.by = by
         self.runner = runner or JobRunner(parent=self)
+        # the window's stack (Ctrl+Z); a stack of our own when the report stands alone
+        self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.model = AnnotatorReportModel(project, by, self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.proxy.setFilterKeyColumn(1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.computed_at = 0.0
         self._job = None
         self._again = False
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        self.table = self._table()
         self.status_label = QLabel("Computing\u2026")
-        refresh = QPushButton("Refresh")
-        refresh.clicked.connect(self.refresh)
-        top = QHBoxLayout()
-        top.addWidget(self.status_label, 1)
-        top.addWidget(refresh)
+        self.status_label.setWordWrap(True)
+        self.message_label = QLabel()  # what the last exclusion did
+        self.message_label.setWordWrap(True)
+        self.message_label.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(top)
+        layout.addLayout(self._tools())
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.message_label)
         layout.addWidget(self.table, 1)
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._timer.timeout.connect(self.refresh)
         self.model.failed.connect(self.status_label.setText)
         bridge.changed.connect(self._on_change)
         self.refresh()
+
+    def _table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+        table.verticalHeader().hide()
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setAlternatingRowColors(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        return table
+
+    def _tools(self) -> QHBoxLayout:
+        """The name filter, the check-item rule and Refresh."""
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter by name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.careless_button = QPushButton(
+            f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
+        self.careless_button.setToolTip(
+            "The STS 2012 rule: leave out of agreement and gold every worker whose Pearson "
+            "with the check items' known scores is below the threshold. One logged step; "
+            "Edit > Undo (Ctrl+Z) counts them again.")
+        self.careless_button.clicked.connect(self.exclude_careless)
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.careless_button)
+        top.addWidget(refresh)
+        return top
+
+    def exclude_careless(self) -> None:
+        """Apply the check-item rule as one undoable step, and say whom it excluded."""
+        action = ExcludeCareless(DEFAULT_CHECK_THRESHOLD, by=self.by)
+        try:
+            done = push_action(self.undo_stack, self.project, action,
+                               on_error=lambda exc: self._say(str(exc)))
+        except SimrateError as exc:
+            self._say(f"Nobody was excluded: {exc}")
+            return
+        if not done:
+            self._say(f"No counted worker has a check-item r below "
+                      f"{DEFAULT_CHECK_THRESHOLD:g}: nobody was excluded.")
+            return
+        self._say(f"{action.describe(self.project.scale)}: {_names(action.excluded)}. "
+                  "Edit > Undo (Ctrl+Z) counts them again.")
+
+    def _say(self, text: str) -> None:
+        self.message_label.setText(text)
+        self.message_label.show()
 
     def _on_change(self, event: Event) -> None:
         if not isinstance(event, AdjudicationChanged):
@@ -225,7 +308,7 @@ class AnnotatorReport(QWidget):
         stamp = time.strftime("%H:%M:%S", time.localtime(self.computed_at))
         text = f"{len(rows)} annotator{'s' * (len(rows) != 1)}, as of {stamp}"
         if flagged:
-            text += f" \u2013 check items flag: {', '.join(flagged)}"
+            text += f" \u2013 check items flag {_names(flagged)}"
         self.status_label.setText(text)
         if self._again:
             self.refresh()
@@ -234,6 +317,7 @@ class AnnotatorReport(QWidget):
         """Leave out the check-item columns without check items, the time without times."""
         no_checks = not any(r["checks"] for r in rows)
         no_times = all(r["seconds_per_item"] is None for r in rows)
+        self.careless_button.setEnabled(not no_checks)
         for column, (key, _title, _fmt) in enumerate(COLUMNS):
             hidden = (no_checks and key in ("checks", "check_pearson", "check_mae")
                       or no_times and key == "seconds_per_item")

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QScrollArea,
-    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -30,8 +29,14 @@ from PySide6.QtWidgets import (
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from app.gui.organizer.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from app.gui.organizer.dashboard_parts import box as _box
+from app.gui.organizer.dashboard_parts import rule as _rule
+from app.gui.organizer.dashboard_parts import section_title as _section_title
+from app.gui.organizer.dashboard_parts import stat_label as _stat_label
 from app.gui.organizer.distribution_chart import DistributionChart
-from app.gui.organizer.heatmap import CorrelationHeatmap
+from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
+from app.gui.organizer.pearson_view import PearsonView
+from app.gui.organizer.rater_table import TOP_N
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"
@@ -136,15 +141,6 @@ class AgreementTableModel(QAbstractTableModel):
         return values[column - 1]
 
 
-def _stat_label(text: str = "") -> QLabel:
-    label = QLabel(text)
-    font = QFont(label.font())
-    font.setPointSizeF(font.pointSizeF() * 1.25)
-    font.setBold(True)
-    label.setFont(font)
-    return label
-
-
 class Dashboard(QWidget):
     """The organizer's agreement panel."""
 
@@ -157,22 +153,30 @@ class Dashboard(QWidget):
         watcher.intervals_updated.connect(self.refresh_intervals)
         watcher.building.connect(self._on_building)
         watcher.failed.connect(self.status_label.setText)
+        self.machine_watch.failed.connect(self._show_failure)
         self._on_building(False)
         self.refresh()
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
-        self.heatmap = CorrelationHeatmap()
+        self.pearson = PearsonView(self.project)
+        self.heatmap = self.pearson.heatmap
+        self.watcher.bridge.changed.connect(self.pearson.model.note)
+        self.machines = MachinePanel()
+        self.machine_watch = MachineWatch(self.project, self.watcher.bridge,
+                                          self.watcher.runner, self)
+        self.machine_watch.updated.connect(self._on_machine_report)
         self.distribution = DistributionChart(self.project.scale)
         self.distribution.setMinimumHeight(230)
         self.excluded_label = QLabel()
+        self.distribution_title = _section_title("Distribution of each rater's scores")
         self.excluded_label.setWordWrap(True)
         self.sections = {
             "summary": self._summary_section(),
             "table": self._table_section(),
-            "heatmap": _box(_section_title("Pearson r between raters"), self.heatmap),
-            "distribution": _box(_section_title("Distribution of each rater's scores"),
-                                 self.distribution, self.excluded_label),
+            "heatmap": _box(self.pearson, self.machines),
+            "distribution": _box(self.distribution_title, self.distribution,
+                                 self.excluded_label),
         }
         content = QWidget()
         self.grid = QGridLayout(content)
@@ -267,14 +271,17 @@ class Dashboard(QWidget):
             self.wide = wide
             for widget in self.sections.values():
                 self.grid.removeWidget(widget)
-            places = ({"summary": (0, 0), "table": (1, 0), "heatmap": (0, 1),
-                       "distribution": (1, 1)} if wide else
-                      {"summary": (0, 0), "table": (1, 0), "heatmap": (2, 0),
-                       "distribution": (3, 0)})
-            for name, (row, column) in places.items():
-                self.grid.addWidget(self.sections[name], row, column, Qt.AlignmentFlag.AlignTop)
+            # wide: the Pearson section (tall in a crowd) on the right beside all the others;
+            # the empty row 3 takes its extra height, so the left ones stay together
+            places = ({"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (0, 1, 4),
+                       "distribution": (2, 0, 1)} if wide else
+                      {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
+                       "distribution": (3, 0, 1)})
+            for name, (row, column, rows) in places.items():
+                self.grid.addWidget(self.sections[name], row, column, rows, 1,
+                                    Qt.AlignmentFlag.AlignTop)
             for row in range(5):
-                self.grid.setRowStretch(row, 1 if row == (2 if wide else 4) else 0)
+                self.grid.setRowStretch(row, 1 if row == (3 if wide else 4) else 0)
             self.grid.setColumnStretch(0, 1)
             self.grid.setColumnStretch(1, 1 if wide else 0)
         # The intervals need room; in a narrow dock they move into the alpha cells' tooltips.
@@ -294,6 +301,14 @@ class Dashboard(QWidget):
         else:
             self.status_label.setText("")
         self.status_label.setVisible(building)
+
+    def _show_failure(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setVisible(True)
+
+    def _on_machine_report(self, report: dict, counts: dict) -> None:
+        self.machines.show_report(report)
+        self.pearson.set_machine_report(report, counts)
 
     def _on_grouping(self, grouping: str) -> None:
         self.table_model.set_grouping(grouping)
@@ -315,18 +330,25 @@ class Dashboard(QWidget):
         for key, text in counts.items():
             self.count_labels[key].setText(text)
         self.table_model.refresh()
-        live = self.project.live
-        matrix, raters = live.pearson_matrix()
-        rest = live.pearson_vs_rest()
-        self.heatmap.set_data([str(r) for r in raters], matrix.tolist(),
-                              [rest.get(r) for r in raters])
-        engine = self.watcher.engine
-        self.distribution.set_data(engine.raters, engine.histograms)
-        excluded = sorted(engine.snapshot.excluded)
+        self.pearson.refresh()
+        self._show_distribution()
+        excluded = sorted(self.watcher.engine.snapshot.excluded)
         self.excluded_label.setText(
             f"Not counted (excluded): {', '.join(excluded)}" if excluded else "")
         self.excluded_label.setVisible(bool(excluded))
         self._show_intervals()
+
+    def _show_distribution(self) -> None:
+        """Every rater's histogram; in a crowd, those of the heatmap's raters only."""
+        engine = self.watcher.engine
+        if len(engine.raters) <= TOP_N:
+            self.distribution_title.setText("Distribution of each rater's scores")
+            self.distribution.set_data(engine.raters, engine.histograms)
+            return
+        rows = [engine.raters.index(name) for name in self.pearson.shown]
+        self.distribution_title.setText("Distribution of the scores of the raters in the "
+                                        "heatmap")
+        self.distribution.set_data(self.pearson.shown, engine.histograms[rows])
 
     def refresh_intervals(self) -> None:
         """Show the latest bootstrap intervals (or say they are coming)."""
@@ -348,32 +370,3 @@ class Dashboard(QWidget):
                    "in the background a moment after the ratings change")
             self.interval_label.setToolTip(tip)
             self.interval_unadjudicated_label.setToolTip(tip)
-
-
-def _section_title(text: str) -> QLabel:
-    label = QLabel(text)
-    font = QFont(label.font())
-    font.setBold(True)
-    label.setFont(font)
-    label.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
-    return label
-
-
-def _box(*parts) -> QWidget:
-    """A widget stacking layouts and widgets vertically."""
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    for part in parts:
-        if isinstance(part, QWidget):
-            layout.addWidget(part)
-        else:
-            layout.addLayout(part)
-    return box
-
-
-def _rule() -> QFrame:
-    line = QFrame()
-    line.setFrameShape(QFrame.Shape.HLine)
-    line.setFrameShadow(QFrame.Shadow.Sunken)
-    return line

@@ -32,28 +32,41 @@ class CorrelationHeatmap(QWidget):
         self.names: list[str] = []
         self.matrix: list[list[float | None]] = []
         self.vs_rest: list[float | None] = []
+        self.machines: set[str] = set()  # drawn in italics, named as machines in tooltips
+        self._label_w: int | None = None
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setAccessibleName("Pearson correlation between raters")
 
     def set_data(self, names: Sequence[str], matrix: Sequence[Sequence[float | None]],
-                 vs_rest: Sequence[float | None]) -> None:
+                 vs_rest: Sequence[float | None], machines: set[str] | None = None) -> None:
         """Show these raters' pairwise r (NaN/None undefined) and r against the rest."""
+        self.machines = set(machines or ())
         names = list(names)
         matrix = [[None if v is None or v != v else float(v) for v in row] for row in matrix]
         vs_rest = [None if v is None or v != v else float(v) for v in vs_rest]
         if (names, matrix, vs_rest) != (self.names, self.matrix, self.vs_rest):
             size_changed = len(names) != len(self.names)
             self.names, self.matrix, self.vs_rest = names, matrix, vs_rest
+            self._label_w = None
             if size_changed:
                 self.updateGeometry()
             self.update()
 
     # ------------------------------------------------------------------ geometry
     def _label_width(self) -> int:
-        metrics = self.fontMetrics()
-        widest = max((metrics.horizontalAdvance(n) for n in self.names), default=40)
-        return min(max(widest + 12, 48), 140)
+        # measured once per set of names and font: painting asks for it for every cell
+        if self._label_w is None:
+            metrics = self.fontMetrics()
+            widest = max((metrics.horizontalAdvance(n) for n in self.names), default=40)
+            self._label_w = min(max(widest + 12, 48), 140)
+        return self._label_w
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new font: measure the names again."""
+        if event.type() == QEvent.Type.FontChange:
+            self._label_w = None
+        super().changeEvent(event)
 
     def _cell(self) -> float:
         n = max(len(self.names), 1)
@@ -108,6 +121,8 @@ class CorrelationHeatmap(QWidget):
         painter.setFont(bold)
         for column, title in enumerate([*self.names, "vs rest"]):
             rect = self._cell_rect(0, column)
+            bold.setItalic(title in self.machines)
+            painter.setFont(bold)
             painter.setPen(text)
             # Titles may overhang their cell a little: names are usually short.
             room = cell + (2 * GAP if column == len(self.names) else 6)
@@ -118,6 +133,7 @@ class CorrelationHeatmap(QWidget):
         for row, name in enumerate(self.names):
             rect = self._cell_rect(row, 0)
             elided = metrics.elidedText(name, Qt.TextElideMode.ElideRight, int(left - 8))
+            bold.setItalic(name in self.machines)
             painter.setFont(bold)
             painter.setPen(text)
             painter.drawText(QRectF(0, rect.y(), left - 8, rect.height()),
@@ -149,11 +165,16 @@ class CorrelationHeatmap(QWidget):
 
     def describe(self, row: int, column: int) -> str:
         """What a cell shows, in words."""
-        name = self.names[row]
+        name, other = (self._named(row), self._named(column % len(self.names)))
         if column == len(self.names):
-            value, what = self.vs_rest[row], f"{name} against the mean of the others"
+            others = "the humans" if self.names[row] in self.machines else "the others"
+            value, what = self.vs_rest[row], f"{name} against the mean of {others}"
         else:
-            value, what = self.matrix[row][column], f"{name} and {self.names[column]}"
+            value, what = self.matrix[row][column], f"{name} and {other}"
         if value is None or math.isnan(value):
             return f"{what}: undefined (too few items rated by both, or no variance)"
         return f"{what}: Pearson r = {value:.3f}"
+
+    def _named(self, index: int) -> str:
+        name = self.names[index]
+        return f"{name} (machine)" if name in self.machines else name

@@ -44,7 +44,7 @@ class OrganizerWorkspace(QObject):
         self.queue.message.connect(lambda text: window.statusBar().showMessage(text, 6000))
         self.queue.failed.connect(window.show_error)
         self.report = AnnotatorReport(context.project, context.bridge, context.annotator or "",
-                                      self.runner)
+                                      self.runner, undo_stack=context.undo_stack)
         self.ratings = ItemRatingsPanel(context, self.records)
         window.stack.addWidget(self.queue)
         tab_with = window.project_docks[0] if window.project_docks else None
@@ -96,6 +96,7 @@ class OrganizerWorkspace(QObject):
         """Stop background work and take the panels out of the window."""
         self.window.stack.currentChanged.disconnect(self._on_central_changed)
         self.watcher.shutdown()
+        self.dashboard.machine_watch.shutdown()
         self.runner.cancel_all()
         window = self.window
         if window.stack.indexOf(self.queue) >= 0:

@@ -11,6 +11,7 @@ from scipy import stats
 
 from app.core.agreement import LiveAgreement, alpha, unit_disagreement
 from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
+from app.core.agreement.queue import disagreement_shares, unit_share
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -205,6 +206,6 @@ def test_disagreement_shares_match_batch(level):
     live = LiveAgreement(0.0, 1.0)
     _random_edits(live, np.random.default_rng(11), list(range(6)), 120, units=20, raters=3)
     data, _, units = live.to_matrix()
-    shares = live.disagreement_shares(level)
+    shares = disagreement_shares(live, level)
     assert [shares[u] for u in units] == pytest.approx(unit_disagreement(data, level), abs=1e-12)
-    assert live.unit_disagreement(units[0], level) == pytest.approx(shares[units[0]])
+    assert unit_share(live, units[0], level) == pytest.approx(shares[units[0]])
