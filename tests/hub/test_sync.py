@@ -138,3 +138,22 @@ def test_pulled_ratings_take_the_projects_event_path(hub, tmp_path):
     assert organizer.flagged_ids() == set(spread[spread >= organizer.threshold].index)
     for project in (organizer, alice, bob):
         project.close()
+
+
+def test_items_added_after_publishing_reach_the_replicas(hub, two_machines):
+    """The organizer imports more items from a file; every replica gets them with their
+    texts and can rate them (the hub reads each item's source from the sources table)."""
+    from tests.core.frames import make_items
+
+    organizer, laptop, _desktop = two_machines
+    more = make_items(15).iloc[12:].reset_index(drop=True)  # d:13 .. d:15
+    added, _ = organizer.import_items(more, source="second batch.tsv")
+    assert added == 3
+    sync_once(organizer)
+    sync_once(laptop)
+    assert laptop.has_item("d:14")
+    assert laptop.item("d:14")["left"] == organizer.item("d:14")["left"]
+    laptop.rate("d:14", "Alice", 2.5)
+    sync_once(laptop)
+    sync_once(organizer)
+    assert organizer.rating("d:14", "Alice") == 2.5
