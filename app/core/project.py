@@ -1,8 +1,7 @@
 """Project: the one facade over a `.simrate` file that the command line and the GUI both use.
 
-Every write is one transaction (app/core/store.py). After it commits, the Project updates
-its in-memory state, feeds the agreement model and then tells its subscribers with one typed
-event (app/core/events.py). Nothing in memory changes when a transaction fails.
+Every write is one transaction (app/core/store.py); after it commits, in-memory state is
+updated, the agreement model fed, and subscribers told by one typed event (events.py).
 """
 
 from __future__ import annotations
@@ -59,8 +58,7 @@ class Project:
         self._data_version = self._read_data_version()
         self.last_import = 0  # change-log id of this object's last bulk import
         self.roster = Roster(conn, path, self._publish)
-        # the team modules' own tables (app/core/team/), which the Project does not keep
-        self.team_tables = TableAccess(conn, path)
+        self.team_tables = TableAccess(conn, path)  # the team modules' own tables
         self._load_index()
         self.agreement = AgreementModel(self)
 
@@ -249,10 +247,9 @@ class Project:
     def rating_record(self, item_id: str, annotator: str) -> dict | None:
         """This annotator's rating as {score, note, skipped, seconds}, or None."""
         state = self.rating_state(item_id, annotator)
-        if state.empty and state.seconds is None:
-            return None
-        return {"score": self._score_of(state.code), "note": state.note,
-                "skipped": state.skipped, "seconds": state.seconds}
+        return None if state.empty and state.seconds is None else {
+            "score": self._score_of(state.code), "note": state.note,
+            "skipped": state.skipped, "seconds": state.seconds}
 
     def rate(self, item_id: str, annotator: str, value: float | None, note: str | None = None,
              seconds: float | None = None) -> RatingState:
@@ -366,8 +363,12 @@ class Project:
         return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
     def flag_inputs(self) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
-        """What the flag index is built from (app/core/data/tables.py: read_flag_inputs)."""
+        """What the flag index is built from (app/core/data/tables.py)."""
         return tables.read_flag_inputs(self._conn)
+
+    def scope_columns(self) -> tuple:
+        """What the per-scope sums are built from, as arrays (app/core/data/tables.py)."""
+        return tables.read_scope_columns(self._conn, self._index, self.scale.n_codes)
 
     # ----------------------------------------------------------- flags and live agreement
     @property

@@ -152,25 +152,27 @@ class Snapshot:
 
 
 def build_snapshot(project: Any) -> Snapshot:
-    """Read a snapshot from an open Project (passed in: this module does not import it)."""
-    items, ratings = project.gold_inputs()  # the lean bulk read: no item metadata
+    """Read a snapshot from an open Project (passed in: this module does not import it),
+    as integer columns: no item texts, no DataFrame of the ratings."""
+    rows, aids, scores, datasets, genres = project.scope_columns()
     excluded = project.roster.left_out()  # machine raters are not in it either
     raters = [a for a in project.annotators() if a not in excluded]
-    settled = project.flagged_ids() | set(project.adjudications()["item_id"])
-    scale = project.scale
-    item_ids = items["item_id"].tolist()
-    rated = ratings[ratings["annotator"].isin(raters)]
+    ids = project.roster.ids()
+    column_of = np.full(max(ids.values(), default=0) + 1, -1, dtype=np.int64)
+    for column, name in enumerate(raters):
+        column_of[ids[name]] = column
+    keep = column_of[aids] >= 0
+    item_ids = project.item_ids()
     codes = np.full((len(item_ids), len(raters)), MISSING, dtype=np.int16)
-    cols = pd.Index(raters).get_indexer(rated["annotator"])
-    steps = (rated["score"].to_numpy(dtype=np.float64) - scale.low) / scale.step
-    codes[rated["row"].to_numpy(dtype=np.int64), cols] = np.rint(steps).astype(np.int16)
+    codes[rows[keep], column_of[aids[keep]]] = scores[keep]
     names, group_codes = {}, {}
-    for grouping in GROUPINGS:
-        labels, uniques = pd.factorize(items[grouping].fillna("").astype(str), sort=True)
+    for grouping, values in (("dataset", datasets), ("genre", genres)):
+        labels, uniques = pd.factorize(pd.Series(values, dtype=object).fillna(""), sort=True)
         names[grouping] = [str(u) for u in uniques]
         group_codes[grouping] = np.asarray(labels, dtype=np.int32)
-    del items, ratings, rated
+    settled = project.flagged_ids() | set(project.adjudications()["item_id"])
     unadjudicated = ~np.asarray(pd.Index(item_ids).isin(list(settled)), dtype=bool)
+    scale = project.scale
     return Snapshot(item_ids, names, group_codes, raters, codes, unadjudicated, excluded,
                     scale.n_codes, scale.low, scale.step)
 

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from app.core.data.columns import read_codes
 from app.core.data.item_index import ItemIndex
 from app.core.events import RatingState, Verdict
 from app.core.scale import Scale
@@ -185,3 +186,13 @@ def read_flag_inputs(conn: sqlite3.Connection) -> tuple[list[tuple], dict[int, t
     adjudicated = {o: (c, at) for o, c, at in
                    conn.execute("SELECT item_ord, code, at FROM adjudications")}
     return rows, adjudicated
+
+
+def read_scope_columns(conn: sqlite3.Connection, index: ItemIndex, n_codes: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
+    """(item position, annotator id, code) of every score as arrays, then each item's
+    dataset and genre in project order: what the per-scope sums are built from."""
+    scores = read_codes(conn, n_codes, "code IS NOT NULL")
+    groups = conn.execute("SELECT dataset, genre FROM items ORDER BY ord").fetchall()
+    return (index.rows_for_ords(scores.ords), scores.aids, scores.codes,
+            [g[0] for g in groups], [g[1] for g in groups])
