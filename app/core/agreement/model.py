@@ -66,14 +66,14 @@ class AgreementModel:
         if self._live is None:
             scale, project = self.project.scale, self.project
             live = LiveAgreement(low=scale.low, step=scale.step)
+            rows, aids, codes, _datasets, _genres = project.scope_columns()  # integer columns
             names = {aid: name for name, aid in project.roster.ids().items()}
-            units, raters, codes = [], [], []
-            for ord_, unit in self.flags.units():  # the flags hold every counted code
-                for aid, code in unit.items():
-                    units.append(project.item_id_for_ord(ord_))
-                    raters.append(names[aid])
-                    codes.append(code)
-            live.load(units, raters, np.array(codes, dtype=np.int64))
+            name_of = np.full(max(names, default=0) + 1, None, dtype=object)
+            for aid, name in names.items():
+                name_of[aid] = name
+            keep = np.isin(aids, np.fromiter(project.roster.counted_ids(), dtype=np.int64))
+            item_ids = np.asarray(project.item_ids(), dtype=object)
+            live.load(item_ids[rows[keep]], name_of[aids[keep]], codes[keep].astype(np.int64))
             self._live = live
         return self._live
 
