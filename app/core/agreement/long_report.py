@@ -12,8 +12,8 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 import numpy as np
 
 from app.core.agreement.batch import LEVELS
-from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
-from app.core.agreement.report import REASON_NO_REPLICATES, Report
+from app.core.agreement.intervals import DEFAULT_CI_METHOD
+from app.core.agreement.report import Report, interval_block
 from app.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,
@@ -36,23 +36,7 @@ def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Rep
 
 def _ci_block(long: LongRatings, levels: Sequence[str], method: str, seed: int,
               report: Report) -> None:
-    block: dict[str, list[float] | None] = {}
-    slots = _ci_data(long)
-    for level in levels:
-        block[level] = None
-        if report.figures["alpha"][level] is None:
-            report.reasons[("ci95", level)] = report.reasons[("alpha", level)]
-            continue
-        try:
-            interval = alpha_ci(slots, level, method, 1000, seed)
-        except ValueError as exc:
-            report.reasons[("ci95", level)] = str(exc)
-            continue
-        if interval is None:
-            report.reasons[("ci95", level)] = REASON_NO_REPLICATES
-        else:
-            block[level] = [interval[0], interval[1]]
-    report.figures["ci95"] = block
+    interval_block(_ci_data(long), levels, method, seed, 1000, report)
 
 
 #: Up to this many raters x units cells, intervals run on the dense matrix, exactly as the

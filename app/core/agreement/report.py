@@ -97,6 +97,13 @@ def _alpha_block(matrix: RatingsMatrix, levels: Sequence[str], key: str,
 
 def _ci_block(matrix: RatingsMatrix, levels: Sequence[str], method: str, seed: int,
               replicates: int, report: Report) -> None:
+    interval_block(matrix.values, levels, method, seed, replicates, report)
+
+
+def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
+                   replicates: int, report: Report) -> None:
+    """report.figures["ci95"]: each level's 95% interval of alpha over `data` (what
+    alpha_ci takes), None with the reason where it is undefined."""
     block: dict[str, list[float] | None] = {}
     for level in levels:
         block[level] = None
@@ -104,7 +111,7 @@ def _ci_block(matrix: RatingsMatrix, levels: Sequence[str], method: str, seed: i
             report.reasons[("ci95", level)] = report.reasons[("alpha", level)]
             continue
         try:
-            interval = alpha_ci(matrix.values, level, method, replicates, seed)
+            interval = alpha_ci(data, level, method, replicates, seed)
         except ValueError as exc:
             report.reasons[("ci95", level)] = str(exc)
             continue
