@@ -15,10 +15,12 @@ Results equal the dense functions of batch.py and correlation.py (tests/core/agr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
+
+if TYPE_CHECKING:  # pandas and scipy take a third of a second to import: loaded where used
+    import pandas as pd
 
 from app.core.agreement.batch import (
     REASON_NO_EXPECTED,
@@ -54,6 +56,8 @@ def reason_few_common(min_overlap: int) -> str:
 def _codes(column: pd.Series, labels: list[str] | None) -> tuple[np.ndarray, list]:
     """(index of each value in `labels`, -1 if absent; the labels), labels default to
     first-seen order. One hashing pass over the column, then a pass over the few labels."""
+    import pandas as pd
+
     codes, seen = pd.factorize(column, sort=False)
     if labels is None:
         return codes, list(seen)
@@ -158,6 +162,8 @@ def _interval_de(value: np.ndarray) -> float:
 
 def _coincidence_do(unit: np.ndarray, value: np.ndarray, m: np.ndarray, level: str) -> float:
     """Observed disagreement summed over the coincidence matrix (a sparse product)."""
+    from scipy import sparse
+
     domain, code = np.unique(value, return_inverse=True)
     counts = sparse.csr_matrix((np.ones(value.size), (unit, code.ravel())),
                                shape=(m.size, domain.size))
@@ -266,6 +272,8 @@ def _listed_pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, count:
 def _product_pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, units: int,
                        count: int) -> list[np.ndarray]:
     """[n, sx, sxx, sxy] (raters x raters) from sparse raters x units products."""
+    from scipy import sparse
+
     shape = (count, units)
     present = sparse.csr_matrix((np.ones(x.size), (rater, unit)), shape=shape)
     values = sparse.csr_matrix((x, (rater, unit)), shape=shape)
