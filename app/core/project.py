@@ -17,6 +17,7 @@ import pandas as pd
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
 from app.core.data import tables
+from app.core.data.columns import CodeColumns, ColumnCache
 from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
 from app.core.data.item_index import ItemIndex
@@ -57,6 +58,7 @@ class Project:
         self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
         self.last_import = 0  # change-log id of this object's last bulk import
+        self.column_cache = ColumnCache()  # see scope_columns
         self.roster = Roster(conn, path, self._publish)
         self.team_tables = TableAccess(conn, path)  # the team modules' own tables
         self._load_index()
@@ -102,8 +104,7 @@ class Project:
         self.roster.reload()
 
     def _read_data_version(self) -> int:
-        # SQLite changes data_version only for commits made by other connections, so our own
-        # writes never need recording here (recording them would hide another writer's change).
+        # SQLite moves data_version only for other connections' commits: ours need no record
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def refresh(self) -> bool:
@@ -169,8 +170,7 @@ class Project:
         return item_id in self._index
 
     def item_ord(self, item_id: str) -> int:
-        """The item's ord, its key in the file and in `flags` (0, 1, 2, ... in import order:
-        see `position()` for the position); SimrateError if unknown."""
+        """The item's ord: its key in the file and in `flags`; SimrateError if unknown."""
         return self._index.ord_of(item_id)
 
     def item_id_for_ord(self, ord_: int) -> str:
@@ -190,8 +190,7 @@ class Project:
         return tables.read_item(self._conn, self.item_ord(item_id))
 
     def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
-        """Add items from a reader's frame, all or nothing; returns (added, already_present).
-        Ids are checked and positions allocated inside the write transaction."""
+        """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
@@ -226,8 +225,7 @@ class Project:
         return self.roster.excluded()
 
     def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> bool:
-        """Exclude an annotator from agreement and gold (or count them again); logged.
-        Returns the previous state."""
+        """Exclude an annotator from agreement and gold (or not); logged; the previous state."""
         return self.roster.set_excluded([annotator], excluded, by)[0]
 
     # ----------------------------------------------------------- ratings
@@ -328,8 +326,7 @@ class Project:
 
     # ----------------------------------------------------------- adjudication
     def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> Verdict:
-        """Set (or with value None, withdraw) the adjudicated score of an item; returns the
-        verdict it replaced."""
+        """Set (value None: withdraw) an item's adjudicated score; the verdict it replaced."""
         code = None if value is None else self.scale.to_code(value)
         if code is None and self.verdict(item_id).code is None:
             raise SimrateError(f"item {item_id!r} has no adjudication to withdraw")
@@ -359,16 +356,20 @@ class Project:
                             self.roster.left_out(), self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """(items, ratings) with only what gold needs (see app/core/data/tables.py)."""
+        """(items, ratings) with only what gold needs (app/core/data/tables.py)."""
         return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
-    def flag_inputs(self) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
-        """What the flag index is built from (app/core/data/tables.py)."""
-        return tables.read_flag_inputs(self._conn)
+    def flag_inputs(self) -> tuple:
+        """(scores by item ord, {ord: adjudicated code}, scores saved after adjudication)."""
+        rows, aids, codes, _datasets, _genres = self.scope_columns()
+        adjudicated, late = tables.read_adjudication_inputs(self._conn)
+        return CodeColumns(self._index.ords_at(rows), aids, codes), adjudicated, late
 
     def scope_columns(self) -> tuple:
-        """What the per-scope sums are built from, as arrays (app/core/data/tables.py)."""
-        return tables.read_scope_columns(self._conn, self._index, self.scale.n_codes)
+        """Every score as arrays (item position, annotator id, code), then each item's dataset
+        and genre; one read while the file is unchanged (columns.py: ColumnCache)."""
+        return self.column_cache.get(self._conn, lambda: tables.read_scope_columns(
+            self._conn, self._index, self.scale.n_codes))
 
     # ----------------------------------------------------------- flags and live agreement
     @property

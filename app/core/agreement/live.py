@@ -23,6 +23,7 @@ import numpy as np
 
 from app.core.agreement.correlation import correlation_from_sums
 from app.core.agreement.sums import LEVELS, interval_alpha, level_distances
+from app.core.agreement.units import UnitTable
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd
@@ -49,7 +50,7 @@ class LiveAgreement:
         self._keys: list[object] = []
         self._x: list[int] = []
         self._real: list[float] = []
-        self._units: dict[Hashable, dict[Hashable, int]] = {}
+        self._units = UnitTable()
         self._rater_pos: dict[Hashable, int] = {}
         self._raters: list[Hashable] = []
         self._reset_sums()
@@ -240,7 +241,7 @@ class LiveAgreement:
 
     def clear(self) -> None:
         """Remove all ratings (the raters and values seen stay registered)."""
-        self._units = {}
+        self._units = UnitTable()
         self._reset_sums()
 
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
@@ -252,6 +253,18 @@ class LiveAgreement:
         if self._units or len(units) == 0 or not bulk_state(self, units, raters, values):
             for unit, rater, value in zip(units, raters, values, strict=True):
                 self.set_rating(unit, rater, value)
+
+    def load_indexed(self, unit_idx: np.ndarray, unit_labels: Sequence[Hashable],
+                     rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
+                     codes: np.ndarray) -> None:
+        """`load` for ratings given as positions into label lists (no labels to hash per
+        rating): rating k is unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k]."""
+        from app.core.agreement.load import bulk_state_indexed
+
+        if self._units or not codes.size or not self.codes or not bulk_state_indexed(
+                self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
+            self.load([unit_labels[k] for k in unit_idx.tolist()],
+                      [rater_labels[k] for k in rater_idx.tolist()], codes)
 
     # ------------------------------------------------------------------ counts and access
     @property

@@ -56,11 +56,23 @@ def bulk_state(live: Any, units: Sequence[Hashable], raters: Sequence[Hashable],
         return False
     unit_idx, unit_labels = pd.factorize(pd.Index(list(units)), sort=False)
     rater_idx, rater_labels = pd.factorize(pd.Index(list(raters)), sort=False)
+    return bulk_state_indexed(live, unit_idx, list(unit_labels), rater_idx, list(rater_labels),
+                              codes)
+
+
+def bulk_state_indexed(live: Any, unit_idx: np.ndarray, unit_labels: Sequence[Hashable],
+                       rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
+                       codes: np.ndarray) -> bool:
+    """bulk_state for ratings given as positions into unit and rater labels (every rater
+    label holds a rating; unit labels may hold none)."""
     n_raters = len(rater_labels)
-    key = np.sort(unit_idx.astype(np.int64) * n_raters + rater_idx)
+    unit_idx, rater_idx = unit_idx.astype(np.int64), rater_idx.astype(np.int64)
+    key = unit_idx * n_raters + rater_idx
+    order = np.argsort(key, kind="stable")  # by unit, then rater
+    key = key[order]
     if (key[1:] == key[:-1]).any():
         return False  # repeated (unit, rater): let set_rating apply them in order
-    m_unit = np.bincount(unit_idx)
+    m_unit = np.bincount(unit_idx, minlength=len(unit_labels))
     bound = int(np.abs(codes).max()) * int(m_unit.max())
     if codes.size * bound * bound >= _EXACT:
         return False
@@ -70,22 +82,23 @@ def bulk_state(live: Any, units: Sequence[Hashable], raters: Sequence[Hashable],
     for rater in rater_labels:
         live._rater(rater)
     rater_pos = np.array([live._rater_pos[r] for r in rater_labels], dtype=np.int64)[rater_idx]
-    _fill_units(live, units, raters, vidx)
-    order = np.argsort(unit_idx, kind="stable")
     sorted_ = {"unit": unit_idx[order], "x": codes[order], "v": vidx[order],
                "rater": rater_pos[order]}
+    _fill_units(live, unit_labels, m_unit, np.asarray(rater_labels, dtype=object)[
+        rater_idx[order]], sorted_["v"])
     _fill_sums(live, sorted_, m_unit)
     return True
 
 
-def _fill_units(live: Any, units: Sequence[Hashable], raters: Sequence[Hashable],
-                vidx: np.ndarray) -> None:
-    table = live._units
-    for unit, rater, v in zip(units, raters, vidx.tolist(), strict=True):
-        ratings = table.get(unit)
-        if ratings is None:
-            ratings = table[unit] = {}
-        ratings[rater] = v
+def _fill_units(live: Any, unit_labels: Sequence[Hashable], m_unit: np.ndarray,
+                raters: np.ndarray, vidx: np.ndarray) -> None:
+    """Hand the ratings, sorted by unit, to the unit table (dicts made on first use)."""
+    present = np.flatnonzero(m_unit)
+    offsets = np.zeros(present.size + 1, dtype=np.int64)
+    np.cumsum(m_unit[present], out=offsets[1:])
+    labels = unit_labels if present.size == len(unit_labels) else \
+        [unit_labels[k] for k in present.tolist()]
+    live._units.fill(labels, offsets, raters, vidx)
     live._n_ratings = vidx.size
 
 

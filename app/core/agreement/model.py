@@ -53,11 +53,14 @@ class AgreementModel:
     def flags(self) -> FlagIndex:
         """The flag index, keyed by item ord and annotator id."""
         if self._flags is None:
-            rows, adjudicated = self.project.flag_inputs()
+            scores, adjudicated, late = self.project.flag_inputs()
             counted = self.project.roster.counted_ids()
+            scores = scores.take(np.isin(scores.aids, np.fromiter(counted, dtype=np.int64)))
             flags = FlagIndex(threshold_codes(self.project.threshold, self.project.scale.step))
-            flags.load([r for r in rows if r[1] in counted], adjudicated)
+            flags.load_columns(scores.ords, scores.aids, scores.codes, adjudicated,
+                               [r for r in late if r[1] in counted])
             self._flags = flags
+            self._release_columns()
         return self._flags
 
     @property
@@ -68,13 +71,13 @@ class AgreementModel:
             live = LiveAgreement(low=scale.low, step=scale.step)
             rows, aids, codes, _datasets, _genres = project.scope_columns()  # integer columns
             names = {aid: name for name, aid in project.roster.ids().items()}
-            name_of = np.full(max(names, default=0) + 1, None, dtype=object)
-            for aid, name in names.items():
-                name_of[aid] = name
             keep = np.isin(aids, np.fromiter(project.roster.counted_ids(), dtype=np.int64))
-            item_ids = np.asarray(project.item_ids(), dtype=object)
-            live.load(item_ids[rows[keep]], name_of[aids[keep]], codes[keep].astype(np.int64))
+            present, rater_idx = np.unique(aids[keep], return_inverse=True)
+            live.load_indexed(rows[keep], project.item_ids(), rater_idx,
+                              [names[aid] for aid in present.tolist()],
+                              codes[keep].astype(np.int64))
             self._live = live
+            self._release_columns()
         return self._live
 
     @property
@@ -82,7 +85,13 @@ class AgreementModel:
         """Alpha per dataset and genre, over all and unadjudicated items."""
         if self._scopes is None:
             self._scopes = ScopedAgreement(build_snapshot(self.project))
+            self._release_columns()
         return self._scopes
+
+    def _release_columns(self) -> None:
+        """Once every part is built, the project need not keep the arrays they came from."""
+        if not (self._flags is None or self._live is None or self._scopes is None):
+            self.project.column_cache.clear()
 
     @property
     def built(self) -> bool:

@@ -82,10 +82,15 @@ class AlphaSums:
         # cost follows the ratings, not items x raters (500 crowd workers, 5 per item).
         present = codes != MISSING
         m_all = present.sum(axis=1)
-        self.units += int((m_all > 0).sum())
-        m_rated = m_all[m_all > 0]
-        values = codes[present].astype(np.int64)[np.repeat(m_rated >= 2, m_rated)]
-        m = m_rated[m_rated >= 2]
+        self.add_units(codes[present].astype(np.int64), m_all, np.ones(m_all.size, bool))
+
+    def add_units(self, values: np.ndarray, m_all: np.ndarray, chosen: np.ndarray) -> None:
+        """Add the chosen units of a long-form table: `values` holds every unit's codes one
+        unit after another, unit u holding m_all[u] of them; `chosen` is a mask of units."""
+        self.units += int((chosen & (m_all > 0)).sum())
+        pairable = chosen & (m_all >= 2)
+        values = values[np.repeat(pairable, m_all)]
+        m = m_all[pairable]
         if not m.size:
             return
         starts = np.r_[0, np.cumsum(m)[:-1]]
@@ -208,20 +213,22 @@ class ScopedAgreement:
         return AlphaSums(s.n_codes, s.low, s.step)
 
     def _build(self) -> None:
+        # One pass over the items x raters array; every scope then works on the ratings
+        # (long form), not on a copy of the array's rows.
         s = self.snapshot
+        rated = s.codes != MISSING
+        m_all = rated.sum(axis=1)
+        values = s.codes[rated].astype(np.int64)  # row-major: each item's codes together
         for subset in SUBSETS:
-            rows = s.codes if subset == ALL else s.codes[s.unadjudicated]
+            items = np.ones(m_all.size, bool) if subset == ALL else s.unadjudicated
             self.scopes[(OVERALL, OVERALL, subset)] = sums = self._new_sums()
-            sums.add_rows(rows)
+            sums.add_units(values, m_all, items)
             for grouping in GROUPINGS:
                 labels = s.group_codes[grouping]
-                if subset == UNADJUDICATED:
-                    labels = labels[s.unadjudicated]
                 for code, name in enumerate(s.group_names[grouping]):
                     self.scopes[(grouping, name, subset)] = sums = self._new_sums()
-                    sums.add_rows(rows[labels == code])
-        rated = s.codes != MISSING
-        flat = np.nonzero(rated)[1] * s.n_codes + s.codes[rated]  # rater-major bins
+                    sums.add_units(values, m_all, items & (labels == code))
+        flat = np.nonzero(rated)[1] * s.n_codes + values  # rater-major bins
         self.histograms = np.bincount(flat, minlength=len(self.raters) * s.n_codes).reshape(
             len(self.raters), s.n_codes).astype(np.int64)
 

@@ -61,3 +61,27 @@ def read_codes(conn: sqlite3.Connection, n_codes: int, where: str = "",
     codes = packed % span - 1
     pair = packed // span
     return CodeColumns(pair // aid_top, pair % aid_top, codes)
+
+
+class ColumnCache:
+    """One columnar read, kept for as long as the file is unchanged.
+
+    SQLite tells exactly when that is: a connection's `total_changes` counts every row it
+    wrote, and `PRAGMA data_version` moves with every commit of another connection. So the
+    flags, the live engine and the per-scope sums, built one after the other, share one read.
+    """
+
+    def __init__(self) -> None:
+        self._token: tuple[int, int] | None = None
+        self._value = None
+
+    def get(self, conn: sqlite3.Connection, read):
+        """The kept value, or `read()` when the file changed since (or nothing is kept)."""
+        token = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+        if self._value is None or token != self._token:
+            self._value, self._token = read(), token
+        return self._value
+
+    def clear(self) -> None:
+        """Let the kept arrays go."""
+        self._value = self._token = None

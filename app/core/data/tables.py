@@ -178,14 +178,17 @@ def write_verdict(conn: sqlite3.Connection, scale: Scale, ord_: int, item_id: st
     return old
 
 
-def read_flag_inputs(conn: sqlite3.Connection) -> tuple[list[tuple], dict[int, tuple[int, float]]]:
-    """(item ord, annotator id, code, saved at) of every score, and {ord: (code, at)} of
-    every adjudication."""
-    rows = conn.execute("SELECT item_ord, annotator_id, code, updated_at FROM ratings "
-                        "WHERE code IS NOT NULL").fetchall()
-    adjudicated = {o: (c, at) for o, c, at in
-                   conn.execute("SELECT item_ord, code, at FROM adjudications")}
-    return rows, adjudicated
+def read_adjudication_inputs(conn: sqlite3.Connection
+                             ) -> tuple[dict[int, int], list[tuple[int, int, int]]]:
+    """What the flag index needs besides the scores: {ord: code} of every adjudication, and
+    (ord, annotator id, code) of the scores saved after their item's adjudication (the
+    candidates for a second look)."""
+    adjudicated = dict(conn.execute("SELECT item_ord, code FROM adjudications"))
+    late = conn.execute(
+        "SELECT r.item_ord, r.annotator_id, r.code FROM ratings r JOIN adjudications a "
+        "ON a.item_ord = r.item_ord WHERE r.code IS NOT NULL AND r.updated_at > a.at"
+    ).fetchall()
+    return adjudicated, late
 
 
 def read_scope_columns(conn: sqlite3.Connection, index: ItemIndex, n_codes: int

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+import numpy as np
+
 #: Tolerance for thresholds typed as decimals (0.3 / 0.1 is 2.9999999999999996).
 _EPSILON = 1e-9
 
@@ -27,11 +29,17 @@ class FlagIndex:
     a rating (after the adjudication) differing from the adjudicated score by the threshold or
     more needs a second look, for as long as such a rating stands; revising or withdrawing the
     adjudication clears that.
+
+    Loading is columnar: the ratings stay as three sorted arrays and the flagged set comes
+    from one vectorised pass, so a million items load in a fraction of a second. An item
+    becomes a {rater: code} dict only when a change touches it (`_units` holds those).
     """
 
     def __init__(self, threshold_codes: int):
         self.threshold = threshold_codes
-        self._units: dict[int, dict[int, int]] = {}
+        self._units: dict[int, dict[int, int]] = {}  # items changed since loading
+        empty = np.zeros(0, dtype=np.int64)
+        self._base = (empty, empty, empty)  # (item, rater, code) as loaded, by item
         self.adjudicated: dict[int, int] = {}
         self.flagged: dict[int, int] = {}  # item -> spread in codes
         self.second_look: set[int] = set()
@@ -41,36 +49,57 @@ class FlagIndex:
     def load(self, rows: Iterable[tuple[int, int, int, float]],
              adjudicated: dict[int, tuple[int, float]]) -> None:
         """Fill from (item, rater, code, saved_at) rows and {item: (adjudicated code, at)}."""
-        units = self._units
-        self.adjudicated = {item: code for item, (code, _at) in adjudicated.items()}
-        for item, rater, code, saved_at in rows:
-            units.setdefault(item, {})[rater] = code
-            adj = adjudicated.get(item)
-            if adj is not None and saved_at > adj[1] and abs(code - adj[0]) >= self.threshold:
+        rows = list(rows)
+        table = np.array([r[:3] for r in rows], dtype=np.int64).reshape(-1, 3)
+        late = [(item, rater, code) for item, rater, code, saved_at in rows
+                if item in adjudicated and saved_at > adjudicated[item][1]]
+        self.load_columns(table[:, 0], table[:, 1], table[:, 2],
+                          {item: code for item, (code, _at) in adjudicated.items()}, late)
+
+    def load_columns(self, items: np.ndarray, raters: np.ndarray, codes: np.ndarray,
+                     adjudicated: dict[int, int],
+                     late: Iterable[tuple[int, int, int]] = ()) -> None:
+        """Fill from parallel arrays (one score each) and {item: adjudicated code}; `late`
+        lists the (item, rater, code) scores saved after their item's adjudication."""
+        order = np.argsort(items, kind="stable")
+        items, raters, codes = items[order], raters[order], codes[order]
+        self._base, self._units = (items, raters, codes), {}
+        self.adjudicated = dict(adjudicated)
+        self._late, self.second_look = {}, set()
+        for item, rater, code in late:
+            if item in self.adjudicated and abs(code - self.adjudicated[item]) >= self.threshold:
                 self._late.setdefault(item, set()).add(rater)
                 self.second_look.add(item)
-        for item in units:
-            self._update(item)
-
-    def units(self):
-        """(item, {rater: code}) for every item with ratings."""
-        return self._units.items()
+        self.flagged = {}
+        if items.size:
+            starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
+            spread = np.maximum.reduceat(codes, starts) - np.minimum.reduceat(codes, starts)
+            hit = spread >= self.threshold
+            self.flagged = dict(zip(items[starts][hit].tolist(), spread[hit].tolist(), strict=True))
+            for item in self.adjudicated.keys() & self.flagged.keys():
+                del self.flagged[item]
 
     def unit(self, item: int) -> dict[int, int]:
-        """{rater: code} for one item."""
-        return self._units.get(item, {})
+        """{rater: code} for one item (a copy; change it through `set`)."""
+        unit = self._units.get(item)
+        if unit is not None:
+            return dict(unit)
+        items, raters, codes = self._base
+        low, high = np.searchsorted(items, [item, item + 1])
+        return dict(zip(raters[low:high].tolist(), codes[low:high].tolist(), strict=True))
 
     def spread(self, item: int) -> int:
         """Largest minus smallest code of the item (0 with fewer than two ratings)."""
-        codes = self._units.get(item)
-        if not codes or len(codes) < 2:
+        codes = self.unit(item).values()
+        if len(codes) < 2:
             return 0
-        values = codes.values()
-        return max(values) - min(values)
+        return max(codes) - min(codes)
 
     def set(self, item: int, rater: int, code: int | None) -> None:
         """Record one rating change (None removes the rating)."""
-        unit = self._units.setdefault(item, {})
+        unit = self._units.get(item)
+        if unit is None:
+            unit = self._units[item] = self.unit(item)
         if code is None:
             unit.pop(rater, None)
         else:

@@ -137,6 +137,34 @@ def test_bulk_load_equals_one_call_per_rating():
     assert _answers(loaded) == _answers(looped)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 4), st.integers(0, 16)),
+                max_size=120, unique_by=lambda t: (t[0], t[1])),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5),
+                          st.one_of(st.none(), st.integers(0, 16))), max_size=30))
+def test_indexed_load_equals_one_call_per_rating_and_stays_editable(ratings, edits):
+    """Labels by position (how a project loads) give what set_rating per rating gives; units
+    read, edited, emptied or never touched afterwards all stay right."""
+    unit_labels = [f"d:{u}" for u in range(31)]  # some hold no rating
+    rater_labels = [f"ann{r}" for r in range(5)]
+    used = sorted({r for _u, r, _c in ratings})
+    loaded, looped = LiveAgreement(0.0, 0.25), LiveAgreement(0.0, 0.25)
+    loaded.load_indexed(np.array([u for u, _r, _c in ratings], dtype=np.int64), unit_labels,
+                        np.array([used.index(r) for _u, r, _c in ratings], dtype=np.int64),
+                        [rater_labels[r] for r in used],
+                        np.array([c for _u, _r, c in ratings], dtype=np.int64))
+    for unit, rater, code in ratings:
+        looped.set_rating(unit_labels[unit], rater_labels[rater], code)
+    assert _answers(loaded) == _answers(looped)
+    for unit, rater, code in edits:
+        for live in (loaded, looped):
+            live.set_rating(unit_labels[unit], f"ann{rater}", code)
+    assert _answers(loaded) == _answers(looped)
+    assert sorted(loaded.units()) == sorted(looped.units())
+    for unit in unit_labels:
+        assert loaded.unit_ratings(unit) == looped.unit_ratings(unit)
+
+
 def test_bulk_load_with_repeated_ratings_keeps_the_last():
     live = LiveAgreement(0.0, 1.0)
     live.load(["u", "u", "v", "v"], ["a", "a", "a", "b"], np.array([1, 3, 2, 2]))

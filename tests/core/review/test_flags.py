@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.errors import SimrateError
 from app.core.frames import item_frame, rating_frame
@@ -210,3 +212,32 @@ def test_bad_adjudications_are_refused(project, item, value, words):
 def test_withdrawing_nothing_is_refused(project):
     with pytest.raises(SimrateError, match="no adjudication"):
         project.adjudicate("d:1", None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(1, 4), st.integers(0, 16),
+                          st.booleans()), max_size=40),
+       st.dictionaries(st.integers(0, 6), st.integers(0, 16), max_size=4),
+       st.integers(1, 8))
+def test_columnar_load_equals_replaying_every_change(ratings, adjudicated, k):
+    """Loading the saved state at once gives the flags that replaying the history gives:
+    scores saved before the adjudication, then the adjudications, then later scores."""
+    latest = {(item, rater): (code, late) for item, rater, code, late in ratings}
+    replayed = FlagIndex(k)
+    for (item, rater), (code, late) in latest.items():
+        if not (late and item in adjudicated):
+            replayed.set(item, rater, code)
+    for item, code in adjudicated.items():
+        replayed.set_adjudicated(item, code)
+    for (item, rater), (code, late) in latest.items():
+        if late and item in adjudicated:
+            replayed.set(item, rater, code)
+    loaded = FlagIndex(k)
+    loaded.load([(item, rater, code, 2.0 if late else 0.0)
+                 for (item, rater), (code, late) in latest.items()],
+                {item: (code, 1.0) for item, code in adjudicated.items()})
+    assert loaded.flagged == replayed.flagged
+    assert loaded.second_look == replayed.second_look
+    for item in range(7):
+        assert loaded.unit(item) == replayed.unit(item)
+        assert loaded.spread(item) == replayed.spread(item)
