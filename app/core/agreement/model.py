@@ -25,7 +25,7 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     ScopedAgreement,
     ScopeRow,
-    build_snapshot,
+    read_snapshot,
 )
 from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
 from app.core.review.flags import FlagIndex, threshold_codes
@@ -84,7 +84,7 @@ class AgreementModel:
     def scopes(self) -> ScopedAgreement:
         """Alpha per dataset and genre, over all and unadjudicated items."""
         if self._scopes is None:
-            self._scopes = ScopedAgreement(build_snapshot(self.project))
+            self._scopes = ScopedAgreement(*read_snapshot(self.project))
             self._release_columns()
         return self._scopes
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.sums import interval_alpha, matrix_alpha
+from app.core.review.flags import threshold_codes
 
 ALL, UNADJUDICATED = "all", "unadjudicated"
 SUBSETS = (ALL, UNADJUDICATED)
@@ -159,6 +160,11 @@ class Snapshot:
 def build_snapshot(project: Any) -> Snapshot:
     """Read a snapshot from an open Project (passed in: this module does not import it),
     as integer columns: no item texts, no DataFrame of the ratings."""
+    return read_snapshot(project)[0]
+
+
+def read_snapshot(project: Any) -> tuple[Snapshot, LongForm]:
+    """The snapshot, and its ratings in long form (what the engine builds its sums from)."""
     rows, aids, scores, datasets, genres = project.scope_columns()
     excluded = project.roster.left_out()  # machine raters are not in it either
     raters = [a for a in project.annotators() if a not in excluded]
@@ -168,18 +174,37 @@ def build_snapshot(project: Any) -> Snapshot:
         column_of[ids[name]] = column
     keep = column_of[aids] >= 0
     item_ids = project.item_ids()
+    long = LongForm(rows[keep], column_of[aids[keep]], scores[keep].astype(np.int64))
     codes = np.full((len(item_ids), len(raters)), MISSING, dtype=np.int16)
-    codes[rows[keep], column_of[aids[keep]]] = scores[keep]
+    codes[long.rows, long.columns] = long.codes
     names, group_codes = {}, {}
     for grouping, values in (("dataset", datasets), ("genre", genres)):
         labels, uniques = pd.factorize(pd.Series(values, dtype=object).fillna(""), sort=True)
         names[grouping] = [str(u) for u in uniques]
         group_codes[grouping] = np.asarray(labels, dtype=np.int32)
-    settled = project.flagged_ids() | set(project.adjudications()["item_id"])
-    unadjudicated = ~np.asarray(pd.Index(item_ids).isin(list(settled)), dtype=bool)
+    # settled = flagged or adjudicated; flagged = a spread of k codes, unless adjudicated
     scale = project.scale
-    return Snapshot(item_ids, names, group_codes, raters, codes, unadjudicated, excluded,
-                    scale.n_codes, scale.low, scale.step)
+    k = threshold_codes(project.threshold, scale.step)
+    settled = np.zeros(len(item_ids), dtype=bool)
+    if long.rows.size:
+        starts = np.flatnonzero(np.r_[True, long.rows[1:] != long.rows[:-1]])
+        spread = (np.maximum.reduceat(long.codes, starts)
+                  - np.minimum.reduceat(long.codes, starts))
+        settled[long.rows[starts[spread >= k]]] = True
+    adjudicated = [project.position(i) for i in project.adjudications()["item_id"]]
+    settled[[row for row in adjudicated if row >= 0]] = True
+    snapshot = Snapshot(item_ids, names, group_codes, raters, codes, ~settled, excluded,
+                        scale.n_codes, scale.low, scale.step)
+    return snapshot, long
+
+
+@dataclass(frozen=True)
+class LongForm:
+    """A snapshot's ratings, one per entry: item row (ascending), rater column, code."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    codes: np.ndarray
 
 
 # ----------------------------------------------------------------------------- the engine
@@ -201,24 +226,27 @@ class ScopeRow:
 class ScopedAgreement:
     """Alpha per scope and each rater's score histogram, updated one item at a time."""
 
-    def __init__(self, snapshot: Snapshot):
+    def __init__(self, snapshot: Snapshot, long: LongForm | None = None):
         self.snapshot = snapshot
         self.raters = list(snapshot.raters)
         self._column = {name: i for i, name in enumerate(self.raters)}
         self.scopes: dict[ScopeKey, AlphaSums] = {}
-        self._build()
+        self._build(long)
 
     def _new_sums(self) -> AlphaSums:
         s = self.snapshot
         return AlphaSums(s.n_codes, s.low, s.step)
 
-    def _build(self) -> None:
-        # One pass over the items x raters array; every scope then works on the ratings
-        # (long form), not on a copy of the array's rows.
+    def _build(self, long: LongForm | None) -> None:
+        # Every scope works on the ratings in long form, never on copies of the items x
+        # raters array's rows (at 500 crowd workers that array is mostly empty).
         s = self.snapshot
-        rated = s.codes != MISSING
-        m_all = rated.sum(axis=1)
-        values = s.codes[rated].astype(np.int64)  # row-major: each item's codes together
+        if long is None:
+            rated = s.codes != MISSING
+            rows, columns = np.nonzero(rated)  # row-major: each item's codes together
+            long = LongForm(rows, columns, s.codes[rated].astype(np.int64))
+        m_all = np.bincount(long.rows, minlength=len(s.codes))
+        values = long.codes
         for subset in SUBSETS:
             items = np.ones(m_all.size, bool) if subset == ALL else s.unadjudicated
             self.scopes[(OVERALL, OVERALL, subset)] = sums = self._new_sums()
@@ -228,7 +256,7 @@ class ScopedAgreement:
                 for code, name in enumerate(s.group_names[grouping]):
                     self.scopes[(grouping, name, subset)] = sums = self._new_sums()
                     sums.add_units(values, m_all, items & (labels == code))
-        flat = np.nonzero(rated)[1] * s.n_codes + values  # rater-major bins
+        flat = long.columns * s.n_codes + values  # rater-major bins
         self.histograms = np.bincount(flat, minlength=len(self.raters) * s.n_codes).reshape(
             len(self.raters), s.n_codes).astype(np.int64)
 
