@@ -33,12 +33,12 @@ def realdata() -> Path:
 def background_jobs_finish_within_their_test():
     """Each test's background jobs end before the next test starts.
 
-    Jobs run on the application's one worker pool, a thread per core: a job a test left
+    Jobs run on Qt's global thread pool, which has one thread per core: a job a test left
     running (an interval bootstrap scheduled by a timer, a cancelled export still winding
     down) would otherwise hold a thread and delay the jobs of the tests after it.
     """
     yield
-    if "app.gui.shell.jobs" in sys.modules:
-        from app.gui.shell.jobs import global_pool
+    if "PySide6.QtCore" in sys.modules:
+        from PySide6.QtCore import QThreadPool
 
-        global_pool().wait_for_done(30)
+        QThreadPool.globalInstance().waitForDone(30_000)

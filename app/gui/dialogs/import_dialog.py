@@ -8,7 +8,7 @@ forbids.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.errors import SimrateError
-from app.gui.shell.jobs import Job, JobRunner, WorkerPool
+from app.gui.shell.jobs import Job, JobRunner
 from app.services.file_import import ImportRequest, ImportResult, read_source, write_source
 
 
@@ -100,7 +100,7 @@ class ImportController(QObject):
     failed = Signal(object)  # SimrateError
     cancelled = Signal()
 
-    def __init__(self, parent_widget: QWidget, pool: WorkerPool | None = None):
+    def __init__(self, parent_widget: QWidget, pool: QThreadPool | None = None):
         super().__init__(parent_widget)
         self.parent_widget = parent_widget
         self.runner = JobRunner(pool, self)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.core.project import Project
 from app.gui.rating.session import AnnotatorSession
 from app.gui.shell.bridge import ProjectBridge
-from app.gui.shell.jobs import global_pool
 from app.gui.shell.settings import LAST_ANNOTATOR, Settings
 
 #: Milliseconds after the first item is shown before the item list's details are read.
@@ -38,7 +37,7 @@ class ApplicationContext(QObject):
         self.settings = settings
         self.organizer = organizer
         self.undo_stack = QUndoStack(self)
-        self.thread_pool = global_pool()
+        self.thread_pool = QThreadPool.globalInstance()
         self.project: Project | None = None
         self.bridge: ProjectBridge | None = None
         self.session: AnnotatorSession | None = None

@@ -10,24 +10,21 @@ function that returns has finished, and its result is delivered even when Cancel
 late to stop it: an export that has already replaced the file must say so. Work that must
 not stop halfway calls `job.commit()` first; from then on `cancel()` is refused.
 
-Jobs run on plain Python threads (`WorkerPool`), and their results travel through a
-thread-safe queue that the runner drains on a short GUI-thread timer while jobs are out.
-Qt's own machinery failed us twice here: queued signals from pool threads to Python slots
-were now and then never delivered, and on a loaded machine QThreadPool now and then never
-called a Python QRunnable's run() at all (PySide6 6.11; the job stayed pending for ever).
-A queue and threads of our own have neither failure mode. The timer runs only while a job
-is outstanding; the added latency is one tick (POLL_MS).
+Results travel through a thread-safe queue that the runner drains on a short GUI-thread
+timer while jobs are out, rather than through signals emitted from pool threads: queued
+signals from pool threads to Python slots were occasionally never delivered under
+PySide6 6.12 in our tests, and a queue has no such failure mode. The timer runs only
+while a job is outstanding; the added latency is one tick (POLL_MS).
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from app.core.errors import SimrateError
 
@@ -39,69 +36,14 @@ class JobCancelled(Exception):
     """Raised inside a job's function when the job was cancelled."""
 
 
-class WorkerPool:
-    """A few daemon threads that run jobs first come, first served.
-
-    Threads start on demand, up to `size`, and then wait for work. `wait_for_done` is what
-    a quitting application (or a test) calls so that no job is cut off halfway.
-    """
-
-    def __init__(self, size: int | None = None):
-        self.size = size or max(2, os.cpu_count() or 2)
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
-        self._done = threading.Condition()
-        self._outstanding = 0
-
-    def start(self, job: Job) -> None:
-        """Queue `job`; a free thread calls its run()."""
-        with self._done:
-            self._outstanding += 1
-            if len(self._threads) < min(self.size, self._outstanding):
-                thread = threading.Thread(target=self._work, name="simrate-job", daemon=True)
-                thread.start()
-                self._threads.append(thread)
-        self._jobs.put(job)
-
-    def _work(self) -> None:
-        while True:
-            job = self._jobs.get()
-            try:
-                job.run()
-            finally:
-                with self._done:
-                    self._outstanding -= 1
-                    self._done.notify_all()
-
-    @property
-    def outstanding(self) -> int:
-        """Jobs queued or running."""
-        with self._done:
-            return self._outstanding
-
-    def wait_for_done(self, timeout: float | None = None) -> bool:
-        """Block until no job is queued or running (True), or `timeout` seconds pass."""
-        with self._done:
-            return self._done.wait_for(lambda: self._outstanding == 0, timeout)
-
-
-_GLOBAL_POOL: WorkerPool | None = None
-_GLOBAL_LOCK = threading.Lock()
-
-
-def global_pool() -> WorkerPool:
-    """The application's one pool of worker threads."""
-    global _GLOBAL_POOL
-    with _GLOBAL_LOCK:
-        if _GLOBAL_POOL is None:
-            _GLOBAL_POOL = WorkerPool()
-        return _GLOBAL_POOL
-
-
-class Job:
-    """Runs `function(job)` on a worker thread and posts what happened to `outbox`."""
+class Job(QRunnable):
+    """Runs `function(job)` on a pool thread and posts what happened to `outbox`."""
 
     def __init__(self, function: Callable[[Job], Any], outbox: queue.SimpleQueue):
+        super().__init__()
+        # The pool owns the C++ object and deletes it after run(), in its own thread; the
+        # runner only keeps the Python object (and touches none of its C++ side) until done.
+        self.setAutoDelete(True)
         self.function = function
         self.outbox = outbox
         self._cancel = threading.Event()
@@ -168,9 +110,9 @@ class JobRunner(QObject):
     #: No job of this runner is running any more.
     idle = Signal()
 
-    def __init__(self, pool: WorkerPool | None = None, parent: QObject | None = None):
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self.pool = pool or global_pool()
+        self.pool = pool or QThreadPool.globalInstance()
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._callbacks: dict[Job, dict[str, Callable | None]] = {}
         self._timer = QTimer(self, interval=POLL_MS)

@@ -142,14 +142,12 @@ def launch(project: str | None = None, annotator: str | None = None,
     if quit_when_shown:
         quit_once_shown(app, window)
     status = app.exec()
-    from app.gui.shell.jobs import global_pool
-
-    # Closing the window cancelled what could stop; a job that has committed (an export
-    # replacing its file) finishes before the process ends.
-    global_pool().wait_for_done()
     if quit_when_shown:
+        from PySide6.QtCore import QThreadPool
+
         # Only the project is closed (every rating is already committed): tearing the workspace
         # down straight after opening crashes Qt now and then, a known problem of its own.
+        QThreadPool.globalInstance().waitForDone()
         if window.context.project is not None:
             window.context.project.close()
     return status

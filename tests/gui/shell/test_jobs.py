@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from app.core.errors import SimrateError
-from app.gui.shell.jobs import JobRunner, WorkerPool
+from app.gui.shell.jobs import JobRunner
 
 
 @pytest.fixture
@@ -106,31 +106,3 @@ def test_a_result_that_came_despite_a_late_cancel_is_delivered(qtbot, runner):
     release.set()
     qtbot.waitUntil(lambda: not runner.busy, timeout=10000)
     assert results == ["file replaced"] and cancels == []
-
-
-def test_many_jobs_from_many_runners_all_run_and_report(qtbot):
-    """Every job started is run and delivered, also with more jobs than threads; this is
-    what QThreadPool did not always do for Python runnables on a loaded machine."""
-    pool = WorkerPool(size=2)
-    runners = [JobRunner(pool) for _ in range(4)]
-    results = []
-    for n in range(200):
-        runners[n % 4].start(lambda job, n=n: n * n, finished=results.append)
-    qtbot.waitUntil(lambda: not any(r.busy for r in runners), timeout=20000)
-    assert sorted(results) == [n * n for n in range(200)]
-    assert pool.wait_for_done(5) and pool.outstanding == 0
-    assert len(pool._threads) == 2  # threads are reused, never more than the size
-
-
-def test_wait_for_done_waits_for_a_running_job_and_can_time_out():
-    pool, release, finished = WorkerPool(size=1), threading.Event(), []
-
-    class Plain:
-        def run(self):
-            release.wait(10)
-            finished.append(1)
-
-    pool.start(Plain())
-    assert not pool.wait_for_done(0.05) and pool.outstanding == 1
-    release.set()
-    assert pool.wait_for_done(10) and finished == [1]
