@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThreadPool
 
 from app.core.project import Project
 from app.core.team.quality import set_checks
@@ -29,7 +29,9 @@ def report(qtbot, tmp_path):
     qtbot.addWidget(widget)
     qtbot.waitUntil(lambda: widget.model.rowCount() == 3, timeout=10000)
     yield project, widget
-    qtbot.waitUntil(lambda: not widget.runner.busy, timeout=10000)
+    # pytest-qt has closed and deleted the widget (and its runner) by now: wait for the
+    # worker threads themselves, which outlive it
+    assert QThreadPool.globalInstance().waitForDone(30_000)
     bridge.detach()
     project.close()
 

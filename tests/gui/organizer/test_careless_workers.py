@@ -6,7 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtGui import QUndoStack
 
 from app.core.actions import ExcludeCareless, History
@@ -66,7 +66,9 @@ def report(qtbot, crowd_path):
     widget.resize(1100, 500)
     qtbot.waitUntil(lambda: widget.model.rowCount() == 7, timeout=10000)
     yield project, widget, stack
-    qtbot.waitUntil(lambda: not widget.runner.busy, timeout=10000)
+    # pytest-qt has closed and deleted the widget (and its runner) by now: wait for the
+    # worker threads themselves, which outlive it
+    assert QThreadPool.globalInstance().waitForDone(30_000)
     bridge.detach()
     project.close()
 
