@@ -13,6 +13,7 @@ from app.core.agreement.intervals import (
     hayes_bootstrap,
     hayes_plan,
     patterns_of,
+    unit_values,
 )
 from tests.core.agreement.test_batch import HK2007, K2011_C
 
