@@ -74,6 +74,7 @@ class Patterns:
     pair_k: np.ndarray
     pair_w: np.ndarray
     n_raters: int
+    value_order: np.ndarray  # the value entries sorted by value (stable), for the totals
 
 
 def _unique_columns(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,7 +128,8 @@ def patterns_of(source: Pairable | UnitValues) -> Patterns:
     value_p, value_v, value_count = keys // v, keys % v, value_count.astype(np.float64)
     pair_p, pair_c, pair_k, pair_w = _pattern_pairs(value_p, value_v, value_count, m)
     return Patterns(domain, unit_pattern, frequency, m, value_p, value_v, value_count,
-                    pair_p, pair_c, pair_k, pair_w, values.n_raters)
+                    pair_p, pair_c, pair_k, pair_w, values.n_raters,
+                    np.argsort(value_v, kind="stable"))
 
 
 def _pattern_pairs(value_p: np.ndarray, value_v: np.ndarray, value_count: np.ndarray,
@@ -194,7 +196,7 @@ def alphas_from_weights(pat: Patterns, weights: np.ndarray, level: str) -> np.nd
 
 def _value_totals(pat: Patterns, weights: np.ndarray) -> np.ndarray:
     """Replicates x values: how many pairable values of each value each replicate holds."""
-    order = np.argsort(pat.value_v, kind="stable")
+    order = pat.value_order
     values = pat.value_v[order]
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     contributions = weights[:, pat.value_p[order]] * pat.value_count[order]

@@ -356,11 +356,13 @@ def scope_intervals(source: Snapshot | ScopeRatings, level: str, keys: Sequence[
                     replicates: int = 1000, seed: int = 0,
                     cancelled=lambda: False) -> dict[ScopeKey, tuple[float, float] | None]:
     """95% unit-bootstrap intervals of alpha for the chosen scopes (for a worker thread),
-    from the ratings in long form: memory follows the ratings, not items x raters."""
+    from the ratings in long form: memory follows the ratings, not items x raters. Scopes of
+    the same items (a project's only dataset and the whole project) are bootstrapped once."""
     from app.core.agreement.intervals import alpha_ci
 
     ratings = source if isinstance(source, ScopeRatings) else scope_ratings(source)
     out: dict[ScopeKey, tuple[float, float] | None] = {}
+    by_items: dict[bytes, tuple[float, float] | None] = {}  # scopes of the same items
     for key in keys:
         if cancelled():
             break
@@ -371,9 +373,12 @@ def scope_intervals(source: Snapshot | ScopeRatings, level: str, keys: Sequence[
             chosen &= ratings.group_codes[grouping] == code
         if subset == UNADJUDICATED:
             chosen &= ratings.unadjudicated
-        try:
-            out[key] = alpha_ci(_scope_values(ratings, chosen), level, replicates=replicates,
-                                seed=seed)
-        except ValueError:
-            out[key] = None
+        items = np.packbits(chosen).tobytes()
+        if items not in by_items:
+            try:
+                by_items[items] = alpha_ci(_scope_values(ratings, chosen), level,
+                                           replicates=replicates, seed=seed)
+            except ValueError:
+                by_items[items] = None
+        out[key] = by_items[items]
     return out
