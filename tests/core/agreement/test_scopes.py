@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.core.agreement import scopes
 from app.core.agreement.batch import LEVELS, alpha
+from app.core.agreement.intervals import alpha_ci
 from app.core.agreement.scopes import (
     ALL,
     MISSING,
@@ -18,8 +20,6 @@ from app.core.agreement.scopes import (
     scope_intervals,
     scope_ratings,
 )
-from app.core.agreement import scopes
-from app.core.agreement.intervals import alpha_ci
 from app.core.project import Project
 from app.core.review.index import ReviewIndex
 from tests.core.frames import make_items, make_ratings
