@@ -26,16 +26,36 @@ from app.core.agreement.batch import (
     _nominal_distance,
     _ratio_distance,
     as_reliability_data,
-    disagreement_parts,
     pairable,
     undefined_reason,
     unique_ints,
 )
+from app.core.agreement.correlation import tame_magnitude
 
 CI_METHODS = ("units", "hayes")
 DEFAULT_CI_METHOD = "units"
 _BATCH_CELLS = 1 << 21  # replicates x columns per batch, to bound memory
 RATIO_VALUE_LIMIT = 4096
+_EXACT_TALLY = 1 << 22  # pairs per coincidence entry summed one by one
+
+
+@dataclass(frozen=True)
+class UnitValues:
+    """Pairable values in long form: one entry per value, never a raters x units matrix.
+
+    `unit` numbers the units 0..U-1 (in the order a raters x units matrix would hold them) and
+    every unit holds two or more values; `n_raters` counts the raters who gave any value.
+    """
+
+    unit: np.ndarray
+    value: np.ndarray
+    n_raters: int
+
+
+def unit_values(part: Pairable) -> UnitValues:
+    """The values of packed reliability data, unit by unit."""
+    present = ~np.isnan(part.slots.T)  # units x slots
+    return UnitValues(np.nonzero(present)[0], part.slots.T[present], part.n_raters)
 
 
 @dataclass(frozen=True)
@@ -54,18 +74,12 @@ class Patterns:
     pair_k: np.ndarray
     pair_w: np.ndarray
     n_raters: int
-
-
-def _canonical_codes(slots: np.ndarray, domain: np.ndarray) -> np.ndarray:
-    """S x U value indices, -1 where missing, each column sorted (a multiset's canonical form)."""
-    codes = np.full(slots.shape, -1, dtype=np.int64)
-    present = ~np.isnan(slots)
-    codes[present] = np.searchsorted(domain, slots[present])
-    return np.sort(codes, axis=0)
+    value_order: np.ndarray  # the value entries sorted by value (stable), for the totals
 
 
 def _unique_columns(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first column of each distinct pattern, pattern of each column, units per pattern)."""
+    """(first column of each distinct column, distinct column of each, columns per distinct
+    one), distinct columns in lexicographic order."""
     s = codes.shape[0]
     if s * np.log2(v + 1) < 62:
         key = np.zeros(codes.shape[1], dtype=np.int64)
@@ -78,35 +92,77 @@ def _unique_columns(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray, 
     return first, inverse.ravel(), counts
 
 
-def patterns_of(part: Pairable) -> Patterns:
+def _group_units(unit: np.ndarray, code: np.ndarray, v: int) -> tuple[np.ndarray, ...]:
+    """(pattern of each unit, units and values per pattern, and the pattern and code of each
+    value of one unit per pattern). Patterns are ordered by size, then by sorted codes.
+
+    Units of one size are laid out as a size x units block of their own codes (each column
+    sorted), so the work follows the values, however many raters there are."""
+    order = np.argsort(unit * v + code, kind="stable")
+    unit, code = unit[order], code[order]
+    m = np.bincount(unit)
+    unit_pattern = np.empty(m.size, dtype=np.int64)
+    frequency, sizes, shape_p, shape_c = [], [], [], []
+    for size in np.unique(m).tolist():
+        members = m == size
+        block = code[members[unit]].reshape(-1, size).T
+        first, inverse, counts = _unique_columns(block, v)
+        offset = sum(f.size for f in frequency)
+        unit_pattern[members] = inverse + offset
+        frequency.append(counts)
+        sizes.append(np.full(first.size, float(size)))
+        shape_p.append(np.repeat(np.arange(offset, offset + first.size), size))
+        shape_c.append(block[:, first].T.ravel())
+    return (unit_pattern, np.concatenate(frequency).astype(np.float64), np.concatenate(sizes),
+            np.concatenate(shape_p), np.concatenate(shape_c))
+
+
+def patterns_of(source: Pairable | UnitValues) -> Patterns:
     """Reduce pairable units to their patterns (at least one unit must be pairable)."""
-    domain = np.unique(part.values)
+    values = unit_values(source) if isinstance(source, Pairable) else source
+    domain, code = np.unique(values.value, return_inverse=True)
     v = domain.size
-    codes = _canonical_codes(part.slots, domain)
-    first, unit_pattern, frequency = _unique_columns(codes, v)
-    shape = codes[:, first]  # S x P
-    present = shape >= 0
-    m = present.sum(axis=0).astype(np.float64)
-    p_idx = np.broadcast_to(np.arange(shape.shape[1]), shape.shape)
-    keys, _, _, value_count = unique_ints(p_idx[present] * v + shape[present])
-    pair_keys, pair_w = _pattern_pairs(shape, present, m, v)
-    return Patterns(domain, unit_pattern, frequency.astype(np.float64), m, keys // v, keys % v,
-                    value_count.astype(np.float64), pair_keys // (v * v), (pair_keys // v) % v,
-                    pair_keys % v, pair_w, part.n_raters)
+    unit_pattern, frequency, m, shape_p, shape_c = _group_units(
+        np.asarray(values.unit, dtype=np.int64), code.ravel().astype(np.int64), v)
+    keys, _, _, value_count = unique_ints(shape_p * v + shape_c)
+    value_p, value_v, value_count = keys // v, keys % v, value_count.astype(np.float64)
+    pair_p, pair_c, pair_k, pair_w = _pattern_pairs(value_p, value_v, value_count, m)
+    return Patterns(domain, unit_pattern, frequency, m, value_p, value_v, value_count,
+                    pair_p, pair_c, pair_k, pair_w, values.n_raters,
+                    np.argsort(value_v, kind="stable"))
 
 
-def _pattern_pairs(shape: np.ndarray, present: np.ndarray, m: np.ndarray,
-                   v: int) -> tuple[np.ndarray, np.ndarray]:
-    """Coincidence entries per pattern: keys p*V*V + c*V + k, weights (ordered pairs)/(m-1)."""
-    keys, weights = [], []
-    pattern = np.arange(shape.shape[1])
-    for a in range(shape.shape[0]):
-        for b in range(shape.shape[0]):
-            both = present[a] & present[b] if a != b else np.zeros_like(present[a])
-            keys.append(pattern[both] * v * v + shape[a, both] * v + shape[b, both])
-            weights.append(1.0 / (m[both] - 1.0))
-    all_keys, _, inverse, _ = unique_ints(np.concatenate(keys))
-    return all_keys, np.bincount(inverse, weights=np.concatenate(weights))
+def _pattern_pairs(value_p: np.ndarray, value_v: np.ndarray, value_count: np.ndarray,
+                   m: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Coincidence entries (pattern, c, k, weight) ordered by pattern, c, k: a pattern with
+    n_c values c holds n_c n_k ordered pairs (c, k), n_c (n_c - 1) of (c, c)."""
+    per_pattern = np.bincount(value_p, minlength=m.size)
+    start = np.cumsum(per_pattern) - per_pattern
+    partners = per_pattern[value_p]
+    left = np.repeat(np.arange(value_p.size), partners)
+    offset = np.arange(left.size) - np.repeat(np.cumsum(partners) - partners, partners)
+    right = start[value_p[left]] + offset
+    count = value_count[left] * value_count[right] - np.where(left == right,
+                                                              value_count[left], 0.0)
+    keep = count > 0
+    left, right, count = left[keep], right[keep], count[keep].astype(np.int64)
+    pattern = value_p[left]
+    return pattern, value_v[left], value_v[right], _tally(count, m[pattern])
+
+
+def _tally(count: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """count x 1/(m - 1), summed one pair at a time as a pair-by-pair tally would (the same
+    float as before patterns were built from long-form values), or multiplied when huge."""
+    out = np.empty(count.size)
+    for size in np.unique(m).tolist():
+        chosen = m == size
+        most = int(count[chosen].max())
+        share = 1.0 / (size - 1.0)
+        if most <= _EXACT_TALLY:
+            out[chosen] = np.cumsum(np.full(most, share))[count[chosen] - 1]
+        else:
+            out[chosen] = count[chosen] * share
+    return out
 
 
 def _distances(level: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -140,7 +196,7 @@ def alphas_from_weights(pat: Patterns, weights: np.ndarray, level: str) -> np.nd
 
 def _value_totals(pat: Patterns, weights: np.ndarray) -> np.ndarray:
     """Replicates x values: how many pairable values of each value each replicate holds."""
-    order = np.argsort(pat.value_v, kind="stable")
+    order = pat.value_order
     values = pat.value_v[order]
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     contributions = weights[:, pat.value_p[order]] * pat.value_count[order]
@@ -178,9 +234,14 @@ def _unit_weights(pat: Patterns, rng: np.random.Generator, size: int) -> np.ndar
                      for row in draws]).astype(np.float64)
 
 
-def unit_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np.ndarray:
+def _patterns(source: Pairable | UnitValues | Patterns) -> Patterns:
+    return source if isinstance(source, Patterns) else patterns_of(source)
+
+
+def unit_bootstrap(source: Pairable | UnitValues | Patterns, level: str, replicates: int,
+                   seed: int) -> np.ndarray:
     """Alphas of `replicates` unit-level resamples (NaN for a replicate without variation)."""
-    pat = patterns_of(part)
+    pat = _patterns(source)
     rng = np.random.default_rng(seed)
     batch = max(1, _BATCH_CELLS // max(pat.m.size, pat.pair_p.size, pat.unit_pattern.size))
     out = []
@@ -202,9 +263,18 @@ class HayesPlan:
     expected: float  # expected disagreement per pairable value, held fixed
 
 
-def hayes_plan(part: Pairable, level: str) -> HayesPlan:
+def _expected_total(pat: Patterns, level: str) -> float:
+    """The expected disagreement of the data itself (every pattern at its frequency)."""
+    counts = _value_totals(pat, pat.frequency[None, :])
+    n = counts.sum(axis=1)
+    if level == "ordinal":
+        return float(_spread(counts, np.cumsum(counts, axis=1) - counts / 2.0, n)[0])
+    return float(_expected(level, counts, n, pat.domain)[0])
+
+
+def hayes_plan(source: Pairable | UnitValues | Patterns, level: str) -> HayesPlan:
     """The cells, probabilities, distances and number of draws of the H&K procedure."""
-    pat = patterns_of(part)
+    pat = _patterns(source)
     v = pat.domain.size
     cell = pat.pair_c * v + pat.pair_k
     o = np.bincount(cell, weights=pat.pair_w * pat.frequency[pat.pair_p], minlength=v * v)
@@ -214,15 +284,16 @@ def hayes_plan(part: Pairable, level: str) -> HayesPlan:
     mass = np.where(c == k, o[c, k], 2.0 * o[c, k]) / n
     keep = mass > 0
     c, k, mass = c[keep], k[keep], mass[keep]
-    draws = int(max(1, min(25 * np.count_nonzero(o), (part.n_raters - 1) * n / 2.0)))
+    draws = int(max(1, min(25 * np.count_nonzero(o), (pat.n_raters - 1) * n / 2.0)))
     return HayesPlan(c, k, mass / mass.sum(), _cell_distances(level, pat.domain, o.sum(axis=0),
                                                                c, k),
-                     draws, disagreement_parts(part, level)[1] / n)
+                     draws, _expected_total(pat, level) / n)
 
 
-def hayes_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np.ndarray:
+def hayes_bootstrap(source: Pairable | UnitValues | Patterns, level: str, replicates: int,
+                    seed: int) -> np.ndarray:
     """Alphas of `replicates` Hayes & Krippendorff (2007) resamples of coincidence pairs."""
-    plan = hayes_plan(part, level)
+    plan = hayes_plan(source, level)
     if not plan.expected > 0.0:
         return np.full(replicates, np.nan)
     rng = np.random.default_rng(seed)
@@ -242,24 +313,38 @@ def _cell_distances(level: str, domain: np.ndarray, totals: np.ndarray, c: np.nd
     return _distances(level, domain[c], domain[k])
 
 
+def _defined_values(data: object) -> UnitValues | None:
+    """The pairable values of raters x units data or of UnitValues; None when alpha is
+    undefined (fewer than two raters, no pairable unit, no variation)."""
+    if isinstance(data, UnitValues):
+        values = UnitValues(data.unit, tame_magnitude(np.asarray(data.value, np.float64)),
+                            data.n_raters)
+        flat = values.value.size == 0 or values.value.min() == values.value.max()
+        return None if values.n_raters < 2 or flat else values
+    part = pairable(as_reliability_data(data))
+    return None if undefined_reason(part) is not None else unit_values(part)
+
+
 def alpha_ci(reliability_data: object, level: str = "interval", method: str = DEFAULT_CI_METHOD,
              replicates: int = 1000, seed: int = 0,
              confidence: float = 0.95) -> tuple[float, float] | None:
-    """Percentile bootstrap interval for alpha; None when alpha (or every replicate) is undefined."""
+    """Percentile bootstrap interval for alpha over raters x units data (NaN missing) or
+    UnitValues; None when alpha (or every replicate) is undefined."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if method not in CI_METHODS:
         raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, not {method!r}")
-    part = pairable(as_reliability_data(reliability_data))
-    if undefined_reason(part) is not None:
+    values = _defined_values(reliability_data)
+    if values is None:
         return None
-    if level == "ratio" and np.unique(part.values).size > RATIO_VALUE_LIMIT:
+    if level == "ratio" and np.unique(values.value).size > RATIO_VALUE_LIMIT:
         raise ValueError(f"a ratio-level interval needs at most {RATIO_VALUE_LIMIT} distinct "
                          "values (its expected disagreement is a values x values sum)")
+    pat = patterns_of(values)
     if method == "hayes":
-        alphas = hayes_bootstrap(part, level, replicates, seed)
+        alphas = hayes_bootstrap(pat, level, replicates, seed)
     else:
-        alphas = unit_bootstrap(part, level, replicates, seed)
+        alphas = unit_bootstrap(pat, level, replicates, seed)
     alphas = alphas[~np.isnan(alphas)]
     if alphas.size == 0:
         return None

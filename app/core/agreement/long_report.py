@@ -2,7 +2,8 @@
 
 Same figures and reasons as report.summarize on a dense matrix, plus `min_overlap`: the
 fewest shared items for which a pairwise Pearson is given. Bootstrap intervals run on the
-packed values of the pairable units (alpha does not depend on who gave a value).
+values of the pairable units in long form (alpha does not depend on who gave a value), so
+they equal the dense report's at any size and never build a raters x units matrix.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 import numpy as np
 
 from app.core.agreement.batch import LEVELS
-from app.core.agreement.intervals import DEFAULT_CI_METHOD
+from app.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
 from app.core.agreement.report import Report, interval_block
 from app.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
@@ -39,19 +40,13 @@ def _ci_block(long: LongRatings, levels: Sequence[str], method: str, seed: int,
     interval_block(_ci_data(long), levels, method, seed, 1000, report)
 
 
-#: Up to this many raters x units cells, intervals run on the dense matrix, exactly as the
-#: dense report; beyond, on the packed values (Hayes' number of draws then counts the most
-#: ratings of a unit as the raters, a difference only when raters are fewer than 25 cells).
-_DENSE_CI_CELLS = 5_000_000
-
-
-def _ci_data(long: LongRatings) -> np.ndarray:
-    """The data the bootstrap resamples: raters x units when small, else packed values."""
-    if len(long.raters) * len(long.units) > _DENSE_CI_CELLS:
-        return long.slots()
-    data = np.full((len(long.raters), len(long.units)), np.nan)
-    data[long.rater, long.unit] = long.value
-    return data
+def _ci_data(long: LongRatings) -> UnitValues:
+    """The pairable values the bootstrap resamples, unit by unit in label order (the columns
+    of the dense report's matrix), with the raters who gave any value."""
+    m = long.unit_counts()
+    keep = m[long.unit] >= 2
+    unit = (np.cumsum(m >= 2) - 1)[long.unit[keep]]
+    return UnitValues(unit, long.value[keep], int(long.active_raters().size))
 
 
 def _number(value: float) -> float | None:

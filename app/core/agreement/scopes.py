@@ -334,27 +334,89 @@ class ScopedAgreement:
 
 
 # ----------------------------------------------------------------------------- intervals
-def scope_intervals(snapshot: Snapshot, level: str, keys: Sequence[ScopeKey],
+#: Cells of the items x raters codes scanned at a time when listing the ratings.
+_SCAN_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class ScopeRatings:
+    """What an interval job reads: the ratings in long form (item order) and the scopes'
+    item labels, copied so that the engine may go on changing its own arrays."""
+
+    item: np.ndarray  # int32 row of each rating, non-decreasing
+    rater: np.ndarray  # int32 column of each rating
+    code: np.ndarray  # int16 step code of each rating
+    items: int
+    group_names: dict[str, list[str]]
+    group_codes: dict[str, np.ndarray]
+    unadjudicated: np.ndarray
+    low: float
+    step: float
+
+
+def scope_ratings(snapshot: Snapshot) -> ScopeRatings:
+    """List a snapshot's ratings, a block of items at a time (no items x raters copy).
+
+    Flat positions of the rated cells are found block by block (a fifth of the time of
+    per-cell row and column indices), then split into item and rater."""
+    codes = snapshot.codes
+    width = max(1, codes.shape[1])
+    block = max(1, _SCAN_CELLS // width)
+    found = [np.zeros(0, np.int64)]
+    values = [np.zeros(0, np.int16)]
+    for start in range(0, codes.shape[0], block):
+        flat = codes[start:start + block].reshape(-1)
+        at = np.flatnonzero(flat != MISSING)
+        found.append(at + start * width)
+        values.append(flat[at].astype(np.int16, copy=False))
+    cells = np.concatenate(found)
+    return ScopeRatings((cells // width).astype(np.int32), (cells % width).astype(np.int32),
+                        np.concatenate(values), codes.shape[0], snapshot.group_names,
+                        {k: v.copy() for k, v in snapshot.group_codes.items()},
+                        snapshot.unadjudicated.copy(), snapshot.low, snapshot.step)
+
+
+def _scope_values(ratings: ScopeRatings, chosen: np.ndarray) -> Any:
+    """The pairable values of the chosen items, unit by unit in item order."""
+    from app.core.agreement.intervals import UnitValues
+
+    keep = chosen[ratings.item]
+    item, rater = ratings.item[keep], ratings.rater[keep]
+    m = np.bincount(item, minlength=ratings.items)
+    pairs = m[item] >= 2
+    unit = (np.cumsum(m >= 2) - 1)[item[pairs]]
+    value = ratings.low + ratings.code[keep][pairs] * ratings.step
+    raters = int(np.count_nonzero(np.bincount(rater))) if rater.size else 0
+    return UnitValues(unit, value, raters)
+
+
+def scope_intervals(source: Snapshot | ScopeRatings, level: str, keys: Sequence[ScopeKey],
                     replicates: int = 1000, seed: int = 0,
                     cancelled=lambda: False) -> dict[ScopeKey, tuple[float, float] | None]:
-    """95% unit-bootstrap intervals of alpha for the chosen scopes (for a worker thread)."""
+    """95% unit-bootstrap intervals of alpha for the chosen scopes (for a worker thread),
+    from the ratings in long form: memory follows the ratings, not items x raters. Scopes of
+    the same items (a project's only dataset and the whole project) are bootstrapped once."""
     from app.core.agreement.intervals import alpha_ci
 
-    values = np.where(snapshot.codes == MISSING, np.nan,
-                      snapshot.low + snapshot.codes * snapshot.step).T  # raters x items
+    ratings = source if isinstance(source, ScopeRatings) else scope_ratings(source)
     out: dict[ScopeKey, tuple[float, float] | None] = {}
+    by_items: dict[bytes, tuple[float, float] | None] = {}  # scopes of the same items
     for key in keys:
         if cancelled():
             break
         grouping, group, subset = key
-        chosen = np.ones(values.shape[1], dtype=bool)
+        chosen = np.ones(ratings.items, dtype=bool)
         if grouping != OVERALL:
-            code = snapshot.group_names[grouping].index(group)
-            chosen &= snapshot.group_codes[grouping] == code
+            code = ratings.group_names[grouping].index(group)
+            chosen &= ratings.group_codes[grouping] == code
         if subset == UNADJUDICATED:
-            chosen &= snapshot.unadjudicated
-        try:
-            out[key] = alpha_ci(values[:, chosen], level, replicates=replicates, seed=seed)
-        except ValueError:
-            out[key] = None
+            chosen &= ratings.unadjudicated
+        items = np.packbits(chosen).tobytes()
+        if items not in by_items:
+            try:
+                by_items[items] = alpha_ci(_scope_values(ratings, chosen), level,
+                                           replicates=replicates, seed=seed)
+            except ValueError:
+                by_items[items] = None
+        out[key] = by_items[items]
     return out

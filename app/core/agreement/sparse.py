@@ -119,24 +119,6 @@ class LongRatings:
         """Ratings per unit."""
         return np.bincount(self.unit, minlength=len(self.units))
 
-    def slots(self) -> np.ndarray:
-        """The pairable units' values packed into a (most ratings) x units array, NaN padded.
-
-        Alpha does not depend on who gave a value, so this small array is all that bootstrap
-        intervals need.
-        """
-        m = self.unit_counts()
-        keep = m[self.unit] >= 2
-        unit, value = self.unit[keep], self.value[keep]
-        order = np.argsort(unit, kind="stable")
-        unit, value = unit[order], value[order]
-        columns = (np.cumsum(m >= 2) - 1)[unit]
-        starts = np.searchsorted(unit, unit, side="left")
-        rows = np.arange(unit.size) - starts
-        out = np.full((int(m.max()) if unit.size else 0, int((m >= 2).sum())), np.nan)
-        out[rows, columns] = value
-        return out
-
 
 # ----------------------------------------------------------------- alpha
 def _pairable(long: LongRatings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -23,6 +23,7 @@ from app.core.agreement.scopes import (
     ScopeKey,
     ScopeRow,
     scope_intervals,
+    scope_ratings,
 )
 from app.core.errors import SimrateError
 from app.core.events import Event
@@ -159,13 +160,14 @@ class AgreementWatcher(QObject):
         if self._interval_job is not None:
             self._interval_rerun = True
             return
-        snapshot = self.engine.snapshot.copy()
+        # the ratings in long form (a few MB at crowd scale), not a copy of items x raters
+        ratings = scope_ratings(self.engine.snapshot)
         keys = list(self.engine.scopes)
         level, generation, seen = self.level, self._generation, self._changes
         self._interval_rerun = False
 
         def intervals(job):
-            result = scope_intervals(snapshot, level, keys, cancelled=lambda: job.cancelled)
+            result = scope_intervals(ratings, level, keys, cancelled=lambda: job.cancelled)
             job.check()  # intervals cut short by a cancel are not a result
             return result
 

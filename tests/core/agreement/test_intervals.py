@@ -6,13 +6,14 @@ import krippendorff
 import numpy as np
 import pytest
 
-from app.core.agreement.batch import alpha, pairable
+from app.core.agreement.batch import alpha, pairable, unique_ints
 from app.core.agreement.intervals import (
     alpha_ci,
     alphas_from_weights,
     hayes_bootstrap,
     hayes_plan,
     patterns_of,
+    unit_values,
 )
 from tests.core.agreement.test_batch import HK2007, K2011_C
 
@@ -43,6 +44,48 @@ def test_unit_replicate_is_alpha_of_the_resampled_items(level):
         resampled = data[:, part.units[drawn]]
         assert ours == pytest.approx(
             krippendorff.alpha(resampled, level_of_measurement=level), abs=1e-10)
+
+
+def dense_patterns(part) -> tuple:
+    """Patterns as they were built before the long form: every unit's slots as a sorted column
+    of codes (-1 first for a missing value), one key per column, pairs slot by slot."""
+    domain = np.unique(part.values)
+    v = domain.size
+    codes = np.full(part.slots.shape, -1, dtype=np.int64)
+    present = ~np.isnan(part.slots)
+    codes[present] = np.searchsorted(domain, part.slots[present])
+    codes = np.sort(codes, axis=0)
+    _, first, unit_pattern, frequency = np.unique(codes.T, axis=0, return_index=True,
+                                                  return_inverse=True, return_counts=True)
+    shape = codes[:, first]
+    here = shape >= 0
+    m = here.sum(axis=0).astype(np.float64)
+    keys, weights = [], []
+    for a in range(shape.shape[0]):
+        for b in range(shape.shape[0]):
+            both = here[a] & here[b] & (a != b)
+            keys.append(np.flatnonzero(both) * v * v + shape[a, both] * v + shape[b, both])
+            weights.append(1.0 / (m[both] - 1.0))
+    pair_keys, _, inverse, _ = unique_ints(np.concatenate(keys))
+    pair_w = np.bincount(inverse, weights=np.concatenate(weights))
+    return (domain, unit_pattern.ravel(), frequency, m, pair_keys // (v * v),
+            (pair_keys // v) % v, pair_keys % v, pair_w)
+
+
+@pytest.mark.parametrize("continuous", [False, True])
+@pytest.mark.parametrize("raters", [3, 12, 60])
+def test_long_form_patterns_equal_the_dense_construction(raters, continuous):
+    rng = np.random.default_rng(raters)
+    data = rng.integers(0, 21, (raters, 500)) * 0.25
+    if continuous:
+        data = np.round(rng.normal(size=(raters, 500)), 2)
+    data[rng.random(data.shape) < 1 - min(1.0, 6 / raters) * 0.8] = np.nan
+    part = pairable(data)
+    ours = patterns_of(unit_values(part))
+    fields = (ours.domain, ours.unit_pattern, ours.frequency, ours.m, ours.pair_p, ours.pair_c,
+              ours.pair_k, ours.pair_w)
+    for mine, reference in zip(fields, dense_patterns(part), strict=True):
+        assert np.array_equal(mine, reference)  # same order, same floats
 
 
 @pytest.mark.parametrize("method", ["units", "hayes"])
@@ -128,4 +171,15 @@ def test_many_distinct_values_use_the_unit_draw_path():
     truth = rng.normal(size=300)
     data = truth + rng.normal(scale=0.3, size=(3, 300))  # every unit its own pattern
     low, high = alpha_ci(data, "interval", replicates=200)
+    assert low < alpha(data) < high
+
+
+@pytest.mark.parametrize("method", ["units", "hayes"])
+def test_long_form_input_gives_the_dense_interval(method):
+    data = _simulated(300, seed=12, raters=5)
+    values = unit_values(pairable(data))
+    assert alpha_ci(values, "ordinal", method, replicates=300, seed=2) == alpha_ci(
+        data, "ordinal", method, replicates=300, seed=2)
+    low, high = alpha_ci(values, "interval", method, replicates=300, seed=2)
+    assert (low, high) == alpha_ci(values, "interval", method, replicates=300, seed=2)
     assert low < alpha(data) < high

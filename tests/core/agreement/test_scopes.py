@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.core.agreement import scopes
 from app.core.agreement.batch import LEVELS, alpha
+from app.core.agreement.intervals import alpha_ci
 from app.core.agreement.scopes import (
     ALL,
     MISSING,
@@ -13,8 +15,10 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     AlphaSums,
     ScopedAgreement,
+    Snapshot,
     build_snapshot,
     scope_intervals,
+    scope_ratings,
 )
 from app.core.project import Project
 from app.core.review.index import ReviewIndex
@@ -165,3 +169,71 @@ def test_intervals_contain_the_estimate(rated_project):
     for key in keys:
         low, high = intervals[key]
         assert low <= engine.scopes[key].alpha("interval") <= high
+
+
+def crowd_snapshot(items: int = 600, raters: int = 40, seed: int = 4) -> Snapshot:
+    """Many raters, a few ratings per item (some items one or none), two groupings."""
+    rng = np.random.default_rng(seed)
+    codes = np.full((items, raters), MISSING, dtype=np.int16)
+    truth = rng.integers(2, 15, items)
+    for row in range(items):
+        chosen = rng.choice(raters, int(rng.integers(0, 6)), replace=False)
+        codes[row, chosen] = np.clip(truth[row] + rng.integers(-3, 4, chosen.size), 0, 16)
+    groups = {"dataset": rng.integers(0, 3, items).astype(np.int32),
+              "genre": rng.integers(0, 2, items).astype(np.int32)}
+    return Snapshot([f"i{i}" for i in range(items)],
+                    {"dataset": ["a", "b", "c"], "genre": ["news", "forum"]}, groups,
+                    [f"r{j}" for j in range(raters)], codes, rng.random(items) < 0.7, [],
+                    17, 0.0, 0.25)
+
+
+def dense_scope_interval(snapshot: Snapshot, key, level: str, seed: int):
+    """The interval of one scope on its raters x items matrix (how the job used to work)."""
+    values = np.where(snapshot.codes == MISSING, np.nan,
+                      snapshot.low + snapshot.codes * snapshot.step).T
+    grouping, group, subset = key
+    chosen = np.ones(values.shape[1], dtype=bool)
+    if grouping != OVERALL:
+        chosen &= snapshot.group_codes[grouping] == snapshot.group_names[grouping].index(group)
+    if subset == UNADJUDICATED:
+        chosen &= snapshot.unadjudicated
+    return alpha_ci(values[:, chosen], level, replicates=200, seed=seed)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_long_form_intervals_equal_the_dense_matrix_path(level):
+    snapshot = crowd_snapshot()
+    keys = list(ScopedAgreement(snapshot).scopes)
+    ours = scope_intervals(snapshot, level, keys, replicates=200, seed=3)
+    assert list(ours) == keys
+    for key in keys:
+        assert ours[key] == dense_scope_interval(snapshot, key, level, seed=3)
+
+
+def test_scope_intervals_are_fixed_by_the_seed():
+    snapshot = crowd_snapshot(seed=9)
+    keys = [(OVERALL, OVERALL, ALL), ("dataset", "b", UNADJUDICATED)]
+    ratings = scope_ratings(snapshot)
+    first = scope_intervals(ratings, "interval", keys, replicates=300, seed=5)
+    assert first == scope_intervals(ratings, "interval", keys, replicates=300, seed=5)
+    assert first != scope_intervals(ratings, "interval", keys, replicates=300, seed=6)
+    low, high = first[(OVERALL, OVERALL, ALL)]
+    assert low < ScopedAgreement(snapshot).alpha("interval") < high
+
+
+def test_scope_ratings_list_every_rating_and_copy_the_labels(monkeypatch):
+    monkeypatch.setattr(scopes, "_SCAN_CELLS", 20)  # a few items per block
+    snapshot = crowd_snapshot(items=50, raters=7)
+    ratings = scope_ratings(snapshot)
+    rows, columns = np.nonzero(snapshot.codes != MISSING)
+    assert np.array_equal(ratings.item, rows) and np.array_equal(ratings.rater, columns)
+    assert np.array_equal(ratings.code, snapshot.codes[rows, columns])
+    snapshot.unadjudicated[:] = False  # the engine changes on: the job's copy does not
+    assert ratings.unadjudicated.any()
+
+
+def test_scope_without_pairable_items_has_no_interval():
+    snapshot = crowd_snapshot(items=30, raters=5)
+    snapshot.codes[:, 1:] = MISSING  # one rater left
+    out = scope_intervals(snapshot, "interval", [(OVERALL, OVERALL, ALL)])
+    assert out == {(OVERALL, OVERALL, ALL): None}

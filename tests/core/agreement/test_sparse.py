@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from app.core.agreement.batch import alpha_with_reason
 from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
-from app.core.agreement.long_report import long_agreement_report
+from app.core.agreement.long_report import _ci_data, long_agreement_report
 from app.core.agreement.report import agreement_report, ratings_matrix
 from app.core.agreement.sparse import (
     LongRatings,
@@ -119,9 +119,9 @@ def test_report_equals_dense_report_with_groups_and_subset():
                 assert same(a["pearson"][x][y], b["pearson"][x][y])
 
 
-def test_slots_pack_pairable_units_only():
+def test_interval_values_keep_pairable_units_only():
     data = np.array([[1, np.nan, 3, 4], [2, 5, np.nan, 4], [np.nan, np.nan, 1, 4]])
-    slots = LongRatings.from_matrix(data).slots()
-    assert slots.shape == (3, 3)  # unit 1 has one rating: not pairable
-    assert sorted(slots[:, 0][~np.isnan(slots[:, 0])]) == [1, 2]
-    assert sorted(slots[:, 2]) == [4, 4, 4]
+    values = _ci_data(LongRatings.from_matrix(data))
+    assert values.n_raters == 3
+    assert values.unit.tolist() == [0, 0, 1, 1, 2, 2, 2]  # unit 1 has one rating: left out
+    assert values.value.tolist() == [1, 2, 3, 1, 4, 4, 4]
