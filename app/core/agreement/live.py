@@ -23,7 +23,7 @@ import numpy as np
 
 from app.core.agreement.correlation import correlation_from_sums
 from app.core.agreement.sums import LEVELS, interval_alpha, level_distances
-from app.core.agreement.units import UnitTable
+from app.core.data.units import UnitTable
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd

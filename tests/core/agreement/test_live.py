@@ -11,7 +11,7 @@ from scipy import stats
 
 from app.core.agreement import LiveAgreement, alpha, unit_disagreement
 from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
-from app.core.agreement.queue import disagreement_shares, unit_share
+from app.core.review.queue import disagreement_shares, unit_share
 
 pytestmark = pytest.mark.filterwarnings("error")
 
