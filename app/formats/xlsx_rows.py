@@ -100,8 +100,10 @@ def text_cells(values: Iterable[object], letter: str, first: int,
 def number_cells(values: np.ndarray, letter: str, first: int) -> list[str]:
     """Number cells of a float column chunk; NaN (and infinities, which XLSX lacks): no cell."""
     finite = np.isfinite(values).tolist()
-    return [f'<c r="{letter}{row}" t="n"><v>{v!r}</v></c>' if ok else ""
-            for row, v, ok in zip(range(first, first + len(finite)), values.tolist(), finite,
+    # the shortest text that reads back as the same float; a whole number without ".0"
+    texts = [repr(v).removesuffix(".0") for v in values.tolist()]
+    return [f'<c r="{letter}{row}" t="n"><v>{v}</v></c>' if ok else ""
+            for row, v, ok in zip(range(first, first + len(finite)), texts, finite,
                                   strict=True)]
 
 
