@@ -31,7 +31,6 @@ from app.core.scale import Scale
 from app.formats.atomic import atomic_path, check_writable_target, os_message
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
 from app.formats.xlsx_rows import (
-    CELL_LIMIT,
     SheetBody,
     TextFitter,
     boolean_cells,
@@ -43,7 +42,6 @@ from app.formats.xlsx_rows import (
 )
 from app.formats.xlsx_save import save_book, scratch_folder
 
-__all__ = ["CELL_LIMIT", "CellMaker", "new_sheet", "write_xlsx_report"]
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 HEADER_FILL = PatternFill("solid", fgColor="305496")
 HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
