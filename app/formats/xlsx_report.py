@@ -1,9 +1,12 @@
 """The XLSX gold report: sheets gold, ratings, agreement, adjudications and annotators.
 
-Written with openpyxl's write-only workbook, row by row, so 200,000 items stay within
-memory. Numbers are number cells; missing numbers are empty cells. Every text is a string
-cell: openpyxl would turn a text starting with `=` into a formula (and `#N/A` into an
-error value), so such texts get a cell whose type is set to string explicitly.
+openpyxl's write-only workbook makes every sheet but the bodies of the two big ones
+(gold and ratings): the header rows, styles, widths, frozen panes, the agreement chart and
+the small sheets. The big sheets' rows are serialised in chunks by xlsx_rows.py and put in
+place while xlsx_save.py writes the file, so 200,000 items stay within memory and time.
+Numbers are number cells; missing numbers are empty cells. Every text is a string cell:
+openpyxl would turn a text starting with `=` into a formula (and `#N/A` into an error
+value), so such texts get a cell whose type is set to string explicitly.
 """
 
 from __future__ import annotations
@@ -12,14 +15,13 @@ import contextlib
 import datetime as dt
 import errno
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
@@ -28,10 +30,18 @@ from app.core.frames import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale
 from app.formats.atomic import atomic_path, check_writable_target, os_message
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
+from app.formats.xlsx_rows import (
+    SheetBody,
+    TextFitter,
+    boolean_cells,
+    column_letter,
+    integer_cells,
+    number_cells,
+    rows_xml,
+    text_cells,
+)
 from app.formats.xlsx_save import save_book, scratch_folder
 
-#: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
-CELL_LIMIT = 32_767
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 HEADER_FILL = PatternFill("solid", fgColor="305496")
 HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
@@ -56,18 +66,11 @@ class CellMaker:
 
     def __init__(self, sheet: object):
         self.sheet = sheet
-        self.cut = 0  # texts cut at Excel's cell limit
-        self.cleaned = 0  # texts with control characters XML cannot hold
+        self.fitter = TextFitter()  # counts the texts cut or cleaned
 
     def clean(self, value: str) -> str:
         """`value` as a cell can hold it: cut at Excel's limit, without XML control chars."""
-        if len(value) > CELL_LIMIT:
-            value = value[:CELL_LIMIT]
-            self.cut += 1
-        if ILLEGAL_CHARACTERS_RE.search(value):
-            value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
-            self.cleaned += 1
-        return value
+        return self.fitter.fit(value)
 
     def text(self, value: str) -> object:
         """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
@@ -95,14 +98,7 @@ class CellMaker:
 
     def warnings(self, sheet_name: str) -> list[str]:
         """Messages about texts changed to fit a spreadsheet cell."""
-        notes = []
-        if self.cut:
-            notes.append(f"{sheet_name}: {self.cut} text(s) longer than {CELL_LIMIT} characters "
-                         "were cut (Excel's cell limit); the TSV/JSONL exports keep them whole")
-        if self.cleaned:
-            notes.append(f"{sheet_name}: {self.cleaned} text(s) held control characters that "
-                         "XLSX cannot store; they were replaced by U+FFFD")
-        return notes
+        return self.fitter.warnings(sheet_name)
 
 
 def new_sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
@@ -126,75 +122,82 @@ def _texts(values: Iterable[object], maker: CellMaker) -> list[object]:
 
 
 # ----------------------------------------------------------------------------- gold
-def _gold_columns(part: pd.DataFrame, header: list[str], maker: CellMaker) -> list[list]:
-    """Column value lists of one chunk of the gold table, ready for cells."""
-    columns = []
-    for name in header:
-        series = part[name]
-        if name in BOOL_COLUMNS:
-            columns.append(series.to_numpy(dtype=bool).tolist())
-        elif name == "n_ratings":
-            columns.append(series.to_numpy(dtype="int64").tolist())
-        elif name in TEXT_COLUMNS:
-            columns.append(_texts(series.tolist(), maker))
-        else:
-            columns.append(_numbers(series.to_numpy(dtype="float64").tolist()))
-    return columns
+def _gold_cells(series: pd.Series, name: str, letter: str, first: int,
+                fitter: TextFitter) -> list[str]:
+    """The cells of one column of a chunk of the gold table."""
+    if name in BOOL_COLUMNS:
+        return boolean_cells(series.to_numpy(dtype=bool), letter, first)
+    if name == "n_ratings":
+        return integer_cells(series.to_numpy(dtype="int64"), letter, first)
+    if name in TEXT_COLUMNS:
+        return text_cells(series.tolist(), letter, first, fitter)
+    return number_cells(series.to_numpy(dtype="float64"), letter, first)
+
+
+def _gold_rows(gold: pd.DataFrame, header: list[str], fitter: TextFitter,
+               progress: Progress | None, total: int) -> Iterator[str]:
+    """The XML of the gold sheet's rows, a chunk at a time (progress told after each)."""
+    letters = [column_letter(i) for i in range(len(header))]
+    for start, stop in row_chunks(len(gold)):
+        part, first = gold.iloc[start:stop], start + 2  # row 1 is the header
+        yield rows_xml([_gold_cells(part[name], name, letter, first, fitter)
+                        for name, letter in zip(header, letters, strict=True)], first)
+        if progress:
+            progress(stop, total)
 
 
 def write_gold_sheet(book: Workbook, gold: pd.DataFrame, progress: Progress | None,
-                     total: int) -> list[str]:
-    """Sheet `gold`: the TSV table, one row per item."""
+                     total: int) -> SheetBody:
+    """Sheet `gold`: the TSV table, one row per item (its rows come when the file is saved)."""
     header = table_header(gold)
     widths = [GOLD_WIDTHS.get(n, max(12, len(n) + 2)) for n in header]
     sheet = new_sheet(book, "gold", widths)
     maker = CellMaker(sheet)
     sheet.append(maker.header(header))
-    for start, stop in row_chunks(len(gold)):
-        part = gold.iloc[start:stop]
-        for row in zip(*_gold_columns(part, header, maker), strict=True):
-            sheet.append(row)
-        if progress:
-            progress(stop, total)
     if len(gold):
         sheet.auto_filter.ref = f"A1:{get_column_letter(len(header))}{len(gold) + 1}"
-    return maker.warnings("gold")
+    return SheetBody(sheet, _gold_rows(gold, header, maker.fitter, progress, total),
+                     maker.fitter)
 
 
 # ----------------------------------------------------------------------------- ratings
-def _status(skipped: bool, excluded: bool) -> str | None:
-    """`skipped`, `excluded`, both, or None for an ordinary counted rating."""
-    words = [w for w, on in (("skipped", skipped), ("excluded", excluded)) if on]
-    return ", ".join(words) or None
+def _status(skipped: np.ndarray, excluded: np.ndarray) -> list[str]:
+    """`skipped`, `excluded`, both, or "" (no cell) for an ordinary counted rating."""
+    return np.where(skipped & excluded, "skipped, excluded",
+                    np.where(skipped, "skipped", np.where(excluded, "excluded", ""))).tolist()
+
+
+def _ratings_rows(ratings: pd.DataFrame, excluded: set[str], fitter: TextFitter,
+                  progress: Progress | None, done: int, total: int) -> Iterator[str]:
+    """The XML of the ratings sheet's rows, a chunk at a time (progress told after each)."""
+    for start, stop in row_chunks(len(ratings)):
+        part, first = ratings.iloc[start:stop], start + 2
+        names = part["annotator"]
+        status = _status(part["skipped"].to_numpy(dtype=bool),
+                         names.isin(excluded).to_numpy(dtype=bool))
+        yield rows_xml([
+            text_cells(part["item_id"].tolist(), "A", first, fitter),
+            text_cells(names.tolist(), "B", first, fitter),
+            number_cells(part["score"].to_numpy(dtype="float64"), "C", first),
+            text_cells(status, "D", first, fitter),
+            text_cells(part["note"].tolist(), "E", first, fitter),
+        ], first)
+        if progress:
+            progress(done + stop, total)
 
 
 def write_ratings_sheet(book: Workbook, ratings: pd.DataFrame, excluded: Sequence[str],
-                        progress: Progress | None, done: int, total: int) -> list[str]:
+                        progress: Progress | None, done: int, total: int) -> SheetBody:
     """Sheet `ratings`: one row per rating (long form), skipped and excluded ones marked.
 
     Kept to the columns a reader needs (the dataset is on the gold sheet, the times in the
-    project's change log): each cell costs openpyxl several microseconds, and a 200,000
-    item project has 600,000 ratings.
+    project's change log): a 200,000 item project has 600,000 ratings.
     """
     sheet = new_sheet(book, "ratings", RATING_WIDTHS)
     maker = CellMaker(sheet)
     sheet.append(maker.header(RATING_HEADER))
-    excluded = set(excluded)
-    for start, stop in row_chunks(len(ratings)):
-        part = ratings.iloc[start:stop]
-        names = part["annotator"].tolist()
-        columns = [
-            _texts(part["item_id"].tolist(), maker), _texts(names, maker),
-            _numbers(part["score"].to_numpy(dtype="float64").tolist()),
-            [_status(s, n in excluded) for s, n in zip(part["skipped"].tolist(), names,
-                                                       strict=True)],
-            _texts(part["note"].fillna("").tolist(), maker),
-        ]
-        for row in zip(*columns, strict=True):
-            sheet.append(row)
-        if progress:
-            progress(done + stop, total)
-    return maker.warnings("ratings")
+    rows = _ratings_rows(ratings, set(excluded), maker.fitter, progress, done, total)
+    return SheetBody(sheet, rows, maker.fitter)
 
 
 # ----------------------------------------------------------------------------- adjudications
@@ -258,23 +261,22 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     with scratch_folder(check_writable_target(out)):
         book = Workbook(write_only=True)
         try:
-            warnings = write_gold_sheet(book, gold, progress, total)
-            warnings += write_ratings_sheet(book, ratings, excluded, progress, len(gold),
-                                            total)
+            bodies = [write_gold_sheet(book, gold, progress, total),
+                      write_ratings_sheet(book, ratings, excluded, progress, len(gold), total)]
             if agreement_sheet is not None:
                 agreement_sheet(book)
-            warnings += write_adjudications_sheet(book, gold, adjudications, second_look)
+            later = write_adjudications_sheet(book, gold, adjudications, second_look)
             if annotators is not None and len(annotators):
                 write_annotators_sheet(book, annotators)
             with atomic_path(out) as temp:
-                save_book(book, temp)
+                save_book(book, temp, bodies)
         except BaseException as exc:
             discard(book)
             failure = _os_error(exc)
             if failure is not None:  # openpyxl's scratch files met a full disk
                 raise SimrateError(f"cannot write: {os_message(failure)}", out) from None
             raise
-    return warnings
+    return [*bodies[0].fitter.warnings("gold"), *bodies[1].fitter.warnings("ratings"), *later]
 
 
 def _os_error(exc: BaseException) -> OSError | None:

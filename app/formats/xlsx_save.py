@@ -1,4 +1,9 @@
-"""Saving an openpyxl workbook so that a failure leaves nothing behind and prints nothing.
+"""Saving the report: openpyxl's workbook with the big sheets' rows put in, leaving nothing
+behind and printing nothing when it fails.
+
+openpyxl writes its workbook (every sheet, but the big ones only down to their header row)
+into memory; the file is then written member by member, and each big sheet gets its rows
+(xlsx_rows.py) streamed in just before its `</sheetData>`.
 
 openpyxl's `Workbook.save` leaves its zip archive open when writing fails (a full disk),
 and the archive's finaliser then tries again and prints a traceback at exit; its
@@ -11,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import io
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from zipfile import ZIP_DEFLATED, ZipFile
 
@@ -22,23 +28,48 @@ from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
 from app.formats.leftovers import sweep, temp_name
+from app.formats.xlsx_rows import SheetBody
 
 _TEMPDIR_LOCK = threading.Lock()
 
 
-def save_book(book: Workbook, path: Path) -> None:
-    """`book.save(path)`, closing the archive whatever happens."""
+def save_book(book: Workbook, path: Path, bodies: Sequence[SheetBody] = ()) -> None:
+    """Write `book` to `path` with the rows of `bodies` in their sheets; the archive is
+    closed whatever happens."""
     if book.write_only and not book.worksheets:
         book.create_sheet()
+    frame = io.BytesIO()
+    book.properties.modified = dt.datetime.now(tz=dt.timezone.utc).replace(tzinfo=None)
+    ExcelWriter(book, ZipFile(frame, "w", ZIP_DEFLATED)).save()  # small: no big sheet rows
     archive = ZipFile(path, "w", ZIP_DEFLATED, allowZip64=True)
     try:
-        book.properties.modified = dt.datetime.now(tz=dt.timezone.utc).replace(tzinfo=None)
-        ExcelWriter(book, archive).save()  # closes the archive when it succeeds
+        with ZipFile(frame) as made:
+            rows = {body.part: body for body in bodies}
+            for member in made.infolist():
+                if member.filename in rows:
+                    _stream_sheet(archive, member.filename, made.read(member),
+                                  rows[member.filename])
+                else:
+                    archive.writestr(member, made.read(member))
+        archive.close()
     except BaseException:
         with contextlib.suppress(Exception):
             archive.close()  # fails again on a full disk, but lets go of the file
         archive.fp = None  # nothing left for the finaliser to retry
         raise
+
+
+def _stream_sheet(archive: ZipFile, name: str, xml: bytes, body: SheetBody) -> None:
+    """A sheet's XML into `archive`, with the body's rows after the rows it already has."""
+    head, mark, tail = xml.partition(b"</sheetData>")
+    if not mark:  # a sheet without rows: <sheetData/>
+        head, mark, tail = xml.partition(b"<sheetData/>")
+        head += b"<sheetData>"
+    with archive.open(name, "w", force_zip64=True) as member:
+        member.write(head)
+        for chunk in body.chunks:
+            member.write(chunk.encode("utf-8"))
+        member.write(b"</sheetData>" + tail)
 
 
 @contextlib.contextmanager

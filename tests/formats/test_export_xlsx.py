@@ -217,7 +217,7 @@ def openpyxl_temp_files() -> set[str]:
 
 def test_xlsx_save_failure_is_one_line_error(tmp_path, monkeypatch):
     with make_project(tmp_path / "p.simrate") as project:
-        def full_disk(book, filename):
+        def full_disk(book, filename, *bodies):
             with open(filename, "wb") as handle:
                 handle.write(b"PK\x03\x04 partial")
             raise OSError(28, "No space left on device")

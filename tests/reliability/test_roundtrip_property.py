@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from app.services.export import export_project
 FORMATS = ("tsv", "csv", "jsonl", "xlsx")
 #: Excel's cell limit: the XLSX export cuts longer texts (and says so).
 CELL_LIMIT = 32_767
+NONCHARACTERS = re.compile("[\ufffe\uffff]")
 HOSTILE = st.sampled_from([
     "=", "+", "-", "@", "#", "=SUM(A1)", "#N/A", "\t", "\r", "\n", "\r\n", "\u2028",
     "\u2029", "\u200e", "\u200f", "\u202e", "\u2066", "\u200b", "\u200d", "\ufeff",
@@ -34,9 +36,9 @@ TEXT = st.tuples(st.sampled_from(["=", "+", "-", "@", "#", "x", "😀"]),
 def _expected(text: str, fmt: str) -> str:
     if fmt != "xlsx":
         return text
-    # documented: XLSX cannot hold control characters (U+FFFD instead); a CR survives
-    # (lxml writes it as a character reference)
-    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", text[:CELL_LIMIT])
+    # documented: XLSX cannot hold control characters, nor the noncharacters U+FFFE and
+    # U+FFFF (U+FFFD instead); a CR survives (written as a character reference)
+    return NONCHARACTERS.sub("\ufffd", ILLEGAL_CHARACTERS_RE.sub("\ufffd", text[:CELL_LIMIT]))
 
 
 def _round_trip(left: str, right: str, dataset: str) -> None:

@@ -1,0 +1,140 @@
+"""The big sheets' rows of the XLSX report (app/formats/xlsx_rows.py), read back with openpyxl."""
+
+from __future__ import annotations
+
+import errno
+import math
+
+import pytest
+from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
+
+from app.core.errors import SimrateError
+from app.formats.xlsx_report import write_xlsx_report
+from app.formats.xlsx_rows import CELL_LIMIT, TextFitter, column_letter
+from app.services.export import export_project
+from tests.formats.export_fixtures import make_project
+
+#: Texts a spreadsheet would like to read as something else: formulas, numbers, links,
+#: error values, booleans; and texts whose characters need escaping or keeping.
+LOOKALIKES = ["=1+1", "@SUM(A1)", "http://x", "1e5", "#N/A", "+1", "-1", "TRUE", "0012",
+              "mailto:a@b.c", "a&b<c>d", "]]>", "cr\rin the middle", "ends in cr\r",
+              "x\r\ny", "tab\tand\nline", " leading", "trailing ", "\u00a0nbsp", "&amp;"]
+
+
+def cells(path, sheet):
+    """{(row, column): cell} of a sheet, for cells holding a value."""
+    book = load_workbook(path)
+    return {(c.row, c.column): c for row in book[sheet].iter_rows() for c in row
+            if c.value is not None}
+
+
+@pytest.fixture
+def lookalike_report(tmp_path):
+    """Lookalike texts as left texts, notes, annotator names; exported to XLSX."""
+    with make_project(tmp_path / "p.simrate", texts=LOOKALIKES, ratings=[]) as project:
+        for i, text in enumerate(LOOKALIKES, start=1):
+            project.rate(f"t:{i}", "ann", 1.0, note=text)
+            if text.isprintable():  # names may not hold control characters
+                project.rate(f"t:{i}", text.strip(), 2.0)
+        gold = project.gold()
+        out = tmp_path / "r.xlsx"
+        result = export_project(project, out, allow_unresolved=True)
+    return out, gold, result
+
+
+def test_lookalike_texts_stay_strings_on_the_gold_sheet(lookalike_report):
+    out, gold, result = lookalike_report
+    got = cells(out, "gold")
+    header = {cell.value: col for (row, col), cell in got.items() if row == 1}
+    for row, text in enumerate(LOOKALIKES, start=2):
+        cell = got[(row, header["left"])]
+        assert (cell.value, cell.data_type) == (text, "s")
+    assert result.warnings == []
+
+
+def test_lookalike_texts_stay_strings_on_the_ratings_sheet(lookalike_report):
+    out, _, _ = lookalike_report
+    got = cells(out, "ratings")
+    notes = [c.value for (row, col), c in sorted(got.items()) if col == 5 and row > 1]
+    names = {c.value for (row, col), c in got.items() if col == 2 and row > 1}
+    assert sorted(notes) == sorted(LOOKALIKES)
+    assert {t.strip() for t in LOOKALIKES if t.isprintable()} <= names
+    assert all(c.data_type == "s" for (row, col), c in got.items() if col in (1, 2, 4, 5))
+    assert all(c.data_type == "n" for (row, col), c in got.items() if col == 3 and row > 1)
+
+
+def test_numbers_booleans_and_missing_values(tmp_path):
+    ratings = [("t:1", "ann", 1.0), ("t:1", "bob", 1.75), ("t:2", "ann", 4.0)]
+    with make_project(tmp_path / "p.simrate", texts=["a", "b", "c"], ratings=ratings) as project:
+        gold = project.gold()
+        export_project(project, tmp_path / "r.xlsx", allow_unresolved=True)
+    got = cells(tmp_path / "r.xlsx", "gold")
+    header = {cell.value: col for (row, col), cell in got.items() if row == 1}
+    for index in range(len(gold)):
+        row = index + 2
+        for name in ("gold", "mean", "sd", "min", "rating:ann", "rating:bob"):
+            value, cell = gold.loc[index, name], got.get((row, header[name]))
+            if math.isnan(value):
+                assert cell is None  # missing: no cell at all
+            else:
+                assert cell.data_type == "n" and cell.value == value  # the float exactly
+        flagged = got[(row, header["flagged"])]
+        assert flagged.data_type == "b" and flagged.value == bool(gold.loc[index, "flagged"])
+        assert got[(row, header["n_ratings"])].value == gold.loc[index, "n_ratings"]
+
+
+def test_texts_over_the_cell_limit_are_cut_on_every_sheet(tmp_path):
+    long = "y" * (CELL_LIMIT + 10)
+    with make_project(tmp_path / "p.simrate", texts=["a", long], ratings=[]) as project:
+        project.rate("t:1", "ann", 1.0, note=long)
+        project.rate("t:2", "ann", 2.0, note="odd \uffff char")
+        result = export_project(project, tmp_path / "r.xlsx", allow_unresolved=True)
+    # the long text is a left text, and inside the right text of the other item
+    assert any(w.startswith("gold: 2 text(s) longer") for w in result.warnings)
+    assert any(w.startswith("ratings: 1 text(s) longer") for w in result.warnings)
+    assert any(w.startswith("ratings: 1 text(s) held control") for w in result.warnings)
+    notes = {c.value for (row, col), c in cells(tmp_path / "r.xlsx", "ratings").items()
+             if col == 5 and row > 1}
+    assert notes == {long[:CELL_LIMIT], "odd \ufffd char"}
+    left = cells(tmp_path / "r.xlsx", "gold")[(3, 4)].value
+    assert left == long[:CELL_LIMIT]
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, OSError(errno.ENOSPC, "full")])
+def test_a_failure_while_the_rows_stream_keeps_the_old_file(tmp_path, failure):
+    with make_project(tmp_path / "p.simrate") as project:
+        gold, scale = project.gold(), project.scale
+    out = tmp_path / "r.xlsx"
+    write_xlsx_report(gold, out, scale)
+    good = out.read_bytes()
+    seen = []
+
+    def stop(done, total):
+        seen.append(done)
+        raise failure
+
+    expected = SimrateError if isinstance(failure, OSError) else KeyboardInterrupt
+    with pytest.raises(expected) as caught:
+        write_xlsx_report(gold, out, scale, progress=stop)
+    assert seen == [len(gold)]  # it failed after the gold rows were in the file
+    if expected is SimrateError:
+        assert "the disk is full" in str(caught.value)
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.simrate", "r.xlsx"]
+
+
+def test_column_letters_match_openpyxl():
+    assert [column_letter(i) for i in range(2000)] == [get_column_letter(i + 1)
+                                                       for i in range(2000)]
+
+
+def test_fast_and_careful_paths_agree():
+    fitter = TextFitter()
+    plain = ["abc", "", "two words", "x" * 100]
+    assert fitter.elements(plain) == [fitter.element(v) for v in plain]
+    tricky = plain + ["a&b", " lead"]
+    elements = fitter.elements(tricky)
+    assert elements[-2:] == ["<t>a&amp;b</t>", '<t xml:space="preserve"> lead</t>']
+    assert elements[:4] == [fitter.element(v) for v in plain]
+    assert (fitter.cut, fitter.cleaned) == (0, 0)
