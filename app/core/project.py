@@ -103,8 +103,7 @@ class Project:
         self._index = ItemIndex.read(self._conn, self.path)
         self.roster.reload()
 
-    def _read_data_version(self) -> int:
-        # SQLite moves data_version only for other connections' commits: ours need no record
+    def _read_data_version(self) -> int:  # moved by other connections' commits only
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def refresh(self) -> bool:

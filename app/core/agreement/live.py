@@ -257,10 +257,8 @@ class LiveAgreement:
     def load_indexed(self, unit_idx: np.ndarray, unit_labels: Sequence[Hashable],
                      rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
                      codes: np.ndarray) -> None:
-        """`load` for ratings given as positions into label lists (no labels to hash per
-        rating): rating k is unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k]."""
+        """`load` of rating k = (unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k])."""
         from app.core.agreement.load import bulk_state_indexed
-
         if self._units or not codes.size or not self.codes or not bulk_state_indexed(
                 self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
             self.load([unit_labels[k] for k in unit_idx.tolist()],
