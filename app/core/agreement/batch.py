@@ -21,7 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.coded import coincidence_alpha, coincidences, grid_digits
+from app.core.agreement.coded import (
+    Coincidences,
+    coincidence_alpha,
+    coincidences,
+    grid_digits,
+)
 from app.core.agreement.correlation import tame_magnitude, value_range
 from app.core.agreement.sums import LEVELS
 
@@ -229,10 +234,18 @@ def grid_alpha(data: np.ndarray, extremes: tuple[float, float],
                level: str) -> tuple[float | None, str | None] | None:
     """alpha_with_reason's answer by grid codes (coded.py), or None when the data does not
     suit them (values off a grid, too many codes or raters). `extremes`: value_range(data)."""
+    table = grid_table(data, extremes)
+    return None if table is None else table_alpha(table, level)
+
+
+def grid_table(data: np.ndarray, extremes: tuple[float, float]) -> Coincidences | None:
+    """The coincidences of grid data (one table serves every level), or None (see grid_alpha)."""
     digits = grid_digits(data, *extremes)
-    table = None if digits is None else coincidences(*digits)
-    if table is None:
-        return None
+    return None if digits is None else coincidences(*digits)
+
+
+def table_alpha(table: Coincidences, level: str) -> tuple[float | None, str | None]:
+    """(alpha, None), or (None, reason) when undefined, from grid_table's coincidences."""
     if table.raters < 2:
         return None, REASON_ONE_RATER if table.raters else REASON_NO_RATINGS
     if not table.pairable:

@@ -16,6 +16,7 @@ few thousand patterns however many units there are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,14 +181,21 @@ def _unit_weights(pat: Patterns, rng: np.random.Generator, size: int) -> np.ndar
 
 def unit_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np.ndarray:
     """Alphas of `replicates` unit-level resamples (NaN for a replicate without variation)."""
+    return unit_bootstraps(part, [level], replicates, seed)[level]
+
+
+def unit_bootstraps(part: Pairable, levels: Sequence[str], replicates: int, seed: int
+                    ) -> dict[str, np.ndarray]:
+    """unit_bootstrap for several levels from one set of draws (what each would draw alone)."""
     pat = patterns_of(part)
     rng = np.random.default_rng(seed)
     batch = max(1, _BATCH_CELLS // max(pat.m.size, pat.pair_p.size, pat.unit_pattern.size))
-    out = []
+    out: dict[str, list[np.ndarray]] = {level: [] for level in levels}
     for start in range(0, replicates, batch):
         weights = _unit_weights(pat, rng, min(batch, replicates - start))
-        out.append(alphas_from_weights(pat, weights, level))
-    return np.concatenate(out)
+        for level in levels:
+            out[level].append(alphas_from_weights(pat, weights, level))
+    return {level: np.concatenate(alphas) for level, alphas in out.items()}
 
 
 @dataclass(frozen=True)
@@ -246,20 +254,42 @@ def alpha_ci(reliability_data: object, level: str = "interval", method: str = DE
              replicates: int = 1000, seed: int = 0,
              confidence: float = 0.95) -> tuple[float, float] | None:
     """Percentile bootstrap interval for alpha; None when alpha (or every replicate) is undefined."""
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    answer = alpha_cis(reliability_data, [level], method, replicates, seed, confidence)[level]
+    if isinstance(answer, ValueError):
+        raise answer
+    return answer
+
+
+def alpha_cis(reliability_data: object, levels: Sequence[str], method: str = DEFAULT_CI_METHOD,
+              replicates: int = 1000, seed: int = 0, confidence: float = 0.95
+              ) -> dict[str, tuple[float, float] | None | ValueError]:
+    """alpha_ci of each level, the data read once (and for "units" the draws made once, the
+    same for every level as alpha_ci makes them). A level alpha_ci would refuse with a
+    ValueError for this data (ratio over too many values) maps to that error."""
+    for level in levels:
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if method not in CI_METHODS:
         raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, not {method!r}")
     part = pairable(as_reliability_data(reliability_data))
     if undefined_reason(part) is not None:
-        return None
-    if level == "ratio" and np.unique(part.values).size > RATIO_VALUE_LIMIT:
-        raise ValueError(f"a ratio-level interval needs at most {RATIO_VALUE_LIMIT} distinct "
-                         "values (its expected disagreement is a values x values sum)")
+        return dict.fromkeys(levels)
+    out: dict[str, tuple[float, float] | None | ValueError] = {}
+    if "ratio" in levels and np.unique(part.values).size > RATIO_VALUE_LIMIT:
+        out["ratio"] = ValueError(f"a ratio-level interval needs at most {RATIO_VALUE_LIMIT} "
+                                  "distinct values (its expected disagreement is a values x "
+                                  "values sum)")
+    usable = [level for level in levels if level not in out]
     if method == "hayes":
-        alphas = hayes_bootstrap(part, level, replicates, seed)
+        draws = {level: hayes_bootstrap(part, level, replicates, seed) for level in usable}
     else:
-        alphas = unit_bootstrap(part, level, replicates, seed)
+        draws = unit_bootstraps(part, usable, replicates, seed) if usable else {}
+    for level, alphas in draws.items():
+        out[level] = _percentile_interval(alphas, confidence)
+    return {level: out[level] for level in levels}
+
+
+def _percentile_interval(alphas: np.ndarray, confidence: float) -> tuple[float, float] | None:
     alphas = alphas[~np.isnan(alphas)]
     if alphas.size == 0:
         return None

@@ -11,7 +11,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS
+from app.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
 from app.core.agreement.report import Report, interval_block
 from app.core.agreement.sparse import (
@@ -24,34 +24,36 @@ from app.core.agreement.sparse import (
 from app.core.errors import SimrateError
 
 
-def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report) -> None:
+def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,
+                 dense: np.ndarray | None = None) -> None:
+    """report.figures[key]: alpha per level. `dense`, the same ratings as raters x units (or
+    None), lets ratings on a grid take batch alpha's grid route; the figures are the same."""
+    checked, extremes = _checked(dense) if dense is not None else (None, None)
+    table = None if extremes is None else grid_table(checked, extremes)
     block = {}
     for level in levels:
-        value, reason = long_alpha(long, level)
+        value, reason = table_alpha(table, level) if table else long_alpha(long, level)
         block[level] = value
         if reason:
             report.reasons[(key, level)] = reason
     report.figures[key] = block
 
 
-def _ci_block(long: LongRatings, levels: Sequence[str], method: str, seed: int,
-              report: Report) -> None:
-    interval_block(_ci_data(long), levels, method, seed, 1000, report)
+#: Up to this many raters x units cells, alpha and its intervals use the dense matrix (the
+#: intervals exactly as the dense report); beyond, the long form and, for intervals, the
+#: packed values (Hayes' number of draws then counts the most ratings of a unit as the
+#: raters, a difference only when raters are fewer than 25 cells).
+_DENSE_CELLS = 5_000_000
 
 
-#: Up to this many raters x units cells, intervals run on the dense matrix, exactly as the
-#: dense report; beyond, on the packed values (Hayes' number of draws then counts the most
-#: ratings of a unit as the raters, a difference only when raters are fewer than 25 cells).
-_DENSE_CI_CELLS = 5_000_000
-
-
-def _ci_data(long: LongRatings) -> np.ndarray:
-    """The data the bootstrap resamples: raters x units when small, else packed values."""
-    if len(long.raters) * len(long.units) > _DENSE_CI_CELLS:
-        return long.slots()
+def dense_matrix(long: LongRatings) -> np.ndarray | None:
+    """The ratings as a raters x units array (NaN missing); None when over _DENSE_CELLS or
+    when a rater rates a unit twice (the long form counts both)."""
+    if len(long.raters) * len(long.units) > _DENSE_CELLS:
+        return None
     data = np.full((len(long.raters), len(long.units)), np.nan)
     data[long.rater, long.unit] = long.value
-    return data
+    return data if np.count_nonzero(data == data) == long.value.size else None
 
 
 def _number(value: float) -> float | None:
@@ -89,11 +91,14 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         "pairable_items": int((long.unit_counts() >= 2).sum()),
         "annotators": [long.raters[i] for i in active],
     })
-    _alpha_block(long, levels, "alpha", report)
+    dense = dense_matrix(long)
+    _alpha_block(long, levels, "alpha", report, dense)
     if subset is not None:
-        _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report)
+        _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
+                     None if dense is None else dense[:, subset])
     if ci:
-        _ci_block(long, levels, ci_method, seed, report)
+        interval_block(long.slots() if dense is None else dense, levels, ci_method, seed,
+                       1000, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
 

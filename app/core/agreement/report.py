@@ -17,7 +17,7 @@ import numpy as np
 
 from app.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
 from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
-from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
+from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_cis
 from app.core.errors import SimrateError
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
@@ -104,18 +104,19 @@ def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
                    replicates: int, report: Report) -> None:
     """report.figures["ci95"]: each level's 95% interval of alpha over `data` (what
     alpha_ci takes), None with the reason where it is undefined."""
-    block: dict[str, list[float] | None] = {}
+    block: dict[str, list[float] | None] = dict.fromkeys(levels)
+    defined = [level for level in levels if report.figures["alpha"][level] is not None]
     for level in levels:
-        block[level] = None
-        if report.figures["alpha"][level] is None:
+        if level not in defined:
             report.reasons[("ci95", level)] = report.reasons[("alpha", level)]
-            continue
-        try:
-            interval = alpha_ci(data, level, method, replicates, seed)
-        except ValueError as exc:
-            report.reasons[("ci95", level)] = str(exc)
-            continue
-        if interval is None:
+    try:
+        answers = alpha_cis(data, defined, method, replicates, seed) if defined else {}
+    except ValueError as exc:  # a method or level alpha_ci does not know
+        answers = dict.fromkeys(defined, exc)
+    for level, interval in answers.items():
+        if isinstance(interval, ValueError):
+            report.reasons[("ci95", level)] = str(interval)
+        elif interval is None:
             report.reasons[("ci95", level)] = REASON_NO_REPLICATES
         else:
             block[level] = [interval[0], interval[1]]
