@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from app.locations import installed_version, resource_folder
 
-__version__ = installed_version()
+
+def __getattr__(name: str) -> str:
+    """`__version__`, read from the package metadata on first use (not at every start)."""
+    if name == "__version__":
+        return installed_version()
+    raise AttributeError(f"module 'app' has no attribute {name!r}")
+
 
 #: Scale definitions, guideline texts and icons: the installed data package app._resources.
 RESOURCES = resource_folder()

@@ -8,7 +8,7 @@ frozen bundle alike, whatever the current folder is.
 
 from __future__ import annotations
 
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 
 DISTRIBUTION = "simrate"
@@ -36,6 +36,8 @@ def icon_path() -> Path:
 
 def installed_version() -> str:
     """The version in the installed package's metadata (pyproject.toml's `version`)."""
+    from importlib import metadata  # a tenth of a second: imported only when asked
+
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:

@@ -46,8 +46,9 @@ def _step(data: np.ndarray, low: float, high: float) -> float:
     """The smallest gap between distinct values in a sample of columns (with the extremes)."""
     stride = max(1, data.shape[1] // _SAMPLE_COLUMNS)
     sample = data[:, ::stride].ravel()
-    seen = np.unique(np.r_[sample[~np.isnan(sample)], low, high])
+    seen = np.sort(np.r_[sample[~np.isnan(sample)], low, high])
     gaps = np.diff(seen)
+    gaps = gaps[gaps > 0]
     return float(gaps.min()) if gaps.size else 1.0
 
 
