@@ -172,7 +172,7 @@ def _expected(level: str, counts: np.ndarray, n: np.ndarray, domain: np.ndarray)
 def _unit_weights(pat: Patterns, rng: np.random.Generator, size: int) -> np.ndarray:
     """Pattern counts of `size` replicates, each drawing all pairable units with replacement."""
     units = pat.unit_pattern.size
-    if pat.m.size * 4 <= units:
+    if _multinomial(pat):
         return rng.multinomial(units, pat.frequency / units, size=size).astype(np.float64)
     draws = rng.integers(0, units, size=(size, units))
     return np.stack([np.bincount(pat.unit_pattern[row], minlength=pat.m.size)
@@ -184,12 +184,27 @@ def unit_bootstrap(part: Pairable, level: str, replicates: int, seed: int) -> np
     return unit_bootstraps(part, [level], replicates, seed)[level]
 
 
+def _batch_size(pat: Patterns) -> int:
+    """Replicates per batch: arrays of replicates x patterns (or pattern pairs) and, when
+    units are drawn one by one, replicates x units stay within _BATCH_CELLS (pattern counts
+    drawn at once come out the same however the replicates are batched)."""
+    widest = max(pat.m.size, pat.pair_p.size)
+    if not _multinomial(pat):
+        widest = max(widest, pat.unit_pattern.size)
+    return max(1, _BATCH_CELLS // widest)
+
+
+def _multinomial(pat: Patterns) -> bool:
+    """Whether replicates draw pattern counts at once (many units per pattern)."""
+    return pat.m.size * 4 <= pat.unit_pattern.size
+
+
 def unit_bootstraps(part: Pairable, levels: Sequence[str], replicates: int, seed: int
                     ) -> dict[str, np.ndarray]:
     """unit_bootstrap for several levels from one set of draws (what each would draw alone)."""
     pat = patterns_of(part)
     rng = np.random.default_rng(seed)
-    batch = max(1, _BATCH_CELLS // max(pat.m.size, pat.pair_p.size, pat.unit_pattern.size))
+    batch = _batch_size(pat)
     out: dict[str, list[np.ndarray]] = {level: [] for level in levels}
     for start in range(0, replicates, batch):
         weights = _unit_weights(pat, rng, min(batch, replicates - start))
