@@ -42,14 +42,26 @@ class Coincidences:
     pairable: int
 
 
-def _step(data: np.ndarray, low: float, high: float) -> float:
-    """The smallest gap between distinct values in a sample of columns (with the extremes)."""
+def _step(data: np.ndarray, low: float, high: float) -> float | None:
+    """The grid step suggested by a sample of columns: the greatest common divisor of the
+    distances from `low`, up to rounding (for 0.1 steps, which binary floats miss); None
+    when the sample already shows more than MAX_CODES steps."""
     stride = max(1, data.shape[1] // _SAMPLE_COLUMNS)
     sample = data[:, ::stride].ravel()
-    seen = np.sort(np.r_[sample[~np.isnan(sample)], low, high])
-    gaps = np.diff(seen)
-    gaps = gaps[gaps > 0]
-    return float(gaps.min()) if gaps.size else 1.0
+    seen = np.sort(np.r_[sample[~np.isnan(sample)], high]) - low
+    distances = seen[np.r_[True, seen[1:] != seen[:-1]] & (seen > 0)].tolist()
+    if len(distances) >= MAX_CODES:
+        return None
+    tolerance = 1e-9 * (high - low)
+    step = distances[0] if distances else 1.0
+    for distance in distances[1:]:
+        a, b = distance, step
+        while b > tolerance:
+            a, b = b, a % b
+        step = a
+        if not (high - low) / step < MAX_CODES:
+            return None
+    return step
 
 
 def grid_digits(data: np.ndarray, low: float, high: float
@@ -57,7 +69,7 @@ def grid_digits(data: np.ndarray, low: float, high: float
     """(raters x units codes, 0 for missing; value of each code 1..V at index 1..V), or None
     when the values are not on one grid of at most MAX_CODES steps from `low` to `high`."""
     step = _step(data, low, high)
-    if not (high - low) / step < MAX_CODES:
+    if step is None or not (high - low) / step < MAX_CODES:
         return None
     shift = low - step  # code k + 1 for low + k * step
     size = int(np.rint((high - shift) / step)) + 1  # the same operations as for the data

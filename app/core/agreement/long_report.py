@@ -112,15 +112,24 @@ def _scope(long: LongRatings, members: np.ndarray) -> LongRatings:
                        [long.units[i] for i in members], long.raters)
 
 
+def _unit_mask(long: LongRatings, subset: Collection[Hashable] | np.ndarray) -> np.ndarray:
+    """Per unit of `long`: whether it is in `subset` (labels, or already a mask)."""
+    if isinstance(subset, np.ndarray) and subset.dtype == bool:
+        if subset.shape != (len(long.units),):
+            raise ValueError("a subset mask needs one entry per unit")
+        return subset
+    chosen = set(subset)
+    return np.fromiter((u in chosen for u in long.units), bool, len(long.units))
+
+
 def long_agreement_report(long: LongRatings, levels: Sequence[str] = ("interval",),
                           group_of: Mapping[str, str] | None = None,
-                          subset: Collection[Hashable] | None = None, ci: bool = False,
-                          ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
+                          subset: Collection[Hashable] | np.ndarray | None = None,
+                          ci: bool = False, ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
                           min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
-    """`long_summary` over all units and, with `group_of` ({unit: group}), over each group."""
-    chosen = set(subset) if subset is not None else None
-    mask = (None if chosen is None
-            else np.fromiter((u in chosen for u in long.units), bool, len(long.units)))
+    """`long_summary` over all units and, with `group_of` ({unit: group}), over each group.
+    `subset`: unit labels, or a boolean mask over long.units."""
+    mask = None if subset is None else _unit_mask(long, subset)
     report = long_summary(long, levels, mask, ci, ci_method, seed, min_overlap)
     if group_of is None:
         return report
