@@ -32,8 +32,12 @@ from app.core.agreement.batch import (
     undefined_reason,
     unique_ints,
 )
+from app.core.agreement.coded import grid_digits
+from app.core.agreement.correlation import value_range
 
 CI_METHODS = ("units", "hayes")
+#: Patterns are counted by one bincount when their keys number at most this (or 4 per unit).
+_COUNTED_KEYS = 1 << 16
 DEFAULT_CI_METHOD = "units"
 _BATCH_CELLS = 1 << 21  # replicates x columns per batch, to bound memory
 RATIO_VALUE_LIMIT = 4096
@@ -57,35 +61,85 @@ class Patterns:
     n_raters: int
 
 
-def _canonical_codes(slots: np.ndarray, domain: np.ndarray) -> np.ndarray:
-    """S x U value indices, -1 where missing, each column sorted (a multiset's canonical form)."""
-    codes = np.full(slots.shape, -1, dtype=np.int64)
-    present = ~np.isnan(slots)
-    codes[present] = np.searchsorted(domain, slots[present])
-    return np.sort(codes, axis=0)
+def _canonical_codes(part: Pairable) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct pairable values, sorted; S x U indices into them, -1 where missing, each
+    column sorted: a multiset's canonical form)."""
+    found = _grid_indices(part.slots)
+    if found is None:
+        domain = np.unique(part.values)
+        codes = np.full(part.slots.shape, -1, dtype=np.int64)
+        present = ~np.isnan(part.slots)
+        codes[present] = np.searchsorted(domain, part.slots[present])
+    else:
+        domain, codes = found
+    return domain, _sorted_columns(codes)
+
+
+def _grid_indices(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """_canonical_codes' values and (unsorted) indices from grid codes (coded.py), without
+    a search among the sorted values; None when the values are not on a grid."""
+    extremes = value_range(slots)
+    found = None if extremes is None else grid_digits(slots, *extremes)
+    if found is None:
+        return None
+    digits, table = found
+    used = np.bincount(digits.ravel(), minlength=table.size) > 0
+    used[0] = False  # code 0: missing, index -1
+    return table[used], (np.cumsum(used) - 1)[digits]
+
+
+def _sorted_columns(codes: np.ndarray) -> np.ndarray:
+    """np.sort(codes, axis=0); for a few rows by compare-and-swap of whole rows (faster)."""
+    if codes.shape[0] > 4:
+        return np.sort(codes, axis=0)
+    rows = list(codes)
+    for end in range(len(rows) - 1, 0, -1):
+        for j in range(end):
+            rows[j], rows[j + 1] = np.minimum(rows[j], rows[j + 1]), np.maximum(rows[j],
+                                                                               rows[j + 1])
+    return np.stack(rows) if rows else codes
 
 
 def _unique_columns(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first column of each distinct pattern, pattern of each column, units per pattern)."""
-    s = codes.shape[0]
+    """(distinct patterns as S x P columns, in key order; pattern of each column; units per
+    pattern)."""
+    s, units = codes.shape
     if s * np.log2(v + 1) < 62:
-        key = np.zeros(codes.shape[1], dtype=np.int64)
+        key = np.zeros(units, dtype=np.int64)
         for row in codes:
             key = key * (v + 1) + (row + 1)
+        if _few_keys((v + 1) ** s, units):
+            return _counted_columns(key, s, v)
         _, first, inverse, counts = unique_ints(key)
-        return first, inverse, counts
+        return codes[:, first], inverse, counts
     _, first, inverse, counts = np.unique(codes.T, axis=0, return_index=True,
                                           return_inverse=True, return_counts=True)
-    return first, inverse.ravel(), counts
+    return codes[:, first], inverse.ravel(), counts
+
+
+def _few_keys(space: int, units: int) -> bool:
+    """Whether `space` possible keys are few enough for one bincount over them."""
+    return space <= max(_COUNTED_KEYS, 4 * units)
+
+
+def _counted_columns(key: np.ndarray, s: int, v: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_unique_columns by one bincount over the keys, the patterns read back from them."""
+    counts = np.bincount(key, minlength=(v + 1) ** s)
+    keys = np.flatnonzero(counts)
+    inverse = (np.cumsum(counts > 0) - 1)[key]
+    shape = np.empty((s, keys.size), dtype=np.int64)
+    for r in range(s - 1, -1, -1):
+        keys, digit = np.divmod(keys, v + 1)
+        shape[r] = digit - 1
+    return shape, inverse, counts[counts > 0]
 
 
 def patterns_of(part: Pairable) -> Patterns:
     """Reduce pairable units to their patterns (at least one unit must be pairable)."""
-    domain = np.unique(part.values)
+    domain, codes = _canonical_codes(part)
     v = domain.size
-    codes = _canonical_codes(part.slots, domain)
-    first, unit_pattern, frequency = _unique_columns(codes, v)
-    shape = codes[:, first]  # S x P
+    shape, unit_pattern, frequency = _unique_columns(codes, v)  # shape: S x P
     present = shape >= 0
     m = present.sum(axis=0).astype(np.float64)
     p_idx = np.broadcast_to(np.arange(shape.shape[1]), shape.shape)

@@ -88,3 +88,23 @@ def test_scale_sized_data_agrees_with_the_reference():
         assert grid_alpha(*_checked(data), level) is not None
         assert alpha_with_reason(data, level)[0] == pytest.approx(
             krippendorff.alpha(data, level_of_measurement=level), abs=1e-9)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid_data())
+def test_bootstrap_patterns_by_grid_codes_equal_the_searched_ones(data):
+    import dataclasses
+
+    from app.core.agreement import intervals
+    from app.core.agreement.batch import pairable
+
+    part = pairable(_checked(data)[0])
+    if part.units.size == 0:
+        return
+    fast = intervals.patterns_of(part)
+    with pytest.MonkeyPatch.context() as patch:  # the straightforward route: search, sort
+        patch.setattr(intervals, "_grid_indices", lambda slots: None)
+        patch.setattr(intervals, "_few_keys", lambda space, units: False)
+        slow = intervals.patterns_of(part)
+    for name, value in dataclasses.asdict(slow).items():
+        np.testing.assert_array_equal(getattr(fast, name), value, err_msg=name)
