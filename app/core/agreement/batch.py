@@ -240,7 +240,7 @@ def grid_alpha(data: np.ndarray, extremes: tuple[float, float],
 
 def grid_table(data: np.ndarray, extremes: tuple[float, float]) -> Coincidences | None:
     """The coincidences of grid data (one table serves every level), or None (see grid_alpha)."""
-    digits = grid_digits(data, *extremes)
+    digits = grid_digits(data, *extremes, keyed=True)
     return None if digits is None else coincidences(*digits)
 
 

@@ -64,15 +64,18 @@ def _step(data: np.ndarray, low: float, high: float) -> float | None:
     return step
 
 
-def grid_digits(data: np.ndarray, low: float, high: float
+def grid_digits(data: np.ndarray, low: float, high: float, keyed: bool = False
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(raters x units codes, 0 for missing; value of each code 1..V at index 1..V), or None
-    when the values are not on one grid of at most MAX_CODES steps from `low` to `high`."""
+    when the values are not on one grid of at most MAX_CODES steps from `low` to `high`
+    or, `keyed`, when `coincidences` would refuse the codes (checked before making them)."""
     step = _step(data, low, high)
     if step is None or not (high - low) / step < MAX_CODES:
         return None
     shift = low - step  # code k + 1 for low + k * step
     size = int(np.rint((high - shift) / step)) + 1  # the same operations as for the data
+    if keyed and _key_space(size, *data.shape) is None:
+        return None
     q = np.subtract(data, shift)
     np.divide(q, step, out=q)
     np.rint(q, out=q)

@@ -91,7 +91,8 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         "pairable_items": int((long.unit_counts() >= 2).sum()),
         "annotators": [long.raters[i] for i in active],
     })
-    dense = dense_matrix(long)
+    cells = len(long.raters) * len(long.units)
+    dense = dense_matrix(long) if ci or 2 * long.value.size >= cells else None
     _alpha_block(long, levels, "alpha", report, dense)
     if subset is not None:
         _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
