@@ -152,7 +152,7 @@ def coincidence_alpha(table: Coincidences, level: str
     counts = table.observed.sum(axis=1)
     delta = distances(level, table.values, counts)
     observed = float((table.observed * delta).sum())
-    expected = float((counts[:, None] * delta * counts[None, :]).sum()) / (counts.sum() - 1.0)
+    expected = float((counts[:, None] * delta * counts[None, :]).sum() / (counts.sum() - 1.0))
     if not expected > 0.0:
         return None, observed, expected
     return 1.0 - observed / expected, observed, expected

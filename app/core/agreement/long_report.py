@@ -47,13 +47,18 @@ _DENSE_CELLS = 5_000_000
 
 
 def dense_matrix(long: LongRatings) -> np.ndarray | None:
-    """The ratings as a raters x units array (NaN missing); None when over _DENSE_CELLS or
-    when a rater rates a unit twice (the long form counts both)."""
+    """The ratings as a raters x units array (NaN missing); None when over _DENSE_CELLS."""
     if len(long.raters) * len(long.units) > _DENSE_CELLS:
         return None
     data = np.full((len(long.raters), len(long.units)), np.nan)
     data[long.rater, long.unit] = long.value
-    return data if np.count_nonzero(data == data) == long.value.size else None
+    return data
+
+
+def _holds_every_rating(dense: np.ndarray | None, long: LongRatings) -> bool:
+    """Whether `dense` has a cell for each rating (not so when a rater rates a unit twice:
+    the long form counts both)."""
+    return dense is not None and np.count_nonzero(dense == dense) == long.value.size
 
 
 def _number(value: float) -> float | None:
@@ -93,10 +98,11 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
     })
     cells = len(long.raters) * len(long.units)
     dense = dense_matrix(long) if ci or 2 * long.value.size >= cells else None
-    _alpha_block(long, levels, "alpha", report, dense)
+    grid = dense if _holds_every_rating(dense, long) else None
+    _alpha_block(long, levels, "alpha", report, grid)
     if subset is not None:
         _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
-                     None if dense is None else dense[:, subset])
+                     None if grid is None else grid[:, subset])
     if ci:
         interval_block(long.slots() if dense is None else dense, levels, ci_method, seed,
                        1000, report)

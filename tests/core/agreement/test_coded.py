@@ -108,3 +108,28 @@ def test_bootstrap_patterns_by_grid_codes_equal_the_searched_ones(data):
         slow = intervals.patterns_of(part)
     for name, value in dataclasses.asdict(slow).items():
         np.testing.assert_array_equal(getattr(fast, name), value, err_msg=name)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid_data())
+def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
+    from app.core.agreement.long_report import long_summary
+    from app.core.agreement.sparse import LongRatings, long_alpha
+
+    long = LongRatings.from_matrix(data)
+    report = long_summary(long, LEVELS, ci=True)
+    for level in LEVELS:
+        value, reason = long_alpha(long, level)
+        assert close(report.figures["alpha"][level], value)
+        assert report.reasons.get(("alpha", level)) == reason
+
+
+def test_long_report_with_a_repeated_rating_counts_both():
+    from app.core.agreement.long_report import long_summary
+    from app.core.agreement.sparse import LongRatings, long_alpha
+
+    long = LongRatings(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 0, 1]),
+                       np.array([1.0, 2.0, 2.0, 3.0, 4.0]), ["a", "b"], ["r", "s"])
+    report = long_summary(long, LEVELS)
+    for level in LEVELS:
+        assert report.figures["alpha"][level] == long_alpha(long, level)[0]
