@@ -8,8 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from app import __version__
 from app.core.errors import SimrateError
+from app.locations import installed_version
 
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
@@ -32,6 +32,16 @@ class _Parser(argparse.ArgumentParser):
         raise SimrateError(message)
 
 
+class _VersionAction(argparse._VersionAction):
+    """--version, the installed version looked up only when asked (the lookup imports
+    importlib.metadata: a tenth of a second that no other option needs)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        self.version = f"simrate {installed_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
 def finite_float(text: str) -> float:
     """A number option: finite (nan and inf are refused where argparse reads them)."""
     try:
@@ -46,7 +56,7 @@ def finite_float(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every subcommand of DESIGN.md."""
     parser = _Parser(prog="simrate", description="Rate text pairs, watch agreement, export gold.")
-    parser.add_argument("--version", action="version", version=f"simrate {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("new", help="create a project")
@@ -210,7 +220,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
         description="Open the simrate window. Commands: " + ", ".join(COMMANDS)
         + " (simrate COMMAND --help).",
     )
-    parser.add_argument("--version", action="version", version=f"simrate {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("project", nargs="?")
     parser.add_argument("--annotator")
     parser.add_argument("--organizer", action="store_true")

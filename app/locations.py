@@ -8,7 +8,6 @@ frozen bundle alike, whatever the current folder is.
 
 from __future__ import annotations
 
-from importlib import metadata, resources
 from pathlib import Path
 
 DISTRIBUTION = "simrate"
@@ -16,6 +15,8 @@ DISTRIBUTION = "simrate"
 
 def _package_folder(package: str) -> Path:
     """The folder of a data package on disk (simrate is never installed zipped)."""
+    from importlib import resources  # imported when first needed: not every command does
+
     return Path(str(resources.files(package)))
 
 
@@ -36,6 +37,8 @@ def icon_path() -> Path:
 
 def installed_version() -> str:
     """The version in the installed package's metadata (pyproject.toml's `version`)."""
+    from importlib import metadata  # a tenth of a second: imported only when asked
+
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:

@@ -7,6 +7,8 @@ import json
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
 from app.core.agreement.long_report import long_agreement_report
@@ -38,12 +40,12 @@ def _ratings_file_inputs(path: str) -> LongRatings:
 
 
 def _project_inputs(path: str, by: str | None, with_machines: bool
-                    ) -> tuple[LongRatings, set[str], dict[str, str] | None]:
-    """(ratings over every item, unadjudicated items, {item: group} or None), read as
-    columns from the file (app/core/agreement/inputs.py)."""
-    from app.core.agreement.inputs import project_inputs
+                    ) -> tuple[LongRatings, np.ndarray, dict[str, str] | None]:
+    """(ratings over every item, unadjudicated items as a mask over them, {item: group} or
+    None), read as columns from the file (app/core/agreement/inputs.py)."""
+    from app.core.agreement.inputs import project_columns
 
-    return project_inputs(path, by, with_machines)
+    return project_columns(path, by, with_machines)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.agreement.alt_test import DEFAULT_EPSILON
-from app.core.agreement.machine_report import machine_report
 from app.core.errors import SimrateError
+from app.core.machine.alt_test import DEFAULT_EPSILON
+from app.core.machine.report import machine_report
 from app.core.project import Project
 
 

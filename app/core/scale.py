@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from app import RESOURCES
 from app.core.errors import SimrateError
+from app.locations import resource_folder
 
 BUILTIN_SCALES = ("clss", "sts")
 
@@ -182,7 +182,7 @@ def points(value: float) -> str:
 def load_scale(spec: str | Path) -> Scale:
     """Load a built-in scale by name (`clss`, `sts`) or a user scale from a JSON file."""
     if str(spec) in BUILTIN_SCALES:
-        path = RESOURCES / "scales" / f"{spec}.json"
+        path = resource_folder() / "scales" / f"{spec}.json"
     else:
         path = Path(spec)
     try:

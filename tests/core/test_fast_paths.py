@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.core.agreement.inputs import project_inputs
+from app.core.agreement.inputs import project_columns, project_inputs
+from app.core.agreement.long_report import long_agreement_report
 from app.core.agreement.report import ratings_matrix
 from app.core.data.columns import read_codes
 from app.core.data.counts import summary
@@ -88,6 +89,17 @@ def test_agreement_inputs_equal_the_frame_path(busy):
     settled = busy.flagged_ids() | set(busy.adjudications()["item_id"])
     assert unadjudicated == {i for i in busy.item_ids() if i not in settled}
     assert group_of == dict(zip(busy.items()["item_id"], busy.items()["dataset"], strict=True))
+
+
+def test_unadjudicated_mask_gives_the_report_of_the_id_set(busy):
+    long, mask, group_of = project_columns(busy.path, "dataset")
+    _, unadjudicated, _ = project_inputs(busy.path, "dataset")
+    assert [u for u, chosen in zip(long.units, mask.tolist(), strict=True) if chosen] == [
+        u for u in long.units if u in unadjudicated]
+    levels = ["interval", "ordinal", "nominal", "ratio"]
+    by_mask = long_agreement_report(long, levels, group_of, mask, ci=True)
+    by_ids = long_agreement_report(long, levels, group_of, unadjudicated, ci=True)
+    assert by_mask.to_json() == by_ids.to_json() and by_mask.reasons == by_ids.reasons
 
 
 def test_columnar_codes_equal_row_reads(busy):

@@ -1,4 +1,4 @@
-"""Reproduce published alt-test results with our implementation (app/core/agreement/alt_test.py).
+"""Reproduce published alt-test results with our implementation (app/core/machine/alt_test.py).
 
 Run: python tests/perf/alt_test_reproduction.py PATH_TO_ALTTEST_CHECKOUT
 The authors' data are in their public repository nitaytech/AltTest (folder data/); clone it
@@ -18,7 +18,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.core.agreement.alt_test import alt_test  # noqa: E402
+from app.core.machine.alt_test import alt_test  # noqa: E402
 
 EPSILON = {"cebab_stars": 0.1, "10k_prompts": 0.15, "summeval": 0.2, "lesion": 0.15}
 #: (winning rate, advantage probability) as published, per dataset and LLM.

@@ -7,6 +7,9 @@ units x values x values. Ordinal alpha is interval alpha on mid-ranks: with n_g 
 of each value g, the ordinal distance of c <= k, (n_c/2 + sum_{c<g<k} n_g + n_k/2)^2, is the
 squared difference of the mid-ranks P(c-1) + n_c/2 and P(k-1) + n_k/2 (P = cumulative counts).
 
+Values on a grid of a few steps (ratings on a scale) take a faster route with the same sums:
+coded.py counts the units of each pattern of step codes and works on the coincidence matrix.
+
 Undefined results (no unit with two ratings, every paired value the same) are None, never NaN.
 `LiveAgreement` (incremental, for the app) lives in live.py; the package re-exports both.
 """
@@ -18,7 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.correlation import tame_magnitude
+from app.core.agreement.coded import (
+    Coincidences,
+    coincidence_alpha,
+    coincidences,
+    grid_digits,
+)
+from app.core.agreement.correlation import tame_magnitude, value_range
 from app.core.agreement.sums import LEVELS
 
 __all__ = ["LEVELS", "alpha", "alpha_with_reason", "unit_disagreement"]
@@ -56,15 +65,22 @@ class Pairable:
 def as_reliability_data(reliability_data: object) -> np.ndarray:
     """A float raters x units array (scaled by a power of two if extreme); ValueError for
     text, infinities or a wrong shape."""
+    return _checked(reliability_data)[0]
+
+
+def _checked(reliability_data: object) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """as_reliability_data, with the smallest and largest value (None when none)."""
     try:
         data = np.asarray(reliability_data, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("reliability data must be numbers (NaN for a missing rating)") from None
     if data.ndim != 2:
         raise ValueError(f"reliability data must be raters x units (2-D), not {data.ndim}-D")
-    if np.isinf(data).any():
+    extremes = value_range(data)
+    if extremes is not None and np.isinf(extremes).any():
         raise ValueError("reliability data contains an infinite value")
-    return tame_magnitude(data)
+    tamed = tame_magnitude(data, extremes)
+    return tamed, (extremes if tamed is data else value_range(tamed))
 
 
 def pairable(data: np.ndarray) -> Pairable:
@@ -196,14 +212,48 @@ def alpha_with_reason(reliability_data: object,
     if level_of_measurement not in LEVELS:
         raise ValueError(f"level_of_measurement must be one of {', '.join(LEVELS)}, "
                          f"not {level_of_measurement!r}")
-    part = pairable(as_reliability_data(reliability_data))
+    data, extremes = _checked(reliability_data)
+    on_grid = None if extremes is None else grid_alpha(data, extremes, level_of_measurement)
+    return on_grid if on_grid is not None else slot_alpha(data, level_of_measurement)
+
+
+def slot_alpha(data: np.ndarray, level: str) -> tuple[float | None, str | None]:
+    """alpha_with_reason for any values (the data checked by as_reliability_data): sums over
+    the pairable units' value slots."""
+    part = pairable(data)
     reason = undefined_reason(part)
     if reason is not None:
         return None, reason
-    unit_do, expected = disagreement_parts(part, level_of_measurement)
+    unit_do, expected = disagreement_parts(part, level)
     if not expected > 0.0:
         return None, REASON_NO_EXPECTED
     return 1.0 - float(unit_do.sum()) / expected, None
+
+
+def grid_alpha(data: np.ndarray, extremes: tuple[float, float],
+               level: str) -> tuple[float | None, str | None] | None:
+    """alpha_with_reason's answer by grid codes (coded.py), or None when the data does not
+    suit them (values off a grid, too many codes or raters). `extremes`: value_range(data)."""
+    table = grid_table(data, extremes)
+    return None if table is None else table_alpha(table, level)
+
+
+def grid_table(data: np.ndarray, extremes: tuple[float, float]) -> Coincidences | None:
+    """The coincidences of grid data (one table serves every level), or None (see grid_alpha)."""
+    digits = grid_digits(data, *extremes, keyed=True)
+    return None if digits is None else coincidences(*digits)
+
+
+def table_alpha(table: Coincidences, level: str) -> tuple[float | None, str | None]:
+    """(alpha, None), or (None, reason) when undefined, from grid_table's coincidences."""
+    if table.raters < 2:
+        return None, REASON_ONE_RATER if table.raters else REASON_NO_RATINGS
+    if not table.pairable:
+        return None, REASON_NO_PAIRABLE
+    if np.count_nonzero(table.observed.sum(axis=1)) < 2:
+        return None, REASON_NO_VARIANCE
+    value = coincidence_alpha(table, level)[0]
+    return (None, REASON_NO_EXPECTED) if value is None else (value, None)
 
 
 def alpha(reliability_data: object, level_of_measurement: str = "interval") -> float | None:

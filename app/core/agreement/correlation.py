@@ -18,11 +18,24 @@ REASON_NO_VARIANCE = "no variance"
 REASON_NO_OTHERS = "no other rater rated the same items"
 
 
-def tame_magnitude(data: np.ndarray) -> np.ndarray:
+def value_range(data: np.ndarray) -> tuple[float, float] | None:
+    """(smallest, largest) value, NaN ignored; None when there is none."""
+    if data.size == 0:
+        return None
+    low = float(np.fmin.reduce(data, axis=None))
+    if low != low:
+        return None
+    return low, float(np.fmax.reduce(data, axis=None))
+
+
+def tame_magnitude(data: np.ndarray, extremes: tuple[float, float] | None = None) -> np.ndarray:
     """Scale by a power of two (exactly) when values are so large or small that squares would
-    overflow or underflow; alpha and correlations do not change under scaling."""
-    finite = np.abs(data[~np.isnan(data)])
-    largest = float(finite.max()) if finite.size else 0.0
+    overflow or underflow; alpha and correlations do not change under scaling. `extremes`
+    are value_range(data) when the caller has them."""
+    extremes = extremes or value_range(data)
+    if extremes is None:
+        return data
+    largest = max(abs(extremes[0]), abs(extremes[1]))
     if largest == 0.0 or 2.0 ** -400 < largest < 2.0 ** 400:
         return data
     return np.ldexp(data, -math.frexp(largest)[1])

@@ -3,7 +3,8 @@
 Same figures and reasons as report.summarize on a dense matrix, plus `min_overlap`: the
 fewest shared items for which a pairwise Pearson is given. Bootstrap intervals run on the
 values of the pairable units in long form (alpha does not depend on who gave a value), so
-they equal the dense report's at any size and never build a raters x units matrix.
+they equal the dense report's at any size and never build a raters x units matrix. Alpha
+itself takes batch alpha's grid route when the ratings fit a small dense matrix.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS
+from app.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
 from app.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
 from app.core.agreement.report import Report, interval_block
 from app.core.agreement.sparse import (
@@ -25,19 +26,23 @@ from app.core.agreement.sparse import (
 from app.core.errors import SimrateError
 
 
-def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report) -> None:
+def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,
+                 dense: np.ndarray | None = None) -> None:
+    """report.figures[key]: alpha per level. `dense`, the same ratings as raters x units (or
+    None), lets ratings on a grid take batch alpha's grid route; the figures are the same."""
+    checked, extremes = _checked(dense) if dense is not None else (None, None)
+    table = None if extremes is None else grid_table(checked, extremes)
     block = {}
     for level in levels:
-        value, reason = long_alpha(long, level)
+        value, reason = table_alpha(table, level) if table else long_alpha(long, level)
         block[level] = value
         if reason:
             report.reasons[(key, level)] = reason
     report.figures[key] = block
 
 
-def _ci_block(long: LongRatings, levels: Sequence[str], method: str, seed: int,
-              report: Report) -> None:
-    interval_block(_ci_data(long), levels, method, seed, 1000, report)
+#: Up to this many raters x units cells, alpha uses the dense matrix's grid route.
+_DENSE_CELLS = 5_000_000
 
 
 def _ci_data(long: LongRatings) -> UnitValues:
@@ -47,6 +52,21 @@ def _ci_data(long: LongRatings) -> UnitValues:
     keep = m[long.unit] >= 2
     unit = (np.cumsum(m >= 2) - 1)[long.unit[keep]]
     return UnitValues(unit, long.value[keep], int(long.active_raters().size))
+
+
+def dense_matrix(long: LongRatings) -> np.ndarray | None:
+    """The ratings as a raters x units array (NaN missing); None when over _DENSE_CELLS."""
+    if len(long.raters) * len(long.units) > _DENSE_CELLS:
+        return None
+    data = np.full((len(long.raters), len(long.units)), np.nan)
+    data[long.rater, long.unit] = long.value
+    return data
+
+
+def _holds_every_rating(dense: np.ndarray | None, long: LongRatings) -> bool:
+    """Whether `dense` has a cell for each rating (not so when a rater rates a unit twice:
+    the long form counts both)."""
+    return dense is not None and np.count_nonzero(dense == dense) == long.value.size
 
 
 def _number(value: float) -> float | None:
@@ -84,11 +104,16 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         "pairable_items": int((long.unit_counts() >= 2).sum()),
         "annotators": [long.raters[i] for i in active],
     })
-    _alpha_block(long, levels, "alpha", report)
+    cells = len(long.raters) * len(long.units)
+    dense = dense_matrix(long) if 2 * long.value.size >= cells else None
+    grid = dense if _holds_every_rating(dense, long) else None
+    _alpha_block(long, levels, "alpha", report, grid)
     if subset is not None:
-        _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report)
+        _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
+                     None if grid is None else grid[:, subset])
     if ci:
-        _ci_block(long, levels, ci_method, seed, report)
+        interval_block(_ci_data(long), levels, ci_method, seed,
+                       1000, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
 
@@ -102,15 +127,24 @@ def _scope(long: LongRatings, members: np.ndarray) -> LongRatings:
                        [long.units[i] for i in members], long.raters)
 
 
+def _unit_mask(long: LongRatings, subset: Collection[Hashable] | np.ndarray) -> np.ndarray:
+    """Per unit of `long`: whether it is in `subset` (labels, or already a mask)."""
+    if isinstance(subset, np.ndarray) and subset.dtype == bool:
+        if subset.shape != (len(long.units),):
+            raise ValueError("a subset mask needs one entry per unit")
+        return subset
+    chosen = set(subset)
+    return np.fromiter((u in chosen for u in long.units), bool, len(long.units))
+
+
 def long_agreement_report(long: LongRatings, levels: Sequence[str] = ("interval",),
                           group_of: Mapping[str, str] | None = None,
-                          subset: Collection[Hashable] | None = None, ci: bool = False,
-                          ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
+                          subset: Collection[Hashable] | np.ndarray | None = None,
+                          ci: bool = False, ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
                           min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
-    """`long_summary` over all units and, with `group_of` ({unit: group}), over each group."""
-    chosen = set(subset) if subset is not None else None
-    mask = (None if chosen is None
-            else np.fromiter((u in chosen for u in long.units), bool, len(long.units)))
+    """`long_summary` over all units and, with `group_of` ({unit: group}), over each group.
+    `subset`: unit labels, or a boolean mask over long.units."""
+    mask = None if subset is None else _unit_mask(long, subset)
     report = long_summary(long, levels, mask, ci, ci_method, seed, min_overlap)
     if group_of is None:
         return report

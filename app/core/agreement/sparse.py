@@ -40,6 +40,7 @@ from app.core.agreement.correlation import (
     tame_magnitude,
 )
 from app.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
+from app.core.agreement.pair_sums import pair_sums
 from app.core.agreement.sums import LEVELS
 
 #: Pairs sharing fewer items than this get no pairwise Pearson (a crowd's chance overlaps).
@@ -195,16 +196,7 @@ class PairwisePearson:
 
 def _self_cells(long: LongRatings, count: np.ndarray) -> tuple[np.ndarray, dict]:
     """Diagonal: 1.0 when a rater's values vary, else NaN with the reason."""
-    n = len(long.raters)
-    order = np.argsort(long.rater, kind="stable")
-    values, raters = long.value[order], long.rater[order]
-    starts = np.searchsorted(raters, np.arange(n))
-    has = count > 0
-    low = np.full(n, np.nan)
-    high = np.full(n, np.nan)
-    if values.size:
-        low[has] = np.minimum.reduceat(values, starts[has])
-        high[has] = np.maximum.reduceat(values, starts[has])
+    low, high = _grouped_extremes(long.rater, long.value, len(long.raters))
     diagonal = np.where((count >= 2) & (low < high), 1.0, np.nan)
     reasons = {}
     for i in np.flatnonzero(np.isnan(diagonal)).tolist():
@@ -225,60 +217,6 @@ def _pair_reasons(n: np.ndarray, undefined: np.ndarray, min_overlap: int) -> dic
     return reasons
 
 
-#: Units with more ratings than this (check items everyone rates) are summed by a sparse
-#: product; the others by listing their pairs of ratings, which is faster for a few each.
-_LISTED_PAIRS_UP_TO = 24
-
-
-def _listed_pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, count: int
-                      ) -> list[np.ndarray]:
-    """[n, sx, sxx, sxy] (raters x raters) from every pair of ratings within a unit."""
-    order = np.argsort(unit, kind="stable")
-    unit, rater, x = unit[order], rater[order], x[order]
-    size = count * count
-    sums = [np.zeros(size) for _ in range(4)]
-    most = int(np.bincount(unit).max()) if unit.size else 0
-    for delta in range(1, most):
-        a = np.flatnonzero(unit[:-delta] == unit[delta:])
-        b = a + delta
-        key = rater[a] * count + rater[b]
-        for total, weights in zip(sums, (None, x[a], x[a] * x[a], x[a] * x[b]), strict=True):
-            total += np.bincount(key, weights, minlength=size)
-        # the other orientation: b's view of the pair
-        key = rater[b] * count + rater[a]
-        for total, weights in zip(sums, (None, x[b], x[b] * x[b], x[a] * x[b]), strict=True):
-            total += np.bincount(key, weights, minlength=size)
-    return [total.reshape(count, count) for total in sums]
-
-
-def _product_pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, units: int,
-                       count: int) -> list[np.ndarray]:
-    """[n, sx, sxx, sxy] (raters x raters) from sparse raters x units products."""
-    from scipy import sparse
-
-    shape = (count, units)
-    present = sparse.csr_matrix((np.ones(x.size), (rater, unit)), shape=shape)
-    values = sparse.csr_matrix((x, (rater, unit)), shape=shape)
-    squares = sparse.csr_matrix((x * x, (rater, unit)), shape=shape)
-    # [a, b]: over the units both rated, the count, sum of a's values, of their squares, and
-    # of the products
-    return [(present @ present.T).toarray(), (values @ present.T).toarray(),
-            (squares @ present.T).toarray(), (values @ values.T).toarray()]
-
-
-def _pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, units: int, count: int
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per pair of raters over their shared units: count, sum x_a, sum x_a^2, sum x_a x_b."""
-    m = np.bincount(unit, minlength=units)
-    big = m[unit] > _LISTED_PAIRS_UP_TO
-    sums = _listed_pair_sums(unit[~big], rater[~big], x[~big], count)
-    if big.any():
-        more = _product_pair_sums(unit[big], rater[big], x[big], units, count)
-        sums = [a + b for a, b in zip(sums, more, strict=True)]
-    n, sx, sxx, sxy = sums
-    return np.rint(n), sx, sxx, sxy
-
-
 def pairwise_pearson(long: LongRatings, min_overlap: int = DEFAULT_MIN_OVERLAP
                      ) -> PairwisePearson:
     """Pearson of every two raters over the units both rated, from sparse products."""
@@ -289,7 +227,7 @@ def pairwise_pearson(long: LongRatings, min_overlap: int = DEFAULT_MIN_OVERLAP
     # own mean keeps the sums small, so n * sum(x^2) - sum(x)^2 loses no digits.
     mean = np.bincount(long.rater, weights=value, minlength=count) / np.maximum(per_rater, 1)
     x = value - mean[long.rater]
-    n, sx, sxx, sxy = _pair_sums(long.unit, long.rater, x, len(long.units), count)
+    n, sx, sxx, sxy = pair_sums(long.unit, long.rater, x, len(long.units), count)
     var_a = n * sxx - sx * sx
     var_b = var_a.T
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -305,11 +243,21 @@ def pairwise_pearson(long: LongRatings, min_overlap: int = DEFAULT_MIN_OVERLAP
     return PairwisePearson(r, n.astype(np.int64), reasons)
 
 
+#: Up to this many keys, per-key extremes come from a mask per key rather than a sort.
+_KEYS_BY_MASK = 16
+
+
 def _grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Per-key min and max (NaN for keys without values)."""
     low, high = np.full(size, np.nan), np.full(size, np.nan)
     if not values.size:
+        return low, high
+    if size <= _KEYS_BY_MASK:
+        for key in range(size):
+            chosen = values[keys == key]
+            if chosen.size:
+                low[key], high[key] = chosen.min(), chosen.max()
         return low, high
     order = np.argsort(keys, kind="stable")
     sorted_keys, sorted_values = keys[order], values[order]

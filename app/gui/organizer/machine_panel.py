@@ -1,6 +1,6 @@
 """The machine raters' verdict on the dashboard: the alt-test beside the human agreement.
 
-MachineWatch recomputes `machine_report` (app/core/agreement/machine_report.py, the report
+MachineWatch recomputes `machine_report` (app/core/machine/report.py, the report
 of `simrate machine`) in the background on a connection of its own, a quiet moment after
 the ratings change (coalesced like the confidence intervals: one job at a time, rerun when
 changes arrived meanwhile). MachinePanel shows one row per machine rater: winning rate,
@@ -15,9 +15,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from app.core.agreement.alt_test import DEFAULT_EPSILON
 from app.core.errors import SimrateError
 from app.core.events import AdjudicationChanged, Event
+from app.core.machine.alt_test import DEFAULT_EPSILON
 from app.core.project import Project
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import SAVED_COLOUR, WARNING_COLOUR
@@ -30,7 +30,7 @@ MACHINE_DELAY_MS = 1200
 def compute_machine_report(path, epsilon: float = DEFAULT_EPSILON) -> tuple[dict, dict]:
     """(machine report, {machine: (ratings, ratings on items a human rated)}), on a
     connection of our own (a worker-thread function)."""
-    from app.core.agreement.machine_report import machine_report
+    from app.core.machine.report import machine_report
 
     with Project.open(path) as project:
         machines = project.roster.machines()

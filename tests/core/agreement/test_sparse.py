@@ -125,3 +125,26 @@ def test_interval_values_keep_pairable_units_only():
     assert values.n_raters == 3
     assert values.unit.tolist() == [0, 0, 1, 1, 2, 2, 2]  # unit 1 has one rating: left out
     assert values.value.tolist() == [1, 2, 3, 1, 4, 4, 4]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reliability_data())
+def test_dense_pair_sums_equal_listed_pairs(data):
+    from app.core.agreement.pair_sums import _dense_pair_sums, _listed_pair_sums
+
+    long = LongRatings.from_matrix(data)
+    count, units = len(long.raters), len(long.units)
+    dense = _dense_pair_sums(long.unit, long.rater, long.value, units, count)
+    if dense is None:  # fewer ratings than half the cells
+        assert 2 * long.value.size < count * units
+        return
+    listed = _listed_pair_sums(long.unit, long.rater, long.value, count)
+    for ours, reference in zip(dense, listed, strict=True):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-9)
+
+
+def test_dense_pair_sums_refuse_a_repeated_rating():
+    from app.core.agreement.pair_sums import _dense_pair_sums
+
+    unit, rater = np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1])
+    assert _dense_pair_sums(unit, rater, np.array([1.0, 2.0, 3.0, 4.0]), 2, 2) is None

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
-from app.core.agreement.machine_report import machine_report
+from app.core.machine.report import machine_report
 from app.core.project import Project
 from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.dashboard import Dashboard
