@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from app.core.data.ratings_import import check_values
 from app.core.errors import SimrateError
 from app.core.frames import RATING_COLUMNS, item_frame
 from app.core.project import Project
@@ -70,26 +71,13 @@ def import_crowd_results(project: Project, frame: pd.DataFrame, source: str) -> 
     _check_recorded(project, frame, source)
     items = _new_items(project, frame)
     _missing_texts(items, source)
-    _check_scores(project, frame, source)  # before anything is written: all or nothing
+    # every rating checked before anything is written, items included: all or nothing
+    check_values(frame[list(RATING_COLUMNS)], project.scale, source)
     added = project.import_items(items, source=source)[0] if len(items) else 0
     counts = project.import_ratings(frame[list(RATING_COLUMNS)], source=source)
     _save_seconds(project, frame)
     return CrowdImport(added, counts, int(frame["annotator"].nunique()),
                        list(frame.attrs.get("warnings", [])))
-
-
-def _check_scores(project: Project, frame: pd.DataFrame, source: str) -> None:
-    """Every score on the project's scale (the scale's own message for the first that is not)."""
-    scale = project.scale
-    steps = (frame["score"].to_numpy(float) - scale.low) / scale.step
-    bad = np.flatnonzero((np.abs(steps - np.rint(steps)) > 1e-6) | (steps < -1e-9)
-                         | (frame["score"].to_numpy(float) > scale.high + 1e-9))
-    if bad.size:
-        row = int(bad[0])
-        try:
-            scale.to_code(float(frame["score"].iat[row]))
-        except SimrateError as exc:
-            raise SimrateError(exc.message, source, int(frame["line"].iat[row])) from None
 
 
 def _save_seconds(project: Project, frame: pd.DataFrame) -> None:

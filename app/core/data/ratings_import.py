@@ -118,23 +118,41 @@ def check_arrays(frame: pd.DataFrame, index: ItemIndex, scale: Scale, source: st
     """(item positions, codes, annotator position per row, distinct raw names); SimrateError
     with the line of the first row that names an unknown item, gives a score off the scale
     or repeats a rating."""
+    _check_columns(frame, source)
+    positions = index.positions_of(frame["item_id"].to_numpy(dtype=object))
+    codes, who, raw_names = _check_rows(frame, scale, source, positions, positions < 0)
+    return positions, codes, who, raw_names
+
+
+def check_values(frame: pd.DataFrame, scale: Scale, source: str) -> None:
+    """The checks of `check_arrays` that need no project: every annotator name allowed,
+    every score on the scale, no rating given twice (for items not in the project yet)."""
+    _check_columns(frame, source)
+    items, _ = pd.factorize(frame["item_id"].to_numpy(dtype=object), sort=False)
+    _check_rows(frame, scale, source, items, np.zeros(len(frame), dtype=bool))
+
+
+def _check_columns(frame: pd.DataFrame, source: str) -> None:
     missing = [c for c in RATING_COLUMNS if c not in frame.columns]
     if missing:
         raise SimrateError(f"ratings table lacks columns {missing}", source or None)
-    positions = index.positions_of(frame["item_id"].to_numpy(dtype=object))
-    unknown = positions < 0
+
+
+def _check_rows(frame: pd.DataFrame, scale: Scale, source: str, items: np.ndarray,
+                unknown: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(codes, annotator position per row, distinct raw names), once no row fails a rule;
+    `items` numbers the items (one number per item), `unknown` marks items not found."""
     codes, bad = _codes(frame["score"].to_numpy(dtype=np.float64, na_value=np.nan), scale)
     who, raw_names = pd.factorize(frame["annotator"].astype(str).to_numpy(dtype=object),
                                   sort=False)
     # one integer per (item, annotator); an unknown item never repeats (its own key)
-    key = np.where(unknown, -1 - np.arange(len(frame)),
-                   positions * max(1, len(raw_names)) + who)
+    key = np.where(unknown, -1 - np.arange(len(frame)), items * max(1, len(raw_names)) + who)
     again = pd.Series(key).duplicated().to_numpy()
     _check_names(frame, who, raw_names, source or None)
     failing = np.flatnonzero(unknown | bad | again)
     if failing.size:
         _first_error(frame, scale, source or None, int(failing[0]), unknown, bad, key)
-    return positions, codes, who.astype(np.int64), [str(n) for n in raw_names]
+    return codes, who.astype(np.int64), [str(n) for n in raw_names]
 
 
 def _held(conn: sqlite3.Connection, aids: list[int], n_codes: int

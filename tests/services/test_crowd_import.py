@@ -1,0 +1,44 @@
+"""Importing crowd results: a refused file leaves the project as it was, new items included."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.formats.turk import read_turk
+from app.services.crowd_import import import_crowd_results
+
+HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
+
+
+def results(tmp_path, rows: str):
+    path = tmp_path / "Batch_1_batch_results.csv"
+    path.write_text(HEAD + "Input.id1,Input.left1,Input.right1,Answer.score1\n" + rows,
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("rows, message", [
+    # a hair off the grid: the tolerant check let it through and the items went in alone
+    ("H1,A1,W1,Approved,12,new-1,one,two,2\nH2,A2,W2,Approved,9,new-2,three,four,"
+     "2.7500000001\n", "not on the grid"),
+    ("H1,A1,W1,Approved,12,new-1,one,two,9\n", "outside scale"),
+])
+def test_a_refused_rating_adds_no_items(tmp_path, rows, message):
+    path = results(tmp_path, rows)
+    with Project.create(tmp_path / "p.simrate", scale="clss") as project:
+        with pytest.raises(SimrateError) as error:
+            import_crowd_results(project, read_turk(path), str(path))
+        assert message in error.value.message
+        assert error.value.line == rows.count("\n") + 1  # the header is line 1
+        assert project.n_items == 0 and project.changes().empty
+
+
+def test_work_time_is_saved_with_each_rating(tmp_path):
+    path = results(tmp_path, "H1,A1,W1,Approved,12,new-1,one,two,2.75\n")
+    with Project.create(tmp_path / "p.simrate", scale="clss") as project:
+        done = import_crowd_results(project, read_turk(path), str(path))
+        assert done.items_added == 1 and done.ratings["added"] == 1
+        assert project.rating_record("new-1", "W1") == {
+            "score": 2.75, "note": "", "skipped": False, "seconds": 12.0}
