@@ -74,18 +74,7 @@ def import_crowd_results(project: Project, frame: pd.DataFrame, source: str) -> 
     # every rating checked before anything is written, items included: all or nothing
     check_values(frame[list(RATING_COLUMNS)], project.scale, source)
     added = project.import_items(items, source=source)[0] if len(items) else 0
-    counts = project.import_ratings(frame[list(RATING_COLUMNS)], source=source)
-    _save_seconds(project, frame)
+    # the work time goes in with each rating, in the import's one transaction
+    counts = project.import_ratings(frame[[*RATING_COLUMNS, "seconds"]], source=source)
     return CrowdImport(added, counts, int(frame["annotator"].nunique()),
                        list(frame.attrs.get("warnings", [])))
-
-
-def _save_seconds(project: Project, frame: pd.DataFrame) -> None:
-    """Each rating's share of its assignment's work time (the ratings table's `seconds`)."""
-    timed = frame[frame["seconds"].notna()]
-    names = dict(project.team_tables.read("SELECT name, id FROM annotators"))
-    rows = [(float(s), project.item_ord(i), names[a]) for s, i, a in
-            zip(timed["seconds"], timed["item_id"], timed["annotator"], strict=True)]
-    with project.team_tables.transaction() as conn:
-        conn.executemany("UPDATE ratings SET seconds = ? WHERE item_ord = ? AND "
-                         "annotator_id = ?", rows)

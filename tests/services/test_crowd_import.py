@@ -38,7 +38,11 @@ def test_a_refused_rating_adds_no_items(tmp_path, rows, message):
 def test_work_time_is_saved_with_each_rating(tmp_path):
     path = results(tmp_path, "H1,A1,W1,Approved,12,new-1,one,two,2.75\n")
     with Project.create(tmp_path / "p.simrate", scale="clss") as project:
+        seen = []  # what a view reads when told of the ratings: the work time is there
+        project.subscribe(lambda event: seen.append(
+            project.rating_record("new-1", "W1") if event.is_bulk and project.n_items else None))
         done = import_crowd_results(project, read_turk(path), str(path))
         assert done.items_added == 1 and done.ratings["added"] == 1
+        assert seen[-1]["seconds"] == 12.0
         assert project.rating_record("new-1", "W1") == {
             "score": 2.75, "note": "", "skipped": False, "seconds": 12.0}

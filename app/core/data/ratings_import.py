@@ -27,7 +27,7 @@ from app.core.store import log_change
 ADDED, UNCHANGED, NOTE, SCORE = 0, 1, 2, 3
 STATUS_NAMES = ("added", "unchanged", "note", "score")
 _INSERT = ("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, skipped, "
-           "seconds, updated_at, batch) VALUES (?,?,?,?,0,NULL,?,?)")
+           "seconds, updated_at, batch) VALUES (?,?,?,?,0,?,?,?)")
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ class ArrayPlan:
     old_notes: np.ndarray  # object, "" when none
     has_old: np.ndarray  # bool: the project holds a row for this item and annotator
     status: np.ndarray  # ADDED / UNCHANGED / NOTE / SCORE
+    seconds: np.ndarray  # float, NaN where the table gives no work time
 
     def counts(self) -> dict[str, int]:
         """added / changed / unchanged, as import_ratings reports them."""
@@ -171,7 +172,8 @@ def _held(conn: sqlite3.Connection, aids: list[int], n_codes: int
 def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex, scale: Scale,
                 source: str, known: dict[str, int]) -> ArrayPlan:
     """Check a ratings table and classify each row against the ratings held for the same
-    annotators (`known`: {name: id} of the project's annotators); writes nothing."""
+    annotators (`known`: {name: id} of the project's annotators); writes nothing. A
+    `seconds` column, when the table has one (crowd results), is the work time per row."""
     positions, codes, who, raw_names = check_arrays(frame, index, scale, source)
     names = [n.strip() for n in raw_names]
     ords = index.ords_at(positions)
@@ -192,9 +194,11 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
             old_notes[row] = held_notes.get(int(want[row]), "")
     notes = frame["note"].fillna("").astype(str).to_numpy(dtype=object)
     status = _status(codes, notes, old_codes, old_notes, has_old)
+    seconds = (frame["seconds"].to_numpy(dtype=np.float64, na_value=np.nan)
+               if "seconds" in frame.columns else np.full(n, np.nan))
     return ArrayPlan(frame["item_id"].to_numpy(dtype=object), names, who, ords, codes, notes,
                      frame["line"].to_numpy(dtype=np.int64), old_codes, old_notes, has_old,
-                     status)
+                     status, seconds)
 
 
 def _status(codes: np.ndarray, notes: np.ndarray, old_codes: np.ndarray,
@@ -242,9 +246,10 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
             zip([batch] * replacing.size, plan.ords[replacing].tolist(),
                 row_aids[replacing].tolist(), strict=True))
     notes = np.where(plan.notes[writing] == "", plan.old_notes[writing], plan.notes[writing])
+    seconds = [None if s != s else s for s in plan.seconds[writing].tolist()]  # NaN: none
     now = time.time()
     conn.executemany(_INSERT, zip(plan.ords[writing].tolist(), row_aids[writing].tolist(),
-                                  plan.codes[writing].tolist(), notes.tolist(),
+                                  plan.codes[writing].tolist(), notes.tolist(), seconds,
                                   [now] * writing.size, [batch] * writing.size, strict=True))
     return counts, batch
 
