@@ -75,6 +75,15 @@ def test_info_counts_equal_the_loaded_project(busy):
     assert summary(busy.path)["flagged"] == len(busy.flagged_ids())
 
 
+def test_info_leaves_machine_raters_out_of_the_flags(busy):
+    busy.roster.add_machine("bot")
+    flagged = busy.flagged_ids()
+    for item in busy.item_ids():  # a machine far from everyone flags nothing
+        busy.rate(item, "bot", 0.0 if busy.rating(item, "ann") != 0.0 else 5.0)
+    assert busy.flagged_ids() == flagged
+    assert summary(busy.path)["flagged"] == busy.counts()["flagged"] == len(flagged)
+
+
 def test_agreement_inputs_equal_the_frame_path(busy):
     long, unadjudicated, group_of = project_inputs(busy.path, "dataset")
     table = busy.ratings()

@@ -20,15 +20,23 @@ def flagged_count(conn: sqlite3.Connection, k: int) -> int:
     """Number of items flagged at a threshold of k codes, by the rule of
     app/core/review/flags.py: counted annotators' scores spread by k codes or more (which
     takes two of them), no adjudication. One pass over the ratings in key order; the
-    clauses for exclusions and adjudications are left out when there are none (a third
-    less work on the common case). MAX and MIN skip the NULL codes of skips."""
-    excluded = [r[0] for r in conn.execute("SELECT id FROM annotators WHERE excluded = 1")]
-    where = f"WHERE annotator_id NOT IN ({','.join(map(str, excluded))})" if excluded else ""
+    clauses for left-out annotators and adjudications are left out when there are none (a
+    third less work on the common case). MAX and MIN skip the NULL codes of skips."""
+    left_out = _left_out_ids(conn)
+    where = f"WHERE annotator_id NOT IN ({','.join(map(str, left_out))})" if left_out else ""
     sql = (f"SELECT item_ord FROM ratings {where} GROUP BY item_ord "
            "HAVING MAX(code) - MIN(code) >= ?")
     if conn.execute("SELECT 1 FROM adjudications LIMIT 1").fetchone():
         sql = f"{sql} EXCEPT SELECT item_ord FROM adjudications"
     return int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", (k,)).fetchone()[0])
+
+
+def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
+    """Ids of the annotators whose scores raise no flag: the excluded and machine raters
+    (app/core/roster.py: Roster.left_out)."""
+    kinds = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
+    machine = " OR kind = 'machine'" if "kind" in kinds else ""  # a read-only older file
+    return [r[0] for r in conn.execute(f"SELECT id FROM annotators WHERE excluded = 1{machine}")]
 
 
 def count_facts(conn: sqlite3.Connection, scale: Scale, threshold: float) -> dict:
