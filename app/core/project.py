@@ -43,8 +43,6 @@ from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
 from app.core.store import TableAccess, create_store, log_change, open_store, read_meta, transaction
 
-__all__ = ["PlannedRating", "Project"]
-
 
 class Project:
     """A rating project stored in one SQLite file."""
@@ -197,10 +195,11 @@ class Project:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)
             if added:
-                self.last_import = log_change(conn, "import_items", who=source, new={
+                batch = log_change(conn, "import_items", who=source, new={
                     "source": source, "added": added, "already": int(present.sum()),
                     "first_ord": first})
-        if added:
+        if added:  # only now that it committed
+            self.last_import = batch
             self._load_index()
             self._publish(ItemsImported(added))
         return added, int(present.sum())
@@ -317,7 +316,8 @@ class Project:
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
             aids = [self.roster.id_for(conn, name, added) for name in plan.names]
-            counts, self.last_import = write_arrays(conn, plan, aids, source)
+            counts, batch = write_arrays(conn, plan, aids, source)
+        self.last_import = batch  # only now that it committed
         self.roster.remember(added)
         if counts["added"] or counts["changed"]:
             self._publish(RatingsImported(counts))

@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import pandas as pd
 import pytest
@@ -210,6 +211,7 @@ def test_read_only_folder_is_refused_even_for_root(tmp_path, monkeypatch):
 
 WRITER = """
 import sys
+from contextlib import contextmanager
 from app.core.project import Project
 p = Project.open(sys.argv[1])
 name = sys.argv[2]
@@ -353,3 +355,25 @@ def test_plan_ratings_classifies_without_writing(project):
     assert len(project.changes()) == before and project.rating("x:3", "a") is None
     assert project.import_ratings(frame, "r") == {"added": 2, "changed": 2, "unchanged": 1}
     assert project.rating("x:2", "b") == 0.5
+
+
+def test_a_failed_commit_leaves_the_last_import_as_it_was(project, monkeypatch):
+    """`last_import` (what an undoable import step undoes) never names a rolled-back entry."""
+    project.import_ratings(make_ratings([("x:1", "ann", 1.0)]), "a.csv")
+    before, ids = project.last_import, project.roster.ids()
+
+    @contextmanager
+    def commit_fails(conn, path):  # the body runs, then COMMIT fails as on a full disk
+        conn.execute("BEGIN IMMEDIATE")
+        yield conn
+        conn.execute("ROLLBACK")
+        raise SimrateError("cannot save to the project: the disk is full", path)
+
+    monkeypatch.setattr("app.core.project.transaction", commit_fails)
+    for write in (lambda: project.import_ratings(make_ratings([("x:2", "bob", 2.0)]), "b.csv"),
+                  lambda: project.import_items(make_items(2, "new"), "new.tsv")):
+        with pytest.raises(SimrateError, match="disk is full"):
+            write()
+        assert project.last_import == before and project.roster.ids() == ids
+    monkeypatch.undo()
+    assert project.undo_import(project.last_import)["source"] == "a.csv"
