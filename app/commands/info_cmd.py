@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.data.counts import summary as read_summary
+from app.core.data.counts import summary
 from app.core.scale import points
 
 #: Keys of `info --json` (DESIGN.md); the summary carries two more for the text output.
@@ -13,15 +13,9 @@ JSON_KEYS = ("items", "annotators", "ratings", "flagged", "adjudicated", "scale"
              "skipped", "datasets")
 
 
-def summary(path: str) -> dict:
-    """The facts `info` reports, with the keys of DESIGN.md (counted by SQL aggregates)."""
-    facts = read_summary(path)
-    return {key: facts[key] for key in JSON_KEYS}
-
-
 def run(args: argparse.Namespace) -> int:
     """Print a summary of the project."""
-    facts = read_summary(args.project)
+    facts = summary(args.project)
     if args.json:
         print(json.dumps({key: facts[key] for key in JSON_KEYS}, ensure_ascii=False))
         return 0

@@ -64,15 +64,10 @@ def summary(path: str | Path) -> dict:
         if "scale" not in meta:
             raise SimrateError("not a simrate project (no scale recorded)", path)
         scale = Scale.from_dict(json.loads(meta["scale"]), path)
-        facts = count_facts(conn, scale, float(meta.get("threshold", "1.0")))
+        threshold = float(meta.get("threshold", "1.0"))
+        facts = count_facts(conn, scale, threshold)
     finally:
         conn.close()
-    return {
-        "items": facts["items"], "annotators": facts["annotators"],
-        "ratings": facts["ratings"], "flagged": facts["flagged"],
-        "adjudicated": facts["adjudicated"],
-        "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
-        "title": meta.get("title", ""), "skipped": facts["skipped"],
-        "datasets": facts["datasets"], "threshold": float(meta.get("threshold", "1.0")),
-        "describe": scale.describe(),
-    }
+    return {**facts, "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
+            "title": meta.get("title", ""), "threshold": threshold,
+            "describe": scale.describe()}
