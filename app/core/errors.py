@@ -23,6 +23,11 @@ class SimrateError(Exception):
         return where + self.message
 
 
+def cut(text: str, limit: int = 40) -> str:
+    """`text` shortened for a one-line message (say, a value quoted with repr)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class RuleError(SimrateError):
     """Refused by a rule (e.g. export while flagged items are unresolved): exit 3."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.locations import resource_folder
 
 BUILTIN_SCALES = ("clss", "sts")
@@ -159,11 +159,6 @@ def exact(value: float) -> str:
     """A number for a message saying it is off the grid: shortest exact form, never 309
     digits (3.2500000000000004, 1e+308)."""
     return repr(float(value)) if value == value else "nan"
-
-
-def cut(text: str, limit: int = 40) -> str:
-    """`text` shortened for a one-line message."""
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def underflows(text: str, value: float) -> bool:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.data.migrate import migrate, needs_migration
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
@@ -238,7 +238,7 @@ def check_meta(meta: dict[str, str]) -> int:
     """The schema version, once the meta values we rely on are known to be well formed."""
     version = meta.get("schema_version", "0")
     if not (isinstance(version, str) and version.isascii() and version.isdigit()):
-        raise SimrateError(f"damaged project: schema_version is {_cut(version)}, "
+        raise SimrateError(f"damaged project: schema_version is {cut(repr(version))}, "
                            "not a whole number")
     threshold = meta.get("threshold", "1.0")
     try:
@@ -246,7 +246,7 @@ def check_meta(meta: dict[str, str]) -> int:
     except (TypeError, ValueError):
         points = float("nan")
     if not (0 < points < float("inf")):
-        raise SimrateError(f"damaged project: threshold is {_cut(threshold)}, "
+        raise SimrateError(f"damaged project: threshold is {cut(repr(threshold))}, "
                            "not a positive number")
     if "scale" in meta:
         try:
@@ -256,12 +256,6 @@ def check_meta(meta: dict[str, str]) -> int:
         if not isinstance(scale, dict):
             raise SimrateError("damaged project: the stored scale is not a JSON object")
     return int(version)
-
-
-def _cut(value: object, limit: int = 40) -> str:
-    """repr(value) cut short for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:

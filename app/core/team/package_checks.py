@@ -12,7 +12,7 @@ import json
 import math
 import sqlite3
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.frames import MAX_TEXT_CHARS, name_problem
 from app.core.team.package_file import PackageContents
 
@@ -39,12 +39,12 @@ def check_issued(conn: sqlite3.Connection, package: PackageContents) -> str:
     package_id = meta.get("project_uuid", "")
     issued = issued_packages(conn).get(package_id)
     if issued is None:
-        raise SimrateError(f"package {_short(package_id)} is not one this project issued "
+        raise SimrateError(f"package {cut(repr(package_id))} is not one this project issued "
                            "(no record of it); only packages made here can be merged", path)
     annotator, items = issued
     if meta["package_annotator"] != annotator:
         raise SimrateError(f"package was issued to {annotator!r} but names "
-                           f"{_short(meta['package_annotator'])}; a renamed package is refused",
+                           f"{cut(repr(meta['package_annotator']))}; a renamed package is refused",
                            path)
     if len(package.texts) > items:
         raise SimrateError(f"package holds {len(package.texts)} items but was issued with "
@@ -60,7 +60,7 @@ def check_values(package: PackageContents, max_code: int) -> None:
             problem = name_problem(name)
             problem = problem and f"is by an annotator the project cannot take: {problem}"
         if problem is not None:
-            raise SimrateError(f"package rating of item {_short(item_id)} {problem}",
+            raise SimrateError(f"package rating of item {cut(repr(item_id))} {problem}",
                                package.path)
 
 
@@ -68,22 +68,17 @@ def _value_problem(code: object, note: object, skipped: object, seconds: object,
                    max_code: int) -> str | None:
     """What is wrong with one rating's stored values, or None."""
     if code is not None and not (type(code) is int and 0 <= code <= max_code):
-        return f"is off the scale (code {_short(code)})"
+        return f"is off the scale (code {cut(repr(code))})"
     if skipped not in (0, 1) or type(skipped) is not int:
-        return f"has skipped = {_short(skipped)}, not 0 or 1"
+        return f"has skipped = {cut(repr(skipped))}, not 0 or 1"
     if not isinstance(note, str):
         return "has a note that is not text"
     if len(note) > MAX_TEXT_CHARS:
         return f"has a note of {len(note):,} characters (at most {MAX_TEXT_CHARS:,})"
     if seconds is not None:
         if type(seconds) not in (int, float) or not math.isfinite(seconds):
-            return f"has seconds = {_short(seconds)}, not a finite number"
+            return f"has seconds = {cut(repr(seconds))}, not a finite number"
         if not 0 <= seconds <= MAX_SECONDS:
-            return f"has seconds = {_short(seconds)}, not between 0 and {MAX_SECONDS:,}"
+            return f"has seconds = {cut(repr(seconds))}, not between 0 and {MAX_SECONDS:,}"
     return None
 
-
-def _short(value: object, limit: int = 40) -> str:
-    """repr(value), cut to `limit` characters for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
