@@ -186,8 +186,13 @@ def load_scale(spec: str | Path) -> Scale:
         raise SimrateError(
             f"no such scale (use {', '.join(BUILTIN_SCALES)} or a JSON file)", spec
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SimrateError(f"cannot read scale file: {exc}", spec) from None
+    except IsADirectoryError:
+        raise SimrateError("is a folder, not a scale file", spec) from None
+    except OSError as exc:
+        raise SimrateError(f"cannot read scale file: {exc.strerror}", spec) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise SimrateError(f"not UTF-8 text ({exc.reason})", spec, line) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

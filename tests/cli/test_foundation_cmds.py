@@ -95,6 +95,18 @@ def test_usage_errors_are_one_line_exit_2(capsys, tmp_path):
     assert result.status == 2 and result.err.strip().splitlines()[-1].startswith("simrate: error:")
 
 
+def test_a_scale_that_is_no_json_file_is_one_plain_line(tmp_path, capsys):
+    folder, latin = tmp_path / "scales", tmp_path / "latin.json"
+    folder.mkdir()
+    latin.write_bytes(b'{\n"name": "caf\xe9"}')
+    for scale, message in ((folder, " is a folder, not a scale file"),
+                           (latin, "2: not UTF-8 text (invalid continuation byte)")):
+        result = simrate(capsys, "new", tmp_path / "p.simrate", "--scale", scale)
+        assert result.status == 2
+        assert result.err == f"simrate: error: {scale}:{message}\n"
+    assert not (tmp_path / "p.simrate").exists()
+
+
 def test_new_refuses_to_overwrite(project, capsys):
     result = simrate(capsys, "new", project, "--scale", "sts")
     assert result.status == 2 and "already exists" in result.err
