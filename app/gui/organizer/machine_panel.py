@@ -114,13 +114,6 @@ class MachineVerdictModel(RowTableModel):
         """Show the machines of a machine report."""
         self.set_rows(list(report.get("machines", {}).items()))
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        """Titles, and what each column means."""
-        if (role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.TOOLTIPS)):
-            return self.TOOLTIPS[section] or None
-        return super().headerData(section, orientation, role)
-
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         """Figures as text; the verdict coloured."""
         if not index.isValid() or index.row() >= len(self.rows):

@@ -8,9 +8,11 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 class RowTableModel(QAbstractTableModel):
-    """Rows replaced as a whole with `set_rows`; subclasses give HEADERS and `data()`."""
+    """Rows replaced as a whole with `set_rows`; subclasses give HEADERS and `data()`, and
+    may give TOOLTIPS, what each column means ('' for none)."""
 
     HEADERS: tuple[str, ...] = ()
+    TOOLTIPS: tuple[str, ...] = ()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -32,8 +34,11 @@ class RowTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole):
-        """Column titles."""
-        if (role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.HEADERS)):
+        """Column titles, and what each column means."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section < len(self.TOOLTIPS):
+            return self.TOOLTIPS[section] or None
         return None
