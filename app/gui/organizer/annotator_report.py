@@ -15,7 +15,6 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     QTimer,
     Signal,
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -40,6 +38,7 @@ from app.core.project import Project
 from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import WARNING_COLOUR
+from app.gui.shell.row_model import SortFilterProxy, filter_field
 from app.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -205,11 +204,8 @@ class AnnotatorReport(QWidget):
         # the window's stack (Ctrl+Z); a stack of our own when the report stands alone
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.model = AnnotatorReportModel(project, by, self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = SortFilterProxy(1, self)  # filtered by the annotator's name
         self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.proxy.setFilterKeyColumn(1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.computed_at = 0.0
         self._job = None
         self._again = False
@@ -246,10 +242,7 @@ class AnnotatorReport(QWidget):
 
     def _tools(self) -> QHBoxLayout:
         """The name filter, the check-item rule and Refresh."""
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter by name")
-        self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter_edit = filter_field(self.proxy, "Filter by name")
         self.careless_button = QPushButton(
             f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
         self.careless_button.setToolTip(

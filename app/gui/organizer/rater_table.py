@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from app.core.agreement.live import LiveAgreement
@@ -177,13 +177,3 @@ class RaterTableModel(RowTableModel):
             return math.inf if row.r is None else row.r
         return row.ratings if column == 3 else row.shared
 
-
-class RaterSortProxy(QSortFilterProxyModel):
-    """Sorts by the model's UserRole values; filters by rater name."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setSortRole(Qt.ItemDataRole.UserRole)
-        self.setFilterKeyColumn(0)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setDynamicSortFilter(True)

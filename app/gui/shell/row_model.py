@@ -1,8 +1,16 @@
-"""A table model over a Python list of rows with fixed column titles."""
+"""A table model over a Python list of rows with fixed column titles, and the sorting and
+filtering proxy of the tables that offer both."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtWidgets import QLineEdit
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -42,3 +50,23 @@ class RowTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and section < len(self.TOOLTIPS):
             return self.TOOLTIPS[section] or None
         return None
+
+
+class SortFilterProxy(QSortFilterProxyModel):
+    """Sorts by the source model's UserRole values (numbers as numbers); keeps the rows whose
+    `filter_column` holds the filter text, whatever its case."""
+
+    def __init__(self, filter_column: int = 0, parent=None):
+        super().__init__(parent)
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+        self.setFilterKeyColumn(filter_column)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+
+def filter_field(proxy: QSortFilterProxyModel, placeholder: str) -> QLineEdit:
+    """A line edit that filters `proxy` as one types, with a clear button."""
+    edit = QLineEdit()
+    edit.setPlaceholderText(placeholder)
+    edit.setClearButtonEnabled(True)
+    edit.textChanged.connect(proxy.setFilterFixedString)
+    return edit
