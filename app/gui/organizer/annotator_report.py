@@ -68,6 +68,11 @@ TOOLTIPS = {
     "seconds_per_item": "Median seconds per rated item",
 }
 REFRESH_DELAY_MS = 2000
+CARELESS_TIP = ("The STS 2012 rule: leave out of agreement and gold every worker whose "
+                "Pearson with the check items' known scores is below the threshold. One "
+                "logged step; Edit > Undo (Ctrl+Z) counts them again.")
+NO_CHECKS_TIP = ("This project has no check items, so there is nothing to judge workers "
+                 "by. Mark items with known scores with `simrate checks`.")
 
 
 def compute_report(project_path) -> list[dict]:
@@ -245,10 +250,7 @@ class AnnotatorReport(QWidget):
         self.filter_edit = filter_field(self.proxy, "Filter by name")
         self.careless_button = QPushButton(
             f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
-        self.careless_button.setToolTip(
-            "The STS 2012 rule: leave out of agreement and gold every worker whose Pearson "
-            "with the check items' known scores is below the threshold. One logged step; "
-            "Edit > Undo (Ctrl+Z) counts them again.")
+        self.careless_button.setToolTip(CARELESS_TIP)
         self.careless_button.clicked.connect(self.exclude_careless)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
@@ -311,6 +313,7 @@ class AnnotatorReport(QWidget):
         no_checks = not any(r["checks"] for r in rows)
         no_times = all(r["seconds_per_item"] is None for r in rows)
         self.careless_button.setEnabled(not no_checks)
+        self.careless_button.setToolTip(NO_CHECKS_TIP if no_checks else CARELESS_TIP)
         for column, (key, _title, _fmt) in enumerate(COLUMNS):
             hidden = (no_checks and key in ("checks", "check_pearson", "check_mae")
                       or no_times and key == "seconds_per_item")
