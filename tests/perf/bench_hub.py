@@ -79,7 +79,7 @@ from app.core.project import Project
 from app.gui.shell.hub_sync import HubSync
 app = QCoreApplication([])
 project = Project.open({path!r})
-sync = HubSync(project, None)
+sync = HubSync(project)
 name = project.meta("hub_name")
 state = {{"i": 0}}
 def rate():
@@ -160,7 +160,7 @@ def latency(hub: Hub, folder: Path, count: int = 40) -> None:
             organizer.live.alpha()  # the figure the dashboard shows
             arrived[event.item_id] = time.time()
 
-    sync = HubSync(organizer, None)
+    sync = HubSync(organizer)
     organizer.subscribe(on_change)
     script = RATER.format(root=str(ROOT), path=str(folder / "lat-ann.simrate"), count=count)
     rater = subprocess.Popen([sys.executable, "-c", script], env=hub.env(),

@@ -64,3 +64,20 @@ def machine_report(project: Project, epsilon: float = DEFAULT_EPSILON) -> dict:
     humans = [i for i, name in enumerate(names) if name not in left_out]
     return {"machines": {name: machine_entry(long, humans, names.index(name), epsilon)
                          for name in machines}}
+
+
+def machine_counts(project: Project) -> dict[str, tuple[int, int]]:
+    """{machine: (its scores, those on items a counted human scored too)}, the Ratings and
+    Shared columns of the dashboard's rater table for machine raters."""
+    machines = project.roster.machines()
+    if not machines:
+        return {}
+    ratings = project.ratings()
+    scored = ratings[ratings["score"].notna()]
+    human = ~scored["annotator"].isin(project.roster.left_out())
+    human_items = set(scored.loc[human, "item_id"])
+    counts = {}
+    for name in machines:
+        items = scored.loc[scored["annotator"] == name, "item_id"]
+        counts[name] = (len(items), int(items.isin(human_items).sum()))
+    return counts

@@ -61,8 +61,6 @@ class AgreementWatcher(QObject):
     updated = Signal()
     #: New confidence intervals are available.
     intervals_updated = Signal()
-    #: The per-scope sums are being (re)built: True when building starts, False when ready.
-    building = Signal(bool)
     #: An interval job failed: the message.
     failed = Signal(str)
 
@@ -86,28 +84,18 @@ class AgreementWatcher(QObject):
         self._interval_timer = QTimer(self, singleShot=True, interval=INTERVAL_DELAY_MS)
         self._interval_timer.timeout.connect(self.compute_intervals)
         bridge.changed.connect(self._on_change)
-        self.rebuild()
+        self._emit_timer.start()
+        self.schedule_intervals()
 
     @property
     def engine(self) -> ScopedAgreement:
-        """The model's per-scope sums (built on first use)."""
+        """The model's per-scope sums (built on first use, again after a bulk change)."""
         return self.project.agreement.scopes
-
-    def rebuild(self) -> None:
-        """Make sure the per-scope sums are built, then refresh the figures."""
-        if not self.project.agreement.scopes_built:
-            self.building.emit(True)
-            self.project.agreement.scopes  # noqa: B018  (builds them)
-            self.building.emit(False)
-        self._emit_timer.start()
-        self.schedule_intervals()
 
     def _on_change(self, event: Event) -> None:
         self._changes += 1
         if event.is_bulk:
-            self._generation += 1
-            self.rebuild()
-            return
+            self._generation += 1  # the model starts afresh: older intervals are dropped
         self._emit_timer.start()
         self.schedule_intervals()
 

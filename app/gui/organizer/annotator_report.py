@@ -15,7 +15,6 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     QTimer,
     Signal,
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -40,6 +38,7 @@ from app.core.project import Project
 from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import WARNING_COLOUR
+from app.gui.shell.row_model import SortFilterProxy, filter_field
 from app.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -69,6 +68,11 @@ TOOLTIPS = {
     "seconds_per_item": "Median seconds per rated item",
 }
 REFRESH_DELAY_MS = 2000
+CARELESS_TIP = ("The STS 2012 rule: leave out of agreement and gold every worker whose "
+                "Pearson with the check items' known scores is below the threshold. One "
+                "logged step; Edit > Undo (Ctrl+Z) counts them again.")
+NO_CHECKS_TIP = ("This project has no check items, so there is nothing to judge workers "
+                 "by. Mark items with known scores with `simrate checks`.")
 
 
 def compute_report(project_path) -> list[dict]:
@@ -205,11 +209,8 @@ class AnnotatorReport(QWidget):
         # the window's stack (Ctrl+Z); a stack of our own when the report stands alone
         self.undo_stack = undo_stack if undo_stack is not None else QUndoStack(self)
         self.model = AnnotatorReportModel(project, by, self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = SortFilterProxy(1, self)  # filtered by the annotator's name
         self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.proxy.setFilterKeyColumn(1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.computed_at = 0.0
         self._job = None
         self._again = False
@@ -246,16 +247,10 @@ class AnnotatorReport(QWidget):
 
     def _tools(self) -> QHBoxLayout:
         """The name filter, the check-item rule and Refresh."""
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter by name")
-        self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter_edit = filter_field(self.proxy, "Filter by name")
         self.careless_button = QPushButton(
             f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
-        self.careless_button.setToolTip(
-            "The STS 2012 rule: leave out of agreement and gold every worker whose Pearson "
-            "with the check items' known scores is below the threshold. One logged step; "
-            "Edit > Undo (Ctrl+Z) counts them again.")
+        self.careless_button.setToolTip(CARELESS_TIP)
         self.careless_button.clicked.connect(self.exclude_careless)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
@@ -318,6 +313,7 @@ class AnnotatorReport(QWidget):
         no_checks = not any(r["checks"] for r in rows)
         no_times = all(r["seconds_per_item"] is None for r in rows)
         self.careless_button.setEnabled(not no_checks)
+        self.careless_button.setToolTip(NO_CHECKS_TIP if no_checks else CARELESS_TIP)
         for column, (key, _title, _fmt) in enumerate(COLUMNS):
             hidden = (no_checks and key in ("checks", "check_pearson", "check_mae")
                       or no_times and key == "seconds_per_item")

@@ -151,10 +151,8 @@ class Dashboard(QWidget):
         self._build()
         watcher.updated.connect(self.refresh)
         watcher.intervals_updated.connect(self.refresh_intervals)
-        watcher.building.connect(self._on_building)
-        watcher.failed.connect(self.status_label.setText)
+        watcher.failed.connect(self._show_failure)
         self.machine_watch.failed.connect(self._show_failure)
-        self._on_building(False)
         self.refresh()
 
     # ------------------------------------------------------------------ widgets
@@ -202,6 +200,7 @@ class Dashboard(QWidget):
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
         self.status_label.setObjectName("dashboardStatus")
+        self.status_label.hide()  # until a background computation fails
         top = QHBoxLayout()
         top.addWidget(QLabel("Level:"))
         top.addWidget(self.level_combo)
@@ -295,13 +294,6 @@ class Dashboard(QWidget):
         self._arrange(self.width() >= WIDE)
 
     # ------------------------------------------------------------------ refreshing
-    def _on_building(self, building: bool) -> None:
-        if building:
-            self.status_label.setText("Computing agreement by dataset and genre\u2026")
-        else:
-            self.status_label.setText("")
-        self.status_label.setVisible(building)
-
     def _show_failure(self, text: str) -> None:
         self.status_label.setText(text)
         self.status_label.setVisible(True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
@@ -30,22 +29,10 @@ MACHINE_DELAY_MS = 1200
 def compute_machine_report(path, epsilon: float = DEFAULT_EPSILON) -> tuple[dict, dict]:
     """(machine report, {machine: (ratings, ratings on items a human rated)}), on a
     connection of our own (a worker-thread function)."""
-    from app.core.machine.report import machine_report
+    from app.core.machine.report import machine_counts, machine_report
 
     with Project.open(path) as project:
-        machines = project.roster.machines()
-        if not machines:
-            return {"machines": {}}, {}
-        report = machine_report(project, epsilon)
-        ratings = project.ratings()
-        scored = ratings[ratings["score"].notna()]
-        left_out = set(machines) | set(project.excluded_annotators())
-        human_items = set(scored.loc[~scored["annotator"].isin(left_out), "item_id"])
-        counts = {}
-        for name in machines:
-            items = scored.loc[scored["annotator"] == name, "item_id"]
-            counts[name] = (len(items), int(np.sum(items.isin(human_items))))
-        return report, counts
+        return machine_report(project, epsilon), machine_counts(project)
 
 
 class MachineWatch(QObject):
@@ -126,13 +113,6 @@ class MachineVerdictModel(RowTableModel):
     def set_report(self, report: dict) -> None:
         """Show the machines of a machine report."""
         self.set_rows(list(report.get("machines", {}).items()))
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        """Titles, and what each column means."""
-        if (role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.TOOLTIPS)):
-            return self.TOOLTIPS[section] or None
-        return super().headerData(section, orientation, role)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         """Figures as text; the verdict coloured."""

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -28,9 +27,9 @@ from app.gui.organizer.rater_table import (
     R_COLUMN,
     TOP_N,
     RaterRow,
-    RaterSortProxy,
     RaterTableModel,
 )
+from app.gui.shell.row_model import SortFilterProxy, filter_field
 
 #: Rows of the rater table shown before it scrolls.
 TABLE_ROWS = 10
@@ -45,7 +44,7 @@ class PearsonView(QWidget):
         self.machine_report: dict = {}
         self.shown: list[str] = []  # the people in the heatmap, in its order
         self.model = RaterTableModel(lambda: project.agreement.live, self)
-        self.proxy = RaterSortProxy(self)
+        self.proxy = SortFilterProxy(0, self)
         self.proxy.setSourceModel(self.model)
         self.title = QLabel("Pearson r between raters")
         bold = QFont(self.title.font())
@@ -62,10 +61,7 @@ class PearsonView(QWidget):
         layout.addStretch(1)  # spare height below, not between the heatmap and the table
 
     def _crowd_part(self) -> QWidget:
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter raters by name")
-        self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter_edit = filter_field(self.proxy, "Filter raters by name")
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)

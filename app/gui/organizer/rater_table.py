@@ -13,17 +13,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from app.core.agreement.live import LiveAgreement
 from app.core.events import Event, RatingChanged
+from app.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Raters in the heatmap when there are more (with fewer, the heatmap shows every rater).
@@ -31,12 +26,6 @@ TOP_N = 12
 #: Ratings on items someone else rated too, before a rater's r vs rest is trusted enough
 #: to rank them among the most in doubt (as `agreement --min-overlap`).
 MIN_OVERLAP = 10
-HEADERS = ("Rater", "Kind", "r vs rest", "Ratings", "Shared")
-TOOLTIPS = ("", "Person, or machine rater (never in gold or the humans' alpha)",
-            "Pearson r against the mean of the other raters on the same items; for a machine, "
-            "against the mean of the humans",
-            "Items this rater scored",
-            "Ratings on items at least one other rater scored too")
 R_COLUMN = 2
 
 
@@ -70,8 +59,15 @@ def _clean(value: float | None) -> float | None:
     return None if value is None or value != value else float(value)
 
 
-class RaterTableModel(QAbstractTableModel):
+class RaterTableModel(RowTableModel):
     """Rows of people from the live engine, then machine rows from the machine report."""
+
+    HEADERS = ("Rater", "Kind", "r vs rest", "Ratings", "Shared")
+    TOOLTIPS = ("", "Person, or machine rater (never in gold or the humans' alpha)",
+                "Pearson r against the mean of the other raters on the same items; for a machine, "
+                "against the mean of the humans",
+                "Items this rater scored",
+                "Ratings on items at least one other rater scored too")
 
     def __init__(self, live_of, parent=None):
         super().__init__(parent)
@@ -109,7 +105,7 @@ class RaterTableModel(QAbstractTableModel):
             row = self.rows[index]
             row.r, (row.ratings, row.shared) = _clean(r), counts[name]
             self.dataChanged.emit(self.index(index, R_COLUMN),
-                                  self.index(index, len(HEADERS) - 1))
+                                  self.index(index, len(self.HEADERS) - 1))
 
     def reload(self) -> None:
         """Read every person's row again (keeps the machine rows)."""
@@ -117,19 +113,18 @@ class RaterTableModel(QAbstractTableModel):
         rest, counts = live.pearson_vs_rest(), live.rater_counts()
         people = [RaterRow(str(name), False, _clean(rest.get(name)), *counts[name])
                   for name in live.raters()]
-        self._set([*people, *(row for row in self.rows if row.machine)])
+        self.set_rows([*people, *(row for row in self.rows if row.machine)])
         self._reload = False
 
     def set_machines(self, machines: list[RaterRow]) -> None:
         """Replace the machine rows (no reset when they are the same)."""
         if machines != self.machines():
-            self._set([*(row for row in self.rows if not row.machine), *machines])
+            self.set_rows([*(row for row in self.rows if not row.machine), *machines])
 
-    def _set(self, rows: list[RaterRow]) -> None:
-        self.beginResetModel()
-        self.rows = rows
+    def set_rows(self, rows: list[RaterRow]) -> None:
+        """Show these rows (a reset), each findable by name."""
         self._row_of = {row.name: i for i, row in enumerate(rows)}
-        self.endResetModel()
+        super().set_rows(rows)
 
     # ------------------------------------------------------------------ reading
     def people(self) -> list[RaterRow]:
@@ -143,25 +138,6 @@ class RaterTableModel(QAbstractTableModel):
     def top(self, n: int = TOP_N) -> list[str]:
         """The n people most in doubt (doubt_key order)."""
         return [row.name for row in sorted(self.people(), key=doubt_key)[:n]]
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        """One row per rater."""
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        """Rater, kind, r vs rest, ratings, shared."""
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        """Column titles and what they mean."""
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return TOOLTIPS[section] or None
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         """Text, sort keys (UserRole), alignment; machine rows in italics."""
@@ -201,13 +177,3 @@ class RaterTableModel(QAbstractTableModel):
             return math.inf if row.r is None else row.r
         return row.ratings if column == 3 else row.shared
 
-
-class RaterSortProxy(QSortFilterProxyModel):
-    """Sorts by the model's UserRole values; filters by rater name."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setSortRole(Qt.ItemDataRole.UserRole)
-        self.setFilterKeyColumn(0)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setDynamicSortFilter(True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -24,13 +24,14 @@ from PySide6.QtWidgets import (
 from app.core.errors import SimrateError
 from app.core.team.hub.people import Person
 from app.gui.shell.jobs import JobRunner
+from app.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Seconds between reads of who is connected.
 REFRESH_MS = 3000
 
 
-class PeopleModel(QAbstractTableModel):
+class PeopleModel(RowTableModel):
     """The hub's people: name, login, role, connected, rated, progress, last seen."""
 
     HEADERS = ("Name", "Login", "Role", "Connected", "Rated", "Progress", "Last sync")
@@ -38,33 +39,17 @@ class PeopleModel(QAbstractTableModel):
     def __init__(self, n_items: int, parent=None):
         super().__init__(parent)
         self.n_items = n_items
-        self.people: list[Person] = []
 
-    def set_people(self, people: list[Person]) -> None:
-        """Show this list (a reset: the list is short)."""
-        self.beginResetModel()
-        self.people = list(people)
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt
-        """One row per person."""
-        return 0 if parent.isValid() else len(self.people)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        """The columns of HEADERS."""
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        """Column titles."""
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+    @property
+    def people(self) -> list[Person]:
+        """The people shown, in order."""
+        return self.rows
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         """Text of one cell."""
         if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
             return None
-        person = self.people[index.row()]
+        person = self.rows[index.row()]
         progress = f"{100 * person.rated / self.n_items:.0f}%" if self.n_items else ""
         seen = "" if person.last_seen is None else time.strftime(
             "%H:%M:%S", time.localtime(person.last_seen))
@@ -263,7 +248,7 @@ class TeamPanel(QWidget):
 
     def _show_people(self, people: list[Person]) -> None:
         self._reading = False
-        self.model.set_people(people)
+        self.model.set_rows(people)
 
     def shutdown(self) -> None:
         """Stop refreshing (the panel is going away)."""

@@ -54,6 +54,8 @@ class AnnotatorSession(QObject):
         self.session_count = 0
         self.session_seconds = 0.0
         self._haystack: list[str] | None = None
+        #: (row, state) of the last rating event of this annotator, for the rating panel
+        self._latest: tuple[int, RatingState] | None = None
         self._build_index(self.project.item_ids())
         self._build_ratings()
         if defer_details:
@@ -101,6 +103,7 @@ class AnnotatorSession(QObject):
             self.details_loaded.emit()
 
     def _build_ratings(self) -> None:
+        self._latest = None  # rows and states are read afresh
         n = len(self.ids)
         self.codes = np.full(n, -1, dtype=np.int32)
         self.state = np.zeros(n, dtype=np.int8)
@@ -154,7 +157,7 @@ class AnnotatorSession(QObject):
 
     def latest_state(self, row: int) -> RatingState | None:
         """The state the last rating event brought for `row`, if it was that row's."""
-        latest = getattr(self, "_latest", None)
+        latest = self._latest
         return latest[1] if latest is not None and latest[0] == row else None
 
     # ----------------------------------------------------------- reading

@@ -44,7 +44,7 @@ class HubSync(QObject):
     #: The hub asked for a password libpq did not have (the window asks the user).
     password_needed = Signal()
 
-    def __init__(self, project: Project, bridge, password: str | None = None,
+    def __init__(self, project: Project, password: str | None = None,
                  poll_seconds: float = POLL_SECONDS, parent: QObject | None = None):
         super().__init__(parent)
         self.project = project
@@ -82,7 +82,6 @@ class HubSync(QObject):
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self._on_tick)
         self._timer.start()
-        del bridge  # changes come straight from the project (kept for the usual signature)
 
     # ------------------------------------------------------------------ GUI thread
     def _on_change(self, event: Event) -> None:

@@ -1,16 +1,26 @@
-"""A table model over a Python list of rows with fixed column titles."""
+"""A table model over a Python list of rows with fixed column titles, and the sorting and
+filtering proxy of the tables that offer both."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtWidgets import QLineEdit
 
 _Index = QModelIndex | QPersistentModelIndex
 
 
 class RowTableModel(QAbstractTableModel):
-    """Rows replaced as a whole with `set_rows`; subclasses give HEADERS and `data()`."""
+    """Rows replaced as a whole with `set_rows`; subclasses give HEADERS and `data()`, and
+    may give TOOLTIPS, what each column means ('' for none)."""
 
     HEADERS: tuple[str, ...] = ()
+    TOOLTIPS: tuple[str, ...] = ()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -32,8 +42,31 @@ class RowTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole):
-        """Column titles."""
-        if (role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal
-                and 0 <= section < len(self.HEADERS)):
+        """Column titles, and what each column means."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section < len(self.TOOLTIPS):
+            return self.TOOLTIPS[section] or None
         return None
+
+
+class SortFilterProxy(QSortFilterProxyModel):
+    """Sorts by the source model's UserRole values (numbers as numbers); keeps the rows whose
+    `filter_column` holds the filter text, whatever its case."""
+
+    def __init__(self, filter_column: int = 0, parent=None):
+        super().__init__(parent)
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+        self.setFilterKeyColumn(filter_column)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+
+def filter_field(proxy: QSortFilterProxyModel, placeholder: str) -> QLineEdit:
+    """A line edit that filters `proxy` as one types, with a clear button."""
+    edit = QLineEdit()
+    edit.setPlaceholderText(placeholder)
+    edit.setClearButtonEnabled(True)
+    edit.textChanged.connect(proxy.setFilterFixedString)
+    return edit

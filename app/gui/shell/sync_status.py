@@ -71,7 +71,7 @@ class HubLink(QObject):
         if self.sync is not None or project is None or not project.meta("hub_url"):
             return
         url = project.meta("hub_url") or ""
-        self.sync = HubSync(project, self.context.bridge, self.passwords.get(url), parent=self)
+        self.sync = HubSync(project, self.passwords.get(url), parent=self)
         self.sync.password_needed.connect(self._ask_password)
         self.status = SyncStatus(self.sync)
         self.window.statusBar().addPermanentWidget(self.status)

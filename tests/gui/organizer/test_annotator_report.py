@@ -84,3 +84,17 @@ def test_annotator_report_model(qtmodeltester, report):
     model = AnnotatorReportModel(project)
     model.set_rows(widget.model.rows)
     qtmodeltester.check(model)
+
+
+def test_without_check_items_the_careless_rule_says_why_it_is_off(qtbot, tmp_path):
+    project = Project.open(make_rated_project(tmp_path / "n.simrate"))
+    bridge = ProjectBridge(project)
+    widget = AnnotatorReport(project, bridge, by="org")
+    qtbot.addWidget(widget)
+    qtbot.waitUntil(lambda: widget.model.rowCount() == 3, timeout=10000)
+    assert not widget.careless_button.isEnabled()
+    assert "no check items" in widget.careless_button.toolTip()
+    widget.close()
+    assert QThreadPool.globalInstance().waitForDone(30_000)
+    bridge.detach()
+    project.close()

@@ -185,5 +185,9 @@ def test_machine_verdict_appears_on_the_dashboard(qtbot, crowd):
     # the machine is in the Pearson table and heatmap too, marked as a machine
     names, kinds = proxy_column(dashboard, 0), proxy_column(dashboard, 1)
     assert kinds[names.index("bot")] == "machine" and kinds.count("machine") == 1
+    every_item = f"{len(project.item_ids()):,}"  # the bot scored them all, beside humans
+    bot = names.index("bot")
+    assert (proxy_column(dashboard, 3)[bot], proxy_column(dashboard, 4)[bot]) == (every_item,
+                                                                                 every_item)
     assert dashboard.heatmap.names[-1] == "bot" and "bot" in dashboard.heatmap.machines
     assert "machine" in dashboard.heatmap.describe(TOP_N, 0)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from app.core.agreement.batch import alpha
+from app.core.errors import SimrateError
 from app.core.project import Project
 from app.gui.organizer.agreement_watch import OVERALL_ALL, AgreementWatcher
 from app.gui.organizer.dashboard import AgreementTableModel, Dashboard
@@ -90,6 +91,19 @@ def test_stale_intervals_for_another_level_are_dropped(qtbot, organizer):
     dashboard.level_combo.setCurrentText("nominal")
     qtbot.waitUntil(lambda: watcher.has_intervals, timeout=20000)
     assert watcher.intervals_level == "nominal"
+
+
+def test_a_failed_interval_job_is_shown(qtbot, organizer, monkeypatch):
+    project, watcher, dashboard = organizer
+    assert dashboard.status_label.isHidden()
+
+    def fail(*_args, **_kwargs):
+        raise SimrateError("no memory left for the resamples")
+
+    monkeypatch.setattr("app.gui.organizer.agreement_watch.scope_intervals", fail)
+    watcher.compute_intervals()
+    qtbot.waitUntil(lambda: not dashboard.status_label.isHidden(), timeout=10000)
+    assert "no memory left" in dashboard.status_label.text()
 
 
 def test_ratings_arriving_while_building_are_replayed(qtbot, tmp_path):
