@@ -18,6 +18,7 @@ import numpy as np
 
 from app.core.agreement.sparse import LongRatings
 from app.core.data.columns import CodeColumns, read_codes
+from app.core.data.item_index import read_item_ids
 from app.core.errors import SimrateError
 from app.core.review.flags import threshold_codes
 from app.core.scale import Scale
@@ -44,23 +45,6 @@ def spread_flags(columns: CodeColumns, k: int, n_items: int,
               - np.minimum.reduceat(columns.codes, starts))
     flagged[column_of[starts]] = spread >= k
     return flagged
-
-
-def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray]:
-    """(item ids, their ords) in project order."""
-    low, high, count = conn.execute("SELECT MIN(ord), MAX(ord), COUNT(*) FROM items").fetchone()
-    if count and (low, high) == (0, count - 1):
-        item_ords = np.arange(count, dtype=np.int64)  # ords are positions, as imports make them
-    else:
-        item_ords = np.fromiter((r[0] for r in conn.execute(
-            "SELECT ord FROM items ORDER BY ord")), dtype=np.int64, count=count)
-    # one text instead of a tuple per id; kept only if no id holds the separator
-    text = conn.execute("SELECT group_concat(id, char(31)) FROM "
-                        "(SELECT id FROM items ORDER BY ord)").fetchone()[0]
-    ids = text.split("\x1f") if text else []
-    if len(ids) != count:
-        ids = [r[0] for r in conn.execute("SELECT id FROM items ORDER BY ord")]
-    return ids, item_ords
 
 
 def _open(path: str | Path) -> tuple[sqlite3.Connection, dict, Scale]:
@@ -95,7 +79,8 @@ def project_columns(path: str | Path, by: str | None, with_machines: bool = Fals
     200,000 ids to build and test again)."""
     conn, meta, scale = _open(path)
     try:
-        ids, item_ords = read_item_ids(conn)
+        ids, ords = read_item_ids(conn)
+        item_ords = np.arange(len(ids), dtype=np.int64) if ords is None else ords
         counted = _counted(conn, with_machines)
         top = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM annotators").fetchone()[0]
         scores = read_codes(conn, scale.n_codes, "code IS NOT NULL AND skipped = 0")

@@ -10,20 +10,46 @@ import numpy as np
 from app.core.errors import SimrateError
 
 
-class ItemIndex:
-    """Every item's id and ord in project order; ords are 0..n-1 unless edited by hand."""
+def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray | None]:
+    """(item ids in project order, their ords, or None when ords are the positions 0..n-1,
+    as imports make them). The ids come as one text rather than a tuple each: a million
+    ids in a third of the time."""
+    low, high, count = conn.execute("SELECT MIN(ord), MAX(ord), COUNT(*) FROM items").fetchone()
+    ords = None
+    if count and (low, high) != (0, count - 1):
+        ords = np.fromiter((r[0] for r in conn.execute("SELECT ord FROM items ORDER BY ord")),
+                           dtype=np.int64, count=count)
+    text = conn.execute("SELECT group_concat(id, char(31)) FROM "
+                        "(SELECT id FROM items ORDER BY ord)").fetchone()[0]
+    ids = text.split("\x1f") if text else []
+    if len(ids) != count:  # an id holds the separator: one tuple per id after all
+        ids = [r[0] for r in conn.execute("SELECT id FROM items ORDER BY ord")]
+    return ids, ords
 
-    def __init__(self, rows: list[tuple[int, str]], path: Path | None = None):
+
+class ItemIndex:
+    """Every item's id and ord in project order; ords are 0..n-1 unless edited by hand.
+
+    With ords equal to positions (every file simrate writes), `id_by_ord` is the id list
+    itself; only a hand-edited file pays for a second dict."""
+
+    def __init__(self, ids: list[str], ords: np.ndarray | None = None,
+                 path: Path | None = None):
         self.path = path
-        self.ids: list[str] = [r[1] for r in rows]
-        self.ord: dict[str, int] = {r[1]: r[0] for r in rows}
-        self.id_by_ord: dict[int, str] = {r[0]: r[1] for r in rows}
+        self.ids = ids
+        if ords is None:
+            self.ord: dict[str, int] = dict(zip(ids, range(len(ids)), strict=True))
+            self.id_by_ord: dict[int, str] | list[str] = ids
+        else:
+            self.ord = dict(zip(ids, ords.tolist(), strict=True))
+            self.id_by_ord = dict(zip(ords.tolist(), ids, strict=True))
         self._lookup = None  # a pandas Index of the ids, made on first bulk lookup
 
     @classmethod
     def read(cls, conn: sqlite3.Connection, path: Path | None = None) -> ItemIndex:
         """The index of the items stored now."""
-        return cls(conn.execute("SELECT ord, id FROM items ORDER BY ord").fetchall(), path)
+        ids, ords = read_item_ids(conn)
+        return cls(ids, ords, path)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -90,7 +90,8 @@ def read_adjudications(conn: sqlite3.Connection, index: ItemIndex, scale: Scale)
     rows = conn.execute(
         "SELECT item_ord, code, note, by, at FROM adjudications ORDER BY item_ord").fetchall()
     frame = pd.DataFrame.from_records(rows, columns=["ord", "code", "note", "by", "at"])
-    frame.insert(0, "item_id", frame.pop("ord").map(index.id_by_ord))
+    ords = frame.pop("ord").to_numpy(dtype=np.int64)
+    frame.insert(0, "item_id", index.ids_for_ords(ords) if len(ords) else [])
     frame["code"] = frame["code"].astype("int64")
     frame.insert(2, "score", scale.low + frame["code"] * scale.step)
     return frame
