@@ -231,6 +231,11 @@ class Project:
         """All ratings: item_id, annotator, code, score, note, skipped, seconds, updated_at."""
         return tables.read_ratings(self._conn, self._index, self.scale)
 
+    def annotator_columns(self, annotator: str) -> tuple:
+        """(positions, codes or -1, skipped, seconds) of one annotator's ratings, as arrays."""
+        return tables.read_annotator_columns(self._conn, self._index, self.scale.n_codes,
+                                             self.roster.id_of(annotator))
+
     def rating_state(self, item_id: str, annotator: str) -> RatingState:
         """This annotator's stored state for the item (empty when none)."""
         return tables.read_rating_state(self._conn, self.item_ord(item_id),
@@ -249,8 +254,7 @@ class Project:
 
     def rate(self, item_id: str, annotator: str, value: float | None, note: str | None = None,
              seconds: float | None = None) -> RatingState:
-        """Save (or with value None, clear) one rating in its own transaction; a note of
-        None keeps the stored note. Returns the state it replaced."""
+        """Save (value None: clear) one rating; note None keeps the note; the old state."""
         code = None if value is None else self.scale.to_code(value)
         return self._write_rating(item_id, annotator, code, note, False, seconds)
 
@@ -280,9 +284,8 @@ class Project:
         return RatingChanged(item_id, name, old, new, name not in self.agreement.excluded)
 
     def apply_ratings(self, rows: Sequence[tuple], bulk: int = 2000) -> None:
-        """Save ratings made elsewhere (a team hub's: (item_id, annotator, code or None, note,
-        skipped, seconds) rows) in one transaction, logged and published as `rate` would;
-        more than `bulk` rows are published as one bulk event."""
+        """Save a hub's (item_id, annotator, code, note, skipped, seconds) rows in one
+        transaction, published as `rate` would (over `bulk` rows: as one bulk event)."""
         added, written = {}, []
         with transaction(self._conn, self.path) as conn:
             for item_id, annotator, code, note, skipped, seconds in rows:
@@ -301,16 +304,13 @@ class Project:
         return None if code is None else self.scale.from_code(code)
 
     def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
-        """Check a ratings table against the project and classify each rating, writing
-        nothing; SimrateError with file and line for the first bad row."""
+        """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
     def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
-        """Add ratings from a reader's frame, all or nothing; returns counts added/changed/same
-        (`changed`: a new score or note for a rating the project held). The change log gets
-        one entry for it; `last_import` is that entry's id (0 when nothing was written), the
-        reference `undo_import` takes."""
+        """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
+        One change-log entry; `last_import` is its id (0 if nothing written), for undo."""
         added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
             known = dict(conn.execute("SELECT name, id FROM annotators"))

@@ -69,6 +69,27 @@ def read_ratings(conn: sqlite3.Connection, index: ItemIndex, scale: Scale) -> pd
     })
 
 
+def read_annotator_columns(conn: sqlite3.Connection, index: ItemIndex, n_codes: int,
+                           aid: int | None) -> tuple[np.ndarray, ...]:
+    """One annotator's ratings as arrays: (item positions, codes with -1 for none, skipped,
+    seconds with NaN where none was recorded); what a rating window starts from."""
+    if aid is None:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty.astype(bool), empty.astype(np.float64)
+    mine = read_codes(conn, n_codes, "annotator_id = ?", (aid,))
+    rows = index.rows_for_ords(mine.ords)
+    skipped = np.isin(mine.ords, np.array([r[0] for r in conn.execute(
+        "SELECT item_ord FROM ratings WHERE annotator_id = ? AND skipped != 0", (aid,))],
+        dtype=np.int64))
+    seconds = np.full(len(mine), np.nan)
+    timed = conn.execute("SELECT item_ord, seconds FROM ratings WHERE annotator_id = ? AND "
+                         "seconds IS NOT NULL ORDER BY item_ord", (aid,)).fetchall()
+    if timed:
+        ords, values = np.array(timed, dtype=np.float64).T
+        seconds[np.searchsorted(mine.ords, ords.astype(np.int64))] = values
+    return rows, mine.codes, skipped, seconds
+
+
 def read_rating_state(conn: sqlite3.Connection, ord_: int, aid: int | None) -> RatingState:
     """One annotator's stored state for one item (empty when there is none)."""
     if aid is None:

@@ -1,8 +1,9 @@
 """AnnotatorSession: one annotator's view of a project, as per-row arrays, and the current item.
 
-Rows are the project's items in project order. The arrays are built once from
-`Project.items()` and `Project.ratings()` and then updated one row at a time from the
-bridge's change signals, so nothing on a keystroke scans the project file.
+Rows are the project's items in project order. The arrays are built once, this
+annotator's ratings from `Project.annotator_columns()` and the texts and datasets from
+`Project.items()`, then updated one row at a time from the bridge's change signals, so
+nothing on a keystroke scans the project file.
 
 Blind by construction: only this annotator's ratings are kept; nobody else's score is ever
 read into the session.
@@ -68,7 +69,11 @@ class AnnotatorSession(QObject):
     # ----------------------------------------------------------- building
     def _build_index(self, ids: list[str]) -> None:
         self.ids: list[str] = ids
-        self.row_of: dict[str, int] = {item_id: row for row, item_id in enumerate(ids)}
+
+    def row_of(self, item_id: str | None) -> int | None:
+        """The row of an item id, None when unknown (the project's own index answers)."""
+        row = -1 if item_id is None else self.project.position(item_id)
+        return row if 0 <= row < len(self.ids) and self.ids[row] == item_id else None
 
     def _empty_details(self) -> None:
         n = len(self.ids)
@@ -108,15 +113,10 @@ class AnnotatorSession(QObject):
         self.codes = np.full(n, -1, dtype=np.int32)
         self.state = np.zeros(n, dtype=np.int8)
         self.seconds = np.full(n, np.nan, dtype=np.float64)
-        ratings = self.project.ratings()
-        mine = ratings[ratings["annotator"] == self.annotator]
-        if len(mine):
-            rows = mine["item_id"].map(self.row_of).to_numpy(dtype=np.int64)
-            codes = mine["code"].fillna(-1).to_numpy(dtype=np.int32)
-            skipped = mine["skipped"].to_numpy(dtype=bool)
-            self.codes[rows] = codes
-            self.seconds[rows] = mine["seconds"].to_numpy(dtype=np.float64)
-            self.state[rows] = np.where(skipped, SKIPPED, np.where(codes >= 0, RATED, UNRATED))
+        rows, codes, skipped, seconds = self.project.annotator_columns(self.annotator)
+        self.codes[rows] = codes
+        self.seconds[rows] = seconds
+        self.state[rows] = np.where(skipped, SKIPPED, np.where(codes >= 0, RATED, UNRATED))
 
     def rebuild(self) -> None:
         """Reread items and ratings, keeping the current item when it still exists."""
@@ -124,7 +124,8 @@ class AnnotatorSession(QObject):
         self._build_index(self.project.item_ids())
         self._build_ratings()
         self._build_details()
-        self.current_row = self.row_of.get(current, -1) if current else -1
+        row = self.row_of(current)
+        self.current_row = -1 if row is None else row
         self.reset.emit()
         if self.current_row < 0 and self.n:
             self.go_to(0)
@@ -145,7 +146,7 @@ class AnnotatorSession(QObject):
     def _on_rating_changed(self, event: RatingChanged) -> None:
         if event.annotator != self.annotator:
             return  # blind: other annotators' ratings are none of this view's business
-        row = self.row_of.get(event.item)
+        row = self.row_of(event.item)
         if row is None:
             return
         new = event.new  # the event carries the new state: nothing is read back
@@ -248,7 +249,7 @@ class AnnotatorSession(QObject):
 
     def go_to_id(self, item_id: str) -> None:
         """Show the item with this id (ignored when unknown)."""
-        row = self.row_of.get(item_id)
+        row = self.row_of(item_id)
         if row is not None:
             self.go_to(row)
 
