@@ -25,8 +25,8 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     ScopedAgreement,
     ScopeRow,
-    read_snapshot,
 )
+from app.core.agreement.snapshot import read_snapshot
 from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
 from app.core.review.flags import FlagIndex, threshold_codes
 

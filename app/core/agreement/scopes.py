@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.core.agreement.batch import LEVELS
-from app.core.agreement.snapshot import (  # noqa: F401 - build_snapshot is used from here
+from app.core.agreement.snapshot import (
     ALL,
     GROUPINGS,
     MISSING,
@@ -28,8 +28,6 @@ from app.core.agreement.snapshot import (  # noqa: F401 - build_snapshot is used
     UNADJUDICATED,
     LongForm,
     Snapshot,
-    build_snapshot,
-    read_snapshot,
 )
 from app.core.agreement.sums import interval_alpha, matrix_alpha
 

@@ -46,14 +46,10 @@ class Snapshot:
                         self.n_codes, self.low, self.step)
 
 
-def build_snapshot(project: Any) -> Snapshot:
-    """Read a snapshot from an open Project (passed in: this module does not import it),
-    as integer columns: no item texts, no DataFrame of the ratings."""
-    return read_snapshot(project)[0]
-
-
 def read_snapshot(project: Any) -> tuple[Snapshot, LongForm]:
-    """The snapshot, and its ratings in long form (what the engine builds its sums from)."""
+    """The snapshot of an open Project (passed in: this module does not import it), read as
+    integer columns (no item texts, no DataFrame), and its ratings in long form (what the
+    engine builds its sums from)."""
     rows, aids, scores, datasets, genres = project.scope_columns()
     excluded = project.roster.left_out()  # machine raters are not in it either
     raters = [a for a in project.annotators() if a not in excluded]
