@@ -247,22 +247,27 @@ class LiveAgreement:
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
              values: Iterable[object]) -> None:
         """Add many ratings at once (vectorised when empty); same result as set_rating calls."""
-        from app.core.agreement.load import bulk_state  # imports agreement.py, which imports us
+        from app.core.agreement.load import bulk_state  # load.py imports pandas: only when used
 
         values = list(values) if not isinstance(values, np.ndarray) else values
         if self._units or len(units) == 0 or not bulk_state(self, units, raters, values):
-            for unit, rater, value in zip(units, raters, values, strict=True):
-                self.set_rating(unit, rater, value)
+            self._set_each(units, raters, values)
 
     def load_indexed(self, unit_idx: np.ndarray, unit_labels: Sequence[Hashable],
                      rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
                      codes: np.ndarray) -> None:
         """`load` of rating k = (unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k])."""
-        from app.core.agreement.load import bulk_state_indexed
+        from app.core.agreement.load import bulk_state_indexed  # as in `load`
         if self._units or not codes.size or not self.codes or not bulk_state_indexed(
                 self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
-            self.load([unit_labels[k] for k in unit_idx.tolist()],
-                      [rater_labels[k] for k in rater_idx.tolist()], codes)
+            # one by one (not through `load`, which would try the same bulk fill again)
+            self._set_each([unit_labels[k] for k in unit_idx.tolist()],
+                           [rater_labels[k] for k in rater_idx.tolist()], codes)
+
+    def _set_each(self, units: Sequence[Hashable], raters: Sequence[Hashable],
+                  values: Iterable[object]) -> None:
+        for unit, rater, value in zip(units, raters, values, strict=True):
+            self.set_rating(unit, rater, value)
 
     # ------------------------------------------------------------------ counts and access
     @property
