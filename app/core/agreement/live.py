@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.core.agreement.correlation import correlation_from_sums
-from app.core.agreement.sums import LEVELS, interval_alpha, matrix_alpha
+from app.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
 from app.core.data.units import UnitTable
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
@@ -207,11 +207,9 @@ class LiveAgreement:
         self._s1 += sign * s1
         self._s2 += sign * s2
         self._t[m] = self._t.get(m, 0) + sign * (m * s2 - s1 * s1)
-        mat = self._coincidences(m)
         for c, nc in counts.items():
             self._nv[c] += sign * nc
-            for k, nk in counts.items():
-                mat[c, k] += sign * (nc * nk - (nc if c == k else 0))
+        add_unit_pairs(self._coincidences(m), counts, sign)
         for rater, i in ratings.items():
             xr = x[i]
             rest = s1 - xr

@@ -34,6 +34,17 @@ def interval_alpha(n: int, s1: int, s2: int, spread: Mapping[int, int]) -> float
     return (denominator - (n - 1) * observed) / denominator
 
 
+def add_unit_pairs(matrix: np.ndarray, counts: Mapping[int, int], sign: int) -> None:
+    """Add (sign 1) or remove (-1) one unit's ordered pairs of values to integer coincidence
+    counts: with n_c values c in the unit, n_c n_k pairs (c, k) and n_c (n_c - 1) pairs (c, c)."""
+    for c, nc in counts.items():
+        for k, nk in counts.items():
+            if c != k:
+                matrix[c, k] += sign * nc * nk
+            elif nc > 1:  # a value alone in its unit pairs with no copy of itself
+                matrix[c, c] += sign * nc * (nc - 1)
+
+
 def nominal_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Nominal distance, elementwise: 0 for equal values, 1 otherwise."""
     return (a != b).astype(np.float64)
