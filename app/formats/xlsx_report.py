@@ -31,6 +31,7 @@ from app.core.scale import Scale
 from app.formats.atomic import atomic_path, check_writable_target, os_message
 from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
 from app.formats.xlsx_rows import (
+    SHEET_ROWS,
     SheetBody,
     TextFitter,
     boolean_cells,
@@ -257,6 +258,11 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     ratings = ratings if ratings is not None else _ratings_from_gold(gold)
     adjudications = adjudications if adjudications is not None else pd.DataFrame(
         columns=["item_id", "score", "note", "by", "at"])
+    for name, rows in (("gold", len(gold)), ("ratings", len(ratings))):
+        if rows + 1 > SHEET_ROWS:  # Excel would refuse (or cut) the file; say so now
+            raise SimrateError(f"the {name} sheet would need {rows + 1:,} rows, more than the "
+                               f"{SHEET_ROWS:,} a spreadsheet holds (export TSV or JSONL "
+                               "instead)", out)
     total = len(gold) + len(ratings)
     with scratch_folder(check_writable_target(out)):
         book = Workbook(write_only=True)

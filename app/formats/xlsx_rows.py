@@ -20,6 +20,8 @@ import numpy as np
 
 #: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
 CELL_LIMIT = 32_767
+#: Excel's limit on the rows of one sheet (header included); a longer table is refused.
+SHEET_ROWS = 1_048_576
 #: Characters XML 1.0 cannot hold (C0 controls but tab, LF and CR; lone surrogates; the two
 #: noncharacters U+FFFE and U+FFFF): replaced by U+FFFD.
 XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -229,6 +229,19 @@ def test_xlsx_save_failure_is_one_line_error(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
+def test_more_rows_than_a_spreadsheet_holds_is_refused(tmp_path, monkeypatch):
+    ratings = [("t:1", "ann", 1.0), ("t:1", "bob", 1.0), ("t:2", "ann", 2.0)]
+    with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=ratings) as project:
+        monkeypatch.setattr(xlsx_report, "SHEET_ROWS", 4)  # header and three ratings fit
+        export_project(project, tmp_path / "fits.xlsx")
+        assert len(sheet_rows(tmp_path / "fits.xlsx", "ratings")) == 4
+        monkeypatch.setattr(xlsx_report, "SHEET_ROWS", 3)
+        with pytest.raises(SimrateError, match="ratings sheet would need 4 rows"):
+            export_project(project, tmp_path / "r.xlsx")
+    assert not (tmp_path / "r.xlsx").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fits.xlsx", "p.simrate"]
+
+
 def test_excluded_ratings_are_listed_and_marked(tmp_path):
     ratings = [("t:1", "ann", 1.0), ("t:1", "spam", 4.0), ("t:2", "ann", 2.0)]
     with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=ratings) as project:

@@ -21,14 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.coded import (
-    Coincidences,
-    coincidence_alpha,
-    coincidences,
-    grid_digits,
-)
+from app.core.agreement.coded import Coincidences, coincidences, grid_digits
 from app.core.agreement.correlation import tame_magnitude, value_range
-from app.core.agreement.sums import LEVELS
+from app.core.agreement.sums import LEVELS, matrix_alpha, nominal_distance, ratio_distance
 
 __all__ = ["LEVELS", "alpha", "alpha_with_reason", "unit_disagreement"]
 
@@ -139,16 +134,6 @@ def _interval_parts(slots: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, float
     return unit_do, expected
 
 
-def _nominal_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (a != b).astype(np.float64)
-
-
-def _ratio_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    total = a + b
-    ratio = np.divide(a - b, total, out=np.zeros(np.broadcast(a, b).shape), where=total != 0)
-    return ratio * ratio
-
-
 def _pair_parts(slots: np.ndarray, m: np.ndarray,
                 distance: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
     """Per-unit observed disagreement summed over every pair of slots that both hold a value."""
@@ -176,7 +161,7 @@ def _expected_ratio(values: np.ndarray) -> float:
     rows = max(1, _BLOCK_CELLS // domain.size)
     total = 0.0
     for start in range(0, domain.size, rows):
-        block = _ratio_distance(domain[start:start + rows, None], domain[None, :])
+        block = ratio_distance(domain[start:start + rows, None], domain[None, :])
         total += float((counts[start:start + rows, None] * block * counts[None, :]).sum())
     return total / (values.size - 1.0)
 
@@ -188,9 +173,9 @@ def disagreement_parts(part: Pairable, level: str) -> tuple[np.ndarray, float]:
     if level == "ordinal":
         return _interval_parts(midranks(part.slots, part.values), part.m)
     if level == "nominal":
-        return _pair_parts(part.slots, part.m, _nominal_distance), _expected_nominal(part.values)
+        return _pair_parts(part.slots, part.m, nominal_distance), _expected_nominal(part.values)
     if level == "ratio":
-        return _pair_parts(part.slots, part.m, _ratio_distance), _expected_ratio(part.values)
+        return _pair_parts(part.slots, part.m, ratio_distance), _expected_ratio(part.values)
     raise ValueError(f"level_of_measurement must be one of {', '.join(LEVELS)}, not {level!r}")
 
 
@@ -252,7 +237,7 @@ def table_alpha(table: Coincidences, level: str) -> tuple[float | None, str | No
         return None, REASON_NO_PAIRABLE
     if np.count_nonzero(table.observed.sum(axis=1)) < 2:
         return None, REASON_NO_VARIANCE
-    value = coincidence_alpha(table, level)[0]
+    value = matrix_alpha(level, table.observed, table.observed.sum(axis=1), table.values)
     return (None, REASON_NO_EXPECTED) if value is None else (value, None)
 
 

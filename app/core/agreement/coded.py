@@ -9,8 +9,8 @@ disagreement of each level) is work on the few distinct patterns and a codes x c
 The codes are checked, not assumed: equal values get equal codes by construction, and every
 value must equal the one value recorded for its code, so codes and values correspond one to
 one (and in the same order, the mapping being monotone). When that fails, or the key space
-would be large (many raters, many codes), `grid_alpha` returns None and the caller takes the
-general path. Alpha is then the same sum as the reference's, over the same coincidences.
+would be large (many raters, many codes), batch.grid_alpha returns None and the caller takes
+the general path. Alpha is then the same sum as the reference's, over the same coincidences.
 """
 
 from __future__ import annotations
@@ -130,29 +130,3 @@ def coincidences(digits: np.ndarray, table: np.ndarray) -> Coincidences | None:
                                         weights=weight[both], minlength=base * base)
     observed = observed.reshape(base, base)[1:, 1:]
     return Coincidences(observed, table[1:], raters, int(frequency[keep].sum()))
-
-
-def distances(level: str, values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The level's squared distances between codes (ordinal: mid-ranks from `counts`)."""
-    if level == "nominal":
-        return 1.0 - np.eye(values.size)
-    if level == "ordinal":
-        values = np.cumsum(counts) - counts / 2.0
-    a, b = values[:, None], values[None, :]
-    if level == "ratio":
-        total = a + b
-        ratio = np.divide(a - b, total, out=np.zeros(total.shape), where=total != 0)
-        return ratio * ratio
-    return (a - b) ** 2
-
-
-def coincidence_alpha(table: Coincidences, level: str
-                      ) -> tuple[float | None, float, float]:
-    """(alpha or None when the expected disagreement is not positive, observed, expected)."""
-    counts = table.observed.sum(axis=1)
-    delta = distances(level, table.values, counts)
-    observed = float((table.observed * delta).sum())
-    expected = float((counts[:, None] * delta * counts[None, :]).sum() / (counts.sum() - 1.0))
-    if not expected > 0.0:
-        return None, observed, expected
-    return 1.0 - observed / expected, observed, expected

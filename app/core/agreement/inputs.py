@@ -4,7 +4,7 @@ The result is long-form (app/core/agreement/sparse.py), so a crowd of 500 raters
 more than three.
 
 The ratings come as integer arrays (app/core/data/columns.py); the flagged items follow from one
-segmented max/min over them, the rule of app/core/review/flags.py on arrays. Only the item
+segmented max/min over them (review/flags.run_spreads, which FlagIndex loads with). Only the item
 ids are read as Python strings: the report names items by them.
 """
 
@@ -20,7 +20,7 @@ from app.core.agreement.sparse import LongRatings
 from app.core.data.columns import CodeColumns, read_codes
 from app.core.data.item_index import read_item_ids
 from app.core.errors import SimrateError
-from app.core.review.flags import threshold_codes
+from app.core.review.flags import run_spreads, threshold_codes
 from app.core.scale import Scale
 from app.core.store import open_store
 
@@ -38,11 +38,7 @@ def spread_flags(columns: CodeColumns, k: int, n_items: int,
     """Per item (by column): True when its scores spread by k codes or more (the flag rule
     before adjudication). `columns` is in item order, scores only."""
     flagged = np.zeros(n_items, dtype=bool)
-    if not len(columns):
-        return flagged
-    starts = np.flatnonzero(np.r_[True, columns.ords[1:] != columns.ords[:-1]])
-    spread = (np.maximum.reduceat(columns.codes, starts)
-              - np.minimum.reduceat(columns.codes, starts))
+    starts, spread = run_spreads(columns.ords, columns.codes)
     flagged[column_of[starts]] = spread >= k
     return flagged
 

@@ -23,14 +23,13 @@ import numpy as np
 from app.core.agreement.batch import (
     LEVELS,
     Pairable,
-    _nominal_distance,
-    _ratio_distance,
     as_reliability_data,
     pairable,
     undefined_reason,
     unique_ints,
 )
 from app.core.agreement.correlation import tame_magnitude
+from app.core.agreement.sums import nominal_distance, ratio_distance
 
 CI_METHODS = ("units", "hayes")
 DEFAULT_CI_METHOD = "units"
@@ -170,8 +169,8 @@ def _distances(level: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if level == "interval":
         return (a - b) ** 2
     if level == "nominal":
-        return _nominal_distance(a, b)
-    return _ratio_distance(a, b)
+        return nominal_distance(a, b)
+    return ratio_distance(a, b)
 
 
 def alphas_from_weights(pat: Patterns, weights: np.ndarray, level: str) -> np.ndarray:
@@ -219,7 +218,7 @@ def _expected(level: str, counts: np.ndarray, n: np.ndarray, domain: np.ndarray)
     if level == "nominal":
         with np.errstate(divide="ignore", invalid="ignore"):
             return (n * n - (counts * counts).sum(axis=1)) / (n - 1.0)
-    table = _ratio_distance(domain[:, None], domain[None, :])
+    table = ratio_distance(domain[:, None], domain[None, :])
     with np.errstate(divide="ignore", invalid="ignore"):
         return ((counts @ table) * counts).sum(axis=1) / (n - 1.0)
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.core.agreement.correlation import correlation_from_sums
-from app.core.agreement.sums import LEVELS, interval_alpha, level_distances
+from app.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
 from app.core.data.units import UnitTable
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
@@ -207,11 +207,9 @@ class LiveAgreement:
         self._s1 += sign * s1
         self._s2 += sign * s2
         self._t[m] = self._t.get(m, 0) + sign * (m * s2 - s1 * s1)
-        mat = self._coincidences(m)
         for c, nc in counts.items():
             self._nv[c] += sign * nc
-            for k, nk in counts.items():
-                mat[c, k] += sign * (nc * nk - (nc if c == k else 0))
+        add_unit_pairs(self._coincidences(m), counts, sign)
         for rater, i in ratings.items():
             xr = x[i]
             rest = s1 - xr
@@ -247,22 +245,27 @@ class LiveAgreement:
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
              values: Iterable[object]) -> None:
         """Add many ratings at once (vectorised when empty); same result as set_rating calls."""
-        from app.core.agreement.load import bulk_state  # imports agreement.py, which imports us
+        from app.core.agreement.load import bulk_state  # load.py imports pandas: only when used
 
         values = list(values) if not isinstance(values, np.ndarray) else values
         if self._units or len(units) == 0 or not bulk_state(self, units, raters, values):
-            for unit, rater, value in zip(units, raters, values, strict=True):
-                self.set_rating(unit, rater, value)
+            self._set_each(units, raters, values)
 
     def load_indexed(self, unit_idx: np.ndarray, unit_labels: Sequence[Hashable],
                      rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
                      codes: np.ndarray) -> None:
         """`load` of rating k = (unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k])."""
-        from app.core.agreement.load import bulk_state_indexed
+        from app.core.agreement.load import bulk_state_indexed  # as in `load`
         if self._units or not codes.size or not self.codes or not bulk_state_indexed(
                 self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
-            self.load([unit_labels[k] for k in unit_idx.tolist()],
-                      [rater_labels[k] for k in rater_idx.tolist()], codes)
+            # one by one (not through `load`, which would try the same bulk fill again)
+            self._set_each([unit_labels[k] for k in unit_idx.tolist()],
+                           [rater_labels[k] for k in rater_idx.tolist()], codes)
+
+    def _set_each(self, units: Sequence[Hashable], raters: Sequence[Hashable],
+                  values: Iterable[object]) -> None:
+        for unit, rater, value in zip(units, raters, values, strict=True):
+            self.set_rating(unit, rater, value)
 
     # ------------------------------------------------------------------ counts and access
     @property
@@ -310,43 +313,26 @@ class LiveAgreement:
     # ------------------------------------------------------------------ alpha
     def alpha(self, level: str = "interval") -> float | None:
         """Krippendorff's alpha at `level`; None when undefined (no pairs, no variance)."""
-        if level == "interval":
-            return self._alpha_interval()
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-        state = self._matrix_state(level)
-        if state is None:
-            return None
-        observed, distances, counts = state
-        expected = float(counts @ distances @ counts) / (self._n - 1)
-        if not expected > 0.0:
-            return None
-        return 1.0 - float((observed * distances).sum()) / expected
-
-    def _alpha_interval(self) -> float | None:
         if self._pairable_units == 0:
             return None
-        return interval_alpha(self._n, self._s1, self._s2, self._t)
+        if level == "interval":
+            return interval_alpha(self._n, self._s1, self._s2, self._t)
+        _, observed, counts, values = self._matrix_state()
+        return matrix_alpha(level, observed, counts, values)
 
-    def _value_order(self) -> np.ndarray:
-        """Indices of the values with pairable counts, sorted by value (a canonical order)."""
+    def _matrix_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(indices of the values with pairable counts sorted by value, their coincidences,
+        counts and values): what alpha needs at the levels other than interval."""
         present = np.flatnonzero(np.asarray(self._nv) > 0)
-        return present[np.argsort(np.asarray(self._real)[present], kind="stable")]
-
-    def _matrix_state(self, level: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Coincidences, distances and value counts over the values present, sorted by value."""
-        if self._pairable_units == 0:
-            return None
-        order = self._value_order()
-        if order.size < 2:
-            return None
         real = np.asarray(self._real)
+        order = present[np.argsort(real[present], kind="stable")]
         grid = np.ix_(order, order)
         observed = np.zeros((order.size, order.size))
         for m in sorted(self._coinc):
             observed += self._coinc[m][grid] / (m - 1)
-        counts = np.asarray(self._nv, dtype=np.float64)[order]
-        return observed, level_distances(level, counts, real[order]), counts
+        return order, observed, np.asarray(self._nv, dtype=np.float64)[order], real[order]
 
     # ------------------------------------------------------------------ correlations
     def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:

@@ -25,10 +25,15 @@ from app.core.agreement.scopes import (
     UNADJUDICATED,
     ScopedAgreement,
     ScopeRow,
-    read_snapshot,
 )
+from app.core.agreement.snapshot import read_snapshot
 from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
 from app.core.review.flags import FlagIndex, threshold_codes
+
+
+def _among(aids: np.ndarray, counted: set[int]) -> np.ndarray:
+    """Mask of the annotator ids that are among the counted ones."""
+    return np.isin(aids, np.fromiter(counted, dtype=np.int64, count=len(counted)))
 
 
 class AgreementModel:
@@ -55,7 +60,7 @@ class AgreementModel:
         if self._flags is None:
             scores, adjudicated, late = self.project.flag_inputs()
             counted = self.project.roster.counted_ids()
-            scores = scores.take(np.isin(scores.aids, np.fromiter(counted, dtype=np.int64)))
+            scores = scores.take(_among(scores.aids, counted))
             flags = FlagIndex(threshold_codes(self.project.threshold, self.project.scale.step))
             flags.load_columns(scores.ords, scores.aids, scores.codes, adjudicated,
                                [r for r in late if r[1] in counted])
@@ -71,7 +76,7 @@ class AgreementModel:
             live = LiveAgreement(low=scale.low, step=scale.step)
             rows, aids, codes, _datasets, _genres = project.scope_columns()  # integer columns
             names = {aid: name for name, aid in project.roster.ids().items()}
-            keep = np.isin(aids, np.fromiter(project.roster.counted_ids(), dtype=np.int64))
+            keep = _among(aids, project.roster.counted_ids())
             present, rater_idx = np.unique(aids[keep], return_inverse=True)
             live.load_indexed(rows[keep], project.item_ids(), rater_idx,
                               [names[aid] for aid in present.tolist()],

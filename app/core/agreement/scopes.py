@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.core.agreement.batch import LEVELS
-from app.core.agreement.snapshot import (  # noqa: F401 - build_snapshot is used from here
+from app.core.agreement.snapshot import (
     ALL,
     GROUPINGS,
     MISSING,
@@ -28,10 +28,8 @@ from app.core.agreement.snapshot import (  # noqa: F401 - build_snapshot is used
     UNADJUDICATED,
     LongForm,
     Snapshot,
-    build_snapshot,
-    read_snapshot,
 )
-from app.core.agreement.sums import interval_alpha, matrix_alpha
+from app.core.agreement.sums import add_unit_pairs, interval_alpha, matrix_alpha
 
 
 class AlphaSums:
@@ -74,12 +72,12 @@ class AlphaSums:
         self.s1 += sign * s1
         self.s2 += sign * s2
         self.spread[m] = self.spread.get(m, 0) + sign * (m * s2 - s1 * s1)
-        matrix = self._matrix(m)
-        for i, c in enumerate(codes):
-            self.counts[c] += sign
-            for j, k in enumerate(codes):
-                if i != j:
-                    matrix[c, k] += sign
+        counts: dict[int, int] = {}
+        for c in codes:
+            counts[c] = counts.get(c, 0) + 1
+        for c, nc in counts.items():
+            self.counts[c] += sign * nc
+        add_unit_pairs(self._matrix(m), counts, sign)
 
     def add_rows(self, codes: np.ndarray) -> None:
         """Add many units at once: rows of an items x raters array, MISSING for no rating."""

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.core.review.flags import threshold_codes
+from app.core.review.flags import run_spreads, threshold_codes
 
 ALL, UNADJUDICATED = "all", "unadjudicated"
 SUBSETS = (ALL, UNADJUDICATED)
@@ -46,14 +46,10 @@ class Snapshot:
                         self.n_codes, self.low, self.step)
 
 
-def build_snapshot(project: Any) -> Snapshot:
-    """Read a snapshot from an open Project (passed in: this module does not import it),
-    as integer columns: no item texts, no DataFrame of the ratings."""
-    return read_snapshot(project)[0]
-
-
 def read_snapshot(project: Any) -> tuple[Snapshot, LongForm]:
-    """The snapshot, and its ratings in long form (what the engine builds its sums from)."""
+    """The snapshot of an open Project (passed in: this module does not import it), read as
+    integer columns (no item texts, no DataFrame), and its ratings in long form (what the
+    engine builds its sums from)."""
     rows, aids, scores, datasets, genres = project.scope_columns()
     excluded = project.roster.left_out()  # machine raters are not in it either
     raters = [a for a in project.annotators() if a not in excluded]
@@ -75,11 +71,8 @@ def read_snapshot(project: Any) -> tuple[Snapshot, LongForm]:
     scale = project.scale
     k = threshold_codes(project.threshold, scale.step)
     settled = np.zeros(len(item_ids), dtype=bool)
-    if long.rows.size:
-        starts = np.flatnonzero(np.r_[True, long.rows[1:] != long.rows[:-1]])
-        spread = (np.maximum.reduceat(long.codes, starts)
-                  - np.minimum.reduceat(long.codes, starts))
-        settled[long.rows[starts[spread >= k]]] = True
+    starts, spread = run_spreads(long.rows, long.codes)
+    settled[long.rows[starts[spread >= k]]] = True
     adjudicated = [project.position(i) for i in project.adjudications()["item_id"]]
     settled[[row for row in adjudicated if row >= 0]] = True
     snapshot = Snapshot(item_ids, names, group_codes, raters, codes, ~settled, excluded,

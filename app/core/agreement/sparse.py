@@ -30,7 +30,6 @@ from app.core.agreement.batch import (
     REASON_ONE_RATER,
     _expected_nominal,
     _expected_ratio,
-    _ratio_distance,
     midranks,
 )
 from app.core.agreement.correlation import (
@@ -41,7 +40,7 @@ from app.core.agreement.correlation import (
 )
 from app.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
 from app.core.agreement.pair_sums import pair_sums
-from app.core.agreement.sums import LEVELS
+from app.core.agreement.sums import LEVELS, nominal_distance, ratio_distance
 
 #: Pairs sharing fewer items than this get no pairwise Pearson (a crowd's chance overlaps).
 DEFAULT_MIN_OVERLAP = 10
@@ -153,7 +152,7 @@ def _coincidence_do(unit: np.ndarray, value: np.ndarray, m: np.ndarray, level: s
     weighted = sparse.diags(1.0 / (m - 1.0)) @ counts
     coincidence = (counts.T @ weighted).tocoo()
     c, k = domain[coincidence.row], domain[coincidence.col]
-    distance = (c != k).astype(np.float64) if level == "nominal" else _ratio_distance(c, k)
+    distance = nominal_distance(c, k) if level == "nominal" else ratio_distance(c, k)
     return float((coincidence.data * distance).sum())
 
 

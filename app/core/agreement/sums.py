@@ -4,7 +4,9 @@ Over the pairable values (units with two or more), alpha needs: their number n, 
 S1 = sum x and S2 = sum x^2, per unit size m the spread T_m = sum over units of
 (m S2_u - S1_u^2), and for the levels other than interval the coincidences: per value pair,
 ordered pairs of values within a unit, each divided by m - 1. A store that keeps these sums
-current (the per-scope AlphaSums, and in the same way LiveAgreement) turns them into alpha here.
+current (the per-scope AlphaSums, and in the same way LiveAgreement) turns them into alpha here,
+as does batch alpha's grid route (coded.py) with the coincidences it counts. The distances of
+every level are defined here once.
 """
 
 from __future__ import annotations
@@ -32,35 +34,60 @@ def interval_alpha(n: int, s1: int, s2: int, spread: Mapping[int, int]) -> float
     return (denominator - (n - 1) * observed) / denominator
 
 
+def add_unit_pairs(matrix: np.ndarray, counts: Mapping[int, int], sign: int) -> None:
+    """Add (sign 1) or remove (-1) one unit's ordered pairs of values to integer coincidence
+    counts: with n_c values c in the unit, n_c n_k pairs (c, k) and n_c (n_c - 1) pairs (c, c)."""
+    for c, nc in counts.items():
+        for k, nk in counts.items():
+            if c != k:
+                matrix[c, k] += sign * nc * nk
+            elif nc > 1:  # a value alone in its unit pairs with no copy of itself
+                matrix[c, c] += sign * nc * (nc - 1)
+
+
+def nominal_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Nominal distance, elementwise: 0 for equal values, 1 otherwise."""
+    return (a != b).astype(np.float64)
+
+
+def ratio_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Ratio distance, elementwise: ((a - b) / (a + b))^2, 0 where a + b is 0."""
+    total = a + b
+    ratio = np.divide(a - b, total, out=np.zeros(np.broadcast(a, b).shape), where=total != 0)
+    return ratio * ratio
+
+
 def level_distances(level: str, counts: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Squared distances between values (sorted ascending) for ordinal, nominal or ratio alpha;
-    `counts` are the pairable values at each."""
+    """The level's squared distances between values (sorted ascending); `counts`, the
+    pairable values at each, give the ordinal level its mid-ranks."""
+    a, b = values[:, None], values[None, :]
+    if level == "interval":
+        return (a - b) ** 2
     if level == "nominal":
         return 1.0 - np.eye(values.size)
     if level == "ordinal":
         mid = np.cumsum(counts) - counts / 2.0
         return (mid[:, None] - mid[None, :]) ** 2
     if level == "ratio":
-        total = values[:, None] + values[None, :]
-        ratio = np.divide(values[:, None] - values[None, :], total,
-                          out=np.zeros_like(total, dtype=np.float64), where=total != 0)
-        return ratio * ratio
+        return ratio_distance(a, b)
     raise ValueError(f"no distance matrix for level {level!r}")
 
 
 def matrix_alpha(level: str, observed: np.ndarray, counts: np.ndarray,
                  values: np.ndarray) -> float | None:
-    """Ordinal, nominal or ratio alpha from the coincidences over the values present.
+    """Alpha at any level from the coincidences over a set of values.
 
-    `values` are those values sorted ascending, `counts` the pairable values at each and
-    `observed` their coincidence matrix (pairs within units, divided by m - 1). None when
-    undefined (fewer than two values, no expected disagreement).
+    `values` are those values sorted ascending, `counts` the pairable values at each (zero
+    allowed) and `observed` their coincidence matrix (pairs within units, divided by m - 1).
+    None when undefined (fewer than two values, no expected disagreement).
     """
     if values.size < 2:
         return None
-    distances = level_distances(level, counts, values)
     counts = np.asarray(counts, dtype=np.float64)
-    expected = float(counts @ distances @ counts) / (counts.sum() - 1)
+    distances = level_distances(level, counts, values)
+    # elementwise, not `@`: BLAS threads cost milliseconds on a busy machine for one product
+    expected = float((counts[:, None] * distances * counts[None, :]).sum()
+                     / (counts.sum() - 1.0))
     if not expected > 0.0:
         return None
     return 1.0 - float((observed * distances).sum()) / expected

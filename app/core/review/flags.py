@@ -21,6 +21,16 @@ def threshold_codes(threshold: float, step: float) -> int:
     return max(1, math.ceil(threshold / step - _EPSILON))
 
 
+def run_spreads(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first position of each run of equal keys, largest minus smallest code in the run):
+    the spread of each item's ratings, from ratings sorted (grouped) by item."""
+    if not keys.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return starts, np.maximum.reduceat(codes, starts) - np.minimum.reduceat(codes, starts)
+
+
 class FlagIndex:
     """Per-item ratings (as step codes) and the flagged set, updated in O(raters) per change.
 
@@ -70,14 +80,11 @@ class FlagIndex:
             if item in self.adjudicated and abs(code - self.adjudicated[item]) >= self.threshold:
                 self._late.setdefault(item, set()).add(rater)
                 self.second_look.add(item)
-        self.flagged = {}
-        if items.size:
-            starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
-            spread = np.maximum.reduceat(codes, starts) - np.minimum.reduceat(codes, starts)
-            hit = spread >= self.threshold
-            self.flagged = dict(zip(items[starts][hit].tolist(), spread[hit].tolist(), strict=True))
-            for item in self.adjudicated.keys() & self.flagged.keys():
-                del self.flagged[item]
+        starts, spread = run_spreads(items, codes)
+        hit = spread >= self.threshold
+        self.flagged = dict(zip(items[starts][hit].tolist(), spread[hit].tolist(), strict=True))
+        for item in self.adjudicated.keys() & self.flagged.keys():
+            del self.flagged[item]
 
     def unit(self, item: int) -> dict[int, int]:
         """{rater: code} for one item (a copy; change it through `set`)."""

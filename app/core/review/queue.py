@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.agreement.sums import LEVELS
+from app.core.agreement.sums import LEVELS, level_distances
 
 UnitFunction = Callable[[dict[Hashable, int]], float]
 
@@ -40,11 +40,11 @@ def unit_disagreement_function(live: Any, level: str) -> tuple[float, UnitFuncti
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if level == "interval":
         return _interval(live)
-    state = live._matrix_state(level)
-    if state is None:
+    order, observed, counts, values = live._matrix_state()
+    if order.size < 2:
         return 0.0, lambda ratings: 0.0
-    observed, distances, _ = state
-    where = {int(idx): pos for pos, idx in enumerate(live._value_order())}
+    distances = level_distances(level, counts, values)
+    where = {int(idx): pos for pos, idx in enumerate(order)}
 
     def matrix_do(ratings: dict[Hashable, int]) -> float:
         """Sum of the unit's pairwise distances over m - 1."""

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.core.agreement.batch import _checked, alpha_with_reason, grid_alpha, slot_alpha
 from app.core.agreement.coded import MAX_CODES, grid_digits
+from tests.core.agreement.reference import reference_alpha, same
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -31,22 +32,6 @@ def grid_data(draw) -> np.ndarray:
                     ).reshape(raters, units)
 
 
-def reference(data: np.ndarray, level: str) -> float | None:
-    """krippendorff.alpha, errors and NaN read as undefined."""
-    try:
-        with np.errstate(all="ignore"):
-            value = krippendorff.alpha(data, level_of_measurement=level)
-    except ValueError:
-        return None
-    return None if np.isnan(value) else float(value)
-
-
-def close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_data(), st.sampled_from(LEVELS))
 def test_grid_route_equals_slot_route_and_the_reference(data, level):
@@ -56,8 +41,8 @@ def test_grid_route_equals_slot_route_and_the_reference(data, level):
     fast = grid_alpha(checked, extremes, level)
     assert fast is not None  # a few raters on a grid: the grid route is taken
     slow = slot_alpha(checked, level)
-    assert close(fast[0], slow[0]) and fast[1] == slow[1]
-    assert close(fast[0], reference(data, level))
+    assert same(fast[0], slow[0]) and fast[1] == slow[1]
+    assert same(fast[0], reference_alpha(data, level))
 
 
 def test_values_off_the_grid_fall_back_and_still_agree():
@@ -100,7 +85,7 @@ def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
     report = long_summary(long, LEVELS, ci=True)
     for level in LEVELS:
         value, reason = long_alpha(long, level)
-        assert close(report.figures["alpha"][level], value)
+        assert same(report.figures["alpha"][level], value)
         assert report.reasons.get(("alpha", level)) == reason
 
 

@@ -172,6 +172,21 @@ def test_bulk_load_with_repeated_ratings_keeps_the_last():
     assert live.n_ratings == 3
 
 
+def test_indexed_load_with_repeated_ratings_keeps_the_last(monkeypatch):
+    from app.core.agreement import load
+
+    tries = []
+    monkeypatch.setattr(load, "bulk_state_indexed",
+                        lambda *args, _real=load.bulk_state_indexed: tries.append(1) or
+                        _real(*args))
+    live = LiveAgreement(0.0, 1.0)
+    live.load_indexed(np.array([0, 0, 1, 1]), ["u", "v"], np.array([0, 0, 0, 1]), ["a", "b"],
+                      np.array([1, 3, 2, 2]))
+    assert live.unit_ratings("u") == {"a": 3} and live.unit_ratings("v") == {"a": 2, "b": 2}
+    assert live.n_ratings == 3
+    assert len(tries) == 1  # the bulk fill refused once, not tried again
+
+
 def test_counts_access_and_removal():
     live = LiveAgreement(0.0, 1.0)
     for unit, rater, code in [("x", "a", 1), ("x", "b", 2), ("y", "a", 3), ("z", "c", 0)]:

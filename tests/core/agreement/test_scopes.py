@@ -16,10 +16,10 @@ from app.core.agreement.scopes import (
     AlphaSums,
     ScopedAgreement,
     Snapshot,
-    build_snapshot,
     scope_intervals,
     scope_ratings,
 )
+from app.core.agreement.snapshot import read_snapshot
 from app.core.project import Project
 from app.core.review.index import ReviewIndex
 from tests.core.frames import make_items, make_ratings
@@ -117,7 +117,7 @@ def scope_codes(project: Project, grouping: str, group: str, subset: str) -> np.
 
 def test_engine_scopes_match_a_recomputation(rated_project):
     with Project.open(rated_project) as project:
-        engine = ScopedAgreement(build_snapshot(project))
+        engine = ScopedAgreement(read_snapshot(project)[0])
         for grouping in ("dataset", "genre"):
             rows = engine.table(grouping, "interval")
             assert [r.group for r in rows] == [*engine.groups(grouping), OVERALL]
@@ -141,7 +141,7 @@ def test_engine_follows_ratings_and_adjudications(rated_project):
         flagged = sorted(project.flagged_ids())[0]
         project.adjudicate(flagged, 1.0)
         assert project.agreement.scopes is engine  # updated in place, never rebuilt
-        fresh = ScopedAgreement(build_snapshot(project))
+        fresh = ScopedAgreement(read_snapshot(project)[0])
         for level in LEVELS:
             for grouping in ("dataset", "genre"):
                 assert engine.table(grouping, level) == fresh.table(grouping, level)
@@ -152,7 +152,7 @@ def test_engine_follows_ratings_and_adjudications(rated_project):
 
 def test_histograms_count_each_raters_codes(rated_project):
     with Project.open(rated_project) as project:
-        engine = ScopedAgreement(build_snapshot(project))
+        engine = ScopedAgreement(read_snapshot(project)[0])
         ratings = project.ratings()
     for i, rater in enumerate(engine.raters):
         own = ratings[ratings["annotator"] == rater]["code"].astype(int)
@@ -162,7 +162,7 @@ def test_histograms_count_each_raters_codes(rated_project):
 
 def test_intervals_contain_the_estimate(rated_project):
     with Project.open(rated_project) as project:
-        snapshot = build_snapshot(project)
+        snapshot = read_snapshot(project)[0]
     engine = ScopedAgreement(snapshot)
     keys = [(OVERALL, OVERALL, ALL), ("dataset", "alpha", ALL)]
     intervals = scope_intervals(snapshot.copy(), "interval", keys, replicates=300)

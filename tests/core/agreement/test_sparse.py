@@ -21,6 +21,7 @@ from app.core.agreement.sparse import (
     reason_few_common,
 )
 from app.core.agreement.sums import LEVELS
+from tests.core.agreement.reference import same
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -36,12 +37,6 @@ def reliability_data(draw) -> np.ndarray:
     cells = draw(st.lists(st.one_of(st.none(), values), min_size=raters * units,
                           max_size=raters * units))
     return np.array([np.nan if c is None else c for c in cells]).reshape(raters, units)
-
-
-def same(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -20,7 +20,7 @@ def test_interval_alpha_from_hand_made_sums():
     assert interval_alpha(n, s1, s2, spread) == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("level", ["nominal", "ordinal", "ratio"])
+@pytest.mark.parametrize("level", ["interval", "nominal", "ordinal", "ratio"])
 def test_matrix_alpha_from_hand_made_coincidences(level):
     values = np.array([0.0, 1.0, 2.0, 3.0])
     observed = np.zeros((4, 4))
@@ -36,4 +36,10 @@ def test_undefined_cases_and_unknown_levels():
     assert interval_alpha(4, 8, 16, {2: 0}) is None  # every value 2: no variance
     assert matrix_alpha("nominal", np.zeros((1, 1)), np.array([4]), np.array([2.0])) is None
     with pytest.raises(ValueError):
-        level_distances("interval", np.ones(2), np.arange(2.0))
+        level_distances("cardinal", np.ones(2), np.arange(2.0))
+
+
+def test_interval_distances_are_squared_differences():
+    values = np.array([0.0, 1.0, 3.0])
+    assert np.array_equal(level_distances("interval", np.ones(3), values),
+                          (values[:, None] - values[None, :]) ** 2)
