@@ -193,11 +193,8 @@ def report_ci(units: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="2000,20000,200000")
-    parser.add_argument("--stage")
-    parser.add_argument("args", nargs="*")
-    opts = parser.parse_args()
-    if opts.stage:
-        stages.stage_main(STAGES, opts.stage, opts.args, peak=False)
+    opts = stages.options_or_stage(parser, STAGES, peak=False)
+    if opts is None:
         return
     sizes = [int(s) for s in opts.sizes.split(",")]
     report_alpha(sizes)

@@ -138,11 +138,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=100)
     parser.add_argument("--project", help="reuse a crowd project built before")
-    parser.add_argument("--stage")
-    parser.add_argument("args", nargs="*")
-    opts = parser.parse_args()
-    if opts.stage:
-        stages.stage_main(STAGES, opts.stage, opts.args)
+    opts = stages.options_or_stage(parser, STAGES)
+    if opts is None:
         return
     with tempfile.TemporaryDirectory() as folder:
         path = opts.project or stages.run_stage(__file__, "build", folder, opts.items)["path"]

@@ -103,11 +103,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--level", default="interval")
     parser.add_argument("--baseline", default=BASELINE)
-    parser.add_argument("--stage")
-    parser.add_argument("args", nargs="*")
-    opts = parser.parse_args()
-    if opts.stage:
-        stages.stage_main(STAGES, opts.stage, opts.args)
+    opts = stages.options_or_stage(parser, STAGES)
+    if opts is None:
         return
     runs: dict[str, list[dict]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as folder:

@@ -104,11 +104,8 @@ def run_stage(name: str, *args: object) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=200_000)
-    parser.add_argument("--stage")
-    parser.add_argument("args", nargs="*")
-    opts = parser.parse_args()
-    if opts.stage:
-        stages.stage_main(STAGES, opts.stage, opts.args)
+    opts = stages.options_or_stage(parser, STAGES)
+    if opts is None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         tsv, project = Path(tmp) / "pairs.tsv", Path(tmp) / "bench.simrate"

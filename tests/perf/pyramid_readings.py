@@ -32,59 +32,51 @@ DUC2006 = ROOT.parent / "shared" / "realdata" / "pyramid" / "duc2006"
 PAPER = {"paraphrases": 8390, "non_paraphrases": 189229, "questions": 8755, "words": 12.1}
 #: The paper's pyramid count is not given: DUC 2005-2007 main tasks to main + update tasks.
 PAPER_PYRAMIDS = (63, 93)
-ANY = {"negative_summaries": "any"}
+
+
+def rules_of(flags: str) -> WordRules:
+    """The WordRules of `simrate pyramid` with these flags (`--min-shared 2` is min_shared=2)."""
+    words = flags.split()
+    return WordRules(**{name[2:].replace("-", "_"): int(value) if value.isdigit() else value
+                        for name, value in zip(words[::2], words[1::2])})
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One candidate reading: what it says, its command-line flags, its rules."""
+    """One candidate reading: what it says and its command-line flags, hence its rules."""
 
     name: str
     flags: str
-    rules: WordRules
+
+    @property
+    def rules(self) -> WordRules:
+        return rules_of(self.flags)
 
 
+ANY = "--negative-summaries any"
 READINGS = (
     Reading("distinct words in common, more than 3 (the literal reading)",
-            "--shared-count distinct --negative-summaries any",
-            WordRules(shared_count="distinct", **ANY)),
+            f"--shared-count distinct {ANY}"),
     Reading("the same, words split at spaces (case and punctuation kept)",
-            "--shared-count distinct --tokens whitespace --negative-summaries any",
-            WordRules(shared_count="distinct", tokens="whitespace", **ANY)),
-    Reading("words in common counting repeats, more than 3",
-            "--shared-count tokens --negative-summaries any",
-            WordRules(shared_count="tokens", **ANY)),
+            f"--shared-count distinct --tokens whitespace {ANY}"),
+    Reading("words in common counting repeats, more than 3", f"--shared-count tokens {ANY}"),
     Reading("content words (no stop words) in common, more than 3",
-            "--shared-count distinct --shared-words content --negative-summaries any",
-            WordRules(shared_count="distinct", shared_words="content", **ANY)),
+            f"--shared-count distinct --shared-words content {ANY}"),
     Reading("distinct words in common, 3 or more (the example's count)",
-            "--shared-count distinct --min-shared 3 --negative-summaries any",
-            WordRules(shared_count="distinct", min_shared=3, **ANY)),
-    Reading("distinct words in common, 2 or more",
-            "--shared-count distinct --min-shared 2 --negative-summaries any",
-            WordRules(shared_count="distinct", min_shared=2, **ANY)),
+            f"--shared-count distinct --min-shared 3 {ANY}"),
+    Reading("distinct words in common, 2 or more", f"--shared-count distinct --min-shared 2 {ANY}"),
     Reading("one content word in common",
-            "--shared-count distinct --shared-words content --min-shared 1 "
-            "--negative-summaries any",
-            WordRules(shared_count="distinct", shared_words="content", min_shared=1, **ANY)),
-    Reading("matched words counted in both texts, more than 3",
-            "--negative-summaries any", WordRules(**ANY)),
-    Reading("the same, words split at spaces",
-            "--tokens whitespace --negative-summaries any",
-            WordRules(tokens="whitespace", **ANY)),
-    Reading("the same, contributor labels as texts",
-            "--contributor-text label --negative-summaries any",
-            WordRules(contributor_text="label", **ANY)),
+            f"--shared-count distinct --shared-words content --min-shared 1 {ANY}"),
+    Reading("matched words counted in both texts, more than 3", ANY),
+    Reading("the same, words split at spaces", f"--tokens whitespace {ANY}"),
+    Reading("the same, contributor labels as texts", f"--contributor-text label {ANY}"),
     Reading("**matched words counted in both texts, more than 3; contributors of one "
-            "summary never paired (default)**", "", WordRules()),
+            "summary never paired (default)**", ""),
     Reading("distinct words in common, 2 or more; contributors of one summary never paired",
-            "--shared-count distinct --min-shared 2",
-            WordRules(shared_count="distinct", min_shared=2)),
-    Reading("no shared-word rule", "--min-shared 0 --negative-summaries any",
-            WordRules(min_shared=0, **ANY)),
+            "--shared-count distinct --min-shared 2"),
+    Reading("no shared-word rule", f"--min-shared 0 {ANY}"),
     Reading("both texts have more than 3 words (a length rule)",
-            "--min-words 4 --min-shared 0 --negative-summaries any",
-            WordRules(min_words=4, min_shared=0, **ANY)),
+            f"--min-words 4 --min-shared 0 {ANY}"),
 )
 
 

@@ -1,11 +1,14 @@
 """Run a benchmark's stages each in a fresh interpreter, so time and peak memory are its own.
 
 A benchmark script calls `run_stage(__file__, name, *args)`; the child process runs
-`python script --stage name args...`, which the script hands to `stage_main(STAGES, ...)`.
+`python script --stage name args...`. The script's `main` builds its parser and calls
+`options_or_stage(parser, STAGES)`: in the child that runs the stage (`stage_main`) and
+returns None, in the parent it returns the script's options.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -30,3 +33,18 @@ def stage_main(stages: dict[str, Callable[..., dict]], name: str, args: Sequence
     if peak:
         result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
+
+
+def options_or_stage(parser: argparse.ArgumentParser, stages: dict[str, Callable[..., dict]],
+                     peak: bool = True) -> argparse.Namespace | None:
+    """Add `--stage NAME ARGS...` to a benchmark's parser and parse the command line.
+
+    In a child (`--stage` given) run that stage with `stage_main` and return None; in the
+    parent return the options."""
+    parser.add_argument("--stage")
+    parser.add_argument("args", nargs="*")
+    opts = parser.parse_args()
+    if opts.stage:
+        stage_main(stages, opts.stage, opts.args, peak=peak)
+        return None
+    return opts
