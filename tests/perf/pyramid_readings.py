@@ -38,7 +38,7 @@ def rules_of(flags: str) -> WordRules:
     """The WordRules of `simrate pyramid` with these flags (`--min-shared 2` is min_shared=2)."""
     words = flags.split()
     return WordRules(**{name[2:].replace("-", "_"): int(value) if value.isdigit() else value
-                        for name, value in zip(words[::2], words[1::2])})
+                        for name, value in zip(words[::2], words[1::2], strict=True)})
 
 
 @dataclass(frozen=True)
