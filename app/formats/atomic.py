@@ -4,6 +4,10 @@ A failed or interrupted write never leaves a half-written file where a good one 
 the data goes to a temporary file in the target's folder (so the final rename stays on
 one file system and is atomic), and only a complete, flushed file replaces the target.
 On any exception, including KeyboardInterrupt, the temporary file is removed.
+
+A target that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a named pipe)
+cannot be replaced by renaming without destroying it: the temporary file is made in the
+system's temporary folder, and when finished it is copied into the target and removed.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from app.core.errors import SimrateError
-from app.formats.leftovers import sweep, temp_name
+from app.formats.leftovers import is_special, sweep, temp_name, work_place
 
 TEMP_SUFFIX = ".part"
 
@@ -70,9 +75,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     file when the block ends.
     """
     target = check_writable_target(path)
-    folder = target.parent if str(target.parent) else Path(".")
+    temp = temp_name(work_place(target), "export")
+    folder = temp.parent
     sweep(folder)  # what killed exports left behind
-    temp = temp_name(target, "export")
     try:
         os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
@@ -82,6 +87,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield temp
         with open(temp, "rb+") as written:
             os.fsync(written.fileno())
+        if is_special(target):
+            _copy_into(temp, target)
+            return
         os.chmod(temp, _final_mode(target))
         os.replace(temp, target)
     except BaseException as exc:
@@ -90,6 +98,15 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
             raise SimrateError(f"cannot write: {os_message(exc)}", target) from None
         raise
     _fsync_folder(folder)
+
+
+def _copy_into(temp: Path, target: Path) -> None:
+    """Write the finished file into a special target, then remove the temporary file."""
+    try:
+        with open(temp, "rb") as source, open(target, "wb") as sink:
+            shutil.copyfileobj(source, sink, 1 << 20)
+    finally:
+        temp.unlink(missing_ok=True)
 
 
 def os_message(exc: OSError) -> str:

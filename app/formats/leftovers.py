@@ -16,6 +16,8 @@ import os
 import re
 import shutil
 import socket
+import stat
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -27,6 +29,22 @@ _HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
 _OURS = re.compile(r"^\..+\.simrate-(?:export|scratch)-([0-9a-f]{6})-(\d+)-[0-9a-f]{6}"
                    r"(?:\.part)?$")
 _LEGACY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.part$")
+
+
+def is_special(path: Path) -> bool:
+    """True for an existing path that is neither a regular file nor a folder (a device, a
+    named pipe, a socket): renaming a file over it would put a plain file in its place."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def work_place(target: Path) -> Path:
+    """Where temporary files for writing `target` are named from: beside it, except for a
+    special target (`/dev/null`), whose folder is no place for them."""
+    return Path(tempfile.gettempdir()) / target.name if is_special(target) else target
 
 
 def temp_name(target: Path, kind: str) -> Path:

@@ -27,7 +27,7 @@ from zipfile import ZIP_DEFLATED, ZipFile
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
-from app.formats.leftovers import sweep, temp_name
+from app.formats.leftovers import sweep, temp_name, work_place
 from app.formats.xlsx_rows import SheetBody
 
 _TEMPDIR_LOCK = threading.Lock()
@@ -79,10 +79,8 @@ def scratch_folder(target: Path) -> Iterator[Path]:
     openpyxl names no folder of its own; it uses the tempfile module's, so that is
     pointed here for the block (one export at a time changes it, under a lock).
     """
-    target = Path(target)
-    folder = target.parent if str(target.parent) else Path(".")
-    sweep(folder)
-    scratch = temp_name(target, "scratch")
+    scratch = temp_name(work_place(Path(target)), "scratch")
+    sweep(scratch.parent)
     scratch.mkdir()
     try:
         with _TEMPDIR_LOCK:

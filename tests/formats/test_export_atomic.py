@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 
 import pytest
 
@@ -103,3 +104,54 @@ def test_os_error_while_writing_becomes_one_line_error(tmp_path):
             raise OSError(28, "No space left on device")
     assert target.read_text() == "good"
     assert [p.name for p in tmp_path.iterdir()] == ["out.tsv"]
+
+
+def _drain(fifo) -> tuple[threading.Thread, list[bytes]]:
+    """A reader of a named pipe in a thread of its own; what it read lands in the list."""
+    received: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as pipe:
+            received.append(pipe.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader, received
+
+
+@pytest.mark.parametrize("writer", ["open", "path"])
+def test_a_named_pipe_is_written_into_and_stays_a_pipe(tmp_path, writer):
+    """`--out /dev/null` must not put a plain file in place of the device: a special target
+    gets the bytes, keeps its kind, and its folder gets no temporary files."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader, received = _drain(fifo)
+    if writer == "open":
+        with atomic_open(fifo) as fh:
+            fh.write("a\tb\n")
+    else:
+        with atomic_path(fifo) as temp:
+            temp.write_bytes(b"a\tb\n")
+    reader.join(10)
+    assert received == [b"a\tb\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def test_the_xlsx_report_can_go_to_a_named_pipe(tmp_path):
+    from app.services.export import export_project
+    from tests.formats.test_export_xlsx import make_project, random_ratings
+
+    project = make_project(tmp_path / "p.simrate", texts=[f"text {i}" for i in range(20)],
+                           ratings=random_ratings(20))
+    out = tmp_path / "out"
+    out.mkdir()
+    fifo = out / "report.xlsx"
+    os.mkfifo(fifo)
+    reader, received = _drain(fifo)
+    export_project(project, fifo, allow_unresolved=True)
+    project.close()
+    reader.join(30)
+    assert received and received[0].startswith(b"PK")  # a zip file came through
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [p.name for p in out.iterdir()] == ["report.xlsx"]
