@@ -120,3 +120,16 @@ def test_custom_scale_file(tmp_path, capsys):
     assert simrate(capsys, "new", path, "--scale", scale).status == 0
     info = simrate(capsys, "info", path, "--json").json()
     assert info["scale"] == {"low": 1.0, "high": 7.0, "step": 0.5}
+
+
+def test_info_loads_neither_numpy_nor_pandas(project):
+    """`info` counts with SQL: in a fresh interpreter, the whole command imports neither
+    (what keeps it near the interpreter's start-up time on a million items)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from app.cli import main; main(['info', sys.argv[1]]); "
+            "print(sorted(m for m in ('numpy', 'pandas') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -19,7 +19,8 @@ from app.core.data.counts import summary
 from app.core.errors import SimrateError
 from app.core.frames import item_frame, rating_frame
 from app.core.project import Project
-from app.core.review.flags import FlagIndex, threshold_codes
+from app.core.review.flags import FlagIndex
+from app.core.scale import threshold_codes
 from app.core.store import SCHEMA_VERSION
 
 

@@ -20,8 +20,8 @@ from app.core.agreement.sparse import LongRatings
 from app.core.data.columns import CodeColumns, read_codes
 from app.core.data.item_index import read_item_ids
 from app.core.errors import SimrateError
-from app.core.review.flags import run_spreads, threshold_codes
-from app.core.scale import Scale
+from app.core.review.flags import run_spreads
+from app.core.scale import Scale, threshold_codes
 from app.core.store import open_store
 
 

@@ -28,7 +28,8 @@ from app.core.agreement.scopes import (
 )
 from app.core.agreement.snapshot import read_snapshot
 from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
-from app.core.review.flags import FlagIndex, threshold_codes
+from app.core.review.flags import FlagIndex
+from app.core.scale import threshold_codes
 
 
 def _among(aids: np.ndarray, counted: set[int]) -> np.ndarray:

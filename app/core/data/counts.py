@@ -11,8 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from app.core.errors import SimrateError
-from app.core.review.flags import threshold_codes
-from app.core.scale import Scale
+from app.core.scale import Scale, threshold_codes
 from app.core.store import open_store
 
 

@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
-
-#: Tolerance for thresholds typed as decimals (0.3 / 0.1 is 2.9999999999999996).
-_EPSILON = 1e-9
-
-
-def threshold_codes(threshold: float, step: float) -> int:
-    """The smallest spread in step codes that is at least `threshold` scale points (>= 1).
-
-    A spread of k codes is k * step points, so "spread >= threshold" is
-    k >= ceil(threshold / step); rounding to the nearest code instead would flag a
-    0.25 spread under a 0.3 threshold.
-    """
-    return max(1, math.ceil(threshold / step - _EPSILON))
 
 
 def run_spreads(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,8 +22,7 @@ import pandas as pd
 
 from app.core.errors import RuleError
 from app.core.frames import RATING_PREFIX, annotator_columns
-from app.core.review.flags import threshold_codes
-from app.core.scale import Scale
+from app.core.scale import Scale, threshold_codes
 
 SOURCES = ("adjudicated", "mean", "single")
 
