@@ -178,9 +178,9 @@ class Project:
         """0-based position of an item in project order, -1 for an unknown id."""
         return self._index.position(item_id)
 
-    def items(self) -> pd.DataFrame:
-        """All items in order: item_id, ord, left, right, dataset, genre, reference, meta (dict)."""
-        return tables.read_items(self._conn)
+    def items(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Items in order: id, ord, left, right, dataset, genre, reference, meta; or id+columns."""
+        return tables.read_items(self._conn, columns)
 
     def item(self, item_id: str) -> dict:
         """One item as a dict with the keys of `items()`."""

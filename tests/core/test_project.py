@@ -77,6 +77,14 @@ def test_items_keep_order_texts_and_meta(project):
     assert project.item("x:4")["left"] == "left text 4"
 
 
+def test_items_with_chosen_columns_equal_those_of_all_columns(project):
+    some = project.items(["left", "dataset"])
+    assert list(some.columns) == ["item_id", "left", "dataset"]
+    assert some.equals(project.items()[["item_id", "left", "dataset"]])
+    with pytest.raises(ValueError):
+        project.items(["colour"])
+
+
 def test_reimport_adds_no_duplicates(project):
     added, present = project.import_items(make_items(7), source="items.tsv")
     assert (added, present) == (2, 5)

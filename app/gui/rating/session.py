@@ -87,7 +87,7 @@ class AnnotatorSession(QObject):
         self._haystack = None
 
     def _build_details(self) -> None:
-        items = self.project.items()
+        items = self.project.items(["left", "right", "dataset", "genre"])
         ids = items["item_id"].tolist()
         if ids != self.ids:  # items arrived since the index was read: start again from them
             self._build_index(ids)
