@@ -11,6 +11,8 @@ import ctypes
 import os
 import sys
 
+from app.core.errors import SimrateError
+
 #: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
 XCB_LIBRARIES = (
     ("libxcb-cursor.so.0", "libxcb-cursor0"),
@@ -119,6 +121,13 @@ def launch(project: str | None = None, annotator: str | None = None,
            organizer: bool = False, sample: bool = False, quit_when_shown: bool = False) -> int:
     """Open the window (on a project, the sample project, or the start page); returns the
     exit status."""
+    if project is not None:
+        from app.core.project import Project
+
+        Project.open(project).close()  # a bad path is a one-line error, display or not
+    if quit_when_shown and (project is not None or sample) and not annotator:
+        # the check runs unattended: it must not wait on the "who is rating?" dialog
+        raise SimrateError("--quit-when-shown opens a project only with --annotator NAME")
     problem = platform_problem()
     if problem:
         print(f"simrate: error: {problem}", file=sys.stderr)
@@ -127,10 +136,6 @@ def launch(project: str | None = None, annotator: str | None = None,
         from app.gui.shell.sample import ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
-    if project is not None:
-        from app.core.project import Project
-
-        Project.open(project).close()  # a bad path is a one-line error on the terminal
     app = create_application()
     window = build_window(organizer)
     if project is not None and not window.open_project(project, annotator=annotator):
