@@ -55,7 +55,11 @@ def reproduce(folder: Path) -> list[tuple[str, str, tuple, tuple]]:
 
 
 def main() -> int:
-    rows = reproduce(Path(sys.argv[1]))
+    import stages  # tests/perf/stages.py, beside this script
+
+    checkout = stages.positionals(__doc__, ("checkout", Path, None,
+                                            "a checkout of the authors' AltTest repository"))
+    rows = reproduce(checkout.checkout)
     print(f"{'dataset':<13}{'LLM':<14}{'ours (w, rho)':>16}{'published':>16}")
     for dataset, llm, ours, expected in rows:
         print(f"{dataset:<13}{llm:<14}{str(ours):>16}{str(expected):>16}"

@@ -91,8 +91,11 @@ def median_time(fn, repeat: int) -> float:
 
 
 def main() -> None:
-    n = int(sys.argv[1])
-    repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    import stages  # tests/perf/stages.py, beside this script
+
+    opts = stages.positionals(__doc__, ("items", int, None, "units of 3 raters"),
+                              ("repeat", int, 5, "runs of each"))
+    n, repeat = opts.items, opts.repeat
     codes = make_codes(n)
     data = np.where(codes < 0, np.nan, codes * 0.25)
     out = {}

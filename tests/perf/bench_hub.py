@@ -252,9 +252,12 @@ def load(hub: Hub, folder: Path, annotators: int, seconds: int) -> None:
 
 def main() -> None:
     """Start a server, run the four measurements, remove the server."""
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
-    annotators = int(sys.argv[2]) if len(sys.argv) > 2 else 50
-    seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+    import stages  # tests/perf/stages.py, beside this script
+
+    opts = stages.positionals(__doc__, ("items", int, 200_000, "items to publish"),
+                              ("annotators", int, 50, "annotators rating at once"),
+                              ("seconds", int, 60, "how long they rate"))
+    n, annotators, seconds = opts.items, opts.annotators, opts.seconds
     bindir = server_bindir()
     if bindir is None:
         sys.exit("bench_hub: PostgreSQL server binaries not found (pg_config --bindir)")

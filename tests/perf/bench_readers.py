@@ -96,7 +96,9 @@ def run_case(case: str, paths: dict[str, str]) -> dict:
 
 def main() -> None:
     """Generate the files, run every case, print the table."""
-    n_pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
+    import stages  # tests/perf/stages.py, beside this script
+
+    n_pairs = stages.positionals(__doc__, ("pairs", int, 200_000, "pairs to write")).pairs
     cases = ("pairs_tsv", "pairs_csv_quoted", "sts", "detect+read_items", "ratings_wide",
              "pandas.read_csv (baseline, no checks)")
     with tempfile.TemporaryDirectory() as folder:

@@ -108,7 +108,9 @@ def _run_step(folder: Path, start: str, code: str, trace: bool) -> dict:
 
 def main() -> None:
     """Build the project once, then time each step in its own process."""
-    n_items = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    import stages  # tests/perf/stages.py, beside this script
+
+    n_items = stages.positionals(__doc__, ("items", int, 100_000, "items")).items
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()

@@ -16,6 +16,7 @@ how many pyramids it used, so its per-pyramid figures are given for 63 to 93 pyr
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -112,9 +113,12 @@ def paper_row() -> str:
 
 def main(argv: list[str]) -> int:
     """Print the table for the folder given (or DUC 2006)."""
-    as_json = "--json" in argv
-    folders = [a for a in argv if a != "--json"]
-    folder = Path(folders[0]) if folders else DUC2006
+    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=DUC2006,
+                        help="a folder of .pyr files (default: the DUC 2006 pyramids)")
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args(argv)
+    as_json, folder = opts.json, opts.folder
     files = sorted(folder.glob("*.pyr"))
     if not files:
         print(f"no .pyr files in {folder}", file=sys.stderr)

@@ -17,6 +17,19 @@ import sys
 from collections.abc import Callable, Sequence
 
 
+def positionals(doc: str | None, *spec: tuple[str, type, object, str]) -> argparse.Namespace:
+    """Parse a script's positional arguments, each (name, type, default, help); a default of
+    None makes it required. `--help` prints the script's first doc line and these."""
+    parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
+    for name, kind, default, text in spec:
+        if default is None:
+            parser.add_argument(name, type=kind, help=text)
+        else:
+            parser.add_argument(name, type=kind, nargs="?", default=default,
+                                help=f"{text} (default {default})")
+    return parser.parse_args()
+
+
 def run_stage(script: str, name: str, *args: object, env: dict | None = None) -> dict:
     """Run stage `name` of `script` in a fresh interpreter and return its JSON result."""
     out = subprocess.run([sys.executable, script, "--stage", name, *map(str, args)],
