@@ -189,7 +189,7 @@ def main() -> None:
          f"{built['flagged']:,} flagged"),
         ("open the project (annotator session)", f"{gui['open_project_s']:.2f} s", "", ""),
         ("adjudication queue (flags, ordered queue)", f"{gui['queue_s']:.2f} s", "", ""),
-        ("agreement by scope, built in the background", f"{gui['engine_s']:.2f} s", "", ""),
+        ("agreement by scope, built on first use (core)", f"{gui['engine_s']:.2f} s", "", ""),
         ("Project.live built on first use (core)", f"{gui['live_s']:.2f} s", "", ""),
         ("verdict saved + next item shown (median)", f"{gui['verdict_median_ms']:.2f} ms",
          "<= 16 ms", f"p95 {gui['verdict_p95_ms']:.2f} ms"),
