@@ -149,8 +149,10 @@ def detect_format(path: str | Path) -> str:
     if suffix in (".xls", ".ods", ".numbers"):
         raise SimrateError(f"simrate reads spreadsheets as .xlsx: save this {suffix} file "
                            "as .xlsx (or as CSV) first", path)
-    if b"\x00" in data[:HEAD_BYTES]:
-        raise SimrateError("a binary file of a kind simrate does not read", path)
+    nul = data.find(b"\x00", 0, HEAD_BYTES)
+    if nul >= 0:
+        raise SimrateError("a NUL byte: a binary file of a kind simrate does not read", path,
+                           data.count(b"\n", 0, nul) + 1)
     return _text_format(_head_text(path, data), suffix)
 
 

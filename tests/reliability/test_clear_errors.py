@@ -176,3 +176,17 @@ def test_annotator_names_with_control_characters_are_refused_everywhere(capsys, 
         assert result.status == 2
         one_line_error(result.err, "control character")
     assert Project.open(path).annotators() == []
+
+
+def test_a_nul_byte_makes_detection_name_the_line(capsys, tmp_path):
+    """Detection takes a NUL for a binary file and says where; with `--format pairs` such
+    a text is read as it is (texts may hold any character: test_roundtrip_property.py)."""
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(b"id\tleft\tright\na1\tok\tfine\na2\tbad\x00x\tfine\n")
+    project = tmp_path / "p.simrate"
+    new_project(project, n_items=0).close()
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", "NUL byte")
+    with Project.open(project) as opened:
+        assert opened.n_items == 0
