@@ -193,10 +193,11 @@ def main() -> int:
               f"{r['search_next_ms']:>5.0f}ms {r['scroll_page_ms']:>4.1f}ms "
               f"{r['scroll_bottom_ms']:>5.1f}ms {r['peak_mb']:>8.0f} "
               f"{'built' if r['agreement_built'] else 'not built':>9}")
-    worst = max(rows, key=lambda r: r["items"])
-    ok = worst["open_s"] <= 2.0 and worst["enter_median_ms"] <= 16.0
-    print(f"\ntargets at {worst['items']:,} items: open <= 2 s, Enter median <= 16 ms: "
-          f"{'met' if ok else 'NOT met'}")
+    largest = max(r["items"] for r in rows)
+    for r in (r for r in rows if r["items"] == largest):  # every list filter counts
+        ok = r["open_s"] <= 2.0 and r["enter_median_ms"] <= 16.0
+        print(f"targets at {largest:,} items, list {r['filter']}: open <= 2 s, Enter median "
+              f"<= 16 ms: {'met' if ok else 'NOT met'}")
     return 0
 
 
