@@ -130,7 +130,17 @@ def stage_gui(path: str, repeats: int) -> dict:
             "paint_median_ms": statistics.median(paints) * 1000, **references}
 
 
-STAGES = {"build": stage_build, "gui": stage_gui}
+def stage_reference(path: str) -> dict:
+    """The machine's pace in this run: pandas reading the crowd's ratings file (the CSV the
+    project was built from, beside it), in a process of its own."""
+    start = time.perf_counter()
+    import pandas as pd
+
+    pd.read_csv(Path(path).with_name("crowd.csv"))
+    return {"read_s": time.perf_counter() - start}
+
+
+STAGES = {"build": stage_build, "gui": stage_gui, "reference": stage_reference}
 
 
 def main() -> None:
@@ -145,10 +155,13 @@ def main() -> None:
         path = opts.project or stages.run_stage(__file__, "build", folder, opts.items)["path"]
         gui = stages.run_stage(__file__, "gui", path, opts.repeats,
                                env={"QT_QPA_PLATFORM": "offscreen"})
+        reference = stages.run_stage(__file__, "reference", path)["read_s"]
     print(f"crowd shape: {opts.items:,} items x 5 ratings, {gui['raters']} raters; "
           f"heatmap of {gui['heatmap']}")
     print(f"  dashboard opened (file opened, agreement built, painted): {gui['open_s']:.2f} s"
           f"   target <= 2 s: {'ok' if gui['open_s'] <= 2 else 'MISSED'}")
+    print(f"    reference, pandas reading the ratings CSV (own process): {reference:.2f} s; "
+          f"ratio {gui['open_s'] / reference:.2f}")
     print(f"  one edit + top-N Pearson view updated: median {gui['edit_median_ms']:.2f} ms, "
           f"p95 {gui['edit_p95_ms']:.2f} ms   target <= 10 ms: "
           f"{'ok' if gui['edit_median_ms'] <= 10 else 'MISSED'}")
