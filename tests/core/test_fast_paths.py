@@ -76,6 +76,46 @@ def test_info_counts_equal_the_loaded_project(busy):
     assert summary(busy.path)["flagged"] == len(busy.flagged_ids())
 
 
+def test_info_counted_on_two_threads_equals_one_pass(busy, monkeypatch):
+    from app.core.data import counts
+
+    one_pass = summary(busy.path)
+    monkeypatch.setattr(counts, "PARALLEL_FROM", 0)
+    halves = []
+    real = counts._flagged_on_own_connection
+    monkeypatch.setattr(counts, "_flagged_on_own_connection",
+                        lambda *args: halves.append(args[2]) or real(*args))
+    assert summary(busy.path) == one_pass
+    assert len(halves) == 2 and halves[0][1] == halves[1][0]  # both halves were counted
+    assert list(one_pass) == ["items", "annotators", "ratings", "flagged", "adjudicated",
+                              "skipped", "datasets", "scale", "title", "threshold",
+                              "describe"]
+
+
+def test_info_counts_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
+    from app.core.data import counts
+
+    monkeypatch.setattr(counts, "PARALLEL_FROM", 0)
+    real = counts._flagged_on_own_connection
+    settled = busy.flagged_ids() | set(busy.adjudications()["item_id"])
+    item = next(i for i in busy.item_ids() if i not in settled and busy.item_ord(i) < 20
+                and busy.rating(i, "ann") is not None)
+    low = busy.rating(item, "ann")
+
+    def count_while_another_process_rates(path, k, ords):
+        counted = real(path, k, ords)
+        if ords[0] == 0:  # this half is counted; now another connection flags one of its items
+            with Project.open(path) as other:
+                other.rate(item, "ben", 5.0 if low < 2.5 else 0.0)
+        return counted
+
+    monkeypatch.setattr(counts, "_flagged_on_own_connection", count_while_another_process_rates)
+    facts = summary(busy.path)
+    with Project.open(busy.path) as fresh:
+        assert facts["flagged"] == len(fresh.flagged_ids())
+        assert facts["ratings"] == fresh.counts()["ratings"]
+
+
 def test_info_leaves_machine_raters_out_of_the_flags(busy):
     busy.roster.add_machine("bot")
     flagged = busy.flagged_ids()

@@ -1,13 +1,16 @@
 """What `simrate info` reports, from SQL aggregates: nothing is loaded to be counted.
 
 This module imports neither pandas nor numpy, so a summary of a million-item project
-costs SQLite's scans and an interpreter start, nothing more.
+costs SQLite's scans and an interpreter start, nothing more. On a large file `summary`
+runs the scans on two threads, each on its own connection (SQLite works outside Python's
+lock); the counts are kept only when no other connection committed in between.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from app.core.errors import SimrateError
@@ -15,19 +18,25 @@ from app.core.scale import Scale, threshold_codes
 from app.core.store import open_store
 
 
-def flagged_count(conn: sqlite3.Connection, k: int) -> int:
+#: From this many items on, `summary` splits its scans over two threads.
+PARALLEL_FROM = 100_000
+_ALL_ORDS = (0, 2 ** 62)
+
+
+def flagged_count(conn: sqlite3.Connection, k: int, ords: tuple[int, int] = _ALL_ORDS) -> int:
     """Number of items flagged at a threshold of k codes, by the rule of
     app/core/review/flags.py: counted annotators' scores spread by k codes or more (which
-    takes two of them), no adjudication. One pass over the ratings in key order; the
-    clauses for left-out annotators and adjudications are left out when there are none (a
-    third less work on the common case). MAX and MIN skip the NULL codes of skips."""
+    takes two of them), no adjudication; only items whose ord is in [ords[0], ords[1]).
+    One pass over the ratings in key order; the clauses for left-out annotators and
+    adjudications are left out when there are none (a third less work on the common case).
+    MAX and MIN skip the NULL codes of skips."""
     left_out = _left_out_ids(conn)
-    where = f"WHERE annotator_id NOT IN ({','.join(map(str, left_out))})" if left_out else ""
-    sql = (f"SELECT item_ord FROM ratings {where} GROUP BY item_ord "
-           "HAVING MAX(code) - MIN(code) >= ?")
+    where = f"AND annotator_id NOT IN ({','.join(map(str, left_out))})" if left_out else ""
+    sql = (f"SELECT item_ord FROM ratings WHERE item_ord >= ? AND item_ord < ? {where} "
+           "GROUP BY item_ord HAVING MAX(code) - MIN(code) >= ?")
     if conn.execute("SELECT 1 FROM adjudications LIMIT 1").fetchone():
         sql = f"{sql} EXCEPT SELECT item_ord FROM adjudications"
-    return int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", (k,)).fetchone()[0])
+    return int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", (*ords, k)).fetchone()[0])
 
 
 def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
@@ -40,19 +49,52 @@ def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
 
 def count_facts(conn: sqlite3.Connection, scale: Scale, threshold: float) -> dict:
     """items, annotators, ratings, skipped, flagged, adjudicated, datasets of an open file."""
+    facts = _other_facts(conn)
+    facts["flagged"] = flagged_count(conn, threshold_codes(threshold, scale.step))
+    return facts
+
+
+def _other_facts(conn: sqlite3.Connection) -> dict:
+    """Every fact but the flagged count."""
     rows = conn.execute("SELECT COUNT(*) FROM ratings").fetchone()[0]
     skipped = conn.execute("SELECT COUNT(*) FROM ratings WHERE skipped != 0").fetchone()[0]
     return {
         "items": conn.execute("SELECT COUNT(*) FROM items").fetchone()[0],
         "annotators": [r[0] for r in conn.execute("SELECT name FROM annotators ORDER BY id")],
         "ratings": rows - skipped,
-        "flagged": flagged_count(conn, threshold_codes(threshold, scale.step)),
+        "flagged": None,  # counted by the caller (the key keeps its place in the JSON)
         "adjudicated": conn.execute("SELECT COUNT(*) FROM adjudications").fetchone()[0],
         "skipped": skipped,
         # in order of first appearance, as pandas' value_counts(sort=False) gave them
         "datasets": {name: count for name, count, _first in conn.execute(
             "SELECT dataset, COUNT(*), MIN(ord) FROM items GROUP BY dataset ORDER BY 3")},
     }
+
+
+def _facts_in_parallel(path: Path, conn: sqlite3.Connection, k: int) -> dict | None:
+    """The facts, with the flagged count taken as two halves of the items, each on a
+    connection of its own, while `conn` counts the rest. None when another connection
+    committed meanwhile (PRAGMA data_version of `conn` moved), since the parts may then
+    have seen different states."""
+    top = conn.execute("SELECT MAX(item_ord) FROM ratings").fetchone()[0] or 0
+    middle = (top + 1) // 2
+    before = conn.execute("PRAGMA data_version").fetchone()[0]
+    with ThreadPoolExecutor(2) as pool:
+        halves = [pool.submit(_flagged_on_own_connection, path, k, ords)
+                  for ords in ((0, middle), (middle, _ALL_ORDS[1]))]
+        facts = _other_facts(conn)
+        facts["flagged"] = sum(half.result() for half in halves)
+    if conn.execute("PRAGMA data_version").fetchone()[0] != before:
+        return None
+    return facts
+
+
+def _flagged_on_own_connection(path: Path, k: int, ords: tuple[int, int]) -> int:
+    conn, _meta = open_store(path)
+    try:
+        return flagged_count(conn, k, ords)
+    finally:
+        conn.close()
 
 
 def summary(path: str | Path) -> dict:
@@ -64,7 +106,13 @@ def summary(path: str | Path) -> dict:
             raise SimrateError("not a simrate project (no scale recorded)", path)
         scale = Scale.from_dict(json.loads(meta["scale"]), path)
         threshold = float(meta.get("threshold", "1.0"))
-        facts = count_facts(conn, scale, threshold)
+        facts = None
+        if conn.execute("SELECT COUNT(*) FROM items").fetchone()[0] >= PARALLEL_FROM:
+            facts = _facts_in_parallel(path, conn, threshold_codes(threshold, scale.step))
+        if facts is None:  # small, or written to meanwhile: one read transaction
+            conn.execute("BEGIN")
+            facts = count_facts(conn, scale, threshold)
+            conn.execute("COMMIT")
     finally:
         conn.close()
     return {**facts, "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
