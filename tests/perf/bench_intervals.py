@@ -58,6 +58,12 @@ def _snapshot(items: int):
     codes = np.full((items, 500), MISSING, dtype=np.int16)
     codes[item, worker] = np.rint(score * 4).astype(np.int16)
     spread = np.ptp(np.rint(score * 4).reshape(items, -1), axis=1)
+    try:  # this tree holds the codes sparsely; the baseline's engine held the dense array
+        from app.core.agreement.snapshot import SparseCodes
+
+        codes = SparseCodes.from_dense(codes)
+    except ImportError:
+        pass
     groups = {"dataset": np.zeros(items, np.int32), "genre": np.zeros(items, np.int32)}
     return Snapshot([f"i{n}" for n in range(items)], {"dataset": [""], "genre": [""]},
                     groups, [f"w{n}" for n in range(500)], codes, spread <= 6, [], 21,

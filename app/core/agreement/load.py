@@ -79,8 +79,12 @@ def bulk_state_indexed(live: Any, unit_idx: np.ndarray, unit_labels: Sequence[Ha
     domain = unique_ints(codes)[0]
     value_idx = np.array([live._intern(int(c)) for c in domain], dtype=np.int64)
     vidx = value_idx[np.searchsorted(domain, codes)]
-    for rater in rater_labels:
-        live._rater(rater)
+    if live._raters:
+        for rater in rater_labels:
+            live._rater(rater)
+    else:  # no rater yet: register them at once (_fill_sums sizes their tables)
+        live._raters = list(rater_labels)
+        live._rater_pos = {rater: pos for pos, rater in enumerate(live._raters)}
     rater_pos = np.array([live._rater_pos[r] for r in rater_labels], dtype=np.int64)[rater_idx]
     sorted_ = {"unit": unit_idx[order], "x": codes[order], "v": vidx[order],
                "rater": rater_pos[order]}

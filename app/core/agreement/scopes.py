@@ -5,8 +5,8 @@ alpha over subsets: the items that needed no adjudication, each dataset, each ge
 their crossings, which is the CLSS paper's Table 4 for any project. A LiveAgreement per
 subset would keep a copy of every unit's ratings (about 45 MB each at 200,000 items), so
 subsets keep only alpha's sufficient statistics (`AlphaSums`: a few integers and one
-coincidence matrix per unit size), and the ratings are held once, as a compact items x
-raters array of step codes. One rating change updates the handful of subsets its item
+coincidence matrix per unit size), and the ratings are held once, as sparse step codes
+(`SparseCodes`). One rating change updates the handful of subsets its item
 belongs to in time independent of the number of items.
 """
 
@@ -170,10 +170,8 @@ class ScopedAgreement:
         # raters array's rows (at 500 crowd workers that array is mostly empty).
         s = self.snapshot
         if long is None:
-            rated = s.codes != MISSING
-            rows, columns = np.nonzero(rated)  # row-major: each item's codes together
-            long = LongForm(rows, columns, s.codes[rated].astype(np.int64))
-        m_all = np.bincount(long.rows, minlength=len(s.codes))
+            long = s.codes.long()  # each item's codes together
+        m_all = np.bincount(long.rows, minlength=s.codes.n_items)
         values = long.codes
         for subset in SUBSETS:
             items = np.ones(m_all.size, bool) if subset == ALL else s.unadjudicated
@@ -202,14 +200,13 @@ class ScopedAgreement:
         self.raters.append(name)
         s.raters.append(name)
         self._column[name] = column
-        s.codes = np.hstack([s.codes, np.full((len(s.codes), 1), MISSING, dtype=s.codes.dtype)])
+        s.codes.add_column()
         self.histograms = np.vstack([self.histograms, np.zeros((1, s.n_codes), np.int64)])
         return column
 
     def unit_codes(self, row: int) -> list[int]:
         """The codes held for one item (counted raters)."""
-        values = self.snapshot.codes[row]
-        return [int(c) for c in values[values != MISSING]]
+        return list(self.snapshot.codes.row(row).values())
 
     def update_item(self, row: int, changes: dict[str, int | None],
                     unadjudicated: bool) -> None:
@@ -222,12 +219,11 @@ class ScopedAgreement:
                 if code is None:
                     continue
                 column = self._add_rater(rater)
-            old = int(s.codes[row, column])
+            old = s.codes.set(row, column, code)
             if old != MISSING:
                 self.histograms[column, old] -= 1
             if code is not None:
                 self.histograms[column, code] += 1
-            s.codes[row, column] = MISSING if code is None else code
         new_codes = self.unit_codes(row)
         s.unadjudicated[row] = unadjudicated
         for key in self._scope_keys(row, ALL):
@@ -262,10 +258,6 @@ class ScopedAgreement:
 
 
 # ----------------------------------------------------------------------------- intervals
-#: Cells of the items x raters codes scanned at a time when listing the ratings.
-_SCAN_CELLS = 1 << 22
-
-
 @dataclass(frozen=True)
 class ScopeRatings:
     """What an interval job reads: the ratings in long form (item order) and the scopes'
@@ -283,23 +275,11 @@ class ScopeRatings:
 
 
 def scope_ratings(snapshot: Snapshot) -> ScopeRatings:
-    """List a snapshot's ratings, a block of items at a time (no items x raters copy).
-
-    Flat positions of the rated cells are found block by block (a fifth of the time of
-    per-cell row and column indices), then split into item and rater."""
-    codes = snapshot.codes
-    width = max(1, codes.shape[1])
-    block = max(1, _SCAN_CELLS // width)
-    found = [np.zeros(0, np.int64)]
-    values = [np.zeros(0, np.int16)]
-    for start in range(0, codes.shape[0], block):
-        flat = codes[start:start + block].reshape(-1)
-        at = np.flatnonzero(flat != MISSING)
-        found.append(at + start * width)
-        values.append(flat[at].astype(np.int16, copy=False))
-    cells = np.concatenate(found)
-    return ScopeRatings((cells // width).astype(np.int32), (cells % width).astype(np.int32),
-                        np.concatenate(values), codes.shape[0], snapshot.group_names,
+    """List a snapshot's ratings in long form, with copies of its item labels."""
+    long = snapshot.codes.long()
+    return ScopeRatings(long.rows.astype(np.int32), long.columns.astype(np.int32),
+                        long.codes.astype(np.int16), snapshot.codes.n_items,
+                        snapshot.group_names,
                         {k: v.copy() for k, v in snapshot.group_codes.items()},
                         snapshot.unadjudicated.copy(), snapshot.low, snapshot.step)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.agreement import scopes
 from app.core.agreement.batch import LEVELS, alpha
 from app.core.agreement.intervals import alpha_ci
 from app.core.agreement.scopes import (
@@ -19,7 +18,7 @@ from app.core.agreement.scopes import (
     scope_intervals,
     scope_ratings,
 )
-from app.core.agreement.snapshot import read_snapshot
+from app.core.agreement.snapshot import SparseCodes, read_snapshot
 from app.core.project import Project
 from app.core.review.index import ReviewIndex
 from tests.core.frames import make_items, make_ratings
@@ -183,14 +182,15 @@ def crowd_snapshot(items: int = 600, raters: int = 40, seed: int = 4) -> Snapsho
               "genre": rng.integers(0, 2, items).astype(np.int32)}
     return Snapshot([f"i{i}" for i in range(items)],
                     {"dataset": ["a", "b", "c"], "genre": ["news", "forum"]}, groups,
-                    [f"r{j}" for j in range(raters)], codes, rng.random(items) < 0.7, [],
+                    [f"r{j}" for j in range(raters)], SparseCodes.from_dense(codes),
+                    rng.random(items) < 0.7, [],
                     17, 0.0, 0.25)
 
 
 def dense_scope_interval(snapshot: Snapshot, key, level: str, seed: int):
     """The interval of one scope on its raters x items matrix (how the job used to work)."""
-    values = np.where(snapshot.codes == MISSING, np.nan,
-                      snapshot.low + snapshot.codes * snapshot.step).T
+    dense = snapshot.codes.dense()
+    values = np.where(dense == MISSING, np.nan, snapshot.low + dense * snapshot.step).T
     grouping, group, subset = key
     chosen = np.ones(values.shape[1], dtype=bool)
     if grouping != OVERALL:
@@ -221,19 +221,65 @@ def test_scope_intervals_are_fixed_by_the_seed():
     assert low < ScopedAgreement(snapshot).alpha("interval") < high
 
 
-def test_scope_ratings_list_every_rating_and_copy_the_labels(monkeypatch):
-    monkeypatch.setattr(scopes, "_SCAN_CELLS", 20)  # a few items per block
+def test_scope_ratings_list_every_rating_and_copy_the_labels():
     snapshot = crowd_snapshot(items=50, raters=7)
+    dense = snapshot.codes.dense()
     ratings = scope_ratings(snapshot)
-    rows, columns = np.nonzero(snapshot.codes != MISSING)
+    rows, columns = np.nonzero(dense != MISSING)
     assert np.array_equal(ratings.item, rows) and np.array_equal(ratings.rater, columns)
-    assert np.array_equal(ratings.code, snapshot.codes[rows, columns])
+    assert np.array_equal(ratings.code, dense[rows, columns])
     snapshot.unadjudicated[:] = False  # the engine changes on: the job's copy does not
     assert ratings.unadjudicated.any()
 
 
 def test_scope_without_pairable_items_has_no_interval():
     snapshot = crowd_snapshot(items=30, raters=5)
-    snapshot.codes[:, 1:] = MISSING  # one rater left
+    dense = snapshot.codes.dense()
+    dense[:, 1:] = MISSING  # one rater left
+    snapshot.codes = SparseCodes.from_dense(dense)
     out = scope_intervals(snapshot, "interval", [(OVERALL, OVERALL, ALL)])
     assert out == {(OVERALL, OVERALL, ALL): None}
+
+
+def test_sparse_codes_follow_every_edit_as_a_dense_table_would():
+    rng = np.random.default_rng(11)
+    dense = random_codes(rng, 80, 6)
+    sparse = SparseCodes.from_dense(dense)
+    kept = sparse.copy()
+    for _ in range(400):
+        row, column = int(rng.integers(80)), int(rng.integers(6))
+        code = None if rng.random() < 0.3 else int(rng.integers(17))
+        assert sparse.set(row, column, code) == dense[row, column]
+        dense[row, column] = MISSING if code is None else code
+        if rng.random() < 0.1:
+            assert sparse.row(row) == {c: int(v) for c, v in enumerate(dense[row])
+                                       if v != MISSING}
+    assert np.array_equal(sparse.dense(), dense)
+    long = sparse.long()
+    rows, columns = np.nonzero(dense != MISSING)  # row-major order, as the engine reads it
+    assert np.array_equal(long.rows, rows) and np.array_equal(long.columns, columns)
+    assert np.array_equal(long.codes, dense[rows, columns])
+    assert not np.array_equal(kept.dense(), dense)  # the copy did not change with it
+    assert sparse.add_column() == 6 and sparse.shape == (80, 7)
+    sparse.set(3, 6, 9)
+    assert sparse.row(3)[6] == 9 and sparse.dense()[3, 6] == 9
+
+
+def test_scope_engine_after_edits_equals_one_built_from_the_edited_table():
+    rng = np.random.default_rng(5)
+    snapshot = crowd_snapshot(items=120, raters=9, seed=2)
+    engine = ScopedAgreement(snapshot)
+    for _ in range(150):
+        row = int(rng.integers(120))
+        changes = {f"r{int(rng.integers(11))}": None if rng.random() < 0.3
+                   else int(rng.integers(17))}  # r9, r10: raters new to the engine
+        engine.update_item(row, changes, bool(rng.random() < 0.7))
+    fresh = ScopedAgreement(Snapshot(
+        snapshot.item_ids, snapshot.group_names, snapshot.group_codes, list(engine.raters),
+        SparseCodes.from_dense(snapshot.codes.dense()), snapshot.unadjudicated.copy(), [],
+        17, 0.0, 0.25))
+    assert set(engine.raters[9:]) == {"r9", "r10"}
+    for key, sums in engine.scopes.items():
+        for level in LEVELS:
+            assert sums.alpha(level) == pytest.approx(fresh.scopes[key].alpha(level), abs=1e-12)
+    assert np.array_equal(engine.histograms, fresh.histograms)
