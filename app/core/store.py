@@ -97,7 +97,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _connect_for_reading(path: Path) -> sqlite3.Connection:
+def connect_for_reading(path: Path) -> sqlite3.Connection:
     """A connection that can at least read, also in a read-only folder.
 
     A WAL file needs its `-shm` index beside it, which a read-only folder cannot hold, so
@@ -181,7 +181,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """Open an existing project file, checking that it is one we can read."""
     _check_header(path)
     try:
-        conn = _connect_for_reading(path)
+        conn = connect_for_reading(path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables or "items" not in tables:
             conn.close()

@@ -162,6 +162,52 @@ def test_columnar_codes_equal_row_reads(busy):
     conn.close()
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_columns_read_on_threads_equal_one_read(busy, monkeypatch, threads):
+    from app.core.data import columns
+
+    conn = sqlite3.connect(busy.path)
+    one_read = read_codes(conn, busy.scale.n_codes, "annotator_id != ?", (2,))
+    monkeypatch.setattr(columns, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(columns, "_THREADS", threads)
+    chunks = []
+    real = columns._read_in_parallel
+    monkeypatch.setattr(columns, "_read_in_parallel",
+                        lambda path, sql, parts, params: chunks.append(parts)
+                        or real(path, sql, parts, params))
+    on_threads = read_codes(conn, busy.scale.n_codes, "annotator_id != ?", (2,))
+    conn.close()
+    assert len(chunks) == 1 and len(chunks[0]) == threads  # the threads' path was taken
+    for name in ("ords", "aids", "codes"):
+        assert np.array_equal(getattr(on_threads, name), getattr(one_read, name))
+
+
+def test_columns_read_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
+    """A commit between the threads' reads (here: a new annotator, which changes how the
+    columns are packed, and a rating of theirs) must not reach the result half-seen."""
+    from app.core.data import columns
+
+    monkeypatch.setattr(columns, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(columns, "_THREADS", 2)
+    real = columns._read_in_parallel
+
+    def read_while_another_process_writes(path, sql, parts, params):
+        texts = real(path, sql, parts, params)
+        with Project.open(path) as other:
+            for k in range(12):
+                other.rate(f"i{k}", "zed", 4.75)
+        return texts
+
+    monkeypatch.setattr(columns, "_read_in_parallel", read_while_another_process_writes)
+    conn = sqlite3.connect(busy.path)
+    got = read_codes(conn, busy.scale.n_codes)
+    rows = conn.execute("SELECT item_ord, annotator_id, COALESCE(code, -1) FROM ratings "
+                        "ORDER BY item_ord, annotator_id").fetchall()
+    conn.close()
+    assert list(zip(got.ords.tolist(), got.aids.tolist(), got.codes.tolist(),
+                    strict=True)) == rows
+
+
 def test_flags_from_arrays_equal_the_flag_index(busy):
     from app.core.agreement.inputs import item_columns, spread_flags
 

@@ -34,6 +34,14 @@ def _sums(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
     return np.rint(np.bincount(keys, weights=weights, minlength=size)).astype(np.int64)
 
 
+def _distinct(codes: np.ndarray) -> np.ndarray:
+    """The distinct codes, ascending (by counting when they span a small range)."""
+    low, high = int(codes.min()), int(codes.max())
+    if high - low > 1 << 20:
+        return unique_ints(codes)[0]
+    return np.flatnonzero(np.bincount(codes - low)) + low
+
+
 def _within_unit_pairs(unit: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
     """Ordered pairs (a, b), a != b, of rating positions in one unit (ratings sorted by unit)."""
     firsts, seconds = [], []
@@ -68,15 +76,17 @@ def bulk_state_indexed(live: Any, unit_idx: np.ndarray, unit_labels: Sequence[Ha
     n_raters = len(rater_labels)
     unit_idx, rater_idx = unit_idx.astype(np.int64), rater_idx.astype(np.int64)
     key = unit_idx * n_raters + rater_idx
-    order = np.argsort(key, kind="stable")  # by unit, then rater
-    key = key[order]
-    if (key[1:] == key[:-1]).any():
-        return False  # repeated (unit, rater): let set_rating apply them in order
+    if not (key[1:] > key[:-1]).all():  # a project's columns come sorted: no sort then
+        order = np.argsort(key, kind="stable")  # by unit, then rater
+        key = key[order]
+        if (key[1:] == key[:-1]).any():
+            return False  # repeated (unit, rater): let set_rating apply them in order
+        unit_idx, rater_idx, codes = unit_idx[order], rater_idx[order], codes[order]
     m_unit = np.bincount(unit_idx, minlength=len(unit_labels))
     bound = int(np.abs(codes).max()) * int(m_unit.max())
     if codes.size * bound * bound >= _EXACT:
         return False
-    domain = unique_ints(codes)[0]
+    domain = _distinct(codes)
     value_idx = np.array([live._intern(int(c)) for c in domain], dtype=np.int64)
     vidx = value_idx[np.searchsorted(domain, codes)]
     if live._raters:
@@ -86,10 +96,9 @@ def bulk_state_indexed(live: Any, unit_idx: np.ndarray, unit_labels: Sequence[Ha
         live._raters = list(rater_labels)
         live._rater_pos = {rater: pos for pos, rater in enumerate(live._raters)}
     rater_pos = np.array([live._rater_pos[r] for r in rater_labels], dtype=np.int64)[rater_idx]
-    sorted_ = {"unit": unit_idx[order], "x": codes[order], "v": vidx[order],
-               "rater": rater_pos[order]}
-    _fill_units(live, unit_labels, m_unit, np.asarray(rater_labels, dtype=object)[
-        rater_idx[order]], sorted_["v"])
+    sorted_ = {"unit": unit_idx, "x": codes, "v": vidx, "rater": rater_pos}
+    _fill_units(live, unit_labels, m_unit, np.asarray(rater_labels, dtype=object)[rater_idx],
+                vidx)
     _fill_sums(live, sorted_, m_unit)
     return True
 

@@ -78,8 +78,11 @@ class AgreementModel:
             rows, aids, codes, _datasets, _genres = project.scope_columns()  # integer columns
             names = {aid: name for name, aid in project.roster.ids().items()}
             keep = _among(aids, project.roster.counted_ids())
-            present, rater_idx = np.unique(aids[keep], return_inverse=True)
-            live.load_indexed(rows[keep], project.item_ids(), rater_idx,
+            aids = aids[keep]
+            present = np.flatnonzero(np.bincount(aids)) if aids.size else aids
+            position = np.zeros(int(present.max()) + 1 if present.size else 0, np.int64)
+            position[present] = np.arange(present.size)
+            live.load_indexed(rows[keep], project.item_ids(), position[aids],
                               [names[aid] for aid in present.tolist()],
                               codes[keep].astype(np.int64))
             self._live = live
