@@ -12,6 +12,8 @@ read into the session.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +30,36 @@ from app.core.events import (
 from app.core.project import Project
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class ItemDetails:
+    """The item list's columns: each item's texts, and its dataset and genre as codes."""
+
+    ids: list[str]
+    left: list[str]
+    right: list[str]
+    dataset_names: pd.Index
+    dataset_code: np.ndarray
+    genre_names: pd.Index
+    genre_code: np.ndarray
+
+
+def read_item_details(project: Project) -> ItemDetails:
+    """Read the item list's columns from an open project."""
+    items = project.items(["left", "right", "dataset", "genre"])
+    dataset_codes, dataset_names = pd.factorize(items["dataset"].fillna(""))
+    genre_codes, genre_names = pd.factorize(items["genre"].fillna(""))
+    return ItemDetails(items["item_id"].tolist(), items["left"].tolist(),
+                       items["right"].tolist(), dataset_names,
+                       np.asarray(dataset_codes, dtype=np.int32), genre_names,
+                       np.asarray(genre_codes, dtype=np.int32))
+
+
+def read_item_details_from(path: str | Path) -> ItemDetails:
+    """The same, through a connection of its own (for a background job)."""
+    with Project.open(path) as project:
+        return read_item_details(project)
 
 
 class AnnotatorSession(QObject):
@@ -87,17 +119,15 @@ class AnnotatorSession(QObject):
         self._haystack = None
 
     def _build_details(self) -> None:
-        items = self.project.items(["left", "right", "dataset", "genre"])
-        ids = items["item_id"].tolist()
-        if ids != self.ids:  # items arrived since the index was read: start again from them
-            self._build_index(ids)
+        self._set_details(read_item_details(self.project))
+
+    def _set_details(self, details: ItemDetails) -> None:
+        if details.ids != self.ids:  # items arrived since the index was read: start again
+            self._build_index(details.ids)
             self._build_ratings()
-        self.left = items["left"].tolist()
-        self.right = items["right"].tolist()
-        dataset_codes, self.dataset_names = pd.factorize(items["dataset"].fillna(""))
-        genre_codes, self.genre_names = pd.factorize(items["genre"].fillna(""))
-        self.dataset_code = np.asarray(dataset_codes, dtype=np.int32)
-        self.genre_code = np.asarray(genre_codes, dtype=np.int32)
+        self.left, self.right = details.left, details.right
+        self.dataset_names, self.dataset_code = details.dataset_names, details.dataset_code
+        self.genre_names, self.genre_code = details.genre_names, details.genre_code
         self._haystack = None
         self.details_ready = True
 
@@ -105,6 +135,12 @@ class AnnotatorSession(QObject):
         """Read datasets, genres and texts if a deferred start has not yet done so."""
         if not self.details_ready:
             self._build_details()
+            self.details_loaded.emit()
+
+    def apply_details(self, details: ItemDetails) -> None:
+        """Take details read elsewhere (by a background job), unless read meanwhile."""
+        if not self.details_ready:
+            self._set_details(details)
             self.details_loaded.emit()
 
     def _build_ratings(self) -> None:

@@ -7,17 +7,21 @@ is no global application object: whoever needs these gets the context passed in.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
+from app.core.errors import SimrateError
 from app.core.project import Project
-from app.gui.rating.session import AnnotatorSession
+from app.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
 from app.gui.shell.bridge import ProjectBridge
+from app.gui.shell.jobs import JobRunner
 from app.gui.shell.settings import LAST_ANNOTATOR, Settings
 
-#: Milliseconds after the first item is shown before the item list's details are read.
+#: Milliseconds after the first item is shown before the item list's details are read (by a
+#: background job: at a million items that takes seconds, and the window must not freeze).
 DETAILS_DELAY_MS = 30
 
 
@@ -38,6 +42,7 @@ class ApplicationContext(QObject):
         self.organizer = organizer
         self.undo_stack = QUndoStack(self)
         self.thread_pool = QThreadPool.globalInstance()
+        self.details_runner = JobRunner(self.thread_pool, self)
         self.project: Project | None = None
         self.bridge: ProjectBridge | None = None
         self.session: AnnotatorSession | None = None
@@ -68,10 +73,25 @@ class ApplicationContext(QObject):
         self.settings.set(LAST_ANNOTATOR, annotator)
         self.project_opened.emit()
         session.go_first_unrated()
-        QTimer.singleShot(DETAILS_DELAY_MS, lambda: self._load_details(session))
+        # with the runner as context: dropped if the context is deleted before it fires
+        QTimer.singleShot(DETAILS_DELAY_MS, self.details_runner,
+                          lambda: self._load_details(session))
 
     def _load_details(self, session: AnnotatorSession) -> None:
-        if session is self.session:  # not if the project was closed meanwhile
+        if session is not self.session or session.details_ready:
+            return  # the project was closed meanwhile, or a search read them already
+        path, context = self.project.path, weakref.ref(self)  # the job must not keep us alive
+        self.details_runner.start(
+            lambda job: read_item_details_from(path),
+            finished=lambda details: _call(context, "_details_read", session, details),
+            failed=lambda error: _call(context, "_details_failed", session, error))
+
+    def _details_read(self, session: AnnotatorSession, details: ItemDetails) -> None:
+        if session is self.session:
+            session.apply_details(details)
+
+    def _details_failed(self, session: AnnotatorSession, _error: SimrateError) -> None:
+        if session is self.session:  # the job could not open the file: read them here
             session.load_details()
 
     def close_project(self) -> None:
@@ -98,3 +118,10 @@ class ApplicationContext(QObject):
         """Pick up changes other processes made to the project file."""
         if self.project is not None:
             self.project.refresh()
+
+
+def _call(context: weakref.ref, method: str, *args: object) -> None:
+    """Call a method of the context, if it still exists."""
+    target = context()
+    if target is not None:
+        getattr(target, method)(*args)
