@@ -312,7 +312,7 @@ class Project:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
         One change-log entry; `last_import` is its id (0 if nothing written), for undo."""
         added: dict[str, int] = {}
-        with transaction(self._conn, self.path) as conn:
+        with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
             aids = [self.roster.id_for(conn, name, added) for name in plan.names]

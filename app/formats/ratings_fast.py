@@ -84,8 +84,10 @@ def _plain_shape(text: str) -> tuple[str, list[str], dict[str, int]] | None:
     lines = text.count("\n") + 1
     if roles is None or lines < 2 or text.count(separator) != (len(header) - 1) * lines:
         return None
-    if EXPONENT.search(text):
-        return None  # a number like 1e-400 may underflow to 0: the careful reader refuses it
+    # a number like 1e-400 may underflow to 0: the careful reader refuses it (the plain
+    # substring test first: scanning for the pattern costs ten times more)
+    if ("e-" in text or "E-" in text) and EXPONENT.search(text):
+        return None
     return separator, header, roles
 
 

@@ -64,3 +64,34 @@ def test_an_open_project_sees_items_another_process_imported(tmp_path):
     stale.rate("x:3", "ann", 2.0)
     assert Project.open(path).rating("x:3", "ann") == 2.0
     assert Project.open(path).item_ids() == stale.item_ids()
+
+
+def test_ratings_for_items_another_program_removed_meanwhile_are_refused_whole(tmp_path):
+    """The ratings import checks its items as a batch (not per row by SQLite's foreign keys):
+    items removed after this project read its index must still refuse the whole file, with
+    nothing written and the project still usable."""
+    from tests.core.frames import make_ratings
+
+    path = tmp_path / "p.simrate"
+    new_project(path, 0).close()
+    with Project.open(path) as other:
+        other.import_items(make_items(30, "keep"), "keep.tsv")
+        other.import_items(make_items(20, "gone"), "gone.tsv")
+    mine = Project.open(path)  # reads its index: 50 items
+    with Project.open(path) as other:
+        assert other.undo_import()["kind"] == "import_items"  # the 20 'gone' items leave
+    rows = [(f"keep:{k}", "ann", 2.0) for k in range(1, 31)] + [("gone:3", "ann", 4.0)]
+    try:
+        mine.import_ratings(make_ratings(rows), "late.csv")
+    except Exception as exc:  # noqa: BLE001 - the message is what the user sees
+        message = str(exc)
+    else:
+        message = ""
+    assert "removed from the project while it was being imported" in message
+    assert "nothing was imported" in message
+    with Project.open(path) as fresh:
+        assert len(fresh.ratings()) == 0
+        assert fresh.n_items == 30
+    mine.refresh()
+    assert mine.import_ratings(make_ratings(rows[:30]), "again.csv")["added"] == 30
+    mine.close()

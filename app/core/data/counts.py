@@ -17,7 +17,6 @@ from app.core.errors import SimrateError
 from app.core.scale import Scale, threshold_codes
 from app.core.store import open_store
 
-
 #: From this many items on, `summary` splits its scans over two threads.
 PARALLEL_FROM = 100_000
 _ALL_ORDS = (0, 2 ** 62)

@@ -245,6 +245,7 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
             "skipped, seconds, updated_at FROM ratings WHERE item_ord = ? AND annotator_id = ?",
             zip([batch] * replacing.size, plan.ords[replacing].tolist(),
                 row_aids[replacing].tolist(), strict=True))
+    check_parents(conn, plan.ords[writing], np.asarray(aids, dtype=np.int64))
     notes = np.where(plan.notes[writing] == "", plan.old_notes[writing], plan.notes[writing])
     seconds = [None if s != s else s for s in plan.seconds[writing].tolist()]  # NaN: none
     now = time.time()
@@ -252,6 +253,37 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
                                   plan.codes[writing].tolist(), notes.tolist(), seconds,
                                   [now] * writing.size, [batch] * writing.size, strict=True))
     return counts, batch
+
+
+def check_parents(conn: sqlite3.Connection, ords: np.ndarray, aids: np.ndarray) -> None:
+    """What the foreign keys would check, for a whole batch at once (inside its transaction):
+    every item (`ords`, ascending) and annotator written to exists. An item can be gone when
+    another program undid an items import after this project read its index."""
+    distinct = ords[np.r_[True, ords[1:] != ords[:-1]]] if ords.size else ords
+    if distinct.size:
+        low, high = int(distinct[0]), int(distinct[-1])
+        found = conn.execute("SELECT COUNT(*) FROM items WHERE ord BETWEEN ? AND ?",
+                             (low, high)).fetchone()[0]
+        if found != high - low + 1:  # a gap in the ords: look each one up
+            found = _count_present(conn, "items", "ord", distinct.tolist())
+        if found < distinct.size:
+            raise SimrateError("items this file rates were removed from the project while "
+                               "it was being imported (by another window or program); "
+                               "nothing was imported: import the file again")
+    wanted = sorted(set(aids.tolist()))
+    if _count_present(conn, "annotators", "id", wanted) < len(wanted):
+        raise SimrateError("an annotator was removed from the project while the file was "
+                           "being imported; nothing was imported: import the file again")
+
+
+def _count_present(conn: sqlite3.Connection, table: str, key: str, values: list[int]) -> int:
+    """How many of the (distinct) values are keys of the table."""
+    found = 0
+    for start in range(0, len(values), 500):
+        chunk = values[start:start + 500]
+        found += conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {key} IN "
+                              f"({','.join('?' * len(chunk))})", chunk).fetchone()[0]
+    return found
 
 
 def undo_ratings_import(conn: sqlite3.Connection, batch: int) -> dict[str, int]:
