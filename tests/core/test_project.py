@@ -371,7 +371,7 @@ def test_a_failed_commit_leaves_the_last_import_as_it_was(project, monkeypatch):
     before, ids = project.last_import, project.roster.ids()
 
     @contextmanager
-    def commit_fails(conn, path):  # the body runs, then COMMIT fails as on a full disk
+    def commit_fails(conn, path, **_options):  # the body runs, then COMMIT fails (full disk)
         conn.execute("BEGIN IMMEDIATE")
         yield conn
         conn.execute("ROLLBACK")
