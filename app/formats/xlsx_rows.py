@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Excel's limit on the characters of one cell; longer texts are cut (with a warning).
+#: Excel's limit on the characters of one cell, counted in UTF-16 code units (a character
+#: beyond U+FFFF, such as an emoji, counts two); longer texts are cut (with a warning).
 CELL_LIMIT = 32_767
 #: Excel's limit on the rows of one sheet (header included); a longer table is refused.
 SHEET_ROWS = 1_048_576
@@ -32,6 +33,21 @@ _CAREFUL = re.compile("[&<>\r]|^\\s|\\s$|\ue000\\s|\\s\ue000")
 #: white space (a text holding it only takes the slower, equally correct path).
 _JOIN = "\ue000"
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
+
+
+def utf16_length(value: str) -> int:
+    """The length of a text as Excel counts it: UTF-16 code units."""
+    if len(value) <= CELL_LIMIT // 2:  # cheap bound: a character is one or two units
+        return len(value) + sum(1 for c in value if ord(c) > 0xFFFF)
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def cut_to_cell(value: str) -> str:
+    """The longest start of `value` within CELL_LIMIT UTF-16 units, never half a character."""
+    units = value.encode("utf-16-le", "surrogatepass")[:2 * CELL_LIMIT]
+    if len(units) >= 2 and 0xD800 <= int.from_bytes(units[-2:], "little") <= 0xDBFF:
+        units = units[:-2]  # the first half of a pair whose second half was cut off
+    return units.decode("utf-16-le", "surrogatepass")
 
 
 def column_letter(index: int) -> str:
@@ -53,8 +69,8 @@ class TextFitter:
 
     def fit(self, value: str) -> str:
         """`value` as a cell can hold it: cut at Excel's limit, without XML-unsafe chars."""
-        if len(value) > CELL_LIMIT:
-            value = value[:CELL_LIMIT]
+        if len(value) > CELL_LIMIT // 2 and utf16_length(value) > CELL_LIMIT:
+            value = cut_to_cell(value)
             self.cut += 1
         if XML_UNSAFE.search(value):
             value = XML_UNSAFE.sub("\ufffd", value)
@@ -64,8 +80,9 @@ class TextFitter:
     def elements(self, values: Sequence[str]) -> list[str]:
         """The `<t>` element of each text (empty strings stay empty)."""
         joined = _JOIN.join(values)
-        if (len(joined) < CELL_LIMIT or max(map(len, values)) <= CELL_LIMIT) and not (
-                XML_UNSAFE.search(joined) or _CAREFUL.search(joined)):
+        short = len(joined) <= CELL_LIMIT // 2 or all(
+            utf16_length(v) <= CELL_LIMIT for v in values if len(v) > CELL_LIMIT // 2)
+        if short and not (XML_UNSAFE.search(joined) or _CAREFUL.search(joined)):
             return [f"<t>{v}</t>" if v else "" for v in values]  # the common case
         return [self.element(v) for v in values]
 
@@ -84,7 +101,8 @@ class TextFitter:
         notes = []
         if self.cut:
             notes.append(f"{sheet_name}: {self.cut} text(s) longer than {CELL_LIMIT} characters "
-                         "were cut (Excel's cell limit); the TSV/JSONL exports keep them whole")
+                         "were cut (Excel's cell limit, counted in UTF-16 units: an emoji "
+                         "counts two); the TSV/JSONL exports keep them whole")
         if self.cleaned:
             notes.append(f"{sheet_name}: {self.cleaned} text(s) held control characters that "
                          "XLSX cannot store; they were replaced by U+FFFD")

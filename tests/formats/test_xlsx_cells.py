@@ -138,3 +138,25 @@ def test_fast_and_careful_paths_agree():
     assert elements[-2:] == ["<t>a&amp;b</t>", '<t xml:space="preserve"> lead</t>']
     assert elements[:4] == [fitter.element(v) for v in plain]
     assert (fitter.cut, fitter.cleaned) == (0, 0)
+
+
+def test_the_cell_limit_counts_utf16_units_as_excel_does(tmp_path):
+    """An emoji is two UTF-16 units: 20,000 of them (40,000 units) do not fit a cell, and a
+    cut never leaves half of one."""
+    emoji = "\U0001f600" * 20_000
+    edge = "a" + "\U0001f600" * 16_383 + "b"  # 32,768 units: one too many
+    fits = "\U0001f600" * 16_383 + "c"  # 32,767 units: kept whole
+    with make_project(tmp_path / "p.simrate", texts=[emoji, edge], ratings=[]) as project:
+        project.rate("t:1", "ann", 1.0, note=fits)
+        result = export_project(project, tmp_path / "r.xlsx", allow_unresolved=True)
+    # both left texts, and the right texts made of them ("right of ...")
+    assert any(w.startswith("gold: 4 text(s) longer") for w in result.warnings)
+    assert not any(w.startswith("ratings: 1 text(s) longer") for w in result.warnings)
+    gold = cells(tmp_path / "r.xlsx", "gold")
+    lefts = {gold[(row, 4)].value for row in (2, 3)}
+    assert lefts == {"\U0001f600" * 16_383, "a" + "\U0001f600" * 16_383}
+    notes = {c.value for (row, col), c in cells(tmp_path / "r.xlsx", "ratings").items()
+             if col == 5 and row > 1}
+    assert fits in notes
+    for text in (*lefts, fits):
+        assert len(text.encode("utf-16-le")) // 2 <= CELL_LIMIT
