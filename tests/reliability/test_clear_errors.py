@@ -190,3 +190,24 @@ def test_a_nul_byte_makes_detection_name_the_line(capsys, tmp_path):
     one_line_error(result.err, f"{path}:3:", "NUL byte")
     with Project.open(project) as opened:
         assert opened.n_items == 0
+
+
+def test_a_text_that_is_only_white_space_is_refused_by_the_api_as_by_every_reader(tmp_path):
+    """The API keeps the readers' rule, so every export of a project reads back: an id or a
+    text that is empty or only white space is refused, naming the line, nothing stored."""
+    from app.core.frames import item_frame
+
+    def frame(left: str, right: str, item: str = "b") -> object:
+        return item_frame({"item_id": ["a", item], "left": ["fine", left],
+                           "right": ["fine", right], "dataset": ["", ""], "genre": ["", ""],
+                           "reference": [None, None], "meta": [{}, {}], "line": [2, 3]})
+
+    with Project.create(tmp_path / "p.simrate", scale="sts") as project:
+        for bad, where in ((frame(" \t\u3000", "x"), "item 'b': the left text"),
+                           (frame("x", ""), "item 'b': the right text"),
+                           (frame("x", "y", item="  "), "the id")):
+            with pytest.raises(SimrateError) as caught:
+                project.import_items(bad, "items.tsv")
+            assert str(caught.value).startswith(f"items.tsv:3: {where} is empty or only white")
+            assert project.n_items == 0
+        assert project.import_items(frame(" x ", "y"), "items.tsv") == (2, 0)

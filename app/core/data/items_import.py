@@ -65,13 +65,28 @@ def check_present(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) ->
     return present
 
 
+def check_texts(frame: pd.DataFrame, source: str) -> None:
+    """SimrateError (with the line) for the first item whose id or either text is empty or
+    only white space: the rule of every reader, so that an export reads back."""
+    for column, what in (("item_id", "id"), ("left", "left text"), ("right", "right text")):
+        values = frame[column].tolist()
+        bad = [k for k, v in enumerate(values) if not isinstance(v, str) or not v or v.isspace()]
+        if bad:
+            row = bad[0]
+            item = frame["item_id"].iat[row]
+            name = f"item {item!r}: " if column != "item_id" and isinstance(item, str) else ""
+            raise SimrateError(f"{name}the {what} is empty or only white space",
+                               source or None, int(frame["line"].iat[row]))
+
+
 def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> tuple[int, int]:
     """Insert the rows of `frame` (none of them stored yet) after the last ord; returns
-    (first ord, count)."""
+    (first ord, count). Their ids and texts are checked first (check_texts)."""
     first = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()[0]
     n = len(frame)
     if not n:
         return first, 0
+    check_texts(frame, source)
     reference = frame["reference"].astype("float64").to_numpy()
     references = np.where(np.isnan(reference), None, reference.astype(object)).tolist()
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
