@@ -8,7 +8,7 @@ The widget holds no rating: the RatingPanel tells it what to draw.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.core.scale import Scale, ScalePoint, fmt
@@ -76,7 +76,7 @@ class ScaleWidget(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
         text_colour = palette.color(palette.ColorRole.WindowText)
-        value_y, track_y, label_y = self._rows()
+        value_y, track_y, _label_y = self._rows()
         if self.hasFocus():
             painter.setPen(QPen(palette.color(palette.ColorRole.Highlight), 1.5))
             painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 6, 6)
@@ -87,20 +87,36 @@ class ScaleWidget(QWidget):
         for code in range(self.scale.n_codes):
             x = self._x_of(code)
             painter.drawLine(QPointF(x, track_y - 4), QPointF(x, track_y + 4))
-        self._paint_points(painter, text_colour, value_y, track_y, label_y)
+        self._paint_points(painter, text_colour, value_y, track_y)
         if self._hover_code is not None:
             painter.setPen(QPen(palette.color(palette.ColorRole.Mid), 1))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(QPointF(self._x_of(self._hover_code), track_y), 7, 7)
         self._paint_markers(painter, track_y)
 
-    def _paint_points(self, painter: QPainter, colour: QColor, value_y: float, track_y: float,
-                      label_y: float) -> None:
+    def label_layout(self) -> tuple[QFont, list[QRectF]]:
+        """The font of the point labels and the box of each: a box is as wide as the space
+        between two points (so neighbours never overlap), and the font shrinks (down to 6
+        points) until the widest word of any label fits its box."""
+        _value_y, _track_y, label_y = self._rows()
+        spacing = (self.width() - 2 * self._margin()) / max(len(self.scale.points) - 1, 1)
+        width = max(spacing - 6, 24.0)
+        font = QFont(self.font())
+        words = [word for point in self.scale.points for word in point.label.split()] or [""]
+        size = font.pointSizeF()
+        while size > 6 and max(map(QFontMetricsF(font).horizontalAdvance, words)) > width:
+            size -= 0.5
+            font.setPointSizeF(size)
+        boxes = [QRectF(self._x_of(self.scale.to_code(point.value)) - width / 2, label_y,
+                        width, self.height() - label_y) for point in self.scale.points]
+        return font, boxes
+
+    def _paint_points(self, painter: QPainter, colour: QColor, value_y: float,
+                      track_y: float) -> None:
         bold = QFont(self.font())
         bold.setBold(True)
-        width = (self.width() - 2 * self._margin()) / max(len(self.scale.points) - 1, 1)
-        width = max(width - 8, 80.0)
-        for point in self.scale.points:
+        label_font, boxes = self.label_layout()
+        for point, box in zip(self.scale.points, boxes, strict=True):
             x = self._x_of(self.scale.to_code(point.value))
             painter.setPen(QPen(colour, 2))
             painter.drawLine(QPointF(x, track_y - 9), QPointF(x, track_y + 9))
@@ -108,9 +124,8 @@ class ScaleWidget(QWidget):
             painter.drawText(QRectF(x - 40, value_y - self.fontMetrics().height(), 80,
                                     self.fontMetrics().height() * 1.2),
                              Qt.AlignmentFlag.AlignCenter, fmt(point.value))
-            painter.setFont(self.font())
-            painter.drawText(QRectF(x - width / 2, label_y, width, self.height() - label_y),
-                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+            painter.setFont(label_font)
+            painter.drawText(box, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
                              | Qt.TextFlag.TextWordWrap, point.label)
 
     def _paint_markers(self, painter: QPainter, track_y: float) -> None:

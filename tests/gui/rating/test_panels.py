@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -93,3 +94,30 @@ def test_durations_read_naturally():
     assert duration(42) == "42 s"
     assert duration(600) == "10 min"
     assert duration(3 * 3600 + 20 * 60) == "3 h 20 min"
+
+
+@pytest.mark.parametrize("scale_name", ["clss", "sts"])
+@pytest.mark.parametrize("width", [360, 420, 520, 700, 1100])
+def test_scale_labels_never_overlap_and_their_words_fit(qtbot, scale_name, width):
+    """At any width a label box ends before the next begins, each word of each label fits
+    its box in the font used, and every box lies inside the widget."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from app.core.scale import load_scale
+    from app.gui.rating.scale_widget import ScaleWidget
+
+    widget = ScaleWidget(load_scale(scale_name))
+    qtbot.addWidget(widget)
+    widget.resize(width, widget.sizeHint().height())
+    widget.show()
+    qtbot.waitExposed(widget)
+    font, boxes = widget.label_layout()
+    in_order = sorted(boxes, key=lambda b: b.left())  # points may be listed high to low
+    for box, after in zip(in_order, in_order[1:], strict=False):
+        assert box.right() <= after.left()
+    metrics = QFontMetricsF(font)
+    for point, box in zip(widget.scale.points, boxes, strict=True):
+        for word in point.label.split():
+            assert metrics.horizontalAdvance(word) <= box.width() or font.pointSizeF() <= 6
+        assert box.left() >= 0 and box.right() <= widget.width()
+    widget.grab()  # paints with that layout
