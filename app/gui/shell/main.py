@@ -147,14 +147,15 @@ def launch(project: str | None = None, annotator: str | None = None,
     if quit_when_shown:
         quit_once_shown(app, window)
     status = app.exec()
-    if quit_when_shown:
-        from PySide6.QtCore import QThreadPool
+    from PySide6.QtCore import QThreadPool
 
+    # Background jobs (the item list's texts, intervals, an export) end before Python shuts
+    # down: a job still running Python code while the interpreter is torn down can crash it.
+    QThreadPool.globalInstance().waitForDone()
+    if quit_when_shown and window.context.project is not None:
         # Only the project is closed (every rating is already committed): tearing the workspace
         # down straight after opening crashes Qt now and then, a known problem of its own.
-        QThreadPool.globalInstance().waitForDone()
-        if window.context.project is not None:
-            window.context.project.close()
+        window.context.project.close()
     return status
 
 
