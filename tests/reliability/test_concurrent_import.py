@@ -92,6 +92,9 @@ def test_ratings_for_items_another_program_removed_meanwhile_are_refused_whole(t
     with Project.open(path) as fresh:
         assert len(fresh.ratings()) == 0
         assert fresh.n_items == 30
+    foreign_keys = "PRAGMA foreign_keys"  # off for the refused import only, on again after
+    assert mine._conn.execute(foreign_keys).fetchone()[0] == 1
     mine.refresh()
     assert mine.import_ratings(make_ratings(rows[:30]), "again.csv")["added"] == 30
+    assert mine._conn.execute(foreign_keys).fetchone()[0] == 1
     mine.close()
