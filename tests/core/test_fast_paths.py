@@ -208,6 +208,40 @@ def test_columns_read_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
                     strict=True)) == rows
 
 
+def test_columns_and_counts_read_on_the_first_connection_when_a_reader_fails(busy,
+                                                                            monkeypatch):
+    """A reader thread that cannot open the file (gone, locked out, out of descriptors)
+    costs the speed-up only: the same results come from the caller's own connection."""
+    import threading
+
+    from app.core.data import columns, counts
+
+    conn = sqlite3.connect(busy.path)
+    expected_columns = read_codes(conn, busy.scale.n_codes)
+    expected_facts = summary(busy.path)
+    monkeypatch.setattr(columns, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(columns, "_THREADS", 2)
+    monkeypatch.setattr(counts, "PARALLEL_FROM", 0)
+
+    def refuse(path):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    real_open = counts.open_store
+
+    def open_only_on_the_first_thread(path):
+        if threading.current_thread() is not threading.main_thread():
+            raise OSError(24, "Too many open files")
+        return real_open(path)
+
+    monkeypatch.setattr(columns, "connect_for_reading", refuse)
+    monkeypatch.setattr(counts, "open_store", open_only_on_the_first_thread)
+    got = read_codes(conn, busy.scale.n_codes)
+    conn.close()
+    for name in ("ords", "aids", "codes"):
+        assert np.array_equal(getattr(got, name), getattr(expected_columns, name))
+    assert summary(busy.path) == expected_facts
+
+
 def test_flags_from_arrays_equal_the_flag_index(busy):
     from app.core.agreement.inputs import item_columns, spread_flags
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core.errors import SimrateError
 from app.core.store import connect_for_reading
 
 #: Items per group_concat chunk: bounds the size of one text (about 40 bytes per item).
@@ -61,10 +62,13 @@ def read_codes(conn: sqlite3.Connection, n_codes: int, where: str = "",
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         low, high, aid_top = _bounds(conn)
         if high + 1 - low >= PARALLEL_FROM:
-            texts = _read_in_parallel(Path(path), _sql(aid_top, span, condition),
-                                      _chunks(low, high, _THREADS), params)
+            try:
+                texts = _read_in_parallel(Path(path), _sql(aid_top, span, condition),
+                                          _chunks(low, high, _THREADS), params)
+            except (sqlite3.Error, OSError, SimrateError):
+                texts = None  # a reader could not open or read the file: read it here
             # kept only when no other connection committed since the version was read
-            if conn.execute("PRAGMA data_version").fetchone()[0] == version:
+            if texts is not None and conn.execute("PRAGMA data_version").fetchone()[0] == version:
                 return _unpack(texts, span, aid_top)
     own = not conn.in_transaction
     if own:

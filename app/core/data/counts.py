@@ -82,7 +82,10 @@ def _facts_in_parallel(path: Path, conn: sqlite3.Connection, k: int) -> dict | N
         halves = [pool.submit(_flagged_on_own_connection, path, k, ords)
                   for ords in ((0, middle), (middle, _ALL_ORDS[1]))]
         facts = _other_facts(conn)
-        facts["flagged"] = sum(half.result() for half in halves)
+        try:
+            facts["flagged"] = sum(half.result() for half in halves)
+        except (sqlite3.Error, OSError, SimrateError):
+            return None  # a half could not open or read the file: count on `conn` alone
     if conn.execute("PRAGMA data_version").fetchone()[0] != before:
         return None
     return facts
