@@ -92,7 +92,7 @@ def child(path: Path, list_filter: str) -> dict:
 
     start = time.perf_counter()
     window = MainWindow(ApplicationContext(settings))
-    window.resize(1366, 768)
+    window.resize(1366, 768)  # Qt's offscreen screen is 800x800: the window fills it
     window.show()
     window.context.open_project(path, "me")
     app.processEvents()
