@@ -191,3 +191,23 @@ def test_machine_verdict_appears_on_the_dashboard(qtbot, crowd):
                                                                                  every_item)
     assert dashboard.heatmap.names[-1] == "bot" and "bot" in dashboard.heatmap.machines
     assert "machine" in dashboard.heatmap.describe(TOP_N, 0)
+
+
+def test_a_machine_report_finishing_after_shutdown_is_dropped(qtbot, crowd):
+    """Closing the project while the report is computed: the late result reaches nobody
+    (its watch may already be deleted), and nothing is emitted."""
+    project, _watcher, dashboard = crowd
+    project.roster.add_machine("bot")
+    project.rate(project.item_ids()[0], "bot", 2.0)
+    watch = dashboard.machine_watch
+    emitted = []
+    watch.updated.connect(lambda *args: emitted.append(args))
+    watch.failed.connect(emitted.append)
+    qtbot.waitUntil(lambda: watch._job is None and not watch._timer.isActive(), timeout=10000)
+    emitted.clear()
+    watch.compute()
+    assert watch._job is not None
+    watch.shutdown()
+    qtbot.waitUntil(lambda: not watch.runner.busy, timeout=10000)
+    qtbot.wait(50)
+    assert emitted == [] and watch._job is None
