@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.gui.shell.palette import correlation_colour, readable_text_colour
 
-MIN_CELL, MAX_CELL = 44, 72
+MIN_CELL, MAX_CELL = 38, 72
 GAP = 10  # between the matrix and the vs-rest column
 
 
@@ -33,6 +33,9 @@ class CorrelationHeatmap(QWidget):
         self.matrix: list[list[float | None]] = []
         self.vs_rest: list[float | None] = []
         self.machines: set[str] = set()  # drawn in italics, named as machines in tooltips
+        #: The fewest raters the owner may cut the grid to for a narrow width (None: it
+        #: shows every rater it is given, and asks for the room they need).
+        self.fewest: int | None = None
         self._label_w: int | None = None
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -84,10 +87,16 @@ class CorrelationHeatmap(QWidget):
                      int(self.fontMetrics().height() * 2.0 + n * 58 + 8))
 
     def minimumSizeHint(self) -> QSize:
-        """The grid at its smallest cells."""
+        """The grid at its smallest cells (of `fewest` raters, when it may be cut)."""
         n = max(len(self.names), 2)
-        return QSize(int(self._label_width() + GAP + (n + 1) * MIN_CELL + 8),
+        across = n if self.fewest is None else max(min(n, self.fewest), 2)
+        return QSize(int(self._label_width() + GAP + (across + 1) * MIN_CELL + 8),
                      int(self.fontMetrics().height() * 2.0 + n * MIN_CELL + 8))
+
+    def fitting(self, width: int) -> int:
+        """How many raters' columns (and the vs-rest column) fit `width` at the smallest
+        cells."""
+        return int((width - self._label_width() - GAP - 8) // MIN_CELL) - 1
 
     def _cell_rect(self, row: int, column: int) -> QRectF:
         left, top = self._origin()

@@ -2,7 +2,8 @@
 
 Up to TOP_N raters it is the heatmap of every pair, as it always was. With more, the
 heatmap shows the TOP_N raters most in doubt (lowest r against the rest, among those with
-enough shared ratings), and a sortable, filterable table below lists every rater. Machine
+enough shared ratings; fewer, down to FEWEST, when the dashboard is too narrow for TOP_N
+columns), and a sortable, filterable table below lists every rater. Machine
 raters are drawn after the people, marked as machines, with their r against each human
 from the machine report.
 """
@@ -33,6 +34,8 @@ from app.gui.shell.row_model import SortFilterProxy, filter_field
 
 #: Rows of the rater table shown before it scrolls.
 TABLE_ROWS = 10
+#: The fewest crowd raters the heatmap shows in a narrow dashboard.
+FEWEST = 3
 
 
 class PearsonView(QWidget):
@@ -106,9 +109,11 @@ class PearsonView(QWidget):
         self.crowd.setVisible(crowd)
         live = self.project.agreement.live
         overlap = 0
+        self.heatmap.fewest = FEWEST if crowd else None
         if crowd:  # sparse workers: r over a handful of shared items says nothing
-            names, overlap = self.model.top(TOP_N), MIN_OVERLAP
-            self.title.setText(f"Pearson r: the {TOP_N} of {len(people):,} raters most in "
+            top = self._top_fitting()
+            names, overlap = self.model.top(top), MIN_OVERLAP
+            self.title.setText(f"Pearson r: the {top} of {len(people):,} raters most in "
                                f"doubt (lowest r vs rest); \u2013 where two share fewer than "
                                f"{MIN_OVERLAP} items")
             self.count_label.setText(f"All {len(people):,} raters, most in doubt first; "
@@ -120,6 +125,18 @@ class PearsonView(QWidget):
         self.shown = names
         self._draw(names, live.pearson_among(names, overlap).tolist(),
                    [rest.get(n) for n in names])
+
+    def _top_fitting(self) -> int:
+        """How many crowd raters the heatmap shows: TOP_N, or as many as fit the width
+        beside the machine raters' columns (at least FEWEST)."""
+        room = self.heatmap.fitting(self.width()) - len(self.machine_report.get("machines", {}))
+        return max(FEWEST, min(TOP_N, room))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """At a new width a crowd's heatmap may hold more or fewer raters."""
+        super().resizeEvent(event)
+        if self.crowd.isVisibleTo(self) and len(self.shown) != self._top_fitting():
+            self.refresh()
 
     def _draw(self, names: list[str], matrix: list[list[float]], rest: list) -> None:
         """The people's grid, with the machine raters' rows and columns added."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea
 
 from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
 from app.core.machine.report import machine_report
@@ -211,3 +212,27 @@ def test_a_machine_report_finishing_after_shutdown_is_dropped(qtbot, crowd):
     qtbot.waitUntil(lambda: not watch.runner.busy, timeout=10000)
     qtbot.wait(50)
     assert emitted == [] and watch._job is None
+
+
+def test_a_narrow_dashboard_shows_the_crowd_raters_that_fit_without_scrolling_sideways(
+        qtbot, crowd):
+    """In a dock as narrow as a laptop's (about 420 px), the heatmap holds fewer of the
+    raters most in doubt instead of pushing the dashboard wider than its dock; widened
+    again, it holds TOP_N."""
+    from app.gui.organizer.pearson_view import FEWEST
+
+    _project, _watcher, dashboard = crowd
+    dashboard.resize(420, 900)
+    dashboard.show()
+    qtbot.waitUntil(lambda: len(dashboard.heatmap.names) < TOP_N, timeout=5000)
+    shown = dashboard.heatmap.names
+    assert FEWEST <= len(shown) and shown == dashboard.pearson.model.top(len(shown))
+    assert f"the {len(shown)} of {WORKERS}" in dashboard.pearson.title.text()
+    scroll = dashboard.findChild(QScrollArea)
+    assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+    heatmap = dashboard.heatmap
+    last = heatmap._cell_rect(len(shown) - 1, len(shown))  # the vs-rest cell of the last row
+    assert last.right() <= heatmap.width()  # drawn whole, not cut at the edge
+    dashboard.resize(1200, 1000)
+    qtbot.waitUntil(lambda: len(dashboard.heatmap.names) == TOP_N, timeout=5000)
