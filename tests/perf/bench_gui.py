@@ -211,7 +211,8 @@ def main() -> int:
     largest = max(r["items"] for r in rows)
     print("sync: the same as 'all', the list's details read on the GUI thread (the code before "
           "the background job), for the stall beside it")
-    for r in (r for r in rows if r["items"] == largest):  # every list filter counts
+    # every list filter counts; "sync" is the reference, not the window as it is
+    for r in (r for r in rows if r["items"] == largest and r["filter"] != "sync"):
         ok = r["open_s"] <= 2.0 and r["enter_median_ms"] <= 16.0
         print(f"targets at {largest:,} items, list {r['filter']}: open <= 2 s, Enter median "
               f"<= 16 ms: {'met' if ok else 'NOT met'}")
