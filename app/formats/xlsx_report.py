@@ -69,13 +69,9 @@ class CellMaker:
         self.sheet = sheet
         self.fitter = TextFitter()  # counts the texts cut or cleaned
 
-    def clean(self, value: str) -> str:
-        """`value` as a cell can hold it: cut at Excel's limit, without XML control chars."""
-        return self.fitter.fit(value)
-
     def text(self, value: str) -> object:
         """A string cell for `value`: plain when safe, explicitly typed when it looks special."""
-        value = self.clean(value)
+        value = self.fitter.fit(value)
         if value[:1] in ("=", "#"):
             return self.styled(value)
         return value
@@ -84,7 +80,7 @@ class CellMaker:
         """A cell with a font, number format or alignment; a text is always a string cell
         (never a formula or an error value), whatever it starts with."""
         if isinstance(value, str):
-            cell = WriteOnlyCell(self.sheet, self.clean(value))
+            cell = WriteOnlyCell(self.sheet, self.fitter.fit(value))
             cell.data_type = "s"  # openpyxl reads `=...` as a formula and `#N/A` as an error
         else:
             cell = WriteOnlyCell(self.sheet, value)
@@ -96,10 +92,6 @@ class CellMaker:
         """A styled header row."""
         return [self.styled(name, font=HEADER_FONT, fill=HEADER_FILL, alignment=HEADER_ALIGN,
                             border=HEADER_BORDER) for name in names]
-
-    def warnings(self, sheet_name: str) -> list[str]:
-        """Messages about texts changed to fit a spreadsheet cell."""
-        return self.fitter.warnings(sheet_name)
 
 
 def new_sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
@@ -221,7 +213,7 @@ def write_adjudications_sheet(book: Workbook, gold: pd.DataFrame, adjudications:
             *_numbers([row.mean, row.min, row.max]), row.item_id in again,
             *_texts([row.left, row.right], maker),
         ])
-    return maker.warnings("adjudications")
+    return maker.fitter.warnings("adjudications")
 
 
 def write_annotators_sheet(book: Workbook, annotators: pd.DataFrame) -> None:
