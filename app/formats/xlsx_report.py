@@ -35,7 +35,6 @@ from app.formats.xlsx_rows import (
     SheetBody,
     TextFitter,
     boolean_cells,
-    column_letter,
     integer_cells,
     number_cells,
     rows_xml,
@@ -130,7 +129,7 @@ def _gold_cells(series: pd.Series, name: str, letter: str, first: int,
 def _gold_rows(gold: pd.DataFrame, header: list[str], fitter: TextFitter,
                progress: Progress | None, total: int) -> Iterator[str]:
     """The XML of the gold sheet's rows, a chunk at a time (progress told after each)."""
-    letters = [column_letter(i) for i in range(len(header))]
+    letters = [get_column_letter(i) for i in range(1, len(header) + 1)]
     for start, stop in row_chunks(len(gold)):
         part, first = gold.iloc[start:stop], start + 2  # row 1 is the header
         yield rows_xml([_gold_cells(part[name], name, letter, first, fitter)

@@ -50,16 +50,6 @@ def cut_to_cell(value: str) -> str:
     return units.decode("utf-16-le", "surrogatepass")
 
 
-def column_letter(index: int) -> str:
-    """The letters of a 0-based column index (0 -> A, 26 -> AA)."""
-    letters = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(65 + rest) + letters
-    return letters
-
-
 @dataclass
 class TextFitter:
     """Fits texts into cells and counts what it had to change (for the user's warnings)."""

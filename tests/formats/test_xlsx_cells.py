@@ -11,7 +11,7 @@ from openpyxl.utils import get_column_letter
 
 from app.core.errors import SimrateError
 from app.formats.xlsx_report import write_xlsx_report
-from app.formats.xlsx_rows import CELL_LIMIT, TextFitter, column_letter
+from app.formats.xlsx_rows import CELL_LIMIT, TextFitter
 from app.services.export import export_project
 from tests.formats.export_fixtures import make_project
 
@@ -124,9 +124,19 @@ def test_a_failure_while_the_rows_stream_keeps_the_old_file(tmp_path, failure):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.simrate", "r.xlsx"]
 
 
-def test_column_letters_match_openpyxl():
-    assert [column_letter(i) for i in range(2000)] == [get_column_letter(i + 1)
-                                                       for i in range(2000)]
+def test_columns_beyond_z_sit_under_their_headers(tmp_path):
+    """The rows' cell references (AA, AB, ...) name the columns openpyxl gave the header."""
+    names = [f"r{k:02}" for k in range(40)]  # with the gold columns: well past column Z
+    ratings = [("t:1", name, (k % 21) * 0.25) for k, name in enumerate(names)]
+    with make_project(tmp_path / "p.simrate", texts=["a", "b"], ratings=ratings) as project:
+        export_project(project, tmp_path / "r.xlsx", allow_unresolved=True)
+    got = cells(tmp_path / "r.xlsx", "gold")
+    header = {cell.value: col for (row, col), cell in got.items() if row == 1}
+    assert max(header.values()) > 52  # past AZ
+    for name, score in ((n, s) for _, n, s in ratings):
+        column = header[f"rating:{name}"]
+        assert get_column_letter(column) == got[(2, column)].column_letter
+        assert got[(2, column)].value == score
 
 
 def test_fast_and_careful_paths_agree():
