@@ -4,8 +4,9 @@ Python's sqlite3 module builds a tuple and an int object per value, which costs 
 SQLite's own scan. Packing (item, annotator, code) into one integer in SQL and handing a
 chunk of them over as one comma-separated text (group_concat), parsed by numpy, reads
 three million ratings about three times faster. Integers are exact both ways. Outside a
-transaction, a file's chunks are read on two threads, each on its own connection (SQLite
-runs outside Python's lock), and kept only when no other connection committed meanwhile.
+transaction, a large file's chunks are read on up to four threads (_THREADS), each on its
+own connection (SQLite runs outside Python's lock), and kept only when no other connection
+committed meanwhile.
 """
 
 from __future__ import annotations
