@@ -7,6 +7,7 @@ is no global application object: whoever needs these gets the context passed in.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
@@ -79,12 +80,11 @@ class ApplicationContext(QObject):
     def _load_details(self, session: AnnotatorSession) -> None:
         if session is not self.session or session.details_ready:
             return  # the project was closed meanwhile, or a search read them already
-        # the runner is ours: once this context is deleted, nothing is delivered
-        path = self.project.path
+        path, context = self.project.path, weakref.ref(self)  # the job must not keep us alive
         self.details_runner.start(
             lambda job: read_item_details_from(path),
-            finished=lambda details: self._details_read(session, details),
-            failed=lambda error: self._details_failed(session, error))
+            finished=lambda details: _call(context, "_details_read", session, details),
+            failed=lambda error: _call(context, "_details_failed", session, error))
 
     def _details_read(self, session: AnnotatorSession, details: ItemDetails) -> None:
         if session is self.session:
@@ -118,3 +118,10 @@ class ApplicationContext(QObject):
         """Pick up changes other processes made to the project file."""
         if self.project is not None:
             self.project.refresh()
+
+
+def _call(context: weakref.ref, method: str, *args: object) -> None:
+    """Call a method of the context, if it still exists."""
+    target = context()
+    if target is not None:
+        getattr(target, method)(*args)
