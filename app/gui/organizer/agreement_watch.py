@@ -181,9 +181,10 @@ class AgreementWatcher(QObject):
         self._interval_job = None
 
     def shutdown(self) -> None:
-        """Stop timers and background work (before the project closes)."""
+        """Stop timers and background work (before the project closes); a result still on
+        its way is dropped."""
         self._interval_timer.stop()
         self._emit_timer.stop()
-        self._generation += 1  # results still on their way are dropped
         if self._interval_job is not None:
-            self._interval_job.cancel()
+            self.runner.discard(self._interval_job)
+            self._interval_job = None

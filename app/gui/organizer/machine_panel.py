@@ -52,7 +52,6 @@ class MachineWatch(QObject):
         self.computed_at = 0.0
         self._job = None
         self._changes = 0
-        self._closed = False  # after shutdown, results on their way are dropped
         self._timer = QTimer(self, singleShot=True, interval=MACHINE_DELAY_MS)
         self._timer.timeout.connect(self.compute)
         bridge.changed.connect(self._on_change)
@@ -75,8 +74,6 @@ class MachineWatch(QObject):
 
     def _on_done(self, result: tuple[dict, dict], seen: int) -> None:
         self._job = None
-        if self._closed:  # the report of a project being closed (this object may be gone)
-            return
         self.computed_at = time.time()
         self.updated.emit(*result)
         if seen != self._changes:
@@ -84,8 +81,6 @@ class MachineWatch(QObject):
 
     def _on_failed(self, exc: SimrateError) -> None:
         self._job = None
-        if self._closed:
-            return
         self.failed.emit(f"The machine raters' report could not be computed: {exc}")
 
     def _on_cancelled(self) -> None:
@@ -94,10 +89,10 @@ class MachineWatch(QObject):
     def shutdown(self) -> None:
         """Stop the timer and any job (before the project closes); a result still on its
         way is dropped."""
-        self._closed = True
         self._timer.stop()
         if self._job is not None:
-            self._job.cancel()
+            self.runner.discard(self._job)
+            self._job = None
 
 
 def _figure(value: float | None, pattern: str = "{:.3f}") -> str:

@@ -111,9 +111,9 @@ class ItemListPanel(QWidget):
         sample = range(min(session.n, 500))
         table.setColumnWidth(COL_ID, fit(["Id"] + [session.short_id(r) for r in sample],
                                          16 * metrics.averageCharWidth()))
-        table.setColumnWidth(COL_DATASET, fit(["Dataset", *map(str, session.dataset_names)],
+        table.setColumnWidth(COL_DATASET, fit(["Dataset", *session.dataset_names],
                                               14 * metrics.averageCharWidth()))
-        table.setColumnWidth(COL_GENRE, fit(["Genre", *map(str, session.genre_names)],
+        table.setColumnWidth(COL_GENRE, fit(["Genre", *session.genre_names],
                                             11 * metrics.averageCharWidth()))
         table.setColumnWidth(COL_RATING, fit(["Your rating"], 200))
         # A dataset or genre column with one value for every row says nothing: hide it.

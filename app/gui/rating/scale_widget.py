@@ -97,19 +97,30 @@ class ScaleWidget(QWidget):
     def label_layout(self) -> tuple[QFont, list[QRectF]]:
         """The font of the point labels and the box of each: a box is as wide as the space
         between two points (so neighbours never overlap), and the font shrinks (down to 6
-        points) until the widest word of any label fits its box."""
+        points) until the widest word of any label fits its box, and every label, wrapped
+        at its box's width, fits the height below the track."""
         _value_y, _track_y, label_y = self._rows()
         spacing = (self.width() - 2 * self._margin()) / max(len(self.scale.points) - 1, 1)
-        width = max(spacing - 6, 24.0)
+        width, height = max(spacing - 6, 24.0), self.height() - label_y
         font = QFont(self.font())
-        words = [word for point in self.scale.points for word in point.label.split()] or [""]
         size = font.pointSizeF()
-        while size > 6 and max(map(QFontMetricsF(font).horizontalAdvance, words)) > width:
+        while size > 6 and not self._labels_fit(QFontMetricsF(font), width, height):
             size -= 0.5
             font.setPointSizeF(size)
         boxes = [QRectF(self._x_of(self.scale.to_code(point.value)) - width / 2, label_y,
-                        width, self.height() - label_y) for point in self.scale.points]
+                        width, height) for point in self.scale.points]
         return font, boxes
+
+    def _labels_fit(self, metrics: QFontMetricsF, width: float, height: float) -> bool:
+        """True when each word of each label fits `width`, and each label, wrapped at that
+        width, fits `height`."""
+        wrap = QRectF(0, 0, width, 1e6)
+        for point in self.scale.points:
+            if any(metrics.horizontalAdvance(word) > width for word in point.label.split()):
+                return False
+            if metrics.boundingRect(wrap, Qt.TextFlag.TextWordWrap, point.label).height() > height:
+                return False
+        return True
 
     def _paint_points(self, painter: QPainter, colour: QColor, value_y: float,
                       track_y: float) -> None:

@@ -34,14 +34,15 @@ UNRATED, RATED, SKIPPED = 0, 1, 2
 
 @dataclass(frozen=True)
 class ItemDetails:
-    """The item list's columns: each item's texts, and its dataset and genre as codes."""
+    """The item list's columns: each item's texts, and its dataset and genre as codes into
+    plain lists of names (a list lookup is cheaper than an Index's for the list's cells)."""
 
     ids: list[str]
     left: list[str]
     right: list[str]
-    dataset_names: pd.Index
+    dataset_names: list[str]
     dataset_code: np.ndarray
-    genre_names: pd.Index
+    genre_names: list[str]
     genre_code: np.ndarray
 
 
@@ -51,8 +52,9 @@ def read_item_details(project: Project) -> ItemDetails:
     dataset_codes, dataset_names = pd.factorize(items["dataset"].fillna(""))
     genre_codes, genre_names = pd.factorize(items["genre"].fillna(""))
     return ItemDetails(items["item_id"].tolist(), items["left"].tolist(),
-                       items["right"].tolist(), dataset_names,
-                       np.asarray(dataset_codes, dtype=np.int32), genre_names,
+                       items["right"].tolist(), [str(name) for name in dataset_names],
+                       np.asarray(dataset_codes, dtype=np.int32),
+                       [str(name) for name in genre_names],
                        np.asarray(genre_codes, dtype=np.int32))
 
 
@@ -112,9 +114,8 @@ class AnnotatorSession(QObject):
         self.details_ready = False
         self.left: list[str] = [""] * n
         self.right: list[str] = [""] * n
-        self.dataset_names = pd.Index([""])
-        self.genre_names = pd.Index([""])
-        self._dataset_labels, self._genre_labels = [""], [""]
+        self.dataset_names: list[str] = [""]
+        self.genre_names: list[str] = [""]
         self.dataset_code = np.zeros(n, dtype=np.int32)
         self.genre_code = np.zeros(n, dtype=np.int32)
         self._haystack = None
@@ -129,9 +130,6 @@ class AnnotatorSession(QObject):
         self.left, self.right = details.left, details.right
         self.dataset_names, self.dataset_code = details.dataset_names, details.dataset_code
         self.genre_names, self.genre_code = details.genre_names, details.genre_code
-        # plain lists for the item list's cells (an Index lookup costs a microsecond or two)
-        self._dataset_labels = [str(name) for name in self.dataset_names]
-        self._genre_labels = [str(name) for name in self.genre_names]
         self._haystack = None
         self.details_ready = True
 
@@ -218,7 +216,7 @@ class AnnotatorSession(QObject):
 
     def dataset(self, row: int) -> str:
         """The dataset name of a row."""
-        return self._dataset_labels[self.dataset_code[row]]
+        return self.dataset_names[self.dataset_code[row]]
 
     def short_id(self, row: int) -> str:
         """The id without its `<dataset>:` prefix, which the dataset column already shows."""
@@ -230,7 +228,7 @@ class AnnotatorSession(QObject):
 
     def genre(self, row: int) -> str:
         """The genre of a row."""
-        return self._genre_labels[self.genre_code[row]]
+        return self.genre_names[self.genre_code[row]]
 
     def counts(self) -> dict[str, int]:
         """Rated, skipped, unrated and total item counts for this annotator."""
@@ -247,7 +245,7 @@ class AnnotatorSession(QObject):
         total = np.bincount(self.dataset_code, minlength=k)
         rated = np.bincount(self.dataset_code[self.state == RATED], minlength=k)
         skipped = np.bincount(self.dataset_code[self.state == SKIPPED], minlength=k)
-        return [(str(self.dataset_names[i]), int(rated[i]), int(skipped[i]), int(total[i]))
+        return [(self.dataset_names[i], int(rated[i]), int(skipped[i]), int(total[i]))
                 for i in range(k)]
 
     def median_seconds(self) -> float | None:

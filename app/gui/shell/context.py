@@ -80,7 +80,10 @@ class ApplicationContext(QObject):
     def _load_details(self, session: AnnotatorSession) -> None:
         if session is not self.session or session.details_ready:
             return  # the project was closed meanwhile, or a search read them already
-        path, context = self.project.path, weakref.ref(self)  # the job must not keep us alive
+        # Weakly held: strong references from the runner's pending callbacks would make a
+        # cycle, and the cyclic collector could then free a parentless context at any
+        # moment, even inside its own runner's collect() (seen in the tests).
+        path, context = self.project.path, weakref.ref(self)
         self.details_runner.start(
             lambda job: read_item_details_from(path),
             finished=lambda details: _call(context, "_details_read", session, details),

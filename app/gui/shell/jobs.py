@@ -162,8 +162,15 @@ class JobRunner(QObject):
 
     @property
     def busy(self) -> bool:
-        """True while a job is running."""
+        """True while a job is running whose result is awaited (not a discarded one)."""
         return bool(self._callbacks)
+
+    def discard(self, job: Job) -> None:
+        """Cancel a job and forget its callbacks: whatever it posts from now on reaches
+        nobody (for a job whose owner is shutting down). Nothing for a job already done."""
+        job.cancel()
+        if self._callbacks.pop(job, None) is not None and not self._callbacks:
+            self.idle.emit()
 
     def cancel_all(self) -> None:
         """Ask every running job to stop."""

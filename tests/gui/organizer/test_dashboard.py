@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -104,6 +106,31 @@ def test_a_failed_interval_job_is_shown(qtbot, organizer, monkeypatch):
     watcher.compute_intervals()
     qtbot.waitUntil(lambda: not dashboard.status_label.isHidden(), timeout=10000)
     assert "no memory left" in dashboard.status_label.text()
+
+
+def test_an_interval_job_ending_after_shutdown_reaches_nobody(qtbot, organizer, monkeypatch):
+    """Closing the project while intervals are computed: the late failure is not shown
+    and no new computation is scheduled (the watcher may already be deleted)."""
+    project, watcher, _dashboard = organizer
+    started, release = threading.Event(), threading.Event()
+
+    def held_fail(*_args, **_kwargs):
+        started.set()
+        release.wait(10)
+        raise SimrateError("the project was closed")
+
+    qtbot.waitUntil(lambda: watcher._interval_job is None, timeout=10000)
+    monkeypatch.setattr("app.gui.organizer.agreement_watch.scope_intervals", held_fail)
+    failures = []
+    watcher.failed.connect(failures.append)
+    watcher.compute_intervals()
+    assert started.wait(10)
+    project.rate("d:1", "ann", 1.0)  # a change the job did not see: it would run again
+    watcher.shutdown()
+    release.set()
+    qtbot.wait(100)
+    watcher.runner.collect()
+    assert failures == [] and not watcher._interval_timer.isActive()
 
 
 def test_ratings_after_the_watcher_started_count_a_new_rater_too(qtbot, tmp_path):

@@ -97,10 +97,12 @@ def test_durations_read_naturally():
 
 
 @pytest.mark.parametrize("scale_name", ["clss", "sts"])
-@pytest.mark.parametrize("width", [360, 420, 520, 700, 1100])
+@pytest.mark.parametrize("width", [360, 420, 480, 520, 700, 1100])
 def test_scale_labels_never_overlap_and_their_words_fit(qtbot, scale_name, width):
     """At any width a label box ends before the next begins, each word of each label fits
-    its box in the font used, and every box lies inside the widget."""
+    its box in the font used, every label wrapped in its box shows whole (480: "Share some
+    details" takes three lines at full size) and every box lies inside the widget."""
+    from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QFontMetricsF
 
     from app.core.scale import load_scale
@@ -120,4 +122,7 @@ def test_scale_labels_never_overlap_and_their_words_fit(qtbot, scale_name, width
         for word in point.label.split():
             assert metrics.horizontalAdvance(word) <= box.width() or font.pointSizeF() <= 6
         assert box.left() >= 0 and box.right() <= widget.width()
+        wrapped = metrics.boundingRect(QRectF(0, 0, box.width(), 1e6),
+                                       Qt.TextFlag.TextWordWrap, point.label)
+        assert wrapped.height() <= box.height() or font.pointSizeF() <= 6  # no line cut off
     widget.grab()  # paints with that layout

@@ -106,3 +106,24 @@ def test_a_result_that_came_despite_a_late_cancel_is_delivered(qtbot, runner):
     release.set()
     qtbot.waitUntil(lambda: not runner.busy, timeout=10000)
     assert results == ["file replaced"] and cancels == []
+
+
+def test_a_discarded_job_reaches_nobody(qtbot, runner):
+    started, release = threading.Event(), threading.Event()
+    seen, idle = [], []
+    runner.idle.connect(lambda: idle.append(1))
+
+    def work(job):
+        started.set()
+        release.wait(10)
+        return "too late"  # past its last check: it finishes despite the cancel
+
+    job = runner.start(work, finished=seen.append, failed=seen.append,
+                       cancelled=lambda: seen.append("cancelled"))
+    started.wait(10)
+    runner.discard(job)
+    assert job.cancelled and not runner.busy and idle == [1]
+    release.set()
+    qtbot.wait(100)
+    runner.collect()
+    assert seen == []
