@@ -20,6 +20,7 @@ from app.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,
     long_alpha,
+    pairable_ratings,
     pairwise_pearson,
     pearson_vs_rest,
 )
@@ -48,9 +49,7 @@ _DENSE_CELLS = 5_000_000
 def _ci_data(long: LongRatings) -> UnitValues:
     """The pairable values the bootstrap resamples, unit by unit in label order (the columns
     of the dense report's matrix), with the raters who gave any value."""
-    m = long.unit_counts()
-    keep = m[long.unit] >= 2
-    unit = (np.cumsum(m >= 2) - 1)[long.unit[keep]]
+    keep, unit, _ = pairable_ratings(long.unit, len(long.units))
     return UnitValues(unit, long.value[keep], int(long.active_raters().size))
 
 

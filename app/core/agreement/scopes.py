@@ -29,6 +29,7 @@ from app.core.agreement.snapshot import (
     LongForm,
     Snapshot,
 )
+from app.core.agreement.sparse import pairable_ratings
 from app.core.agreement.sums import add_unit_pairs, interval_alpha, matrix_alpha
 
 
@@ -290,9 +291,7 @@ def _scope_values(ratings: ScopeRatings, chosen: np.ndarray) -> Any:
 
     keep = chosen[ratings.item]
     item, rater = ratings.item[keep], ratings.rater[keep]
-    m = np.bincount(item, minlength=ratings.items)
-    pairs = m[item] >= 2
-    unit = (np.cumsum(m >= 2) - 1)[item[pairs]]
+    pairs, unit, _ = pairable_ratings(item, ratings.items)
     value = ratings.low + ratings.code[keep][pairs] * ratings.step
     raters = int(np.count_nonzero(np.bincount(rater))) if rater.size else 0
     return UnitValues(unit, value, raters)
