@@ -111,8 +111,7 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
                      None if grid is None else grid[:, subset])
     if ci:
-        interval_block(_ci_data(long), levels, ci_method, seed,
-                       1000, report)
+        interval_block(_ci_data(long), levels, ci_method, seed, 1000, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
 
