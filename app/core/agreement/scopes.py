@@ -105,10 +105,10 @@ class AlphaSums:
         self.s1 += int(s1_u.sum())
         self.s2 += int(s2_u.sum())
         for size in np.unique(m).tolist():
-            chosen = m == size
+            same = m == size  # the units of this size (`chosen` is a mask over all units)
             self.spread[size] = self.spread.get(size, 0) + int(
-                (size * s2_u[chosen] - s1_u[chosen] ** 2).sum())
-            self._add_pairs(size, values[np.repeat(chosen, m)].reshape(-1, size))
+                (size * s2_u[same] - s1_u[same] ** 2).sum())
+            self._add_pairs(size, values[np.repeat(same, m)].reshape(-1, size))
         self.counts += np.bincount(values, minlength=self.n_codes)
 
     def _add_pairs(self, size: int, packed: np.ndarray) -> None:
