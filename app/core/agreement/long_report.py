@@ -20,6 +20,7 @@ from app.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,
     long_alpha,
+    pairable_ratings,
     pairwise_pearson,
     pearson_vs_rest,
 )
@@ -48,9 +49,7 @@ _DENSE_CELLS = 5_000_000
 def _ci_data(long: LongRatings) -> UnitValues:
     """The pairable values the bootstrap resamples, unit by unit in label order (the columns
     of the dense report's matrix), with the raters who gave any value."""
-    m = long.unit_counts()
-    keep = m[long.unit] >= 2
-    unit = (np.cumsum(m >= 2) - 1)[long.unit[keep]]
+    keep, unit, _ = pairable_ratings(long.unit, len(long.units))
     return UnitValues(unit, long.value[keep], int(long.active_raters().size))
 
 
@@ -112,8 +111,7 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
                      None if grid is None else grid[:, subset])
     if ci:
-        interval_block(_ci_data(long), levels, ci_method, seed,
-                       1000, report)
+        interval_block(_ci_data(long), levels, ci_method, seed, 1000, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
 

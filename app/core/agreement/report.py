@@ -95,11 +95,6 @@ def _alpha_block(matrix: RatingsMatrix, levels: Sequence[str], key: str,
     report.figures[key] = block
 
 
-def _ci_block(matrix: RatingsMatrix, levels: Sequence[str], method: str, seed: int,
-              replicates: int, report: Report) -> None:
-    interval_block(matrix.values, levels, method, seed, replicates, report)
-
-
 def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
                    replicates: int, report: Report) -> None:
     """report.figures["ci95"]: each level's 95% interval of alpha over `data` (what
@@ -161,7 +156,7 @@ def summarize(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",),
     if subset is not None:
         _alpha_block(matrix.subset(subset), levels, "alpha_unadjudicated", report)
     if ci:
-        _ci_block(matrix, levels, ci_method, seed, replicates, report)
+        interval_block(matrix.values, levels, ci_method, seed, replicates, report)
     _correlation_blocks(matrix, report)
     return report
 

@@ -29,6 +29,7 @@ from app.core.agreement.snapshot import (
     LongForm,
     Snapshot,
 )
+from app.core.agreement.sparse import pairable_ratings
 from app.core.agreement.sums import add_unit_pairs, interval_alpha, matrix_alpha
 
 
@@ -104,10 +105,10 @@ class AlphaSums:
         self.s1 += int(s1_u.sum())
         self.s2 += int(s2_u.sum())
         for size in np.unique(m).tolist():
-            chosen = m == size
+            same = m == size  # the units of this size (`chosen` is a mask over all units)
             self.spread[size] = self.spread.get(size, 0) + int(
-                (size * s2_u[chosen] - s1_u[chosen] ** 2).sum())
-            self._add_pairs(size, values[np.repeat(chosen, m)].reshape(-1, size))
+                (size * s2_u[same] - s1_u[same] ** 2).sum())
+            self._add_pairs(size, values[np.repeat(same, m)].reshape(-1, size))
         self.counts += np.bincount(values, minlength=self.n_codes)
 
     def _add_pairs(self, size: int, packed: np.ndarray) -> None:
@@ -290,9 +291,7 @@ def _scope_values(ratings: ScopeRatings, chosen: np.ndarray) -> Any:
 
     keep = chosen[ratings.item]
     item, rater = ratings.item[keep], ratings.rater[keep]
-    m = np.bincount(item, minlength=ratings.items)
-    pairs = m[item] >= 2
-    unit = (np.cumsum(m >= 2) - 1)[item[pairs]]
+    pairs, unit, _ = pairable_ratings(item, ratings.items)
     value = ratings.low + ratings.code[keep][pairs] * ratings.step
     raters = int(np.count_nonzero(np.bincount(rater))) if rater.size else 0
     return UnitValues(unit, value, raters)

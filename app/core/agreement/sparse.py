@@ -121,12 +121,19 @@ class LongRatings:
 
 
 # ----------------------------------------------------------------- alpha
+def pairable_ratings(unit: np.ndarray, units: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask of the ratings in units with two or more, their units renumbered 0.. in unit
+    order, ratings per such unit), for ratings of `units` units given by unit index."""
+    m = np.bincount(unit, minlength=units)
+    keep = m[unit] >= 2
+    return keep, (np.cumsum(m >= 2) - 1)[unit[keep]], m[m >= 2]
+
+
 def _pairable(long: LongRatings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compact unit index, value, per-unit count) of the ratings in units with two or more."""
-    m = long.unit_counts()
-    keep = m[long.unit] >= 2
-    compact = np.cumsum(m >= 2) - 1
-    return compact[long.unit[keep]], long.value[keep], m[m >= 2].astype(np.float64)
+    keep, unit, m = pairable_ratings(long.unit, len(long.units))
+    return unit, long.value[keep], m.astype(np.float64)
 
 
 def _interval_do(unit: np.ndarray, value: np.ndarray, m: np.ndarray) -> float:
