@@ -143,3 +143,19 @@ def test_dense_pair_sums_refuse_a_repeated_rating():
 
     unit, rater = np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1])
     assert _dense_pair_sums(unit, rater, np.array([1.0, 2.0, 3.0, 4.0]), 2, 2) is None
+
+
+def test_pearson_of_a_pair_far_from_its_raters_means_keeps_its_digits():
+    """Found by the hypothesis test above: rater 1's mean (28) is far from the two units it
+    shares with rater 0 (0.01 and 0.02), so one-pass sums lost seven digits (r came out as
+    -0.999999999 instead of -1). Such pairs are worked out again, two-pass."""
+    nan = np.nan
+    data = np.array([[nan, 0.02, 0.01], [83.95, 0.01, 0.02]])
+    pairs = pairwise_pearson(LongRatings.from_matrix(data), 2)
+    dense, _reasons = correlation_matrix(data)
+    assert pairs.r[0, 1] == pairs.r[1, 0] == dense[0, 1] == -1.0
+    assert (0, 1) not in pairs.reasons
+    flat = np.array([[nan, 0.02, 0.02], [83.95, 0.01, 0.02]])  # rater 0 constant there
+    pairs = pairwise_pearson(LongRatings.from_matrix(flat), 2)
+    assert np.isnan(pairs.r[0, 1])
+    assert pairs.reasons[(0, 1)] == correlation_matrix(flat)[1][(0, 1)]
