@@ -8,6 +8,7 @@ import sys
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.store import refuse_if_open
 
 
 def _read(path: str, fmt: str, args: argparse.Namespace):
@@ -15,6 +16,7 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     from app.formats.detect import detect_format, read_items
     from app.formats.ratings import read_ratings
 
+    refuse_if_open(path)
     chosen = detect_format(path) if fmt == "auto" else fmt
     if fmt == "auto":
         print(f"{path}: detected format '{chosen}'", file=sys.stderr)

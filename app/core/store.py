@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -89,12 +91,84 @@ CREATE TABLE changes (
 """
 
 
+#: The database files this process has open, by (device, inode), with how many connections.
+#: Only SQLite may open or close such a file in this process (see `refuse_if_open`).
+_HELD: dict[tuple[int, int], int] = {}
+_HELD_LOCK = threading.Lock()
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that keeps `_HELD` up to date, so readers can tell a file is ours."""
+
+    _held_key: tuple[int, int] | None = None
+
+    def hold(self, path: Path) -> None:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+        self._held_key = (info.st_dev, info.st_ino)
+        with _HELD_LOCK:
+            _HELD[self._held_key] = _HELD.get(self._held_key, 0) + 1
+
+    def close(self) -> None:
+        super().close()
+        self._release()
+
+    def __del__(self) -> None:  # a connection dropped unclosed is closed by SQLite's own code
+        self._release()
+
+    def _release(self) -> None:
+        key, self._held_key = self._held_key, None
+        if key is not None:
+            with _HELD_LOCK:
+                left = _HELD.get(key, 1) - 1
+                if left > 0:
+                    _HELD[key] = left
+                else:
+                    _HELD.pop(key, None)
+
+
+def held_by_this_process(path: str | Path) -> bool:
+    """True while a connection of this process has the database file `path` open."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    with _HELD_LOCK:
+        return (info.st_dev, info.st_ino) in _HELD
+
+
+def refuse_if_open(path: str | Path) -> None:
+    """SimrateError when `path` is a database this process has open (a project read as input).
+
+    Reading such a file with anything but its SQLite connection would close a descriptor of
+    it, and closing any descriptor drops all of this process's POSIX locks on the file:
+    another process could then take itself for the last user and delete the WAL, and with it
+    every change not yet folded into the file.
+    """
+    if held_by_this_process(path):
+        raise SimrateError("is the project itself (or another project open here); "
+                           "it cannot be read as an input file", path)
+
+
+def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
+    return sqlite3.connect(target, factory=_Connection, check_same_thread=False,
+                           isolation_level=None, **options)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0, check_same_thread=False)
+    conn = _sqlite_connect(str(path), timeout=10.0)
+    conn.hold(path)
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A plain connection with our settings, that reads nothing yet (see `_connect`)."""
+    return _connect(path)
 
 
 def connect_for_reading(path: Path) -> sqlite3.Connection:
@@ -117,8 +191,8 @@ def connect_for_reading(path: Path) -> sqlite3.Connection:
     wal = Path(f"{path}-wal")
     options = ["mode=ro"] + ([] if wal.exists() and wal.stat().st_size else ["immutable=1"])
     for option in options:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True,
-                               isolation_level=None, check_same_thread=False)
+        conn = _sqlite_connect(f"{path.resolve().as_uri()}?{option}", uri=True)
+        conn.hold(path)
         try:
             conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
             return conn
@@ -163,18 +237,32 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
 
 
 def _check_header(path: Path) -> None:
-    """SimrateError unless `path` is a file that starts as an SQLite database does."""
-    if not path.exists():
-        raise SimrateError("no such project file", path)
-    if path.is_dir():
-        raise SimrateError("is a folder, not a project file", path)
+    """SimrateError unless `path` is a regular, non-empty file we may read.
+
+    The file itself is never opened here: only SQLite opens a project file. Closing any
+    descriptor of a database file drops every POSIX lock this process holds on it, so a
+    plain `open()` to sniff the header, done while another connection of this process has
+    the project open, would let a third process believe it is the last user and delete the
+    WAL under us. Whether the bytes are SQLite's is left to SQLite ("file is not a database").
+    """
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(16)
+        info = path.stat()
+    except FileNotFoundError:
+        raise SimrateError("no such project file", path) from None
     except OSError as exc:
         raise SimrateError(f"cannot read: {exc.strerror}", path) from None
-    if head != SQLITE_MAGIC:
-        raise SimrateError("not a simrate project (not an SQLite database)", path)
+    if stat.S_ISDIR(info.st_mode):
+        raise SimrateError("is a folder, not a project file", path)
+    if not stat.S_ISREG(info.st_mode):
+        raise SimrateError("not a simrate project (a device or pipe, not a file)", path)
+    if info.st_size == 0:
+        raise SimrateError("not a simrate project (an empty file)", path)
+    if not os.access(path, os.R_OK):
+        raise SimrateError("cannot read: Permission denied", path)
+
+
+def _not_sqlite(exc: sqlite3.DatabaseError) -> bool:
+    return "not a database" in str(exc).lower()
 
 
 def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
@@ -188,6 +276,8 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
             raise SimrateError("not a simrate project (an SQLite file of another kind)", path)
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.DatabaseError as exc:
+        if _not_sqlite(exc):
+            raise SimrateError("not a simrate project (not an SQLite database)", path) from None
         raise SimrateError(f"not a readable simrate project: {exc}", path) from None
     try:
         version = check_meta(meta)

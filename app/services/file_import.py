@@ -17,6 +17,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.store import refuse_if_open
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
     from app.formats.detect import detect_format, read_items
 
     path = str(request.source)
+    for source in request.sources:
+        refuse_if_open(source)
     fmt = detect_format(path) if request.fmt == "auto" else request.fmt
     if fmt == "project":
         raise SimrateError("merging another project is done with `simrate import` for now",

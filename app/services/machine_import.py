@@ -16,6 +16,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.store import refuse_if_open
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str =
     from app.formats.machine_scores import read_machine_scores
     from app.formats.ratings import read_ratings
 
+    refuse_if_open(path)
     chosen = detect_format(path) if fmt == "auto" else fmt
     if chosen == "ratings":
         frame = read_ratings(path, annotator=name)

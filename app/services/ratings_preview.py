@@ -19,6 +19,7 @@ import pandas as pd
 
 from app.core.project import Project
 from app.core.scale import fmt
+from app.core.store import refuse_if_open
 
 RESOLVE_KEEP, RESOLVE_THEIRS = "keep", "theirs"
 
@@ -90,6 +91,7 @@ def read_ratings_file(path: str | Path, annotator: str | None) -> pd.DataFrame:
     """The ratings of a file, as the reader gives them."""
     from app.formats.ratings import read_ratings
 
+    refuse_if_open(path)
     return read_ratings(path, annotator=annotator or None)
 
 

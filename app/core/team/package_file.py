@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import SimrateError
-from app.core.store import SQLITE_MAGIC, open_store
+from app.core.store import connect, open_store
 
 #: Bumped when a package needs something this version cannot read.
 PACKAGE_FORMAT = 1
@@ -23,25 +23,43 @@ class PackageContents:
     ratings: list[tuple]  # (item_id, annotator, code, note, skipped, seconds)
 
 
-def _check_length(path: Path) -> None:
-    """Refuse a file cut short: SQLite reads a partial last page as zeros without a word."""
-    with open(path, "rb") as fh:
-        header = fh.read(100)
+def _check_length(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file cut short: SQLite reads a partial last page as zeros without a word.
+
+    The sizes come from SQLite (the page count it believes in and the page size) and from
+    the file's status, never from opening the file ourselves: closing a descriptor of a
+    database file would drop the locks of any connection this process has on it.
+    """
+    if Path(f"{path}-wal").exists() and Path(f"{path}-wal").stat().st_size:
+        return  # pages may live in the WAL; the integrity check below still runs
     size = path.stat().st_size
-    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
-        return  # not SQLite at all: open_store says so
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    # the page count in the header counts only when its "valid for" stamp is current
-    counted = header[24:28] == header[92:96]
-    if page_size < 512 or size % page_size or (counted and pages * page_size > size):
-        raise SimrateError(f"the file is damaged (cut short at {size} bytes)", path)
+    cut_short = SimrateError(f"the file is damaged (cut short at {size} bytes)", path)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    if page_size < 512 or size % page_size:
+        raise cut_short
+    try:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    except sqlite3.DatabaseError as exc:  # SQLite finds fewer pages than the header counts
+        if "malformed" in str(exc).lower():
+            raise SimrateError("the file is damaged (truncated or altered)", path) from None
+        raise
+    if pages * page_size > size:
+        raise cut_short
 
 
 def read_package(path: Path) -> PackageContents:
     """Read and check a returned package; SimrateError for anything wrong with the file."""
-    _check_length(path)
+    try:
+        probe = connect(path)  # SQLite's own view of the header, before anything else
+    except (sqlite3.DatabaseError, SimrateError):
+        probe = None  # not SQLite, or unreadable: open_store says which
+    if probe is not None:
+        try:
+            _check_length(probe, path)
+        except sqlite3.DatabaseError:
+            pass  # not SQLite after all: open_store says so
+        finally:
+            probe.close()
     conn, meta = open_store(path)  # not SQLite / not ours / newer schema: said there
     try:
         problems = [r[0] for r in conn.execute("PRAGMA quick_check")]

@@ -33,6 +33,21 @@ def sample_folder() -> Path:
     return Path(location or Path.home() / ".simrate")
 
 
+def _publish_once(built: Path, target: Path) -> None:
+    """Give the built sample its name unless another process got there first.
+
+    A rename would replace a sample that another window may already have open (that window
+    would go on writing into a file no longer in the folder); a hard link never replaces.
+    """
+    try:
+        os.link(built, target)
+    except FileExistsError:
+        pass  # built meanwhile by another process: theirs is the one in use
+    except OSError:
+        if not target.exists():  # a file system without hard links
+            os.replace(built, target)
+
+
 def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Path:
     """The path of the sample project in `folder`, building it first if it is absent."""
     folder = Path(folder)
@@ -56,7 +71,7 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
     try:
         with Project.create(temporary, scale=SAMPLE_SCALE, title=SAMPLE_TITLE) as project:
             project.import_items(frame, source=source.name)
-        os.replace(temporary, target)
+        _publish_once(Path(temporary), target)
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(temporary + suffix).unlink(missing_ok=True)
