@@ -120,3 +120,27 @@ def one_line_error(stderr: str, *needles: str) -> str:
     for needle in needles:
         assert needle in line, line
     return line
+
+
+def run_with_read_only_folder(folder: Path, code: str) -> subprocess.CompletedProcess:
+    """Run Python `code` in a fresh interpreter that sees `folder` mounted read-only.
+
+    Root may write anywhere a permission bit forbids, so read-only is made real the way a
+    read-only share is: a read-only bind mount, in a private mount namespace of its own. As
+    a plain user the permission bits already refuse writes, and the code runs as it is.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                  text=True, env=env, timeout=120)
+        finally:
+            folder.chmod(0o755)
+    script = ('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && '
+              'exec "$2" -c "$3"')
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to mount a folder read-only")
+    return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
+                           sys.executable, code], capture_output=True, text=True, env=env,
+                          timeout=120)
