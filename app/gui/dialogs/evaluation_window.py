@@ -14,7 +14,6 @@ from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -36,6 +35,7 @@ from app.core.evaluation import (
     Measure,
 )
 from app.core.evaluation_text import TITLES, format_report
+from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.evaluation import evaluate_files
@@ -275,11 +275,11 @@ class EvaluationWindow(QWidget):
     # ------------------------------------------------------------------ files
     def choose_pair(self) -> None:
         """Ask for a gold file, then for the system output scored against it."""
-        gold, _ = QFileDialog.getOpenFileName(self, "Choose the gold file", self.start_folder)
+        gold, _ = get_open_file_name(self, "Choose the gold file", self.start_folder)
         if not gold:
             return
         self.start_folder = str(Path(gold).parent)
-        system, _ = QFileDialog.getOpenFileName(
+        system, _ = get_open_file_name(
             self, f"Choose the system output for {Path(gold).name}", self.start_folder)
         if system:
             self.add_pair(gold, system)

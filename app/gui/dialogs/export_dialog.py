@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -36,6 +35,7 @@ from app.core.errors import SimrateError
 from app.core.review.gold import unresolved_counts
 from app.formats.export import FORMATS
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.file_dialogs import get_save_file_name
 from app.gui.shell.jobs import Job, JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from app.services.export import ExportReport, export_project
@@ -197,7 +197,7 @@ class ExportDialog(QDialog):
         """Ask where to save, starting from the current choice."""
         fmt = self.format_combo.currentData()
         pattern = f"{fmt.upper()} files (*{SUFFIXES[fmt]});;All files (*)"
-        path, _ = QFileDialog.getSaveFileName(self, "Export gold standard",
+        path, _ = get_save_file_name(self, "Export gold standard",
                                               self.path_edit.text(), pattern)
         if path:
             self.path_edit.setText(path)

@@ -9,7 +9,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.file_dialogs import get_save_file_name
 from app.gui.shell.jobs import JobRunner
 
 INTRO = ("Your organizer gave you the hub's URL and a password. The replica is a project "
@@ -59,7 +59,7 @@ class JoinDialog(QDialog):
         self.resize(620, 260)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save the replica as", self.folder,
+        path, _ = get_save_file_name(self, "Save the replica as", self.folder,
                                               "simrate projects (*.simrate)")
         if path:
             self.path_edit.setText(path if path.endswith(".simrate") else path + ".simrate")

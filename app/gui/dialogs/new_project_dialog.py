@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.core.scale import load_scale
 from app.gui.dialogs.path_field import path_row
 from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
+from app.gui.shell.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.file_import import ImportRequest
 
@@ -102,7 +102,7 @@ class NewProjectDialog(QDialog):
         self.setMinimumWidth(600)
 
     def _browse_source(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Pairs file, or several pyramid files",
+        paths, _ = get_open_file_names(self, "Pairs file, or several pyramid files",
                                                 self.start_folder, PAIR_FILES)
         if paths:
             self.source_edit.setText(quoted_paths(paths))
@@ -124,7 +124,7 @@ class NewProjectDialog(QDialog):
             self.problem_label.setText(self.problem())
 
     def _browse_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", self.project_edit.text(),
+        path, _ = get_save_file_name(self, "Save project as", self.project_edit.text(),
                                               "simrate projects (*.simrate)")
         if path:
             self.project_edit.setText(path if path.endswith(".simrate") else path + ".simrate")
@@ -156,7 +156,7 @@ class NewProjectDialog(QDialog):
     def _on_scale_chosen(self, index: int) -> None:
         if self.scale_box.itemData(index) != OTHER_SCALE:
             return
-        path, _ = QFileDialog.getOpenFileName(self, "Scale definition", self.start_folder,
+        path, _ = get_open_file_name(self, "Scale definition", self.start_folder,
                                               "Scale (*.json)")
         if path:
             self.scale_file = path

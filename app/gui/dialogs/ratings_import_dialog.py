@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHeaderView,
     QLabel,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.gui.shell.row_model import RowTableModel
@@ -136,7 +136,7 @@ class RatingsImportDialog(QDialog):
     # ------------------------------------------------------------------ preview
     def choose_file(self) -> None:
         """Ask for the file, then preview it."""
-        path, _ = QFileDialog.getOpenFileName(self, "Import ratings", self.start_folder,
+        path, _ = get_open_file_name(self, "Import ratings", self.start_folder,
                                               SOURCE_FILES)
         if path:
             self.set_source(path)

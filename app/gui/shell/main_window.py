@@ -13,7 +13,6 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -32,6 +31,7 @@ from app.gui.rating.item_list import ItemListPanel
 from app.gui.rating.progress_panel import ProgressPanel
 from app.gui.rating.rating_panel import RatingPanel
 from app.gui.shell.context import ApplicationContext
+from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.menus import build_menus, shortcuts_html
 from app.gui.shell.settings import (
     LAST_ANNOTATOR,
@@ -196,7 +196,7 @@ class MainWindow(QMainWindow):
 
     def choose_project(self) -> None:
         """Ask for a project file and open it."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open project",
+        path, _ = get_open_file_name(self, "Open project",
                                               self.context.settings.get(LAST_FOLDER),
                                               PROJECT_FILES)
         if path:
@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         """Ask for a file and import it into the open project in the background."""
         if self.context.project is None:
             return
-        path, _ = QFileDialog.getOpenFileName(self, "Import pairs or ratings",
+        path, _ = get_open_file_name(self, "Import pairs or ratings",
                                               self.context.settings.get(LAST_FOLDER), PAIR_FILES)
         if path:
             self.start_import(Path(path))
