@@ -445,6 +445,30 @@ def _transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Conne
         raise write_error(exc, path, "cannot save to the project") from None
 
 
+#: Every kind of change-log entry, with what it records (the documentation's reference page
+#: is built from this table, and a test checks that every kind the code logs is in it).
+CHANGE_KINDS: dict[str, str] = {
+    "rating": "one rating set, changed or cleared: old and new score (with the note when "
+              "either has one)",
+    "skip": "an item marked as one this annotator cannot judge, with the reason as the note",
+    "adjudication": "an organizer's verdict on an item set, changed or withdrawn",
+    "threshold": "the spread at which an item is flagged changed",
+    "import_items": "a bulk import of items: the source file and the counts",
+    "import_ratings": "a bulk import of ratings: the source file and the counts; its id tags "
+                      "the ratings it wrote, so that it can be undone",
+    "undo_import": "a bulk import undone: which one, and what was restored",
+    "annotator": "an annotator added",
+    "machine": "a machine rater added",
+    "exclude": "an annotator excluded from agreement and gold, or taken back",
+    "exclude_rule": "every worker a check-item rule flagged excluded in one step, or taken back",
+    "check": "an item marked as a check item with its known score, or unmarked",
+    "assign": "the items split among annotators: the settings of the split",
+    "package": "a package written for one annotator",
+    "merge_package": "a returned package merged: the annotator and the counts",
+    "crowd_batch": "a crowd batch written: its name, tasks and slots",
+}
+
+
 def dumps(value: object) -> str | None:
     """JSON for the meta column and the change log (None stays NULL)."""
     if value is None:

@@ -1,0 +1,40 @@
+"""Every kind of change-log entry the code writes is in store.CHANGE_KINDS, the table the
+documentation's change-log reference is built from."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from app.core.store import CHANGE_KINDS
+
+APP = Path(__file__).resolve().parents[2] / "app"
+
+
+def logged_kinds() -> dict[str, str]:
+    """{kind: where} for every string literal that can be a log_change kind."""
+    found = {}
+    for path in APP.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "log_change"):
+                continue
+            kind = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "kind"), None)
+            values = [kind] if not isinstance(kind, ast.IfExp) else [kind.body, kind.orelse]
+            for value in values:
+                assert isinstance(value, ast.Constant), f"{path}:{node.lineno}: a kind " \
+                    "that is not a literal cannot be checked against CHANGE_KINDS"
+                found[value.value] = f"{path.relative_to(APP.parent)}:{node.lineno}"
+    return found
+
+
+def test_every_logged_kind_is_documented():
+    found = logged_kinds()
+    assert {"rating", "adjudication", "import_ratings"} <= set(found)
+    missing = {kind: where for kind, where in found.items() if kind not in CHANGE_KINDS}
+    assert missing == {}
+
+
+def test_every_documented_kind_is_logged_somewhere():
+    assert set(CHANGE_KINDS) - set(logged_kinds()) == set()

@@ -1,0 +1,161 @@
+"""MkDocs hooks: the reference pages are written from the code at build time.
+
+A page holds a marker such as `<!-- generated: cli -->`; the hook replaces it with text made
+from the running code, so the reference cannot drift from the program:
+- `cli`: every subcommand and option, from the argparse parsers of app/cli.py;
+- `schema`: the tables of a project file, from the schema strings in app/core;
+- `change-kinds`: the kinds of change-log entry, from app/core/store.py's CHANGE_KINDS;
+- `reliability`: the guarantee table, from README.md's Reliability section.
+Pictures of the window are made before the build by tools/render_views.py when it exists
+(see `on_pre_build`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # argparse keeps no public list of its subcommands
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: choice.help or "" for choice in action._choices_actions}
+    return {}
+
+
+def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
+    rows = []
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        if action.option_strings:
+            name = ", ".join(f"`{o}`" for o in action.option_strings)
+            if action.nargs != 0:
+                name += f" `{action.metavar or action.dest.upper()}`"
+        else:
+            name = f"`{action.metavar or action.dest.upper()}`"
+        notes = [action.help or ""]
+        if action.choices and not isinstance(action.choices, dict):
+            notes.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
+        if action.required and action.option_strings:
+            notes.append("required")
+        if action.default not in (None, False, [], "", argparse.SUPPRESS) and action.nargs != 0:
+            notes.append(f"default `{action.default}`")
+        text = "; ".join(n for n in notes if n).replace("|", "\\|")
+        rows.append(f"| {name} | {text} |")
+    return rows
+
+
+def _command_section(path: str, parser: argparse.ArgumentParser, help_text: str) -> list[str]:
+    usage = " ".join(parser.format_usage().split())
+    usage = usage.removeprefix("usage: ")
+    out = [f"### `{path}`", ""]
+    if help_text:
+        out += [help_text[:1].upper() + help_text[1:] + ".", ""]
+    out += ["```", usage, "```", ""]
+    rows = _option_rows(parser)
+    if rows:
+        out += ["| argument | meaning |", "|---|---|", *rows, ""]
+    helps = _helps(parser)
+    for name, child in _subparsers(parser).items():
+        out += _command_section(f"{path} {name}", child, helps.get(name, ""))
+    return out
+
+
+def cli_reference() -> str:
+    from app.cli import build_gui_parser, build_parser
+
+    out = ["## The window", ""]
+    out += _command_section("simrate", build_gui_parser(), "open the window")[2:]
+    out += ["## Commands", ""]
+    parser = build_parser()
+    helps = _helps(parser)
+    for name, child in _subparsers(parser).items():
+        out += _command_section(f"simrate {name}", child, helps.get(name, ""))
+    return "\n".join(out)
+
+
+def _schemas() -> list[tuple[str, str]]:
+    """(module, SQL) of every *SCHEMA string of app/core that creates SQLite tables."""
+    import app.core
+
+    found = []
+    for info in pkgutil.walk_packages(app.core.__path__, "app.core."):
+        if ".hub" in info.name:
+            continue  # the hub is PostgreSQL: see its own page
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if name.endswith("SCHEMA") and isinstance(value, str) and "CREATE TABLE" in value:
+                found.append((f"{info.name}.{name}", value.strip()))
+    return found
+
+
+def schema_reference() -> str:
+    from app.core.store import SCHEMA_VERSION
+
+    out = [f"Schema version {SCHEMA_VERSION} (`PRAGMA application_id` 0x53524154, \"SRAT\").",
+           ""]
+    for where, sql in _schemas():
+        out += [f"### `{where}`", "", "```sql", sql, "```", ""]
+    return "\n".join(out)
+
+
+def change_kinds_reference() -> str:
+    from app.core.store import CHANGE_KINDS
+
+    rows = [f"| `{kind}` | {text} |" for kind, text in CHANGE_KINDS.items()]
+    return "\n".join(["| kind | what the entry records |", "|---|---|", *rows])
+
+
+def reliability_reference() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("\n## Reliability")
+    end = text.find("\n## ", start + 5)
+    section = text[start:end if end > 0 else len(text)].strip().split("\n", 1)[1]
+    return re.sub(r"\]\(#([^)]+)\)", r"](index.md)", section)
+
+
+GENERATORS = {
+    "cli": cli_reference,
+    "schema": schema_reference,
+    "change-kinds": change_kinds_reference,
+    "reliability": reliability_reference,
+}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    def generate(match: re.Match) -> str:
+        return GENERATORS[match.group(1)]()
+
+    return MARKER.sub(generate, markdown)
+
+
+def on_pre_build(config) -> None:
+    """Render the window's pictures into docs/images when the rendering script exists."""
+    script = ROOT / "tools" / "render_views.py"
+    images = Path(config["docs_dir"]) / "images"
+    if not script.exists():
+        return
+    import os
+    import subprocess
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, str(script), "--out", str(images), "--size", "1366x768"],
+                   check=True, env=env, cwd=ROOT)
