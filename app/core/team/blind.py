@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from app.core.data.counts import ORGANIZER_MODE
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.store import log_change
 
 #: Item columns an annotator's copy carries (the rest is emptied).
 ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")
-#: Change-log kind of a switch of the window's organizer mode.
-ORGANIZER_MODE = "organizer_mode"
 #: Meta key: this annotator's replica has been emptied of what it must not hold.
 BLIND_DONE = "hub_blind"
 
@@ -81,14 +80,9 @@ def check_organizer_mode(project: Project) -> None:
 
 
 def record_organizer_mode(project: Project, who: str, on: bool) -> None:
-    """Write to the change log that `who` switched organizer mode on (or off)."""
+    """Write to the project's change log that `who` switched organizer mode on (or off);
+    SimrateError on an annotator's replica (check_organizer_mode). The log stays in the
+    file: a hub replica does not send it."""
     check_organizer_mode(project)
     with project.team_tables.transaction() as conn:
         log_change(conn, ORGANIZER_MODE, who=who, new=bool(on))
-
-
-def organizer_mode_switches(project: Project) -> list[tuple[float, str, bool]]:
-    """Every recorded switch of organizer mode: (Unix time, who, on), oldest first."""
-    rows = project.team_tables.read("SELECT at, who, new FROM changes WHERE kind = ? "
-                                    "ORDER BY id", (ORGANIZER_MODE,))
-    return [(float(at), who, new == "true") for at, who, new in rows]
