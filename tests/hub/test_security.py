@@ -409,3 +409,13 @@ def test_harden_closes_statistics_roles_and_locks_to_annotators(hub, secret_team
     with as_alice(hub, logins):
         found = {p.name: p for p in list_people(organizer)}
     assert found["Alice"].connected and found["Alice"].rated == 1
+
+
+@pytest.mark.parametrize("statement", [
+    "SELECT key FROM simrate.secret",
+    "SELECT simrate.channel_for('*organizers')",
+])
+def test_an_annotator_cannot_work_out_anyone_elses_channel(hub, secret_team, statement):
+    *_, logins = secret_team
+    with as_alice(hub, logins) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute(statement)
