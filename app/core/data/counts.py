@@ -102,26 +102,20 @@ def _flagged_on_own_connection(path: Path, k: int, ords: tuple[int, int]) -> int
 
 #: Change-log kind of a switch of the window's organizer mode (app/core/team/blind.py).
 ORGANIZER_MODE = "organizer_mode"
+#: Meta key: who switched organizer mode on, how often, when last ({name: [n, time]}), so
+#: that `info` need not search the change log.
+ORGANIZER_MODE_BY = "organizer_mode_by"
 
 
-def organizer_mode_switches(conn: sqlite3.Connection) -> list[tuple[float, str, bool]]:
-    """Every recorded switch of organizer mode in a project file: (Unix time, who, on),
-    oldest first."""
-    rows = conn.execute("SELECT at, who, new FROM changes WHERE kind = ? ORDER BY id",
-                        (ORGANIZER_MODE,)).fetchall()
-    return [(float(at), who, new == "true") for at, who, new in rows]
-
-
-def describe_switches(switches: list[tuple[float, str, bool]]) -> str:
-    """`ana 2x (last 2026-11-25 12:40 UTC), lead 1x (...)`: who switched organizer mode
-    on, how often and when last; empty when nobody did."""
-    seen: dict[str, list[float]] = {}
-    for at, who, on in switches:
-        if on:
-            seen.setdefault(who or "(no name)", []).append(at)
-    return ", ".join(f"{who} {len(times)}x (last "
-                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(times[-1]))})"
-                     for who, times in seen.items())
+def describe_switches(text: str | None) -> str:
+    """`ana 2x (last 2026-11-25 12:40 UTC), lead 1x (...)` from the meta value
+    ORGANIZER_MODE_BY: who switched organizer mode on, how often and when last; empty
+    when nobody did."""
+    if not text:
+        return ""
+    return ", ".join(f"{who or '(no name)'} {count}x (last "
+                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(at))})"
+                     for who, (count, at) in json.loads(text).items())
 
 
 def summary(path: str | Path) -> dict:
@@ -140,9 +134,9 @@ def summary(path: str | Path) -> dict:
             conn.execute("BEGIN")
             facts = count_facts(conn, scale, threshold)
             conn.execute("COMMIT")
-        switches = organizer_mode_switches(conn)  # who saw everyone's ratings
     finally:
         conn.close()
-    return {**facts, "organizer_mode": switches, "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
+    return {**facts, "organizer_mode": meta.get(ORGANIZER_MODE_BY),
+            "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
             "title": meta.get("title", ""), "threshold": threshold,
             "describe": scale.describe()}

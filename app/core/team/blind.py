@@ -21,12 +21,15 @@ server decides: an annotator's replica has no organizer mode at all.
 
 from __future__ import annotations
 
+import json
+import time
+
 import pandas as pd
 
-from app.core.data.counts import ORGANIZER_MODE
+from app.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change
+from app.core.store import log_change, read_meta
 
 #: Item columns an annotator's copy carries (the rest is emptied).
 ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")
@@ -86,3 +89,9 @@ def record_organizer_mode(project: Project, who: str, on: bool) -> None:
     check_organizer_mode(project)
     with project.team_tables.transaction() as conn:
         log_change(conn, ORGANIZER_MODE, who=who, new=bool(on))
+        if on:  # the tally `simrate info` shows
+            tally = json.loads(read_meta(conn, ORGANIZER_MODE_BY) or "{}")
+            count = tally.get(who, [0, 0])[0]
+            tally[who] = [count + 1, time.time()]
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         (ORGANIZER_MODE_BY, json.dumps(tally, ensure_ascii=False)))

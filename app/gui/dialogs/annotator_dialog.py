@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
 #: What the dialog says about blindness, in a blind window and in organizer mode.
 BLIND_TEXT = ("Your ratings are saved under this name. You see only your own ratings, never "
               "anyone else's.")

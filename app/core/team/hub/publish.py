@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.project import Project
+from app.core.team.blind import source_name
 from app.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
 from app.core.team.hub.hub_schema import (
     HARDEN_SQL,
@@ -24,7 +25,6 @@ from app.core.team.hub.hub_schema import (
     role_names,
     schema_statements,
 )
-from app.core.team.blind import source_name
 from app.core.team.hub.replica import ensure_tables, link_replica, set_meta
 from app.core.team.hub.sync import SyncReport, sync_once
 from app.core.team.teamdb import project_uuid
