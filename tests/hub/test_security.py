@@ -419,3 +419,20 @@ def test_an_annotator_cannot_work_out_anyone_elses_channel(hub, secret_team, sta
     *_, logins = secret_team
     with as_alice(hub, logins) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute(statement)
+
+
+def test_a_superuser_publishing_closes_the_statistics_at_once(hub, tmp_path):
+    from app.core.team.hub.people import add_person
+    from app.core.team.hub.publish import publish
+    from tests.hub.hubs import make_project
+
+    project = make_project(tmp_path / "super.simrate")
+    try:
+        report = publish(project, hub.cluster.admin_dsn(hub.name))
+        assert report.hardened
+        add_person(project, "Alice", "annotator", "pw-alice-s", login=f"{hub.name}_as")
+    finally:
+        project.close()
+    with hub.connect_as(f"{hub.name}_as", "pw-alice-s") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT n_tup_ins FROM pg_stat_user_tables")
