@@ -370,6 +370,9 @@ STATISTICS = [
     "SELECT pid FROM pg_locks",
     "SELECT pg_relation_size('simrate.ratings')",
     f"SELECT pg_try_advisory_lock({CLOCK_LOCK})",
+    "SELECT txid_current()",
+    "SELECT pg_current_snapshot()",
+    "SELECT age(xmin) FROM simrate.ratings",
 ]
 
 
@@ -406,6 +409,9 @@ def test_harden_closes_statistics_roles_and_locks_to_annotators(hub, secret_team
     assert organizer.rating("d:3", "Alice") == 2.0
     with hub.connect_as(logins["Olga"], f"pw-{logins['Olga']}") as conn:
         assert conn.execute("SELECT count(*) FROM pg_stat_user_tables").fetchone()[0] > 0
+    done = hub.simrate("team", "publish", organizer.path, hub.url())  # no superuser: it stays
+    assert done.returncode == 0, done.stderr
+    assert "simrate team harden" not in done.stdout
     with as_alice(hub, logins):
         found = {p.name: p for p in list_people(organizer)}
     assert found["Alice"].connected and found["Alice"].rated == 1

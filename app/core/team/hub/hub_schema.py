@@ -360,8 +360,8 @@ CREATE POLICY annotators_own ON simrate.replicas TO @annotators
 """
 
 # PostgreSQL shows every login of a database its statistics (write counts per table, who
-# is connected), the role list, the lock table and the advisory locks that time our
-# writes. All are granted to PUBLIC by catalog objects only a superuser may change, and
+# is connected), the role list, the lock table, the advisory locks that time our writes
+# and the server's transaction counter (how many writes happen, whoever makes them). All are granted to PUBLIC by catalog objects only a superuser may change, and
 # only in this database: run by a superuser, this closes them to everyone but the
 # organizers (and the owner, which needs the role list and the sequence lock).
 HARDEN_SQL = r"""
@@ -387,7 +387,11 @@ BEGIN
            OR p.proname IN ('pg_lock_status', 'pg_blocking_pids',
                             'pg_safe_snapshot_blocking_pids', 'pg_relation_size',
                             'pg_table_size', 'pg_total_relation_size', 'pg_indexes_size',
-                            'pg_database_size'))
+                            'pg_database_size', 'txid_current', 'txid_current_if_assigned',
+                            'txid_current_snapshot', 'pg_current_xact_id',
+                            'pg_current_xact_id_if_assigned', 'pg_current_snapshot',
+                            'pg_last_committed_xact', 'mxid_age')
+           OR p.oid = 'pg_catalog.age(xid)'::regprocedure)
   LOOP
     EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', target);
     EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I, %I, pg_read_all_stats', target,

@@ -69,9 +69,11 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
 def _harden_if_allowed(conn: Any, roles: dict[str, str]) -> bool:
     """Close PostgreSQL's statistics, role list and lock views to the annotators when we
     are a superuser (only a superuser may change catalog privileges); False otherwise."""
-    if not conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
-                        ).fetchone()[0]:
-        return False
+    superuser, open_to_all = conn.execute(
+        "SELECT rolsuper, has_table_privilege('public', 'pg_catalog.pg_stat_user_tables', "
+        "'SELECT') FROM pg_roles WHERE rolname = current_user").fetchone()
+    if not superuser:
+        return not open_to_all  # a superuser may have closed them before
     conn.execute(fill(HARDEN_SQL, roles))
     return True
 
