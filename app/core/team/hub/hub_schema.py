@@ -33,6 +33,16 @@ What annotators must not learn (blind.py holds the rule for packages and replica
   everyone to an organizer;
 - PostgreSQL's own statistics, role lists and lock views: HARDEN_SQL closes them in the
   hub's database when a superuser publishes or runs `simrate team harden`.
+
+What an annotator's login still sees, and why: the sequence numbers (and the transaction
+ids, `xmin`) of their own ratings, whose gaps tell how many writes the whole hub took
+between two of theirs (not whose or which): a replica pulls by that number, and numbers of
+one's own would change the sync protocol; that a guessed role name exists (PostgreSQL
+answers `'name'::regrole` for everyone); the planner's row estimates in `pg_class`; the
+login of an organizer who changed one of their ratings (`ratings.login`); NOTIFY on the
+plain channel when the organizer adds items. Without `team harden` (a publisher that is
+no superuser) the statistics, `pg_stat_activity` rows (who is connected), `pg_roles` (every
+login) and `pg_locks` stay readable as PostgreSQL ships them.
 """
 
 from __future__ import annotations
