@@ -13,9 +13,9 @@ The hub enforces the same rule on the server (hub_schema.py: annotators' roles m
 only these columns of the items table). The organizer's own file and an organizer's
 replica keep everything.
 
-Blindness on one machine: in a plain project file it is a matter of trust, so switching
-the window to organizer mode is written to the change log (kind `organizer_mode`) under
-the person's name, and `simrate info` shows it to the organizer. On a hub replica the
+Blindness on one machine: in a plain project file it is a matter of trust, so opening a
+file in organizer mode, or switching it on or off, is written to the change log (kind
+`organizer_mode`) under the person's name, and `simrate info` shows who did it. On a hub replica the
 server decides: an annotator's replica has no organizer mode at all.
 """
 
