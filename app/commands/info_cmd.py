@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.data.counts import summary
+from app.core.data.counts import describe_switches, summary
 from app.core.scale import points
 
 #: Keys of `info --json` (DESIGN.md); the summary carries two more for the text output.
@@ -30,4 +30,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"flagged     {facts['flagged']} (spread >= {points(facts['threshold'])}, "
           "not adjudicated)")
     print(f"adjudicated {facts['adjudicated']}")
+    switched = describe_switches(facts["organizer_mode"])
+    if switched:  # in a plain file blindness is trust: the organizer sees who left it
+        print(f"organizer mode switched on by {switched}")
     return 0

@@ -1,4 +1,4 @@
-"""simrate team publish|add|remove|join|sync: work as a team through a PostgreSQL hub."""
+"""simrate team publish|add|remove|join|sync|harden: work as a team through a PostgreSQL hub."""
 
 from __future__ import annotations
 
@@ -37,12 +37,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
     p.add_argument("project")
     p.add_argument("--json", action="store_true")
+    p = verbs.add_parser("harden", help="close PostgreSQL's statistics, role list and lock "
+                         "views of the hub's database to annotators (a superuser's login)")
+    p.add_argument("url", metavar="URL")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run one team subcommand."""
     return {"publish": _publish, "add": _add, "remove": _remove, "join": _join,
-            "sync": _sync}[args.team_command](args)
+            "sync": _sync, "harden": _harden}[args.team_command](args)
 
 
 def with_password(action: Callable[[str | None], T]) -> T:
@@ -68,7 +71,19 @@ def _publish(args: argparse.Namespace) -> int:
     state = "new hub" if report.new_hub else "hub brought up to date"
     print(f"{args.project}: published to {args.url} ({state}): {report.items} items, "
           f"{report.ratings} ratings, {report.adjudications} adjudications")
+    if not report.hardened:
+        print("note: every login of this database can still read PostgreSQL's statistics "
+              "(write counts per table, who is connected) and its role list; a superuser "
+              f"closes them with: simrate team harden '{args.url}' (as that superuser)")
     print(f"next: simrate team add {args.project} NAME --role annotator")
+    return 0
+
+
+def _harden(args: argparse.Namespace) -> int:
+    from app.core.team.hub.publish import harden
+
+    with_password(lambda pw: harden(args.url, pw))
+    print(f"{args.url}: statistics, role list and lock views closed to all but the organizers")
     return 0
 
 

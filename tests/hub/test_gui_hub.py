@@ -99,3 +99,50 @@ def test_organizer_dashboard_follows_another_process_push(qtbot, hub, tmp_path, 
     assert "connected" in status_text(window)
     window.grab().save(str(tmp_path / "organizer.png"))
     window.close()
+
+
+# ----------------------------------------------------------------- organizer mode on a replica
+def test_an_annotators_replica_has_no_organizer_mode(qtbot, hub, tmp_path, joined,
+                                                     monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: QMessageBox.StandardButton.Yes)
+    window = open_window(qtbot, tmp_path, tmp_path / "Alice.simrate", "Alice")
+    action = window.organizer.mode_action
+    assert not action.isEnabled()
+    window.organizer.set_mode(True)  # even when asked directly
+    assert not window.context.organizer and not action.isChecked()
+    assert "Agreement" not in {d.windowTitle() for d in window.project_docks}
+    assert "blind" in window.who_label.text()
+    window.context.close_project()
+    assert action.isEnabled()  # the next file may be an organizer's
+
+
+def test_organizer_mode_switches_off_when_an_annotators_replica_opens(qtbot, hub, tmp_path,
+                                                                      joined):
+    window = open_window(qtbot, tmp_path, tmp_path / "Alice.simrate", "Alice", organizer=True)
+    assert not window.context.organizer
+    assert "Agreement" not in {d.windowTitle() for d in window.project_docks}
+    assert "blind" in window.who_label.text()
+    assert not window.organizer.mode_action.isEnabled()
+    window.context.close_project()
+    with Project.open(tmp_path / "Alice.simrate") as alice:
+        assert not (alice.changes()["kind"] == "organizer_mode").any()
+
+
+def test_an_organizers_replica_keeps_organizer_mode(qtbot, hub, tmp_path, joined):
+    organizer_path, _logins = joined
+    window = open_window(qtbot, tmp_path, organizer_path, "lead", organizer=True)
+    assert window.context.organizer and window.organizer.mode_action.isEnabled()
+    assert "Agreement" in {d.windowTitle() for d in window.project_docks}
+    window.context.close_project()
+
+
+def test_organizer_flag_on_an_annotators_replica_is_one_line(hub, tmp_path, joined):
+    done = hub.simrate(tmp_path / "Alice.simrate", "--organizer", "--annotator", "Alice",
+                       "--quit-when-shown")
+    assert done.returncode == 2
+    assert done.stderr.startswith("simrate: error: ") and done.stderr.count("\n") == 1
+    assert "organizer mode is for organizers" in done.stderr
+    assert "window shown" not in done.stdout

@@ -48,6 +48,7 @@ def test_team_panel_publishes_adds_people_and_shows_who_is_connected(qtbot, hub,
     qtbot.waitUntil(lambda: window.hub_link.sync is not None, timeout=20000)
     qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
     assert panel.add_button.isEnabled()
+    assert "simrate team harden" in panel.message.text()  # published by no superuser
 
     def fill() -> None:
         dialog = next(w for w in QApplication.topLevelWidgets()

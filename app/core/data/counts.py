@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -99,6 +100,24 @@ def _flagged_on_own_connection(path: Path, k: int, ords: tuple[int, int]) -> int
         conn.close()
 
 
+#: Change-log kind of a switch of the window's organizer mode (app/core/team/blind.py).
+ORGANIZER_MODE = "organizer_mode"
+#: Meta key: who switched organizer mode on, how often, when last ({name: [n, time]}), so
+#: that `info` need not search the change log.
+ORGANIZER_MODE_BY = "organizer_mode_by"
+
+
+def describe_switches(text: str | None) -> str:
+    """`ana 2x (last 2026-11-25 12:40 UTC), lead 1x (...)` from the meta value
+    ORGANIZER_MODE_BY: who switched organizer mode on, how often and when last; empty
+    when nobody did."""
+    if not text:
+        return ""
+    return ", ".join(f"{who or '(no name)'} {count}x (last "
+                     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(at))})"
+                     for who, (count, at) in json.loads(text).items())
+
+
 def summary(path: str | Path) -> dict:
     """The facts `info` reports, with the keys of DESIGN.md, read with aggregates only."""
     path = Path(path)
@@ -117,6 +136,7 @@ def summary(path: str | Path) -> dict:
             conn.execute("COMMIT")
     finally:
         conn.close()
-    return {**facts, "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
+    return {**facts, "organizer_mode": meta.get(ORGANIZER_MODE_BY),
+            "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
             "title": meta.get("title", ""), "threshold": threshold,
             "describe": scale.describe()}

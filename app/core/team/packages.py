@@ -30,6 +30,7 @@ from app.core.errors import RuleError, SimrateError
 from app.core.frames import name_problem
 from app.core.project import Project
 from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.team.blind import blind_items
 from app.core.team.package_checks import check_issued, check_values
 from app.core.team.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.team.teamdb import project_uuid
@@ -99,13 +100,8 @@ def _package_frames(project: Project, annotator: str,
     wanted = set(item_ids)
     items = project.items()
     items = items[items["item_id"].isin(wanted)]
-    frame = pd.DataFrame({
-        "item_id": items["item_id"], "left": items["left"], "right": items["right"],
-        "dataset": items["dataset"], "genre": items["genre"],
-        # no reference and no meta for any item: either could reveal a known score
-        "reference": float("nan"), "meta": [{} for _ in range(len(items))],
-        "line": items["ord"] + 1,
-    })
+    # no reference and no meta for any item: either could reveal a known score (blind.py)
+    frame = blind_items(items)
     ratings = project.ratings()
     own = ratings[(ratings["annotator"] == annotator) & ratings["item_id"].isin(wanted)]
     return frame, own

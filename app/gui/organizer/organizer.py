@@ -13,7 +13,9 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
+from app.core.errors import SimrateError
 from app.core.review.index import AdjudicationRecords
+from app.core.team.blind import is_annotator_replica
 from app.gui.organizer.adjudication_queue import AdjudicationQueue
 from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.annotator_report import AnnotatorReport
@@ -24,7 +26,11 @@ from app.gui.shell.settings import LAST_FOLDER, WINDOW_STATE
 
 BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreement between "
                  "them. If you are going to rate items yourself, your ratings will no longer "
-                 "be blind.\n\nSwitch to organizer mode?")
+                 "be blind. The project's change log records that you switched it on.\n\n"
+                 "Switch to organizer mode?")
+#: Why the View menu's Organizer mode is unavailable on an annotator's replica.
+ANNOTATOR_REPLICA = ("Organizer mode is for organizers: this file is an annotator's replica "
+                     "of a team hub.")
 
 
 class OrganizerWorkspace(QObject):
@@ -201,13 +207,24 @@ class Organizer(QObject):
 
     # ------------------------------------------------------------------ mode
     def set_mode(self, on: bool) -> None:
-        """Switch organizer mode on (after a warning about blindness) or off."""
-        if on and not self.context.organizer and self.context.project is not None:
+        """Switch organizer mode on (after a warning about blindness) or off; on a plain
+        file the switch is written to its change log, on an annotator's replica refused."""
+        project = self.context.project
+        if on and not self.context.organizer and project is not None:
+            if is_annotator_replica(project):
+                self.mode_action.setChecked(False)
+                self.window.statusBar().showMessage(ANNOTATOR_REPLICA, 10000)
+                return
             answer = QMessageBox.question(self.window, "Organizer mode", BLIND_WARNING)
             if answer != QMessageBox.StandardButton.Yes:
                 self.mode_action.setChecked(False)
                 return
-        self.context.organizer = on
+        try:
+            self.context.set_organizer(on)
+        except SimrateError as exc:
+            self.mode_action.setChecked(self.context.organizer)
+            self.window.show_error(str(exc))
+            return
         self.mode_action.setChecked(on)
         if on and self.context.project is not None and self.workspace is None:
             self._open_workspace()
@@ -219,6 +236,12 @@ class Organizer(QObject):
         self._update()
 
     def _on_project_opened(self) -> None:
+        # an annotator's replica of a hub has no organizer mode (the context switched it off)
+        allowed = not is_annotator_replica(self.context.project)
+        self.mode_action.setEnabled(allowed)
+        self.mode_action.setStatusTip("" if allowed else ANNOTATOR_REPLICA)
+        self.mode_action.setToolTip("" if allowed else ANNOTATOR_REPLICA)
+        self.mode_action.setChecked(self.context.organizer)
         if self.context.organizer:
             self._open_workspace()
         self._update()
@@ -233,6 +256,7 @@ class Organizer(QObject):
         if self.workspace is not None:
             self.workspace.close()
             self.workspace = None
+        self.mode_action.setEnabled(True)  # until the next project says otherwise
         self._update()
 
     # ------------------------------------------------------------------ actions

@@ -182,8 +182,13 @@ class TeamPanel(QWidget):
         self.publish_button.setEnabled(True)
         self.context.refresh()
         self.window.hub_link.attach()
-        self._say(f"Published: {report.items} items, {report.ratings} ratings, "
-                  f"{report.adjudications} adjudications.")
+        text = (f"Published: {report.items} items, {report.ratings} ratings, "
+                f"{report.adjudications} adjudications.")
+        if not report.hardened:
+            text += (" Every login of this database can still read PostgreSQL's statistics "
+                     "(who writes how much, who is connected) and its list of logins; a "
+                     "superuser closes them with: simrate team harden URL")
+        self._say(text)
         self._update()
         self.refresh()
 

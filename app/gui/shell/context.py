@@ -15,6 +15,7 @@ from PySide6.QtGui import QUndoStack
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.team.blind import is_annotator_replica, record_organizer_mode
 from app.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
 from app.gui.shell.bridge import ProjectBridge
 from app.gui.shell.jobs import JobRunner
@@ -61,6 +62,12 @@ class ApplicationContext(QObject):
         """
         annotator = annotator.strip()
         project = path if isinstance(path, Project) else Project.open(path)
+        try:
+            self._check_mode(project, annotator)
+        except BaseException:
+            if project is not path:
+                project.close()
+            raise
         self.close_project()
         self.project = project
         self.annotator = annotator
@@ -76,6 +83,26 @@ class ApplicationContext(QObject):
         # with the runner as context: dropped if the context is deleted before it fires
         QTimer.singleShot(DETAILS_DELAY_MS, self.details_runner,
                           lambda: self._load_details(session))
+
+    def _check_mode(self, project: Project, annotator: str) -> None:
+        """Organizer mode on this project: never on an annotator's replica of a hub (it
+        switches off), and on a plain file written to its change log under the name."""
+        if not self.organizer:
+            return
+        if is_annotator_replica(project):
+            self.organizer = False
+        else:
+            record_organizer_mode(project, annotator, True)
+
+    def set_organizer(self, on: bool) -> None:
+        """Switch organizer mode (the View menu); SimrateError on an annotator's replica.
+        With a plain file open, the switch goes to its change log under the annotator's
+        name before it takes effect."""
+        if on == self.organizer:
+            return
+        if self.project is not None:
+            record_organizer_mode(self.project, self.annotator or "", on)
+        self.organizer = on
 
     def _load_details(self, session: AnnotatorSession) -> None:
         if session is not self.session or session.details_ready:

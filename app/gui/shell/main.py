@@ -124,7 +124,11 @@ def launch(project: str | None = None, annotator: str | None = None,
     if project is not None:
         from app.core.project import Project
 
-        Project.open(project).close()  # a bad path is a one-line error, display or not
+        with Project.open(project) as probe:  # a bad path is a one-line error, display or not
+            if organizer:
+                from app.core.team.blind import check_organizer_mode
+
+                check_organizer_mode(probe)  # never on an annotator's replica of a hub
     if quit_when_shown and (project is not None or sample) and not annotator:
         # the check runs unattended: it must not wait on the "who is rating?" dialog
         raise SimrateError("--quit-when-shown opens a project only with --annotator NAME")

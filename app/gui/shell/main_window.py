@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.core.errors import SimrateError
+from app.core.team.blind import is_annotator_replica
 from app.gui.dialogs.annotator_dialog import ask_annotator
 from app.gui.dialogs.import_dialog import ImportController
 from app.gui.dialogs.new_project_dialog import PAIR_FILES, NewProjectDialog
@@ -181,7 +182,9 @@ class MainWindow(QMainWindow):
 
                 with Project.open(path) as probe:
                     names = probe.annotators()
-                annotator = ask_annotator(names, self.context.settings.get(LAST_ANNOTATOR), self)
+                    organizer = self.context.organizer and not is_annotator_replica(probe)
+                annotator = ask_annotator(names, self.context.settings.get(LAST_ANNOTATOR), self,
+                                          organizer=organizer)
                 if not annotator:
                     return False
             self.context.open_project(path, annotator)

@@ -25,7 +25,7 @@ def start_window(qtbot, settings, monkeypatch):
     """A window on the start page; 'who is rating?' answers 'carol'."""
     asked = []
 
-    def fake_ask(names, last="", parent=None):
+    def fake_ask(names, last="", parent=None, organizer=False):
         asked.append((list(names), last))
         return "carol"
 

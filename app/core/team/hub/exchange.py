@@ -24,6 +24,12 @@ PULL_SQL = {
                "FROM simrate.ratings",
     "adjudications": "SELECT item_id, code, note, by, at, seq FROM simrate.adjudications",
 }
+#: An annotator's role may read no reference score, item metadata or source path (blind.py);
+#: the rows keep their shape, with those left empty.
+ANNOTATOR_PULL_SQL = {
+    "items": 'SELECT id, "left", "right", dataset, genre, NULL::double precision, NULL::text, '
+             "''::text, seq FROM simrate.items",
+}
 #: What an annotator's role may read; organizers pull every table.
 ANNOTATOR_TABLES = ("settings", "items", "ratings")
 ORGANIZER_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
@@ -106,7 +112,7 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     try:
         acked, pushed = _push(conn, replica, outbox)
         tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
-        rows, new_marks = pull(conn, tables, marks)
+        rows, new_marks = pull(conn, tables, marks, organizer)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     return Received(acked, pushed, rows, new_marks)
@@ -153,16 +159,17 @@ def _write(conn: Any, outbox: Outbox, acked: int) -> int:
             + (threshold is not None and threshold[1] > acked))
 
 
-def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int]
+def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: bool = True
          ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
     """Rows with a sequence number above each table's watermark, in sequence order."""
+    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
     rows: dict[str, list[tuple]] = {}
     new_marks = dict(marks)
     for table in tables:
         found: list[tuple] = []
         mark = marks.get(table, 0)
         while True:
-            page = conn.execute(f"{PULL_SQL[table]} WHERE seq > %s ORDER BY seq LIMIT {PAGE}",
+            page = conn.execute(f"{queries[table]} WHERE seq > %s ORDER BY seq LIMIT {PAGE}",
                                 (mark,)).fetchall()
             found.extend(page)
             if page:

@@ -16,8 +16,33 @@ Every write gets a number from one sequence (`seq`), taken under a transaction-s
 advisory lock that is held until commit. Writers therefore commit in sequence order, and
 a replica that has seen everything up to `seq` = N never later meets a row below N: its
 watermark can never skip a row. A trigger copies each rating, adjudication, exclusion and
-setting, old and new value, into the change log, and a statement trigger sends NOTIFY on
-the channel `simrate` (payload: the table's name, never a value).
+setting, old and new value, into the change log, and statement triggers send NOTIFY
+(payload: the table's name, never a value).
+
+What annotators must not learn (blind.py holds the rule for packages and replicas alike):
+
+- items: an annotator's role may read only the columns a package carries (id, texts,
+  dataset, genre, order and sequence number), never `reference` (gold keys, known scores
+  of check items), `meta` (which can hold labels, votes or paths), `source` (the
+  organizer's file) or `login`; settings likewise without `login`;
+- notifications: anyone may LISTEN on any channel, so writes of ratings, adjudications and
+  exclusions are announced only on channels named from a secret the roles cannot read:
+  one for the organizers, one per annotator for their own ratings. Items and settings,
+  which everyone reads, are announced on the plain channel `simrate`;
+- people: `simrate.people_list()` returns the caller's own row to an annotator and
+  everyone to an organizer;
+- PostgreSQL's own statistics, role lists and lock views: HARDEN_SQL closes them in the
+  hub's database when a superuser publishes or runs `simrate team harden`.
+
+What an annotator's login still sees, and why: the sequence numbers (and the transaction
+ids, `xmin`) of their own ratings, whose gaps tell how many writes the whole hub took
+between two of theirs (not whose or which): a replica pulls by that number, and numbers of
+one's own would change the sync protocol; that a guessed role name exists (PostgreSQL
+answers `'name'::regrole` for everyone); the planner's row estimates in `pg_class`; the
+login of an organizer who changed one of their ratings (`ratings.login`); NOTIFY on the
+plain channel when the organizer adds items. Without `team harden` (a publisher that is
+no superuser) the statistics, `pg_stat_activity` rows (who is connected), `pg_roles` (every
+login) and `pg_locks` stay readable as PostgreSQL ships them.
 """
 
 from __future__ import annotations
@@ -26,8 +51,9 @@ import hashlib
 import re
 
 #: Version of the hub schema; a hub made by a newer simrate is refused with a clear line.
-HUB_SCHEMA_VERSION = 1
-#: NOTIFY channel of every hub (notifications are per database).
+HUB_SCHEMA_VERSION = 2
+#: NOTIFY channel for items and settings, which every role reads (notifications are per
+#: database); other writes go to secret channels (`simrate.my_channel()`).
 CHANNEL = "simrate"
 #: Advisory lock key that serializes sequence stamps (per database).
 CLOCK_LOCK = 7305820
@@ -114,6 +140,9 @@ CREATE TABLE IF NOT EXISTS simrate.adjudications (
 CREATE TABLE IF NOT EXISTS simrate.changes (
     seq bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), login text NOT NULL,
     kind text NOT NULL, item_id text, annotator text, old jsonb, new jsonb);
+CREATE TABLE IF NOT EXISTS simrate.secret (key text NOT NULL);
+INSERT INTO simrate.secret (key) SELECT md5(gen_random_uuid()::text || clock_timestamp()::text)
+WHERE NOT EXISTS (SELECT 1 FROM simrate.secret);
 CREATE TABLE IF NOT EXISTS simrate.replicas (
     replica uuid PRIMARY KEY, login text NOT NULL DEFAULT session_user,
     acked bigint NOT NULL DEFAULT 0, last_seen timestamptz NOT NULL DEFAULT now());
@@ -147,12 +176,33 @@ BEGIN
   RETURN NULL;
 END $$;
 
+CREATE OR REPLACE FUNCTION simrate.channel_for(whom text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT 'simrate_' || substr(md5(key || ':' || whom), 1, 24) FROM simrate.secret LIMIT 1
+$$;
+
+-- items and settings: every role reads them, so everyone may hear of them
 CREATE OR REPLACE FUNCTION simrate.announce() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  PERFORM pg_notify(@channel, TG_TABLE_NAME);
+  IF TG_TABLE_NAME IN ('items', 'settings') THEN
+    PERFORM pg_notify(@channel, TG_TABLE_NAME);
+  END IF;
+  PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
   RETURN NULL;
 END $$;
+
+-- ratings: the organizers, and the annotators whose ratings these are, each on their own
+CREATE OR REPLACE FUNCTION simrate.announce_ratings() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
+  PERFORM pg_notify(simrate.channel_for(p.login), TG_TABLE_NAME)
+  FROM (SELECT DISTINCT annotator FROM changed_rows) c
+  JOIN simrate.people p ON p.annotator = c.annotator;
+  RETURN NULL;
+END $$;
+
 
 CREATE OR REPLACE FUNCTION simrate.my_name() RETURNS text
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -166,6 +216,24 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     WHEN pg_has_role(session_user, @organizers_lit, 'MEMBER') THEN 'organizer'
     WHEN pg_has_role(session_user, @annotators_lit, 'MEMBER') THEN 'annotator'
   END
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.my_channel() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE simrate.my_kind()
+    WHEN 'organizer' THEN simrate.channel_for('*organizers')
+    WHEN 'annotator' THEN simrate.channel_for(session_user)
+  END
+$$;
+
+-- the people an annotator may know of: themselves; organizers know everyone
+CREATE OR REPLACE FUNCTION simrate.people_list()
+RETURNS TABLE (login text, annotator text, kind text, added_at timestamptz,
+               removed_at timestamptz)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT p.login, p.annotator, p.kind, p.added_at, p.removed_at FROM simrate.people p
+  WHERE simrate.my_kind() = 'organizer' OR p.login = session_user
+  ORDER BY p.kind DESC, p.annotator
 $$;
 
 CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
@@ -240,7 +308,19 @@ def triggers_sql() -> str:
 DROP TRIGGER IF EXISTS stamp ON simrate.{table};
 CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON simrate.{table}
   FOR EACH ROW EXECUTE FUNCTION simrate.stamp();
-DROP TRIGGER IF EXISTS announce ON simrate.{table};
+DROP TRIGGER IF EXISTS announce ON simrate.{table};""")
+        if table == "ratings":  # whose ratings changed: from the statement's new rows
+            parts.append("""
+DROP TRIGGER IF EXISTS announce_insert ON simrate.ratings;
+CREATE TRIGGER announce_insert AFTER INSERT ON simrate.ratings
+  REFERENCING NEW TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();
+DROP TRIGGER IF EXISTS announce_update ON simrate.ratings;
+CREATE TRIGGER announce_update AFTER UPDATE ON simrate.ratings
+  REFERENCING NEW TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();""")
+        else:
+            parts.append(f"""
 CREATE TRIGGER announce AFTER INSERT OR UPDATE ON simrate.{table}
   FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce();""")
     for table in LOGGED:
@@ -256,15 +336,22 @@ REVOKE ALL ON SCHEMA simrate FROM PUBLIC;
 GRANT USAGE ON SCHEMA simrate TO @annotators, @organizers;
 REVOKE ALL ON ALL TABLES IN SCHEMA simrate FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA simrate FROM PUBLIC;
-GRANT SELECT ON simrate.hub, simrate.settings, simrate.items TO @annotators, @organizers;
+GRANT SELECT ON simrate.hub TO @annotators, @organizers;
+GRANT SELECT ON simrate.settings, simrate.items TO @organizers;
+-- annotators: no reference score, item metadata, source path or login (see blind.py)
+REVOKE ALL ON simrate.items, simrate.settings FROM @annotators;
+GRANT SELECT (ord, id, "left", "right", dataset, genre, seq) ON simrate.items TO @annotators;
+GRANT SELECT (key, value, seq) ON simrate.settings TO @annotators;
 GRANT SELECT, INSERT, UPDATE ON simrate.ratings, simrate.replicas TO @annotators, @organizers;
 GRANT INSERT, UPDATE ON simrate.settings, simrate.items TO @organizers;
 GRANT SELECT, INSERT, UPDATE ON simrate.annotators, simrate.adjudications TO @organizers;
 GRANT SELECT ON simrate.people, simrate.changes TO @organizers;
-GRANT EXECUTE ON FUNCTION simrate.my_name(), simrate.my_kind() TO @annotators, @organizers;
+GRANT EXECUTE ON FUNCTION simrate.my_name(), simrate.my_kind(), simrate.my_channel(),
+                          simrate.people_list() TO @annotators, @organizers;
 GRANT EXECUTE ON FUNCTION simrate.add_person(text, text, text, text),
                           simrate.remove_person(text) TO @organizers;
-GRANT EXECUTE ON FUNCTION simrate.announce() TO @annotators, @organizers;
+GRANT EXECUTE ON FUNCTION simrate.announce(), simrate.announce_ratings()
+  TO @annotators, @organizers;
 
 ALTER TABLE simrate.ratings ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS organizers_all ON simrate.ratings;
@@ -280,6 +367,47 @@ CREATE POLICY organizers_all ON simrate.replicas TO @organizers USING (true) WIT
 DROP POLICY IF EXISTS annotators_own ON simrate.replicas;
 CREATE POLICY annotators_own ON simrate.replicas TO @annotators
   USING (login = session_user) WITH CHECK (login = session_user);
+"""
+
+# PostgreSQL shows every login of a database its statistics (write counts per table, who
+# is connected), the role list, the lock table, the advisory locks that time our writes
+# and the server's transaction counter (how many writes happen, whoever makes them). All are granted to PUBLIC by catalog objects only a superuser may change, and
+# only in this database: run by a superuser, this closes them to everyone but the
+# organizers (and the owner, which needs the role list and the sequence lock).
+HARDEN_SQL = r"""
+DO $$
+DECLARE
+  target text;
+BEGIN
+  FOR target IN
+    SELECT format('%s.%I', 'pg_catalog', c.relname) FROM pg_class c
+    WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'v'
+      AND (c.relname LIKE 'pg\_stat\_%' OR c.relname LIKE 'pg\_statio\_%'
+           OR c.relname IN ('pg_locks', 'pg_roles', 'pg_user', 'pg_group'))
+    UNION ALL SELECT 'pg_catalog.pg_auth_members'
+  LOOP
+    EXECUTE format('REVOKE ALL ON %s FROM PUBLIC', target);
+    EXECUTE format('GRANT SELECT ON %s TO %I, %I, pg_read_all_stats', target,
+                   @organizers_lit, @owner_lit);
+  END LOOP;
+  FOR target IN
+    SELECT p.oid::regprocedure::text FROM pg_proc p
+    WHERE p.pronamespace = 'pg_catalog'::regnamespace
+      AND (p.proname LIKE 'pg\_stat\_get\_%' OR p.proname LIKE '%advisory%'
+           OR p.proname IN ('pg_lock_status', 'pg_blocking_pids',
+                            'pg_safe_snapshot_blocking_pids', 'pg_relation_size',
+                            'pg_table_size', 'pg_total_relation_size', 'pg_indexes_size',
+                            'pg_database_size', 'txid_current', 'txid_current_if_assigned',
+                            'txid_current_snapshot', 'pg_current_xact_id',
+                            'pg_current_xact_id_if_assigned', 'pg_current_snapshot',
+                            'pg_last_committed_xact', 'mxid_age')
+           OR p.oid = 'pg_catalog.age(xid)'::regprocedure)
+  LOOP
+    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', target);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I, %I, pg_read_all_stats', target,
+                   @organizers_lit, @owner_lit);
+  END LOOP;
+END $$;
 """
 
 

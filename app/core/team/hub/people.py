@@ -104,6 +104,8 @@ def remove_person(project: Project | tuple[str, str], name: str,
         conn.close()
 
 
+# simrate.people_list() gives an organizer everyone and an annotator only themselves
+# (hub_schema.py): the list of logins is no annotator's business.
 PEOPLE_SQL = """
 SELECT p.annotator, p.login, p.kind, p.removed_at IS NULL,
        EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.usename = p.login
@@ -112,12 +114,13 @@ SELECT p.annotator, p.login, p.kind, p.removed_at IS NULL,
         AND (r.code IS NOT NULL OR r.skipped)),
        (SELECT extract(epoch FROM max(last_seen)) FROM simrate.replicas s
         WHERE s.login = p.login)
-FROM simrate.people p ORDER BY p.kind DESC, p.annotator
+FROM simrate.people_list() p ORDER BY p.kind DESC, p.annotator
 """
 
 
 def people(conn: Any) -> list[Person]:
-    """Everyone on the hub with connection state and progress (organizers only)."""
+    """Everyone on the hub with connection state and progress (an organizer's view; an
+    annotator's login sees only its own row)."""
     return [Person(r[0], r[1], r[2], bool(r[3]), bool(r[4]), int(r[5]),
                    None if r[6] is None else float(r[6]))
             for r in conn.execute(PEOPLE_SQL).fetchall()]

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.project import Project
+from app.core.team.blind import source_name
 from app.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
 from app.core.team.hub.hub_schema import (
+    HARDEN_SQL,
     HUB_SCHEMA_VERSION,
     ROLES_SQL,
     fill,
@@ -37,6 +39,9 @@ class PublishReport:
     adjudications: int
     new_hub: bool
     sync: SyncReport
+    #: True when PostgreSQL's statistics, role list and lock views were closed to the
+    #: annotators (it takes a superuser: see `harden`)
+    hardened: bool = False
 
 
 def publish(project: Project, url: str, password: str | None = None) -> PublishReport:
@@ -49,6 +54,7 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
     try:
         with conn.transaction():
             roles, new_hub = _install(conn, uuid)
+            hardened = _harden_if_allowed(conn, roles)
             counts = _upload(conn, project)
             marks = _marks(conn) if new_hub else {}
     except psycopg.Error as exc:
@@ -57,7 +63,44 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
         conn.close()
     _link(project, url, uuid, marks)
     report = sync_once(project, password)
-    return PublishReport(*counts, new_hub, report)
+    return PublishReport(*counts, new_hub, report, hardened)
+
+
+def _harden_if_allowed(conn: Any, roles: dict[str, str]) -> bool:
+    """Close PostgreSQL's statistics, role list and lock views to the annotators when we
+    are a superuser (only a superuser may change catalog privileges); False otherwise."""
+    superuser, open_to_all = conn.execute(
+        "SELECT rolsuper, has_table_privilege('public', 'pg_catalog.pg_stat_user_tables', "
+        "'SELECT') FROM pg_roles WHERE rolname = current_user").fetchone()
+    if not superuser:
+        return not open_to_all  # a superuser may have closed them before
+    conn.execute(fill(HARDEN_SQL, roles))
+    return True
+
+
+def harden(url: str, password: str | None = None) -> None:
+    """Close PostgreSQL's statistics, role list and lock views in the hub's database to
+    everyone but its organizers; needs a superuser's login (`simrate team harden`)."""
+    import psycopg
+
+    parse_url(url)
+    conn = connect(url, password, autocommit=False)
+    try:
+        with conn.transaction():
+            meta = _existing_meta(conn)
+            if not meta:
+                raise HubError("no simrate hub in this database; publish one first "
+                               "(simrate team publish)", "project")
+            check_version(int(meta.get("hub_schema", "0")))
+            roles = {k: meta[f"role_{k}"] for k in ("owner", "annotators", "organizers")}
+            if not _harden_if_allowed(conn, roles):
+                raise HubError("role not allowed: closing PostgreSQL's statistics views takes "
+                               "a superuser's login (the catalog belongs to the superuser)",
+                               "refused")
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
 
 
 def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
@@ -113,10 +156,10 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
         "ON CONFLICT (key) DO NOTHING", list(settings.items()))
     items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
                                      "meta", "source", "ord"),
-                     project.team_tables.read(
+                     [(*r[:7], source_name(r[7]), r[8]) for r in project.team_tables.read(
                          "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
                          "COALESCE(s.path, ''), i.ord FROM items i "
-                         "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord"))
+                         "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord")])
     conn.execute("""
         INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta,
                                    source)

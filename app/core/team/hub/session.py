@@ -4,7 +4,9 @@ The exchange connection is opened on first use and dropped after any failure, so
 round reconnects. Organizers also keep a listening connection: `wait` returns when the hub
 sends NOTIFY or the timeout passes. After a reconnect the session LISTENs again, and the
 caller pulls everything above its watermarks anyway (notifications sent while we were away
-are lost), so nothing depends on a notification arriving.
+are lost), so nothing depends on a notification arriving. Besides the plain channel (items
+and settings), a login listens on its own secret channel (hub_schema.py): nobody hears of
+writes they may not read.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import Any
 
 from app.core.team.hub.connection import HubError, connect, hub_info
 from app.core.team.hub.exchange import Outbox, Received, exchange
-from app.core.team.hub.hub_schema import CHANNEL
+from app.core.team.hub.hub_schema import CHANNEL, quote_ident
+
+
+def my_channels(conn: Any) -> list[str]:
+    """The secret channel on which the hub announces the writes this login may read: all
+    of them for an organizer, an annotator's own ratings for an annotator."""
+    found = conn.execute("SELECT simrate.my_channel()").fetchone()[0]
+    return [found] if found else []
 
 
 class HubSession:
@@ -82,7 +91,9 @@ class HubSession:
     def _listen(self) -> Any:
         if self._listener is None or self._listener.closed:
             listener = connect(self.url, self.password)
-            listener.execute(f"LISTEN {CHANNEL}")
+            listener.execute(f"LISTEN {CHANNEL}")  # items and settings
+            for channel in my_channels(listener):
+                listener.execute(f"LISTEN {quote_ident(channel)}")
             self._listener = listener
         return self._listener
 

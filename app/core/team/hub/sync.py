@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from app.core.project import Project
+from app.core.team.blind import blind_replica, source_name
 from app.core.team.hub.connection import connect, hub_info
 from app.core.team.hub.exchange import (
     ANNOTATOR_TABLES,
@@ -124,12 +125,13 @@ def _new_items(project: Project) -> list[tuple]:
         "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
         "COALESCE(s.path, ''), i.ord FROM items i LEFT JOIN sources s ON s.id = i.source_id "
         "WHERE i.ord > ? ORDER BY i.ord", (known,))
-    return [tuple(r) for r in rows]
+    return [(*r[:7], source_name(r[7]), r[8]) for r in rows]  # no folders (blind.py)
 
 
 def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> SyncReport:
     """Record what the hub took, apply what it sent; returns the round's report."""
     _record_push(project, outbox, received)
+    blind_replica(project)  # an annotator's replica from an older simrate held references
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from app.core.team.hub.apply import apply_received  # local writes through Project
 

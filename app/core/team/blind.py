@@ -1,0 +1,97 @@
+"""What an annotator must not learn, as one rule for packages and hub replicas alike.
+
+An annotator's copy of a project (a package, or a replica of a hub joined with an
+annotator's login) holds each item's id, texts, dataset and genre, and nothing else:
+
+- no reference score (gold keys, the known scores of check items): it would bias the
+  rater and defeat the check items;
+- no item metadata, which can hold votes, labels, a check mark or a file path;
+- no source path: the organizer's folders stay on the organizer's machine;
+- nothing that marks check items, so a check item looks like any other.
+
+The hub enforces the same rule on the server (hub_schema.py: annotators' roles may read
+only these columns of the items table). The organizer's own file and an organizer's
+replica keep everything.
+
+Blindness on one machine: in a plain project file it is a matter of trust, so opening a
+file in organizer mode, or switching it on or off, is written to the change log (kind
+`organizer_mode`) under the person's name, and `simrate info` shows who did it. On a hub replica the
+server decides: an annotator's replica has no organizer mode at all.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pandas as pd
+
+from app.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.store import log_change, read_meta
+
+#: Item columns an annotator's copy carries (the rest is emptied).
+ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")
+#: Meta key: this annotator's replica has been emptied of what it must not hold.
+BLIND_DONE = "hub_blind"
+
+
+def blind_items(items: pd.DataFrame) -> pd.DataFrame:
+    """An item table (as `Project.items()` gives it) made fit for an annotator: the same
+    items and texts, with no reference score and no metadata; `line` keeps each item's
+    place in the origin (1-based)."""
+    frame = pd.DataFrame({column: items[column] for column in ANNOTATOR_ITEM_COLUMNS})
+    frame["reference"] = float("nan")
+    frame["meta"] = [{} for _ in range(len(items))]
+    frame["line"] = items["ord"] + 1
+    return frame
+
+
+def source_name(path: str) -> str:
+    """What the hub keeps of an item's source path: the file's name, not its folders."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def is_annotator_replica(project: Project) -> bool:
+    """True for a replica joined with an annotator's login."""
+    return bool(project.meta("hub_url")) and project.meta("hub_kind") != "organizer"
+
+
+def blind_replica(project: Project) -> bool:
+    """Empty an annotator's replica of reference scores and item metadata (a replica
+    joined with an older simrate received them; its items' source was always "hub");
+    once per file. True if it changed anything."""
+    if not is_annotator_replica(project) or project.meta(BLIND_DONE) == "1":
+        return False
+    with project.team_tables.transaction() as conn:
+        changed = conn.execute("UPDATE items SET reference = NULL, meta = NULL "
+                               "WHERE reference IS NOT NULL OR meta IS NOT NULL").rowcount
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (BLIND_DONE,))
+    return changed > 0
+
+
+# ----------------------------------------------------------------- organizer mode
+def check_organizer_mode(project: Project) -> None:
+    """SimrateError when this file may not be opened in organizer mode: an annotator's
+    replica of a hub (the hub gives it no one else's ratings, and its person is no
+    organizer)."""
+    if is_annotator_replica(project):
+        who = project.meta("hub_name") or "an annotator"
+        raise SimrateError(f"organizer mode is for organizers: this is {who}'s replica of a "
+                           "hub, joined with an annotator's login", project.path)
+
+
+def record_organizer_mode(project: Project, who: str, on: bool) -> None:
+    """Write to the project's change log that `who` switched organizer mode on (or off);
+    SimrateError on an annotator's replica (check_organizer_mode). The log stays in the
+    file: a hub replica does not send it."""
+    check_organizer_mode(project)
+    with project.team_tables.transaction() as conn:
+        log_change(conn, ORGANIZER_MODE, who=who, new=bool(on))
+        if on:  # the tally `simrate info` shows
+            tally = json.loads(read_meta(conn, ORGANIZER_MODE_BY) or "{}")
+            count = tally.get(who, [0, 0])[0]
+            tally[who] = [count + 1, time.time()]
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         (ORGANIZER_MODE_BY, json.dumps(tally, ensure_ascii=False)))
