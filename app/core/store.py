@@ -466,6 +466,8 @@ CHANGE_KINDS: dict[str, str] = {
     "package": "a package written for one annotator",
     "merge_package": "a returned package merged: the annotator and the counts",
     "crowd_batch": "a crowd batch written: its name, tasks and slots",
+    "organizer_mode": "organizer mode (not blind) switched on or off, or a file opened in it, "
+                      "under the name given in \"Who is rating?\"",
 }
 
 

@@ -11,9 +11,23 @@ from app.core.store import CHANGE_KINDS
 APP = Path(__file__).resolve().parents[2] / "app"
 
 
+def constants() -> dict[str, str]:
+    """Module-level NAME = "text" assignments of app/ (a kind may be named by one)."""
+    found = {}
+    for path in APP.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        found[target.id] = node.value.value
+    return found
+
+
 def logged_kinds() -> dict[str, str]:
     """{kind: where} for every string literal that can be a log_change kind."""
     found = {}
+    named = constants()
     for path in APP.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -23,6 +37,8 @@ def logged_kinds() -> dict[str, str]:
                 (k.value for k in node.keywords if k.arg == "kind"), None)
             values = [kind] if not isinstance(kind, ast.IfExp) else [kind.body, kind.orelse]
             for value in values:
+                if isinstance(value, ast.Name) and value.id in named:
+                    value = ast.Constant(named[value.id])
                 assert isinstance(value, ast.Constant), f"{path}:{node.lineno}: a kind " \
                     "that is not a literal cannot be checked against CHANGE_KINDS"
                 found[value.value] = f"{path.relative_to(APP.parent)}:{node.lineno}"
