@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.formats.limits import read_input
 
 REQUIRED = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds")
 SCORE_NAMES = ("score", "rating", "similarity", "sim")
@@ -95,10 +96,7 @@ def _numbers(cells: pd.Series, lines: np.ndarray, column: str, path: Path,
 
 
 def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror}", path) from None
+    data = read_input(path)  # any source, under the size and line limits
     text = data.decode("utf-8-sig", errors="replace")
     try:
         table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
