@@ -1,0 +1,191 @@
+"""Values inside files that used to crash a reader or slip through: one line with the line.
+
+JSONL that json cannot turn into text and numbers, reference scores that are not finite or
+lie outside the scale (one rule for every format), crowd work times below zero, the
+annotator column options, and workbook formulas without a saved value.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from app.core.project import Project
+from tests.cli.helpers import simrate
+
+from .helpers import new_project, one_line_error
+
+PAIR = '{"id": "a", "left": "one text", "right": "another"}\n'
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "p.simrate"
+    Project.create(path, scale="sts").close()
+    return path
+
+
+def item_count(path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- JSONL
+
+@pytest.mark.parametrize(("second", "needle"), [
+    ('{"id": "b", "left": "x", "right": "y", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "JSON nested too deeply"),
+    ('{"id": "b", "left": "x", "right": "y", "deep": ' + '{"a":' * 100_000 + "1"
+     + "}" * 100_000 + "}", "JSON nested too deeply"),
+    ('{"id": "b", "left": "x", "right": "y", "n": ' + "7" * 5000 + "}",
+     "a number of more than 4,300 digits"),
+    ('{"id": "b", "left": "x\\ud800", "right": "y"}', "a lone surrogate \\ud800"),
+    ('{"id": "\\udfff", "left": "x", "right": "y"}', "a lone surrogate \\udfff"),
+    ('{"id": "b", "left": "x", "right": "y", "note": ["\\uDBFF"]}', "a lone surrogate \\udbff"),
+])
+def test_jsonl_values_json_cannot_read_are_one_line(capsys, tmp_path, project, second, needle):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(PAIR + second + "\n", encoding="utf-8")
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:2:", needle)
+    assert item_count(project) == 0
+
+
+def test_a_surrogate_pair_is_one_character_and_is_kept(capsys, tmp_path, project):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"id": "a", "left": "smile \\ud83d\\ude00", "right": "b"}\n',
+                    encoding="utf-8")
+    assert simrate(capsys, "import", project, path).status == 0
+    with Project.open(project) as opened:
+        assert opened.item("a")["left"] == "smile \U0001F600"
+
+
+def test_evaluate_reads_our_jsonl_exports_with_the_same_rules(capsys, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"item_id": "a", "gold": 3}\n{"item_id": "b", "gold": '
+                    + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    system = tmp_path / "system.tsv"
+    system.write_text("a\t3\nb\t2\n", encoding="utf-8")
+    result = simrate(capsys, "evaluate", "--task", "sts", gold, system)
+    assert result.status == 2
+    one_line_error(result.err, f"{gold}:2:", "JSON nested too deeply")
+
+
+# ---------------------------------------------------------------- reference scores
+
+@pytest.mark.parametrize(("gold", "needle"), [
+    ("Infinity", "is not a finite number"),
+    ("-Infinity", "is not a finite number"),
+    ("1e400", "is not a finite number"),
+    ("NaN", "is not a finite number"),
+    ("9" * 400, "is not a finite number"),
+    ('"inf"', "'inf' is not a finite number"),
+    ('"nan"', "'nan' is not a finite number"),
+    ('"1e-400"', "too small to be held"),
+    ("-3", "the reference score -3 is outside the scale sts (0-5"),
+    ("5.5", "the reference score 5.5 is outside the scale sts (0-5"),
+    ("1e300", "is outside the scale sts"),
+])
+def test_jsonl_reference_not_finite_or_out_of_range_is_refused(capsys, tmp_path, project,
+                                                               gold, needle):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(PAIR + '{"id": "b", "left": "x", "right": "y", "gold": ' + gold + "}\n",
+                    encoding="utf-8")
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:2:", needle)
+    assert item_count(project) == 0
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".csv"])
+@pytest.mark.parametrize(("value", "needle"), [
+    ("inf", "'inf' in column 'gold' is not a finite number"),
+    ("-Infinity", "'-Infinity' in column 'gold' is not a finite number"),
+    ("nan", "'nan' in column 'gold' is not a finite number"),
+    ("1e400", "'1e400' in column 'gold' is not a finite number"),
+    ("1e-400", "'1e-400' in column 'gold' is too small"),
+    ("-3", "the reference score -3 is outside the scale sts"),
+    ("6", "the reference score 6 is outside the scale sts"),
+])
+def test_table_reference_not_finite_or_out_of_range_is_refused(capsys, tmp_path, project,
+                                                               suffix, value, needle):
+    sep = "\t" if suffix == ".tsv" else ","
+    path = tmp_path / f"pairs{suffix}"
+    rows = [["id", "left", "right", "gold"], ["a", "x", "y", "3"], ["b", "x", "z", value]]
+    path.write_text("".join(sep.join(r) + "\n" for r in rows), encoding="utf-8")
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", needle)
+    assert item_count(project) == 0
+
+
+def test_xlsx_reference_out_of_range_is_refused(capsys, tmp_path, project):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    for row in (["id", "left", "right", "gold"], ["a", "x", "y", 3], ["b", "x", "z", -3],
+                ["c", "x", "w", "inf"]):
+        sheet.append(row)
+    path = tmp_path / "pairs.xlsx"
+    book.save(path)
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:4:", "'inf' in column 'gold' is not a finite number")
+    sheet.delete_rows(4)
+    book.save(path)
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", "-3 is outside the scale sts")
+
+
+def test_a_text_reference_column_stays_item_information(capsys, tmp_path, project):
+    """Words in a `score` column (labels, not numbers) keep the column as item information,
+    as before: only spellings of numbers that are not finite are refused."""
+    path = tmp_path / "pairs.tsv"
+    path.write_text("id\tleft\tright\tscore\na\tx\ty\thigh\nb\tx\tz\t-3\n", encoding="utf-8")
+    assert simrate(capsys, "import", project, path).status == 0
+    with Project.open(project) as opened:
+        item = opened.item("b")
+        assert item["meta"]["score"] == "-3"
+        assert item["reference"] is None  # no reference
+
+
+def test_sts_gold_out_of_range_is_refused(capsys, tmp_path, tmp_path_factory):
+    folder = tmp_path / "sts"
+    folder.mkdir()
+    (folder / "STS.input.demo.txt").write_text("a b\tc d\ne f\tg h\n", encoding="utf-8")
+    (folder / "STS.gs.demo.txt").write_text("3\n-3\n", encoding="utf-8")
+    path = tmp_path / "p.simrate"
+    Project.create(path, scale="sts").close()
+    result = simrate(capsys, "import", path, folder / "STS.input.demo.txt")
+    assert result.status == 2
+    one_line_error(result.err, "STS.input.demo.txt:2:", "-3 is outside the scale sts")
+
+
+def test_pit_references_on_a_narrower_scale_are_refused(capsys, tmp_path):
+    """PIT expert labels are 0-5; a CLSS project's scale ends at 4."""
+    path = tmp_path / "p.simrate"
+    new_project(path, n_items=0).close()  # clss, 0-4
+    data = tmp_path / "test.data"
+    data.write_text("1\tTopic\tfirst text here\tsecond text here\t5\tx\ty\n", encoding="utf-8")
+    result = simrate(capsys, "import", path, data, "--format", "pit")
+    assert result.status == 2
+    one_line_error(result.err, f"{data}:1:", "the reference score 5 is outside the scale clss")
+
+
+def test_checks_from_reference_works_after_a_refused_import(capsys, tmp_path, project):
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": "a", "left": "x", "right": "y", "gold": 4}\n', encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "b", "left": "x", "right": "z", "gold": Infinity}\n',
+                   encoding="utf-8")
+    assert simrate(capsys, "import", project, good).status == 0
+    assert simrate(capsys, "import", project, bad).status == 2
+    result = simrate(capsys, "checks", project, "--from-reference")
+    assert result.status == 0, result.err
