@@ -120,6 +120,12 @@ def read_turk(path: str | Path) -> pd.DataFrame:
     if empty.size:
         raise SimrateError("empty WorkerId", path, int(lines[empty[0]]))
     seconds = _numbers(table["WorkTimeInSeconds"], lines, "WorkTimeInSeconds", path, kept)
+    negative = np.flatnonzero((seconds < 0) & kept)
+    if negative.size:
+        row = int(negative[0])
+        raise SimrateError(f"WorkTimeInSeconds {table['WorkTimeInSeconds'].iloc[row].strip()!r} "
+                           "is below zero: a work time is 0 or more seconds", path,
+                           int(lines[row]))
     parts = []
     for slot, roles in _slots(list(table.columns), path).items():
         items = _decoded(table[roles["id"]].str.strip())

@@ -189,3 +189,87 @@ def test_checks_from_reference_works_after_a_refused_import(capsys, tmp_path, pr
     assert simrate(capsys, "import", project, bad).status == 2
     result = simrate(capsys, "checks", project, "--from-reference")
     assert result.status == 0, result.err
+
+
+# ---------------------------------------------------------------- crowd work time
+
+TURK_HEAD = ("HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Input.id1,"
+             "Input.left1,Input.right1,Answer.score1\n")
+
+
+@pytest.mark.parametrize(("seconds", "needle"), [
+    ("-50", "WorkTimeInSeconds '-50' is below zero"),
+    ("-5e9", "WorkTimeInSeconds '-5e9' is below zero"),
+    ("-0.5", "WorkTimeInSeconds '-0.5' is below zero"),
+    ("inf", "WorkTimeInSeconds: 'inf' is not a number"),
+    ("nan", "WorkTimeInSeconds: 'nan' is not a number"),
+    ("-inf", "WorkTimeInSeconds: '-inf' is not a number"),
+])
+def test_crowd_work_time_below_zero_or_not_finite_is_refused(capsys, tmp_path, project,
+                                                            seconds, needle):
+    path = tmp_path / "Batch_1_batch_results.csv"
+    path.write_text(TURK_HEAD + "H1,A1,W1,Approved,30,a,one,two,3\n"
+                    f"H1,A2,W2,Approved,{seconds},a,one,two,4\n", encoding="utf-8")
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", needle)
+    assert item_count(project) == 0
+
+
+def test_a_rejected_assignment_may_hold_any_work_time(capsys, tmp_path, project):
+    path = tmp_path / "Batch_1_batch_results.csv"
+    path.write_text(TURK_HEAD + "H1,A1,W1,Approved,30,a,one,two,3\n"
+                    "H1,A2,W2,Rejected,-50,a,one,two,4\n", encoding="utf-8")
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 0, result.err
+    assert "1 ratings added" in result.out
+
+
+# ---------------------------------------------------------------- annotator column
+
+RATINGS = "item_id,who,score,note\na,ana,3,\nb,ben,4,fine\n"
+
+
+@pytest.fixture
+def rated_project(tmp_path):
+    path = tmp_path / "r.simrate"
+    Project.create(path, scale="sts").close()
+    items = tmp_path / "items.jsonl"
+    items.write_text(PAIR + '{"id": "b", "left": "x", "right": "y"}\n', encoding="utf-8")
+    with Project.open(path) as opened:
+        from app.formats.jsonl import read_jsonl_pairs
+        opened.import_items(read_jsonl_pairs(items), source=str(items))
+    return path
+
+
+@pytest.mark.parametrize(("column", "role"), [
+    ("item_id", "the item ids"), ("Item_ID", "the item ids"), ("score", "the scores"),
+    ("note", "the notes")])
+def test_annotator_column_naming_another_role_is_refused(capsys, tmp_path, rated_project,
+                                                         column, role):
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS, encoding="utf-8")
+    result = simrate(capsys, "import", rated_project, path, "--annotator-column", column)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:1:", f"holds {role}, not annotator names")
+
+
+def test_annotator_column_on_a_wide_file_naming_the_item_column_is_refused(capsys, tmp_path,
+                                                                          rated_project):
+    path = tmp_path / "wide.tsv"
+    path.write_text("item_id\tana\tben\na\t3\t4\nb\t2\t\n", encoding="utf-8")
+    result = simrate(capsys, "import", rated_project, path, "--annotator-column", "item_id")
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:1:", "holds the item ids")
+
+
+def test_annotator_and_annotator_column_together_are_refused(capsys, tmp_path, rated_project):
+    path = tmp_path / "ratings.csv"
+    path.write_text(RATINGS, encoding="utf-8")
+    result = simrate(capsys, "import", rated_project, path, "--annotator-column", "who",
+                     "--annotator", "zed")
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:", "not both")
+    ok = simrate(capsys, "import", rated_project, path, "--annotator-column", "who")
+    assert ok.status == 0, ok.err
+    assert "2 ratings added" in ok.out
