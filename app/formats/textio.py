@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.frames import MAX_TEXT_CHARS
 from app.core.scale import underflows
 from app.formats.limits import check_columns, check_unpacked_size, input_source, read_input
+from app.formats.xlsx_formulas import refuse_formulas_without_values
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.
@@ -277,6 +278,12 @@ def xlsx_records(path: str | Path) -> list[Record]:
                 fields.pop()
             if fields:
                 records.append((number, fields))
+        refuse_formulas_without_values(source, sheet, path)
+    except SimrateError:
+        raise
+    except Exception as exc:  # a damaged part inside a sound zip: openpyxl raises anything
+        raise SimrateError(f"not a readable XLSX workbook: the sheet is damaged "
+                           f"({cut(str(exc), 60) or 'no detail'})", path) from None
     finally:
         book.close()
     if not records:

@@ -273,3 +273,73 @@ def test_annotator_and_annotator_column_together_are_refused(capsys, tmp_path, r
     ok = simrate(capsys, "import", rated_project, path, "--annotator-column", "who")
     assert ok.status == 0, ok.err
     assert "2 ratings added" in ok.out
+
+
+# ---------------------------------------------------------------- workbook formulas
+
+def _workbook(path, rows, title="Sheet"):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = title
+    for row in rows:
+        sheet.append(row)
+    book.save(path)
+    return path
+
+
+def _rewrite_sheet(path, old: bytes, new: bytes) -> None:
+    """Edit the first sheet's XML inside the workbook as a spreadsheet program would save it."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info.filename) for info in archive.infolist()}
+    part = "xl/worksheets/sheet1.xml"
+    assert old in parts[part]
+    parts[part] = parts[part].replace(old, new)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+def test_a_rating_formula_without_a_value_is_named(capsys, tmp_path, rated_project):
+    path = _workbook(tmp_path / "ratings.xlsx",
+                     [["item_id", "annotator", "score"], ["a", "ana", 4], ["b", "ana", "=1+2"]],
+                     title="Ratings")
+    result = simrate(capsys, "import", rated_project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", "cell Ratings!C3 holds a formula without a saved "
+                   "value", "open it in a spreadsheet program, save it")
+
+
+def test_a_reference_formula_without_a_value_is_named(capsys, tmp_path, project):
+    path = _workbook(tmp_path / "pairs.xlsx", [["id", "left", "right", "gold"],
+                                               ["a", "x", "y", 3], ["b", "x", "z", "=2+1"]])
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 2
+    one_line_error(result.err, f"{path}:3:", "cell Sheet!D3 holds a formula")
+    assert item_count(project) == 0
+
+
+def test_evaluate_names_a_gold_formula_without_a_value(capsys, tmp_path):
+    gold = _workbook(tmp_path / "gold.xlsx", [["item_id", "gold"], ["a", 3], ["b", "=SUM(1,2)"]])
+    system = tmp_path / "system.tsv"
+    system.write_text("a\t3\nb\t2\n", encoding="utf-8")
+    result = simrate(capsys, "evaluate", "--task", "sts", gold, system)
+    assert result.status == 2
+    one_line_error(result.err, f"{gold}:3:", "cell Sheet!B3 holds a formula")
+
+
+def test_a_formula_with_its_saved_value_is_read(capsys, tmp_path, project):
+    path = _workbook(tmp_path / "pairs.xlsx", [["id", "left", "right", "gold"],
+                                               ["a", "x", "y", 3], ["b", "x", "z", "=2+1"],
+                                               ["c", "x", "w", '=IF(1,"","x")']])
+    _rewrite_sheet(path, b"<f>2+1</f><v></v>", b"<f>2+1</f><v>3</v>")
+    # the empty-text result, as a spreadsheet program saves it: t="str" and an empty <v>
+    _rewrite_sheet(path, b'<c r="D4"><f>', b'<c r="D4" t="str"><f>')
+    result = simrate(capsys, "import", project, path)
+    assert result.status == 0, result.err
+    with Project.open(project) as opened:
+        assert opened.item("b")["reference"] == 3.0
+        assert opened.item("c")["reference"] is None
