@@ -307,9 +307,12 @@ def load_table(path: str | Path) -> Table:
         return Table(xlsx_records(path), True, "xlsx")
     source = read_text(path)
     delimiter = sniff_delimiter(source)
-    if delimiter == "\t":
-        return Table(tsv_records(source), False, source.encoding)
-    return Table(list(csv_records(source, delimiter)), False, source.encoding)
+    records = (tsv_records(source) if delimiter == "\t"
+               else list(csv_records(source, delimiter)))
+    if not records:  # only delimiters and blanks: no row holds anything
+        raise SimrateError("no rows: every line holds only delimiters or white space",
+                           source.path)
+    return Table(records, False, source.encoding)
 
 
 def with_encoding(frame: pd.DataFrame, encoding: str) -> pd.DataFrame:
