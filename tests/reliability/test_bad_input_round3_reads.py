@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from app.core.errors import SimrateError
 from app.formats.limits import MAX_INPUT_BYTES
 
 from .helpers import ROOT, new_project, one_line_error
@@ -182,23 +181,46 @@ def test_a_scale_from_a_pipe_is_read(tmp_path):
     assert project.exists()
 
 
-def test_every_reader_refuses_a_device_in_process():
-    """The readers themselves, called as the window calls them, not only the command line."""
-    from app.core.scale import load_scale
-    from app.formats.detect import detect_format
-    from app.formats.jsonl import read_jsonl_pairs
-    from app.formats.pyramid import read_pyramid
-    from app.formats.ratings import read_ratings
-    from app.formats.ratings_fast import read_long_ratings_fast
-    from app.formats.scores import read_gold
-    from app.formats.textio import load_table, read_text, xlsx_records
-    from app.formats.turk import read_turk
+READERS_ON_A_DEVICE = """
+import sys
+from pathlib import Path
+from app.core.errors import SimrateError
+from app.core.scale import load_scale
+from app.formats.detect import detect_format
+from app.formats.jsonl import read_jsonl_pairs
+from app.formats.pyramid import read_pyramid
+from app.formats.ratings import read_ratings
+from app.formats.ratings_fast import read_long_ratings_fast
+from app.formats.scores import read_gold
+from app.formats.textio import load_table, read_text, xlsx_records
+from app.formats.turk import read_turk
 
-    readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,
-               read_pyramid, read_jsonl_pairs, lambda p: read_gold(p, "sts")]
-    for reader in readers:
-        with pytest.raises(SimrateError, match="is a device"):
-            reader(Path("/dev/zero"))
-    assert read_long_ratings_fast(Path("/dev/zero")) is None  # no .csv name: never read
-    with pytest.raises(SimrateError):
-        load_scale("/dev/zero")
+readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,
+           read_pyramid, read_jsonl_pairs, lambda p: read_gold(p, "sts")]
+for reader in readers:
+    try:
+        reader(Path("/dev/zero"))
+    except SimrateError as exc:
+        assert "is a device" in str(exc), exc
+    else:
+        sys.exit(f"{reader} read a device")
+assert read_long_ratings_fast(Path("/dev/zero")) is None  # no .csv name: never read
+try:
+    load_scale("/dev/zero")
+except SimrateError:
+    pass
+else:
+    sys.exit("load_scale read a device")
+print("all refused")
+"""
+
+
+def test_every_reader_refuses_a_device_in_process():
+    """The readers themselves, called as the window calls them, not only the command line
+    (in a child with capped memory, so that a regression fails rather than fills memory)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", READERS_ON_A_DEVICE], env=env,
+                            capture_output=True, text=True, timeout=TIME_LIMIT,
+                            preexec_fn=_limit_memory)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "all refused" in result.stdout

@@ -7,13 +7,18 @@ produce a project that `info` or an import cannot handle.
 
 from __future__ import annotations
 
+import os
+import resource
+import subprocess
+import sys
+
 import pytest
 
 from app.core.errors import SimrateError
 from app.core.scale import MAX_SCALE_POINTS, Scale
 from tests.cli.helpers import simrate
 
-from .helpers import one_line_error
+from .helpers import ROOT, one_line_error
 
 
 @pytest.mark.parametrize(("body", "needle"), [
@@ -77,9 +82,16 @@ def test_scale_object_checks_its_ends_whatever_builds_it():
             Scale("x", low, high, step)
 
 
-def test_a_scale_read_from_a_device_is_bounded(capsys, tmp_path):
+def test_a_scale_read_from_a_device_is_bounded(tmp_path):
+    """In a child with capped memory: a regression fails the test, not the machine."""
     project = tmp_path / "p.simrate"
-    result = simrate(capsys, "new", project, "--scale", "/dev/zero")
-    assert result.status == 2
-    one_line_error(result.err, "/dev/zero:")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("SIMRATE_DEBUG", None)
+    cap = 3 * 2**30
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "new", str(project), "--scale", "/dev/zero"], env=env,
+        capture_output=True, text=True, timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)))
+    assert result.returncode == 2, result.stderr
+    one_line_error(result.stderr, "/dev/zero:")
     assert not project.exists()
