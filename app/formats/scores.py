@@ -9,7 +9,6 @@ System outputs, read against a gold file: app/formats/system_scores.py.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass

@@ -224,3 +224,16 @@ def test_every_reader_refuses_a_device_in_process():
                             preexec_fn=_limit_memory)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "all refused" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["big.tsv", "big.jsonl", "Batch_1_batch_results.csv"])
+def test_a_file_over_the_input_limit_is_refused_before_it_is_read(tmp_path, project, name):
+    """A sparse file: 1 GiB and a byte that take no disk space, refused from its size."""
+    path = tmp_path / name
+    with open(path, "wb") as stream:
+        stream.truncate(MAX_INPUT_BYTES + 1)
+    started = time.monotonic()
+    result = run_limited("import", project, path)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 2, result.stderr
+    one_line_error(result.stderr, f"{path}: larger than 1 GiB")
