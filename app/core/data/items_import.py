@@ -90,7 +90,7 @@ def check_references(frame: pd.DataFrame, low: float, high: float, describe: str
         row = int(bad[0])
         value = float(reference[row])
         why = ("is not a finite number" if np.isinf(value)
-               else f"is outside the scale {describe}")
+               else f"is outside the scale {describe} of this project")
         raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the reference score "
                            f"{value:g} {why}", source or None, int(frame["line"].iat[row]))
 
