@@ -70,7 +70,7 @@ def _too_large(path: Path) -> SimrateError:
 
 #: The last pipe read: (device, inode) -> its bytes, so that telling its format and then
 #: reading it see the same data (a pipe can be read only once).
-_STREAM_CACHE: dict[tuple[int, int], tuple[bytes, bool]] = {}
+_STREAM_CACHE: dict[tuple[int, int, int], tuple[bytes, bool]] = {}
 
 
 def input_kind(path: Path) -> str:
@@ -115,7 +115,7 @@ def read_input(path: str | Path, text: bool = True) -> bytes:
         if len(data) > MAX_INPUT_BYTES:
             raise _too_large(path)
         return data
-    key = (info.st_dev, info.st_ino) if info is not None else (0, 0)
+    key = _stream_key(info)
     if key in _STREAM_CACHE:
         data, checked = _STREAM_CACHE[key]
         if text and not checked:
@@ -124,8 +124,18 @@ def read_input(path: str | Path, text: bool = True) -> bytes:
         return data
     data = _read_stream(path, text)
     _STREAM_CACHE.clear()  # one pipe at a time: the memory of earlier ones goes back
-    _STREAM_CACHE[key] = (data, text)
+    try:  # stated again now that the writer is done: its writes changed the times
+        _STREAM_CACHE[_stream_key(os.stat(path))] = (data, text)
+    except OSError:
+        pass
     return data
+
+
+def _stream_key(info: os.stat_result | None) -> tuple[int, int, int]:
+    """A pipe's identity: its inode, and its change time (a new pipe may reuse the inode)."""
+    if info is None:
+        return (0, 0, 0)
+    return (info.st_dev, info.st_ino, info.st_ctime_ns)
 
 
 def _read_stream(path: Path, text: bool) -> bytes:

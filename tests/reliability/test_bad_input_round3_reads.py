@@ -237,3 +237,20 @@ def test_a_file_over_the_input_limit_is_refused_before_it_is_read(tmp_path, proj
     assert time.monotonic() - started < 30
     assert result.returncode == 2, result.stderr
     one_line_error(result.stderr, f"{path}: larger than 1 GiB")
+
+
+def test_process_substitution_of_two_files_and_a_slow_writer(project):
+    """`simrate import P <(cat a) <(sleep; cat b)`: each pipe is read once, in full, and
+    telling its format does not use up what the reader then reads."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("SIMRATE_DEBUG", None)
+    script = (f'"{sys.executable}" -m app import "{project}" <(cat "{SAMPLES / "pairs.tsv"}") '
+              f'<(sleep 0.5; cat "{SAMPLES / "pairs.csv"}") && '
+              f'"{sys.executable}" -m app import "{project}" '
+              f'<(sleep 0.5; cat "{SAMPLES / "ratings_long.csv"}")')
+    result = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
+                            timeout=TIME_LIMIT, preexec_fn=_limit_memory)
+    assert result.returncode == 0, result.stderr
+    added = [line for line in result.stdout.splitlines() if "added" in line]
+    assert "20 items added" in added[0] and "12 items added" in added[1], result.stdout
+    assert "58 ratings added" in added[2], result.stdout
