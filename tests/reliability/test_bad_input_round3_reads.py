@@ -254,3 +254,16 @@ def test_process_substitution_of_two_files_and_a_slow_writer(project):
     added = [line for line in result.stdout.splitlines() if "added" in line]
     assert "20 items added" in added[0] and "12 items added" in added[1], result.stdout
     assert "58 ratings added" in added[2], result.stdout
+
+
+def test_a_workbook_through_a_named_pipe_is_read_in_memory(tmp_path, project):
+    """A FIFO named .xlsx: openpyxl and the zip checks read the pipe's bytes in memory."""
+    fifo = tmp_path / "book.xlsx"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f'cat "{SAMPLES / "pairs.xlsx"}" > "{fifo}"'])
+    try:
+        result = run_limited("import", project, fifo)
+    finally:
+        writer.wait(timeout=TIME_LIMIT)
+    assert result.returncode == 0, result.stderr
+    assert "10 items added" in result.stdout
