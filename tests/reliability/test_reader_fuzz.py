@@ -84,17 +84,15 @@ _CACHE: dict[str, object] = {}
 def _check_file(path: Path) -> None:
     """Run every reader on `path`; an item table read is imported into a fresh project."""
     from app.core.errors import SimrateError
-    from app.core.project import Project
 
     readers = _CACHE.setdefault("readers", _readers())
     for name, reader in readers:
         signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
         try:
             result = reader(path)
-            if name in ("items", "pairs", "jsonl", "sts") and result is not None:
-                project = path.with_name(f"p-{name}.simrate")
-                with Project.create(project, scale="sts") as opened:
-                    opened.import_items(result, source=str(path))
+            if name in ("items", "pairs", "jsonl", "sts", "ratings", "turk") and (
+                    result is not None):
+                _store(result, name, path.with_name(f"p-{name}.simrate"), str(path))
         except SimrateError:
             pass
         except _Overtime:
@@ -104,6 +102,28 @@ def _check_file(path: Path) -> None:
                                  + traceback.format_exc(limit=-4)) from None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _store(frame, name: str, project: Path, source: str) -> None:
+    """Write what a reader gave into a fresh 0-5 project, as the import command does."""
+    from app.core.frames import item_frame
+    from app.core.project import Project
+
+    with Project.create(project, scale="sts") as opened:
+        if name == "turk":
+            from app.services.crowd_import import import_crowd_results
+
+            import_crowd_results(opened, frame, source)
+        elif name == "ratings":
+            ids = list(dict.fromkeys(str(i) for i in frame["item_id"]))
+            opened.import_items(item_frame({
+                "item_id": ids, "left": ["l"] * len(ids), "right": ["r"] * len(ids),
+                "dataset": ["d"] * len(ids), "genre": [""] * len(ids),
+                "reference": [float("nan")] * len(ids), "meta": [{}] * len(ids),
+                "line": list(range(1, len(ids) + 1))}), source="items")
+            opened.import_ratings(frame, source=source)
+        else:
+            opened.import_items(frame, source=source)
 
 
 def _check_bytes(data: bytes, names=NAMES) -> None:
