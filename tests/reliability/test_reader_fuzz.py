@@ -168,8 +168,14 @@ JSON_VALUE = st.one_of(
     st.builds(_json_text, st.recursive(JSON_SCALAR, lambda inner: st.one_of(
         st.lists(inner, max_size=3), st.dictionaries(ANY_TEXT, inner, max_size=3)),
         max_leaves=8), st.booleans()))
-JSON_OBJECT = st.lists(st.tuples(st.one_of(st.sampled_from(ROLE_NAMES), ANY_TEXT), JSON_VALUE),
-                       max_size=8).map(
+_PAIRS = st.lists(st.tuples(st.one_of(st.sampled_from(ROLE_NAMES), ANY_TEXT), JSON_VALUE),
+                 max_size=8)
+#: Half the objects are pairs a reader can take (texts under left and right), so the
+#: values beside them (ids, references, meta) get read too.
+_READABLE = st.tuples(st.builds(_json_text, ANY_TEXT, st.booleans()),
+                      st.builds(_json_text, ANY_TEXT, st.booleans()), _PAIRS).map(
+    lambda parts: [("left", parts[0]), ("right", parts[1]), *parts[2]])
+JSON_OBJECT = st.one_of(_PAIRS, _READABLE).map(
     lambda pairs: "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in pairs) + "}")
 JSON_LINES = st.lists(st.one_of(JSON_OBJECT, JSON_VALUE, st.just("")), min_size=1, max_size=6)
 
