@@ -21,7 +21,7 @@ from app.core.data.columns import CodeColumns, ColumnCache
 from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
 from app.core.data.item_index import ItemIndex
-from app.core.data.items_import import check_present, insert_items
+from app.core.data.items_import import check_present, check_references, insert_items
 from app.core.data.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
 from app.core.errors import SimrateError
 from app.core.events import (
@@ -191,6 +191,8 @@ class Project:
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
+        scale = self.scale
+        check_references(frame, scale.low, scale.high, scale.describe(), source)
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)

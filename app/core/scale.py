@@ -12,6 +12,11 @@ from app.core.errors import SimrateError, cut
 from app.locations import resource_folder
 
 BUILTIN_SCALES = ("clss", "sts")
+#: The most grid points a scale may have: step codes, label lookups and the agreement's
+#: per-code sums stay small and exact (a 0-5 scale in steps of 0.001 has 5,001).
+MAX_SCALE_POINTS = 10_000
+#: A scale file is a few kilobytes; anything past this is not one (a device, a stray file).
+MAX_SCALE_FILE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -36,9 +41,20 @@ class Scale:
     description: str = ""
 
     def __post_init__(self) -> None:
+        ends = (self.low, self.high, self.step)
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in ends):
+            raise SimrateError(f"scale {self.name!r}: low, high and step must be finite "
+                               "numbers")
         if not (self.step > 0 and self.high > self.low):
             raise SimrateError(f"scale {self.name!r}: needs high > low and step > 0")
+        if not math.isfinite(self.high - self.low):
+            raise SimrateError(f"scale {self.name!r}: high - low is beyond the largest number "
+                               "simrate can hold")
         n = (self.high - self.low) / self.step
+        if not math.isfinite(n) or n + 1 > MAX_SCALE_POINTS:
+            raise SimrateError(f"scale {self.name!r}: (high - low) / step gives more than "
+                               f"{MAX_SCALE_POINTS:,} points; simrate allows at most "
+                               f"{MAX_SCALE_POINTS:,} (use a larger step)")
         if abs(n - round(n)) > 1e-9:
             raise SimrateError(f"scale {self.name!r}: (high - low) is not a multiple of step")
 
@@ -122,28 +138,59 @@ class Scale:
     @classmethod
     def from_dict(cls, data: dict, source: str | Path | None = None) -> Scale:
         """Build a scale from its JSON description; errors name `source`."""
+        for key in ("low", "high", "step"):
+            if key not in data:
+                raise SimrateError(f"not a scale definition: no {key!r}", source)
+            _require_number(data[key], key, source)
+        name = data.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise SimrateError("the scale's \"name\" is empty or not text", source)
+        raw_points = data.get("points", [])
+        if not isinstance(raw_points, list):
+            raise SimrateError("the scale's \"points\" must be a list", source)
         try:
-            points = tuple(
-                ScalePoint(float(p["value"]), str(p["label"]), str(p.get("guideline", "")))
-                for p in data.get("points", [])
-            )
+            points = tuple(_point(p, source) for p in raw_points)
             scale = cls(
-                name=str(data.get("name") or (Path(source).stem if source else "custom")),
+                name=(name.strip() if name else (Path(source).stem if source else "custom")),
                 low=float(data["low"]),
                 high=float(data["high"]),
-                step=float(data.get("step", 1)),
+                step=float(data["step"]),
                 points=points,
                 title=str(data.get("title", "")),
                 description=str(data.get("description", "")),
             )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SimrateError(f"not a scale definition ({exc})", source) from None
+        except SimrateError as exc:
+            raise SimrateError(exc.message, exc.path or source, exc.line) from None
         for p in points:
             try:
                 scale.to_code(p.value)
             except SimrateError as exc:
                 raise SimrateError(f"labelled point: {exc.message}", source) from None
         return scale
+
+
+def _point(data: object, source: str | Path | None) -> ScalePoint:
+    """A labelled point of a scale file: {"value": ..., "label": ..., "guideline": ...}."""
+    if not isinstance(data, dict) or "value" not in data or "label" not in data:
+        raise SimrateError("each of the scale's points needs a \"value\" and a \"label\"",
+                           source)
+    return ScalePoint(_require_number(data["value"], "point value", source), str(data["label"]),
+                      str(data.get("guideline", "")))
+
+
+def _require_number(value: object, what: str, source: str | Path | None) -> float:
+    """`value` as a float when it is a finite JSON number (not text, not true/false)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SimrateError(f"the scale's {what} {cut(repr(value))} must be a number, "
+                           "not text or true/false", source)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of 400 digits
+        number = math.inf
+    if not math.isfinite(number):
+        raise SimrateError(f"the scale's {what} {cut(repr(value))} must be a finite number",
+                           source)
+    return number
 
 
 def fmt(value: float) -> str:
@@ -181,7 +228,8 @@ def load_scale(spec: str | Path) -> Scale:
     else:
         path = Path(spec)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        with open(path, "rb") as stream:  # any source: a device or pipe is read up to the limit
+            raw = stream.read(MAX_SCALE_FILE_BYTES + 1)
     except FileNotFoundError:
         raise SimrateError(
             f"no such scale (use {', '.join(BUILTIN_SCALES)} or a JSON file)", spec
@@ -189,17 +237,43 @@ def load_scale(spec: str | Path) -> Scale:
     except IsADirectoryError:
         raise SimrateError("is a folder, not a scale file", spec) from None
     except OSError as exc:
-        raise SimrateError(f"cannot read scale file: {exc.strerror}", spec) from None
+        raise SimrateError(f"cannot read scale file: {exc.strerror or exc}", spec) from None
+    if len(raw) > MAX_SCALE_FILE_BYTES:
+        raise SimrateError(f"larger than {MAX_SCALE_FILE_BYTES // 2**20} MiB: not a scale file",
+                           spec)
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = exc.object[:exc.start].count(b"\n") + 1
         raise SimrateError(f"not UTF-8 text ({exc.reason})", spec, line) from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise SimrateError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
+    except _DuplicateKey as exc:
+        raise SimrateError(f"the key {cut(repr(exc.args[0]))} appears twice in one object",
+                           path) from None
+    except RecursionError:
+        raise SimrateError("JSON nested too deeply: not a scale file", path) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise SimrateError(f"not a scale file: {cut(str(exc), 80)}", path) from None
     if not isinstance(data, dict):
         raise SimrateError("a scale file must hold one JSON object", path)
     return Scale.from_dict(data, path)
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice (json keeps the last silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """json's object_pairs_hook refusing a key named twice."""
+    found: dict = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
 
 
 #: Tolerance for thresholds typed as decimals (0.3 / 0.1 is 2.9999999999999996).

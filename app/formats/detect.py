@@ -12,6 +12,7 @@ import pandas as pd
 from app.core.errors import SimrateError
 from app.formats.clss import LEVELS, clss_gold_level, clss_level
 from app.formats.jsonl import is_jsonl, read_jsonl_pairs
+from app.formats.limits import input_kind
 from app.formats.pairs import HEADER_SCAN_ROWS, text_name_pair
 from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
 from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
@@ -34,6 +35,7 @@ from app.formats.turk import is_turk_header
 
 FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project", "turk")
 SQLITE_MAGIC = b"SQLite format 3\x00"
+ZIP_MAGIC = b"PK\x03\x04"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
 HEAD_RECORDS = 50
 
@@ -123,13 +125,25 @@ def _text_format(head: TextFile, suffix: str) -> str:
     return _table_format(records)
 
 
+def _starts_like_sqlite(path: Path) -> bool:
+    """True for a regular file that starts like an SQLite database (a pipe is no project)."""
+    if input_kind(path) != "file":
+        return False
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError as exc:
+        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
 def detect_format(path: str | Path) -> str:
     """Name the format of a file: pairs, sts, pit, clss, ratings, pyramid or project."""
     path = Path(path)
     suffix = path.suffix.lower()
-    data = read_bytes(path)
-    if suffix == ".simrate" or data.startswith(SQLITE_MAGIC):
+    input_kind(path)  # missing, a folder or a device: said here, whatever the name
+    if suffix == ".simrate" or _starts_like_sqlite(path):
         return "project"
+    data = read_bytes(path)  # under the limits: a pipe's lines are checked as it is read
     if suffix in (".pyr", ".pan"):
         return "pyramid"
     if is_jsonl(path):
@@ -149,6 +163,9 @@ def detect_format(path: str | Path) -> str:
     if suffix in (".xls", ".ods", ".numbers"):
         raise SimrateError(f"simrate reads spreadsheets as .xlsx: save this {suffix} file "
                            "as .xlsx (or as CSV) first", path)
+    if data.startswith(ZIP_MAGIC):
+        raise SimrateError("a zip file (a workbook?): simrate reads workbooks from files named "
+                           ".xlsx; save it as one", path)
     nul = data.find(b"\x00", 0, HEAD_BYTES)
     if nul >= 0:
         raise SimrateError("a NUL byte: a binary file of a kind simrate does not read", path,

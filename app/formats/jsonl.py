@@ -10,13 +10,15 @@ keeps its statistics and `ratings` object.
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.frames import item_frame
-from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, text_name_pair
+from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, reference_problem, text_name_pair
 from app.formats.textio import normalise_name, parse_number, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -53,16 +55,60 @@ def _text(record: dict, key: str | None, path: Path, line: int, what: str) -> st
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _reference(record: dict, key: str | None) -> float | None:
-    """The reference score as a float, NaN when absent or null; None when not a number."""
+def _reference(record: dict, key: str | None, path: Path, line: int) -> float | None:
+    """The reference score as a float, NaN when absent or null; None when not a number
+    (kept in meta). A number that is not finite (NaN, Infinity, 1e400) is refused."""
     value = None if key is None else record.get(key)
     if value is None or value == "":
         return float("nan")
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
-    return parse_number(value) if isinstance(value, str) else None
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            number = math.inf
+        if not math.isfinite(number):
+            raise SimrateError(f"the reference score ({key!r}) is not a finite number (NaN, "
+                               "Infinity or beyond 1.8e308); leave it out or write null for "
+                               "none", path, line)
+        return number
+    if not isinstance(value, str):
+        return None
+    problem = reference_problem(value)
+    if problem:
+        raise SimrateError(f"the reference score ({key!r}) {cut(value)!r} {problem}; leave it "
+                           "out or write null for none", path, line)
+    return parse_number(value)
+
+
+#: A lone UTF-16 surrogate written as an escape (\\ud800): valid JSON, but not text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def load_json_line(text: str, path: Path, line: int) -> object:
+    """The JSON value of one line; SimrateError with the line for anything json cannot
+    turn into text and numbers: bad syntax, nesting deeper than Python's recursion, an
+    integer of more than 4,300 digits, an escaped lone surrogate (no character at all)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SimrateError(f"not valid JSON ({exc.msg}, column {exc.colno})",
+                           path, line) from None
+    except RecursionError:
+        raise SimrateError("JSON nested too deeply (arrays or objects inside one another "
+                           "thousands of times)", path, line) from None
+    except ValueError:  # Python reads integers of at most 4,300 digits
+        raise SimrateError("a number of more than 4,300 digits: too long to read",
+                           path, line) from None
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(exc.object[exc.start])
+            raise SimrateError(f"a lone surrogate \\u{code:04x} in a string: an escape that "
+                               "names no character (half of a pair)", path, line) from None
+    return value
 
 
 def _objects(path: Path) -> list[tuple[int, dict]]:
@@ -71,11 +117,7 @@ def _objects(path: Path) -> list[tuple[int, dict]]:
     for number, text in enumerate(read_text(path).lines(), start=1):
         if not text.strip():
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SimrateError(f"not valid JSON ({exc.msg}, column {exc.colno})",
-                               path, number) from None
+        value = load_json_line(text, path, number)
         if not isinstance(value, dict):
             raise SimrateError("each line must hold one JSON object", path, number)
         found.append((number, value))
@@ -106,7 +148,7 @@ def read_jsonl_pairs(path: str | Path, dataset: str | None = None) -> pd.DataFra
             raise SimrateError(f"duplicate item id {item_id!r} (lines {first_line[item_id]} "
                                f"and {number})", path, number)
         first_line[item_id] = number
-        reference = _reference(record, roles["reference"])
+        reference = _reference(record, roles["reference"], path, number)
         meta = {k: v for k, v in record.items() if k not in used}
         if reference is None:
             meta[roles["reference"]] = record[roles["reference"]]

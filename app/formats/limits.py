@@ -7,6 +7,9 @@ opens it, and the number of columns as each line is split.
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 import zipfile
 from pathlib import Path
 
@@ -21,29 +24,144 @@ MAX_COLUMNS = 16_384
 MAX_XLSX_UNPACKED = 256 * 1024 * 1024
 
 
+#: The largest input simrate reads, from a file, a pipe or process substitution alike.
+MAX_INPUT_BYTES = 1 << 30
+_CHUNK = 1 << 22  # at most MAX_LINE_BYTES: a line inside one chunk is never too long
+
+
+class _LineCheck:
+    """Refuses a line over MAX_LINE_BYTES in bytes fed piece by piece (any CR or LF ends a
+    line, as in old Mac files); line numbers count LFs, as editors do."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.run = 0  # bytes of the line still open at the end of what was fed
+        self.lines = 0  # LFs fed so far
+
+    def feed(self, chunk: bytes) -> None:
+        for start in range(0, len(chunk), _CHUNK):
+            self._feed(chunk[start:start + _CHUNK] if len(chunk) > _CHUNK else chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        ends = [k for k in (chunk.find(b"\n"), chunk.find(b"\r")) if k >= 0]
+        first = min(ends) if ends else len(chunk)
+        if self.run + first > MAX_LINE_BYTES:  # lines inside the chunk are shorter than it
+            raise SimrateError(f"a line longer than {MAX_LINE_BYTES // 2**20} MiB (the "
+                               "longest line simrate reads)", self.path, self.lines + 1)
+        if ends:
+            self.run = len(chunk) - max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) - 1
+        else:
+            self.run += len(chunk)
+        self.lines += chunk.count(b"\n")
+
+
 def check_line_lengths(path: Path) -> None:
     """Refuse a file with a line over MAX_LINE_BYTES, reading it in pieces (not whole)."""
-    run, lines_before = 0, 0  # bytes of the unfinished line; line ends before this chunk
+    check = _LineCheck(path)
     with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 22):
-            pieces = chunk.replace(b"\r", b"\n").split(b"\n")  # CR alone ends old Mac lines
-            if run + len(pieces[0]) > MAX_LINE_BYTES or max(map(len, pieces)) > MAX_LINE_BYTES:
-                start = _long_piece_start(pieces, run)
-                line = lines_before + chunk.count(b"\n", 0, start) + 1
-                raise SimrateError(f"a line longer than {MAX_LINE_BYTES // 2**20} MiB (the "
-                                   "longest line simrate reads)", path, line)
-            run = run + len(chunk) if len(pieces) == 1 else len(pieces[-1])
-            lines_before += chunk.count(b"\n")
+        while chunk := stream.read(_CHUNK):
+            check.feed(chunk)
 
 
-def _long_piece_start(pieces: list[bytes], run: int) -> int:
-    """Offset in the chunk where the first over-long line (or its continuation) starts."""
-    offset = 0
-    for k, piece in enumerate(pieces):
-        if (run if k == 0 else 0) + len(piece) > MAX_LINE_BYTES:
-            return offset
-        offset += len(piece) + 1
-    return offset
+def _too_large(path: Path) -> SimrateError:
+    return SimrateError(f"larger than {MAX_INPUT_BYTES // 2**30} GiB, the most simrate reads "
+                        "from one input (split it into several files)", path)
+
+
+#: The last pipe read: (device, inode) -> its bytes, so that telling its format and then
+#: reading it see the same data (a pipe can be read only once).
+_STREAM_CACHE: dict[tuple[int, int, int], tuple[bytes, bool]] = {}
+
+
+def input_kind(path: Path) -> str:
+    """"file", "stream" (a pipe, process substitution, a socket) or a SimrateError for a
+    missing path, a folder or a device."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise SimrateError("no such file", path) from None
+    except OSError as exc:
+        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+    if stat.S_ISDIR(mode):
+        raise SimrateError("is a folder, not a file", path)
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise SimrateError("is a device, not a file: simrate reads files and pipes (save the "
+                           "data to a file first)", path)
+    return "file" if stat.S_ISREG(mode) else "stream"
+
+
+def read_input(path: str | Path, text: bool = True) -> bytes:
+    """The bytes of a file or pipe, read under the same limits whatever the source.
+
+    At most MAX_INPUT_BYTES; with `text`, no line over MAX_LINE_BYTES (checked in pieces
+    before a regular file is read whole, and as a pipe is read). A device is refused: it
+    never ends. A pipe is read once; later calls for it return the same bytes.
+    """
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None
+    if input_kind(path) == "file":
+        if info is not None and info.st_size > MAX_INPUT_BYTES:
+            raise _too_large(path)
+        try:
+            if text:
+                check_line_lengths(path)
+            with open(path, "rb") as stream:
+                data = stream.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+        if len(data) > MAX_INPUT_BYTES:
+            raise _too_large(path)
+        return data
+    key = _stream_key(info)
+    if key in _STREAM_CACHE:
+        data, checked = _STREAM_CACHE[key]
+        if text and not checked:
+            _LineCheck(path).feed(data)
+            _STREAM_CACHE[key] = (data, True)
+        return data
+    data = _read_stream(path, text)
+    _STREAM_CACHE.clear()  # one pipe at a time: the memory of earlier ones goes back
+    try:  # stated again now that the writer is done: its writes changed the times
+        _STREAM_CACHE[_stream_key(os.stat(path))] = (data, text)
+    except OSError:
+        pass
+    return data
+
+
+def _stream_key(info: os.stat_result | None) -> tuple[int, int, int]:
+    """A pipe's identity: its inode, and its change time (a new pipe may reuse the inode)."""
+    if info is None:
+        return (0, 0, 0)
+    return (info.st_dev, info.st_ino, info.st_ctime_ns)
+
+
+def _read_stream(path: Path, text: bool) -> bytes:
+    """A pipe's bytes, read in pieces under the size and line limits."""
+    check = _LineCheck(path) if text else None
+    buffer = bytearray()
+    try:
+        with open(path, "rb", buffering=0) as stream:
+            while chunk := stream.read(_CHUNK):
+                if check is not None:
+                    check.feed(chunk)
+                buffer += chunk
+                if len(buffer) > MAX_INPUT_BYTES:
+                    raise _too_large(path)
+    except OSError as exc:
+        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+    return bytes(buffer)
+
+
+def input_source(path: str | Path) -> Path | io.BytesIO:
+    """What a reader that needs to seek (openpyxl, zipfile, expat with a retry) opens: the
+    path of a regular file, or a pipe's bytes in memory (read under the limits)."""
+    path = Path(path)
+    if input_kind(path) == "file":
+        return path
+    return io.BytesIO(read_input(path, text=False))
 
 
 def check_columns(fields: list[str], path: Path, line: int) -> list[str]:
@@ -54,14 +172,14 @@ def check_columns(fields: list[str], path: Path, line: int) -> list[str]:
     return fields
 
 
-def check_unpacked_size(path: Path) -> None:
+def check_unpacked_size(path: Path, source: Path | io.BytesIO | None = None) -> None:
     """Refuse a workbook whose parts unpack to more than MAX_XLSX_UNPACKED bytes.
 
     The sizes come from the zip directory; reading never goes past them (zipfile stops
     there and checks the CRC), so a part cannot unpack to more than it states.
     """
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(path if source is None else source) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # not a zip at all: openpyxl's refusal names it

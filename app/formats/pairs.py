@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.frames import item_frame
+from app.core.scale import underflows
 from app.formats.textio import (
     Record,
     fit_fields,
@@ -218,13 +220,40 @@ def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str
         "reference": stripped(layout.reference),
         "meta": [{name: f[i] for i, name in layout.meta} for _, f in fitted],
     }
-    _settle_reference(rows, layout)
+    _settle_reference(rows, layout, path)
     return item_frame(rows)
 
 
-def _settle_reference(rows: dict[str, list], layout: Layout) -> None:
-    """Numbers in the reference column become floats; any text sends the column to meta."""
+def reference_problem(text: str) -> str | None:
+    """Why a reference cell spelling a number cannot be a reference score ('nan', 'inf',
+    '1e400', '1e-400'), or None for a finite number or plain text."""
+    text = text.strip()
+    if "_" in text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return "is not a finite number"
+    if underflows(text, value):
+        return "is too small to be held as a number (it would read as 0)"
+    return None
+
+
+def _settle_reference(rows: dict[str, list], layout: Layout, path: Path) -> None:
+    """Numbers in the reference column become floats; any text sends the column to meta.
+
+    A cell spelling a number that is not finite ('nan', 'inf', '1e400') is refused with its
+    line, as in every format: it is neither a reference score nor a label.
+    """
     texts = rows["reference"]
+    for text, line in zip(texts, rows["line"], strict=True):
+        problem = reference_problem(text) if text else None
+        if problem:
+            name = layout.column_name(layout.reference)
+            raise SimrateError(f"the reference score {cut(text)!r} in column {name!r} "
+                               f"{problem}; leave the cell empty for none", path, line)
     numbers = [parse_number(t) if t else float("nan") for t in texts]
     if any(n is None for n in numbers):
         name = layout.column_name(layout.reference)

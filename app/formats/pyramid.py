@@ -24,6 +24,7 @@ from app.core.pyramid.model import (
     Scu,
     build_pyramid,
 )
+from app.formats.limits import input_source
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)
@@ -175,24 +176,30 @@ def _parse_stream(stream: BinaryIO, source: str, encoding: str | None) -> _Ducvi
     return collector
 
 
-def _is_utf8(path: Path) -> bool:
-    """True when the whole file decodes as UTF-8 (read in chunks)."""
+def _is_utf8(stream: BinaryIO) -> bool:
+    """True when the whole stream decodes as UTF-8 (read in chunks)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        with path.open("rb") as stream:
-            while chunk := stream.read(_CHUNK):
-                decoder.decode(chunk)
-            decoder.decode(b"", final=True)
+        while chunk := stream.read(_CHUNK):
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _open(path: Path) -> BinaryIO:
+    """A regular file opened for reading, or a pipe's bytes (read under the input limits);
+    a device is refused (it never ends)."""
+    source = input_source(path)
+    return source.open("rb") if isinstance(source, Path) else source
 
 
 def _collect(path: Path) -> _DucviewCollector:
     """Parse the file; one retry as Latin-1 when it is not UTF-8 and declares no encoding."""
     source = str(path)
     try:
-        with path.open("rb") as stream:
+        with _open(path) as stream:
             head = stream.read(200)
             if not head.strip():
                 raise SimrateError("empty file: not a pyramid", source)
@@ -200,7 +207,8 @@ def _collect(path: Path) -> _DucviewCollector:
             try:
                 return _parse_stream(stream, source, None)
             except SimrateError:
-                if _DECLARED_ENCODING.match(head.lstrip()) or _is_utf8(path):
+                stream.seek(0)
+                if _DECLARED_ENCODING.match(head.lstrip()) or _is_utf8(stream):
                     raise
             stream.seek(0)
             collector = _parse_stream(stream, source, "ISO-8859-1")

@@ -198,6 +198,13 @@ def _use_annotator_column(names: list[str], column: str, path: Path, line: int) 
     if index is None:
         raise SimrateError(f"no column {wanted!r} for the annotator (columns: "
                            f"{', '.join(names)})", path, line)
+    loose = [normalise_name(n) for n in names]
+    role = next((what for what, known in (("the item ids", ITEM_NAMES),
+                                          ("the scores", SCORE_NAMES), ("the notes", NOTE_NAMES))
+                 if _first(loose, known) == index), None)
+    if role is not None:
+        raise SimrateError(f"column {names[index]!r} holds {role}, not annotator names; "
+                           "name the column that says who rated", path, line)
     renamed = [f"({n})" if normalise_name(n) in ANNOTATOR_NAMES else n for n in names]
     renamed[index] = "annotator"
     return renamed
@@ -209,6 +216,9 @@ def read_ratings(path: str | Path, annotator: str | None = None,
     """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing
     column; `annotator_column` names the column holding participant ids."""
     path = Path(path)
+    if annotator is not None and annotator_column is not None:
+        raise SimrateError("give either an annotator name (--annotator) or the column that "
+                           "holds annotator names (--annotator-column), not both", path)
     if annotator is None and annotator_column is None:
         from app.formats.ratings_fast import read_long_ratings_fast
 

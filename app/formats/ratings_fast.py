@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.frames import name_problem, rating_frame
+from app.formats.limits import read_input
 from app.formats.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
 from app.formats.textio import is_xlsx, normalise_name
 
@@ -45,10 +46,9 @@ def _text(path: Path) -> str | None:
     """The file as text when it is plain UTF-8 without quotes or blank lines, else None."""
     if path.suffix.lower() not in (".csv", ".tsv", ".txt") or is_xlsx(path):
         return None
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None  # the careful reader says why
+    # Any source, under the size and line limits; a refusal here is the careful reader's
+    # first one too (and a pipe cannot be read twice).
+    data = read_input(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     body = data.rstrip(b"\r\n")

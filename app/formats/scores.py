@@ -9,7 +9,6 @@ System outputs, read against a gold file: app/formats/system_scores.py.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from app.core.errors import SimrateError
 from app.core.frames import DEBATABLE, FALSE, TRUE
 from app.formats.clss import LEVELS as CLSS_LEVELS
 from app.formats.clss import clss_gold_level
+from app.formats.jsonl import load_json_line
 from app.formats.pit import (
     CROWD_VOTES,
     EXPERT_DIGIT,
@@ -262,10 +262,7 @@ def is_export(path: str | Path) -> bool:
 def _json_rows(lines: list[Line], path: Path) -> Iterator[tuple[int, dict]]:
     """(line, object) of each line of a JSONL export."""
     for number, text in lines:
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SimrateError(f"not a JSON object ({exc.msg})", path, number) from None
+        row = load_json_line(text, path, number)
         if not isinstance(row, dict):
             raise SimrateError("not a JSON object", path, number)
         yield number, row

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.frames import MAX_TEXT_CHARS
 from app.core.scale import underflows
-from app.formats.limits import check_columns, check_line_lengths, check_unpacked_size
+from app.formats.limits import check_columns, check_unpacked_size, input_source, read_input
+from app.formats.xlsx_formulas import refuse_formulas_without_values
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.
@@ -89,17 +90,11 @@ def without_trailing_blank_lines(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """Return a file's bytes; SimrateError when it is missing, a folder or unreadable."""
-    path = Path(path)
-    if not path.exists():
-        raise SimrateError("no such file", path)
-    if path.is_dir():
-        raise SimrateError("is a folder, not a file", path)
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+def read_bytes(path: str | Path, text: bool | None = None) -> bytes:
+    """Return the bytes of a file or pipe, under the limits of app/formats/limits.py
+    (with `text`, by default for all but workbooks, no line over the line limit);
+    SimrateError when it is missing, a folder, a device or unreadable."""
+    return read_input(path, text=not is_xlsx(path) if text is None else text)
 
 
 def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
@@ -169,9 +164,7 @@ def normalise_newlines(text: str) -> str:
 def read_text(path: str | Path) -> TextFile:
     """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
     path = Path(path)
-    if path.is_file():
-        check_line_lengths(path)
-    text, encoding = decode(read_bytes(path), path)
+    text, encoding = decode(read_bytes(path, text=True), path)
     if not text.strip():
         raise SimrateError("file is empty", path)
     return TextFile(path, normalise_newlines(text), encoding, raw=text)
@@ -264,10 +257,15 @@ def xlsx_records(path: str | Path) -> list[Record]:
     from openpyxl import load_workbook  # imported lazily: only spreadsheet users pay for it
 
     path = Path(path)
-    read_bytes(path)  # the same messages as text files for missing files
-    check_unpacked_size(path)
+    source = input_source(path)  # the same messages as text files; a pipe read in memory
+    if source == path:
+        try:
+            open(path, "rb").close()
+        except OSError as exc:
+            raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
+    check_unpacked_size(path, source)
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
+        book = load_workbook(source, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for damaged files
         raise SimrateError(f"not a readable XLSX workbook ({type(exc).__name__})", path) from None
     try:
@@ -280,6 +278,12 @@ def xlsx_records(path: str | Path) -> list[Record]:
                 fields.pop()
             if fields:
                 records.append((number, fields))
+        refuse_formulas_without_values(source, sheet, path)
+    except SimrateError:
+        raise
+    except Exception as exc:  # a damaged part inside a sound zip: openpyxl raises anything
+        raise SimrateError(f"not a readable XLSX workbook: the sheet is damaged "
+                           f"({cut(str(exc), 60) or 'no detail'})", path) from None
     finally:
         book.close()
     if not records:
@@ -303,9 +307,12 @@ def load_table(path: str | Path) -> Table:
         return Table(xlsx_records(path), True, "xlsx")
     source = read_text(path)
     delimiter = sniff_delimiter(source)
-    if delimiter == "\t":
-        return Table(tsv_records(source), False, source.encoding)
-    return Table(list(csv_records(source, delimiter)), False, source.encoding)
+    records = (tsv_records(source) if delimiter == "\t"
+               else list(csv_records(source, delimiter)))
+    if not records:  # only delimiters and blanks: no row holds anything
+        raise SimrateError("no rows: every line holds only delimiters or white space",
+                           source.path)
+    return Table(records, False, source.encoding)
 
 
 def with_encoding(frame: pd.DataFrame, encoding: str) -> pd.DataFrame:

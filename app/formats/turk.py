@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.formats.limits import read_input
 
 REQUIRED = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds")
 SCORE_NAMES = ("score", "rating", "similarity", "sim")
@@ -95,10 +96,7 @@ def _numbers(cells: pd.Series, lines: np.ndarray, column: str, path: Path,
 
 
 def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror}", path) from None
+    data = read_input(path)  # any source, under the size and line limits
     text = data.decode("utf-8-sig", errors="replace")
     try:
         table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
@@ -122,6 +120,12 @@ def read_turk(path: str | Path) -> pd.DataFrame:
     if empty.size:
         raise SimrateError("empty WorkerId", path, int(lines[empty[0]]))
     seconds = _numbers(table["WorkTimeInSeconds"], lines, "WorkTimeInSeconds", path, kept)
+    negative = np.flatnonzero((seconds < 0) & kept)
+    if negative.size:
+        row = int(negative[0])
+        raise SimrateError(f"WorkTimeInSeconds {table['WorkTimeInSeconds'].iloc[row].strip()!r} "
+                           "is below zero: a work time is 0 or more seconds", path,
+                           int(lines[row]))
     parts = []
     for slot, roles in _slots(list(table.columns), path).items():
         items = _decoded(table[roles["id"]].str.strip())

@@ -136,7 +136,7 @@ def test_not_xml_error_names_the_line(tmp_path):
 
 
 def test_a_missing_file_is_a_clear_error(tmp_path):
-    with pytest.raises(SimrateError, match="cannot read"):
+    with pytest.raises(SimrateError, match="no such file"):
         read_pyramid(tmp_path / "absent.pyr")
 
 

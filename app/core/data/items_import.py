@@ -79,6 +79,22 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
                                source or None, int(frame["line"].iat[row]))
 
 
+def check_references(frame: pd.DataFrame, low: float, high: float, describe: str,
+                     source: str) -> None:
+    """SimrateError (with the line) for the first reference score that is not a finite
+    number within the scale's range: the one rule for references of every format."""
+    reference = frame["reference"].astype("float64").to_numpy()
+    bad = np.flatnonzero(np.isinf(reference) | (reference < low - 1e-9)
+                         | (reference > high + 1e-9))
+    if bad.size:
+        row = int(bad[0])
+        value = float(reference[row])
+        why = ("is not a finite number" if np.isinf(value)
+               else f"is outside the scale {describe} of this project")
+        raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the reference score "
+                           f"{value:g} {why}", source or None, int(frame["line"].iat[row]))
+
+
 def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> tuple[int, int]:
     """Insert the rows of `frame` (none of them stored yet) after the last ord; returns
     (first ord, count). Their ids and texts are checked first (check_texts)."""
