@@ -36,7 +36,7 @@ def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str =
 
     chosen = detect_format(path) if fmt == "auto" else fmt
     if chosen == "ratings":
-        frame = read_ratings(path, annotator=name)
+        frame = read_ratings(path, fallback_annotator=name)
         raters = pd.unique(frame["annotator"])
         if len(raters) > 1:
             raise SimrateError(f"the file holds {len(raters)} raters; a machine rater's file "

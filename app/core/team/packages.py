@@ -85,6 +85,11 @@ def choose_items(project: Project, annotator: str, dataset: str | None = None,
     if checks is not None:
         if checks < 0:
             raise SimrateError(f"the number of check items cannot be negative ({checks})")
+        if checks > len(check_pool):
+            where = f" in dataset {dataset!r}" if dataset is not None else ""
+            have = (f"has only {len(check_pool)} check items{where}" if check_pool else
+                    f"has no check items{where}: mark some first (simrate checks)")
+            raise SimrateError(f"--checks {checks}: the project {have}", project.path)
         check_pool = random.Random(f"checks:{seed}").sample(check_pool,
                                                             min(checks, len(check_pool)))
     chosen = set(regular) | set(check_pool)
