@@ -115,14 +115,16 @@ NO_ANNOTATOR = "no annotator column: add one, or name the annotator (--annotator
 
 
 def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Path,
-               annotator: str | None) -> dict[str, list]:
-    """item_id, [annotator,] score[, note] rows; an empty score is a missing rating."""
+               annotator: str | None, given: bool = True) -> dict[str, list]:
+    """item_id, [annotator,] score[, note] rows; an empty score is a missing rating.
+    `annotator` names the rater of a file without an annotator column; `given`: it was
+    asked for (--annotator), so a file that names its raters is refused."""
     loose = [normalise_name(n) for n in names]
     item_col, score_col = _first(loose, ITEM_NAMES), _first(loose, SCORE_NAMES)
     annotator_col, note_col = _first(loose, ANNOTATOR_NAMES), _first(loose, NOTE_NAMES)
     if annotator_col is None and not annotator:
         raise SimrateError(NO_ANNOTATOR, path)
-    if annotator_col is not None and annotator:
+    if annotator_col is not None and annotator and given:
         raise SimrateError(f"the file names its annotators (column {names[annotator_col]!r}), "
                            f"so --annotator {annotator!r} would be ignored: leave it out",
                            path)
@@ -222,14 +224,7 @@ def read_ratings(path: str | Path, annotator: str | None = None,
         raise SimrateError(f"give either --annotator NAME or --annotator-column COLUMN: the "
                            f"column names the annotators, so --annotator {annotator!r} "
                            "would be ignored", path)
-    if annotator is None and fallback_annotator is not None:
-        try:
-            return read_ratings(path, annotator_column=annotator_column)
-        except SimrateError as exc:
-            if exc.message != NO_ANNOTATOR:
-                raise
-        annotator = fallback_annotator
-    if annotator is None and annotator_column is None:
+    if annotator is None and annotator_column is None and fallback_annotator is None:
         from app.formats.ratings_fast import read_long_ratings_fast
 
         fast = read_long_ratings_fast(path)
@@ -244,7 +239,8 @@ def read_ratings(path: str | Path, annotator: str | None = None,
     data = records[header_at + 1:]
     loose = [normalise_name(n) for n in names]
     if _first(loose, SCORE_NAMES) is not None:
-        rows = _read_long(data, names, spreadsheet, path, annotator)
+        rows = _read_long(data, names, spreadsheet, path, annotator or fallback_annotator,
+                          given=annotator is not None)
     elif _first(loose, ANNOTATOR_NAMES) is not None:
         raise SimrateError("an annotator column but no score column: a long ratings file "
                            "has columns item_id, annotator, score", path, records[header_at][0])
