@@ -158,7 +158,7 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
-        raise SimrateError(f"cannot create project: {exc}", path) from None
+        raise write_error(exc, path, "cannot create the project") from None
     return conn
 
 
@@ -273,15 +273,31 @@ def _rollback(conn: sqlite3.Connection) -> None:
             pass  # the transaction is gone either way; the caller reports the first error
 
 
+def _nearly_no_space(path: Path) -> bool:
+    """True when the folder of `path` has almost no room left: SQLite reports some writes
+    that meet a full disk (of the WAL or its index) as an I/O error, not as SQLITE_FULL."""
+    try:
+        room = os.statvfs(Path(path).parent)
+    except (OSError, AttributeError):
+        return False
+    return room.f_bavail * room.f_frsize < 1024 * 1024
+
+
 def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the project") -> SimrateError:
     """A SimrateError for a failed write, saying plainly when the disk is full."""
     text = str(exc)
-    if "full" in text.lower():
+    if "full" in text.lower() or ("i/o error" in text.lower() and _nearly_no_space(path)):
         return SimrateError(f"{what}: the disk is full; nothing of this change was saved", path)
     if "readonly" in text.lower() or "read-only" in text.lower():
         return SimrateError(f"{what}: the file or its folder is read-only", path)
     if "locked" in text.lower() or "busy" in text.lower():
         return SimrateError(f"{what}: another program holds the file locked; try again", path)
+    if "i/o error" in text.lower():
+        return SimrateError(f"{what}: the disk reported a read or write failure; nothing of "
+                            "this change was saved (check the disk or the network share)", path)
+    if "unable to open" in text.lower():
+        return SimrateError(f"{what}: the file or its folder can no longer be opened (moved, "
+                            "deleted or unmounted?)", path)
     return SimrateError(f"{what}: {text}", path)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import io
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -94,17 +95,57 @@ def _numbers(cells: pd.Series, lines: np.ndarray, column: str, path: Path,
     return values
 
 
+_PANDAS_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _refuse_other_layouts(data: bytes, text: str, path: Path) -> None:
+    """A spreadsheet or a tab-separated file is not a Turk batch results file (CSV)."""
+    if data.startswith(b"PK\x03\x04"):
+        raise SimrateError("this is a spreadsheet (XLSX or another ZIP file); a Turk batch "
+                           "results file is a CSV file: download the results as CSV, or "
+                           "save the sheet as CSV", path)
+    header = text.split("\n", 1)[0]
+    if "\t" in header and "," not in header:
+        raise SimrateError("the header is tab-separated; a Turk batch results file is "
+                           "comma-separated (CSV): save it as CSV, or import a "
+                           "tab-separated file of pairs or ratings with --format auto",
+                           path, 1)
+
+
+def _csv_problem(exc: Exception, path: Path) -> SimrateError:
+    """The C parser's complaint in our words, with the line."""
+    text = str(exc)
+    fields = _PANDAS_FIELDS.search(text)
+    if fields is not None:
+        expected, line, saw = (int(n) for n in fields.groups())
+        return SimrateError(f"{saw} comma-separated fields where the header has {expected}: "
+                            "quote any text that holds a comma", path, line)
+    if "EOF inside string" in text:
+        return SimrateError("a quoted field is never closed (a quote is missing at its end)",
+                            path)
+    return SimrateError("not a readable CSV file: quote fields that hold commas, quotes or "
+                        'line breaks, and double any quote inside them ("")', path)
+
+
 def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise SimrateError(f"cannot read: {exc.strerror}", path) from None
     text = data.decode("utf-8-sig", errors="replace")
+    _refuse_other_layouts(data, text, path)
     try:
-        table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                            na_filter=False, engine="c")
+        with warnings.catch_warnings():
+            # a first row longer than the header would silently become the row labels
+            # (index_col=False) or lose its last fields (the warning): refused instead
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                                na_filter=False, engine="c", index_col=False)
+    except pd.errors.ParserWarning:
+        raise SimrateError("more comma-separated fields than the header has: quote any text "
+                           "that holds a comma", path, 2) from None
     except (pd.errors.ParserError, ValueError) as exc:
-        raise SimrateError(f"not a readable CSV file: {exc}", path) from None
+        raise _csv_problem(exc, path) from None
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise SimrateError(f"not a Turk batch results file: no column {missing[0]}", path, 1)
