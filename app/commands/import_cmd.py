@@ -143,8 +143,11 @@ def _undo(args: argparse.Namespace) -> int:
                                    by=args.by or login_name())
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
+    items = f", {done['items_removed']} items removed" if done.get("items_removed") else ""
+    people = (f", {done['annotators_removed']} annotators it added removed"
+              if done.get("annotators_removed") else "")
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
-          f"{done['removed']} {what} removed{restored}")
+          f"{done['removed']} {what} removed{restored}{items}{people}")
     return 0
 
 

@@ -10,7 +10,7 @@ drop the number (`Input.id`, `Answer.score`).
 Rejected assignments are dropped; HTML entities that the platform wrote into the texts
 (`&#44;`) are decoded; each rating keeps the assignment's work time divided by the number of
 items it answered. A worker who answers one item in two assignments keeps the first answer
-(with a warning).
+(with a warning). One AssignmentId under two workers is refused with the line.
 """
 
 from __future__ import annotations
@@ -152,6 +152,27 @@ def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
     return table, text
 
 
+def _refuse_shared_assignments(assignments: pd.Series, workers: pd.Series, lines: np.ndarray,
+                               path: Path) -> None:
+    """An assignment is one worker's work on one task: the same AssignmentId under two
+    workers means rows of different files (or edited rows) were mixed up."""
+    named = (assignments != "").to_numpy()
+    if not named.any():
+        return
+    first_worker = workers[named].groupby(assignments[named].to_numpy(), sort=False
+                                           ).transform("first")
+    clash = np.flatnonzero((first_worker != workers[named]).to_numpy())
+    if clash.size:
+        row = int(np.flatnonzero(named)[clash[0]])
+        assignment = assignments.iat[row]
+        first = int(lines[np.flatnonzero((assignments == assignment).to_numpy())[0]])
+        raise SimrateError(f"assignment {assignment!r} is given to worker "
+                           f"{workers.iat[row]!r} here and to {first_worker.iat[clash[0]]!r} "
+                           f"on line {first}: one assignment is one worker's; check that the "
+                           "file was not edited or pieced together from several",
+                           path, int(lines[row]))
+
+
 def read_turk(path: str | Path) -> pd.DataFrame:
     """Ratings of a Turk/Turkle results file: the rating frame's columns plus EXTRA_COLUMNS."""
     path = Path(path)
@@ -162,6 +183,7 @@ def read_turk(path: str | Path) -> pd.DataFrame:
     empty = np.flatnonzero((workers == "").to_numpy() & kept)
     if empty.size:
         raise SimrateError("empty WorkerId", path, int(lines[empty[0]]))
+    _refuse_shared_assignments(table["AssignmentId"].str.strip(), workers, lines, path)
     seconds = _numbers(table["WorkTimeInSeconds"], lines, "WorkTimeInSeconds", path, kept)
     parts = []
     for slot, roles in _slots(list(table.columns), path).items():
