@@ -107,6 +107,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
         acked, pushed = _push(conn, replica, outbox)
         tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
         rows, new_marks = pull(conn, tables, marks)
+        # a whole round (push and pull) went through: the team panel's "Last sync"
+        conn.execute("UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s",
+                     (replica,))
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     return Received(acked, pushed, rows, new_marks)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.core.team.hub.connection import HubError, connect, hub_info
+from app.core.team.hub.connection import HubError, connect, explain, hub_info
 from app.core.team.hub.exchange import Outbox, Received, exchange
 from app.core.team.hub.hub_schema import CHANNEL
 
@@ -54,7 +54,9 @@ class HubSession:
             raise
         except Exception as exc:  # a broken connection can surface as another error
             self.drop()
-            raise HubError(f"hub unreachable: {exc}", "unreachable") from None
+            if isinstance(exc, RuntimeError):  # the hub's own refusal (exchange._push)
+                raise HubError(f"the hub refused: {exc}", "error") from None
+            raise explain(exc, self.url) from None
         self.connected = True
         return received
 
