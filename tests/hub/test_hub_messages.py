@@ -10,7 +10,7 @@ import time
 import pytest
 
 from app.core.project import Project
-from app.core.team.hub.connection import HubError, classify, connect, explain
+from app.core.team.hub.connection import HubError, connect, explain
 from tests.hub.hubs import join_as, team
 from tests.hub.test_team_cli import add, one_line_error, published
 
@@ -123,6 +123,8 @@ def test_unreachable_stays_unreachable(hub, tmp_path):
 def test_classification_of_real_server_errors(hub, pg):
     """The one place that tells the failures apart, fed by a real server."""
     import psycopg
+
+    from app.core.team.hub.connection import classify
 
     def failure(url, password):
         with pytest.raises(psycopg.Error) as caught:
