@@ -202,3 +202,19 @@ def test_a_session_reports_the_kind_too(hub, tmp_path):
     with pytest.raises(HubError) as caught:
         connect(url)
     assert "no such database" in caught.value.message
+
+
+def test_the_window_says_which_it_is(qtbot, hub, tmp_path):
+    """The status bar item names the failure (the tooltip holds the one line)."""
+    from tests.hub.test_gui_hub import open_window, status_text
+
+    project, login, local = _joined(hub, tmp_path)
+    assert hub.simrate("team", "remove", project, "Ann").returncode == 0
+    window = open_window(qtbot, tmp_path, local, "Ann")
+    try:
+        qtbot.waitUntil(lambda: "offline (removed from the hub)" in status_text(window),
+                        timeout=15000)
+        assert "removed from the hub" in window.hub_link.status.toolTip()
+        assert window.hub_link.sync.error_kind == "removed"
+    finally:
+        window.close()
