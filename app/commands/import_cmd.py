@@ -9,7 +9,6 @@ import sys
 from app.core.errors import SimrateError
 from app.core.project import Project
 
-
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
     "annotator": ("ratings",), "annotator_column": ("ratings",),

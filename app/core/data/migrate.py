@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from app.core.errors import SimrateError
+from app.core.write_errors import write_error
 
 _ITEMS_V2 = """
 CREATE TABLE items_v2 (
@@ -55,8 +56,6 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
 
 
 def _write_error(exc: sqlite3.Error, path: Path) -> SimrateError:
-    from app.core.store import write_error  # store imports this module
-
     return write_error(exc, path, "cannot bring the file up to date")
 
 
