@@ -218,3 +218,23 @@ def test_the_window_says_which_it_is(qtbot, hub, tmp_path):
         assert window.hub_link.sync.error_kind == "removed"
     finally:
         window.close()
+
+
+def test_a_server_with_every_slot_taken_is_full(hub, pg):
+    """max_connections reached: the server's own words, classified as full."""
+    import psycopg
+
+    from app.core.team.hub.connection import classify
+
+    held = []
+    try:
+        with pytest.raises(psycopg.OperationalError) as caught:
+            for _ in range(200):  # the test server allows 120
+                held.append(psycopg.connect(hub.url(), password="org-secret",
+                                            connect_timeout=5))
+    finally:
+        for conn in held:
+            conn.close()
+    assert classify(caught.value) == "full", str(caught.value)
+    error = explain(caught.value, hub.url())
+    assert error.state == "full" and "max_connections" in error.message

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.team.hub.connection import explain
+from app.core.team.hub.connection import HubError, explain
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000
@@ -123,7 +123,8 @@ def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int]:
         row = conn.execute("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                            (replica,)).fetchone()
         if row is None:
-            raise RuntimeError("this replica's id belongs to another login on the hub")
+            raise HubError("this file's replica id belongs to another login on the hub: "
+                           "join again to make a replica of your own", "refused")
         acked = int(row[0])
         if outbox.upto <= acked:
             # A round whose reply was lost already delivered all of this.

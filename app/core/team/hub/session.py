@@ -54,8 +54,6 @@ class HubSession:
             raise
         except Exception as exc:  # a broken connection can surface as another error
             self.drop()
-            if isinstance(exc, RuntimeError):  # the hub's own refusal (exchange._push)
-                raise HubError(f"the hub refused: {exc}", "error") from None
             raise explain(exc, self.url) from None
         self.connected = True
         return received
