@@ -36,6 +36,10 @@ def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str =
 
     chosen = detect_format(path) if fmt == "auto" else fmt
     if chosen == "ratings":
+        if dataset is not None:
+            raise SimrateError("--dataset chooses the items of a system output (one score a "
+                               "line); this ratings file names its items, so --dataset would "
+                               "be ignored: leave it out", path)
         frame = read_ratings(path, fallback_annotator=name)
         raters = pd.unique(frame["annotator"])
         if len(raters) > 1:

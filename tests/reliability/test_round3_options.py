@@ -178,3 +178,13 @@ def test_agreement_with_machines_on_a_ratings_file(capsys):
     result = simrate(capsys, "agreement", "--ratings", LONG, "--with-machines")
     assert result.status == 2
     one_line_error(result.err, "--with-machines needs a project")
+
+
+def test_machine_ratings_file_with_dataset_is_refused(capsys, project, tmp_path):
+    scores = tmp_path / "system.csv"
+    scores.write_text("item_id,score\nnews-01,2\n", encoding="utf-8")
+    before = _state(project)
+    result = simrate(capsys, "import", project, scores, "--machine", "bert", "--dataset", "x")
+    assert result.status == 2
+    one_line_error(result.err, f"{scores}:", "this ratings file names its items")
+    assert _state(project) == before
