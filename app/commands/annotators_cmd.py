@@ -53,10 +53,14 @@ def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: flo
     """--exclude / --include NAME: one logged, reversible change each; the check-item rule
     (--exclude-careless, --restore-careless): one action for all the workers it names."""
     by = args.by or login_name()
-    for name in args.exclude:
-        project.set_excluded(name, True, by=by)
-    for name in args.include:
-        project.set_excluded(name, False, by=by)
+    for names, excluded in ((args.exclude, True), (args.include, False)):
+        for name in names:
+            already = name in project.excluded_annotators()
+            if name in project.annotators() and already == excluded:
+                state = "excluded already" if excluded else "not excluded (counted already)"
+                print(f"{name} is {state}: nothing changed", file=sys.stderr)
+                continue
+            project.set_excluded(name, excluded, by=by)
     if args.exclude_careless:
         done = exclude_careless(project, threshold, by=by)
         for name in done.annotators:

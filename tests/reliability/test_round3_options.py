@@ -188,3 +188,16 @@ def test_machine_ratings_file_with_dataset_is_refused(capsys, project, tmp_path)
     assert result.status == 2
     one_line_error(result.err, f"{scores}:", "this ratings file names its items")
     assert _state(project) == before
+
+
+def test_exclude_or_include_that_changes_nothing_says_so(capsys, project):
+    before = _state(project)
+    result = simrate(capsys, "annotators", project, "--include", "ana")
+    assert result.status == 0
+    assert "ana is not excluded (counted already): nothing changed" in result.err
+    assert _state(project) == before  # not even a change-log entry
+    assert simrate(capsys, "annotators", project, "--exclude", "ana").status == 0
+    logged = _state(project)
+    result = simrate(capsys, "annotators", project, "--exclude", "ana")
+    assert "ana is excluded already: nothing changed" in result.err
+    assert _state(project) == logged
