@@ -66,6 +66,14 @@ def test_text_formats_given_a_workbook(capsys, project, fmt):
     _plain(result, f"{source}:", "this is an XLSX workbook", "read from plain text")
 
 
+def test_pyramid_readers_given_a_workbook(capsys, project, tmp_path):
+    source = SAMPLES / "pairs.xlsx"
+    result = simrate(capsys, "import", project, source, "--format", "pyramid")
+    _plain(result, f"{source}:", "a ZIP file", "not a pyramid's XML")
+    result = simrate(capsys, "pyramid", source, "--out", tmp_path / "out.tsv")
+    _plain(result, f"{source}:", "a ZIP file", "not a pyramid's XML")
+
+
 def test_text_format_given_a_zip_under_another_name(capsys, project, tmp_path):
     source = tmp_path / "pairs.txt"
     source.write_bytes((SAMPLES / "pairs.xlsx").read_bytes())
