@@ -85,6 +85,9 @@ def first_line(exc: BaseException) -> str:
     for line in str(exc).splitlines():
         line = line.strip()
         if line:
+            # libpq wraps the server's words: "connection failed: connection to server at
+            # ... failed: FATAL:  <what the server said>"; keep what the server said
+            line = line.rsplit("FATAL:", 1)[-1]
             return line.removeprefix("FATAL:").removeprefix("ERROR:").strip()
     return type(exc).__name__
 
@@ -96,7 +99,7 @@ SQLSTATE_KINDS = {
     "53300": "full",          # too_many_connections
     "53100": "full",          # disk_full (the server's disk)
     "53200": "full",          # out_of_memory
-    "28000": "refused",       # invalid_authorization_specification (see _login_refused)
+    "28000": "refused",       # invalid_authorization_specification (NOLOGIN: removed)
     "42501": "refused",       # insufficient_privilege
     "57P01": "unreachable",   # admin_shutdown
     "57P02": "unreachable",   # crash_shutdown
