@@ -127,3 +127,21 @@ def test_new_project_on_a_full_disk(tmp_path):
     proc, left = run_cli_on_small_disk(folder, 8, "new", out, "--scale", "clss")
     _plain(proc, f"{out}: cannot create the project: the disk is full")
     assert left == []
+
+
+@pytest.mark.parametrize("page", [3, 4])  # page 2 fails in open_store (its own message)
+def test_damaged_package_in_our_words(capsys, tmp_path, page):
+    project = tmp_path / "p.simrate"
+    opened = new_project(project, 300)
+    opened.close()
+    out = tmp_path / "ann.simrate"
+    assert simrate(capsys, "package", project, out, "--annotator", "ann").status == 0
+    data = bytearray(out.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    start = page_size * (page - 1)
+    data[start:start + 200] = bytes((i * 37 + 11) % 256 for i in range(200))
+    out.write_bytes(bytes(data))
+    result = simrate(capsys, "import", project, out, "--format", "project")
+    line = _plain(result, f"{out}:", "damaged", "send the package again")
+    for words in ("malformed", "disk image", "database", "Page "):
+        assert words not in line.removeprefix(f"simrate: error: {out}: "), line
