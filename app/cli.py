@@ -74,9 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset")
     p.add_argument("--negatives", default=None,
                    help="pyramid: N non-paraphrase pairs per paraphrase (default 1), or 'all'")
-    p.add_argument("--test", choices=("binary", "ranking"), default="binary",
-                   help="pyramid: binary pairs, or ranking questions as question-candidate pairs")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--test", choices=("binary", "ranking"), default=None,
+                   help="pyramid: binary pairs (default), or ranking questions as "
+                   "question-candidate pairs")
+    p.add_argument("--seed", type=int, default=None, help="pyramid: the draw of pairs (0)")
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
     p.add_argument("--machine", metavar="NAME",
@@ -143,7 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--annotator", required=True)
     p.add_argument("--dataset")
     p.add_argument("--sample", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=None,
+                   help="the draw of --sample and --checks (0)")
     p.add_argument("--checks", type=int, default=None, metavar="K",
                    help="mix in K check items (default: all)")
 

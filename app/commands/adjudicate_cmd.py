@@ -12,6 +12,11 @@ from app.core.scale import fmt
 
 def run(args: argparse.Namespace) -> int:
     """Set, revise or (with --withdraw) withdraw an item's adjudicated score."""
+    score = None if args.score == "-" else args.score  # "-" stands for no score
+    if args.withdraw and (score is not None or args.note):
+        given = f"SCORE {score}" if score is not None else "--note"
+        raise SimrateError(f"--withdraw takes no SCORE or --note ({given} given): give "
+                           "either a SCORE to set or --withdraw")
     by = args.by if args.by is not None else login_name()
     with Project.open(args.project) as project:
         if not project.has_item(args.item_id):

@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         if args.by:
             raise SimrateError(f"--by {args.by} needs a project (a ratings file has no "
                                f"{args.by} per item)")
+        if args.with_machines:
+            raise SimrateError("--with-machines needs a project (a ratings file does not "
+                               "mark machine raters: every rater in it counts)")
         long, subset, group_of = _ratings_file_inputs(args.ratings), None, None
     else:
         long, subset, group_of = _project_inputs(args.project, args.by, args.with_machines)

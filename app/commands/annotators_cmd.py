@@ -53,10 +53,14 @@ def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: flo
     """--exclude / --include NAME: one logged, reversible change each; the check-item rule
     (--exclude-careless, --restore-careless): one action for all the workers it names."""
     by = args.by or login_name()
-    for name in args.exclude:
-        project.set_excluded(name, True, by=by)
-    for name in args.include:
-        project.set_excluded(name, False, by=by)
+    for names, excluded in ((args.exclude, True), (args.include, False)):
+        for name in names:
+            already = name in project.excluded_annotators()
+            if name in project.annotators() and already == excluded:
+                state = "excluded already" if excluded else "not excluded (counted already)"
+                print(f"{name} is {state}: nothing changed", file=sys.stderr)
+                continue
+            project.set_excluded(name, excluded, by=by)
     if args.exclude_careless:
         done = exclude_careless(project, threshold, by=by)
         for name in done.annotators:
@@ -69,12 +73,25 @@ def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: flo
               f"({', '.join(done.annotators) or 'none still excluded'})", file=sys.stderr)
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse combinations where one option would undo or ignore another."""
+    if args.exclude_careless and args.restore_careless:
+        raise SimrateError("give either --exclude-careless or --restore-careless")
+    both = [name for name in args.exclude if name in args.include]
+    if both:
+        raise SimrateError(f"{both[0]!r} is given to both --exclude and --include: "
+                           "say which one you mean")
+    changes = args.exclude or args.include or args.exclude_careless or args.restore_careless
+    if args.by is not None and not changes:
+        raise SimrateError("--by names who made a change for the log: give it with "
+                           "--exclude, --include, --exclude-careless or --restore-careless")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the per-annotator report (after any exclusion changes asked for)."""
     threshold = DEFAULT_CHECK_THRESHOLD if args.check_threshold is None else args.check_threshold
     with Project.open(args.project) as project:
-        if args.exclude_careless and args.restore_careless:
-            raise SimrateError("give either --exclude-careless or --restore-careless")
+        _check_options(args)
         _apply_exclusions(project, args, threshold)
         report = annotator_report(project, threshold=threshold)
     if args.json:

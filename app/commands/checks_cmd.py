@@ -13,10 +13,30 @@ from app.core.team.quality import check_scores, mark_checks_from_reference, set_
 LISTED = 20
 
 
+def _check_options(args: argparse.Namespace, ids: list[str]) -> None:
+    """Refuse combinations where one option would silently win over another."""
+    ways = [flag for flag, on in (("--remove", args.remove), ("--score", args.score is not None),
+                                  ("--from-reference", args.from_reference)) if on]
+    if len(ways) > 1:
+        raise SimrateError(f"give one of --remove, --score X, --from-reference, not "
+                           f"{' and '.join(ways)}")
+    if ids and args.dataset is not None:
+        raise SimrateError("give either ITEM_IDs or --dataset D: with item ids, "
+                           "--dataset would be ignored")
+    if args.dataset is not None and (not ways or args.score is not None):
+        raise SimrateError("--dataset chooses the items of --from-reference or --remove; "
+                           + ("--score applies to the ITEM_IDs given" if ways
+                              else "the listing shows every check item"))
+    if args.by is not None and not ways:
+        raise SimrateError("--by names who made a change for the log: give it with "
+                           "--remove, --score or --from-reference")
+
+
 def _change(project: Project, args: argparse.Namespace) -> str | None:
     """Apply the marking asked for; a line saying what changed, or None for a listing."""
     ids = list(args.item_ids)
     by = args.by or ""
+    _check_options(args, ids)
     if args.remove:
         if not ids and args.dataset is None:
             raise SimrateError("--remove needs the ITEM_IDs (or --dataset D) to unmark")

@@ -10,16 +10,60 @@ from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.store import refuse_if_open
 
+#: import options -> the formats they apply to (elsewhere they would be ignored: refused)
+OPTION_FORMATS = {
+    "annotator": ("ratings",), "annotator_column": ("ratings",),
+    "dataset": ("pairs", "sts", "pit", "clss"),
+    "negatives": ("pyramid",), "test": ("pyramid",), "seed": ("pyramid",),
+    "resolve": ("project",),
+}
+#: what --by and the options of --machine and --undo apply to
+BY_USE = "--by names who made a change for the log: give it with --machine or --undo"
+MACHINE_OPTIONS = ("dataset", "by")
 
-def _read(path: str, fmt: str, args: argparse.Namespace):
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def _given(args: argparse.Namespace, options) -> list[str]:
+    """The options of `options` that were given on the command line."""
+    return [o for o in options if getattr(args, o, None) is not None]
+
+
+def _check_options(path: str, chosen: str, args: argparse.Namespace) -> None:
+    """Refuse an option that a file of this format would silently ignore."""
+    for option in _given(args, OPTION_FORMATS):
+        formats = OPTION_FORMATS[option]
+        if chosen not in formats:
+            kinds = " or ".join(formats)
+            raise SimrateError(f"{_flag(option)} applies to {kinds} files only; this file "
+                               f"is read as {chosen!r}, so leave {_flag(option)} out", path)
+    if args.by is not None:
+        raise SimrateError(BY_USE)
+
+
+def _formats(args: argparse.Namespace) -> list[str]:
+    """Each file's format (detected or as given), options checked against all of them
+    before anything is imported."""
+    from app.formats.detect import detect_format
+
+    chosen = []
+    for path in args.files:
+        refuse_if_open(path)  # the project itself as input: never opened by another route
+        fmt = detect_format(path) if args.format == "auto" else args.format
+        if args.format == "auto":
+            print(f"{path}: detected format '{fmt}'", file=sys.stderr)
+        _check_options(path, fmt, args)
+        chosen.append(fmt)
+    return chosen
+
+
+def _read(path: str, chosen: str, args: argparse.Namespace):
     """Read one file into ('items'|'ratings', frame, chosen format)."""
-    from app.formats.detect import detect_format, read_items
+    from app.formats.detect import read_items
     from app.formats.ratings import read_ratings
 
-    refuse_if_open(path)
-    chosen = detect_format(path) if fmt == "auto" else fmt
-    if fmt == "auto":
-        print(f"{path}: detected format '{chosen}'", file=sys.stderr)
     if chosen == "ratings":
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen
@@ -35,8 +79,8 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     if chosen == "pyramid":
         from app.formats.pyramid_project import parse_negatives
 
-        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed,
-                   "test": args.test}
+        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed or 0,
+                   "test": args.test or "binary"}
     return "items", read_items(path, chosen, **options), chosen
 
 
@@ -49,6 +93,14 @@ def _pyramid_note(frame) -> str:
         return f": {len({m['question_id'] for m in metas})} ranking questions x 4 candidates"
     positive = sum(m["label"] for m in metas)
     return f": {positive} paraphrases, {len(metas) - positive} non-paraphrases"
+
+
+def _check_machine_options(args: argparse.Namespace) -> None:
+    """--machine NAME takes --dataset, --format and --by; refuse what it would ignore."""
+    for option in _given(args, OPTION_FORMATS):
+        if option not in MACHINE_OPTIONS:
+            raise SimrateError(f"{_flag(option)} does not apply to --machine (the machine "
+                               f"rater is named by --machine); leave {_flag(option)} out")
 
 
 def _import_machine(project: Project, args: argparse.Namespace) -> None:
@@ -79,12 +131,24 @@ def _undo(args: argparse.Namespace) -> int:
         raise SimrateError("give files to import or --undo, not both")
     if args.undo != "last" and not args.undo.isdigit():
         raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
+    extra = _given(args, [*OPTION_FORMATS, "machine"])
+    if args.format != "auto":
+        extra.insert(0, "format")
+    if extra:
+        raise SimrateError(f"--undo takes no other import option ({_flag(extra[0])} given); "
+                           "it undoes the import as it was made")
+    from app.commands import login_name
+
     with Project.open(args.project) as project:
-        done = project.undo_import(None if args.undo == "last" else int(args.undo))
+        done = project.undo_import(None if args.undo == "last" else int(args.undo),
+                                   by=args.by or login_name())
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
+    items = f", {done['items_removed']} items removed" if done.get("items_removed") else ""
+    people = (f", {done['annotators_removed']} annotators it added removed"
+              if done.get("annotators_removed") else "")
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
-          f"{done['removed']} {what} removed{restored}")
+          f"{done['removed']} {what} removed{restored}{items}{people}")
     return 0
 
 
@@ -96,12 +160,15 @@ def run(args: argparse.Namespace) -> int:
         return _undo(args)
     if not args.files:
         raise SimrateError("give at least one FILE to import (or --undo)")
-    with Project.open(args.project) as project:
-        if args.machine is not None:
+    if args.machine is not None:
+        _check_machine_options(args)
+        with Project.open(args.project) as project:
             _import_machine(project, args)
-            return 0
-        for path in args.files:
-            kind, frame, chosen = _read(path, args.format, args)
+        return 0
+    formats = _formats(args)
+    with Project.open(args.project) as project:
+        for path, fmt in zip(args.files, formats, strict=True):
+            kind, frame, chosen = _read(path, fmt, args)
             if frame is not None and frame.attrs.get("encoding") == "cp1252":
                 print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
                       "(cp1252)", file=sys.stderr)

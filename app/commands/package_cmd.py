@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 
+from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.team.packages import make_package
 
 
 def run(args: argparse.Namespace) -> int:
     """Write one annotator's package and say what went into it."""
+    if args.seed is not None and args.sample is None and args.checks is None:
+        raise SimrateError("--seed chooses the draw of --sample N (or --checks K); without "
+                           "either every item goes in, so give --sample N or leave --seed out")
     with Project.open(args.project) as project:
         info = make_package(
             project, args.out, args.annotator, dataset=args.dataset, sample=args.sample,
-            seed=args.seed, checks=args.checks,
+            seed=args.seed or 0, checks=args.checks,
         )
     own = f", {info.own_ratings} of their earlier ratings" if info.own_ratings else ""
     print(f"{info.path}: package for {info.annotator}: {info.items} items "

@@ -143,7 +143,8 @@ def _join(args: argparse.Namespace) -> int:
         items = project.n_items
     who = f"{name} ({kind})" if name else f"an {kind}"
     print(f"{args.local}: joined as {who}: {items} items, {own} ratings")
-    print(f"open it with: simrate {args.local}" + (f" --annotator '{name}'" if name else ""))
+    how = " --organizer" if kind == "organizer" else (f" --annotator '{name}'" if name else "")
+    print(f"open it with: simrate {args.local}{how}")
     del report
     return 0
 
@@ -157,10 +158,9 @@ def _sync(args: argparse.Namespace) -> int:
         try:
             report = with_password(lambda pw: sync_once(project, pw)).as_dict()
         except HubError as exc:
-            if args.json:
-                hub = "unreachable" if exc.kind == "unreachable" else "reachable"
+            if args.json:  # the hub value says which it is: unreachable, full, ...
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
-                                  "hub": hub}))
+                                  "conflicts": 0, "hub": exc.state}))
             raise SimrateError(f"{exc.message}; nothing is lost, the changes stay pending",
                                args.project) from None
     if args.json:

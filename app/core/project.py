@@ -211,7 +211,7 @@ class Project:
         one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
         with transaction(self._conn, self.path) as conn:
             entry, counts = undo_bulk_import(conn, batch, by)
-        self._load_index()
+        self._load_index()  # the roster too: the annotators the import added may be gone
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
 
@@ -310,17 +310,38 @@ class Project:
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
+    def import_ratings(self, frame: pd.DataFrame, source: str = "",
+                       items: pd.DataFrame | None = None) -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
-        One change-log entry; `last_import` is its id (0 if nothing written), for undo."""
+        `items` (an item frame of items the project lacks, e.g. a crowd results file's own
+        texts) go in first, in the same transaction. One change-log entry, naming the items
+        and annotators it added, so that one undo takes all of it back; `last_import` is
+        its id (0 if nothing written)."""
         added: dict[str, int] = {}
+        first = new_items = 0
+        index = self._index
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
+            if items is not None and len(items):
+                if check_present(conn, items, source).any():
+                    raise SimrateError("some of the new items are in the project already",
+                                       source or None)
+                first, new_items = insert_items(conn, items, source)
+                index = ItemIndex.read(conn, self.path)
             known = dict(conn.execute("SELECT name, id FROM annotators"))
-            plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
+            plan = plan_arrays(conn, frame, index, self.scale, source, known)
             aids = [self.roster.id_for(conn, name, added) for name in plan.names]
-            counts, batch = write_arrays(conn, plan, aids, source)
+            extra = {"created": sorted(added)}
+            if new_items:
+                extra.update(items_added=new_items, first_ord=first)
+            counts, batch = write_arrays(conn, plan, aids, source, extra)
+            if new_items and not batch:  # nothing rated: the items are an import of their own
+                batch = log_change(conn, "import_items", who=source, new={
+                    "source": source, "added": new_items, "already": 0, "first_ord": first})
         self.last_import = batch  # only now that it committed
         self.roster.remember(added)
+        if new_items:
+            self._index = index
+            self._publish(ItemsImported(new_items))
         if counts["added"] or counts["changed"]:
             self._publish(RatingsImported(counts))
         return counts

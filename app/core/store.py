@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.core.data.migrate import migrate, needs_migration
 from app.core.errors import SimrateError, cut
+from app.core.write_errors import write_error
 
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
@@ -232,7 +233,7 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
-        raise SimrateError(f"cannot create project: {exc}", path) from None
+        raise write_error(exc, path, "cannot create the project") from None
     return conn
 
 
@@ -361,18 +362,6 @@ def _rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
         except sqlite3.Error:
             pass  # the transaction is gone either way; the caller reports the first error
-
-
-def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the project") -> SimrateError:
-    """A SimrateError for a failed write, saying plainly when the disk is full."""
-    text = str(exc)
-    if "full" in text.lower():
-        return SimrateError(f"{what}: the disk is full; nothing of this change was saved", path)
-    if "readonly" in text.lower() or "read-only" in text.lower():
-        return SimrateError(f"{what}: the file or its folder is read-only", path)
-    if "locked" in text.lower() or "busy" in text.lower():
-        return SimrateError(f"{what}: another program holds the file locked; try again", path)
-    return SimrateError(f"{what}: {text}", path)
 
 
 #: How long a write waits for another writer's lock before it gives up.

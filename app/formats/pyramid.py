@@ -170,6 +170,9 @@ def _parse_stream(stream: BinaryIO, source: str, encoding: str | None) -> _Ducvi
     except _Refused as exc:
         raise SimrateError(str(exc), source, parser.CurrentLineNumber) from None
     except expat.ExpatError as exc:
+        if head.startswith(b"PK\x03\x04"):
+            raise SimrateError("this is a ZIP file (a spreadsheet such as XLSX?), not a "
+                               "pyramid's XML (.pyr, .pan)", source) from None
         message = expat.ErrorString(exc.code)
         raise SimrateError(f"not well-formed XML: {message} (column {exc.offset + 1})",
                            source, exc.lineno) from None

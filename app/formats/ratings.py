@@ -111,15 +111,23 @@ def _refuse_empty(cells: list[str], lines: list[int], what: str, path: Path) -> 
         raise SimrateError(f"empty {what}", path, lines[cells.index("")])
 
 
+NO_ANNOTATOR = "no annotator column: add one, or name the annotator (--annotator NAME)"
+
+
 def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Path,
-               annotator: str | None) -> dict[str, list]:
-    """item_id, [annotator,] score[, note] rows; an empty score is a missing rating."""
+               annotator: str | None, given: bool = True) -> dict[str, list]:
+    """item_id, [annotator,] score[, note] rows; an empty score is a missing rating.
+    `annotator` names the rater of a file without an annotator column; `given`: it was
+    asked for (--annotator), so a file that names its raters is refused."""
     loose = [normalise_name(n) for n in names]
     item_col, score_col = _first(loose, ITEM_NAMES), _first(loose, SCORE_NAMES)
     annotator_col, note_col = _first(loose, ANNOTATOR_NAMES), _first(loose, NOTE_NAMES)
     if annotator_col is None and not annotator:
-        raise SimrateError("no annotator column: add one, or name the annotator "
-                           "(--annotator NAME)", path)
+        raise SimrateError(NO_ANNOTATOR, path)
+    if annotator_col is not None and annotator and given:
+        raise SimrateError(f"the file names its annotators (column {names[annotator_col]!r}), "
+                           f"so --annotator {annotator!r} would be ignored: leave it out",
+                           path)
     rows = _fitted(data, len(names), path, spreadsheet)
     scores = _scores(_column(rows, score_col), [line for line, _ in rows], names[score_col], path)
     rated = [row for row, score in zip(rows, scores, strict=True) if score is not None]
@@ -212,14 +220,19 @@ def _use_annotator_column(names: list[str], column: str, path: Path, line: int) 
 
 @without_gc
 def read_ratings(path: str | Path, annotator: str | None = None,
-                 annotator_column: str | None = None) -> pd.DataFrame:
+                 annotator_column: str | None = None,
+                 fallback_annotator: str | None = None) -> pd.DataFrame:
     """Read a ratings file (long or wide) into a rating frame; `annotator` fills a missing
-    column; `annotator_column` names the column holding participant ids."""
+    column (refused when the file names its annotators: it would be ignored);
+    `annotator_column` names the column holding participant ids; `fallback_annotator`
+    names the annotator only of a file that does not (the window's current annotator)."""
     path = Path(path)
     if annotator is not None and annotator_column is not None:
         raise SimrateError("give either an annotator name (--annotator) or the column that "
-                           "holds annotator names (--annotator-column), not both", path)
-    if annotator is None and annotator_column is None:
+                           "holds annotator names (--annotator-column), not both: the column "
+                           f"names the annotators, so --annotator {annotator!r} would be "
+                           "ignored", path)
+    if annotator is None and annotator_column is None and fallback_annotator is None:
         from app.formats.ratings_fast import read_long_ratings_fast
 
         fast = read_long_ratings_fast(path)
@@ -234,11 +247,16 @@ def read_ratings(path: str | Path, annotator: str | None = None,
     data = records[header_at + 1:]
     loose = [normalise_name(n) for n in names]
     if _first(loose, SCORE_NAMES) is not None:
-        rows = _read_long(data, names, spreadsheet, path, annotator)
+        rows = _read_long(data, names, spreadsheet, path, annotator or fallback_annotator,
+                          given=annotator is not None)
     elif _first(loose, ANNOTATOR_NAMES) is not None:
         raise SimrateError("an annotator column but no score column: a long ratings file "
                            "has columns item_id, annotator, score", path, records[header_at][0])
     else:
+        if annotator:
+            raise SimrateError("a wide ratings file names its annotators in its header, so "
+                               f"--annotator {annotator!r} would be ignored: leave it out",
+                               path, records[header_at][0])
         rows = _read_wide(data, names, spreadsheet, path)
     if not rows["line"]:
         raise SimrateError("no ratings in the file", path)

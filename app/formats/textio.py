@@ -161,10 +161,27 @@ def normalise_newlines(text: str) -> str:
     return text
 
 
+#: The first bytes of a ZIP archive: an XLSX workbook (or ODS, DOCX) read as text.
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def refuse_spreadsheet(data: bytes, path: Path) -> None:
+    """SimrateError for a spreadsheet (a ZIP archive) given to a reader of plain text: its
+    bytes would read as text in some legacy encoding and fail with a misleading reason."""
+    if data.startswith(ZIP_MAGIC):
+        kind = ("an XLSX workbook" if is_xlsx(path)
+                else "a ZIP archive (a spreadsheet such as XLSX or ODS?)")
+        raise SimrateError(f"this is {kind}, and this format is read from plain text: "
+                           "import it as pairs or ratings (--format auto), or save the sheet "
+                           "as tab-separated text", path)
+
+
 def read_text(path: str | Path) -> TextFile:
     """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
     path = Path(path)
-    text, encoding = decode(read_bytes(path, text=True), path)
+    data = read_bytes(path, text=True)
+    refuse_spreadsheet(data, path)
+    text, encoding = decode(data, path)
     if not text.strip():
         raise SimrateError("file is empty", path)
     return TextFile(path, normalise_newlines(text), encoding, raw=text)
@@ -175,6 +192,18 @@ def split_tab_lines(source: TextFile) -> list[Record]:
     return [(number, check_columns(line.split("\t"), source.path, number))
             for number, line in enumerate(source.lines(), start=1)
             if line and not line.isspace()]
+
+
+def _quoting_problem(message: str, delimiter: str) -> str:
+    """The csv module's complaint in our words, with what to do about it."""
+    shown = "a tab" if delimiter == "\t" else repr(delimiter)
+    if "expected after" in message:
+        return (f"a closing quote is followed by more text instead of {shown}; a quote "
+                'inside a quoted field must be doubled ("")')
+    if "end of data" in message:
+        return "a quoted field is never closed (a quote is missing at its end)"
+    return ('the quotes do not pair up; quote whole fields and double any quote inside '
+            'them ("")')
 
 
 def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
@@ -193,7 +222,8 @@ def csv_records(source: TextFile, delimiter: str) -> Iterator[Record]:
             if "field larger than field limit" in str(exc):
                 raise SimrateError(f"a field longer than {MAX_TEXT_CHARS:,} characters (the "
                                    "longest text simrate accepts)", source.path, start) from None
-            raise SimrateError(f"badly quoted field in the record starting here ({exc})",
+            raise SimrateError(f"badly quoted field in the record starting here: "
+                               f"{_quoting_problem(str(exc), delimiter)}",
                                source.path, start) from None
         previous_end = reader.line_num
         check_columns(fields, source.path, start)
@@ -266,8 +296,10 @@ def xlsx_records(path: str | Path) -> list[Record]:
     check_unpacked_size(path, source)
     try:
         book = load_workbook(source, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many types for damaged files
-        raise SimrateError(f"not a readable XLSX workbook ({type(exc).__name__})", path) from None
+    except Exception:  # openpyxl raises many types for damaged files
+        raise SimrateError("not a readable XLSX workbook (damaged, or another kind of file "
+                           "under an .xlsx name): open and save it in a spreadsheet program",
+                           path) from None
     try:
         sheet = book.worksheets[0]
         sheet.reset_dimensions()  # a stated size of A1:XFD1048576 must not pad every row

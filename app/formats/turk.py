@@ -10,7 +10,7 @@ drop the number (`Input.id`, `Answer.score`).
 Rejected assignments are dropped; HTML entities that the platform wrote into the texts
 (`&#44;`) are decoded; each rating keeps the assignment's work time divided by the number of
 items it answered. A worker who answers one item in two assignments keeps the first answer
-(with a warning).
+(with a warning). One AssignmentId under two workers is refused with the line.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import io
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -95,18 +96,79 @@ def _numbers(cells: pd.Series, lines: np.ndarray, column: str, path: Path,
     return values
 
 
+_PANDAS_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _refuse_other_layouts(data: bytes, text: str, path: Path) -> None:
+    """A spreadsheet or a tab-separated file is not a Turk batch results file (CSV)."""
+    if data.startswith(b"PK\x03\x04"):
+        raise SimrateError("this is a spreadsheet (XLSX or another ZIP file); a Turk batch "
+                           "results file is a CSV file: download the results as CSV, or "
+                           "save the sheet as CSV", path)
+    header = text.split("\n", 1)[0]
+    if "\t" in header and "," not in header:
+        raise SimrateError("the header is tab-separated; a Turk batch results file is "
+                           "comma-separated (CSV): save it as CSV, or import a "
+                           "tab-separated file of pairs or ratings with --format auto",
+                           path, 1)
+
+
+def _csv_problem(exc: Exception, path: Path) -> SimrateError:
+    """The C parser's complaint in our words, with the line."""
+    text = str(exc)
+    fields = _PANDAS_FIELDS.search(text)
+    if fields is not None:
+        expected, line, saw = (int(n) for n in fields.groups())
+        return SimrateError(f"{saw} comma-separated fields where the header has {expected}: "
+                            "quote any text that holds a comma", path, line)
+    if "EOF inside string" in text:
+        return SimrateError("a quoted field is never closed (a quote is missing at its end)",
+                            path)
+    return SimrateError("not a readable CSV file: quote fields that hold commas, quotes or "
+                        'line breaks, and double any quote inside them ("")', path)
+
+
 def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
     data = read_input(path)  # any source, under the size and line limits
     text = data.decode("utf-8-sig", errors="replace")
+    _refuse_other_layouts(data, text, path)
     try:
-        table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                            na_filter=False, engine="c")
+        with warnings.catch_warnings():
+            # a first row longer than the header would silently become the row labels
+            # (index_col=False) or lose its last fields (the warning): refused instead
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                                na_filter=False, engine="c", index_col=False)
+    except pd.errors.ParserWarning:
+        raise SimrateError("more comma-separated fields than the header has: quote any text "
+                           "that holds a comma", path, 2) from None
     except (pd.errors.ParserError, ValueError) as exc:
-        raise SimrateError(f"not a readable CSV file: {exc}", path) from None
+        raise _csv_problem(exc, path) from None
     missing = [c for c in REQUIRED if c not in table.columns]
     if missing:
         raise SimrateError(f"not a Turk batch results file: no column {missing[0]}", path, 1)
     return table, text
+
+
+def _refuse_shared_assignments(assignments: pd.Series, workers: pd.Series, lines: np.ndarray,
+                               path: Path) -> None:
+    """An assignment is one worker's work on one task: the same AssignmentId under two
+    workers means rows of different files (or edited rows) were mixed up."""
+    named = (assignments != "").to_numpy()
+    if not named.any():
+        return
+    first_worker = workers[named].groupby(assignments[named].to_numpy(), sort=False
+                                           ).transform("first")
+    clash = np.flatnonzero((first_worker != workers[named]).to_numpy())
+    if clash.size:
+        row = int(np.flatnonzero(named)[clash[0]])
+        assignment = assignments.iat[row]
+        first = int(lines[np.flatnonzero((assignments == assignment).to_numpy())[0]])
+        raise SimrateError(f"assignment {assignment!r} is given to worker "
+                           f"{workers.iat[row]!r} here and to {first_worker.iat[clash[0]]!r} "
+                           f"on line {first}: one assignment is one worker's; check that the "
+                           "file was not edited or pieced together from several",
+                           path, int(lines[row]))
 
 
 def read_turk(path: str | Path) -> pd.DataFrame:
@@ -119,6 +181,7 @@ def read_turk(path: str | Path) -> pd.DataFrame:
     empty = np.flatnonzero((workers == "").to_numpy() & kept)
     if empty.size:
         raise SimrateError("empty WorkerId", path, int(lines[empty[0]]))
+    _refuse_shared_assignments(table["AssignmentId"].str.strip(), workers, lines, path)
     seconds = _numbers(table["WorkTimeInSeconds"], lines, "WorkTimeInSeconds", path, kept)
     negative = np.flatnonzero((seconds < 0) & kept)
     if negative.size:

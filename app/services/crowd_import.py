@@ -73,8 +73,8 @@ def import_crowd_results(project: Project, frame: pd.DataFrame, source: str) -> 
     _missing_texts(items, source)
     # every rating checked before anything is written, items included: all or nothing
     check_values(frame[list(RATING_COLUMNS)], project.scale, source)
-    added = project.import_items(items, source=source)[0] if len(items) else 0
-    # the work time goes in with each rating, in the import's one transaction
-    counts = project.import_ratings(frame[[*RATING_COLUMNS, "seconds"]], source=source)
-    return CrowdImport(added, counts, int(frame["annotator"].nunique()),
+    # items, ratings and work time go in as one import (one transaction, one undo)
+    counts = project.import_ratings(frame[[*RATING_COLUMNS, "seconds"]], source=source,
+                                    items=items if len(items) else None)
+    return CrowdImport(len(items), counts, int(frame["annotator"].nunique()),
                        list(frame.attrs.get("warnings", [])))

@@ -77,7 +77,7 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
                                path)
         from app.formats.ratings import read_ratings
 
-        return "ratings", read_ratings(path, annotator=request.annotator), fmt
+        return "ratings", read_ratings(path, fallback_annotator=request.annotator), fmt
     options = dict(request.options)
     if not request.more_sources:
         return "items", read_items(path, fmt, **options), fmt

@@ -38,7 +38,11 @@ def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str =
     refuse_if_open(path)
     chosen = detect_format(path) if fmt == "auto" else fmt
     if chosen == "ratings":
-        frame = read_ratings(path, annotator=name)
+        if dataset is not None:
+            raise SimrateError("--dataset chooses the items of a system output (one score a "
+                               "line); this ratings file names its items, so --dataset would "
+                               "be ignored: leave it out", path)
+        frame = read_ratings(path, fallback_annotator=name)
         raters = pd.unique(frame["annotator"])
         if len(raters) > 1:
             raise SimrateError(f"the file holds {len(raters)} raters; a machine rater's file "

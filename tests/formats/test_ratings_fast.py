@@ -12,7 +12,7 @@ from app.formats.ratings_fast import read_long_ratings_fast
 
 def careful(path):
     """The careful reader alone (a name given skips the fast path)."""
-    frame = read_ratings(path, annotator="unused")
+    frame = read_ratings(path, fallback_annotator="unused")
     return frame
 
 

@@ -107,7 +107,7 @@ def test_unreachable_hub_keeps_changes_pending(hub, tmp_path):
     done = hub.simrate("team", "sync", project, "--json")
     one_line_error(done)
     assert json.loads(done.stdout) == {"pushed": 0, "pulled": 0, "pending": 1,
-                                       "hub": "unreachable"}
+                                       "conflicts": 0, "hub": "unreachable"}
     assert "unreachable" in done.stderr
 
 

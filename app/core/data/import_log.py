@@ -23,6 +23,8 @@ class ImportEntry:
     source: str
     added: int
     first_ord: int
+    items_added: int = 0  # a ratings import that brought its own items (crowd results)
+    created: tuple[str, ...] = ()  # annotators a ratings import added to the project
 
 
 def _undone(conn: sqlite3.Connection) -> set[int]:
@@ -54,7 +56,8 @@ def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEnt
         raise SimrateError(f"import {row[0]} was made by an older simrate, which did not "
                            "record its rows; it cannot be undone")
     return ImportEntry(int(row[0]), row[1], str(facts.get("source", "")),
-                       int(facts.get("added", 0)), int(facts.get("first_ord", -1)))
+                       int(facts.get("added", 0)), int(facts.get("first_ord", -1)),
+                       int(facts.get("items_added", 0)), tuple(facts.get("created", ())))
 
 
 def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
@@ -67,6 +70,22 @@ def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
                   "restored": 0}
     else:
         counts = undo_ratings_import(conn, entry.batch)
+        if entry.items_added:
+            counts["items_removed"] = undo_items_import(conn, entry.first_ord,
+                                                        entry.items_added)
+        if entry.created:
+            counts["annotators_removed"] = _remove_unused(conn, entry.created)
     log_change(conn, "undo_import", who=by,
                new={"batch": entry.batch, "source": entry.source, **counts})
     return entry, counts
+
+
+def _remove_unused(conn: sqlite3.Connection, names: tuple[str, ...]) -> int:
+    """Remove the annotators an undone import added, unless they have rated since."""
+    removed = 0
+    for name in names:
+        removed += conn.execute(
+            "DELETE FROM annotators WHERE name = ? AND NOT EXISTS (SELECT 1 FROM ratings "
+            "WHERE annotator_id = annotators.id) AND NOT EXISTS (SELECT 1 FROM "
+            "import_replaced WHERE annotator_id = annotators.id)", (name,)).rowcount
+    return removed

@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from app.core.errors import SimrateError
+from app.core.write_errors import write_error
 
 _ITEMS_V2 = """
 CREATE TABLE items_v2 (
@@ -54,6 +55,10 @@ def needs_migration(conn: sqlite3.Connection) -> bool:
     return "source" in columns
 
 
+def _write_error(exc: sqlite3.Error, path: Path) -> SimrateError:
+    return write_error(exc, path, "cannot bring the file up to date")
+
+
 def migrate(conn: sqlite3.Connection, path: Path) -> bool:
     """Upgrade a version 1 file to version 2 in one transaction; False when the file cannot
     be written (it stays version 1 and is read as such)."""
@@ -67,7 +72,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> bool:
         conn.execute("PRAGMA foreign_keys = ON")
         if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
             return False
-        raise SimrateError(f"cannot bring the file up to date: {exc}", path) from None
+        raise _write_error(exc, path) from None
     try:
         if needs_migration(conn):  # another process may have done it a moment ago
             for step in _STEPS_V2:
@@ -82,7 +87,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> bool:
         text = str(exc)
         if "readonly" in text.lower():
             return False
-        raise SimrateError(f"cannot bring the file up to date: {text}", path) from None
+        raise _write_error(exc, path) from None
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
     return True

@@ -224,10 +224,10 @@ def planned_list(plan: ArrayPlan) -> list[PlannedRating]:
 
 
 def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
-                 source: str) -> tuple[dict[str, int], int]:
+                 source: str, extra: dict | None = None) -> tuple[dict[str, int], int]:
     """Write the added and changed rows of a plan as one batch (inside the caller's
-    transaction): one change-log entry, its id on every row written. Returns the counts
-    and that id (0 when nothing was written)."""
+    transaction): one change-log entry (with `extra` facts for its undo), its id on every
+    row written. Returns the counts and that id (0 when nothing was written)."""
     counts = plan.counts()
     row_aids = np.asarray(aids, dtype=np.int64)[plan.who]
     changing = np.flatnonzero(plan.status != UNCHANGED)
@@ -237,7 +237,8 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
     writing = changing[np.lexsort((row_aids[changing], plan.ords[changing]))]
     batch = log_change(conn, "import_ratings", who=source, new={
         "source": source, **counts, "annotators": sorted({plan.names[w] for w in
-                                                          plan.who[writing].tolist()})})
+                                                          plan.who[writing].tolist()}),
+        **(extra or {})})
     replacing = writing[plan.has_old[writing]]
     if replacing.size:
         conn.executemany(

@@ -47,6 +47,10 @@ def _check_length(conn: sqlite3.Connection, path: Path) -> None:
         raise cut_short
 
 
+#: What to do about a damaged package: the annotator's own copy is intact.
+RESEND = "ask the annotator to send the package again (their copy keeps their ratings)"
+
+
 def read_package(path: Path) -> PackageContents:
     """Read and check a returned package; SimrateError for anything wrong with the file."""
     try:
@@ -64,16 +68,18 @@ def read_package(path: Path) -> PackageContents:
     try:
         problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
-            raise SimrateError(f"the file is damaged (truncated or altered): {problems[0]}",
-                               path)
+            raise SimrateError(f"the file is damaged (truncated or altered: the integrity "
+                               f"check found {len(problems)} problem"
+                               f"{'s' * (len(problems) != 1)}); {RESEND}", path)
         texts = {i: (left, right) for i, left, right in
                  conn.execute("SELECT id, left, right FROM items")}
         ratings = conn.execute(
             "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds FROM ratings r "
             "JOIN items i ON i.ord = r.item_ord JOIN annotators a ON a.id = r.annotator_id "
             "ORDER BY i.ord").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise SimrateError(f"the file is damaged (truncated or altered): {exc}", path) from None
+    except sqlite3.DatabaseError:
+        raise SimrateError(f"the file is damaged (truncated or altered); {RESEND}",
+                           path) from None
     finally:
         conn.close()
     if "package_of" not in meta or "package_annotator" not in meta:

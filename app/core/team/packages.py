@@ -14,6 +14,7 @@ person and merge as one annotator. A package from any other project is refused.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -86,6 +87,11 @@ def choose_items(project: Project, annotator: str, dataset: str | None = None,
     if checks is not None:
         if checks < 0:
             raise SimrateError(f"the number of check items cannot be negative ({checks})")
+        if checks > len(check_pool):
+            where = f" in dataset {dataset!r}" if dataset is not None else ""
+            have = (f"has only {len(check_pool)} check items{where}" if check_pool else
+                    f"has no check items{where}: mark some first (simrate checks)")
+            raise SimrateError(f"--checks {checks}: the project {have}", project.path)
         check_pool = random.Random(f"checks:{seed}").sample(check_pool,
                                                             min(checks, len(check_pool)))
     chosen = set(regular) | set(check_pool)
@@ -144,6 +150,20 @@ def _check_package_target(out: Path, annotator: str) -> None:
         raise SimrateError(f"folder {str(folder)!r} does not exist", out)
 
 
+def _package_write_error(exc: Exception, partial: Path, out: Path) -> SimrateError:
+    """A failure while building the package, told about `out`: the temporary file it is
+    built in is ours, not the user's (a full disk gives the standard line)."""
+    if isinstance(exc, SimrateError) and exc.path not in (None, str(partial)):
+        return exc  # about another file (the project itself): as it is
+    text = exc.message if isinstance(exc, SimrateError) else str(exc)
+    if "full" in text.lower() or getattr(exc, "errno", None) == errno.ENOSPC:
+        return SimrateError("cannot write the package: the disk is full; nothing was "
+                            "written", out)
+    if isinstance(exc, OSError):
+        return SimrateError(f"cannot write the package: {exc.strerror or exc}", out)
+    return SimrateError(f"cannot write the package: {text.split(': ', 1)[-1]}", out)
+
+
 def make_package(project: Project, out: str | Path, annotator: str,
                  dataset: str | None = None, sample: int | None = None, seed: int = 0,
                  checks: int | None = None, by: str = "") -> PackageInfo:
@@ -159,12 +179,15 @@ def make_package(project: Project, out: str | Path, annotator: str,
     frame, own = _package_frames(project, annotator, item_ids)
     partial = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.partial")
     try:
-        package = Project.create(partial, scale=project.scale, title=project.title)
         try:
-            package.import_items(frame, source="package")
-        finally:
-            package.close()
-        package_id = _fill_package(partial, annotator, origin_id, own)
+            package = Project.create(partial, scale=project.scale, title=project.title)
+            try:
+                package.import_items(frame, source="package")
+            finally:
+                package.close()
+            package_id = _fill_package(partial, annotator, origin_id, own)
+        except (SimrateError, sqlite3.Error, OSError) as exc:
+            raise _package_write_error(exc, partial, out) from None
         if out.exists():
             raise SimrateError("already exists; choose another name", out)
         os.replace(partial, out)

@@ -190,6 +190,8 @@ class ExportDialog(QDialog):
         text = self.path_edit.text().strip()
         if text:
             path = Path(text)
+            if not path.name:  # "/" or ".": no file name to give a suffix yet
+                return
             if path.suffix.lower() in SUFFIXES.values() or not path.suffix:
                 self.path_edit.setText(str(path.with_suffix(SUFFIXES[fmt])))
 

@@ -50,6 +50,15 @@ def guess_scale(source: Path) -> str:
     return "clss"
 
 
+def default_target(source: Path, many: bool) -> Path | None:
+    """The project file proposed beside the source, or None while the typed path cannot
+    have one (a folder such as `/` or `..`, a name that is all suffix)."""
+    try:
+        return source.with_name("pyramids.simrate") if many else source.with_suffix(".simrate")
+    except ValueError:
+        return None
+
+
 class NewProjectDialog(QDialog):
     """Choose the file of pairs, the scale, a title and where to save the project."""
 
@@ -141,10 +150,12 @@ class NewProjectDialog(QDialog):
             return
         source = sources[0]
         many = len(sources) > 1
+        if not source.name:  # "/" or "~/..": a path being typed names no file yet
+            return
         if not self._project_edited:
-            target = source.with_name("pyramids.simrate") if many else source.with_suffix(
-                ".simrate")
-            self.project_edit.setText(str(target))
+            target = default_target(source, many)
+            if target is not None:
+                self.project_edit.setText(str(target))
         index = self.scale_box.findData(guess_scale(source))
         if index >= 0 and self.scale_box.currentData() != OTHER_SCALE:
             self.scale_box.setCurrentIndex(index)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -36,7 +37,8 @@ SEARCH_DELAY_MS = 250
 class ItemListPanel(QWidget):
     """The item table with its filter and search box."""
 
-    #: The user chose an item (double-click or Enter): focus should go back to the rating.
+    #: The user chose an item (double-click or Enter) or pressed Esc: focus should go back
+    #: to the rating.
     item_chosen = Signal()
 
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
@@ -73,6 +75,15 @@ class ItemListPanel(QWidget):
         self.session.current_changed.connect(self.select_row)
         self.session.details_loaded.connect(lambda: self._fit_columns(self.table))
         self._update_count()
+        # Esc anywhere in the list (the search box included) goes back to rating, as the
+        # rating view's own Esc does; what was typed is searched first
+        back = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        back.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        back.activated.connect(self._back_to_rating)
+
+    def _back_to_rating(self) -> None:
+        self._run_search()
+        self.item_chosen.emit()
 
     def _build_table(self) -> QTableView:
         table = QTableView()

@@ -27,8 +27,17 @@ def describe(sync: HubSync, now: float | None = None) -> tuple[str, str]:
     if sync.online:
         return (f"\u25cf Hub: connected \u00b7 {pending} \u00b7 synced {when}",
                 f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub.")
-    return (f"\u25cb Hub: offline \u00b7 {pending} \u00b7 last sync {when}",
+    reason = OFFLINE_REASONS.get(sync.error_kind, "")
+    return (f"\u25cb Hub: offline{reason} \u00b7 {pending} \u00b7 last sync {when}",
             f"{sync.error}\nRating goes on; pending changes are sent when the hub is back.")
+
+
+#: HubError kinds named in the status text (unreachable is what "offline" says already).
+OFFLINE_REASONS = {
+    "full": " (hub full)", "password": " (wrong password)", "database": " (no such database)",
+    "removed": " (removed from the hub)", "refused": " (not allowed)",
+    "newer": " (newer hub: upgrade simrate)", "project": " (another project)",
+}
 
 
 class SyncStatus(QLabel):

@@ -157,7 +157,7 @@ def test_a_failure_while_writing_leaves_no_file(origin, tmp_path, monkeypatch):
         raise SimrateError("disk full")
 
     monkeypatch.setattr(packages, "_fill_package", broken)
-    with pytest.raises(SimrateError, match="disk full"):
+    with pytest.raises(SimrateError, match="the disk is full"):
         make_package(origin, tmp_path / "ann.simrate", "ann")
     leftovers = [p.name for p in tmp_path.iterdir() if not p.name.startswith("origin.")]
     assert leftovers == []

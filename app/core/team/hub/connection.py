@@ -18,13 +18,32 @@ from app.core.team.hub.hub_schema import HUB_SCHEMA_VERSION
 CONNECT_TIMEOUT = 5
 
 
+#: HubError kinds -> the `hub` value of `team sync --json` (DESIGN.md): which it is.
+HUB_STATES = {
+    "unreachable": "unreachable",   # no answer: server down, wrong host or port, network
+    "full": "full",                 # the server, database or login has no connection left
+    "password": "wrong_password",   # the password is wrong (or libpq had none to give)
+    "database": "no_database",      # the server answers, but has no such database
+    "removed": "removed",           # the organizer removed this person from the hub
+    "refused": "refused",           # the login may not do this (or not connect from here)
+    "newer": "newer",               # the hub's schema comes from a newer simrate
+    "project": "other_project",     # the hub holds another project than this file
+    "error": "error",               # anything else the server said
+}
+
+
 class HubError(SimrateError):
     """The hub cannot be reached, refuses the login, or is not one we can use (exit 2)."""
 
     def __init__(self, message: str, kind: str = "error"):
         super().__init__(message)
-        #: unreachable, password, refused, newer, project or error: what the window shows
+        #: a key of HUB_STATES: what the window and `team sync --json` show
         self.kind = kind
+
+    @property
+    def state(self) -> str:
+        """The `hub` value of `team sync --json` for this failure."""
+        return HUB_STATES.get(self.kind, "error")
 
 
 def _psycopg():
@@ -66,31 +85,137 @@ def first_line(exc: BaseException) -> str:
     for line in str(exc).splitlines():
         line = line.strip()
         if line:
+            # libpq wraps the server's words: "connection failed: connection to server at
+            # ... failed: FATAL:  <what the server said>"; keep what the server said
+            line = line.rsplit("FATAL:", 1)[-1]
             return line.removeprefix("FATAL:").removeprefix("ERROR:").strip()
     return type(exc).__name__
 
 
-def explain(exc: BaseException, url: str = "") -> HubError:
-    """A one-line HubError for a psycopg error (wrong password, unreachable, refused)."""
-    psycopg = _psycopg()
-    text = first_line(exc)
+#: SQLSTATE codes (PostgreSQL's appendix A) -> HubError kinds.
+SQLSTATE_KINDS = {
+    "28P01": "password",      # invalid_password
+    "3D000": "database",      # invalid_catalog_name
+    "53300": "full",          # too_many_connections
+    "53100": "full",          # disk_full (the server's disk)
+    "53200": "full",          # out_of_memory
+    "28000": "refused",       # invalid_authorization_specification (NOLOGIN: removed)
+    "42501": "refused",       # insufficient_privilege
+    "57P01": "unreachable",   # admin_shutdown
+    "57P02": "unreachable",   # crash_shutdown
+    "57P03": "unreachable",   # cannot_connect_now (starting up, shutting down)
+}
+
+#: libpq reports a failed login as text only (no SQLSTATE reaches the client before a
+#: connection exists): the server's message tells which SQLSTATE it raised.
+SERVER_TEXTS = (
+    ("password authentication failed", "28P01"),
+    ("database \"", "3D000"),  # database "x" does not exist
+    ("too many connections", "53300"),
+    ("remaining connection slots are reserved", "53300"),
+    ("too many clients already", "53300"),
+    ("is not permitted to log in", "28000"),
+    ("no pg_hba.conf entry", "28000"),
+    ("the database system is starting up", "57P03"),
+    ("the database system is shutting down", "57P03"),
+    ("the database system is in recovery mode", "57P03"),
+)
+
+#: What libpq says when no server answered at all.
+UNREACHABLE_TEXTS = ("connection refused", "could not translate host name", "timeout expired",
+                     "no route to host", "network is unreachable", "could not connect",
+                     "server closed the connection unexpectedly", "connection timed out",
+                     "no such file or directory", "connection reset", "ssl syscall error",
+                     "name or service not known", "consuming input failed",
+                     "the connection is closed", "connection is lost")
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE of a psycopg error: its own, or the one the server's text stands for."""
+    code = getattr(exc, "sqlstate", None)
+    if code:
+        return str(code)
     lower = str(exc).lower()
-    where = _where(url)
+    for text, code in SERVER_TEXTS:
+        if text in lower and (code != "3D000" or "does not exist" in lower):
+            return code
+    return None
+
+
+def classify(exc: BaseException) -> str:
+    """The HubError kind of a psycopg error: by SQLSTATE, else by what libpq said."""
+    code = sqlstate(exc)
+    lower = str(exc).lower()
+    if code is not None and code in SQLSTATE_KINDS:
+        if code == "28000" and "is not permitted to log in" in lower:
+            return "removed"  # `team remove` takes the login away (NOLOGIN)
+        return SQLSTATE_KINDS[code]
+    if code is not None and code[:2] == "08":
+        return "unreachable"  # connection_exception
+    if "no password supplied" in lower or "fe_sendauth" in lower:
+        return "password"
+    if any(text in lower for text in UNREACHABLE_TEXTS):
+        return "unreachable"
+    if "role" in lower and "does not exist" in lower:
+        return "refused"
+    if code is None and type(exc).__name__ == "OperationalError":
+        return "unreachable"  # libpq gave up without a word we know: no answer to rely on
+    return "error"
+
+
+def _limit_reached(text: str) -> str:
+    """Which connection limit was reached, in the server's own terms."""
+    lower = text.lower()
+    if "for role" in lower:
+        return f"this login's connection limit is reached ({text})"
+    if "for database" in lower:
+        return f"the hub database's connection limit is reached ({text})"
+    return ("the server's max_connections is reached: every connection slot is taken "
+            f"({text})")
+
+
+def explain(exc: BaseException, url: str = "") -> HubError:
+    """A one-line HubError for a psycopg error, saying which it is: unreachable, full,
+    wrong password, no such database, removed, or not allowed."""
     if isinstance(exc, HubError):
         return exc
-    if "password authentication failed" in lower:
-        return HubError(f"wrong password for the hub {where} ({text})", "password")
-    if "no password supplied" in lower or "fe_sendauth" in lower:
-        return HubError(f"the hub {where} asks for a password: put it in ~/.pgpass or "
-                        "PGPASSWORD", "password")
-    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-        return HubError(f"role not allowed: {text}", "refused")
-    if isinstance(exc, psycopg.errors.InvalidAuthorizationSpecification) or \
-            "role" in lower and "does not exist" in lower or "not permitted to log in" in lower:
-        return HubError(f"role not allowed on the hub {where}: {text}", "refused")
-    if isinstance(exc, psycopg.OperationalError):
+    text = first_line(exc)
+    where = _where(url)
+    kind = classify(exc)
+    lower = str(exc).lower()
+    if kind == "password":
+        if "no password supplied" in lower or "fe_sendauth" in lower:
+            return HubError(f"wrong password: the hub {where} asks for a password and none "
+                            "was given: put it in ~/.pgpass or PGPASSWORD", "password")
+        return HubError(f"wrong password for the hub {where} ({text}): correct the line in "
+                        "~/.pgpass (or PGPASSWORD), or ask the organizer to set a new one",
+                        "password")
+    if kind == "database":
+        dbname = _parts(url).get("dbname", "")
+        return HubError(f"no such database {dbname!r} on the hub's server {where}: check the "
+                        "database name in the URL", "database")
+    if kind == "full":
+        if sqlstate(exc) == "53300":
+            return HubError(f"hub full {where}: {_limit_reached(text)}; close other simrate "
+                            "windows or ask the organizer to raise the limit, then try again",
+                            "full")
+        return HubError(f"hub full {where}: the server is out of resources ({text}); ask "
+                        "its administrator", "full")
+    if kind == "removed":
+        return HubError(f"removed from the hub {where}: the organizer took this login's "
+                        f"access away ({text}); ask them to add you again", "removed")
+    if kind == "unreachable":
         return HubError(f"hub unreachable {where}: {text}", "unreachable")
+    if kind == "refused":
+        return HubError(f"role not allowed on the hub {where}: {text}", "refused")
     return HubError(f"the hub refused: {text}", "error")
+
+
+def _parts(url: str) -> dict[str, str]:
+    try:
+        return parse_url(url) if url else {}
+    except HubError:
+        return {}
 
 
 def _where(url: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.team.hub.connection import explain
+from app.core.team.hub.connection import HubError, explain
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000
@@ -113,6 +113,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
         acked, pushed = _push(conn, replica, outbox)
         tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
         rows, new_marks = pull(conn, tables, marks, organizer)
+        # a whole round (push and pull) went through: the team panel's "Last sync"
+        conn.execute("UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s",
+                     (replica,))
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     return Received(acked, pushed, rows, new_marks)
@@ -126,7 +129,8 @@ def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int]:
         row = conn.execute("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                            (replica,)).fetchone()
         if row is None:
-            raise RuntimeError("this replica's id belongs to another login on the hub")
+            raise HubError("this file's replica id belongs to another login on the hub: "
+                           "join again to make a replica of your own", "refused")
         acked = int(row[0])
         if outbox.upto <= acked:
             # A round whose reply was lost already delivered all of this.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.core.team.hub.connection import HubError, connect, hub_info
+from app.core.team.hub.connection import HubError, connect, explain, hub_info
 from app.core.team.hub.exchange import Outbox, Received, exchange
 from app.core.team.hub.hub_schema import CHANNEL, quote_ident
 
@@ -63,7 +63,7 @@ class HubSession:
             raise
         except Exception as exc:  # a broken connection can surface as another error
             self.drop()
-            raise HubError(f"hub unreachable: {exc}", "unreachable") from None
+            raise explain(exc, self.url) from None
         self.connected = True
         return received
 

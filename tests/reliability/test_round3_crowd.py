@@ -1,0 +1,135 @@
+"""Crowd results: one import is one undo step (items, ratings and the workers it added), and
+one AssignmentId under two workers is refused with the line."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from app.core.project import Project
+from tests.cli.helpers import simrate
+
+from .helpers import new_project, one_line_error
+
+HEADER = ("HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
+          "Input.id1,Input.left1,Input.right1,Answer.score1\n")
+
+
+def _results(path, rows):
+    path.write_text(HEADER + "".join(row + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _snapshot(path):
+    """Everything a user can see of the project, straight from the file."""
+    with sqlite3.connect(path) as conn:
+        return {table: conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+                for table in ("items", "ratings", "annotators")}
+
+
+def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
+    path = tmp_path / "p.simrate"
+    project = new_project(path, 2)  # x:1, x:2
+    project.rate("x:1", "lead", 2.0)
+    project.close()
+    before = _snapshot(path)
+    source = _results(tmp_path / "Batch_7_batch_results.csv", [
+        "H1,A1,w1,Approved,12,x:1,,,3",        # an item the project has
+        "H2,A2,w2,Approved,20,new:1,one,two,1.5",  # an item the file brings
+        "H2,A3,w1,Approved,30,new:1,one,two,2",
+    ])
+    result = simrate(capsys, "import", path, source)
+    assert result.status == 0, result.err
+    assert "1 items added" in result.out
+    with Project.open(path) as opened:
+        assert opened.has_item("new:1") and {"w1", "w2"} <= set(opened.annotators())
+
+    result = simrate(capsys, "import", path, "--undo")
+    assert result.status == 0, result.err
+    assert "3 ratings removed, 1 items removed, 2 annotators it added removed" in result.out
+    assert _snapshot(path) == before
+    with Project.open(path) as opened:
+        assert not opened.has_item("new:1")
+        assert opened.annotators() == ["lead"]
+        assert opened.n_items == 2
+    # the crowd import was one step: the next undo goes to the import before it (the
+    # sample items, refused because lead rated one of them)
+    result = simrate(capsys, "import", path, "--undo")
+    assert result.status == 2
+    one_line_error(result.err, "cannot undo this import: some of its items have ratings")
+
+
+def test_undo_in_the_open_project_updates_what_it_shows(tmp_path):
+    from app.formats.turk import read_turk
+    from app.services.crowd_import import import_crowd_results
+
+    path = tmp_path / "p.simrate"
+    source = _results(tmp_path / "results.csv", ["H1,A1,w9,Approved,12,new:1,one,two,3"])
+    with new_project(path, 1) as project:
+        events = []
+        project.subscribe(events.append)
+        import_crowd_results(project, read_turk(source), str(source))
+        assert project.has_item("new:1") and "w9" in project.annotators()
+        project.undo_import()
+        assert not project.has_item("new:1")
+        assert project.annotators() == [] and project.roster.id_of("w9") is None
+        assert project.n_items == 1 and project.ratings().empty
+        # the same file imports again as new (the worker comes back with a fresh id)
+        import_crowd_results(project, read_turk(source), str(source))
+        assert project.rating("new:1", "w9") == 3
+
+
+def test_undo_of_a_ratings_import_removes_the_annotators_it_added(capsys, tmp_path):
+    path = tmp_path / "p.simrate"
+    project = new_project(path, 2)
+    project.rate("x:1", "ana", 1.0)
+    project.close()
+    source = tmp_path / "ratings.csv"
+    source.write_text("item_id,annotator,score\nx:1,ana,2\nx:2,ben,3\n", encoding="utf-8")
+    assert simrate(capsys, "import", path, source).status == 0
+    result = simrate(capsys, "import", path, "--undo")
+    assert result.status == 0, result.err
+    assert "1 annotators it added removed" in result.out
+    with Project.open(path) as opened:
+        assert opened.annotators() == ["ana"]  # ana was there before: she stays
+        assert opened.rating("x:1", "ana") == 1.0
+
+
+def test_an_annotator_who_rated_since_stays_after_the_undo(capsys, tmp_path):
+    path = tmp_path / "p.simrate"
+    new_project(path, 2).close()
+    source = tmp_path / "ratings.csv"
+    source.write_text("item_id,annotator,score\nx:1,ben,3\n", encoding="utf-8")
+    assert simrate(capsys, "import", path, source).status == 0
+    with Project.open(path) as opened:
+        opened.rate("x:2", "ben", 2.0)
+    assert simrate(capsys, "import", path, "--undo").status == 0
+    with Project.open(path) as opened:
+        assert opened.annotators() == ["ben"] and opened.rating("x:2", "ben") == 2.0
+
+
+def test_one_assignment_under_two_workers_is_refused(capsys, tmp_path):
+    path = tmp_path / "p.simrate"
+    new_project(path, 2).close()
+    before = _snapshot(path)
+    source = _results(tmp_path / "results.csv", [
+        "H1,A1,w1,Approved,12,x:1,,,3",
+        "H1,A2,w2,Approved,12,x:1,,,2",
+        "H2,A1,w3,Approved,12,x:2,,,1",
+    ])
+    result = simrate(capsys, "import", path, source)
+    assert result.status == 2
+    one_line_error(result.err, f"{source}:4:", "assignment 'A1' is given to worker 'w3' here "
+                   "and to 'w1' on line 2")
+    assert _snapshot(path) == before
+
+
+def test_one_worker_repeating_an_assignment_keeps_the_first_answer(capsys, tmp_path):
+    path = tmp_path / "p.simrate"
+    new_project(path, 2).close()
+    source = _results(tmp_path / "results.csv", [
+        "H1,A1,w1,Approved,12,x:1,,,3",
+        "H1,A1,w1,Approved,12,x:1,,,3",
+    ])
+    result = simrate(capsys, "import", path, source)
+    assert result.status == 0, result.err
+    assert "1 answers of a worker to an item they had already answered left out" in result.err
