@@ -68,9 +68,12 @@ def _too_large(path: Path) -> SimrateError:
                         "from one input (split it into several files)", path)
 
 
-#: The last pipe read: (device, inode) -> its bytes, so that telling its format and then
+#: The pipes read: (device, inode, change time) -> their bytes, so that telling its format and then
 #: reading it see the same data (a pipe can be read only once).
+#: Every pipe of one command is kept (an import tells the format of all its files before it
+#: reads any), up to this many.
 _STREAM_CACHE: dict[tuple[int, int, int], tuple[bytes, bool]] = {}
+_STREAMS_KEPT = 16
 
 
 def input_kind(path: Path) -> str:
@@ -123,7 +126,8 @@ def read_input(path: str | Path, text: bool = True) -> bytes:
             _STREAM_CACHE[key] = (data, True)
         return data
     data = _read_stream(path, text)
-    _STREAM_CACHE.clear()  # one pipe at a time: the memory of earlier ones goes back
+    while len(_STREAM_CACHE) >= _STREAMS_KEPT:  # the oldest pipe's memory goes back
+        del _STREAM_CACHE[next(iter(_STREAM_CACHE))]
     try:  # stated again now that the writer is done: its writes changed the times
         _STREAM_CACHE[_stream_key(os.stat(path))] = (data, text)
     except OSError:

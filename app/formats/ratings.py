@@ -228,10 +228,9 @@ def read_ratings(path: str | Path, annotator: str | None = None,
     names the annotator only of a file that does not (the window's current annotator)."""
     path = Path(path)
     if annotator is not None and annotator_column is not None:
-        raise SimrateError("give either an annotator name (--annotator) or the column that "
-                           "holds annotator names (--annotator-column), not both: the column "
-                           f"names the annotators, so --annotator {annotator!r} would be "
-                           "ignored", path)
+        raise SimrateError("give either --annotator NAME or --annotator-column COLUMN, not "
+                           f"both: the column names the annotators, so --annotator "
+                           f"{annotator!r} would be ignored", path)
     if annotator is None and annotator_column is None and fallback_annotator is None:
         from app.formats.ratings_fast import read_long_ratings_fast
 
