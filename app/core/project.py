@@ -22,7 +22,8 @@ from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
 from app.core.data.item_index import ItemIndex
 from app.core.data.items_import import check_present, insert_items
-from app.core.data.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
+from app.core.data.ratings_import import (PlannedRating, check_kinds, plan_arrays, planned_list,
+                                          write_arrays)
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
@@ -41,7 +42,7 @@ from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
-from app.core.store import TableAccess, create_store, log_change, open_store, read_meta, transaction
+from app.core.store import HUMAN, TableAccess, create_store, log_change, open_store, read_meta, transaction
 
 
 class Project:
@@ -308,14 +309,18 @@ class Project:
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "") -> dict[str, int]:
+    def import_ratings(self, frame: pd.DataFrame, source: str = "",
+                       kind: str = HUMAN) -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
-        One change-log entry; `last_import` is its id (0 if nothing written), for undo."""
+        One change-log entry; `last_import` is its id (0 if nothing written), for undo.
+        Every rater is of `kind` (people, a machine rater, crowd workers): a name held by
+        an annotator of another kind is refused with its line, never written into."""
         added: dict[str, int] = {}
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
-            aids = [self.roster.id_for(conn, name, added) for name in plan.names]
+            check_kinds(plan, self.roster.kinds(conn), kind, source)
+            aids = [self.roster.id_for(conn, name, added, kind) for name in plan.names]
             counts, batch = write_arrays(conn, plan, aids, source)
         self.last_import = batch  # only now that it committed
         self.roster.remember(added)

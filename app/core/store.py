@@ -17,8 +17,10 @@ from app.core.errors import SimrateError, cut
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
 #: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
 SCHEMA_VERSION = 3
-#: Kinds of annotator: people, and machine raters (scores from a model, issue 17).
-HUMAN, MACHINE = "human", "machine"
+#: Kinds of annotator: people, and machine raters (scores from a model, issue 17), and
+#: crowd workers (named by their platform's WorkerId; never the same annotator as a person
+#: of the project or a machine rater, whatever the names: see Project.import_ratings).
+HUMAN, MACHINE, CROWD = "human", "machine", "crowd"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -20,6 +20,7 @@ from app.core.data.columns import read_codes
 from app.core.data.item_index import ItemIndex
 from app.core.errors import SimrateError
 from app.core.frames import RATING_COLUMNS, name_problem
+from app.core.roster import kind_clash
 from app.core.scale import Scale
 from app.core.store import log_change
 
@@ -199,6 +200,18 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
     return ArrayPlan(frame["item_id"].to_numpy(dtype=object), names, who, ords, codes, notes,
                      frame["line"].to_numpy(dtype=np.int64), old_codes, old_notes, has_old,
                      status, seconds)
+
+
+def check_kinds(plan: ArrayPlan, kinds: dict[str, str], kind: str, source: str) -> None:
+    """SimrateError, with the line of its first row, for a rater of the plan whose name is
+    held by an annotator of another kind than `kind` (a ratings file naming a machine rater,
+    a crowd worker taking a person's name): such ratings would be misattributed."""
+    for position, name in enumerate(plan.names):
+        held = kinds.get(name)
+        if held is not None and held != kind:
+            row = int(np.flatnonzero(plan.who == position)[0])
+            raise SimrateError(kind_clash(name, held, kind), source or None,
+                               int(plan.lines[row]))
 
 
 def _status(codes: np.ndarray, notes: np.ndarray, old_codes: np.ndarray,

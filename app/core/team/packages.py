@@ -29,7 +29,8 @@ from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.frames import name_problem
 from app.core.project import Project
-from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.roster import kind_clash
+from app.core.store import HUMAN, log_change, open_store, read_meta, transaction
 from app.core.team.package_checks import check_issued, check_values
 from app.core.team.package_file import PACKAGE_FORMAT, PackageContents, read_package
 from app.core.team.teamdb import project_uuid
@@ -158,6 +159,9 @@ def make_package(project: Project, out: str | Path, annotator: str,
     """
     out, annotator = Path(out), annotator.strip()
     _check_package_target(out, annotator)
+    held = project.roster.kinds().get(annotator, HUMAN)
+    if held != HUMAN:
+        raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)
@@ -377,7 +381,9 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
     if not writes:
         return
     name = report.annotator
-    row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
+    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (name,)).fetchone()
+    if row is not None and row[1] != HUMAN:  # a package holds a person's ratings
+        raise SimrateError(kind_clash(name, row[1], HUMAN), report.path)
     if row is None:
         aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
         log_change(conn, "annotator", who=who, annotator=name, new=name)
