@@ -254,8 +254,10 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
     replacing = writing[plan.has_old[writing]]
     if replacing.size:
         conn.executemany(
-            "INSERT INTO import_replaced SELECT ?, item_ord, annotator_id, code, note, "
-            "skipped, seconds, updated_at FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+            "INSERT INTO import_replaced (batch, item_ord, annotator_id, code, note, skipped, "
+            "seconds, updated_at, was_batch) SELECT ?, item_ord, annotator_id, code, note, "
+            "skipped, seconds, updated_at, batch FROM ratings WHERE item_ord = ? AND "
+            "annotator_id = ?",
             zip([batch] * replacing.size, plan.ords[replacing].tolist(),
                 row_aids[replacing].tolist(), strict=True))
     check_parents(conn, plan.ords[writing], np.asarray(aids, dtype=np.int64))
@@ -299,13 +301,30 @@ def _count_present(conn: sqlite3.Connection, table: str, key: str, values: list[
     return found
 
 
+_SAME_KEY = ("p.batch = ? AND p.item_ord = import_replaced.item_ord "
+             "AND p.annotator_id = import_replaced.annotator_id")
+
+
 def undo_ratings_import(conn: sqlite3.Connection, batch: int) -> dict[str, int]:
     """Remove the rows a ratings import wrote (as they still stand) and put back the rows it
-    replaced where nothing newer took their place; returns counts removed / restored."""
+    replaced where nothing newer took their place; returns counts removed / restored.
+
+    A restored row keeps the tag of the import that had written it, so undoing that import
+    later removes it too. Rows of this import that a later import replaced are not in the
+    ratings but in that import's `import_replaced`: there they become what this import had
+    replaced (or go, where this import had added them), so that undoing the later import
+    brings back nothing of this one."""
     removed = conn.execute("DELETE FROM ratings WHERE batch = ?", (batch,)).rowcount
     restored = conn.execute(
         "INSERT OR IGNORE INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
         "updated_at, batch) SELECT item_ord, annotator_id, code, note, skipped, seconds, "
-        "updated_at, NULL FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+        "updated_at, was_batch FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+    conn.execute(
+        "UPDATE import_replaced SET (code, note, skipped, seconds, updated_at, was_batch) = "
+        "(SELECT p.code, p.note, p.skipped, p.seconds, p.updated_at, p.was_batch FROM "
+        f"import_replaced p WHERE {_SAME_KEY}) WHERE batch != ? AND was_batch = ? AND EXISTS "
+        f"(SELECT 1 FROM import_replaced p WHERE {_SAME_KEY})", (batch, batch, batch, batch))
+    conn.execute("DELETE FROM import_replaced WHERE batch != ? AND was_batch = ?",
+                 (batch, batch))
     conn.execute("DELETE FROM import_replaced WHERE batch = ?", (batch,))
     return {"removed": removed, "restored": restored}
