@@ -263,18 +263,22 @@ class Project:
         """Mark the item as one this annotator cannot judge, with a reason."""
         return self._write_rating(item_id, annotator, None, reason, True, None)
 
-    def set_rating_state(self, item_id: str, annotator: str, state: RatingState) -> RatingState:
-        """Write exactly this state (undo and redo use it); returns the state it replaced."""
+    def set_rating_state(self, item_id: str, annotator: str, state: RatingState,
+                         expect: RatingState | None = None) -> RatingState:
+        """Write exactly this state (undo and redo use it); returns the state it replaced.
+        With `expect`, only over that stored state (checked inside the write transaction):
+        SimrateError, nothing written, when another window or program changed it since."""
         return self._write_rating(item_id, annotator, state.code, state.note, state.skipped,
-                                  state.seconds)
+                                  state.seconds, expect)
 
     def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
-                      skipped: bool, seconds: float | None) -> RatingState:
+                      skipped: bool, seconds: float | None,
+                      expect: RatingState | None = None) -> RatingState:
         ord_, added = self.item_ord(item_id), {}
         with transaction(self._conn, self.path) as conn:
             aid = self.roster.id_for(conn, annotator, added)
             old, new = tables.write_rating(conn, self.scale, ord_, aid, item_id, annotator,
-                                           RatingState(code, note, skipped, seconds))
+                                           RatingState(code, note, skipped, seconds), expect)
         self.roster.remember(added)
         self._publish(self._rating_event(item_id, annotator, old, new))
         return old
@@ -340,11 +344,13 @@ class Project:
         """The item's stored verdict (code None when there is none)."""
         return tables.read_verdict(self._conn, self.item_ord(item_id))
 
-    def set_verdict(self, item_id: str, verdict: Verdict, by: str = "") -> Verdict:
-        """Write exactly this verdict (code None withdraws); returns the one it replaced."""
+    def set_verdict(self, item_id: str, verdict: Verdict, by: str = "",
+                    expect: Verdict | None = None) -> Verdict:
+        """Write exactly this verdict (code None withdraws); returns the one it replaced.
+        With `expect`, only over that stored verdict (see set_rating_state)."""
         ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
-            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by)
+            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by, expect)
         self._publish(AdjudicationChanged(item_id, by, old, verdict))
         return old
 
