@@ -176,6 +176,15 @@ def make_package(project: Project, out: str | Path, annotator: str,
         if out.exists():
             raise SimrateError("already exists; choose another name", out)
         os.replace(partial, out)
+    except SimrateError as exc:
+        if exc.path != str(partial):
+            raise
+        full = "full" in exc.message.lower()
+        raise SimrateError("cannot write the package: the disk is full; nothing was written"
+                           if full else f"cannot write the package: {exc.message}",
+                           out) from None
+    except OSError as exc:
+        raise SimrateError(f"cannot write the package: {exc.strerror or exc}", out) from None
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(str(partial) + suffix).unlink(missing_ok=True)
