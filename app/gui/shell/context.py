@@ -15,6 +15,8 @@ from PySide6.QtGui import QUndoStack
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.roster import kind_clash
+from app.core.store import HUMAN
 from app.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
 from app.gui.shell.bridge import ProjectBridge
 from app.gui.shell.jobs import JobRunner
@@ -61,6 +63,11 @@ class ApplicationContext(QObject):
         """
         annotator = annotator.strip()
         project = path if isinstance(path, Project) else Project.open(path)
+        held = project.roster.kinds().get(annotator, HUMAN)
+        if held != HUMAN:  # people rate here: never under a machine rater or crowd worker
+            if project is not path:
+                project.close()
+            raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
         self.close_project()
         self.project = project
         self.annotator = annotator
