@@ -313,24 +313,39 @@ class Project:
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "",
-                       kind: str = HUMAN) -> dict[str, int]:
+    def import_ratings(self, frame: pd.DataFrame, source: str = "", kind: str = HUMAN,
+                       items: pd.DataFrame | None = None) -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
         One change-log entry; `last_import` is its id (0 if nothing written), for undo.
         Every rater is of `kind` (people, a machine rater, crowd workers): a name held by
-        an annotator of another kind is refused with its line, never written into."""
+        an annotator of another kind is refused with its line, never written into.
+        `items` (a reader's item frame, as import_items takes): items the ratings need,
+        added in the same transaction (their own change-log entry), so that a refused or
+        failed import adds no item either; counts then include `items` added."""
         added: dict[str, int] = {}
+        index, new_items = self._index, 0
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
+            if items is not None and len(items):
+                present = check_present(conn, items, source)
+                first, new_items = insert_items(conn, items[~present], source)
+                if new_items:
+                    log_change(conn, "import_items", who=source, new={
+                        "source": source, "added": new_items, "already": int(present.sum()),
+                        "first_ord": first})
+                    index = ItemIndex.read(conn, self.path)  # memory: once committed
             known = dict(conn.execute("SELECT name, id FROM annotators"))
-            plan = plan_arrays(conn, frame, self._index, self.scale, source, known)
+            plan = plan_arrays(conn, frame, index, self.scale, source, known)
             check_kinds(plan, self.roster.kinds(conn), kind, source)
             aids = [self.roster.id_for(conn, name, added, kind) for name in plan.names]
             counts, batch = write_arrays(conn, plan, aids, source)
         self.last_import = batch  # only now that it committed
+        if new_items:
+            self._load_index()
+            self._publish(ItemsImported(new_items))
         self.roster.remember(added)
         if counts["added"] or counts["changed"]:
             self._publish(RatingsImported(counts))
-        return counts
+        return counts if items is None else {**counts, "items": new_items}
 
     # ----------------------------------------------------------- adjudication
     def adjudicate(self, item_id: str, value: float | None, note: str = "", by: str = "") -> Verdict:

@@ -123,9 +123,9 @@ def import_crowd_results(project: Project, frame: pd.DataFrame, source: str) -> 
     _missing_texts(items, source)
     # every rating checked before anything is written, items included: all or nothing
     check_values(frame[list(RATING_COLUMNS)], project.scale, source)
-    added = project.import_items(items, source=source)[0] if len(items) else 0
-    # the work time goes in with each rating, in the import's one transaction
+    # the items, the ratings and their work time go in as one transaction: all or nothing
     counts = project.import_ratings(frame[[*RATING_COLUMNS, "seconds"]], source=source,
-                                    kind=CROWD)
+                                    kind=CROWD, items=items)
+    added = counts.pop("items")
     return CrowdImport(added, counts, int(frame["annotator"].nunique()),
                        list(frame.attrs.get("warnings", [])))
