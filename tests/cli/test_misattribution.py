@@ -134,3 +134,32 @@ def test_no_package_for_a_machine_rater(project, tmp_path, capsys):
     refused = simrate(capsys, "package", project, out, "--annotator", "gpt")
     one_error(refused, "'gpt'", "a machine rater")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("layout", ["long", "wide"])
+def test_a_ratings_file_showing_other_texts_is_refused(project, tmp_path, capsys, layout):
+    ratings = tmp_path / f"{layout}.tsv"
+    if layout == "long":
+        ratings.write_text("item_id\tsentence1\tsentence2\tannotator\tscore\n"
+                           "b\tRain falls.\tIt rains.\tbo\t2\n"
+                           "a\tA cat sits.\tA dog is sitting.\tbo\t3\n", encoding="utf-8")
+    else:
+        ratings.write_text("item_id\tleft\tright\trating:bo\n"
+                           "b\tRain falls.\tIt rains.\t2\n"
+                           "a\tA cat sits.\tA dog is sitting.\t3\n", encoding="utf-8")
+    one_error(simrate(capsys, "import", project, ratings, "--format", "ratings"),
+              f"{ratings}:3:", "item 'a'", "right text differs")
+    unchanged(project)
+
+
+@pytest.mark.parametrize("suffix", ["tsv", "csv", "xlsx"])
+def test_an_export_with_texts_imports_back_as_ratings(project, tmp_path, capsys, suffix):
+    gold = tmp_path / f"gold.{suffix}"
+    assert simrate(capsys, "export", project, gold, "--allow-unresolved").status == 0
+    other = tmp_path / "other.simrate"
+    assert simrate(capsys, "new", other, "--scale", "sts").status == 0
+    assert simrate(capsys, "import", other, tmp_path / "items.tsv").status == 0
+    done = simrate(capsys, "import", other, gold, "--format", "ratings")
+    assert done.status == 0, done.err
+    with Project.open(other) as opened:
+        assert opened.rating("a", "ana") == 1.0

@@ -178,6 +178,7 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
     positions, codes, who, raw_names = check_arrays(frame, index, scale, source)
     names = [n.strip() for n in raw_names]
     ords = index.ords_at(positions)
+    check_item_texts(conn, frame, ords, source)
     n = len(frame)
     old_codes, has_old = np.full(n, -1, np.int64), np.zeros(n, bool)
     old_notes = np.full(n, "", dtype=object)
@@ -200,6 +201,34 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
     return ArrayPlan(frame["item_id"].to_numpy(dtype=object), names, who, ords, codes, notes,
                      frame["line"].to_numpy(dtype=np.int64), old_codes, old_notes, has_old,
                      status, seconds)
+
+
+def check_item_texts(conn: sqlite3.Connection, frame: pd.DataFrame, ords: np.ndarray,
+                     source: str) -> None:
+    """When the table shows each item's texts (`left`, `right` columns: a ratings file
+    with text columns), SimrateError with the line of the first row whose texts are not
+    those of the project's item of that id: its rating is about another pair."""
+    if "left" not in frame.columns or "right" not in frame.columns or not len(frame):
+        return
+    left = frame["left"].fillna("").astype(str).to_numpy(dtype=object)
+    right = frame["right"].fillna("").astype(str).to_numpy(dtype=object)
+    shown = np.flatnonzero((left != "") | (right != ""))
+    if not shown.size:
+        return
+    wanted = np.unique(ords[shown])
+    stored: dict[int, tuple[str, str]] = {}
+    for start in range(0, wanted.size, 500):
+        chunk = wanted[start:start + 500].tolist()
+        stored.update((o, (a, b)) for o, a, b in conn.execute(
+            f"SELECT ord, left, right FROM items WHERE ord IN ({','.join('?' * len(chunk))})",
+            chunk))
+    for row in shown.tolist():
+        held = stored.get(int(ords[row]))
+        if held is not None and held != (left[row], right[row]):
+            side = "left" if held[0] != left[row] else "right"
+            raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the file's {side} text "
+                               "differs from the project's item of that id; nothing was "
+                               "imported", source or None, int(frame["line"].iat[row]))
 
 
 def check_kinds(plan: ArrayPlan, kinds: dict[str, str], kind: str, source: str) -> None:
