@@ -81,3 +81,16 @@ def test_a_file_of_schema_3_gains_the_column(tmp_path):
     assert run_cli("import", path, r1).returncode == 0
     assert run_cli("import", path, "--undo").returncode == 0
     assert held(path) == {("x:1", "ann"): 1.0}
+
+
+def test_items_in_a_recorded_crowd_batch_are_not_undone(tmp_path):
+    path = tmp_path / "p.simrate"
+    new_project(path, n_items=6).close()
+    done = run_cli("crowd", "export", path, tmp_path / "batch.csv", "--per-task", "3")
+    assert done.returncode == 0, done.stderr
+    refused = run_cli("import", path, "--undo")
+    assert refused.returncode == 2, refused.stderr
+    assert "cannot undo this import: some of its items have ratings or other work since" \
+        in refused.stderr and "FOREIGN KEY" not in refused.stderr
+    with Project.open(path) as project:
+        assert project.n_items == 6
