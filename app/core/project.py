@@ -22,8 +22,13 @@ from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
 from app.core.data.item_index import ItemIndex
 from app.core.data.items_import import check_present, insert_items
-from app.core.data.ratings_import import (PlannedRating, check_kinds, plan_arrays, planned_list,
-                                          write_arrays)
+from app.core.data.ratings_import import (
+    PlannedRating,
+    check_kinds,
+    plan_arrays,
+    planned_list,
+    write_arrays,
+)
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
@@ -42,7 +47,15 @@ from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
-from app.core.store import HUMAN, TableAccess, create_store, log_change, open_store, read_meta, transaction
+from app.core.store import (
+    HUMAN,
+    TableAccess,
+    create_store,
+    log_change,
+    open_store,
+    read_meta,
+    transaction,
+)
 
 
 class Project:

@@ -74,11 +74,12 @@ def _check_texts(project: Project, frame: pd.DataFrame, source: str) -> None:
     if differ.size:
         row = int(rows[differ[0]])
         side = "left" if left[differ[0]] != want_left[differ[0]] else "right"
-        raise SimrateError(f"the answer about item {frame['item_id'].iat[row]!r} (slot "
-                           f"{frame['slot'].iat[row]}) shows a {side} text that differs from "
-                           "the project's item of that id (or its first answer in the file); nothing was "
-                           "imported", source,
-                           int(frame["line"].iat[row]))
+        item = frame["item_id"].iat[row]
+        held_by = ("the project's item of that id" if project.has_item(item)
+                   else "the first answer about that item in the file")
+        raise SimrateError(f"the answer about item {item!r} (slot {frame['slot'].iat[row]}) "
+                           f"shows a {side} text that differs from {held_by}; nothing was "
+                           "imported", source, int(frame["line"].iat[row]))
 
 
 def _check_workers(project: Project, frame: pd.DataFrame, source: str) -> None:

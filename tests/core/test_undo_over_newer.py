@@ -13,7 +13,6 @@ import pytest
 from app.core.actions import Adjudicate, History, SetRating
 from app.core.errors import SimrateError
 from app.core.events import RatingState, Verdict
-from app.core.project import Project
 from tests.reliability.helpers import new_project
 
 ROOT = Path(__file__).resolve().parents[2]
