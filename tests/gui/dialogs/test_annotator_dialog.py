@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 
 from app.gui.dialogs.annotator_dialog import AnnotatorDialog
 
@@ -55,4 +55,40 @@ def test_the_window_never_rates_under_a_machine_rater(qtbot, settings, project_p
     assert context.project is None
     context.open_project(project_path, "zoe")  # a person, new or not, may rate
     assert context.session.annotator == "zoe"
+    context.close_project()
+
+
+def test_opening_a_project_as_a_new_person_after_another(qtbot, settings, project_path):
+    """The reported case, through the window: "lead" rated last; zoe types her name."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.shell.context import ApplicationContext
+    from app.gui.shell.main_window import MainWindow
+    from app.gui.shell.settings import LAST_ANNOTATOR
+
+    settings.set(LAST_ANNOTATOR, "lead")
+    context = ApplicationContext(settings)
+    window = MainWindow(context)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    seen = []
+
+    def type_name() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, AnnotatorDialog):
+            QTimer.singleShot(20, type_name)
+            return
+        try:
+            seen.append(dialog.name())
+            qtbot.keyClicks(dialog.name_box.lineEdit(), "zoe")
+            note = getattr(dialog, "new_note", None)
+            seen.append(note.text() if note is not None and note.isVisible() else "")
+        finally:  # the dialog is modal: whatever happened, OK closes it
+            qtbot.keyClick(dialog.name_box.lineEdit(), Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, type_name)
+    assert window.open_project(str(project_path))
+    assert context.annotator == "zoe"  # not "leadzoe"
+    assert seen[0] == "lead" and "new annotator" in seen[1].lower() and "zoe" in seen[1]
     context.close_project()
