@@ -45,18 +45,26 @@ class SetRating:
     annotator: str
     new: RatingState
     old: RatingState | None = field(default=None)
+    #: What the last do (or undo) left stored: undo (redo) writes only over that.
+    _left: RatingState | None = field(default=None, repr=False, compare=False)
 
     def do(self, project: Project) -> bool:
-        """Write the new state; False (nothing written) when it equals the stored one."""
-        old = project.set_rating_state(self.item_id, self.annotator, self.new)
+        """Write the new state; False (nothing written) when it equals the stored one. A redo
+        writes only over what its undo left (SimrateError, nothing written, otherwise)."""
+        old = project.set_rating_state(self.item_id, self.annotator, self.new, self._left)
         if self.old is None:
             self.old = old
+        self._left = RatingState(self.new.code, old.note if self.new.note is None
+                                 else self.new.note, self.new.skipped, self.new.seconds)
         return not old.same_as(self.new)
 
     def undo(self, project: Project) -> None:
-        """Write back the state the first `do` replaced."""
+        """Write back the state the first `do` replaced, only over the state `do` left: a
+        newer one written meanwhile (by another window or program) stays, and the undo is
+        refused with a SimrateError saying so."""
         if self.old is not None:
-            project.set_rating_state(self.item_id, self.annotator, self.old)
+            project.set_rating_state(self.item_id, self.annotator, self.old, self._left)
+            self._left = self.old
 
     def describe(self, scale: Scale) -> str:
         """`item: old -> new`."""
@@ -72,18 +80,23 @@ class Adjudicate:
     new: Verdict
     by: str = ""
     old: Verdict | None = field(default=None)
+    _left: Verdict | None = field(default=None, repr=False, compare=False)
 
     def do(self, project: Project) -> bool:
-        """Write the verdict; False (nothing written) when it equals the stored one."""
-        old = project.set_verdict(self.item_id, self.new, self.by)
+        """Write the verdict; False (nothing written) when it equals the stored one. A redo
+        writes only over what its undo left."""
+        old = project.set_verdict(self.item_id, self.new, self.by, self._left)
         if self.old is None:
             self.old = old
+        self._left = self.new
         return old != self.new
 
     def undo(self, project: Project) -> None:
-        """Write back the verdict the first `do` replaced."""
+        """Write back the verdict the first `do` replaced, only over the one `do` left (a
+        newer one stays: SimrateError)."""
         if self.old is not None:
-            project.set_verdict(self.item_id, self.old, self.by)
+            project.set_verdict(self.item_id, self.old, self.by, self._left)
+            self._left = self.old
 
     def describe(self, scale: Scale) -> str:
         """`Adjudicate item: old -> new`."""
@@ -195,7 +208,10 @@ class History:
         return True
 
     def undo(self) -> bool:
-        """Undo the last action; False when there is none."""
+        """Undo the last action; False when there is none. An undo that is refused (a newer
+        change made elsewhere stands where the action wrote) raises SimrateError and
+        leaves the action off both stacks: it can no longer be undone, and older steps
+        can still be tried."""
         if not self._done:
             return False
         action = self._done.pop()
@@ -204,7 +220,7 @@ class History:
         return True
 
     def redo(self) -> bool:
-        """Redo the last undone action; False when there is none."""
+        """Redo the last undone action; False when there is none (refused as undo is)."""
         if not self._undone:
             return False
         action = self._undone.pop()

@@ -22,7 +22,13 @@ from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
 from app.core.data.item_index import ItemIndex
 from app.core.data.items_import import check_present, check_references, insert_items
-from app.core.data.ratings_import import PlannedRating, plan_arrays, planned_list, write_arrays
+from app.core.data.ratings_import import (
+    PlannedRating,
+    check_kinds,
+    plan_arrays,
+    planned_list,
+    write_arrays,
+)
 from app.core.errors import SimrateError
 from app.core.events import (
     AdjudicationChanged,
@@ -41,7 +47,15 @@ from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
-from app.core.store import TableAccess, create_store, log_change, open_store, read_meta, transaction
+from app.core.store import (
+    HUMAN,
+    TableAccess,
+    create_store,
+    log_change,
+    open_store,
+    read_meta,
+    transaction,
+)
 
 
 class Project:
@@ -264,18 +278,22 @@ class Project:
         """Mark the item as one this annotator cannot judge, with a reason."""
         return self._write_rating(item_id, annotator, None, reason, True, None)
 
-    def set_rating_state(self, item_id: str, annotator: str, state: RatingState) -> RatingState:
-        """Write exactly this state (undo and redo use it); returns the state it replaced."""
+    def set_rating_state(self, item_id: str, annotator: str, state: RatingState,
+                         expect: RatingState | None = None) -> RatingState:
+        """Write exactly this state (undo and redo use it); returns the state it replaced.
+        With `expect`, only over that stored state (checked inside the write transaction):
+        SimrateError, nothing written, when another window or program changed it since."""
         return self._write_rating(item_id, annotator, state.code, state.note, state.skipped,
-                                  state.seconds)
+                                  state.seconds, expect)
 
     def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
-                      skipped: bool, seconds: float | None) -> RatingState:
+                      skipped: bool, seconds: float | None,
+                      expect: RatingState | None = None) -> RatingState:
         ord_, added = self.item_ord(item_id), {}
         with transaction(self._conn, self.path) as conn:
             aid = self.roster.id_for(conn, annotator, added)
             old, new = tables.write_rating(conn, self.scale, ord_, aid, item_id, annotator,
-                                           RatingState(code, note, skipped, seconds))
+                                           RatingState(code, note, skipped, seconds), expect)
         self.roster.remember(added)
         self._publish(self._rating_event(item_id, annotator, old, new))
         return old
@@ -310,13 +328,15 @@ class Project:
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "",
+    def import_ratings(self, frame: pd.DataFrame, source: str = "", kind: str = HUMAN,
                        items: pd.DataFrame | None = None) -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
         `items` (an item frame of items the project lacks, e.g. a crowd results file's own
         texts) go in first, in the same transaction. One change-log entry, naming the items
         and annotators it added, so that one undo takes all of it back; `last_import` is
-        its id (0 if nothing written)."""
+        its id (0 if nothing written). Every rater is of `kind` (people, a machine rater,
+        crowd workers): a name held by an annotator of another kind is refused with its
+        line, never written into."""
         added: dict[str, int] = {}
         first = new_items = 0
         index = self._index
@@ -329,7 +349,8 @@ class Project:
                 index = ItemIndex.read(conn, self.path)
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, index, self.scale, source, known)
-            aids = [self.roster.id_for(conn, name, added) for name in plan.names]
+            check_kinds(plan, self.roster.kinds(conn), kind, source)
+            aids = [self.roster.id_for(conn, name, added, kind) for name in plan.names]
             extra = {"created": sorted(added)}
             if new_items:
                 extra.update(items_added=new_items, first_ord=first)
@@ -358,11 +379,13 @@ class Project:
         """The item's stored verdict (code None when there is none)."""
         return tables.read_verdict(self._conn, self.item_ord(item_id))
 
-    def set_verdict(self, item_id: str, verdict: Verdict, by: str = "") -> Verdict:
-        """Write exactly this verdict (code None withdraws); returns the one it replaced."""
+    def set_verdict(self, item_id: str, verdict: Verdict, by: str = "",
+                    expect: Verdict | None = None) -> Verdict:
+        """Write exactly this verdict (code None withdraws); returns the one it replaced.
+        With `expect`, only over that stored verdict (see set_rating_state)."""
         ord_ = self.item_ord(item_id)
         with transaction(self._conn, self.path) as conn:
-            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by)
+            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by, expect)
         self._publish(AdjudicationChanged(item_id, by, old, verdict))
         return old
 

@@ -15,7 +15,19 @@ from pathlib import Path
 from app.core.errors import SimrateError
 from app.core.events import AnnotatorAdded, AnnotatorExcluded, Event
 from app.core.frames import name_problem
-from app.core.store import log_change, transaction
+from app.core.store import CROWD, HUMAN, MACHINE, log_change, transaction
+
+#: How each kind of annotator is named in messages.
+KIND_WORDS = {HUMAN: "a human annotator", MACHINE: "a machine rater",
+              CROWD: "a crowd worker"}
+
+
+def kind_clash(name: str, held: str, wanted: str) -> str:
+    """Why ratings of kind `wanted` cannot go under `name`, an annotator of kind `held`."""
+    what = {HUMAN: "people's ratings", MACHINE: "a machine rater's scores",
+            CROWD: "crowd answers"}.get(wanted, f"{wanted} ratings")
+    return (f"{name!r} is {KIND_WORDS.get(held, held)} of this project; {what} cannot go "
+            "under that name")
 
 
 class Roster:
@@ -105,8 +117,9 @@ class Roster:
         if name in self.machines():
             return
         if name in self._ids:
-            raise SimrateError(f"{name!r} is a human annotator of this project; give the "
-                               "machine rater another name", self.path)
+            held = self.kinds().get(name, HUMAN)
+            raise SimrateError(f"{name!r} is {KIND_WORDS.get(held, held)} of this project; "
+                               "give the machine rater another name", self.path)
         with transaction(self._conn, self.path) as conn:
             aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, 'machine')",
                                (name,)).lastrowid
@@ -114,9 +127,19 @@ class Roster:
         self.remember({name: aid})
         self._publish(AnnotatorAdded(name, machine=True))
 
-    def id_for(self, conn: sqlite3.Connection, name: str, new: dict[str, int]) -> int:
+    def kinds(self, conn: sqlite3.Connection | None = None) -> dict[str, str]:
+        """{name: kind} of every annotator (human, machine or crowd), as stored now."""
+        try:
+            return dict((conn or self._conn).execute("SELECT name, kind FROM annotators"))
+        except sqlite3.OperationalError:  # a read-only file of an older schema: all people
+            return {name: HUMAN for name in self.names()}
+
+    def id_for(self, conn: sqlite3.Connection, name: str, new: dict[str, int],
+               kind: str = HUMAN) -> int:
         """The annotator's id, adding the annotator inside the caller's transaction; ids
-        added go into `new`, for `remember` once the transaction has committed."""
+        added go into `new`, for `remember` once the transaction has committed. A new
+        annotator is of `kind` (an existing one keeps theirs: callers that write one kind
+        of ratings check it first, see Project.import_ratings)."""
         name = name.strip()
         problem = name_problem(name)
         if problem:
@@ -125,7 +148,8 @@ class Roster:
         if aid is None:
             row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
             if row is None:
-                aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
+                aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, ?)",
+                                   (name, kind)).lastrowid
                 log_change(conn, "annotator", annotator=name, new=name)
             else:
                 aid = row[0]

@@ -19,9 +19,12 @@ from app.core.write_errors import write_error
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
 #: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
-SCHEMA_VERSION = 3
-#: Kinds of annotator: people, and machine raters (scores from a model, issue 17).
-HUMAN, MACHINE = "human", "machine"
+#: 4: import_replaced.was_batch, the import that had written a replaced row (issue 22).
+SCHEMA_VERSION = 4
+#: Kinds of annotator: people, and machine raters (scores from a model, issue 17), and
+#: crowd workers (named by their platform's WorkerId; never the same annotator as a person
+#: of the project or a machine rater, whatever the names: see Project.import_ratings).
+HUMAN, MACHINE, CROWD = "human", "machine", "crowd"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -67,6 +70,7 @@ CREATE TABLE import_replaced (
     skipped INTEGER NOT NULL DEFAULT 0,
     seconds REAL,
     updated_at REAL NOT NULL,
+    was_batch INTEGER,
     PRIMARY KEY (batch, item_ord, annotator_id)
 ) WITHOUT ROWID;
 CREATE TABLE adjudications (
@@ -78,7 +82,8 @@ CREATE TABLE adjudications (
 );
 -- ratings.batch: the id of the change-log entry of the bulk import that wrote the row as it
 -- stands (NULL once a single edit rewrites it). import_replaced: what such an import
--- overwrote, so that undoing it restores exactly the earlier rows.
+-- overwrote, so that undoing it restores exactly the earlier rows, each with the import
+-- that had written it (was_batch), so that undoing that one later removes it too.
 CREATE TABLE changes (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
@@ -306,7 +311,8 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
 def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
     """Bring a file of an older schema up to this one, in one transaction.
 
-    Schema 3 adds annotators.kind (every existing annotator is a person); schema 2's tables
+    Schema 3 adds annotators.kind (every existing annotator is a person), schema 4
+    import_replaced.was_batch (rows replaced before it stay untagged); schema 2's tables
     come from app/core/data/migrate.py first. A file we may not write stays as it is and reads as
     having no machine raters.
     """
@@ -315,6 +321,9 @@ def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
         if "kind" not in columns:
             conn.execute("ALTER TABLE annotators ADD COLUMN kind TEXT NOT NULL DEFAULT 'human'")
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(import_replaced)")}
+        if "was_batch" not in columns:
+            conn.execute("ALTER TABLE import_replaced ADD COLUMN was_batch INTEGER")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                      (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")

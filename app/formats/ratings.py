@@ -141,7 +141,7 @@ def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Pa
     return {"item_id": item_ids, "annotator": who,
             "score": [score for score in scores if score is not None],
             "note": [f[note_col] for _, f in rated] if note_col is not None else [""] * len(rated),
-            "line": lines}
+            "line": lines, **_texts(names, rated)}
 
 
 def _wide_annotators(names: list[str], item_col: int, path: Path) -> list[tuple[int, str]]:
@@ -180,7 +180,9 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
     item_ids = _column(rows, item_col)
     _refuse_empty(item_ids, lines, "item id", path)
     _check_unique(item_ids, lines, "item {0!r} has two rows (lines {first} and {line})", path)
-    collected: dict[str, list] = {"item_id": [], "annotator": [], "score": [], "line": []}
+    texts = _texts(names, rows)
+    collected: dict[str, list] = {"item_id": [], "annotator": [], "score": [], "line": [],
+                                  **{side: [] for side in texts}}
     for column, who in annotators:
         scores = _scores(_column(rows, column), lines, names[column], path)
         kept = [i for i, score in enumerate(scores) if score is not None]
@@ -188,6 +190,8 @@ def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
         collected["annotator"] += [who] * len(kept)
         collected["score"] += [scores[i] for i in kept]
         collected["line"] += [lines[i] for i in kept]
+        for side, cells in texts.items():
+            collected[side] += [cells[i] for i in kept]
     # back to file order: row by row, annotators in header order within a row
     order = sorted(range(len(collected["line"])), key=collected["line"].__getitem__)
     collected = {key: [values[i] for i in order] for key, values in collected.items()}
@@ -259,4 +263,18 @@ def read_ratings(path: str | Path, annotator: str | None = None,
         rows = _read_wide(data, names, spreadsheet, path)
     if not rows["line"]:
         raise SimrateError("no ratings in the file", path)
-    return with_encoding(rating_frame(rows), table.encoding)
+    frame = rating_frame(rows)
+    if "left" in rows:  # the file shows the texts: import checks they are the item's
+        frame["left"], frame["right"] = rows["left"], rows["right"]
+    return with_encoding(frame, table.encoding)
+
+
+def _texts(names: list[str], rows: list[Record]) -> dict[str, list[str]]:
+    """{"left": [...], "right": [...]}, the cells as written, when the header names a pair
+    of text columns (left/right, sentence1/sentence2, ...); else {}."""
+    loose = [normalise_name(n) for n in names]
+    pair = next(((a, b) for a, b in TEXT_NAME_PAIRS if a in loose and b in loose), None)
+    if pair is None:
+        return {}
+    left, right = loose.index(pair[0]), loose.index(pair[1])
+    return {"left": [f[left] for _, f in rows], "right": [f[right] for _, f in rows]}

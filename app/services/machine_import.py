@@ -16,7 +16,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import refuse_if_open
+from app.core.store import MACHINE, refuse_if_open
 
 
 @dataclass(frozen=True)
@@ -74,5 +74,5 @@ def import_machine(project: Project, path: str | Path, name: str, fmt: str = "au
     frame, rounded = on_grid(project, frame)
     project.plan_ratings(frame, str(path))  # unknown items: refused before anything is written
     project.roster.add_machine(name, by=by)
-    counts = project.import_ratings(frame, source=str(path))
+    counts = project.import_ratings(frame, source=str(path), kind=MACHINE)
     return MachineImport(name.strip(), counts, rounded)

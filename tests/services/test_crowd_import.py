@@ -46,3 +46,24 @@ def test_work_time_is_saved_with_each_rating(tmp_path):
         assert seen[-1]["seconds"] == 12.0
         assert project.rating_record("new-1", "W1") == {
             "score": 2.75, "note": "", "skipped": False, "seconds": 12.0}
+
+
+def test_a_crowd_import_that_fails_on_a_full_disk_adds_no_items(tmp_path):
+    """Items and ratings go in as one transaction: the new item, which fits, stays out when
+    the ratings (a long note) meet the full disk."""
+    from tests.reliability.helpers import fill_disk, free_disk
+
+    path = tmp_path / "Batch_1_batch_results.csv"
+    path.write_text(HEAD + "Input.id1,Input.left1,Input.right1,Answer.score1,Answer.note1\n"
+                    f"H1,A1,W1,Approved,12,new-1,one,two,2,{'n' * 200_000}\n",
+                    encoding="utf-8")
+    frame = read_turk(path)
+    with Project.create(tmp_path / "p.simrate", scale="clss") as project:
+        fill_disk(project._conn)
+        with pytest.raises(SimrateError, match="the disk is full"):
+            import_crowd_results(project, frame, str(path))
+        free_disk(project._conn)
+        assert project.n_items == 0 and project.ratings().empty
+        assert project.items().empty and project.changes().empty  # as stored
+        done = import_crowd_results(project, frame, str(path))  # with room, it goes in
+        assert done.items_added == 1 and project.rating("new-1", "W1") == 2.0

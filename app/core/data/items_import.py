@@ -122,7 +122,7 @@ def undo_items_import(conn: sqlite3.Connection, first: int, count: int) -> int:
     """Remove the items an import added (ords first .. first+count-1); SimrateError when
     any of them has been rated, adjudicated or otherwise used since."""
     last = first + count
-    for table in ("ratings", "adjudications", "check_items", "assignment"):
+    for table in ("ratings", "adjudications", "check_items", "assignment", "crowd_tasks"):
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
                               (table,)).fetchone()
         if exists and conn.execute(f"SELECT 1 FROM {table} WHERE item_ord >= ? AND "

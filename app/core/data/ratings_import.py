@@ -20,6 +20,7 @@ from app.core.data.columns import read_codes
 from app.core.data.item_index import ItemIndex
 from app.core.errors import SimrateError
 from app.core.frames import RATING_COLUMNS, name_problem
+from app.core.roster import kind_clash
 from app.core.scale import Scale
 from app.core.store import log_change
 
@@ -177,6 +178,7 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
     positions, codes, who, raw_names = check_arrays(frame, index, scale, source)
     names = [n.strip() for n in raw_names]
     ords = index.ords_at(positions)
+    check_item_texts(conn, frame, ords, source)
     n = len(frame)
     old_codes, has_old = np.full(n, -1, np.int64), np.zeros(n, bool)
     old_notes = np.full(n, "", dtype=object)
@@ -199,6 +201,46 @@ def plan_arrays(conn: sqlite3.Connection, frame: pd.DataFrame, index: ItemIndex,
     return ArrayPlan(frame["item_id"].to_numpy(dtype=object), names, who, ords, codes, notes,
                      frame["line"].to_numpy(dtype=np.int64), old_codes, old_notes, has_old,
                      status, seconds)
+
+
+def check_item_texts(conn: sqlite3.Connection, frame: pd.DataFrame, ords: np.ndarray,
+                     source: str) -> None:
+    """When the table shows each item's texts (`left`, `right` columns: a ratings file
+    with text columns), SimrateError with the line of the first row whose texts are not
+    those of the project's item of that id: its rating is about another pair."""
+    if "left" not in frame.columns or "right" not in frame.columns or not len(frame):
+        return
+    left = frame["left"].fillna("").astype(str).to_numpy(dtype=object)
+    right = frame["right"].fillna("").astype(str).to_numpy(dtype=object)
+    shown = np.flatnonzero((left != "") | (right != ""))
+    if not shown.size:
+        return
+    wanted = np.unique(ords[shown])
+    stored: dict[int, tuple[str, str]] = {}
+    for start in range(0, wanted.size, 500):
+        chunk = wanted[start:start + 500].tolist()
+        stored.update((o, (a, b)) for o, a, b in conn.execute(
+            f"SELECT ord, left, right FROM items WHERE ord IN ({','.join('?' * len(chunk))})",
+            chunk))
+    for row in shown.tolist():
+        held = stored.get(int(ords[row]))
+        if held is not None and held != (left[row], right[row]):
+            side = "left" if held[0] != left[row] else "right"
+            raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the file's {side} text "
+                               "differs from the project's item of that id; nothing was "
+                               "imported", source or None, int(frame["line"].iat[row]))
+
+
+def check_kinds(plan: ArrayPlan, kinds: dict[str, str], kind: str, source: str) -> None:
+    """SimrateError, with the line of its first row, for a rater of the plan whose name is
+    held by an annotator of another kind than `kind` (a ratings file naming a machine rater,
+    a crowd worker taking a person's name): such ratings would be misattributed."""
+    for position, name in enumerate(plan.names):
+        held = kinds.get(name)
+        if held is not None and held != kind:
+            row = int(np.flatnonzero(plan.who == position)[0])
+            raise SimrateError(kind_clash(name, held, kind), source or None,
+                               int(plan.lines[row]))
 
 
 def _status(codes: np.ndarray, notes: np.ndarray, old_codes: np.ndarray,
@@ -242,8 +284,10 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
     replacing = writing[plan.has_old[writing]]
     if replacing.size:
         conn.executemany(
-            "INSERT INTO import_replaced SELECT ?, item_ord, annotator_id, code, note, "
-            "skipped, seconds, updated_at FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+            "INSERT INTO import_replaced (batch, item_ord, annotator_id, code, note, skipped, "
+            "seconds, updated_at, was_batch) SELECT ?, item_ord, annotator_id, code, note, "
+            "skipped, seconds, updated_at, batch FROM ratings WHERE item_ord = ? AND "
+            "annotator_id = ?",
             zip([batch] * replacing.size, plan.ords[replacing].tolist(),
                 row_aids[replacing].tolist(), strict=True))
     check_parents(conn, plan.ords[writing], np.asarray(aids, dtype=np.int64))
@@ -287,13 +331,30 @@ def _count_present(conn: sqlite3.Connection, table: str, key: str, values: list[
     return found
 
 
+_SAME_KEY = ("p.batch = ? AND p.item_ord = import_replaced.item_ord "
+             "AND p.annotator_id = import_replaced.annotator_id")
+
+
 def undo_ratings_import(conn: sqlite3.Connection, batch: int) -> dict[str, int]:
     """Remove the rows a ratings import wrote (as they still stand) and put back the rows it
-    replaced where nothing newer took their place; returns counts removed / restored."""
+    replaced where nothing newer took their place; returns counts removed / restored.
+
+    A restored row keeps the tag of the import that had written it, so undoing that import
+    later removes it too. Rows of this import that a later import replaced are not in the
+    ratings but in that import's `import_replaced`: there they become what this import had
+    replaced (or go, where this import had added them), so that undoing the later import
+    brings back nothing of this one."""
     removed = conn.execute("DELETE FROM ratings WHERE batch = ?", (batch,)).rowcount
     restored = conn.execute(
         "INSERT OR IGNORE INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
         "updated_at, batch) SELECT item_ord, annotator_id, code, note, skipped, seconds, "
-        "updated_at, NULL FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+        "updated_at, was_batch FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+    conn.execute(
+        "UPDATE import_replaced SET (code, note, skipped, seconds, updated_at, was_batch) = "
+        "(SELECT p.code, p.note, p.skipped, p.seconds, p.updated_at, p.was_batch FROM "
+        f"import_replaced p WHERE {_SAME_KEY}) WHERE batch != ? AND was_batch = ? AND EXISTS "
+        f"(SELECT 1 FROM import_replaced p WHERE {_SAME_KEY})", (batch, batch, batch, batch))
+    conn.execute("DELETE FROM import_replaced WHERE batch != ? AND was_batch = ?",
+                 (batch, batch))
     conn.execute("DELETE FROM import_replaced WHERE batch = ?", (batch,))
     return {"removed": removed, "restored": restored}

@@ -13,6 +13,7 @@ import pandas as pd
 
 from app.core.data.columns import read_codes
 from app.core.data.item_index import ItemIndex
+from app.core.errors import SimrateError
 from app.core.events import RatingState, Verdict
 from app.core.scale import Scale
 from app.core.store import log_change
@@ -171,10 +172,17 @@ def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
 
 
 def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, item_id: str,
-                 annotator: str, wanted: RatingState) -> tuple[RatingState, RatingState]:
+                 annotator: str, wanted: RatingState, expect: RatingState | None = None
+                 ) -> tuple[RatingState, RatingState]:
     """Write one rating and its change-log row inside the caller's transaction; a note of
-    None keeps the stored note. Returns (old, new) states."""
+    None keeps the stored note. Returns (old, new) states. With `expect` (undo and redo:
+    what the action left there), SimrateError when the stored rating is another one: a
+    change the action did not make, which it must not overwrite."""
     old = read_rating_state(conn, ord_, aid)
+    if expect is not None and not old.same_as(expect):
+        raise SimrateError(f"{annotator}'s rating of {item_id!r} was changed elsewhere "
+                           f"(to {_rating_words(old, scale)}) since this step; the newer "
+                           "value stays and this step cannot be undone or redone")
     new = RatingState(wanted.code, old.note if wanted.note is None else wanted.note,
                       wanted.skipped, wanted.seconds)
     if new.empty:
@@ -193,11 +201,26 @@ def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, it
     return old, new
 
 
+def _rating_words(state: RatingState, scale: Scale) -> str:
+    """`3.25`, `skipped` or `nothing`, for messages."""
+    if state.skipped:
+        return "skipped"
+    if state.code is not None:
+        return f"{scale.from_code(state.code):g}"
+    return "a note only" if state.note else "nothing"
+
+
 def write_verdict(conn: sqlite3.Connection, scale: Scale, ord_: int, item_id: str,
-                  verdict: Verdict, by: str) -> Verdict:
+                  verdict: Verdict, by: str, expect: Verdict | None = None) -> Verdict:
     """Write an item's verdict (code None withdraws) and its change-log row inside the
-    caller's transaction; returns the verdict it replaced."""
+    caller's transaction; returns the verdict it replaced. With `expect`, SimrateError
+    when the stored verdict is another one (see write_rating)."""
     old = read_verdict(conn, ord_)
+    if expect is not None and (old.code, old.note) != (expect.code, expect.note):
+        now = "none" if old.code is None else f"{scale.from_code(old.code):g}"
+        raise SimrateError(f"the adjudication of {item_id!r} was changed elsewhere (to "
+                           f"{now}) since this step; the newer value stays and this step "
+                           "cannot be undone or redone")
     if verdict.code is None:
         conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
     else:

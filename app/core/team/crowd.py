@@ -86,16 +86,17 @@ def plan_batch(item_ids: Sequence[str], check_ids: Sequence[str], per_task: int,
 
 
 def make_batch(project: Project, per_task: int, checks: int = 0, seed: int = 0) -> CrowdBatch:
-    """Plan a batch over the project's items (checks mixed in) and record it in the file."""
+    """Plan a batch over the project's items (checks mixed in), writing nothing: the caller
+    records it (record_batch) once the batch file is safely written, so that a failed
+    export leaves the project as it was."""
     known = check_scores(project)
     items = [i for i in project.item_ids() if i not in known]
-    batch = plan_batch(items, list(known), per_task, checks, seed)
-    record_batch(project, batch)
-    return batch
+    return plan_batch(items, list(known), per_task, checks, seed)
 
 
 def record_batch(project: Project, batch: CrowdBatch) -> None:
-    """Keep which item went to which slot of which task (replacing a batch of that name)."""
+    """Keep which item went to which slot of which task (replacing a batch of that name),
+    in one transaction."""
     rows = [(batch.name, task, slot, project.item_ord(item), int(flag))
             for task, ids in batch.tasks.items()
             for slot, (item, flag) in enumerate(zip(ids, batch.checks[task], strict=True), 1)]

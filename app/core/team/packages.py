@@ -30,7 +30,8 @@ from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.frames import name_problem
 from app.core.project import Project
-from app.core.store import log_change, open_store, read_meta, transaction
+from app.core.roster import kind_clash
+from app.core.store import HUMAN, log_change, open_store, read_meta, transaction
 from app.core.team.blind import blind_items
 from app.core.team.package_checks import check_issued, check_values
 from app.core.team.package_file import PACKAGE_FORMAT, PackageContents, read_package
@@ -174,6 +175,9 @@ def make_package(project: Project, out: str | Path, annotator: str,
     """
     out, annotator = Path(out), annotator.strip()
     _check_package_target(out, annotator)
+    held = project.roster.kinds().get(annotator, HUMAN)
+    if held != HUMAN:
+        raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)
@@ -191,6 +195,15 @@ def make_package(project: Project, out: str | Path, annotator: str,
         if out.exists():
             raise SimrateError("already exists; choose another name", out)
         os.replace(partial, out)
+    except SimrateError as exc:
+        if exc.path != str(partial):
+            raise
+        full = "full" in exc.message.lower()
+        raise SimrateError("cannot write the package: the disk is full; nothing was written"
+                           if full else f"cannot write the package: {exc.message}",
+                           out) from None
+    except OSError as exc:
+        raise SimrateError(f"cannot write the package: {exc.strerror or exc}", out) from None
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(str(partial) + suffix).unlink(missing_ok=True)
@@ -396,7 +409,9 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
     if not writes:
         return
     name = report.annotator
-    row = conn.execute("SELECT id FROM annotators WHERE name = ?", (name,)).fetchone()
+    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (name,)).fetchone()
+    if row is not None and row[1] != HUMAN:  # a package holds a person's ratings
+        raise SimrateError(kind_clash(name, row[1], HUMAN), report.path)
     if row is None:
         aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
         log_change(conn, "annotator", who=who, annotator=name, new=name)

@@ -34,6 +34,13 @@ class AnnotatorDialog(QDialog):
         self.name_box.addItems(offered)
         self.name_box.setCurrentText(last)
         self.name_box.lineEdit().setPlaceholderText("Your name")
+        # typing replaces the offered name, never adds to it ("lead" + "zoe" = "leadzoe")
+        self.name_box.lineEdit().selectAll()
+        self._known = set(names)
+        self.new_note = QLabel()
+        self.new_note.setWordWrap(True)
+        self.name_box.editTextChanged.connect(self._show_if_new)
+        self._show_if_new()
         explain = QLabel(ORGANIZER_TEXT if organizer else BLIND_TEXT)
         explain.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -43,9 +50,26 @@ class AnnotatorDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Your name</b>"))
         layout.addWidget(self.name_box)
+        layout.addWidget(self.new_note)
         layout.addWidget(explain)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(380)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Shown: the keyboard in the name field, the offered name selected."""
+        super().showEvent(event)
+        self.name_box.setFocus()
+        self.name_box.lineEdit().selectAll()
+
+    def is_new(self) -> bool:
+        """True when the name is not one of the project's annotators (OK adds them)."""
+        return bool(self.name()) and self.name() not in self._known
+
+    def _show_if_new(self, *_args) -> None:
+        self.new_note.setText(f"New annotator: “{self.name()}” is not in this "
+                              "project yet and will be added as a new annotator."
+                              if self.is_new() else "")
+        self.new_note.setVisible(self.is_new())
 
     def name(self) -> str:
         """The name typed or chosen, trimmed."""

@@ -15,6 +15,8 @@ from PySide6.QtGui import QUndoStack
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.roster import kind_clash
+from app.core.store import HUMAN
 from app.core.team.blind import is_annotator_replica, record_organizer_mode
 from app.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
 from app.gui.shell.bridge import ProjectBridge
@@ -62,6 +64,11 @@ class ApplicationContext(QObject):
         """
         annotator = annotator.strip()
         project = path if isinstance(path, Project) else Project.open(path)
+        held = project.roster.kinds().get(annotator, HUMAN)
+        if held != HUMAN:  # people rate here: never under a machine rater or crowd worker
+            if project is not path:
+                project.close()
+            raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
         try:
             self._check_mode(project, annotator)
         except BaseException:

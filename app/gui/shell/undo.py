@@ -44,7 +44,9 @@ class ActionCommand(QUndoCommand):
         try:
             step(self.project)
         except SimrateError as exc:
-            # Exceptions must not cross back into Qt's C++ undo stack: report instead.
+            # Exceptions must not cross back into Qt's C++ undo stack: report instead. A
+            # refused step (a newer change made elsewhere stands) leaves the stack with it.
+            self.setObsolete(True)
             if self._on_error is not None:
                 self._on_error(exc)
             return

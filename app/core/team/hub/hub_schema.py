@@ -252,6 +252,10 @@ BEGIN
              AND removed_at IS NULL) THEN
     RAISE EXCEPTION '% is already on this hub under another login', person;
   END IF;
+  IF EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login AND annotator <> person)
+  THEN
+    RAISE EXCEPTION 'the login % is another person''s on this hub', person_login;
+  END IF;
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = person_login) THEN
     IF NOT EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login) THEN
       RAISE EXCEPTION 'a PostgreSQL role named % exists and is not one of this hub''s people',

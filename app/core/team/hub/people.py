@@ -9,10 +9,11 @@ logs and our output never see the password itself.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.errors import SimrateError
+from app.core.errors import SimrateError, cut
 from app.core.project import Project
 from app.core.team.hub.connection import connect, explain, hub_info, url_for
 from app.core.team.hub.hub_schema import login_name
@@ -54,6 +55,22 @@ def _organizer_connection(url: str, uuid: str, password: str | None) -> Any:
     return conn
 
 
+#: A login we create: lower-case letters, digits and underscores, from a letter (it goes
+#: into URLs, password files and file names unquoted); PostgreSQL keeps names to 63 bytes.
+LOGIN_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
+
+
+def check_login(login: str) -> None:
+    """SimrateError unless `login` is a login name we may create."""
+    if not LOGIN_PATTERN.fullmatch(login):
+        raise SimrateError(f"the login {cut(repr(login))} is not allowed: a login is 1 to 63 "
+                           "lower-case letters, digits and underscores, starting with a "
+                           "letter; choose one with --login LOGIN")
+    if login.startswith("pg_"):
+        raise SimrateError(f"the login {login!r} is not allowed: names starting with pg_ "
+                           "are PostgreSQL's own; choose another with --login LOGIN")
+
+
 def add_person(project: Project | tuple[str, str], name: str, kind: str,
                new_password: str | None, password: str | None = None,
                login: str | None = None) -> tuple[str, str]:
@@ -69,18 +86,27 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
         raise SimrateError("a person needs a name")
     if kind not in KINDS:
         raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
-    login = login or login_name(name)
+    chosen = login is not None
+    login = login if chosen else login_name(name)
+    check_login(login)  # before anything reaches the hub: a refused add changes nothing
     conn = _organizer_connection(url, uuid, password)
     try:
+        existing = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s",
+                                (name,)).fetchone()
+        if existing is not None and not chosen:
+            login = existing[0]  # re-adding keeps the login the person already has
+        holder = conn.execute("SELECT annotator FROM simrate.people WHERE login = %s",
+                              (login,)).fetchone()
+        if holder is not None and holder[0] != name:
+            # two people never share a login: that would rename the first and reset her
+            # password, locking her out
+            raise SimrateError(f"the login {login!r} is already {holder[0]!r}'s on this hub; "
+                               f"give {name!r} another with --login LOGIN")
         verifier = None
         if new_password:
             verifier = conn.pgconn.encrypt_password(new_password.encode("utf-8"),
                                                     login.encode("utf-8"),
                                                     b"scram-sha-256").decode("ascii")
-        existing = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s",
-                                (name,)).fetchone()
-        if existing is not None and login == login_name(name):
-            login = existing[0]  # re-adding keeps the login the person already has
         conn.execute("SELECT simrate.add_person(%s, %s, %s, %s)", (name, login, kind, verifier))
     except psycopg.Error as exc:
         raise explain(exc, url) from None
