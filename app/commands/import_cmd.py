@@ -50,7 +50,7 @@ def _formats(args: argparse.Namespace) -> list[str]:
 
     chosen = []
     for path in args.files:
-        refuse_if_open(path)  # the project itself as input: never opened by another route
+        refuse_if_open(path, args.project)  # never read the project by another route
         fmt = detect_format(path) if args.format == "auto" else args.format
         if args.format == "auto":
             print(f"{path}: detected format '{fmt}'", file=sys.stderr)

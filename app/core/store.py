@@ -145,15 +145,23 @@ def held_by_this_process(path: str | Path) -> bool:
         return (info.st_dev, info.st_ino) in _HELD
 
 
-def refuse_if_open(path: str | Path) -> None:
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_if_open(path: str | Path, project: str | Path | None = None) -> None:
     """SimrateError when `path` is a database this process has open (a project read as input).
 
     Reading such a file with anything but its SQLite connection would close a descriptor of
     it, and closing any descriptor drops all of this process's POSIX locks on the file:
     another process could then take itself for the last user and delete the WAL, and with it
-    every change not yet folded into the file.
+    every change not yet folded into the file. `project`: the project the input is for,
+    refused as its own input even before this process opens it.
     """
-    if held_by_this_process(path):
+    if held_by_this_process(path) or (project is not None and _same_file(path, project)):
         raise SimrateError("is the project itself (or another project open here); "
                            "it cannot be read as an input file", path)
 

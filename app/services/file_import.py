@@ -66,7 +66,7 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
 
     path = str(request.source)
     for source in request.sources:
-        refuse_if_open(source)
+        refuse_if_open(source, request.project_path)
     fmt = detect_format(path) if request.fmt == "auto" else request.fmt
     if fmt == "project":
         raise SimrateError("merging another project is done with `simrate import` for now",

@@ -88,8 +88,8 @@ def test_info_counted_on_two_threads_equals_one_pass(busy, monkeypatch):
     assert summary(busy.path) == one_pass
     assert len(halves) == 2 and halves[0][1] == halves[1][0]  # both halves were counted
     assert list(one_pass) == ["items", "annotators", "ratings", "flagged", "adjudicated",
-                              "skipped", "datasets", "scale", "title", "threshold",
-                              "describe"]
+                              "skipped", "datasets", "organizer_mode", "scale", "title",
+                              "threshold", "describe"]
 
 
 def test_info_counts_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
