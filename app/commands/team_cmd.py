@@ -136,7 +136,7 @@ def _join(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from app.core.project import Project
     from app.core.team.hub.connection import HubError
-    from app.core.team.hub.sync import pending_count, sync_once
+    from app.core.team.hub.sync import conflict_line, pending_count, sync_once
 
     with Project.open(args.project) as project:
         try:
@@ -145,7 +145,7 @@ def _sync(args: argparse.Namespace) -> int:
             if args.json:
                 hub = "unreachable" if exc.kind == "unreachable" else "reachable"
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
-                                  "hub": hub}))
+                                  "conflicts": 0, "hub": hub}))
             raise SimrateError(f"{exc.message}; nothing is lost, the changes stay pending",
                                args.project) from None
     if args.json:
@@ -153,4 +153,6 @@ def _sync(args: argparse.Namespace) -> int:
     else:
         print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
               f"pending {report['pending']}")
+        if report["conflicts"]:
+            print(f"{args.project}: {conflict_line(report['conflicts'])}")
     return 0

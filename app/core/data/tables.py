@@ -171,18 +171,30 @@ def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
 
 
 def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, item_id: str,
-                 annotator: str, wanted: RatingState) -> tuple[RatingState, RatingState]:
+                 annotator: str, wanted: RatingState, at: float | None = None
+                 ) -> tuple[RatingState, RatingState]:
     """Write one rating and its change-log row inside the caller's transaction; a note of
-    None keeps the stored note. Returns (old, new) states."""
+    None keeps the stored note. Returns (old, new) states.
+
+    `at` is when the edit was made (a hub's rating keeps its own); by default now, and
+    always after the stamp of the value it replaces, so an edit made after seeing a value
+    from another machine counts as the later one even when this machine's clock is behind.
+    """
     old = read_rating_state(conn, ord_, aid)
     new = RatingState(wanted.code, old.note if wanted.note is None else wanted.note,
                       wanted.skipped, wanted.seconds)
     if new.empty:
         conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?", (ord_, aid))
     else:
+        if at is None:
+            at = time.time()
+            prior = conn.execute("SELECT updated_at FROM ratings WHERE item_ord = ? AND "
+                                 "annotator_id = ?", (ord_, aid)).fetchone()
+            if prior is not None and prior[0] >= at:
+                at = prior[0] + 0.001
         conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
                      "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
-                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, time.time()))
+                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, at))
 
     def score(code: int | None) -> float | None:
         return None if code is None else scale.from_code(code)

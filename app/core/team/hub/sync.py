@@ -11,10 +11,16 @@ in the same transaction as the rows. A round whose reply is lost (a crash, a dro
 connection) is resent, and the hub leaves out what it already has.
 
 Conflicts: a rating belongs to its annotator, so the only conflict is one person rating
-one item on two machines (and two organizers adjudicating one item). The write that
-reaches the hub last wins: the hub stamps every write with a sequence number, and a
-replica applies a pulled value unless it holds a newer local value not yet pushed, which
-then goes out and wins in its turn. The value it replaced stays in the hub's change log.
+one item on two machines (and two organizers adjudicating one item). For ratings the edit
+MADE later wins, whichever machine syncs first: every rating carries the time its edit
+was made (`updated_at`), the hub refuses an update older than the value it holds (a
+trigger, so no client route bypasses it; the refused value goes to the hub's change log),
+and a replica gives up a pending local rating only for a pulled one made later. Each
+edit of this machine that loses is counted (`conflicts`) and logged locally with both
+values. A stamp more than a minute ahead of the hub's clock is replaced by the hub's time,
+so a machine whose clock runs far ahead cannot make its edits win over later ones. For
+adjudications the write that reaches the hub last wins; the value it replaced stays in
+the hub's change log.
 """
 
 from __future__ import annotations
@@ -31,7 +37,15 @@ from app.core.team.hub.exchange import (
     Received,
     exchange,
 )
-from app.core.team.hub.replica import Link, ensure_tables, meta_int, read_link, set_meta, watermarks
+from app.core.team.hub.replica import (
+    Link,
+    ensure_tables,
+    has_outbox,
+    meta_int,
+    read_link,
+    set_meta,
+    watermarks,
+)
 from app.core.team.hub.replica_state import (
     adjudication_values,
     annotator_values,
@@ -49,29 +63,49 @@ class SyncReport:
     pulled: int
     pending: int
     hub: str = "reachable"
+    #: This machine's rating edits that lost to a later edit by the same person.
+    conflicts: int = 0
 
     def as_dict(self) -> dict:
         """The JSON object of `simrate team sync --json`."""
         return {"pushed": self.pushed, "pulled": self.pulled, "pending": self.pending,
-                "hub": self.hub}
+                "conflicts": self.conflicts, "hub": self.hub}
+
+
+def conflict_line(conflicts: int) -> str:
+    """The one line that tells a person their edits lost to later ones."""
+    edits = "edit" if conflicts == 1 else "edits"
+    return (f"{conflicts} rating {edits} made here lost to a later edit of the same rating "
+            "made on another machine; both values are in the change log")
 
 
 def collect(project: Project, link: Link) -> Outbox:
-    """Local changes the hub has not acknowledged and does not hold yet."""
+    """Local changes the hub has not acknowledged and does not hold yet.
+
+    Ratings come from the outbox, which every write to `ratings` fills (replica.py);
+    everything else from the change log since the last acknowledged id.
+    """
+    if not has_outbox(project):
+        with project.team_tables.transaction() as conn:
+            ensure_tables(conn)
     since = meta_int(project, "hub_pushed")
     rows = project.team_tables.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
                         "ORDER BY id", (since,))
     outbox = Outbox(since, rows[-1][0] if rows else since)
-    if not rows:
+    queued = project.team_tables.read(
+        "SELECT i.id, a.name, max(o.at), max(o.id) FROM hub_outbox o "
+        "LEFT JOIN items i ON i.ord = o.item_ord LEFT JOIN annotators a ON a.id = o.annotator_id "
+        "GROUP BY o.item_ord, o.annotator_id")
+    outbox.queued_upto = max((r[3] for r in queued), default=0)
+    ratings = {(item_id, annotator): (at, queue_id) for item_id, annotator, at, queue_id in queued
+               if item_id is not None and annotator is not None
+               and (link.organizer or annotator == link.name)}
+    outbox.ratings = _changed_ratings(project, ratings)
+    if not rows or not link.organizer:
         return outbox
-    ratings, adjudications, annotators, threshold, items = {}, {}, {}, None, False
+    adjudications, annotators, threshold, items = {}, {}, None, False
     for change_id, kind, item_id, annotator in rows:
-        if kind in ("rating", "skip") and item_id is not None and annotator is not None:
-            if link.organizer or annotator == link.name:
-                ratings[(item_id, annotator)] = change_id
-        elif not link.organizer:
-            continue
-        elif kind == "adjudication" and item_id is not None:
+        if kind == "adjudication" and item_id is not None:
             adjudications[item_id] = change_id
         elif kind == "exclude" and annotator is not None:
             annotators[annotator] = change_id
@@ -79,7 +113,6 @@ def collect(project: Project, link: Link) -> Outbox:
             threshold = change_id
         elif kind == "import_items":
             items = True
-    outbox.ratings = _changed_ratings(project, ratings)
     outbox.adjudications = _changed_adjudications(project, adjudications)
     outbox.annotators = _changed_annotators(project, annotators)
     if threshold is not None and project.meta("hub_threshold") != str(project.threshold):
@@ -89,14 +122,18 @@ def collect(project: Project, link: Link) -> Outbox:
     return outbox
 
 
-def _changed_ratings(project: Project, keys: dict[tuple[str, str], int]) -> list[tuple]:
+def _changed_ratings(project: Project, keys: dict[tuple[str, str], tuple[float, int]]
+                     ) -> list[tuple]:
+    """The queued keys whose value differs from the hub's copy, each stamped with the time
+    this machine made the change (the later of the row's `updated_at` and its outbox time)."""
     local = local_ratings(project, list(keys))
     hub = hub_copies(project, "hub_ratings", list(keys))
     out = []
     for key in rating_keys_changed(keys, local, hub):
-        code, note, skipped, seconds, updated_at = local.get(key, (None, "", 0, None, 0.0))
+        at, queue_id = keys[key]
+        code, note, skipped, seconds, updated_at = local.get(key, (None, "", 0, None, at))
         out.append((key[0], key[1], code, note, bool(skipped), seconds,
-                    updated_at or time.time(), keys[key]))
+                    max(float(updated_at), float(at)), queue_id))
     return out
 
 
@@ -133,7 +170,7 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from app.core.team.hub.apply import apply_received  # local writes through Project
 
-    applied = apply_received(project, link, received)
+    applied, conflicts = apply_received(project, link, received)
     after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
@@ -144,15 +181,19 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
             values["hub_pushed"] = after
         set_meta(conn, values)
     pending = collect(project, link).size
-    return SyncReport(received.pushed, applied, pending)
+    return SyncReport(received.pushed, applied, pending, conflicts=conflicts)
 
 
 def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
-    """The hub now holds every outbox row: as our copies of its values, and the ack."""
+    """The hub now holds every outbox row (ratings it refused: its own, which the pull
+    applies): as our copies of its values, and the ack; the outbox rows read are done."""
+    refused = {(r[0], r[1]) for r in received.refused}
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
-                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings])
+                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings
+                          if (r[0], r[1]) not in refused])
+        conn.execute("DELETE FROM hub_outbox WHERE id <= ?", (outbox.queued_upto,))
         conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
                          [(r[0], r[1], r[2]) for r in outbox.adjudications])
         conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
