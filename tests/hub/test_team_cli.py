@@ -55,7 +55,7 @@ def test_new_user_run_publish_add_join_rate_sync(hub, tmp_path):
                 replica.rate(item_id, name, float(score))
         done = hub.simrate("team", "sync", local, "--json")
         assert json.loads(done.stdout) == {"pushed": 4, "pulled": 0, "pending": 0,
-                                           "hub": "reachable"}
+                                           "conflicts": 0, "hub": "reachable"}
     done = hub.simrate("team", "sync", project, "--json")
     assert json.loads(done.stdout)["pulled"] == 8
     info = json.loads(hub.simrate("info", project, "--json").stdout)
@@ -107,7 +107,7 @@ def test_unreachable_hub_keeps_changes_pending(hub, tmp_path):
     done = hub.simrate("team", "sync", project, "--json")
     one_line_error(done)
     assert json.loads(done.stdout) == {"pushed": 0, "pulled": 0, "pending": 1,
-                                       "hub": "unreachable"}
+                                       "conflicts": 0, "hub": "unreachable"}
     assert "unreachable" in done.stderr
 
 
