@@ -231,3 +231,29 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
     done = hub.simrate("team", "sync", laptop_path, "--json")
     assert json.loads(done.stdout) == {"pushed": 0, "pulled": 1, "pending": 0,
                                        "conflicts": 1, "hub": "reachable"}
+
+
+def test_the_window_says_when_an_edit_made_here_lost(qtbot, hub, tmp_path):
+    """Alice rated on the laptop, then later on the desktop, which synced first; when the
+    laptop's window opens and syncs, the status bar says the laptop's edit lost."""
+    from app.core.project import Project
+    from tests.hub.test_gui_hub import open_window, status_text
+
+    organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
+    organizer.close()
+    for machine in ("laptop", "desktop"):
+        join_as(hub, logins["Alice"], tmp_path / f"{machine}.simrate").close()
+    with Project.open(tmp_path / "laptop.simrate") as laptop:
+        laptop.rate("d:1", "Alice", 1.0)
+    later()
+    with Project.open(tmp_path / "desktop.simrate") as desktop:
+        desktop.rate("d:1", "Alice", 4.0)
+        sync_once(desktop)
+    window = open_window(qtbot, tmp_path, tmp_path / "laptop.simrate", "Alice")
+    qtbot.waitUntil(lambda: "connected \u00b7 0 pending" in status_text(window), timeout=10000)
+    qtbot.waitUntil(lambda: "lost to a later edit" in window.statusBar().currentMessage(),
+                    timeout=5000)
+    assert window.statusBar().currentMessage().startswith("1 rating edit made here lost")
+    assert window.hub_link.sync.conflicts == 1
+    assert window.context.project.rating("d:1", "Alice") == 4.0
+    window.close()
