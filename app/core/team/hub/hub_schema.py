@@ -287,8 +287,8 @@ CREATE POLICY annotators_own ON simrate.replicas TO @annotators
 #: whose clock is far ahead) is replaced by the hub's time.
 MAX_CLOCK_LEAD = 60
 
-#: The edit made later wins, whatever order replicas push in: an update whose edit time is
-#: not after the stored one is refused (and, when its value differs, logged as
+#: The edit made later wins, whatever order replicas push in: an update of a rating whose
+#: edit time is not after the stored one is refused (and, when its value differs, logged as
 #: `ratings_refused` with both values), on every route a client has, plain UPDATE included.
 LATER_EDIT_SQL = """
 CREATE OR REPLACE FUNCTION simrate.keep_later_edit() RETURNS trigger
@@ -299,7 +299,8 @@ BEGIN
   IF NEW.updated_at > hub_now + @max_lead THEN
     NEW.updated_at := hub_now;
   END IF;
-  IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at THEN
+  IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at
+     AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
     IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped) THEN
       PERFORM pg_advisory_xact_lock(@clock_lock);
       INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
