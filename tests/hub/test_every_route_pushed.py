@@ -146,6 +146,12 @@ def test_a_machine_rater_leaves_the_organizers_replica(hub, replicas, tmp_path):
         f"{item_id}\t{score}\n" for item_id, score in values.items()), encoding="utf-8")
     run(hub, "import", replicas["org"], scores_file, "--machine", "gpt")
     pushed_and_there(hub, replicas["org"], "gpt", values, replicas["olga"])
+    with hub.admin() as admin:
+        assert admin.execute("SELECT kind FROM simrate.annotators WHERE name = 'gpt'"
+                             ).fetchone() == ("machine",)
+    with Project.open(replicas["olga"]) as olga:  # a machine there too, never a human
+        assert olga.roster.machines() == ["gpt"]
+        assert "gpt" in olga.roster.left_out()
 
 
 def test_crowd_results_leave_the_organizers_replica(hub, replicas, tmp_path):
@@ -174,3 +180,14 @@ def test_crowd_results_leave_the_organizers_replica(hub, replicas, tmp_path):
         crowd = [a for a in project.annotators() if "W7CROWD" in a]
     assert len(crowd) == 1
     pushed_and_there(hub, replicas["org"], crowd[0], values, replicas["olga"])
+
+
+def test_a_hub_made_before_machine_kinds_still_syncs(hub, replicas, tmp_path):
+    """A hub whose annotators table has no kind column (made by an older simrate, not
+    published again): organizers still push and pull; the machine goes as a name."""
+    with hub.admin() as admin:
+        admin.execute("ALTER TABLE simrate.annotators DROP COLUMN kind")
+    scores_file = tmp_path / "gpt.tsv"
+    scores_file.write_text("item_id\tscore\nd:1\t2.5\nd:2\t3\n", encoding="utf-8")
+    run(hub, "import", replicas["org"], scores_file, "--machine", "gpt")
+    pushed_and_there(hub, replicas["org"], "gpt", {"d:1": 2.5, "d:2": 3.0}, replicas["olga"])

@@ -105,7 +105,9 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     applied = 0
     names = [r[0] for r in rows]
     copies = hub_copies(project, "hub_annotators", names)
-    for name, excluded, _seq in rows:
+    for name, excluded, kind, _seq in rows:
+        if kind == "machine" and name not in project.roster:
+            project.roster.add_machine(name, by=HUB_WHO)
         project.roster.add(name)
         local = annotator_values(project).get(name, 0)
         pending = name in copies and copies[name] != (int(local),)

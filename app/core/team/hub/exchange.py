@@ -19,7 +19,8 @@ PULL_SQL = {
     "settings": "SELECT key, value, seq FROM simrate.settings",
     "items": 'SELECT id, "left", "right", dataset, genre, reference, meta, source, seq '
              "FROM simrate.items",
-    "annotators": "SELECT name, excluded, seq FROM simrate.annotators",
+    # a hub made before machine raters travelled has no kind column: NULL there
+    "annotators": "SELECT name, excluded, to_jsonb(a) ->> 'kind', seq FROM simrate.annotators a",
     "ratings": "SELECT item_id, annotator, code, note, skipped, seconds, updated_at, seq "
                "FROM simrate.ratings",
     "adjudications": "SELECT item_id, code, note, by, at, seq FROM simrate.adjudications",
@@ -56,6 +57,14 @@ INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
 ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
 WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
 """
+UPSERT_MACHINE = """
+INSERT INTO simrate.annotators AS a (name, excluded, kind) VALUES (%s, false, 'machine')
+ON CONFLICT (name) DO UPDATE SET kind = 'machine' WHERE a.kind <> 'machine'
+"""
+HAS_KIND = """
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
+"""
 UPSERT_SETTING = """
 INSERT INTO simrate.settings AS s (key, value) VALUES (%s, %s)
 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE s.value <> EXCLUDED.value
@@ -86,6 +95,8 @@ class Outbox:
     threshold: tuple | None = None
     items: list[tuple] = field(default_factory=list)
     queued_upto: int = 0
+    #: (name, change_id) of machine raters added here.
+    machines: list[tuple] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -167,9 +178,12 @@ def _write(conn: Any, outbox: Outbox, acked: int) -> int:
     items = [r[:8] for r in outbox.items]
     adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
     annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
+    machines = [r[:1] for r in outbox.machines if r[-1] > acked]
     with conn.cursor() as cur:
         if items:
             cur.executemany(INSERT_ITEM, items)
+        if machines and cur.execute(HAS_KIND).fetchone():  # else: publish again to upgrade
+            cur.executemany(UPSERT_MACHINE, machines)
         if annotators:
             cur.executemany(UPSERT_ANNOTATOR, annotators)
         if adjudications:

@@ -312,6 +312,8 @@ BEGIN
   RETURN NEW;
 END $$;
 REVOKE ALL ON FUNCTION simrate.keep_later_edit() FROM PUBLIC;
+-- machine raters travel as machines, so no replica counts them among the humans
+ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'human';
 DROP TRIGGER IF EXISTS keep_later_edit ON simrate.ratings;
 CREATE TRIGGER keep_later_edit BEFORE INSERT OR UPDATE ON simrate.ratings
   FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_edit();

@@ -109,6 +109,8 @@ def collect(project: Project, link: Link) -> Outbox:
             adjudications[item_id] = change_id
         elif kind == "exclude" and annotator is not None:
             annotators[annotator] = change_id
+        elif kind == "machine" and annotator is not None:
+            outbox.machines.append((annotator, change_id))
         elif kind == "threshold":
             threshold = change_id
         elif kind == "import_items":
