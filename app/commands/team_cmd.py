@@ -136,11 +136,12 @@ def _join(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from app.core.project import Project
     from app.core.team.hub.connection import HubError
-    from app.core.team.hub.sync import conflict_line, pending_count, sync_once
+    from app.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
 
     with Project.open(args.project) as project:
         try:
-            report = with_password(lambda pw: sync_once(project, pw)).as_dict()
+            done = with_password(lambda pw: sync_once(project, pw))
+            report, offset = done.as_dict(), done.clock_offset
         except HubError as exc:
             if args.json:
                 hub = "unreachable" if exc.kind == "unreachable" else "reachable"
@@ -155,4 +156,6 @@ def _sync(args: argparse.Namespace) -> int:
               f"pending {report['pending']}")
         if report["conflicts"]:
             print(f"{args.project}: {conflict_line(report['conflicts'])}")
+    if clock_line(offset):
+        print(f"simrate: warning: {clock_line(offset)}", file=sys.stderr)
     return 0

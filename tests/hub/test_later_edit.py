@@ -257,3 +257,22 @@ def test_the_window_says_when_an_edit_made_here_lost(qtbot, hub, tmp_path):
     assert window.hub_link.sync.conflicts == 1
     assert window.context.project.rating("d:1", "Alice") == 4.0
     window.close()
+
+
+def test_a_clock_far_off_the_hubs_is_reported(hub, alice_twice, monkeypatch):
+    """Each round measures this machine's clock against the hub's; `team sync` warns when
+    they differ by more than a minute (edits are ordered by the time they were made)."""
+    import types
+
+    from app.core.team.hub import exchange as exchange_module
+    from app.core.team.hub.sync import clock_line
+
+    _organizer, laptop, _desktop, _login = alice_twice
+    assert abs(sync_once(laptop).clock_offset) < 60
+    assert clock_line(sync_once(laptop).clock_offset) is None
+    ahead = types.SimpleNamespace(time=lambda: time.time() + 3 * 3600)
+    monkeypatch.setattr(exchange_module, "time", ahead)  # this machine's clock, 3 h ahead
+    offset = sync_once(laptop).clock_offset
+    assert 3 * 3600 - 60 < offset < 3 * 3600 + 60
+    assert clock_line(offset).startswith("this computer's clock is 3.0 hours ahead of")
+    assert clock_line(-600).startswith("this computer's clock is 10 minutes behind")

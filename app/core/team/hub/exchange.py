@@ -7,6 +7,7 @@ project. See sync.py for the local half and the rules.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +117,8 @@ class Received:
     #: Pushed ratings the hub kept its own (later) value for, as it holds them (the shape
     #: of pulled ratings): edits of this machine that lost to a later edit.
     refused: list[tuple] = field(default_factory=list)
+    #: Seconds this machine's clock is ahead of the hub's (negative: behind).
+    clock_offset: float = 0.0
 
     @property
     def pulled(self) -> int:
@@ -132,9 +135,18 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
         acked, pushed, refused = _push(conn, replica, outbox)
         tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
         rows, new_marks = pull(conn, tables, marks)
+        offset = clock_offset(conn)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
-    return Received(acked, pushed, rows, new_marks, refused)
+    return Received(acked, pushed, rows, new_marks, refused, offset)
+
+
+def clock_offset(conn: Any) -> float:
+    """Seconds this machine's clock is ahead of the hub's (ratings are ordered by the time
+    their edits were made, so a clock far off decides conflicts wrongly)."""
+    sent = time.time()
+    hub_now = float(conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()[0])
+    return (sent + time.time()) / 2 - hub_now
 
 
 def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int, list[tuple]]:

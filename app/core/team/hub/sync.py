@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from app.core.project import Project
 from app.core.team.hub.connection import connect, hub_info
+from app.core.team.hub.hub_schema import MAX_CLOCK_LEAD
 from app.core.team.hub.exchange import (
     ANNOTATOR_TABLES,
     ORGANIZER_TABLES,
@@ -65,6 +66,8 @@ class SyncReport:
     hub: str = "reachable"
     #: This machine's rating edits that lost to a later edit by the same person.
     conflicts: int = 0
+    #: Seconds this machine's clock is ahead of the hub's (not part of the JSON).
+    clock_offset: float = 0.0
 
     def as_dict(self) -> dict:
         """The JSON object of `simrate team sync --json`."""
@@ -77,6 +80,17 @@ def conflict_line(conflicts: int) -> str:
     edits = "edit" if conflicts == 1 else "edits"
     return (f"{conflicts} rating {edits} made here lost to a later edit of the same rating "
             "made on another machine; both values are in the change log")
+
+
+def clock_line(offset: float) -> str | None:
+    """A warning when this machine's clock is off the hub's by more than a minute."""
+    if abs(offset) <= MAX_CLOCK_LEAD:
+        return None
+    minutes = abs(offset) / 60
+    amount = f"{minutes:.0f} minutes" if minutes < 120 else f"{minutes / 60:.1f} hours"
+    side = "ahead of" if offset > 0 else "behind"
+    return (f"this computer's clock is {amount} {side} the hub's; a rating edit counts "
+            "as made when this clock says, so set the clock right")
 
 
 def collect(project: Project, link: Link) -> Outbox:
@@ -183,7 +197,8 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
             values["hub_pushed"] = after
         set_meta(conn, values)
     pending = collect(project, link).size
-    return SyncReport(received.pushed, applied, pending, conflicts=conflicts)
+    return SyncReport(received.pushed, applied, pending, conflicts=conflicts,
+                      clock_offset=received.clock_offset)
 
 
 def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
