@@ -160,6 +160,17 @@ def test_a_pull_does_not_overwrite_a_later_local_edit_and_does_overwrite_an_olde
     sync_once(desktop)
     assert desktop.rating("d:4", "Alice") == 5.0
 
+    # an edit the hub refuses, edited here again (later) during the round: the newest stays
+    laptop.rate("d:10", "Alice", 1.0)
+    later()
+    desktop.rate("d:10", "Alice", 3.0)
+    sync_once(desktop)
+    report = laptop_round(lambda: (later(), laptop.rate("d:10", "Alice", 5.0)))
+    assert laptop.rating("d:10", "Alice") == 5.0 and report.pending == 1
+    sync_once(laptop)
+    sync_once(desktop)
+    assert desktop.rating("d:10", "Alice") == 5.0
+
 
 def test_the_hub_refuses_an_older_edit_on_any_route(hub, alice_twice):
     """Alice's own login, with psql-like access, cannot put an older edit over a later

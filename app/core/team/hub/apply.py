@@ -17,7 +17,7 @@ import pandas as pd
 
 from app.core.project import Project
 from app.core.store import log_change
-from app.core.team.hub.exchange import Received
+from app.core.team.hub.exchange import Outbox, Received
 from app.core.team.hub.replica import Link, ensure_tables, set_meta
 from app.core.team.hub.replica_state import (
     ABSENT_RATING,
@@ -32,17 +32,21 @@ from app.core.team.hub.replica_state import (
 HUB_WHO = "hub"
 
 
-def apply_received(project: Project, link: Link, received: Received) -> tuple[int, int]:
+def apply_received(project: Project, link: Link, received: Received,
+                   outbox: Outbox | None = None) -> tuple[int, int]:
     """Apply every pulled table, in an order where each row finds what it refers to;
     returns how many rows changed the replica (echoes of our own pushes do not), and how
-    many of this machine's rating edits lost to a later edit (conflicts)."""
+    many of this machine's rating edits lost to a later edit (conflicts). `outbox` is what
+    this round pushed (the hub's answer to refused ratings is applied over those values)."""
     rows = received.rows
     applied = (_apply_settings(project, rows.get("settings", []))
                + _apply_items(project, rows.get("items", []))
                + _apply_annotators(project, rows.get("annotators", [])))
+    refused = {(r[0], r[1]) for r in received.refused}
+    sent = {} if outbox is None else {(r[0], r[1]): (r[2], r[3], int(r[4]))
+                                      for r in outbox.ratings if (r[0], r[1]) in refused}
     ratings, conflicts = _apply_ratings(project, _latest(received.refused,
-                                                         rows.get("ratings", [])),
-                                        {(r[0], r[1]) for r in received.refused})
+                                                         rows.get("ratings", [])), sent)
     return (applied + ratings + _apply_adjudications(project, rows.get("adjudications", [])),
             conflicts)
 
@@ -121,10 +125,11 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     return applied
 
 
-def _apply_ratings(project: Project, rows: list[tuple], refused: set[tuple[str, str]]
-                   ) -> tuple[int, int]:
-    """Apply pulled ratings by the later-edit rule; `refused` holds keys whose pushed edit
-    the hub refused (its value is later). Returns (rows written, conflicts)."""
+def _apply_ratings(project: Project, rows: list[tuple],
+                   refused: dict[tuple[str, str], tuple]) -> tuple[int, int]:
+    """Apply pulled ratings by the later-edit rule; `refused` holds the values of pushed
+    edits the hub refused (it holds a later one), which give way to the hub's whatever this
+    machine's clock says (unless edited again since). Returns (rows written, conflicts)."""
     rows = [r for r in rows if project.has_item(r[0])]
     if not rows:
         return 0, 0
@@ -143,7 +148,7 @@ def _apply_ratings(project: Project, rows: list[tuple], refused: set[tuple[str, 
         copy = copies.get(key, ABSENT_RATING)
         if mine != (copy[0], copy[1], int(copy[2])):  # changed here, not on the hub yet
             mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0))
-            if key not in refused and mine_at > float(at):
+            if refused.get(key) != mine and mine_at > float(at):
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at)))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from app.core.project import Project
 from app.core.team.hub.connection import connect, hub_info
-from app.core.team.hub.hub_schema import MAX_CLOCK_LEAD
 from app.core.team.hub.exchange import (
     ANNOTATOR_TABLES,
     ORGANIZER_TABLES,
@@ -38,6 +37,7 @@ from app.core.team.hub.exchange import (
     Received,
     exchange,
 )
+from app.core.team.hub.hub_schema import MAX_CLOCK_LEAD
 from app.core.team.hub.replica import (
     Link,
     ensure_tables,
@@ -186,7 +186,7 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from app.core.team.hub.apply import apply_received  # local writes through Project
 
-    applied, conflicts = apply_received(project, link, received)
+    applied, conflicts = apply_received(project, link, received, outbox)
     after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
