@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from app.core.project import Project
 
 #: Above this many keys a whole table is read once instead of one query per key.
@@ -70,19 +68,6 @@ def hub_copies(project: Project, table: str, keys: list) -> dict:
         if wanted is None or key in wanted:
             found[key] = tuple(row[width:])
     return found
-
-
-def rating_keys_changed(keys: Iterable[tuple[str, str]], local: dict, hub: dict
-                        ) -> list[tuple[str, str]]:
-    """The keys whose local (code, note, skipped) differs from the hub's copy."""
-    changed = []
-    for key in keys:
-        mine = local.get(key)
-        mine = ABSENT_RATING if mine is None else (mine[0], mine[1], int(mine[2]))
-        theirs = hub.get(key, ABSENT_RATING)
-        if mine != (theirs[0], theirs[1], int(theirs[2])):
-            changed.append(key)
-    return changed
 
 
 def adjudication_values(project: Project) -> dict[str, tuple]:

@@ -51,8 +51,6 @@ from app.core.team.hub.replica_state import (
     adjudication_values,
     annotator_values,
     hub_copies,
-    local_ratings,
-    rating_keys_changed,
 )
 
 
@@ -106,15 +104,9 @@ def collect(project: Project, link: Link) -> Outbox:
     rows = project.team_tables.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
                         "ORDER BY id", (since,))
     outbox = Outbox(since, rows[-1][0] if rows else since)
-    queued = project.team_tables.read(
-        "SELECT i.id, a.name, max(o.at), max(o.id) FROM hub_outbox o "
-        "LEFT JOIN items i ON i.ord = o.item_ord LEFT JOIN annotators a ON a.id = o.annotator_id "
-        "GROUP BY o.item_ord, o.annotator_id")
-    outbox.queued_upto = max((r[3] for r in queued), default=0)
-    ratings = {(item_id, annotator): (at, queue_id) for item_id, annotator, at, queue_id in queued
-               if item_id is not None and annotator is not None
-               and (link.organizer or annotator == link.name)}
-    outbox.ratings = _changed_ratings(project, ratings)
+    outbox.queued_upto = project.team_tables.read(
+        "SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
+    outbox.ratings = _changed_ratings(project, link, outbox.queued_upto)
     if not rows or not link.organizer:
         return outbox
     adjudications, annotators, threshold, items = {}, {}, None, False
@@ -138,19 +130,32 @@ def collect(project: Project, link: Link) -> Outbox:
     return outbox
 
 
-def _changed_ratings(project: Project, keys: dict[tuple[str, str], tuple[float, int]]
-                     ) -> list[tuple]:
-    """The queued keys whose value differs from the hub's copy, each stamped with the time
-    this machine made the change (the later of the row's `updated_at` and its outbox time)."""
-    local = local_ratings(project, list(keys))
-    hub = hub_copies(project, "hub_ratings", list(keys))
-    out = []
-    for key in rating_keys_changed(keys, local, hub):
-        at, queue_id = keys[key]
-        code, note, skipped, seconds, updated_at = local.get(key, (None, "", 0, None, at))
-        out.append((key[0], key[1], code, note, bool(skipped), seconds,
-                    max(float(updated_at), float(at)), queue_id))
-    return out
+#: The queued keys whose local value differs from the hub's copy (absent on either side
+#: counts as no score, no note, not skipped), with the time this machine made the change:
+#: the later of the row's `updated_at` and its outbox time.
+CHANGED_RATINGS = """
+SELECT i.id, a.name, r.code, COALESCE(r.note, ''), COALESCE(r.skipped, 0), r.seconds,
+       max(COALESCE(r.updated_at, 0), q.at), q.last
+FROM (SELECT item_ord, annotator_id, max(at) AS at, max(id) AS last FROM hub_outbox
+      WHERE id <= ? GROUP BY item_ord, annotator_id) q
+JOIN items i ON i.ord = q.item_ord
+JOIN annotators a ON a.id = q.annotator_id
+LEFT JOIN ratings r ON r.item_ord = q.item_ord AND r.annotator_id = q.annotator_id
+LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
+WHERE r.code IS NOT h.code OR COALESCE(r.note, '') <> COALESCE(h.note, '')
+   OR COALESCE(r.skipped, 0) <> COALESCE(h.skipped, 0)
+"""
+
+
+def _changed_ratings(project: Project, link: Link, upto: int) -> list[tuple]:
+    """(item_id, annotator, code, note, skipped, seconds, made at, outbox id) of the queued
+    ratings the hub's copy lacks; an annotator's replica sends only the person's own."""
+    sql, params = CHANGED_RATINGS, (upto,)
+    if not link.organizer:
+        sql, params = sql + " AND a.name = ?", (upto, link.name or "")
+    return [(item_id, name, code, note, bool(skipped), seconds, float(at), last)
+            for item_id, name, code, note, skipped, seconds, at, last
+            in project.team_tables.read(sql, params)]
 
 
 def _changed_adjudications(project: Project, keys: dict[str, int]) -> list[tuple]:
