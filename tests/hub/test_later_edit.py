@@ -287,3 +287,19 @@ def test_a_clock_far_off_the_hubs_is_reported(hub, alice_twice, monkeypatch):
     assert 3 * 3600 - 60 < offset < 3 * 3600 + 60
     assert clock_line(offset).startswith("this computer's clock is 3.0 hours ahead of")
     assert clock_line(-600).startswith("this computer's clock is 10 minutes behind")
+
+
+def test_an_edit_made_after_seeing_a_value_wins_even_with_this_clock_behind(hub, alice_twice):
+    """The desktop's clock runs 30 s ahead (less than the hub's limit): the laptop pulls
+    its rating, and the edit Alice then makes on the laptop is still the later one."""
+    _organizer, laptop, desktop, _login = alice_twice
+    desktop.rate("d:11", "Alice", 1.0)
+    with desktop.team_tables.transaction() as conn:  # as the desktop's clock stamped it
+        conn.execute("UPDATE ratings SET updated_at = updated_at + 30")
+    sync_once(desktop)
+    sync_once(laptop)
+    assert laptop.rating("d:11", "Alice") == 1.0
+    laptop.rate("d:11", "Alice", 4.5)  # seen, then changed: made after the desktop's edit
+    assert sync_once(laptop).conflicts == 0
+    sync_once(desktop)
+    assert desktop.rating("d:11", "Alice") == 4.5 and hub_rating(hub, "d:11")[0] == 18
