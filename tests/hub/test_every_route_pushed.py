@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from app.core.actions import History, SetRating
+from app.core.errors import SimrateError
 from app.core.events import RatingState
 from app.core.project import Project
 from app.core.team.hub.sync import pending_count
@@ -84,6 +85,25 @@ def test_an_imported_ratings_file_leaves_an_annotators_replica(hub, replicas, tm
     values = {"d:1": 2.0, "d:2": 3.5, "d:3": 0.25}
     run(hub, "import", replicas["alice"], ratings_file(tmp_path / "mine.csv", "Alice", values))
     pushed_and_there(hub, replicas["alice"], "Alice", values, replicas["org"])
+
+
+def test_ratings_of_others_are_refused_by_an_annotators_replica(hub, replicas, tmp_path):
+    """The hub takes only Alice's own ratings from her replica: a file rating as someone
+    else is refused whole (it would never leave this machine), with one line."""
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("item_id,annotator,score,note\nd:1,Alice,2,\nd:2,Bob,3,\n",
+                     encoding="utf-8")
+    done = hub.simrate("import", replicas["alice"], mixed)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("simrate: error: ")]
+    assert len(errors) == 1 and "holds only that person's own ratings" in errors[0]
+    assert "Traceback" not in done.stderr and "sqlite3" not in done.stderr
+    assert scores(replicas["alice"], "Alice") == {} and pending(replicas["alice"]) == 0
+    with Project.open(replicas["alice"]) as project:
+        with pytest.raises(SimrateError, match="own ratings"):
+            project.rate("d:3", "Bob", 1.0)
+        project.rate("d:3", "Alice", 1.0)
+    assert sync(hub, replicas["alice"])["pushed"] == 1
 
 
 def test_an_imported_ratings_file_leaves_an_organizers_replica(hub, replicas, tmp_path):

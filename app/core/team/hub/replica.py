@@ -58,6 +58,15 @@ OUTBOX_TRIGGERS = (
     "CREATE TRIGGER IF NOT EXISTS hub_outbox_delete AFTER DELETE ON ratings BEGIN "
     "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
     f"VALUES (OLD.item_ord, OLD.annotator_id, {_NOW}); END",
+    # an annotator's replica holds only the person's own ratings: the hub takes no other
+    # from it, so any other would stay on this machine for ever
+    "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
+    "WHEN (SELECT value FROM meta WHERE key = 'hub_kind') = 'annotator' "
+    "AND NEW.annotator_id IS NOT (SELECT id FROM annotators WHERE name = "
+    "(SELECT value FROM meta WHERE key = 'hub_name')) BEGIN "
+    "SELECT RAISE(ABORT, 'this is an annotator''s replica of a hub: it holds only that "
+    "person''s own ratings, and the hub would take no other; import them into the "
+    "organizer''s replica'); END",
 )
 
 
