@@ -303,3 +303,27 @@ def test_an_edit_made_after_seeing_a_value_wins_even_with_this_clock_behind(hub,
     assert sync_once(laptop).conflicts == 0
     sync_once(desktop)
     assert desktop.rating("d:11", "Alice") == 4.5 and hub_rating(hub, "d:11")[0] == 18
+
+
+def test_clearing_a_rating_is_an_edit_too(hub, alice_twice):
+    """A cleared rating carries the time it was cleared: an older clear loses to a later
+    score, and a later clear wins over an older score, in either sync order."""
+    _organizer, laptop, desktop, _login = alice_twice
+    for item_id in ("d:1", "d:2"):
+        laptop.rate(item_id, "Alice", 2.0)
+    sync_once(laptop)
+    sync_once(desktop)
+    laptop.rate("d:1", "Alice", None)  # cleared first ...
+    later()
+    desktop.rate("d:1", "Alice", 3.0)  # ... scored later
+    desktop.rate("d:2", "Alice", 4.0)  # scored first ...
+    later()
+    laptop.rate("d:2", "Alice", None)  # ... cleared later
+    sync_once(desktop)
+    report = sync_once(laptop)
+    sync_once(desktop)
+    assert report.conflicts == 1
+    for project in (laptop, desktop):
+        assert project.rating("d:1", "Alice") == 3.0
+        assert project.rating_record("d:2", "Alice") is None
+    assert hub_rating(hub, "d:1")[0] == 12 and hub_rating(hub, "d:2")[0] is None
