@@ -79,6 +79,9 @@ def pushed_and_there(hub, path, annotator, values, other) -> None:
     assert on_hub(hub, annotator) == {i: int(v * 4) for i, v in values.items()}
     sync(hub, other)
     assert scores(other, annotator) == values
+    with Project.open(other) as project:  # what a pull wrote is not queued to go back
+        assert project.team_tables.read("SELECT count(*) FROM hub_outbox")[0][0] == 0
+        assert pending_count(project) == 0
 
 
 def test_an_imported_ratings_file_leaves_an_annotators_replica(hub, replicas, tmp_path):

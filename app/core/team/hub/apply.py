@@ -31,6 +31,18 @@ from app.core.team.hub.replica_state import (
 #: Who the local change log names for exclusions that came from the hub.
 HUB_WHO = "hub"
 
+#: Delete the outbox rows above an id whose key holds the value of the hub's copy.
+PRUNE_QUEUED = """
+DELETE FROM hub_outbox WHERE id > ? AND id IN (
+    SELECT o.id FROM hub_outbox o
+    JOIN items i ON i.ord = o.item_ord
+    JOIN annotators a ON a.id = o.annotator_id
+    LEFT JOIN ratings r ON r.item_ord = o.item_ord AND r.annotator_id = o.annotator_id
+    LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
+    WHERE o.id > ? AND r.code IS h.code AND COALESCE(r.note, '') = COALESCE(h.note, '')
+      AND COALESCE(r.skipped, 0) = COALESCE(h.skipped, 0))
+"""
+
 
 def apply_received(project: Project, link: Link, received: Received,
                    outbox: Outbox | None = None) -> tuple[int, int]:
@@ -152,11 +164,15 @@ def _apply_ratings(project: Project, rows: list[tuple],
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at)))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
+    queued_before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
     project.apply_ratings(writes)
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
+        # what the pull wrote equals the hub's copy: nothing to send, so no need to look
+        # at it again (a key queued since, by anyone, with another value stays queued)
+        conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
         for (item_id, annotator), mine, mine_at, theirs, at in lost:
             log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
                        old=_logged(project, mine, mine_at), new=_logged(project, theirs, at))
