@@ -16,7 +16,9 @@ an import, a package merge, crowd results, a machine rater, an undo, a pull): tr
 is when this machine made the change: the row's `updated_at`, or the time of the write
 when the row carries an older stamp (an undo that puts back an earlier value), or of the
 delete. A round reads the outbox, sends the keys whose value differs from the hub's copy,
-and then deletes the outbox rows it read.
+and then deletes the outbox rows it read; the rows a pull wrote go at once (they hold the
+hub's value already). In an annotator's replica a rating under another name is refused
+by a trigger as well: the hub would never take it, so it could never leave the machine.
 """
 
 from __future__ import annotations
