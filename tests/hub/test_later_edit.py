@@ -327,3 +327,22 @@ def test_clearing_a_rating_is_an_edit_too(hub, alice_twice):
         assert project.rating("d:1", "Alice") == 3.0
         assert project.rating_record("d:2", "Alice") is None
     assert hub_rating(hub, "d:1")[0] == 12 and hub_rating(hub, "d:2")[0] is None
+
+
+def test_the_window_warns_when_this_clock_is_far_off_the_hubs(qtbot, hub, tmp_path,
+                                                              monkeypatch):
+    import types
+
+    from app.core.team.hub import exchange as exchange_module
+    from tests.hub.test_gui_hub import open_window, status_text
+
+    organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
+    organizer.close()
+    join_as(hub, logins["Alice"], tmp_path / "laptop.simrate").close()
+    behind = types.SimpleNamespace(time=lambda: time.time() - 2 * 3600)
+    monkeypatch.setattr(exchange_module, "time", behind)  # this machine's clock, 2 h behind
+    window = open_window(qtbot, tmp_path, tmp_path / "laptop.simrate", "Alice")
+    qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
+    tip = window.hub_link.status.toolTip()
+    assert "this computer's clock is 2.0 hours behind the hub's" in tip
+    window.close()

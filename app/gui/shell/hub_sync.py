@@ -64,6 +64,7 @@ class HubSync(QObject):
         self.last_sync: float | None = float(project.meta("hub_last_sync") or 0) or None
         self.rounds = 0
         self.conflicts = 0  # edits of this machine that lost, since the window opened
+        self.clock_offset = 0.0  # seconds this machine's clock is ahead of the hub's
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._results: queue.SimpleQueue = queue.SimpleQueue()
         self._notified = threading.Event()
@@ -154,6 +155,7 @@ class HubSync(QObject):
         self.online = True
         self.error = self.error_kind = ""
         self.pending = report.pending
+        self.clock_offset = report.clock_offset
         self.last_sync = time.time()
         self._next_poll = time.monotonic() + self.poll_seconds
         if report.pending and self._due is None:

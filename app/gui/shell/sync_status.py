@@ -15,7 +15,7 @@ import time
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QWidget
 
-from app.core.team.hub.sync import conflict_line
+from app.core.team.hub.sync import clock_line, conflict_line
 from app.gui.shell.hub_sync import HubSync
 
 #: Milliseconds the status bar shows that edits lost to later ones.
@@ -30,8 +30,11 @@ def describe(sync: HubSync, now: float | None = None) -> tuple[str, str]:
     if sync.online is None:
         return f"Hub: connecting\u2026 \u00b7 {pending}", sync.link.url
     if sync.online:
+        clock = clock_line(sync.clock_offset)
+        warning = f"\nWarning: {clock}." if clock else ""
         return (f"\u25cf Hub: connected \u00b7 {pending} \u00b7 synced {when}",
-                f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub.")
+                f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub."
+                + warning)
     return (f"\u25cb Hub: offline \u00b7 {pending} \u00b7 last sync {when}",
             f"{sync.error}\nRating goes on; pending changes are sent when the hub is back.")
 
