@@ -115,6 +115,22 @@ def test_an_imported_ratings_file_leaves_an_organizers_replica(hub, replicas, tm
     pushed_and_there(hub, replicas["org"], "Ext", values, replicas["olga"])
 
 
+def test_new_items_and_their_ratings_leave_in_one_sync(hub, replicas, tmp_path):
+    """Items and ratings of them imported between two syncs: the items reach the hub
+    before the ratings that refer to them."""
+    pairs = tmp_path / "more.tsv"
+    pairs.write_text("id\tleft\tright\nn:1\ta first\ta second\nn:2\tone more\tand one\n",
+                     encoding="utf-8")
+    run(hub, "import", replicas["org"], pairs)
+    values = {"n:1": 2.0, "n:2": 4.75}
+    run(hub, "import", replicas["org"], ratings_file(tmp_path / "ext.csv", "Ext", values))
+    report = sync(hub, replicas["org"])
+    assert (report["pushed"], report["pending"]) == (4, 0)  # 2 items, 2 ratings
+    assert on_hub(hub, "Ext") == {"n:1": 8, "n:2": 19}
+    sync(hub, replicas["olga"])
+    assert scores(replicas["olga"], "Ext") == values
+
+
 def test_undoing_an_import_reaches_the_hub_and_puts_back_what_it_replaced(
         hub, replicas, tmp_path):
     with Project.open(replicas["org"]) as project:

@@ -163,7 +163,9 @@ def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int, list[tuple
         if row is None:
             raise RuntimeError("this replica's id belongs to another login on the hub")
         acked = int(row[0])
+        items = _write_items(conn, outbox.items)  # first: ratings refer to them
         pushed, refused = _write_ratings(conn, outbox.ratings)
+        pushed += items if outbox.upto > acked else 0
         if outbox.upto > acked:  # else a round whose reply was lost delivered all of it
             pushed += _write(conn, outbox, acked)
         conn.execute("UPDATE simrate.replicas SET acked = %s, last_seen = now() "
@@ -185,15 +187,21 @@ def _write_ratings(conn: Any, ratings: list[tuple]) -> tuple[int, list[tuple]]:
     return changed, [tuple(r) for r in refused]
 
 
+def _write_items(conn: Any, items: list[tuple]) -> int:
+    """Insert the items the hub lacks (an item it has is left alone); returns how many."""
+    if items:
+        with conn.cursor() as cur:
+            cur.executemany(INSERT_ITEM, [r[:8] for r in items])
+    return len(items)
+
+
 def _write(conn: Any, outbox: Outbox, acked: int) -> int:
-    """Write the outbox rows other than ratings newer than `acked`; returns how many."""
-    items = [r[:8] for r in outbox.items]
+    """Write the outbox rows other than items and ratings newer than `acked`; returns how
+    many."""
     adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
     annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
     machines = [r[:1] for r in outbox.machines if r[-1] > acked]
     with conn.cursor() as cur:
-        if items:
-            cur.executemany(INSERT_ITEM, items)
         if machines and cur.execute(HAS_KIND).fetchone():  # else: publish again to upgrade
             cur.executemany(UPSERT_MACHINE, machines)
         if annotators:
@@ -203,7 +211,7 @@ def _write(conn: Any, outbox: Outbox, acked: int) -> int:
         threshold = outbox.threshold
         if threshold is not None and threshold[1] > acked:
             cur.execute(UPSERT_SETTING, ("threshold", str(threshold[0])))
-    return (len(items) + len(adjudications) + len(annotators)
+    return (len(adjudications) + len(annotators)
             + (threshold is not None and threshold[1] > acked))
 
 
