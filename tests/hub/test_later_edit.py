@@ -339,10 +339,10 @@ def test_the_window_warns_when_this_clock_is_far_off_the_hubs(qtbot, hub, tmp_pa
     organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
     organizer.close()
     join_as(hub, logins["Alice"], tmp_path / "laptop.simrate").close()
-    behind = types.SimpleNamespace(time=lambda: time.time() - 2 * 3600)
-    monkeypatch.setattr(exchange_module, "time", behind)  # this machine's clock, 2 h behind
+    behind = types.SimpleNamespace(time=lambda: time.time() - 3 * 3600)
+    monkeypatch.setattr(exchange_module, "time", behind)  # this machine's clock, 3 h behind
     window = open_window(qtbot, tmp_path, tmp_path / "laptop.simrate", "Alice")
     qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
     tip = window.hub_link.status.toolTip()
-    assert "this computer's clock is 2.0 hours behind the hub's" in tip
+    assert "this computer's clock is 3.0 hours behind the hub's" in tip
     window.close()
