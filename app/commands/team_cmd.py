@@ -152,11 +152,12 @@ def _join(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from app.core.project import Project
     from app.core.team.hub.connection import HubError
-    from app.core.team.hub.sync import pending_count, sync_once
+    from app.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
 
     with Project.open(args.project) as project:
         try:
-            report = with_password(lambda pw: sync_once(project, pw)).as_dict()
+            done = with_password(lambda pw: sync_once(project, pw))
+            report, offset = done.as_dict(), done.clock_offset
         except HubError as exc:
             if args.json:  # the hub value says which it is: unreachable, full, ...
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
@@ -168,4 +169,8 @@ def _sync(args: argparse.Namespace) -> int:
     else:
         print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
               f"pending {report['pending']}")
+        if report["conflicts"]:
+            print(f"{args.project}: {conflict_line(report['conflicts'])}")
+    if clock_line(offset):
+        print(f"simrate: warning: {clock_line(offset)}", file=sys.stderr)
     return 0

@@ -304,15 +304,16 @@ class Project:
         return RatingChanged(item_id, name, old, new, name not in self.agreement.excluded)
 
     def apply_ratings(self, rows: Sequence[tuple], bulk: int = 2000) -> None:
-        """Save a hub's (item_id, annotator, code, note, skipped, seconds) rows in one
-        transaction, published as `rate` would (over `bulk` rows: as one bulk event)."""
+        """Save a hub's (item_id, annotator, code, note, skipped, seconds[, made at]) rows
+        in one transaction, published as `rate` would (over `bulk` rows: as one bulk
+        event); a row's edit time, when given, is kept."""
         added, written = {}, []
         with transaction(self._conn, self.path) as conn:
-            for item_id, annotator, code, note, skipped, seconds in rows:
+            for item_id, annotator, code, note, skipped, seconds, *at in rows:
                 aid = self.roster.id_for(conn, annotator, added)
                 written.append((item_id, annotator, *tables.write_rating(
                     conn, self.scale, self.item_ord(item_id), aid, item_id, annotator,
-                    RatingState(code, note, bool(skipped), seconds))))
+                    RatingState(code, note, bool(skipped), seconds), at=at[0] if at else None)))
         self.roster.remember(added)
         if len(written) > bulk:
             self._publish(RatingsImported({"added": 0, "changed": len(written), "unchanged": 0}))

@@ -472,6 +472,8 @@ CHANGE_KINDS: dict[str, str] = {
     "package": "a package written for one annotator",
     "merge_package": "a returned package merged: the annotator and the counts",
     "crowd_batch": "a crowd batch written: its name, tasks and slots",
+    "conflict": "a rating edit made on this machine that lost on the hub to a later edit of "
+                "the same rating made on another machine: both values and both edit times",
     "organizer_mode": "organizer mode (not blind) switched on or off, or a file opened in it, "
                       "under the name given in \"Who is rating?\"",
 }

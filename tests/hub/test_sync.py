@@ -1,4 +1,4 @@
-"""The sync engine: the conflict rule, exactly-once delivery, the event path."""
+"""The sync engine: sequential edits, exactly-once delivery, the event path."""
 
 from __future__ import annotations
 
@@ -31,12 +31,15 @@ def hub_log(hub, item_id: str, kind: str = "ratings") -> list[tuple]:
                              (item_id, kind)).fetchall()
 
 
-def test_the_write_that_reaches_the_hub_last_wins(hub, two_machines):
+def test_a_later_edit_replaces_an_earlier_one_everywhere(hub, two_machines):
+    """Sequential edits on two machines (the older one synced first): the later one wins,
+    and the value it replaced stays in the hub's change log. The opposite order, and the
+    conflicts it reports, are in test_later_edit.py."""
     organizer, laptop, desktop = two_machines
     laptop.rate("d:1", "Alice", 1.0)
     desktop.rate("d:1", "Alice", 4.0)  # rated on the other machine before it pulled
     sync_once(laptop)
-    sync_once(desktop)  # reaches the hub last: wins
+    sync_once(desktop)
     sync_once(laptop)
     sync_once(organizer)
     assert laptop.rating("d:1", "Alice") == desktop.rating("d:1", "Alice") == 4.0

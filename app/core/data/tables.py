@@ -172,12 +172,17 @@ def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
 
 
 def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, item_id: str,
-                 annotator: str, wanted: RatingState, expect: RatingState | None = None
-                 ) -> tuple[RatingState, RatingState]:
+                 annotator: str, wanted: RatingState, expect: RatingState | None = None,
+                 at: float | None = None) -> tuple[RatingState, RatingState]:
     """Write one rating and its change-log row inside the caller's transaction; a note of
-    None keeps the stored note. Returns (old, new) states. With `expect` (undo and redo:
-    what the action left there), SimrateError when the stored rating is another one: a
-    change the action did not make, which it must not overwrite."""
+    None keeps the stored note. Returns (old, new) states.
+
+    With `expect` (undo and redo: what the action left there), SimrateError when the stored
+    rating is another one: a change the action did not make, which it must not overwrite.
+    `at` is when the edit was made (a hub's rating keeps its own); by default now, and
+    always after the stamp of the value it replaces, so an edit made after seeing a value
+    from another machine counts as the later one even when this machine's clock is behind.
+    """
     old = read_rating_state(conn, ord_, aid)
     if expect is not None and not old.same_as(expect):
         raise SimrateError(f"{annotator}'s rating of {item_id!r} was changed elsewhere "
@@ -188,9 +193,15 @@ def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, it
     if new.empty:
         conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?", (ord_, aid))
     else:
+        if at is None:
+            at = time.time()
+            prior = conn.execute("SELECT updated_at FROM ratings WHERE item_ord = ? AND "
+                                 "annotator_id = ?", (ord_, aid)).fetchone()
+            if prior is not None and prior[0] >= at:
+                at = prior[0] + 0.001
         conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
                      "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
-                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, time.time()))
+                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, at))
 
     def score(code: int | None) -> float | None:
         return None if code is None else scale.from_code(code)

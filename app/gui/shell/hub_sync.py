@@ -43,6 +43,8 @@ class HubSync(QObject):
     status_changed = Signal()
     #: The hub asked for a password libpq did not have (the window asks the user).
     password_needed = Signal()
+    #: A round found edits of this machine that lost to later ones (how many).
+    conflicts_found = Signal(int)
 
     def __init__(self, project: Project, password: str | None = None,
                  poll_seconds: float = POLL_SECONDS, parent: QObject | None = None):
@@ -61,6 +63,8 @@ class HubSync(QObject):
         self.pending = collect(project, self.link).size
         self.last_sync: float | None = float(project.meta("hub_last_sync") or 0) or None
         self.rounds = 0
+        self.conflicts = 0  # edits of this machine that lost, since the window opened
+        self.clock_offset = 0.0  # seconds this machine's clock is ahead of the hub's
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._results: queue.SimpleQueue = queue.SimpleQueue()
         self._notified = threading.Event()
@@ -151,11 +155,15 @@ class HubSync(QObject):
         self.online = True
         self.error = self.error_kind = ""
         self.pending = report.pending
+        self.clock_offset = report.clock_offset
         self.last_sync = time.time()
         self._next_poll = time.monotonic() + self.poll_seconds
         if report.pending and self._due is None:
             self._due = time.monotonic()  # changes made during the round go out now
         self.status_changed.emit()
+        if report.conflicts:
+            self.conflicts += report.conflicts
+            self.conflicts_found.emit(report.conflicts)
 
     def _went_offline(self, exc: SimrateError) -> None:
         self.online = False

@@ -1,7 +1,8 @@
 """The hub's status item in the status bar, and the hook that syncs a linked project.
 
 SyncStatus shows connected or offline, the pending count and the last sync time, with the
-one-line reason in its tooltip while offline. HubLink (made once by the main window) starts
+one-line reason in its tooltip while offline. When a round finds edits made here that lost
+to later edits of the same ratings made on another machine, the status bar says so. HubLink (made once by the main window) starts
 a HubSync when a project linked to a hub opens, stops it when the project closes, and asks
 for a password when libpq has none; a password typed there lives in memory for this
 window's session only.
@@ -14,7 +15,11 @@ import time
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QWidget
 
+from app.core.team.hub.sync import clock_line, conflict_line
 from app.gui.shell.hub_sync import HubSync
+
+#: Milliseconds the status bar shows that edits lost to later ones.
+CONFLICT_MESSAGE_MS = 20000
 
 
 def describe(sync: HubSync, now: float | None = None) -> tuple[str, str]:
@@ -25,8 +30,11 @@ def describe(sync: HubSync, now: float | None = None) -> tuple[str, str]:
     if sync.online is None:
         return f"Hub: connecting\u2026 \u00b7 {pending}", sync.link.url
     if sync.online:
+        clock = clock_line(sync.clock_offset)
+        warning = f"\nWarning: {clock}." if clock else ""
         return (f"\u25cf Hub: connected \u00b7 {pending} \u00b7 synced {when}",
-                f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub.")
+                f"{sync.link.url}\nEvery rating is saved here first, then sent to the hub."
+                + warning)
     reason = OFFLINE_REASONS.get(sync.error_kind, "")
     return (f"\u25cb Hub: offline{reason} \u00b7 {pending} \u00b7 last sync {when}",
             f"{sync.error}\nRating goes on; pending changes are sent when the hub is back.")
@@ -82,6 +90,7 @@ class HubLink(QObject):
         url = project.meta("hub_url") or ""
         self.sync = HubSync(project, self.passwords.get(url), parent=self)
         self.sync.password_needed.connect(self._ask_password)
+        self.sync.conflicts_found.connect(self._tell_conflicts)
         self.status = SyncStatus(self.sync)
         self.window.statusBar().addPermanentWidget(self.status)
         self.started.emit()
@@ -96,6 +105,11 @@ class HubLink(QObject):
             self.status.deleteLater()
         self.sync.deleteLater()
         self.sync = self.status = None
+
+    def _tell_conflicts(self, count: int) -> None:
+        """Say in the status bar that edits made here lost to later ones."""
+        self.window.statusBar().showMessage(conflict_line(count) + ".",
+                                            CONFLICT_MESSAGE_MS)
 
     def _ask_password(self) -> None:
         sync = self.sync

@@ -1,9 +1,12 @@
 """Applying pulled hub rows to a replica through the Project's own write methods.
 
 A pulled value is applied unless the replica holds a local value that differs from its
-copy of the hub's (a pending change, which the next push sends and which then wins). The
-copies are updated either way, after the values, so a crash in between only means the
-same rows are pulled and found equal next time.
+copy of the hub's (a pending change, which the next push sends). For ratings the edit made
+later wins: a pending local rating stays only when it was made after the pulled one, and
+otherwise gives way to it; that is a conflict, logged here with both values (kind
+`conflict`) and counted in the round's report. A pulled rating keeps the time its edit was
+made. The copies are updated either way, after the values, so a crash in between only
+means the same rows are pulled and found equal next time.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import math
 import pandas as pd
 
 from app.core.project import Project
-from app.core.team.hub.exchange import Received
+from app.core.store import log_change
+from app.core.team.hub.exchange import Outbox, Received
 from app.core.team.hub.replica import Link, ensure_tables, set_meta
 from app.core.team.hub.replica_state import (
     ABSENT_RATING,
@@ -21,21 +25,53 @@ from app.core.team.hub.replica_state import (
     annotator_values,
     hub_copies,
     local_ratings,
+    queued_times,
 )
 
 #: Who the local change log names for exclusions that came from the hub.
 HUB_WHO = "hub"
 
+#: Delete the outbox rows above an id whose key holds the value of the hub's copy.
+PRUNE_QUEUED = """
+DELETE FROM hub_outbox WHERE id > ? AND id IN (
+    SELECT o.id FROM hub_outbox o
+    JOIN items i ON i.ord = o.item_ord
+    JOIN annotators a ON a.id = o.annotator_id
+    LEFT JOIN ratings r ON r.item_ord = o.item_ord AND r.annotator_id = o.annotator_id
+    LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
+    WHERE o.id > ? AND r.code IS h.code AND COALESCE(r.note, '') = COALESCE(h.note, '')
+      AND COALESCE(r.skipped, 0) = COALESCE(h.skipped, 0))
+"""
 
-def apply_received(project: Project, link: Link, received: Received) -> int:
+
+def apply_received(project: Project, link: Link, received: Received,
+                   outbox: Outbox | None = None) -> tuple[int, int]:
     """Apply every pulled table, in an order where each row finds what it refers to;
-    returns how many rows changed the replica (echoes of our own pushes do not)."""
+    returns how many rows changed the replica (echoes of our own pushes do not), and how
+    many of this machine's rating edits lost to a later edit (conflicts). `outbox` is what
+    this round pushed (the hub's answer to refused ratings is applied over those values)."""
     rows = received.rows
-    return (_apply_settings(project, rows.get("settings", []))
-            + _apply_items(project, rows.get("items", []))
-            + _apply_annotators(project, rows.get("annotators", []))
-            + _apply_ratings(project, rows.get("ratings", []))
-            + _apply_adjudications(project, rows.get("adjudications", [])))
+    applied = (_apply_settings(project, rows.get("settings", []))
+               + _apply_items(project, rows.get("items", []))
+               + _apply_annotators(project, rows.get("annotators", [])))
+    refused = {(r[0], r[1]) for r in received.refused}
+    sent = {} if outbox is None else {(r[0], r[1]): (r[2], r[3], int(r[4]))
+                                      for r in outbox.ratings if (r[0], r[1]) in refused}
+    ratings, conflicts = _apply_ratings(project, _latest(received.refused,
+                                                         rows.get("ratings", [])), sent)
+    return (applied + ratings + _apply_adjudications(project, rows.get("adjudications", [])),
+            conflicts)
+
+
+def _latest(*lists: list[tuple]) -> list[tuple]:
+    """Rating rows by key, the one with the highest hub sequence number of each."""
+    best: dict[tuple[str, str], tuple] = {}
+    for rows in lists:
+        for row in rows:
+            key = (row[0], row[1])
+            if key not in best or row[-1] > best[key][-1]:
+                best[key] = row
+    return sorted(best.values(), key=lambda r: r[-1])
 
 
 def _apply_settings(project: Project, rows: list[tuple]) -> int:
@@ -85,7 +121,9 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     applied = 0
     names = [r[0] for r in rows]
     copies = hub_copies(project, "hub_annotators", names)
-    for name, excluded, _seq in rows:
+    for name, excluded, kind, _seq in rows:
+        if kind == "machine" and name not in project.roster:
+            project.roster.add_machine(name, by=HUB_WHO)
         project.roster.add(name)
         local = annotator_values(project).get(name, 0)
         pending = name in copies and copies[name] != (int(local),)
@@ -99,29 +137,53 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     return applied
 
 
-def _apply_ratings(project: Project, rows: list[tuple]) -> int:
+def _apply_ratings(project: Project, rows: list[tuple],
+                   refused: dict[tuple[str, str], tuple]) -> tuple[int, int]:
+    """Apply pulled ratings by the later-edit rule; `refused` holds the values of pushed
+    edits the hub refused (it holds a later one), which give way to the hub's whatever this
+    machine's clock says (unless edited again since). Returns (rows written, conflicts)."""
     rows = [r for r in rows if project.has_item(r[0])]
     if not rows:
-        return 0
+        return 0, 0
     keys = [(r[0], r[1]) for r in rows]
     local = local_ratings(project, keys)
     copies = hub_copies(project, "hub_ratings", keys)
-    writes = []
-    for item_id, annotator, code, note, skipped, seconds, _at, _seq in rows:
+    made = queued_times(project, keys)
+    writes, lost = [], []
+    for item_id, annotator, code, note, skipped, seconds, at, _seq in rows:
         key = (item_id, annotator)
-        mine = local.get(key)
-        mine = ABSENT_RATING if mine is None else (mine[0], mine[1], int(mine[2]))
+        row = local.get(key)
+        mine = ABSENT_RATING if row is None else (row[0], row[1], int(row[2]))
+        theirs = (code, note, int(skipped))
+        if mine == theirs:
+            continue
         copy = copies.get(key, ABSENT_RATING)
-        if mine != (copy[0], copy[1], int(copy[2])):
-            continue  # changed here and not pushed yet: ours goes out next and wins
-        if mine != (code, note, int(skipped)):
-            writes.append((item_id, annotator, code, note, bool(skipped), seconds))
+        if mine != (copy[0], copy[1], int(copy[2])):  # changed here, not on the hub yet
+            mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0))
+            if refused.get(key) != mine and mine_at > float(at):
+                continue  # ours was made later: it goes out next and wins
+            lost.append((key, mine, mine_at, theirs, float(at)))
+        writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
+    queued_before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
     project.apply_ratings(writes)
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
-    return len(writes)
+        # what the pull wrote equals the hub's copy: nothing to send, so no need to look
+        # at it again (a key queued since, by anyone, with another value stays queued)
+        conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
+        for (item_id, annotator), mine, mine_at, theirs, at in lost:
+            log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
+                       old=_logged(project, mine, mine_at), new=_logged(project, theirs, at))
+    return len(writes), len(lost)
+
+
+def _logged(project: Project, value: tuple, at: float) -> dict:
+    """A rating value as a conflict entry records it: score, note, skipped, made at."""
+    code, note, skipped = value
+    return {"score": None if code is None else project.scale.from_code(code), "note": note,
+            "skipped": bool(skipped), "at": at}
 
 
 def _apply_adjudications(project: Project, rows: list[tuple]) -> int:

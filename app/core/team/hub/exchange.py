@@ -7,6 +7,7 @@ project. See sync.py for the local half and the rules.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,8 @@ PULL_SQL = {
     "settings": "SELECT key, value, seq FROM simrate.settings",
     "items": 'SELECT id, "left", "right", dataset, genre, reference, meta, source, seq '
              "FROM simrate.items",
-    "annotators": "SELECT name, excluded, seq FROM simrate.annotators",
+    # a hub made before machine raters travelled has no kind column: NULL there
+    "annotators": "SELECT name, excluded, to_jsonb(a) ->> 'kind', seq FROM simrate.annotators a",
     "ratings": "SELECT item_id, annotator, code, note, skipped, seconds, updated_at, seq "
                "FROM simrate.ratings",
     "adjudications": "SELECT item_id, code, note, by, at, seq FROM simrate.adjudications",
@@ -42,6 +44,15 @@ ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCL
 WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
                                                     EXCLUDED.skipped)
 """
+#: The hub's rows, for the keys just pushed, whose value is not the one pushed.
+REFUSED_RATINGS = """
+SELECT r.item_id, r.annotator, r.code, r.note, r.skipped, r.seconds, r.updated_at, r.seq
+FROM simrate.ratings r
+JOIN unnest(%s::text[], %s::text[], %s::integer[], %s::text[], %s::boolean[])
+     AS k(item_id, annotator, code, note, skipped)
+  ON r.item_id = k.item_id AND r.annotator = k.annotator
+WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (k.code, k.note, k.skipped)
+"""
 UPSERT_ADJUDICATION = """
 INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at) VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
@@ -52,6 +63,14 @@ UPSERT_ANNOTATOR = """
 INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
 ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
 WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
+"""
+UPSERT_MACHINE = """
+INSERT INTO simrate.annotators AS a (name, excluded, kind) VALUES (%s, false, 'machine')
+ON CONFLICT (name) DO UPDATE SET kind = 'machine' WHERE a.kind <> 'machine'
+"""
+HAS_KIND = """
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
 """
 UPSERT_SETTING = """
 INSERT INTO simrate.settings AS s (key, value) VALUES (%s, %s)
@@ -68,7 +87,8 @@ ON CONFLICT (id) DO NOTHING
 class Outbox:
     """Local changes the hub has not acknowledged, each with the last change-log id behind it.
 
-    ratings: (item_id, annotator, code, note, skipped, seconds, updated_at, change_id);
+    ratings: (item_id, annotator, code, note, skipped, seconds, updated_at, outbox id), the
+    keys of the replica's outbox up to `queued_upto` whose value the hub's copy lacks;
     adjudications: (item_id, code, note, by, at, change_id); annotators: (name, excluded,
     change_id); threshold: (value, change_id) or None; items: (item_id, left, right,
     dataset, genre, reference, meta, source, ord) of items the hub lacks.
@@ -81,6 +101,9 @@ class Outbox:
     annotators: list[tuple] = field(default_factory=list)
     threshold: tuple | None = None
     items: list[tuple] = field(default_factory=list)
+    queued_upto: int = 0
+    #: (name, change_id) of machine raters added here.
+    machines: list[tuple] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -97,6 +120,11 @@ class Received:
     pushed: int
     rows: dict[str, list[tuple]]
     watermarks: dict[str, int]
+    #: Pushed ratings the hub kept its own (later) value for, as it holds them (the shape
+    #: of pulled ratings): edits of this machine that lost to a later edit.
+    refused: list[tuple] = field(default_factory=list)
+    #: Seconds this machine's clock is ahead of the hub's (negative: behind).
+    clock_offset: float = 0.0
 
     @property
     def pulled(self) -> int:
@@ -110,19 +138,32 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     import psycopg
 
     try:
-        acked, pushed = _push(conn, replica, outbox)
+        acked, pushed, refused = _push(conn, replica, outbox)
         tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
         rows, new_marks = pull(conn, tables, marks, organizer)
         # a whole round (push and pull) went through: the team panel's "Last sync"
         conn.execute("UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s",
                      (replica,))
+        offset = clock_offset(conn)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
-    return Received(acked, pushed, rows, new_marks)
+    return Received(acked, pushed, rows, new_marks, refused, offset)
 
 
-def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int]:
-    """One transaction: lock this replica's row, write what it has not acknowledged."""
+def clock_offset(conn: Any) -> float:
+    """Seconds this machine's clock is ahead of the hub's (ratings are ordered by the time
+    their edits were made, so a clock far off decides conflicts wrongly)."""
+    sent = time.time()
+    hub_now = float(conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()[0])
+    return (sent + time.time()) / 2 - hub_now
+
+
+def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int, list[tuple]]:
+    """One transaction: lock this replica's row, write what it has not acknowledged.
+
+    Ratings are sent whatever the acknowledged id says: they are keyed by value and by the
+    time each edit was made, so a second delivery changes nothing on the hub (an equal
+    value is left alone, an older edit is refused there)."""
     with conn.transaction():
         conn.execute("INSERT INTO simrate.replicas (replica) VALUES (%s) "
                      "ON CONFLICT (replica) DO NOTHING", (replica,))
@@ -132,34 +173,55 @@ def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int]:
             raise HubError("this file's replica id belongs to another login on the hub: "
                            "join again to make a replica of your own", "refused")
         acked = int(row[0])
-        if outbox.upto <= acked:
-            # A round whose reply was lost already delivered all of this.
-            return acked, 0
-        pushed = _write(conn, outbox, acked)
+        items = _write_items(conn, outbox.items)  # first: ratings refer to them
+        pushed, refused = _write_ratings(conn, outbox.ratings)
+        pushed += items if outbox.upto > acked else 0
+        if outbox.upto > acked:  # else a round whose reply was lost delivered all of it
+            pushed += _write(conn, outbox, acked)
         conn.execute("UPDATE simrate.replicas SET acked = %s, last_seen = now() "
-                     "WHERE replica = %s", (outbox.upto, replica))
-    return acked, pushed
+                     "WHERE replica = %s", (max(outbox.upto, acked), replica))
+    return acked, pushed, refused
+
+
+def _write_ratings(conn: Any, ratings: list[tuple]) -> tuple[int, list[tuple]]:
+    """Upsert the ratings; returns how many changed the hub, and the hub's rows for those
+    it kept another value for (its trigger refuses an edit older than the one it holds)."""
+    if not ratings:
+        return 0, []
+    with conn.cursor() as cur:
+        cur.executemany(UPSERT_RATING, [r[:7] for r in ratings])
+        changed = max(cur.rowcount, 0)
+    refused = conn.execute(REFUSED_RATINGS, (
+        [r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
+        [r[3] for r in ratings], [bool(r[4]) for r in ratings])).fetchall()
+    return changed, [tuple(r) for r in refused]
+
+
+def _write_items(conn: Any, items: list[tuple]) -> int:
+    """Insert the items the hub lacks (an item it has is left alone); returns how many."""
+    if items:
+        with conn.cursor() as cur:
+            cur.executemany(INSERT_ITEM, [r[:8] for r in items])
+    return len(items)
 
 
 def _write(conn: Any, outbox: Outbox, acked: int) -> int:
-    """Write the outbox rows newer than `acked`; returns how many were sent."""
-    items = [r[:8] for r in outbox.items]
-    ratings = [r[:7] for r in outbox.ratings if r[-1] > acked]
+    """Write the outbox rows other than items and ratings newer than `acked`; returns how
+    many."""
     adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
     annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
+    machines = [r[:1] for r in outbox.machines if r[-1] > acked]
     with conn.cursor() as cur:
-        if items:
-            cur.executemany(INSERT_ITEM, items)
+        if machines and cur.execute(HAS_KIND).fetchone():  # else: publish again to upgrade
+            cur.executemany(UPSERT_MACHINE, machines)
         if annotators:
             cur.executemany(UPSERT_ANNOTATOR, annotators)
-        if ratings:
-            cur.executemany(UPSERT_RATING, ratings)
         if adjudications:
             cur.executemany(UPSERT_ADJUDICATION, adjudications)
         threshold = outbox.threshold
         if threshold is not None and threshold[1] > acked:
             cur.execute(UPSERT_SETTING, ("threshold", str(threshold[0])))
-    return (len(items) + len(ratings) + len(adjudications) + len(annotators)
+    return (len(adjudications) + len(annotators)
             + (threshold is not None and threshold[1] > acked))
 
 

@@ -415,6 +415,43 @@ END $$;
 """
 
 
+#: Seconds a rating's edit time may lie ahead of the hub's clock; a later stamp (a machine
+#: whose clock is far ahead) is replaced by the hub's time.
+MAX_CLOCK_LEAD = 60
+
+#: The edit made later wins, whatever order replicas push in: an update of a rating whose
+#: edit time is not after the stored one is refused (and, when its value differs, logged as
+#: `ratings_refused` with both values), on every route a client has, plain UPDATE included.
+LATER_EDIT_SQL = """
+CREATE OR REPLACE FUNCTION simrate.keep_later_edit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  hub_now double precision := extract(epoch FROM clock_timestamp());
+BEGIN
+  IF NEW.updated_at > hub_now + @max_lead THEN
+    NEW.updated_at := hub_now;
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at
+     AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
+    IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped) THEN
+      PERFORM pg_advisory_xact_lock(@clock_lock);
+      INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
+      VALUES (nextval('simrate.clock'), session_user, 'ratings_refused', OLD.item_id,
+              OLD.annotator, to_jsonb(OLD) - 'login', to_jsonb(NEW) - 'seq' - 'login');
+    END IF;
+    RETURN NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION simrate.keep_later_edit() FROM PUBLIC;
+-- machine raters travel as machines, so no replica counts them among the humans
+ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'human';
+DROP TRIGGER IF EXISTS keep_later_edit ON simrate.ratings;
+CREATE TRIGGER keep_later_edit BEFORE INSERT OR UPDATE ON simrate.ratings
+  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_edit();
+"""
+
+
 def fill(template: str, roles: dict[str, str]) -> str:
     """The template with role names, the channel and the lock key put in."""
     text = template
@@ -422,10 +459,11 @@ def fill(template: str, roles: dict[str, str]) -> str:
         text = text.replace(f"@{key}_lit", quote_literal(name))
         text = text.replace(f"@{key}", quote_ident(name))
     text = text.replace("@channel", quote_literal(CHANNEL))
+    text = text.replace("@max_lead", str(MAX_CLOCK_LEAD))
     return text.replace("@clock_lock", str(CLOCK_LOCK))
 
 
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles)]
+            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles)]

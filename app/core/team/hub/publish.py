@@ -169,9 +169,10 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
         FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
         ORDER BY u.ord""")
     conn.cursor().executemany(
-        "INSERT INTO simrate.annotators (name, excluded) VALUES (%s, %s) "
+        "INSERT INTO simrate.annotators (name, excluded, kind) VALUES (%s, %s, %s) "
         "ON CONFLICT (name) DO NOTHING",
-        [(n, bool(e)) for n, e in project.team_tables.read("SELECT name, excluded FROM annotators")])
+        [(n, bool(e), k) for n, e, k in project.team_tables.read(
+            "SELECT name, excluded, kind FROM annotators")])
     ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
                                          "seconds", "updated_at"), _local_ratings(project))
     conn.execute("""

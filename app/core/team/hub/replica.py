@@ -7,8 +7,18 @@ number pulled from each table) and `hub_last_sync` (Unix time of the last good r
 
 Tables `hub_ratings`, `hub_adjudications` and `hub_annotators` hold each value as the hub
 last had it. A local value that differs from its hub copy is pending: it goes out at the
-next push, and a pulled value does not overwrite it (see sync.py for the rule).
+next push, unless the hub holds a later edit (see sync.py for the rule).
 Like the other team tables they are created on first write; no schema version bump.
+
+`hub_outbox` is where every write to `ratings` leaves its key, whatever wrote it (a rating,
+an import, a package merge, crowd results, a machine rater, an undo, a pull): triggers on
+`ratings` add the row inside the writer's own transaction, so no route can forget it. `at`
+is when this machine made the change: the row's `updated_at`, or the time of the write
+when the row carries an older stamp (an undo that puts back an earlier value), or of the
+delete. A round reads the outbox, sends the keys whose value differs from the hub's copy,
+and then deletes the outbox rows it read; the rows a pull wrote go at once (they hold the
+hub's value already). In an annotator's replica a rating under another name is refused
+by a trigger as well: the hub would never take it, so it could never leave the machine.
 """
 
 from __future__ import annotations
@@ -33,6 +43,34 @@ CREATE TABLE IF NOT EXISTS hub_annotators (
 );
 """
 
+#: Unix time now, in SQLite (milliseconds).
+_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+#: When a written row's change was made (see the module's docstring).
+_MADE = f"CASE WHEN NEW.updated_at < {_NOW} - 1.0 THEN {_NOW} ELSE NEW.updated_at END"
+OUTBOX_TABLE = """CREATE TABLE hub_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, item_ord INTEGER NOT NULL,
+    annotator_id INTEGER NOT NULL, at REAL NOT NULL)"""
+OUTBOX_TRIGGERS = (
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_insert AFTER INSERT ON ratings BEGIN "
+    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+    f"VALUES (NEW.item_ord, NEW.annotator_id, {_MADE}); END",
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_update AFTER UPDATE ON ratings BEGIN "
+    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+    f"VALUES (NEW.item_ord, NEW.annotator_id, {_MADE}); END",
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_delete AFTER DELETE ON ratings BEGIN "
+    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+    f"VALUES (OLD.item_ord, OLD.annotator_id, {_NOW}); END",
+    # an annotator's replica holds only the person's own ratings: the hub takes no other
+    # from it, so any other would stay on this machine for ever
+    "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
+    "WHEN (SELECT value FROM meta WHERE key = 'hub_kind') = 'annotator' "
+    "AND NEW.annotator_id IS NOT (SELECT id FROM annotators WHERE name = "
+    "(SELECT value FROM meta WHERE key = 'hub_name')) BEGIN "
+    "SELECT RAISE(ABORT, 'this is an annotator''s replica of a hub: it holds only that "
+    "person''s own ratings, and the hub would take no other; import them into the "
+    "organizer''s replica'); END",
+)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -54,6 +92,32 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
     for statement in REPLICA_SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
+    ensure_outbox(conn)
+
+
+def ensure_outbox(conn: sqlite3.Connection) -> None:
+    """Create the outbox and its triggers if missing (inside a write transaction).
+
+    A replica linked by an older simrate has no outbox: every rating it holds, and every
+    key the hub holds for it, goes in once, so that what older routes never sent (imports,
+    undo) is compared with the hub's copy at the next round.
+    """
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                    "AND name = 'hub_outbox'").fetchone() is None:
+        conn.execute(OUTBOX_TABLE)
+        conn.execute("INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+                     "SELECT item_ord, annotator_id, updated_at FROM ratings")
+        conn.execute(f"INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+                     f"SELECT i.ord, a.id, {_NOW} FROM hub_ratings h "
+                     "JOIN items i ON i.id = h.item_id JOIN annotators a ON a.name = h.annotator")
+    for statement in OUTBOX_TRIGGERS:
+        conn.execute(statement)
+
+
+def has_outbox(project: Project) -> bool:
+    """True once the file's ratings leave their keys in the outbox."""
+    return bool(project.team_tables.read(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'hub_outbox_delete'"))
 
 
 def set_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from app.core.project import Project
 
 #: Above this many keys a whole table is read once instead of one query per key.
@@ -32,6 +30,18 @@ def local_ratings(project: Project, keys: list[tuple[str, str]]
     return found
 
 
+def queued_times(project: Project, keys: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """{(item_id, annotator): when this machine last changed it} from the outbox."""
+    if not keys or not project.team_tables.read(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='hub_outbox'"):
+        return {}
+    wanted = set(keys)
+    return {(r[0], r[1]): float(r[2]) for r in project.team_tables.read(
+        "SELECT i.id, a.name, max(o.at) FROM hub_outbox o JOIN items i ON i.ord = o.item_ord "
+        "JOIN annotators a ON a.id = o.annotator_id GROUP BY o.item_ord, o.annotator_id")
+        if (r[0], r[1]) in wanted}
+
+
 def hub_copies(project: Project, table: str, keys: list) -> dict:
     """The replica's copies of hub values for these keys: {key: values tuple}."""
     if not keys:
@@ -58,19 +68,6 @@ def hub_copies(project: Project, table: str, keys: list) -> dict:
         if wanted is None or key in wanted:
             found[key] = tuple(row[width:])
     return found
-
-
-def rating_keys_changed(keys: Iterable[tuple[str, str]], local: dict, hub: dict
-                        ) -> list[tuple[str, str]]:
-    """The keys whose local (code, note, skipped) differs from the hub's copy."""
-    changed = []
-    for key in keys:
-        mine = local.get(key)
-        mine = ABSENT_RATING if mine is None else (mine[0], mine[1], int(mine[2]))
-        theirs = hub.get(key, ABSENT_RATING)
-        if mine != (theirs[0], theirs[1], int(theirs[2])):
-            changed.append(key)
-    return changed
 
 
 def adjudication_values(project: Project) -> dict[str, tuple]:

@@ -11,10 +11,16 @@ in the same transaction as the rows. A round whose reply is lost (a crash, a dro
 connection) is resent, and the hub leaves out what it already has.
 
 Conflicts: a rating belongs to its annotator, so the only conflict is one person rating
-one item on two machines (and two organizers adjudicating one item). The write that
-reaches the hub last wins: the hub stamps every write with a sequence number, and a
-replica applies a pulled value unless it holds a newer local value not yet pushed, which
-then goes out and wins in its turn. The value it replaced stays in the hub's change log.
+one item on two machines (and two organizers adjudicating one item). For ratings the edit
+MADE later wins, whichever machine syncs first: every rating carries the time its edit
+was made (`updated_at`), the hub refuses an update older than the value it holds (a
+trigger, so no client route bypasses it; the refused value goes to the hub's change log),
+and a replica gives up a pending local rating only for a pulled one made later. Each
+edit of this machine that loses is counted (`conflicts`) and logged locally with both
+values. A stamp more than a minute ahead of the hub's clock is replaced by the hub's time,
+so a machine whose clock runs far ahead cannot make its edits win over later ones. For
+adjudications the write that reaches the hub last wins; the value it replaced stays in
+the hub's change log.
 """
 
 from __future__ import annotations
@@ -32,13 +38,20 @@ from app.core.team.hub.exchange import (
     Received,
     exchange,
 )
-from app.core.team.hub.replica import Link, ensure_tables, meta_int, read_link, set_meta, watermarks
+from app.core.team.hub.hub_schema import MAX_CLOCK_LEAD
+from app.core.team.hub.replica import (
+    Link,
+    ensure_tables,
+    has_outbox,
+    meta_int,
+    read_link,
+    set_meta,
+    watermarks,
+)
 from app.core.team.hub.replica_state import (
     adjudication_values,
     annotator_values,
     hub_copies,
-    local_ratings,
-    rating_keys_changed,
 )
 
 
@@ -50,37 +63,65 @@ class SyncReport:
     pulled: int
     pending: int
     hub: str = "reachable"
+    #: This machine's rating edits that lost to a later edit by the same person.
+    conflicts: int = 0
+    #: Seconds this machine's clock is ahead of the hub's (not part of the JSON).
+    clock_offset: float = 0.0
 
     def as_dict(self) -> dict:
         """The JSON object of `simrate team sync --json`."""
         return {"pushed": self.pushed, "pulled": self.pulled, "pending": self.pending,
-                "hub": self.hub}
+                "conflicts": self.conflicts, "hub": self.hub}
+
+
+def conflict_line(conflicts: int) -> str:
+    """The one line that tells a person their edits lost to later ones."""
+    edits = "edit" if conflicts == 1 else "edits"
+    return (f"{conflicts} rating {edits} made here lost to a later edit of the same rating "
+            "made on another machine; both values are in the change log")
+
+
+def clock_line(offset: float) -> str | None:
+    """A warning when this machine's clock is off the hub's by more than a minute."""
+    if abs(offset) <= MAX_CLOCK_LEAD:
+        return None
+    minutes = abs(offset) / 60
+    amount = f"{minutes:.0f} minutes" if minutes < 120 else f"{minutes / 60:.1f} hours"
+    side = "ahead of" if offset > 0 else "behind"
+    return (f"this computer's clock is {amount} {side} the hub's; a rating edit counts "
+            "as made when this clock says, so set the clock right")
 
 
 def collect(project: Project, link: Link) -> Outbox:
-    """Local changes the hub has not acknowledged and does not hold yet."""
+    """Local changes the hub has not acknowledged and does not hold yet.
+
+    Ratings come from the outbox, which every write to `ratings` fills (replica.py);
+    everything else from the change log since the last acknowledged id.
+    """
+    if not has_outbox(project):
+        with project.team_tables.transaction() as conn:
+            ensure_tables(conn)
     since = meta_int(project, "hub_pushed")
     rows = project.team_tables.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
                         "ORDER BY id", (since,))
     outbox = Outbox(since, rows[-1][0] if rows else since)
-    if not rows:
+    outbox.queued_upto = project.team_tables.read(
+        "SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
+    outbox.ratings = _changed_ratings(project, link, outbox.queued_upto)
+    if not rows or not link.organizer:
         return outbox
-    ratings, adjudications, annotators, threshold, items = {}, {}, {}, None, False
+    adjudications, annotators, threshold, items = {}, {}, None, False
     for change_id, kind, item_id, annotator in rows:
-        if kind in ("rating", "skip") and item_id is not None and annotator is not None:
-            if link.organizer or annotator == link.name:
-                ratings[(item_id, annotator)] = change_id
-        elif not link.organizer:
-            continue
-        elif kind == "adjudication" and item_id is not None:
+        if kind == "adjudication" and item_id is not None:
             adjudications[item_id] = change_id
         elif kind == "exclude" and annotator is not None:
             annotators[annotator] = change_id
+        elif kind == "machine" and annotator is not None:
+            outbox.machines.append((annotator, change_id))
         elif kind == "threshold":
             threshold = change_id
         elif kind == "import_items":
             items = True
-    outbox.ratings = _changed_ratings(project, ratings)
     outbox.adjudications = _changed_adjudications(project, adjudications)
     outbox.annotators = _changed_annotators(project, annotators)
     if threshold is not None and project.meta("hub_threshold") != str(project.threshold):
@@ -90,15 +131,32 @@ def collect(project: Project, link: Link) -> Outbox:
     return outbox
 
 
-def _changed_ratings(project: Project, keys: dict[tuple[str, str], int]) -> list[tuple]:
-    local = local_ratings(project, list(keys))
-    hub = hub_copies(project, "hub_ratings", list(keys))
-    out = []
-    for key in rating_keys_changed(keys, local, hub):
-        code, note, skipped, seconds, updated_at = local.get(key, (None, "", 0, None, 0.0))
-        out.append((key[0], key[1], code, note, bool(skipped), seconds,
-                    updated_at or time.time(), keys[key]))
-    return out
+#: The queued keys whose local value differs from the hub's copy (absent on either side
+#: counts as no score, no note, not skipped), with the time this machine made the change:
+#: the later of the row's `updated_at` and its outbox time.
+CHANGED_RATINGS = """
+SELECT i.id, a.name, r.code, COALESCE(r.note, ''), COALESCE(r.skipped, 0), r.seconds,
+       max(COALESCE(r.updated_at, 0), q.at), q.last
+FROM (SELECT item_ord, annotator_id, max(at) AS at, max(id) AS last FROM hub_outbox
+      WHERE id <= ? GROUP BY item_ord, annotator_id) q
+JOIN items i ON i.ord = q.item_ord
+JOIN annotators a ON a.id = q.annotator_id
+LEFT JOIN ratings r ON r.item_ord = q.item_ord AND r.annotator_id = q.annotator_id
+LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
+WHERE r.code IS NOT h.code OR COALESCE(r.note, '') <> COALESCE(h.note, '')
+   OR COALESCE(r.skipped, 0) <> COALESCE(h.skipped, 0)
+"""
+
+
+def _changed_ratings(project: Project, link: Link, upto: int) -> list[tuple]:
+    """(item_id, annotator, code, note, skipped, seconds, made at, outbox id) of the queued
+    ratings the hub's copy lacks; an annotator's replica sends only the person's own."""
+    sql, params = CHANGED_RATINGS, (upto,)
+    if not link.organizer:
+        sql, params = sql + " AND a.name = ?", (upto, link.name or "")
+    return [(item_id, name, code, note, bool(skipped), seconds, float(at), last)
+            for item_id, name, code, note, skipped, seconds, at, last
+            in project.team_tables.read(sql, params)]
 
 
 def _changed_adjudications(project: Project, keys: dict[str, int]) -> list[tuple]:
@@ -135,7 +193,7 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from app.core.team.hub.apply import apply_received  # local writes through Project
 
-    applied = apply_received(project, link, received)
+    applied, conflicts = apply_received(project, link, received, outbox)
     after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
@@ -146,15 +204,20 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
             values["hub_pushed"] = after
         set_meta(conn, values)
     pending = collect(project, link).size
-    return SyncReport(received.pushed, applied, pending)
+    return SyncReport(received.pushed, applied, pending, conflicts=conflicts,
+                      clock_offset=received.clock_offset)
 
 
 def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
-    """The hub now holds every outbox row: as our copies of its values, and the ack."""
+    """The hub now holds every outbox row (ratings it refused: its own, which the pull
+    applies): as our copies of its values, and the ack; the outbox rows read are done."""
+    refused = {(r[0], r[1]) for r in received.refused}
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
-                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings])
+                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings
+                          if (r[0], r[1]) not in refused])
+        conn.execute("DELETE FROM hub_outbox WHERE id <= ?", (outbox.queued_upto,))
         conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
                          [(r[0], r[1], r[2]) for r in outbox.adjudications])
         conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
