@@ -14,7 +14,7 @@ from app.locations import installed_version
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
     "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team", "crowd",
-    "machine",
+    "machine", "check",
 )
 #: Commands whose positional arguments may follow their options.
 INTERMIXED = ("checks",)
@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--checks", type=int, default=0, metavar="C")
     q.add_argument("--seed", type=int, default=0)
 
+    p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
+                       "and the way out")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
     p.add_argument("project")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
@@ -250,7 +255,19 @@ def run(argv: Sequence[str]) -> int:
     if argv and argv[0] in COMMANDS:
         args = _parse_command(argv)
         module = importlib.import_module(f"app.commands.{args.command}_cmd")
-        return int(module.run(args) or 0)
+        try:
+            return int(module.run(args) or 0)
+        except SimrateError as exc:
+            from app.core.integrity import with_way_out
+
+            raise with_way_out(exc) from None
+        except (KeyboardInterrupt, BrokenPipeError, MemoryError):
+            raise
+        except Exception as exc:
+            error = _damaged_project(exc, args)
+            if error is None:
+                raise
+            raise error from None
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0
@@ -266,6 +283,15 @@ def run(argv: Sequence[str]) -> int:
         project = str(ensure_sample_project(sample_folder()))
     return launch(project, annotator=args.annotator, organizer=args.organizer,
                   quit_when_shown=args.quit_when_shown)
+
+
+def _damaged_project(exc: Exception, args: argparse.Namespace) -> SimrateError | None:
+    """The "damaged project" error when a command failed on a damaged project file."""
+    from app.core.integrity import damage_error
+
+    paths = [getattr(args, "project", None)]
+    paths += [f for f in getattr(args, "files", None) or [] if str(f).endswith(".simrate")]
+    return damage_error(exc, [p for p in paths if p])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
