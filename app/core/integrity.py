@@ -55,16 +55,23 @@ def looks_like_damage(exc: BaseException) -> bool:
 
 def damaged(path: str | Path, what: str) -> SimrateError:
     """The one-line "damaged project" error for `path`."""
-    return SimrateError(f"damaged project: {cut(what, 100)}; {way_out(path)}", path)
+    return SimrateError(f"damaged project: {cut(_one_line(what), 100)}; {way_out(path)}", path)
+
+
+def _one_line(text: str) -> str:
+    """`text` with its line breaks and runs of spaces made single spaces (SQLite quotes
+    schema statements, line breaks and all, in its errors)."""
+    return " ".join(text.split())
 
 
 def with_way_out(exc: SimrateError) -> SimrateError:
     """`exc`, with the way out added when it says a project file cannot be read."""
-    if exc.path is None or not exc.message.startswith("not a readable simrate project") \
-            or "simrate check" in exc.message:
+    if exc.path is None or "simrate check" in exc.message or not exc.message.startswith(
+            ("not a readable simrate project", "damaged project")):
         return exc
     head, _, detail = exc.message.partition(": ")
-    return type(exc)(f"{head}: {cut(detail, 100)}; {way_out(exc.path)}", exc.path, exc.line)
+    return type(exc)(f"{head}: {cut(_one_line(detail), 100)}; {way_out(exc.path)}",
+                     exc.path, exc.line)
 
 
 def damage_error(exc: BaseException, paths: list[str | Path]) -> SimrateError | None:
@@ -86,7 +93,7 @@ def damage_error(exc: BaseException, paths: list[str | Path]) -> SimrateError | 
         return None
     if candidates:
         return damaged(candidates[0], _plain(exc))
-    return SimrateError(f"damaged project: {cut(_plain(exc), 100)}; "
+    return SimrateError(f"damaged project: {cut(_one_line(_plain(exc)), 100)}; "
                         f"{way_out('PROJECT')}")
 
 
@@ -154,7 +161,7 @@ def find_problems(path: str | Path, quick: bool = False) -> list[str]:
             try:
                 problems += step(conn, quick)
             except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-                problems.append(f"{label}: {_plain(exc)}")
+                problems.append(f"{label}: {_one_line(_plain(exc))}")
                 if step is _sqlite_check:
                     break  # SQLite cannot even check the file: nothing more can be read
             if problems and quick:
