@@ -45,6 +45,8 @@ class _VersionAction(argparse._VersionAction):
 def finite_float(text: str) -> float:
     """A number option: finite (nan and inf are refused where argparse reads them)."""
     try:
+        if not text.isascii():  # float() reads fullwidth and Arabic-Indic digits too
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
@@ -175,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("item_ids", nargs="*", metavar="ITEM_ID")
     p.add_argument("--from-reference", action="store_true")
-    p.add_argument("--score", type=finite_float)
+    p.add_argument("--score", help="the known score, a value of the project's scale")
     p.add_argument("--remove", action="store_true")
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)

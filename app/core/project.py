@@ -144,8 +144,7 @@ class Project:
 
     def set_threshold(self, points: float) -> None:
         """Set the project's disagreement threshold in scale points."""
-        if not 0 < points < float("inf"):
-            raise SimrateError(f"threshold must be a positive number, not {points:.6g}")
+        points = self.scale.check_threshold(points)
         with transaction(self._conn, self.path) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
             log_change(conn, "threshold", old=self.threshold, new=points)

@@ -321,7 +321,7 @@ def normalise_name(name: str) -> str:
 
 def parse_number(text: str) -> float | None:
     """The finite decimal number in `text`, else None ('nan', 'inf', '1_0', '-' are not)."""
-    if "_" in text:
+    if "_" in text or not text.isascii():  # 1_0; ３ or ٣ (see scale.foreign_characters)
         return None
     try:
         value = float(text)
