@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from app.core.errors import SimrateError
-from app.core.integrity import find_problems, way_out
+from app.core.integrity import find_problems
 
 
 def run(args: argparse.Namespace) -> int:

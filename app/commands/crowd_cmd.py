@@ -11,8 +11,9 @@ from app.core.team.crowd import batch_frame, make_batch
 
 def run(args: argparse.Namespace) -> int:
     """Write the batch CSV a Turk-style platform reads, and record the batch in the project."""
-    from app.formats.atomic import atomic_open
+    from app.formats.atomic import atomic_open, check_writable_target
 
+    check_writable_target(args.out, [args.project])  # before the batch is recorded
     with Project.open(args.project) as project:
         batch = make_batch(project, args.per_task, args.checks, args.seed)
         frame = batch_frame(batch, project)

@@ -7,6 +7,7 @@ updated, the agreement model fed, and subscribers told by one typed event (event
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS
+from app.core.names import check_name_length
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
@@ -66,7 +68,10 @@ class Project:
     @classmethod
     def create(cls, path: str | Path, scale: str | Path | Scale = "clss", title: str = "") -> Project:
         """Create a new, empty project file with the given scale."""
+        if str(path).endswith(("/", os.sep)):
+            raise SimrateError("ends with a slash; give a file name without it", path)
         path = Path(path)
+        check_name_length(path, spare=len("-journal"))  # SQLite's files beside it
         scale_obj = scale if isinstance(scale, Scale) else load_scale(scale)
         meta = {
             "app": "simrate", "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),

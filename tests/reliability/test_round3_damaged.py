@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.errors import SimrateError
 from app.core.integrity import find_problems
 from app.core.project import Project
 
@@ -222,5 +223,5 @@ def test_project_open_of_damaged_file_stays_one_line(good, tmp_path):
     result = run_cli("info", path)
     assert result.returncode == 2
     one_line_error(result.stderr, f"{path}:", f"simrate check {path}")
-    with pytest.raises(Exception):
+    with pytest.raises(SimrateError):
         Project.open(path)
