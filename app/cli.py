@@ -256,6 +256,10 @@ def run(argv: Sequence[str]) -> int:
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
         args = _parse_command(argv)
+        if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
+            from app.core.names import check_dataset
+
+            args.dataset = check_dataset(args.dataset)
         module = importlib.import_module(f"app.commands.{args.command}_cmd")
         try:
             return int(module.run(args) or 0)

@@ -29,6 +29,24 @@ def nfc(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+def nfc_columns(frame, columns: tuple[str, ...]):
+    """`frame` with these text columns in NFC (the same frame when they are all ASCII)."""
+    changed = {}
+    for column in columns:
+        if column not in frame.columns:
+            continue
+        values = frame[column].tolist()
+        if all(not isinstance(v, str) or v.isascii() for v in values):
+            continue
+        changed[column] = [nfc(v) if isinstance(v, str) else v for v in values]
+    if not changed:
+        return frame
+    frame = frame.copy()
+    for column, values in changed.items():
+        frame[column] = values
+    return frame
+
+
 def hidden_character(text: str) -> str | None:
     """The first character of `text` that cannot be seen (see the module docstring)."""
     if text.isascii():
@@ -49,8 +67,8 @@ def text_problem(text: str, what: str) -> str | None:
         return f"the {what} is empty or only white space"
     char = hidden_character(text)
     if char is not None:
-        return (f"{what} {cut(repr(text))} holds {describe(char)}, a character that cannot "
-                "be seen; remove it")
+        return (f"{what} {cut(repr(text))} holds {describe(char)}, a control or invisible "
+                "character; remove it")
     return None
 
 

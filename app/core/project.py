@@ -38,7 +38,7 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS
-from app.core.names import check_name_length
+from app.core.names import check_name_length, nfc_columns
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
@@ -195,6 +195,18 @@ class Project:
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
+        normal = nfc_columns(frame, ("item_id", "dataset"))  # see app/core/names.py
+        if normal is not frame:
+            twice = normal["item_id"].duplicated(keep="first").to_numpy()
+            if twice.any():
+                row = int(twice.argmax())
+                item = normal["item_id"].iat[row]
+                first = int(normal["line"].iat[int((normal["item_id"] == item).to_numpy()
+                                                   .argmax())])
+                raise SimrateError(f"item id {item!r} is given twice (first on line {first}), "
+                                   "written once with composed and once with combining "
+                                   "characters", source or None, int(normal["line"].iat[row]))
+        frame = normal
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)
@@ -309,6 +321,7 @@ class Project:
 
     def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
         """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
+        frame = nfc_columns(frame, ("item_id", "annotator"))
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
@@ -316,6 +329,7 @@ class Project:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
         One change-log entry; `last_import` is its id (0 if nothing written), for undo."""
         added: dict[str, int] = {}
+        frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/names.py
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, self._index, self.scale, source, known)

@@ -15,6 +15,7 @@ from pathlib import Path
 from app.core.errors import SimrateError
 from app.core.events import AnnotatorAdded, AnnotatorExcluded, Event
 from app.core.frames import name_problem
+from app.core.names import nfc
 from app.core.store import log_change, transaction
 
 
@@ -38,7 +39,7 @@ class Roster:
 
     def id_of(self, name: str) -> int | None:
         """The annotator's id, or None for a name the project does not know."""
-        return self._ids.get(name)
+        return self._ids.get(nfc(name))
 
     def ids(self) -> dict[str, int]:
         """{name: id} of every annotator (ids key the flag index)."""
@@ -117,7 +118,7 @@ class Roster:
     def id_for(self, conn: sqlite3.Connection, name: str, new: dict[str, int]) -> int:
         """The annotator's id, adding the annotator inside the caller's transaction; ids
         added go into `new`, for `remember` once the transaction has committed."""
-        name = name.strip()
+        name = nfc(name.strip())  # Zoë typed either way is one annotator (core/names.py)
         problem = name_problem(name)
         if problem:
             raise SimrateError(problem, self.path)

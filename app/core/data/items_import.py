@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.core.names import hidden_character, text_problem
 
 _INSERT = ("INSERT INTO items (ord, id, left, right, dataset, genre, reference, meta, source_id) "
            "VALUES (?,?,?,?,?,?,?,?,?)")
@@ -77,6 +78,14 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
             name = f"item {item!r}: " if column != "item_id" and isinstance(item, str) else ""
             raise SimrateError(f"{name}the {what} is empty or only white space",
                                source or None, int(frame["line"].iat[row]))
+    for column, what in (("item_id", "item id"), ("dataset", "dataset name")):
+        values = frame[column].tolist()
+        if all(isinstance(v, str) and v.isprintable() for v in values):
+            continue  # no control, zero-width or bidi character anywhere
+        for row, value in enumerate(values):
+            if isinstance(value, str) and hidden_character(value) is not None:
+                raise SimrateError(text_problem(value, what) or what, source or None,
+                                   int(frame["line"].iat[row]))
 
 
 def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> tuple[int, int]:
