@@ -18,6 +18,11 @@ def _read(path: str, fmt: str, args: argparse.Namespace):
     chosen = detect_format(path) if fmt == "auto" else fmt
     if fmt == "auto":
         print(f"{path}: detected format '{chosen}'", file=sys.stderr)
+    from app.formats.textio import is_xlsx, xlsx_sheet_note
+
+    note = xlsx_sheet_note(path) if is_xlsx(path) else None
+    if note:
+        print(f"{path}: {note}", file=sys.stderr)
     if chosen == "ratings":
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen

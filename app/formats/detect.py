@@ -28,6 +28,7 @@ from app.formats.textio import (
     read_bytes,
     sniff_delimiter,
     tsv_records,
+    wide_encoding,
     xlsx_records,
 )
 from app.formats.turk import is_turk_header
@@ -149,7 +150,7 @@ def detect_format(path: str | Path) -> str:
     if suffix in (".xls", ".ods", ".numbers"):
         raise SimrateError(f"simrate reads spreadsheets as .xlsx: save this {suffix} file "
                            "as .xlsx (or as CSV) first", path)
-    nul = data.find(b"\x00", 0, HEAD_BYTES)
+    nul = -1 if wide_encoding(data) else data.find(b"\x00", 0, HEAD_BYTES)
     if nul >= 0:
         raise SimrateError("a NUL byte: a binary file of a kind simrate does not read", path,
                            data.count(b"\n", 0, nul) + 1)
