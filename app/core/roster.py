@@ -90,19 +90,23 @@ class Roster:
 
     def add(self, name: str) -> None:
         """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
-        if name.strip() in self._ids:
+        name = nfc(name.strip())
+        if name in self._ids:
             return
         added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
             self.id_for(conn, name, added)
         self.remember(added)
-        self._publish(AnnotatorAdded(name.strip()))
+        self._publish(AnnotatorAdded(name))
 
     def add_machine(self, name: str, by: str = "") -> None:
         """Register `name` as a machine rater (refused for a person's name); logged."""
-        name = name.strip()
+        name = nfc(name.strip())
         if not name:
             raise SimrateError("a machine rater needs a name")
+        problem = name_problem(name)
+        if problem:
+            raise SimrateError(problem.replace("annotator name", "machine rater name"))
         if name in self.machines():
             return
         if name in self._ids:

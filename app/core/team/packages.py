@@ -28,7 +28,7 @@ import pandas as pd
 from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.frames import name_problem
-from app.core.names import NAME_MAX, check_name_length, fit_name
+from app.core.names import NAME_MAX, check_name_length, fit_name, nfc
 from app.core.project import Project
 from app.core.store import log_change, open_store, read_meta, transaction
 from app.core.team.package_checks import check_issued, check_values
@@ -160,7 +160,7 @@ def make_package(project: Project, out: str | Path, annotator: str,
     if str(out).endswith(("/", os.sep)) and not Path(out).is_dir():
         raise SimrateError("ends with a slash, so it names a folder, and there is none; "
                            "give a file name without the slash", out)
-    out, annotator = Path(out), annotator.strip()
+    out, annotator = Path(out), nfc(annotator.strip())
     check_name_length(out, spare=len("-journal"))  # SQLite's files beside it
     _check_package_target(out, annotator)
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
