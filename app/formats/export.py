@@ -12,6 +12,7 @@ so texts survive byte for byte, including a leading `=`, `+`, `-` or `@`.
 from __future__ import annotations
 
 import json
+import os  # noqa: F401 - tests reach os.access through this module
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path

@@ -78,13 +78,13 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
             name = f"item {item!r}: " if column != "item_id" and isinstance(item, str) else ""
             raise SimrateError(f"{name}the {what} is empty or only white space",
                                source or None, int(frame["line"].iat[row]))
-    for column, what in (("item_id", "item id"), ("dataset", "dataset name")):
-        values = frame[column].tolist()
-        if all(isinstance(v, str) and v.isprintable() for v in values):
-            continue  # no control, zero-width or bidi character anywhere
+    # Ids go into one-line listings and are typed on command lines: no line breaks, tabs,
+    # zero-width or bidi characters (a file's dataset column is data, kept as written).
+    values = frame["item_id"].tolist()
+    if not all(isinstance(v, str) and v.isprintable() for v in values):
         for row, value in enumerate(values):
             if isinstance(value, str) and hidden_character(value) is not None:
-                raise SimrateError(text_problem(value, what) or what, source or None,
+                raise SimrateError(text_problem(value, "item id") or "item id", source or None,
                                    int(frame["line"].iat[row]))
 
 
