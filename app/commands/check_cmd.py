@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from app.core.errors import SimrateError
-from app.core.integrity import find_problems
+from app.core.integrity import CannotCheck, find_problems
 
 
 def run(args: argparse.Namespace) -> int:
@@ -17,7 +17,10 @@ def run(args: argparse.Namespace) -> int:
         raise SimrateError("no such project file", path)
     if path.is_dir():
         raise SimrateError("is a folder, not a project file", path)
-    problems = find_problems(path)
+    try:
+        problems = find_problems(path)
+    except CannotCheck as exc:
+        raise SimrateError(f"cannot be read, so not checked: {exc}", path) from None
     if args.json:
         print(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False))
     elif not problems:

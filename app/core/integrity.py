@@ -85,7 +85,7 @@ def damage_error(exc: BaseException, paths: list[str | Path]) -> SimrateError | 
     for path in candidates:
         try:
             problems = find_problems(path, quick=True)
-        except Exception:  # noqa: BLE001 - the check must never hide the first error
+        except Exception:  # noqa: BLE001 - CannotCheck, or anything: never hide the first error
             problems = []
         if problems:
             return damaged(path, problems[0])
@@ -136,25 +136,45 @@ def _optional_tables() -> dict[str, list[str]]:
         conn.close()
 
 
+class CannotCheck(Exception):
+    """The file cannot be opened at all (no permission, a read-only place): no verdict."""
+
+
 def _open(path: Path) -> sqlite3.Connection:
-    """A read-only connection that hands texts over as bytes (we decode them ourselves)."""
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0,
-                           check_same_thread=False)
-    conn.text_factory = bytes
-    return conn
+    """A read-only connection that hands texts over as bytes (we decode them ourselves).
+
+    In a read-only folder a WAL file's shared index cannot be made; the file is then read
+    as immutable (what it holds on disk)."""
+    for option in ("mode=ro", "immutable=1"):
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True, timeout=10.0,
+                               check_same_thread=False)
+        conn.text_factory = bytes
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # page 1 only: opens the file
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            text = str(exc).lower()
+            if "unable to open" not in text and "readonly" not in text:
+                raise CannotCheck(str(exc)) from None
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise  # not a database at all: find_problems says so
+    raise CannotCheck("the file cannot be opened for reading")
 
 
 def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     """What is damaged in the project file at `path`, one sentence per problem ([] if none).
 
     `quick` uses SQLite's quick_check (no index cross-check) and stops at the first kind of
-    problem found; `simrate check` runs everything.
+    problem found; `simrate check` runs everything. CannotCheck when the file cannot be
+    opened at all (that says nothing about damage).
     """
     path = Path(path)
     try:
         conn = _open(path)
-    except sqlite3.Error as exc:
-        return [f"cannot be opened: {exc}"]
+    except sqlite3.DatabaseError as exc:
+        return [f"SQLite cannot read the file: {_one_line(_plain(exc))}"]
     try:
         problems: list[str] = []
         for label, step in _STEPS:
