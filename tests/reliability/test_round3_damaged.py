@@ -225,3 +225,34 @@ def test_project_open_of_damaged_file_stays_one_line(good, tmp_path):
     one_line_error(result.stderr, f"{path}:", f"simrate check {path}")
     with pytest.raises(SimrateError):
         Project.open(path)
+
+
+def test_a_background_job_on_a_damaged_file_says_so(qtbot, good, tmp_path):
+    """The window's background jobs turn such errors into the same message."""
+    import queue
+
+    from app.gui.shell.jobs import Job
+
+    path = copy(good, tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE items RENAME COLUMN genre TO genus")
+    conn.commit()
+    conn.close()
+
+    def read(_job):
+        with sqlite3.connect(path) as reader:
+            return reader.execute("SELECT genre FROM items").fetchall()
+
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    job = Job(read, outbox)
+    job.files = [path]
+    job.run()
+    _, kind, (error,) = outbox.get_nowait()
+    assert kind == "failed" and isinstance(error, SimrateError)
+    assert "damaged project: table items has no column genre" in str(error)
+    assert str(path) in str(error) and "OperationalError" not in str(error)
+    unnamed = Job(read, outbox)  # a job that names no file still says what it is
+    unnamed.run()
+    _, kind, (error,) = outbox.get_nowait()
+    assert "damaged project: no such column: genre" in str(error)
+    assert "simrate check" in str(error)

@@ -127,9 +127,11 @@ class JobRunner(QObject):
               failed: Callable[[SimrateError], None] | None = None,
               cancelled: Callable[[], None] | None = None,
               progress: Callable[[int, int], None] | None = None,
-              note: Callable[[str], None] | None = None) -> Job:
-        """Run `function(job)` in the background; the callbacks run in the GUI thread."""
+              note: Callable[[str], None] | None = None, files: list | None = None) -> Job:
+        """Run `function(job)` in the background; the callbacks run in the GUI thread.
+        `files`: the project files it reads, named if one proves damaged."""
         job = Job(function, self._outbox)
+        job.files = list(files or [])
         self._callbacks[job] = {"finished": finished, "failed": failed,
                                 "cancelled": cancelled, "progress": progress, "note": note}
         self._timer.start()
