@@ -256,3 +256,30 @@ def test_a_background_job_on_a_damaged_file_says_so(qtbot, good, tmp_path):
     _, kind, (error,) = outbox.get_nowait()
     assert "damaged project: no such column: genre" in str(error)
     assert "simrate check" in str(error)
+
+
+def test_check_in_a_read_only_folder_is_no_damage(good, tmp_path):
+    """A sound file that cannot be opened for writing is not called damaged."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    conn = sqlite3.connect(copy(good, folder, "p.simrate"))
+    conn.execute("PRAGMA journal_mode = WAL")  # reading needs a -shm file the folder cannot hold
+    conn.close()
+    prefix = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-rm"]
+    script = (f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} "
+              f"{folder} || exit 99; {sys.executable} -m app check {folder}/p.simrate")
+    if shutil.which("unshare") is None:
+        pytest.fail("needs unshare") if os.environ.get("CI") else pytest.skip("needs unshare")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([*prefix, "sh", "-c", script], env=env, capture_output=True,
+                            text=True, timeout=120)
+    if result.returncode == 99:
+        message = "cannot make a read-only bind mount here"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    assert result.returncode == 0, result.stderr
+    assert "no damage found" in result.stdout
