@@ -14,7 +14,7 @@ from app.locations import installed_version
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
     "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team", "crowd",
-    "machine",
+    "machine", "check",
 )
 #: Commands whose positional arguments may follow their options.
 INTERMIXED = ("checks",)
@@ -45,6 +45,8 @@ class _VersionAction(argparse._VersionAction):
 def finite_float(text: str) -> float:
     """A number option: finite (nan and inf are refused where argparse reads them)."""
     try:
+        if not text.isascii():  # float() reads fullwidth and Arabic-Indic digits too
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
@@ -177,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("item_ids", nargs="*", metavar="ITEM_ID")
     p.add_argument("--from-reference", action="store_true")
-    p.add_argument("--score", type=finite_float)
+    p.add_argument("--score", help="the known score, a value of the project's scale")
     p.add_argument("--remove", action="store_true")
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)
@@ -195,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--per-task", type=int, required=True, metavar="K")
     q.add_argument("--checks", type=int, default=0, metavar="C")
     q.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
+                       "and the way out")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
     p.add_argument("project")
@@ -251,8 +258,24 @@ def run(argv: Sequence[str]) -> int:
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
         args = _parse_command(argv)
+        if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
+            from app.core.names import check_dataset
+
+            args.dataset = check_dataset(args.dataset)
         module = importlib.import_module(f"app.commands.{args.command}_cmd")
-        return int(module.run(args) or 0)
+        try:
+            return int(module.run(args) or 0)
+        except SimrateError as exc:
+            from app.core.integrity import with_way_out
+
+            raise with_way_out(exc) from None
+        except (KeyboardInterrupt, BrokenPipeError, MemoryError):
+            raise
+        except Exception as exc:
+            error = _damaged_project(exc, args)
+            if error is None:
+                raise
+            raise error from None
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0
@@ -268,6 +291,15 @@ def run(argv: Sequence[str]) -> int:
         project = str(ensure_sample_project(sample_folder()))
     return launch(project, annotator=args.annotator, organizer=args.organizer,
                   quit_when_shown=args.quit_when_shown)
+
+
+def _damaged_project(exc: Exception, args: argparse.Namespace) -> SimrateError | None:
+    """The "damaged project" error when a command failed on a damaged project file."""
+    from app.core.integrity import damage_error
+
+    paths = [getattr(args, "project", None)]
+    paths += [f for f in getattr(args, "files", None) or [] if str(f).endswith(".simrate")]
+    return damage_error(exc, [p for p in paths if p])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

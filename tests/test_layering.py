@@ -23,7 +23,7 @@ import pytest
 APP = Path(__file__).resolve().parents[1] / "app"
 QT = ("PySide6", "shiboken6", "PyQt5", "PyQt6")
 QT_FREE = ("core", "formats", "services", "commands", "cli", "__main__")
-FORMATS_MAY_USE = ("app.core.errors", "app.core.scale", "app.core.frames",
+FORMATS_MAY_USE = ("app.core.errors", "app.core.scale", "app.core.frames", "app.core.names",
                    "app.core.pyramid.model", "app.core.pyramid.pairs", "app.core.pyramid.words")
 
 

@@ -7,6 +7,7 @@ import json
 
 from app.core.errors import SimrateError
 from app.core.project import Project
+from app.core.scale import fmt
 from app.core.team.quality import check_scores, mark_checks_from_reference, set_checks
 
 #: Check items listed in the text output; --json gives all.
@@ -49,8 +50,12 @@ def _change(project: Project, args: argparse.Namespace) -> str | None:
     if args.score is not None:
         if not ids:
             raise SimrateError("--score needs the ITEM_IDs it applies to")
-        count = set_checks(project, {i: float(args.score) for i in ids}, by=by)
-        return f"{count} check items set to {args.score:g}"
+        try:  # typed like a rating, so read like one: on the grid, never underflowing
+            score = project.scale.grid_value(project.scale.parse(args.score))
+        except SimrateError as exc:
+            raise SimrateError(f"--score: {exc.message}") from None
+        count = set_checks(project, {i: score for i in ids}, by=by)
+        return f"{count} check items set to {fmt(score)}"
     if args.from_reference:
         count = mark_checks_from_reference(project, ids or None, dataset=args.dataset, by=by)
         return f"{count} items marked as checks with their reference scores"

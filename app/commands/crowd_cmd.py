@@ -17,11 +17,12 @@ def run(args: argparse.Namespace) -> int:
     The batch is recorded only once the file is written in full and on disk (before it
     takes its name): a write that fails (a full disk) records nothing, and a record that
     fails leaves no file. Either way the project is as it was."""
-    from app.formats.atomic import atomic_open
+    from app.formats.atomic import atomic_open, check_writable_target
     from app.formats.leftovers import is_special
 
     # a device or pipe (/dev/stdout) is written last, from a finished temporary file
     special = is_special(Path(args.out))
+    check_writable_target(args.out, [args.project])  # before the batch is recorded
     with Project.open(args.project) as project:
         batch = make_batch(project, args.per_task, args.checks, args.seed)
         frame = batch_frame(batch, project)

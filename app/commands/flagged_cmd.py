@@ -7,7 +7,6 @@ import json
 
 import pandas as pd
 
-from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.review.gold import flagged_list
 from app.core.scale import fmt, points
@@ -21,9 +20,7 @@ def flagged_items(project: Project, threshold: float | None = None) -> pd.DataFr
     """
     if threshold is None or threshold == project.threshold:
         return project.flagged()
-    if not threshold > 0:
-        raise SimrateError(f"--threshold must be a positive number of scale points, "
-                           f"not {fmt(threshold)}")
+    threshold = project.scale.check_threshold(threshold, "--threshold")
     return flagged_list(project.gold(threshold=threshold))
 
 

@@ -63,7 +63,11 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
     """Read one file into ('items'|'ratings', frame, chosen format)."""
     from app.formats.detect import read_items
     from app.formats.ratings import read_ratings
+    from app.formats.textio import is_xlsx, xlsx_sheet_note
 
+    note = xlsx_sheet_note(path) if is_xlsx(path) else None
+    if note:
+        print(f"{path}: {note}", file=sys.stderr)
     if chosen == "ratings":
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen

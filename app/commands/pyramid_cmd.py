@@ -64,7 +64,7 @@ def read_pyramids(files: list[str]) -> list[Pyramid]:
 def run(args: argparse.Namespace) -> int:
     """Read the pyramids, derive both tests, write the one asked for, report statistics."""
     rules = _rules(args)
-    check_writable_target(args.out)  # say so before minutes of work, not after
+    check_writable_target(args.out, args.files, "one of the input files")  # before the work
     pyramids = read_pyramids(args.files)
     pairs, questions = [], []
     for pyramid in pyramids:

@@ -83,14 +83,26 @@ def _undefined_correlation(gold: np.ndarray, system: np.ndarray) -> str | None:
         return f"{gold.size} item{'s' if gold.size != 1 else ''}: needs at least 2"
     # Constancy is tested on the raw values, not on deviations from a float mean,
     # which are not exactly zero for equal values.
-    if np.ptp(system) == 0:
+    if system.max() == system.min():
         return "system scores are constant"
-    if np.ptp(gold) == 0:
+    if gold.max() == gold.min():
         return "gold scores are constant"
     return None
 
 
+def _scaled(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """`values` times a power of two that brings the largest magnitude into [0.5, 1), and
+    the exponent to undo it with (np.ldexp). Exact, and keeps sums of products of values
+    near 1e-200 from underflowing and of values near 1e200 or 1e308 from overflowing."""
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest == 0 or not math.isfinite(largest):
+        return values, 0
+    exponent = math.frexp(largest)[1]
+    return np.ldexp(values, -exponent), exponent
+
+
 def _correlation(x: np.ndarray, y: np.ndarray) -> Measure:
+    x, y = _scaled(x)[0], _scaled(y)[0]  # r does not change with the scale of either side
     x_dev = x - x.mean()
     y_dev = y - y.mean()
     with np.errstate(all="ignore"):
@@ -139,11 +151,14 @@ def least_squares_fit(gold: Sequence[float], system: Sequence[float]) -> np.ndar
     gold_arr, system_arr = _as_pair(gold, system)
     if gold_arr.size == 0:
         return system_arr.copy()
-    if np.ptp(system_arr) == 0:
-        return np.full(system_arr.shape, gold_arr.mean())
+    # Fitted in scaled units (see _scaled), and the result scaled back to gold's.
+    gold_arr, gold_exponent = _scaled(gold_arr)
+    system_arr = _scaled(system_arr)[0]
+    if system_arr.max() == system_arr.min():
+        return np.ldexp(np.full(system_arr.shape, gold_arr.mean()), gold_exponent)
     system_dev = system_arr - system_arr.mean()
     slope = float(system_dev @ (gold_arr - gold_arr.mean())) / float(system_dev @ system_dev)
-    return gold_arr.mean() + slope * system_dev
+    return np.ldexp(gold_arr.mean() + slope * system_dev, gold_exponent)
 
 
 def binary_scores(gold_labels: Sequence[int], system_labels: Sequence[int]) -> dict:

@@ -41,6 +41,11 @@ def name_problem(name: str) -> str | None:
     if bad is not None:
         return (f"annotator name {name[:40]!r} holds the control character U+{ord(bad):04X}; "
                 "names may not hold control characters")
+    bad = next((ch for ch in name if unicodedata.category(ch) == "Cf"), None)
+    if bad is not None:  # zero-width and bidi controls: two names would look the same
+        return (f"annotator name {name[:40]!r} holds U+{ord(bad):04X} "
+                f"({unicodedata.name(bad, 'a format character')}), a character that cannot "
+                "be seen; remove it")
     return None
 
 

@@ -7,6 +7,7 @@ updated, the agreement model fed, and subscribers told by one typed event (event
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
@@ -43,6 +44,7 @@ from app.core.events import (
     Verdict,
 )
 from app.core.frames import ITEM_COLUMNS
+from app.core.names import check_name_length, nfc_columns
 from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
@@ -80,7 +82,10 @@ class Project:
     @classmethod
     def create(cls, path: str | Path, scale: str | Path | Scale = "clss", title: str = "") -> Project:
         """Create a new, empty project file with the given scale."""
+        if str(path).endswith(("/", os.sep)):
+            raise SimrateError("ends with a slash; give a file name without it", path)
         path = Path(path)
+        check_name_length(path, spare=len("-journal"))  # SQLite's files beside it
         scale_obj = scale if isinstance(scale, Scale) else load_scale(scale)
         meta = {
             "app": "simrate", "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
@@ -158,8 +163,7 @@ class Project:
 
     def set_threshold(self, points: float) -> None:
         """Set the project's disagreement threshold in scale points."""
-        if not 0 < points < float("inf"):
-            raise SimrateError(f"threshold must be a positive number, not {points:.6g}")
+        points = self.scale.check_threshold(points)
         with transaction(self._conn, self.path) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
             log_change(conn, "threshold", old=self.threshold, new=points)
@@ -207,6 +211,18 @@ class Project:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
         scale = self.scale
         check_references(frame, scale.low, scale.high, scale.describe(), source)
+        normal = nfc_columns(frame, ("item_id", "dataset"))  # see app/core/names.py
+        if normal is not frame:
+            twice = normal["item_id"].duplicated(keep="first").to_numpy()
+            if twice.any():
+                row = int(twice.argmax())
+                item = normal["item_id"].iat[row]
+                first = int(normal["line"].iat[int((normal["item_id"] == item).to_numpy()
+                                                   .argmax())])
+                raise SimrateError(f"item id {item!r} is given twice (first on line {first}), "
+                                   "written once with composed and once with combining "
+                                   "characters", source or None, int(normal["line"].iat[row]))
+        frame = normal
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)
@@ -326,6 +342,7 @@ class Project:
 
     def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
         """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
+        frame = nfc_columns(frame, ("item_id", "annotator"))
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
@@ -341,6 +358,9 @@ class Project:
         added: dict[str, int] = {}
         first = new_items = 0
         index = self._index
+        frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/names.py
+        if items is not None:
+            items = nfc_columns(items, ("item_id", "dataset"))
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
             if items is not None and len(items):
                 if check_present(conn, items, source).any():

@@ -15,6 +15,7 @@ from pathlib import Path
 from app.core.errors import SimrateError
 from app.core.events import AnnotatorAdded, AnnotatorExcluded, Event
 from app.core.frames import name_problem
+from app.core.names import nfc
 from app.core.store import CROWD, HUMAN, MACHINE, log_change, transaction
 
 #: How each kind of annotator is named in messages.
@@ -50,7 +51,7 @@ class Roster:
 
     def id_of(self, name: str) -> int | None:
         """The annotator's id, or None for a name the project does not know."""
-        return self._ids.get(name)
+        return self._ids.get(nfc(name))
 
     def ids(self) -> dict[str, int]:
         """{name: id} of every annotator (ids key the flag index)."""
@@ -101,19 +102,23 @@ class Roster:
 
     def add(self, name: str) -> None:
         """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
-        if name.strip() in self._ids:
+        name = nfc(name.strip())
+        if name in self._ids:
             return
         added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
             self.id_for(conn, name, added)
         self.remember(added)
-        self._publish(AnnotatorAdded(name.strip()))
+        self._publish(AnnotatorAdded(name))
 
     def add_machine(self, name: str, by: str = "") -> None:
         """Register `name` as a machine rater (refused for a person's name); logged."""
-        name = name.strip()
+        name = nfc(name.strip())
         if not name:
             raise SimrateError("a machine rater needs a name")
+        problem = name_problem(name)
+        if problem:
+            raise SimrateError(problem.replace("annotator name", "machine rater name"))
         if name in self.machines():
             return
         if name in self._ids:
@@ -140,7 +145,7 @@ class Roster:
         added go into `new`, for `remember` once the transaction has committed. A new
         annotator is of `kind` (an existing one keeps theirs: callers that write one kind
         of ratings check it first, see Project.import_ratings)."""
-        name = name.strip()
+        name = nfc(name.strip())  # Zoë typed either way is one annotator (core/names.py)
         problem = name_problem(name)
         if problem:
             raise SimrateError(problem, self.path)

@@ -103,6 +103,9 @@ class Scale:
     def parse(self, text: str) -> int:
         """Parse a score typed or read from a file into a code."""
         s = text.strip()
+        problem = foreign_characters(s)
+        if problem:
+            raise SimrateError(f"score {cut(s)!r} {problem}")
         try:
             v = float(s)
         except ValueError:
@@ -112,6 +115,16 @@ class Scale:
                                f"read as 0), so it is not on the grid of scale "
                                f"{self.describe()}")
         return self.to_code(v)
+
+    def check_threshold(self, points: float, what: str = "threshold") -> float:
+        """`points` as a flagging threshold: a positive number no larger than the scale's
+        range (no spread can be larger, so a larger threshold can only be a slip)."""
+        span = self.high - self.low
+        if not (isinstance(points, (int, float)) and 0 < points <= span * (1 + 1e-12)):
+            raise SimrateError(f"{what} must be a positive number of scale points, at most "
+                               f"the scale's range ({fmt(span)} on {self.describe()}), not "
+                               f"{fmt(points) if isinstance(points, (int, float)) else cut(repr(points))}")
+        return float(points)
 
     def point_for(self, value: float) -> ScalePoint | None:
         """The labelled point nearest below or at `value`."""
@@ -208,6 +221,20 @@ def exact(value: float) -> str:
     return repr(float(value)) if value == value else "nan"
 
 
+def foreign_characters(text: str) -> str | None:
+    """Why a number written with characters other than ASCII is refused, else None.
+
+    Python's float() reads fullwidth `３` and Arabic-Indic `٣` as 3 (and spaces of other
+    scripts as spaces); the files of this field never hold them, so one that does is more
+    likely a slip (or a text column) than a score, and is refused rather than read.
+    """
+    if text.isascii():
+        return None
+    char = next(c for c in text if not c.isascii())
+    return (f"has {char!r} (U+{ord(char):04X}): numbers are read only in the digits 0-9, "
+            "with '.' and 'e'")
+
+
 def underflows(text: str, value: float) -> bool:
     """True when `text` names a nonzero number too small for a float, so it reads as 0."""
     if value != 0:
@@ -287,4 +314,11 @@ def threshold_codes(threshold: float, step: float) -> int:
     k >= ceil(threshold / step); rounding to the nearest code instead would flag a
     0.25 spread under a 0.3 threshold.
     """
-    return max(1, math.ceil(threshold / step - _EPSILON))
+    ratio = threshold / step
+    if not ratio < _MOST_CODES:  # a stored threshold far beyond any scale: nothing is flagged
+        return _MOST_CODES
+    return max(1, math.ceil(ratio - _EPSILON))
+
+
+#: More step codes than any spread can have (and small enough for SQLite and numpy integers).
+_MOST_CODES = 2 ** 53

@@ -16,19 +16,30 @@ import contextlib
 import errno
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
 from app.core.errors import SimrateError
+from app.core.names import check_name_length
 from app.formats.leftovers import is_special, sweep, temp_name, work_place
 
 TEMP_SUFFIX = ".part"
 
 
-def check_writable_target(path: str | Path) -> Path:
-    """Return `path` as a Path if a file can be written there; SimrateError saying why not."""
+def check_writable_target(path: str | Path, protected: Sequence[str | Path] = (),
+                          what: str = "the project file itself") -> Path:
+    """Return `path` as a Path if a file can be written there; SimrateError saying why not.
+
+    `protected` are files the command reads (the open project, its input files): writing
+    over one of them (or over a project's -wal, -shm or -journal file) is refused.
+    """
+    if str(path).endswith(("/", os.sep)) and not Path(path).is_dir():
+        raise SimrateError("ends with a slash, so it names a folder, and there is none; "
+                           "give a file name without the slash", path)
     path = Path(path)
+    check_name_length(path)
+    refuse_overwriting(path, protected, what)
     if path.is_dir():
         raise SimrateError("is a folder; give a file name to write", path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -41,6 +52,18 @@ def check_writable_target(path: str | Path) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise SimrateError("the existing file is read-only", path)
     return path
+
+
+def refuse_overwriting(out: Path, protected: Sequence[str | Path], what: str) -> None:
+    """SimrateError when `out` is one of the `protected` files or a journal of one."""
+    for given in protected:
+        given = Path(given)
+        for path in [given] + [Path(f"{given}{s}") for s in ("-wal", "-shm", "-journal")]:
+            same = out.resolve() == path.resolve()
+            if not same and out.exists() and path.exists():
+                same = os.path.samefile(out, path)
+            if same:
+                raise SimrateError(f"is {what}; choose another output name", out)
 
 
 def _final_mode(path: Path) -> int:

@@ -29,6 +29,7 @@ from app.formats.textio import (
     read_bytes,
     sniff_delimiter,
     tsv_records,
+    wide_encoding,
     xlsx_records,
 )
 from app.formats.turk import is_turk_header
@@ -166,7 +167,7 @@ def detect_format(path: str | Path) -> str:
     if data.startswith(ZIP_MAGIC):
         raise SimrateError("a zip file (a workbook?): simrate reads workbooks from files named "
                            ".xlsx; save it as one", path)
-    nul = data.find(b"\x00", 0, HEAD_BYTES)
+    nul = -1 if wide_encoding(data) else data.find(b"\x00", 0, HEAD_BYTES)
     if nul >= 0:
         raise SimrateError("a NUL byte: a binary file of a kind simrate does not read", path,
                            data.count(b"\n", 0, nul) + 1)

@@ -1,6 +1,7 @@
 """Temporary files of exports: named so a user can tell what they are, swept when stale.
 
-An export writes `.<name>.simrate-export-<host>-<pid>-<random>.part` beside its target and
+An export writes `.<name>.simrate-export-<host>-<pid>-<random>.part` beside its target (with
+<name> cut short where the whole would pass the 255 bytes a file name may hold) and
 renames it over the target at the end; openpyxl's scratch files go into a folder
 `.<name>.simrate-scratch-<host>-<pid>-<random>` beside it. Both are removed when the export
 ends, however it ends. A killed export cannot remove them, so every export first sweeps its
@@ -21,6 +22,8 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from app.core.names import fit_name
 
 #: Files of the form earlier versions wrote (`.<name>.<8 random>.part`) count as stale
 #: after this many seconds.
@@ -50,8 +53,8 @@ def work_place(target: Path) -> Path:
 def temp_name(target: Path, kind: str) -> Path:
     """A fresh temporary name beside `target`; kind "export" (a .part file) or "scratch"."""
     suffix = ".part" if kind == "export" else ""
-    return target.with_name(f".{target.name}.simrate-{kind}-{_HOST}-{os.getpid()}-"
-                            f"{uuid.uuid4().hex[:6]}{suffix}")
+    tail = f".simrate-{kind}-{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:6]}{suffix}"
+    return target.with_name(fit_name(target.name, tail))  # a long target's name is cut
 
 
 def _alive(pid: int) -> bool:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from app.core.errors import SimrateError
 from app.core.frames import rating_frame
-from app.core.scale import cut, underflows
+from app.core.scale import cut, foreign_characters, underflows
 from app.formats.pairs import (  # noqa: F401  (the column names are re-exported)
     ANNOTATOR_NAMES,
     HEADER_SCAN_ROWS,
@@ -59,7 +59,7 @@ def _scores(cells: list[str], lines: list[int], column: str, path: Path) -> list
     try:
         values = [float(cell) if cell else None for cell in cells]
         if all(v is None or math.isfinite(v) for v in values) and not any(
-                "_" in cell for cell in cells) and not any(
+                "_" in cell or not cell.isascii() for cell in cells) and not any(
                 v == 0 and underflows(c, v) for v, c in zip(values, cells, strict=True)):
             return values
     except ValueError:
@@ -68,6 +68,8 @@ def _scores(cells: list[str], lines: list[int], column: str, path: Path) -> list
         if cell and parse_number(cell) is None:
             what = ("is too small to be held as a number (it would read as 0), so it is "
                     "not on the grid" if _underflow(cell) else
+                    f"is not a number: it {foreign_characters(cell)}"
+                    if foreign_characters(cell) else
                     f"is not a number ({MISSING_HINT})")
             raise SimrateError(f"column {column!r}: {cut(cell)!r} {what}", path, line)
     raise AssertionError("unreachable: some cell failed float()")

@@ -49,7 +49,7 @@ def _text(path: Path) -> str | None:
     # Any source, under the size and line limits; a refusal here is the careful reader's
     # first one too (and a pipe cannot be read twice).
     data = read_input(path)
-    if data.startswith(b"\xef\xbb\xbf"):
+    while data.startswith(b"\xef\xbb\xbf"):  # a doubled mark counts as one
         data = data[3:]
     body = data.rstrip(b"\r\n")
     if not body or any(mark in body for mark in _REFUSED) or body[:1].isspace():

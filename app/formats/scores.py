@@ -18,6 +18,7 @@ import numpy as np
 
 from app.core.errors import SimrateError
 from app.core.frames import DEBATABLE, FALSE, TRUE
+from app.core.scale import foreign_characters
 from app.formats.clss import LEVELS as CLSS_LEVELS
 from app.formats.clss import clss_gold_level
 from app.formats.jsonl import load_json_line
@@ -90,6 +91,8 @@ def required_number(text: str, path: Path, line: int, what: str = "score") -> fl
         except ValueError:
             infinite = False
         kind = "not a finite number" if infinite else "not a number"
+        if foreign_characters(text):
+            kind += f": it {foreign_characters(text)}"
         raise SimrateError(f"{what} {text!r} is {kind}", path, line)
     return value
 

@@ -97,15 +97,45 @@ def read_bytes(path: str | Path, text: bool | None = None) -> bytes:
     return read_input(path, text=not is_xlsx(path) if text is None else text)
 
 
+#: Byte-order marks of the UTF-16 and UTF-32 files Excel ("Unicode Text") and Notepad write;
+#: UTF-32's come first, as its little-endian mark begins with UTF-16's.
+WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+             (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"utf-16" or "utf-32" when `data` starts with that encoding's byte-order mark."""
+    return next((name for bom, name in WIDE_BOMS if data.startswith(bom)), None)
+
+
+def _decode_wide(data: bytes, codec: str, path: Path | None) -> str:
+    """A UTF-16 or UTF-32 file (its byte-order mark makes it unambiguous) as text."""
+    try:
+        text = data.decode(codec, "strict" if path is not None else "ignore")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].decode(codec, "ignore").count("\n") + 1
+        raise SimrateError(f"starts with a {codec.upper()} byte-order mark but is not "
+                           f"{codec.upper()} text ({exc.reason}); save it as UTF-8", path,
+                           line) from None
+    return text.lstrip("\ufeff")
+
+
 def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
     """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used).
 
     With `path` (a whole file), a file that is partly UTF-8 is refused, naming the first
     line that is not: read as cp1252 its UTF-8 lines would turn into mojibake (`cafÃ©`).
-    cp1252 is used only when no line holds UTF-8 beyond ASCII.
+    cp1252 is used only when no line holds UTF-8 beyond ASCII. UTF-16 and UTF-32 files
+    with a byte-order mark are read as such; a doubled UTF-8 mark (a file saved twice by
+    an editor that adds one) counts as one.
     """
+    wide = wide_encoding(data)
+    if wide is not None:
+        return _decode_wide(data, wide, path), wide
     bom = data.startswith(codecs.BOM_UTF8)
-    body = data[len(codecs.BOM_UTF8):] if bom else data
+    body = data
+    while body.startswith(codecs.BOM_UTF8):
+        body = body[len(codecs.BOM_UTF8):]
     try:
         return body.decode("utf-8"), "utf-8-sig" if bom else "utf-8"
     except UnicodeDecodeError as exc:
@@ -301,7 +331,7 @@ def xlsx_records(path: str | Path) -> list[Record]:
                            "under an .xlsx name): open and save it in a spreadsheet program",
                            path) from None
     try:
-        sheet = book.worksheets[0]
+        sheet = first_visible_sheet(book, path)
         sheet.reset_dimensions()  # a stated size of A1:XFD1048576 must not pad every row
         records: list[Record] = []
         for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
@@ -321,6 +351,36 @@ def xlsx_records(path: str | Path) -> list[Record]:
     if not records:
         raise SimrateError("file is empty", path)
     return records
+
+
+def first_visible_sheet(book, path: Path):
+    """The first worksheet not hidden: a hidden sheet (a lookup table, an old version) is
+    not what a user sees as the data when opening the file."""
+    visible = [sheet for sheet in book.worksheets if sheet.sheet_state == "visible"]
+    if not visible:
+        raise SimrateError("every sheet of this workbook is hidden; show the sheet to read",
+                           path)
+    return visible[0]
+
+
+def xlsx_sheet_note(path: str | Path) -> str | None:
+    """A note naming the sheet read when sheets before it are hidden (None otherwise)."""
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True)
+    except Exception:  # noqa: BLE001 - the reader itself says why it cannot read the file
+        return None
+    try:
+        sheets = book.worksheets
+        read = next((s for s in sheets if s.sheet_state == "visible"), None)
+        if read is None or read is sheets[0]:
+            return None
+        hidden = [s.title for s in sheets[:sheets.index(read)]]
+        return (f"read sheet {read.title!r}, the first visible one (hidden: "
+                f"{', '.join(repr(h) for h in hidden)})")
+    finally:
+        book.close()
 
 
 @dataclass(frozen=True)
@@ -360,7 +420,7 @@ def normalise_name(name: str) -> str:
 
 def parse_number(text: str) -> float | None:
     """The finite decimal number in `text`, else None ('nan', 'inf', '1_0', '-' are not)."""
-    if "_" in text:
+    if "_" in text or not text.isascii():  # 1_0; ３ or ٣ (see scale.foreign_characters)
         return None
     try:
         value = float(text)

@@ -75,7 +75,7 @@ def _number(value: float) -> float | None:
 def _pearson_blocks(long: LongRatings, active: np.ndarray, min_overlap: int,
                     report: Report) -> None:
     pairs = pairwise_pearson(long, min_overlap)
-    rest, rest_reasons = pearson_vs_rest(long)
+    rest, rest_reasons = pearson_vs_rest(long, min_overlap=min_overlap)
     names = [long.raters[i] for i in active]
     table = pairs.r[np.ix_(active, active)].tolist()
     report.figures["pearson"] = {

@@ -309,14 +309,16 @@ def _grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
     return low, high
 
 
-def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, dict[int, str]]:
+def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None,
+                    min_overlap: int = 2) -> tuple[np.ndarray, dict[int, str]]:
     """Each rater's Pearson with the mean of the others on each unit (NaN where undefined).
 
     Over the units the rater rated and someone else did too; the mean is over whichever
     others rated the unit, as in correlation.vs_rest_correlation. With `counted` (a per-rater
     mask) only those raters make up "the others", for every rater alike (an excluded
-    worker or a machine is compared with the people who count).
+    worker or a machine is compared with the people who count). Like the pairwise figures
+    (pairwise_pearson), it needs `min_overlap` units in common: a rater who shares 2 units
+    with the others has no "r vs rest" where no pair of raters sharing 2 has an r.
     """
     count = len(long.raters)
     value = tame_magnitude(long.value)
@@ -343,6 +345,8 @@ def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None
     noise = (sxx <= _VARIANCE_TOLERANCE ** 2 * size_x) | (syy <= _VARIANCE_TOLERANCE ** 2 * size_y)
     flat = ~(x_low < x_high) | ~(y_low < y_high) | ~(sxx * syy > 0.0) | noise
     reasons = _undefined_reasons(n, flat)
+    for i in np.flatnonzero((n >= 2) & (n < min_overlap)):
+        reasons[int(i)] = reason_few_common(min_overlap)
     r[list(reasons)] = np.nan
     return r, reasons
 

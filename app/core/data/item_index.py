@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core.errors import SimrateError
+from app.core.names import nfc
 
 
 def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray | None]:
@@ -55,17 +56,18 @@ class ItemIndex:
         return len(self.ids)
 
     def __contains__(self, item_id: object) -> bool:
-        return item_id in self.ord
+        return (nfc(item_id) if isinstance(item_id, str) else item_id) in self.ord
 
     def ord_of(self, item_id: str) -> int:
-        """The item's ord; SimrateError if unknown."""
+        """The item's ord; SimrateError if unknown (ids compare in NFC, see core/names.py)."""
         try:
-            return self.ord[item_id]
+            return self.ord[nfc(item_id)]
         except KeyError:
             raise SimrateError(f"no item with id {item_id!r} in this project", self.path) from None
 
     def position(self, item_id: str) -> int:
         """0-based position of an item in project order, -1 for an unknown id."""
+        item_id = nfc(item_id)
         ord_ = self.ord.get(item_id)
         if ord_ is None:
             return -1

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from app.core.errors import SimrateError
+from app.core.names import hidden_character, text_problem
 
 _INSERT = ("INSERT INTO items (ord, id, left, right, dataset, genre, reference, meta, source_id) "
            "VALUES (?,?,?,?,?,?,?,?,?)")
@@ -77,6 +78,14 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
             name = f"item {item!r}: " if column != "item_id" and isinstance(item, str) else ""
             raise SimrateError(f"{name}the {what} is empty or only white space",
                                source or None, int(frame["line"].iat[row]))
+    # Ids go into one-line listings and are typed on command lines: no line breaks, tabs,
+    # zero-width or bidi characters (a file's dataset column is data, kept as written).
+    values = frame["item_id"].tolist()
+    if not all(isinstance(v, str) and v.isprintable() for v in values):
+        for row, value in enumerate(values):
+            if isinstance(value, str) and hidden_character(value) is not None:
+                raise SimrateError(text_problem(value, "item id") or "item id", source or None,
+                                   int(frame["line"].iat[row]))
 
 
 def check_references(frame: pd.DataFrame, low: float, high: float, describe: str,

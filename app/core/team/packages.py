@@ -29,6 +29,7 @@ import pandas as pd
 from app import __version__
 from app.core.errors import RuleError, SimrateError
 from app.core.frames import name_problem
+from app.core.names import NAME_MAX, check_name_length, fit_name, nfc
 from app.core.project import Project
 from app.core.roster import kind_clash
 from app.core.store import HUMAN, log_change, open_store, read_meta, transaction
@@ -173,7 +174,11 @@ def make_package(project: Project, out: str | Path, annotator: str,
     The file appears complete or not at all: it is built under a temporary name beside
     `out` and renamed at the end. An existing `out` is never overwritten.
     """
-    out, annotator = Path(out), annotator.strip()
+    if str(out).endswith(("/", os.sep)) and not Path(out).is_dir():
+        raise SimrateError("ends with a slash, so it names a folder, and there is none; "
+                           "give a file name without the slash", out)
+    out, annotator = Path(out), nfc(annotator.strip())
+    check_name_length(out, spare=len("-journal"))  # SQLite's files beside it
     _check_package_target(out, annotator)
     held = project.roster.kinds().get(annotator, HUMAN)
     if held != HUMAN:
@@ -181,7 +186,8 @@ def make_package(project: Project, out: str | Path, annotator: str,
     item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)
-    partial = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.partial")
+    partial = out.with_name(fit_name(out.name, f".{uuid.uuid4().hex[:8]}.partial",
+                                     NAME_MAX - len("-journal")))
     try:
         try:
             package = Project.create(partial, scale=project.scale, title=project.title)

@@ -121,7 +121,8 @@ class ApplicationContext(QObject):
         self.details_runner.start(
             lambda job: read_item_details_from(path),
             finished=lambda details: _call(context, "_details_read", session, details),
-            failed=lambda error: _call(context, "_details_failed", session, error))
+            failed=lambda error: _call(context, "_details_failed", session, error),
+            files=[path])
 
     def _details_read(self, session: AnnotatorSession, details: ItemDetails) -> None:
         if session is self.session:

@@ -46,6 +46,7 @@ class Job(QRunnable):
         self.setAutoDelete(True)
         self.function = function
         self.outbox = outbox
+        self.files: list = []  # the project files it reads, named if one proves damaged
         self._cancel = threading.Event()
         self._lock = threading.Lock()  # makes cancel() and commit() exclusive
         self._committed = False
@@ -95,7 +96,10 @@ class Job(QRunnable):
             self.outbox.put((self, "failed", (exc,)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message
-            self.outbox.put((self, "failed", (SimrateError(f"{type(exc).__name__}: {exc}"),)))
+            from app.core.integrity import damage_error
+
+            error = damage_error(exc, self.files) or SimrateError(f"{type(exc).__name__}: {exc}")
+            self.outbox.put((self, "failed", (error,)))
             return
         self.outbox.put((self, "finished", (result,)))
 
@@ -123,9 +127,11 @@ class JobRunner(QObject):
               failed: Callable[[SimrateError], None] | None = None,
               cancelled: Callable[[], None] | None = None,
               progress: Callable[[int, int], None] | None = None,
-              note: Callable[[str], None] | None = None) -> Job:
-        """Run `function(job)` in the background; the callbacks run in the GUI thread."""
+              note: Callable[[str], None] | None = None, files: list | None = None) -> Job:
+        """Run `function(job)` in the background; the callbacks run in the GUI thread.
+        `files`: the project files it reads, named if one proves damaged."""
         job = Job(function, self._outbox)
+        job.files = list(files or [])
         self._callbacks[job] = {"finished": finished, "failed": failed,
                                 "cancelled": cancelled, "progress": progress, "note": note}
         self._timer.start()

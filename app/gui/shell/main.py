@@ -145,6 +145,7 @@ def launch(project: str | None = None, annotator: str | None = None,
     if project is not None and not window.open_project(project, annotator=annotator):
         window.close()
         return 0  # the user declined to say who is rating
+    install_damage_hook(window)
     window.show()
     window.raise_()
     window.activateWindow()  # keyboard focus even where no window manager hands it out
@@ -161,6 +162,22 @@ def launch(project: str | None = None, annotator: str | None = None,
         # down straight after opening crashes Qt now and then, a known problem of its own.
         window.context.project.close()
     return status
+
+
+def install_damage_hook(window) -> None:
+    """Errors that escape a view because the project file is damaged reach the user as the
+    one "damaged project" message, not as a traceback on the console."""
+    previous = sys.excepthook
+
+    def hook(kind, exc, trace) -> None:
+        try:
+            if isinstance(exc, Exception) and window.report_damage(exc):
+                return
+        except Exception:  # noqa: BLE001 - never lose the original error
+            pass
+        previous(kind, exc, trace)
+
+    sys.excepthook = hook
 
 
 def quit_once_shown(app, window) -> None:

@@ -192,7 +192,18 @@ class MainWindow(QMainWindow):
             if not Path(path).is_file():
                 self.context.settings.remove_recent_project(str(path))
                 self.start_page.refresh()
-            self.show_error(str(exc))
+            from app.core.integrity import with_way_out
+
+            self.show_error(str(with_way_out(exc)))
+            return False
+        except Exception as exc:
+            from app.core.integrity import damage_error
+
+            error = damage_error(exc, [path])
+            if error is None:
+                raise
+            self.context.close_project()
+            self.show_error(str(error))
             return False
         self.context.settings.set(LAST_FOLDER, str(Path(path).resolve().parent))
         return True
@@ -310,6 +321,18 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About simrate",
                           f"<b>simrate {__version__}</b><p>Rate text pairs on graded "
                           "similarity scales, watch agreement, adjudicate, export gold.</p>")
+
+    def report_damage(self, exc: BaseException) -> bool:
+        """Show the "damaged project" message if `exc` came from a damaged project file
+        (the open one); True if it did. The window's hook for unexpected errors calls it."""
+        from app.core.integrity import damage_error
+
+        project = self.context.project
+        error = damage_error(exc, [project.path] if project is not None else [])
+        if error is None:
+            return False
+        self.show_error(str(error))
+        return True
 
     def show_error(self, text: str) -> None:
         """A warning dialog with a one-line message."""

@@ -1,0 +1,326 @@
+"""Damaged project files: what is damaged, and the way out.
+
+A project file can be damaged underneath us: a page overwritten, a text that is no longer
+UTF-8, a column renamed by another tool, a few random bytes changed. SQLite and Python then
+raise their own errors (malformed database, "Could not decode to UTF-8", "no such column",
+UnicodeDecodeError) from wherever the damaged part is first read. `damage_error` turns such a
+failure into one "damaged project" SimrateError naming the file and the way out, and
+`find_problems` is the check behind `simrate check PROJECT`: SQLite's integrity check, the
+tables and columns we expect, the texts' encoding, and the values we rely on.
+
+The command line and the window call `damage_error` at the one place where they turn
+unexpected exceptions into messages, so every command and view is covered.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from app.core.errors import SimrateError, cut
+
+#: Words of SQLite and Python errors that mean the file itself is damaged.
+_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "no such column",
+                 "no such table", "foreign key mismatch", "corrupt", "unsupported file format",
+                 "file is encrypted", "datatype mismatch")
+#: Words that mean a passing condition of the machine, not a damaged file.
+_PASSING_WORDS = ("locked", "busy", "full", "readonly", "read-only", "unable to open",
+                  "disk i/o", "interrupted", "out of memory")
+#: How many problems `simrate check` lists, at most, per kind.
+LIMIT = 20
+
+
+def way_out(path: str | Path) -> str:
+    """The sentence that tells what to do with a damaged file."""
+    return (f"'simrate check {path}' says what is damaged; "
+            f"'sqlite3 {path} .recover' saves what can still be read")
+
+
+def looks_like_damage(exc: BaseException) -> bool:
+    """True for errors that only a damaged (or foreign-edited) project file raises."""
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    if any(word in text for word in _DAMAGE_WORDS):
+        return True
+    if any(word in text for word in _PASSING_WORDS):
+        return False
+    # The base class itself (not OperationalError, IntegrityError, ...) is SQLite's
+    # SQLITE_CORRUPT / SQLITE_NOTADB family.
+    return type(exc) is sqlite3.DatabaseError
+
+
+def damaged(path: str | Path, what: str) -> SimrateError:
+    """The one-line "damaged project" error for `path`."""
+    return SimrateError(f"damaged project: {cut(_one_line(what), 100)}; {way_out(path)}", path)
+
+
+def _one_line(text: str) -> str:
+    """`text` with its line breaks and runs of spaces made single spaces (SQLite quotes
+    schema statements, line breaks and all, in its errors)."""
+    return " ".join(text.split())
+
+
+def with_way_out(exc: SimrateError) -> SimrateError:
+    """`exc`, with the way out added when it says a project file cannot be read."""
+    if exc.path is None or "simrate check" in exc.message or not exc.message.startswith(
+            ("not a readable simrate project", "damaged project")):
+        return exc
+    head, _, detail = exc.message.partition(": ")
+    return type(exc)(f"{head}: {cut(_one_line(detail), 100)}; {way_out(exc.path)}",
+                     exc.path, exc.line)
+
+
+def damage_error(exc: BaseException, paths: list[str | Path]) -> SimrateError | None:
+    """A "damaged project" SimrateError for an unexpected failure, or None if it is not one.
+
+    `paths` are the project files the failed action had open, the main project first. The
+    first one found damaged is named, with its first problem; an error that only damage
+    raises names the first file even when the quick check finds nothing more.
+    """
+    candidates = [Path(p) for p in paths if p is not None and Path(p).is_file()]
+    for path in candidates:
+        try:
+            problems = find_problems(path, quick=True)
+        except Exception:  # noqa: BLE001 - CannotCheck, or anything: never hide the first error
+            problems = []
+        if problems:
+            return damaged(path, problems[0])
+    if not looks_like_damage(exc):
+        return None
+    if candidates:
+        return damaged(candidates[0], _plain(exc))
+    return SimrateError(f"damaged project: {cut(_one_line(_plain(exc)), 100)}; "
+                        f"{way_out('PROJECT')}")
+
+
+def _plain(exc: BaseException) -> str:
+    """The message of an SQLite or decode error, without its class name."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a text is not valid UTF-8 ({exc.reason})"
+    text = str(exc)
+    if "could not decode to utf-8" in text.lower():
+        return "a text is not valid UTF-8"
+    return text
+
+
+def _expected_tables() -> dict[str, list[str]]:
+    """Table -> column names, as this version of simrate creates them."""
+    from app.core.store import SCHEMA
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        return {name: [row[1] for row in conn.execute(f"PRAGMA table_info({name})")]
+                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        conn.close()
+
+
+def _optional_tables() -> dict[str, list[str]]:
+    """Tables that team work adds when first used: checked when present."""
+    from app.core.team.crowd import CROWD_SCHEMA
+    from app.core.team.teamdb import TEAM_SCHEMA
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript("CREATE TABLE items (ord INTEGER PRIMARY KEY);"
+                           + TEAM_SCHEMA + CROWD_SCHEMA)
+        return {name: [row[1] for row in conn.execute(f"PRAGMA table_info({name})")]
+                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                if name != "items"}
+    finally:
+        conn.close()
+
+
+class CannotCheck(Exception):
+    """The file cannot be opened at all (no permission, a read-only place): no verdict."""
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """A read-only connection that hands texts over as bytes (we decode them ourselves).
+
+    In a read-only folder a WAL file's shared index cannot be made; the file is then read
+    as immutable (what it holds on disk)."""
+    for option in ("mode=ro", "immutable=1"):
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True, timeout=10.0,
+                               check_same_thread=False)
+        conn.text_factory = bytes
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # page 1 only: opens the file
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            text = str(exc).lower()
+            if "unable to open" not in text and "readonly" not in text:
+                raise CannotCheck(str(exc)) from None
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise  # not a database at all: find_problems says so
+    raise CannotCheck("the file cannot be opened for reading")
+
+
+def find_problems(path: str | Path, quick: bool = False) -> list[str]:
+    """What is damaged in the project file at `path`, one sentence per problem ([] if none).
+
+    `quick` uses SQLite's quick_check (no index cross-check) and stops at the first kind of
+    problem found; `simrate check` runs everything. CannotCheck when the file cannot be
+    opened at all (that says nothing about damage).
+    """
+    path = Path(path)
+    try:
+        conn = _open(path)
+    except sqlite3.DatabaseError as exc:
+        return [f"SQLite cannot read the file: {_one_line(_plain(exc))}"]
+    try:
+        problems: list[str] = []
+        for label, step in _STEPS:
+            try:
+                problems += step(conn, quick)
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+                problems.append(f"{label}: {_one_line(_plain(exc))}")
+                if step is _sqlite_check:
+                    break  # SQLite cannot even check the file: nothing more can be read
+            if problems and quick:
+                break
+        return problems
+    finally:
+        conn.close()
+
+
+def _decode(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _sqlite_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    pragma = "quick_check" if quick else "integrity_check"
+    rows = conn.execute(f"PRAGMA {pragma}({LIMIT})").fetchall()
+    found = [_decode(row[0]).replace("\n", " ").replace("*** in database main *** ", "")
+             for row in rows]
+    return [] if found == ["ok"] else [f"SQLite integrity check: {cut(text, 200)}"
+                                       for text in found]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [_decode(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def _schema_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    present = {_decode(r[0]) for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table'")}
+    version = _meta(conn).get("schema_version", "0")
+    problems = []
+    expected = dict(_expected_tables())
+    for name, columns in _optional_tables().items():
+        if name in present:
+            expected[name] = columns
+    for table, columns in expected.items():
+        if table not in present:
+            problems.append(f"table {table} is missing")
+            continue
+        have = set(_columns(conn, table))
+        for column in columns:
+            if column in have:
+                continue
+            if (table, column) == ("annotators", "kind") and version.isdigit() \
+                    and int(version) < 3:
+                continue  # a schema 2 file in a read-only place: it reads as all people
+            extra = sorted(have - set(columns))
+            hint = f" (renamed to {', '.join(extra)}?)" if extra else ""
+            problems.append(f"table {table} has no column {column}{hint}")
+    return problems
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    try:
+        rows = conn.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.DatabaseError:
+        return {}
+    return {_decode(k): _decode(v) for k, v in rows}
+
+
+def _reference_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    problems = []
+    try:
+        rows = conn.execute("PRAGMA foreign_key_check").fetchall()
+    except sqlite3.OperationalError as exc:  # "foreign key mismatch": a damaged table
+        return [_plain(exc)]
+    counts: dict[tuple[str, str], int] = {}
+    for table, _rowid, parent, _fk in rows:
+        key = (_decode(table), _decode(parent))
+        counts[key] = counts.get(key, 0) + 1
+    for (table, parent), n in sorted(counts.items()):
+        problems.append(f"table {table}: {n} row(s) name a row of {parent} that does not exist")
+    return problems
+
+
+#: Text columns and how to name a row in a message.
+_TEXTS = {
+    "meta": ("key", ("key", "value")),
+    "items": ("ord", ("id", "left", "right", "dataset", "genre", "meta")),
+    "annotators": ("id", ("name", "kind")),
+    "ratings": ("item_ord", ("note",)),
+    "adjudications": ("item_ord", ("note", "by")),
+    "sources": ("id", ("path",)),
+    "changes": ("id", ("who", "kind", "item_id", "annotator", "old", "new")),
+}
+
+
+def _text_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    problems = []
+    for table, (key, columns) in _TEXTS.items():
+        have = set(_columns(conn, table))
+        for column in columns:
+            if column not in have:
+                continue
+            bad, first = 0, None
+            for row_key, value in conn.execute(
+                    f'SELECT "{key}", "{column}" FROM "{table}" WHERE typeof("{column}") = \'text\''):
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError:
+                    bad += 1
+                    first = first if first is not None else _decode(row_key)
+            if bad:
+                problems.append(f"{table}.{column}: {bad} text(s) not valid UTF-8 "
+                                f"(first at {key} {cut(first, 40)})")
+    return problems
+
+
+def _value_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    """Meta values and scores as the rest of simrate relies on them."""
+    from app.core.scale import Scale
+    from app.core.store import check_meta
+
+    meta = _meta(conn)
+    try:
+        check_meta(meta)
+        scale = Scale.from_dict(json.loads(meta["scale"]))
+    except KeyError:
+        return ["the meta table records no scale"]
+    except SimrateError as exc:
+        return [exc.message.removeprefix("damaged project: ")]
+    except ValueError:
+        return ["the stored scale is not a JSON object"]
+    problems = []
+    for table in ("ratings", "adjudications"):
+        row = conn.execute(
+            f"SELECT count(*) FROM {table} WHERE code IS NOT NULL AND "
+            f"(typeof(code) != 'integer' OR code < 0 OR code > ?)", (scale.max_code,)).fetchone()
+        if row[0]:
+            problems.append(f"table {table}: {row[0]} score(s) off the scale "
+                            f"{scale.describe()}")
+    return problems
+
+
+#: The checks of `find_problems`, in order, with what each reads (for its messages).
+_STEPS = (
+    ("SQLite cannot check the file", _sqlite_check),
+    ("reading the list of tables", _schema_check),
+    ("checking references between tables", _reference_check),
+    ("reading the texts", _text_check),
+    ("reading the scores", _value_check),
+)

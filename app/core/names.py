@@ -1,0 +1,118 @@
+"""Rules for the names simrate keeps: annotator names, item ids, datasets, file names.
+
+- Names, ids and datasets are compared in Unicode's composed form (NFC): `Zoë` typed with a
+  combining diaeresis (NFD, as macOS file names and some keyboards give it) is the same
+  annotator as `Zoë` with the single character.
+- They may not hold characters that cannot be seen: control characters (line feed, tab,
+  U+2028), zero-width characters (U+200B, U+200C, U+200D, U+2060, U+FEFF) and the bidi
+  controls (U+202A-U+202E, U+2066-U+2069). Two names that differ only by such a character
+  would look the same everywhere we show them, and a line break breaks every one-line
+  listing.
+- A file name (one component of a path) holds at most 255 bytes, the limit of Linux,
+  macOS and Windows file systems; our temporary names beside it are kept under that too.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+from app.core.errors import SimrateError, cut
+
+#: The longest file name (bytes of one path component) file systems accept.
+NAME_MAX = 255
+
+
+def nfc(text: str) -> str:
+    """`text` in Unicode's composed form (ASCII text is returned as it is, at no cost)."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def nfc_columns(frame, columns: tuple[str, ...]):
+    """`frame` with these text columns in NFC (the same frame when they are all ASCII)."""
+    changed = {}
+    for column in columns:
+        if column not in frame.columns:
+            continue
+        values = frame[column].tolist()
+        if all(not isinstance(v, str) or v.isascii() for v in values):
+            continue
+        changed[column] = [nfc(v) if isinstance(v, str) else v for v in values]
+    if not changed:
+        return frame
+    frame = frame.copy()
+    for column, values in changed.items():
+        frame[column] = values
+    return frame
+
+
+def hidden_character(text: str) -> str | None:
+    """The first character of `text` that cannot be seen (see the module docstring)."""
+    if text.isascii():
+        return next((ch for ch in text if ch < " " or ch == "\x7f"), None)
+    return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")),
+                None)
+
+
+def describe(char: str) -> str:
+    """`U+200B (ZERO WIDTH SPACE)` for messages."""
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "")
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why `text` cannot be a `what` (an item id, a dataset name), else None."""
+    if not text.strip():
+        return f"the {what} is empty or only white space"
+    char = hidden_character(text)
+    if char is not None:
+        return (f"{what} {cut(repr(text))} holds {describe(char)}, a control or invisible "
+                "character; remove it")
+    return None
+
+
+def dataset_problem(name: str) -> str | None:
+    """Why `name` cannot be a dataset name, else None: it becomes the prefix of item ids
+    (`<dataset>:<id>`) and may become part of a file name, so it is visible text without
+    white space at either end and without a slash."""
+    problem = text_problem(name, "dataset name")
+    if problem:
+        return problem
+    if name != name.strip():
+        return f"dataset name {cut(repr(name))} begins or ends with white space"
+    if "/" in name or "\\" in name:
+        return f"dataset name {cut(repr(name))} holds a slash; datasets are names, not paths"
+    return None
+
+
+def check_dataset(name: str | None, option: str = "--dataset") -> str | None:
+    """`name` in NFC, or SimrateError saying why it cannot be a dataset (None stays None)."""
+    if name is None:
+        return None
+    problem = dataset_problem(name)
+    if problem:
+        raise SimrateError(f"{option}: {problem}")
+    return nfc(name)
+
+
+def fit_name(name: str, tail: str, limit: int = NAME_MAX) -> str:
+    """`.<name><tail>`, `name` cut (at a character boundary) so that the whole holds at most
+    `limit` bytes: temporary names beside a long target stay valid names."""
+    room = limit - 1 - len(tail.encode("utf-8", "surrogateescape"))
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) > room:
+        name = raw[:max(room, 1)].decode("utf-8", "ignore") or "x"
+    return f".{name}{tail}"
+
+
+def check_name_length(path: str | Path, spare: int = 0) -> None:
+    """SimrateError when the last component of `path` is longer than file names can be
+    (`spare` bytes kept for a suffix such as SQLite's `-wal`)."""
+    path = Path(path)
+    size = len(os.fsencode(path.name))
+    limit = NAME_MAX - spare
+    if size > limit:
+        extra = f" ({spare} kept for SQLite's -journal file beside it)" if spare else ""
+        raise SimrateError(f"the file name is {size} bytes long; file names hold at most "
+                           f"{limit} bytes{extra}; choose a shorter name", path)

@@ -1,0 +1,185 @@
+"""Numbers at the extremes: thresholds, evaluate's sums, --score, foreign digits, r vs rest."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+
+import pytest
+
+from app.core.errors import SimrateError
+from app.core.evaluation import least_squares_fit, pearson, spearman
+from app.core.project import Project
+
+from .helpers import ROOT, new_project, one_line_error, run_cli
+
+SAMPLE = ROOT / "sample_data"
+
+
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rated") / "p.simrate"
+    assert run_cli("new", path, "--scale", "sts").returncode == 0
+    for name in ("pairs.tsv", "ratings_long.csv"):
+        assert run_cli("import", path, SAMPLE / name).returncode == 0
+    return path
+
+
+def copy(path, folder):
+    target = folder / "c.simrate"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    target.write_bytes(path.read_bytes())
+    return target
+
+
+# ---------------------------------------------------------------- thresholds
+@pytest.mark.parametrize("given", ["1e308", "1e300", "5.01", "6"])
+def test_flagged_threshold_beyond_the_scale_is_refused(rated, given):
+    result = run_cli("flagged", rated, "--threshold", given)
+    assert result.returncode == 2
+    one_line_error(result.stderr, "--threshold", "at most the scale's range (5 on sts")
+
+
+def test_flagged_threshold_of_the_whole_range_is_allowed(rated):
+    result = run_cli("flagged", rated, "--threshold", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+@pytest.mark.parametrize("points", [1e308, 1e300, 5.5])
+def test_project_set_threshold_beyond_the_scale_is_refused(tmp_path, points):
+    project = new_project(tmp_path / "p.simrate")
+    with pytest.raises(SimrateError, match="at most the scale's range"):
+        project.set_threshold(points)
+    project.set_threshold(4.0)  # clss: 0-4
+    assert Project.open(project.path).threshold == 4.0
+
+
+@pytest.mark.parametrize("stored", ["1e300", "1e308", "9"])
+def test_a_stored_huge_threshold_reads_safely(rated, tmp_path, stored):
+    path = copy(rated, tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'threshold'", (stored,))
+    conn.commit()
+    conn.close()
+    for args in (["info"], ["flagged", "--json"], ["agreement"], ["annotators"],
+                 ["export", tmp_path / "out.tsv"]):
+        result = run_cli(args[0], path, *args[1:])
+        assert result.returncode == 0, (args, result.stderr)
+        assert "Error" not in result.stderr
+    assert run_cli("flagged", path, "--json").stdout.strip() == "[]"  # nothing that far apart
+    assert (tmp_path / "out.tsv").is_file()
+
+
+# ---------------------------------------------------------------- evaluate
+@pytest.mark.parametrize("size", [1e-200, 1e-300, 1e-310, 1e200, 1e300, 1.5e308])
+def test_correlations_of_any_finite_size(size):
+    rng = random.Random(3)
+    gold = [rng.uniform(0, 5) for _ in range(40)]
+    system = [(g - 2.5) / 2.5 * size for g in gold]  # a perfectly correlated system
+    assert pearson(gold, system).value == pytest.approx(1.0, abs=1e-12)
+    assert pearson(system, gold).value == pytest.approx(1.0, abs=1e-12)
+    assert spearman(gold, system).value == 1.0
+    assert least_squares_fit(gold, system) == pytest.approx(gold, rel=1e-9)
+    anti = [-s for s in system]
+    assert pearson(gold, anti).value == pytest.approx(-1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("size", [1e-200, 1e200, 1.5e308])
+def test_evaluate_command_with_extreme_scores(tmp_path, size):
+    rng = random.Random(5)
+    gold = [rng.uniform(0, 5) for _ in range(30)]
+    (tmp_path / "gold.txt").write_text("".join(f"{g!r}\n" for g in gold))
+    (tmp_path / "sys.txt").write_text("".join(f"{(g - 2.5) / 2.5 * size!r}\n" for g in gold))
+    result = run_cli("evaluate", "--task", "sts", tmp_path / "gold.txt", tmp_path / "sys.txt",
+                     "--json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no numpy warnings
+    figures = json.loads(result.stdout)
+    assert figures["datasets"]["gold"]["pearson"] == pytest.approx(1.0, abs=1e-12)
+    assert figures["all"] == pytest.approx(1.0, abs=1e-12)
+    assert figures["allnrm"] == pytest.approx(1.0, abs=1e-12)
+
+
+# ---------------------------------------------------------------- checks --score
+@pytest.mark.parametrize(("given", "needle"), [
+    ("2.3", "not on the grid"), ("1e-320", "not on the grid"), ("7", "outside scale"),
+    ("nan", "not a number"), ("３", "U+FF13")])
+def test_checks_score_follows_the_ratings_rule(rated, tmp_path, given, needle):
+    path = copy(rated, tmp_path)
+    result = run_cli("checks", path, "reviews-04", "--score", given)
+    assert result.returncode == 2
+    one_line_error(result.stderr, "--score", needle)
+    assert run_cli("checks", path, "--json").stdout.count("reviews-04") == 0
+
+
+def test_checks_score_on_the_grid_is_kept(rated, tmp_path):
+    path = copy(rated, tmp_path)
+    result = run_cli("checks", path, "reviews-04", "--score", "2.25")
+    assert result.returncode == 0, result.stderr
+    assert "set to 2.25" in result.stdout
+
+
+# ---------------------------------------------------------------- foreign digits
+@pytest.mark.parametrize("digit", ["３", "٣", "३", "1.٥"])
+def test_ratings_with_digits_other_than_ascii_are_refused(rated, tmp_path, digit):
+    path = copy(rated, tmp_path)
+    source = tmp_path / "r.csv"
+    source.write_text(f"item_id,annotator,score\nreviews-04,zed,2\nnews-04,zed,{digit}\n",
+                      encoding="utf-8")
+    result = run_cli("import", path, source)
+    assert result.returncode == 2
+    one_line_error(result.stderr, f"{source}:3:", "digits 0-9")
+    assert "zed" not in run_cli("info", path).stdout
+
+
+@pytest.mark.parametrize("digit", ["３", "٣"])
+def test_adjudicate_with_digits_other_than_ascii_is_refused(rated, tmp_path, digit):
+    path = copy(rated, tmp_path)
+    result = run_cli("adjudicate", path, "reviews-04", digit)
+    assert result.returncode == 2
+    one_line_error(result.stderr, "digits 0-9")
+
+
+def test_scale_parse_refuses_foreign_digits(tmp_path):
+    project = new_project(tmp_path / "p.simrate")
+    with pytest.raises(SimrateError, match="U\\+0663"):
+        project.scale.parse("٣")
+    assert project.scale.parse(" 3 ") == 12  # clss: step 0.25
+
+
+def test_a_system_file_with_foreign_digits(tmp_path):
+    (tmp_path / "gold.txt").write_text("1\n2\n3\n")
+    (tmp_path / "sys.txt").write_text("1\n２\n3\n", encoding="utf-8")
+    result = run_cli("evaluate", "--task", "sts", tmp_path / "gold.txt", tmp_path / "sys.txt")
+    assert result.returncode == 2
+    one_line_error(result.stderr, "sys.txt:2:", "U+FF12")
+
+
+# ---------------------------------------------------------------- r vs rest
+def _sparse_ratings(path):
+    rng = random.Random(2)
+    rows = ["item_id,annotator,score"]
+    for i in range(30):
+        rows += [f"i{i},a,{rng.randint(0, 5)}", f"i{i},b,{rng.randint(0, 5)}"]
+    rows += ["i0,c,0", "i1,c,3"]  # c shares two items with the others
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_vs_rest_follows_min_overlap(tmp_path):
+    source = tmp_path / "r.csv"
+    _sparse_ratings(source)
+    report = json.loads(run_cli("agreement", "--ratings", source, "--json").stdout)
+    assert report["pearson"]["c"]["a"] is None
+    assert report["pearson_vs_rest"]["c"] is None
+    assert report["pearson_vs_rest"]["a"] is not None
+    text = run_cli("agreement", "--ratings", source).stdout
+    row = next(line for line in text.splitlines() if line.strip().startswith("c "))
+    assert row.split()[-2:] == ["n/a", "[1]"] and "1.000    1.000" not in row
+    loose = json.loads(run_cli("agreement", "--ratings", source, "--min-overlap", "2",
+                               "--json").stdout)
+    assert loose["pearson_vs_rest"]["c"] is not None
+    assert loose["pearson"]["c"]["b"] is not None
