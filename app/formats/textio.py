@@ -367,8 +367,11 @@ def xlsx_sheet_note(path: str | Path) -> str | None:
     """A note naming the sheet read when sheets before it are hidden (None otherwise)."""
     from openpyxl import load_workbook
 
-    try:
-        book = load_workbook(path, read_only=True)
+    try:  # a pipe's bytes come from memory (it can be read once), within the size limits
+        path = Path(path)
+        source = input_source(path)
+        check_unpacked_size(path, source)
+        book = load_workbook(source, read_only=True)
     except Exception:  # noqa: BLE001 - the reader itself says why it cannot read the file
         return None
     try:
