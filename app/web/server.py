@@ -337,12 +337,29 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _server_class():
+    import uvicorn
+
+    class Stoppable(uvicorn.Server):
+        """uvicorn's server, ending with status 0 after a SIGTERM or SIGINT it handled
+        (uvicorn raises the signal again once it has stopped, which ends with -15)."""
+
+        def handle_exit(self, sig, frame) -> None:
+            super().handle_exit(sig, frame)
+            captured = getattr(self, "_captured_signals", None)
+            if isinstance(captured, list):
+                captured.clear()
+
+    return Stoppable
+
+
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
           say=print) -> None:
     """Serve the open studies until SIGTERM or SIGINT; the file is opened before the port
     answers, and closed after the last request under way has finished."""
     import uvicorn
 
+    _Server = _server_class()
     backend = FileBackend(path)
     backend.open()  # SimrateError (no such file, not a project) before anything listens
     try:
@@ -359,6 +376,6 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
             f"http://{shown}:{bound[1]}/ " + (f"({', '.join(open_studies)})" if open_studies
                                              else "(none open: simrate crowd study)"),
             flush=True)
-        uvicorn.Server(config).run(sockets=[sock])
+        _Server(config).run(sockets=[sock])
     finally:
         backend.close()
