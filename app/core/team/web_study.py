@@ -88,6 +88,7 @@ CREATE TABLE IF NOT EXISTS web_slots (
     seconds REAL,
     PRIMARY KEY (study, task, slot)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS web_slots_item ON web_slots(study, item_ord);
 CREATE TABLE IF NOT EXISTS web_fill (
     study TEXT NOT NULL,
     item_ord INTEGER NOT NULL REFERENCES items(ord),
@@ -344,7 +345,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
             raise WebRefusal("this worker already has a task open in another browser; "
                              "go back to it, or wait until it times out", 409)
         aid = _worker_aid(conn, worker, added)
-        lease_ = _new_task(conn, study, worker, aid, session, now)
+        lease_ = _new_task(conn, study, worker, aid, session, now, fresh=bool(added))
     if added:
         project.roster.remember(added)
     return lease_
@@ -367,10 +368,11 @@ def _open_study(conn: sqlite3.Connection, name: str) -> Study:
 
 
 def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int, session: str,
-              now: float) -> Lease:
+              now: float, fresh: bool = False) -> Lease:
     """Build and record a task of K items and C checks for this worker."""
-    # items this worker rated already, or holds in a live task of any study
-    seen = ("SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION "
+    # items this worker rated already, or holds in a live task of any study (a worker added
+    # just now has rated nothing: the ratings table, without an index by rater, is skipped)
+    seen = ("" if fresh else "SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION ") + (
             "SELECT s.item_ord FROM web_slots s JOIN web_tasks t ON t.study = s.study AND "
             "t.task = s.task WHERE t.worker = :worker AND t.state = 'leased'")
     has_checks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'check_items'").fetchone()

@@ -1,0 +1,145 @@
+"""Benchmark the web rating page: simulated workers over loopback against `simrate serve`.
+
+Run: python tests/perf/bench_web.py [--pairs 200000] [--workers 200] [--servers 2]
+     [--per-task 10] [--checks 1]
+
+What it does: builds a project of PAIRS pairs and times loading them and creating a study
+over them; starts SERVERS `simrate serve` processes on that one file (the plain file
+backend); lets WORKERS simulated workers (threads, one HTTP client each, a random server
+each) open their link, press Start and rate their whole task as fast as the server
+answers; then stops the servers with SIGTERM and checks the file.
+
+Printed: time to import the pairs and to create the study; rating POST latency (p50, p95,
+max) and throughput; ratings acknowledged vs found in the file (lost must be 0); slots
+given twice and items over the per-item cap (both must be 0). Potato's figures from the
+issue (measured once on the same work) are printed beside ours; they are quoted, not
+measured here.
+
+Goals (issue 24): rating POST p95 <= 50 ms, 0 ratings lost, 0 slots twice, 200k pairs
+loaded for a study <= 4 s. The hub backend (and the dashboard latency goal) is not built
+yet, so this measures the plain file backend only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+POTATO = {"load 200k pairs": "12.5 s, 412 MB", "rating POST": "11-16 ms"}
+
+
+def build(folder: Path, pairs: int, checks: int) -> tuple[Path, float, float]:
+    from app.core.frames import item_frame
+    from app.core.project import Project
+    from app.core.team.quality import set_checks
+    from app.core.team.web_study import set_study
+
+    ids = [f"i{n}" for n in range(pairs)]
+    frame = item_frame({"item_id": ids, "left": [f"the left text of pair {i}" for i in ids],
+                        "right": [f"the right text of pair {i}" for i in ids],
+                        "dataset": [""] * pairs, "genre": [""] * pairs,
+                        "reference": [float("nan")] * pairs, "meta": [{} for _ in ids],
+                        "line": list(range(1, pairs + 1))})
+    path = folder / "bench.simrate"
+    started = time.perf_counter()
+    with Project.create(path, "clss") as project:
+        project.import_items(frame, source="bench")
+        imported = time.perf_counter() - started
+        set_checks(project, {f"i{n}": 2.0 for n in range(max(checks, 5))}, by="bench")
+        started = time.perf_counter()
+        set_study(project, "bench", per_task=ARGS.per_task, checks=checks, per_item=5)
+        study = time.perf_counter() - started
+    return path, imported, study
+
+
+def worker(number: int, urls: list[str], latencies: list[float], acked: list[tuple],
+           lock: threading.Lock) -> str:
+    import re
+
+    import httpx
+
+    from tests.web.client import form_of
+
+    with httpx.Client(base_url=urls[number % len(urls)], timeout=60) as client:
+        landing = client.get(f"/study/bench?worker=B{number}")
+        answer = client.post("/study/bench/start", data=form_of(landing.text))
+        if answer.status_code != 303:
+            return f"start {answer.status_code}"
+        while True:
+            page = client.get("/study/bench/task")
+            if 'id="completion-code"' in page.text:
+                return "done"
+            form = form_of(page.text)
+            left = re.search(r'id="left">the left text of pair ([^<]*)<', page.text).group(1)
+            started = time.perf_counter()
+            rated = client.post("/study/bench/rate", data={**form, "score": "2.25"})
+            took = time.perf_counter() - started
+            if rated.status_code != 303:
+                return f"rate {rated.status_code}"
+            with lock:
+                latencies.append(took)
+                acked.append((f"B{number}", left))
+
+
+def main() -> None:
+    from app.core.project import Project
+    from tests.web.servers import Server
+
+    with tempfile.TemporaryDirectory() as folder:
+        path, imported, study = build(Path(folder), ARGS.pairs, ARGS.checks)
+        print(f"pairs: {ARGS.pairs}; import {imported:.2f} s; study created over them in "
+              f"{study:.2f} s (together {imported + study:.2f} s; goal <= 4 s; "
+              f"Potato: {POTATO['load 200k pairs']})")
+        servers = [Server(path) for _ in range(ARGS.servers)]
+        latencies: list[float] = []
+        acked: list[tuple] = []
+        lock = threading.Lock()
+        started = time.perf_counter()
+        with ThreadPoolExecutor(ARGS.workers) as pool:
+            outcomes = list(pool.map(lambda n: worker(n, [s.url for s in servers], latencies,
+                                                      acked, lock), range(ARGS.workers)))
+        wall = time.perf_counter() - started
+        statuses = [s.stop()[0] for s in servers]
+        with Project.open(path) as project:
+            stored = project.team_tables.read(
+                "SELECT a.name, i.id FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
+                "JOIN items i ON i.ord = r.item_ord WHERE a.kind = 'crowd'")
+            twice = project.team_tables.read(
+                "SELECT COUNT(*) FROM (SELECT t.worker, s.item_ord FROM web_slots s JOIN "
+                "web_tasks t ON t.study = s.study AND t.task = s.task GROUP BY 1, 2 "
+                "HAVING COUNT(*) > 1)")[0][0]
+            over = project.team_tables.read(
+                "SELECT COUNT(*) FROM (SELECT item_ord FROM web_slots WHERE is_check = 0 "
+                "GROUP BY item_ord HAVING COUNT(*) > 5)")[0][0]
+        stored_set = {(w, i.removeprefix("i")) for w, i in stored}
+        lost = sum((w, i) not in stored_set for w, i in acked)
+        ordered = sorted(latencies)
+        p95 = ordered[int(0.95 * (len(ordered) - 1))] if ordered else float("nan")
+        print(f"{ARGS.workers} workers on {ARGS.servers} server processes (exit {statuses}): "
+              f"{sum(o == 'done' for o in outcomes)} tasks done, other outcomes "
+              f"{sorted({o for o in outcomes if o != 'done'})}")
+        print(f"rating POST: {len(ordered)} in {wall:.1f} s ({len(ordered) / wall:.0f}/s); "
+              f"p50 {statistics.median(ordered) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+              f"max {ordered[-1] * 1000:.1f} ms (goal p95 <= 50 ms; Potato: "
+              f"{POTATO['rating POST']})")
+        print(f"ratings acknowledged {len(acked)}, in the file {len(stored)}, lost {lost}; "
+              f"slots given twice {twice}; items over the cap {over}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=200_000)
+    parser.add_argument("--workers", type=int, default=200)
+    parser.add_argument("--servers", type=int, default=2)
+    parser.add_argument("--per-task", type=int, default=10)
+    parser.add_argument("--checks", type=int, default=1)
+    ARGS = parser.parse_args()
+    main()
