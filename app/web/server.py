@@ -38,11 +38,13 @@ from starlette.staticfiles import StaticFiles
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.scale import fmt
+from app.core.team import invites
 from app.core.team import web_study as web
 
 HERE = Path(__file__).resolve().parent
 MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
 COOKIE = "simrate_task"
+INVITE_COOKIE = "simrate_invite"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 SECURITY_HEADERS = [
@@ -104,6 +106,20 @@ class FileBackend:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: function(self.project, *args,
                                                                        **kwargs))
+
+
+def invitee_now(project: Project, token: str) -> str | None:
+    """The person a link names, with the project brought up to date first (the organizer
+    may have added items or people since the server opened the file)."""
+    project.refresh()
+    return invites.invitee(project, token)
+
+
+def rate_invited_now(project: Project, token: str, item_id: str, score: str) -> str:
+    project.refresh()
+    if not project.has_item(item_id):
+        raise SimrateError("this item is not the one to rate now; reload the page")
+    return invites.rate_invited(project, token, item_id, score)
 
 
 def _same_origin(request: Request) -> bool:
@@ -221,7 +237,7 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
                           "a new one", 409)
         slot = await backend.call(web.next_slot, lease)
         scale = backend.project.scale
-        return page("item.html", study=name, token=lease.token, slot=slot.slot,
+        return page("item.html", action=f"/study/{name}/rate", token=lease.token, slot=slot.slot,
                     position=lease.rated + 1, size=lease.size, left=slot.left,
                     right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
                     step=fmt(scale.step), points=scale_points(scale))
@@ -240,6 +256,50 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         await backend.call(web.rate_slot, name, cookie, form["token"], int(slot),
                            form.get("score", ""))
         return RedirectResponse(f"/study/{name}/task", status_code=303)
+
+    def invite_write_token(token: str) -> str:
+        return hmac.new(token.encode(), b"write", "sha256").hexdigest()
+
+    async def invite_page(request: Request) -> Response:
+        token = request.path_params["token"]
+        name = await backend.call(invitee_now, token)
+        if name is None:
+            raise Refused("this link is not valid; ask the organizer for a new one", 403)
+        entry = await backend.call(invites.next_item, name)
+        if entry is None:
+            response = message("All your items are rated. Thank you.", 200)
+        else:
+            item_id, left, right, done, total = entry
+            scale = backend.project.scale
+            response = page("item.html", action=f"/invite/{token}/rate",
+                            token=invite_write_token(token), item=item_id, position=done + 1,
+                            size=total, left=left, right=right, low=fmt(scale.low),
+                            high=fmt(scale.high), step=fmt(scale.step),
+                            points=scale_points(scale))
+        response.set_cookie(INVITE_COOKIE, token, path=f"/invite/{token}/", httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https")
+        return response
+
+    async def invite_rate(request: Request) -> Response:
+        token = request.path_params["token"]
+        form = await _form(request)
+        cookie = request.cookies.get(INVITE_COOKIE, "")
+        if not (cookie and hmac.compare_digest(cookie, token) and hmac.compare_digest(
+                invite_write_token(token), form.get("token", ""))):
+            raise Refused("refused: this page has expired; open your link again", 403)
+        if not writes.allow("invite\0" + token[:64]):
+            raise Refused("too many requests; wait a moment", 429)
+        try:
+            await backend.call(rate_invited_now, token, form.get("item", ""),
+                               form.get("score", ""))
+        except SimrateError as exc:
+            if exc.message.startswith("score"):
+                raise Refused("the score must be a value of the scale "
+                              f"{backend.project.scale.describe()}", 400) from None
+            if exc.message.startswith(("this item", "this link")):
+                raise Refused(exc.message, 409) from None
+            raise
+        return RedirectResponse(f"/invite/{token}", status_code=303)
 
     async def refused(request: Request, exc: Exception) -> Response:
         if isinstance(exc, Refused):
@@ -271,6 +331,8 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         Route("/study/{name}/start", start, methods=["POST"]),
         Route("/study/{name}/task", task, methods=["GET"]),
         Route("/study/{name}/rate", rate_, methods=["POST"]),
+        Route("/invite/{token}", invite_page, methods=["GET"]),
+        Route("/invite/{token}/rate", invite_rate, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={

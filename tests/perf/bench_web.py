@@ -1,13 +1,14 @@
 """Benchmark the web rating page: simulated workers over loopback against `simrate serve`.
 
 Run: python tests/perf/bench_web.py [--pairs 200000] [--workers 200] [--servers 2]
-     [--per-task 10] [--checks 1]
+     [--per-task 10] [--checks 1] [--think 3]
 
 What it does: builds a project of PAIRS pairs and times loading them and creating a study
 over them; starts SERVERS `simrate serve` processes on that one file (the plain file
 backend); lets WORKERS simulated workers (threads, one HTTP client each, a random server
 each) open their link, press Start and rate their whole task as fast as the server
-answers; then stops the servers with SIGTERM and checks the file.
+answers, or THINK seconds per pair on average (a fast person; real crowd work takes
+10-20 s a pair); then stops the servers with SIGTERM and checks the file.
 
 Printed: time to import the pairs and to create the study; rating POST latency (p50, p95,
 max) and throughput; ratings acknowledged vs found in the file (lost must be 0); slots
@@ -23,6 +24,7 @@ yet, so this measures the plain file backend only.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -87,6 +89,8 @@ def worker(number: int, urls: list[str], latencies: list[float], acked: list[tup
             with lock:
                 latencies.append(took)
                 acked.append((f"B{number}", left))
+            if ARGS.think:  # a person reads the next pair: THINK s on average
+                time.sleep(random.uniform(0.5, 1.5) * ARGS.think)
 
 
 def main() -> None:
@@ -119,7 +123,7 @@ def main() -> None:
             over = project.team_tables.read(
                 "SELECT COUNT(*) FROM (SELECT item_ord FROM web_slots WHERE is_check = 0 "
                 "GROUP BY item_ord HAVING COUNT(*) > 5)")[0][0]
-        stored_set = {(w, i.removeprefix("i")) for w, i in stored}
+        stored_set = set(stored)
         lost = sum((w, i) not in stored_set for w, i in acked)
         ordered = sorted(latencies)
         p95 = ordered[int(0.95 * (len(ordered) - 1))] if ordered else float("nan")
@@ -141,5 +145,7 @@ if __name__ == "__main__":
     parser.add_argument("--servers", type=int, default=2)
     parser.add_argument("--per-task", type=int, default=10)
     parser.add_argument("--checks", type=int, default=1)
+    parser.add_argument("--think", type=float, default=3.0,
+                        help="mean seconds a worker takes per pair (0: as fast as answered)")
     ARGS = parser.parse_args()
     main()
