@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import hmac
 import socket
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from app.core import store
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.scale import fmt
@@ -86,17 +88,46 @@ class Buckets:
 
 
 class FileBackend:
-    """The project file, written by one database thread of this process."""
+    """The project file, written by one database thread of this process.
+
+    The WAL is checkpointed by a thread of its own on a second SQLite connection (PASSIVE:
+    it never blocks a writer), not by the commit that happens to fill it: a checkpoint of
+    a large file takes a few hundred milliseconds, which would stall every request queued
+    behind that commit.
+    """
+
+    CHECKPOINT_SECONDS = 1.0
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="simrate-db")
         self.project: Project | None = None
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
 
     def open(self) -> None:
         self.project = self._pool.submit(Project.open, self.path).result()
+        self._pool.submit(self.project.team_tables.read, "PRAGMA wal_autocheckpoint = 0").result()
+        self._checkpointer = threading.Thread(target=self._checkpoints, name="simrate-wal",
+                                              daemon=True)
+        self._checkpointer.start()
+
+    def _checkpoints(self) -> None:
+        conn = store.connect(self.path)
+        try:
+            while not self._stop.wait(self.CHECKPOINT_SECONDS):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # busy or read-only: the next round, or the closing connection
+        finally:
+            conn.close()
 
     def close(self) -> None:
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join()
+            self._checkpointer = None
         if self.project is not None:
             self._pool.submit(self.project.close).result()
             self.project = None
@@ -431,6 +462,7 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
         config = uvicorn.Config(create_app(path, backend=backend), lifespan="on",
                                 server_header=False, access_log=False, log_level="warning",
                                 proxy_headers=True, timeout_graceful_shutdown=20,
+                                timeout_keep_alive=30,
                                 h11_max_incomplete_event_size=16 * 1024)
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]

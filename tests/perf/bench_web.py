@@ -1,12 +1,12 @@
 """Benchmark the web rating page: simulated workers over loopback against `simrate serve`.
 
 Run: python tests/perf/bench_web.py [--pairs 200000] [--workers 200] [--servers 2]
-     [--per-task 10] [--checks 1] [--think 3]
+     [--per-task 10] [--checks 1] [--think 3] [--ramp 10]
 
 What it does: builds a project of PAIRS pairs and times loading them and creating a study
 over them; starts SERVERS `simrate serve` processes on that one file (the plain file
-backend); lets WORKERS simulated workers (threads, one HTTP client each, a random server
-each) open their link, press Start and rate their whole task as fast as the server
+backend); lets WORKERS simulated workers (asyncio tasks in one client process, one HTTP client each, a random server
+each, arriving at random over RAMP seconds) open their link, press Start and rate their whole task as fast as the server
 answers, or THINK seconds per pair on average (a fast person; real crowd work takes
 10-20 s a pair); then stops the servers with SIGTERM and checks the file.
 
@@ -24,13 +24,12 @@ yet, so this measures the plain file backend only.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -62,35 +61,48 @@ def build(folder: Path, pairs: int, checks: int) -> tuple[Path, float, float]:
     return path, imported, study
 
 
-def worker(number: int, urls: list[str], latencies: list[float], acked: list[tuple],
-           lock: threading.Lock) -> str:
+async def worker(number: int, urls: list[str], latencies: list[float],
+                 acked: list[tuple]) -> str:
+    """One simulated worker: link, Start, every pair of the task (one asyncio task)."""
+    import asyncio
     import re
 
     import httpx
 
     from tests.web.client import form_of
 
-    with httpx.Client(base_url=urls[number % len(urls)], timeout=60) as client:
-        landing = client.get(f"/study/bench?worker=B{number}")
-        answer = client.post("/study/bench/start", data=form_of(landing.text))
+    await asyncio.sleep(random.uniform(0, ARGS.ramp))  # workers arrive over RAMP seconds
+    async with httpx.AsyncClient(base_url=urls[number % len(urls)], timeout=60) as client:
+        landing = await client.get(f"/study/bench?worker=B{number}")
+        answer = await client.post("/study/bench/start", data=form_of(landing.text))
         if answer.status_code != 303:
             return f"start {answer.status_code}"
         while True:
-            page = client.get("/study/bench/task")
+            page = await client.get("/study/bench/task")
             if 'id="completion-code"' in page.text:
                 return "done"
             form = form_of(page.text)
             left = re.search(r'id="left">the left text of pair ([^<]*)<', page.text).group(1)
             started = time.perf_counter()
-            rated = client.post("/study/bench/rate", data={**form, "score": "2.25"})
-            took = time.perf_counter() - started
+            rated = await client.post("/study/bench/rate", data={**form, "score": "2.25"})
+            latencies.append(time.perf_counter() - started)
             if rated.status_code != 303:
                 return f"rate {rated.status_code}"
-            with lock:
-                latencies.append(took)
-                acked.append((f"B{number}", left))
+            acked.append((f"B{number}", left))
             if ARGS.think:  # a person reads the next pair: THINK s on average
-                time.sleep(random.uniform(0.5, 1.5) * ARGS.think)
+                await asyncio.sleep(random.uniform(0.5, 1.5) * ARGS.think)
+
+
+async def all_workers(urls: list[str], latencies: list[float], acked: list[tuple]) -> list:
+    import httpx
+
+    async def one(number: int) -> str:
+        try:
+            return await worker(number, urls, latencies, acked)
+        except httpx.HTTPError as exc:
+            return f"{type(exc).__name__}"
+
+    return await asyncio.gather(*(one(n) for n in range(ARGS.workers)))
 
 
 def main() -> None:
@@ -105,13 +117,14 @@ def main() -> None:
         servers = [Server(path) for _ in range(ARGS.servers)]
         latencies: list[float] = []
         acked: list[tuple] = []
-        lock = threading.Lock()
         started = time.perf_counter()
-        with ThreadPoolExecutor(ARGS.workers) as pool:
-            outcomes = list(pool.map(lambda n: worker(n, [s.url for s in servers], latencies,
-                                                      acked, lock), range(ARGS.workers)))
+        outcomes = asyncio.run(all_workers([s.url for s in servers], latencies, acked))
         wall = time.perf_counter() - started
-        statuses = [s.stop()[0] for s in servers]
+        stopped = [s.stop() for s in servers]
+        statuses = [status for status, _out, _err in stopped]
+        for _status, _out, err in stopped:
+            if err.strip():
+                print("server said:", err.strip()[-2000:])
         with Project.open(path) as project:
             stored = project.team_tables.read(
                 "SELECT a.name, i.id FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
@@ -145,6 +158,8 @@ if __name__ == "__main__":
     parser.add_argument("--servers", type=int, default=2)
     parser.add_argument("--per-task", type=int, default=10)
     parser.add_argument("--checks", type=int, default=1)
+    parser.add_argument("--ramp", type=float, default=10.0,
+                        help="seconds over which the workers arrive (0: all at once)")
     parser.add_argument("--think", type=float, default=3.0,
                         help="mean seconds a worker takes per pair (0: as fast as answered)")
     ARGS = parser.parse_args()
