@@ -135,7 +135,6 @@ def _add(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from app.core.project import Project
     from app.core.team.hub.people import remove_person
-
     from app.core.team.invites import revoke
 
     with Project.open(args.project) as project:

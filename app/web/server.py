@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import logging
 import socket
 import sqlite3
 import threading
@@ -44,6 +45,7 @@ from app.core.team import invites
 from app.core.team import web_study as web
 
 HERE = Path(__file__).resolve().parent
+LOG = logging.getLogger("simrate.web")  # the server's own log (stderr), never a response
 MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
 COOKIE = "simrate_task"
 INVITE_COOKIE = "simrate_invite"
@@ -107,6 +109,13 @@ class FileBackend:
 
     def open(self) -> None:
         self.project = self._pool.submit(Project.open, self.path).result()
+        try:
+            web.refuse_hub_replica(self.project)
+        except SimrateError:
+            self._pool.submit(self.project.close).result()
+            self.project = None
+            self._pool.shutdown(wait=True)
+            raise
         self._pool.submit(self.project.team_tables.read, "PRAGMA wal_autocheckpoint = 0").result()
         self._checkpointer = threading.Thread(target=self._checkpoints, name="simrate-wal",
                                               daemon=True)
@@ -338,7 +347,9 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         if isinstance(exc, web.WebRefusal):
             return message(exc.message, exc.status)
         if isinstance(exc, SimrateError):  # the file is busy or cannot be written: no detail
+            LOG.warning("refused with 503: %s", exc)
             return message("the server is busy; try again in a moment", 503)
+        LOG.error("unexpected error on %s", request.url.path, exc_info=exc)
         return message("something went wrong; try again in a moment", 500)
 
     async def not_found(request: Request, exc: Exception) -> Response:

@@ -111,7 +111,7 @@ def test_two_workers_rate_a_whole_task_by_keyboard_with_a_reload_and_on_a_phone(
             start = driver.find_element(By.ID, "start")
             assert driver.switch_to.active_element == start
             start.send_keys(Keys.ENTER)
-            wait_for(lambda: progress(driver) == "Pair 1 of 4")
+            wait_for(lambda d=driver: progress(d) == "Pair 1 of 4")
             assert driver.title != "owned"
             assert driver.find_element(By.ID, "left").text == HOSTILE
             if width == 360:  # usable on a phone: nothing wider than the screen
@@ -125,13 +125,13 @@ def test_two_workers_rate_a_whole_task_by_keyboard_with_a_reload_and_on_a_phone(
             typed[worker].append(rate_by_keys(driver, "3+"))       # 3.25
             typed[worker].append(rate_by_keys(driver, "2--"))      # 1.5
             driver.refresh()  # resumes at the first unrated item
-            wait_for(lambda: progress(driver) == "Pair 3 of 4")
+            wait_for(lambda d=driver: progress(d) == "Pair 3 of 4")
             typed[worker].append(rate_by_keys(driver, "+"))        # from empty: the bottom
             typed[worker].append(rate_by_keys(driver, "9-4"))      # 9 is off the scale: 4
             assert driver.find_element(By.ID, "completion-code").text == code
             driver.refresh()
             assert driver.find_element(By.ID, "completion-code").text == code
-            wait_for(lambda: driver.current_url.endswith("/?finished"), 10)
+            wait_for(lambda d=driver: d.current_url.endswith("/?finished"), 10)
         assert server.stop()[0] == 0
     assert typed == {"P1": ["3.25", "1.5", "0", "4"], "P2": ["3.25", "1.5", "0", "4"]}
     with Project.open(path) as project:

@@ -7,7 +7,6 @@ import random
 import re
 
 import pytest
-
 from starlette.testclient import TestClient  # noqa: E402  (the test extra has simrate[web])
 
 from app.core.project import Project  # noqa: E402
@@ -15,7 +14,6 @@ from app.core.team import web_study as web  # noqa: E402
 from app.web.server import MAX_BODY, create_app  # noqa: E402
 from tests.web.client import (  # noqa: E402
     Inputs,
-    completion_code,
     form_of,
     item_page,
     rate,

@@ -14,7 +14,7 @@ from app.core.project import Project
 from app.core.team import web_study as web
 from tests.web.client import form_of, start
 from tests.web.projects import make_project
-from tests.web.servers import Server, free_port
+from tests.web.servers import Server
 
 
 def test_sigterm_stops_cleanly_and_loses_no_acknowledged_rating(tmp_path):

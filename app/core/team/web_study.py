@@ -216,6 +216,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     if lease_minutes is not None and not (0 < lease_minutes < 1e6 and math.isfinite(lease_minutes)):
         raise SimrateError(f"--lease-minutes must be a positive number, not {lease_minutes:g}")
     url = None if completion_url is None else _check_url(completion_url)
+    refuse_hub_replica(project)
     old = get_study(project, name)
     if old is None and close:
         raise SimrateError(f"no web study named {name!r} in this project", project.path)
@@ -253,6 +254,15 @@ def set_study(project: Project, name: str, per_task: int | None = None,
             "per_item": study.per_item, "lease_minutes": study.lease_minutes,
             "open": study.open})
     return study, what
+
+
+def refuse_hub_replica(project: Project) -> None:
+    """SimrateError for a hub replica: web studies run on plain project files for now (a
+    replica would push the crowd's ratings to the hub as if they were team members')."""
+    if project.meta("hub_url"):
+        raise SimrateError("this file is a replica of a team hub; web studies and simrate "
+                           "serve work on a plain project file for now (the hub backend "
+                           "is not built yet)", project.path)
 
 
 def _fill_pool(conn: sqlite3.Connection, name: str) -> int:
