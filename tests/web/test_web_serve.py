@@ -1,5 +1,5 @@
 """`simrate serve` as a real process: ready on GET /, a clean SIGTERM that loses no
-acknowledged rating, 50 workers leasing at once from two server processes on one file."""
+acknowledged rating, 50 workers leasing at once from three server processes on one file."""
 
 from __future__ import annotations
 
@@ -56,37 +56,39 @@ def test_sigterm_stops_cleanly_and_loses_no_acknowledged_rating(tmp_path):
 
 
 def test_fifty_workers_at_once_never_get_a_slot_twice_nor_overfill_an_item(tmp_path):
-    path = make_project(tmp_path / "p.simrate", items=40, checks=2)
+    path = make_project(tmp_path / "p.simrate", items=200, checks=3)
     with Project.open(path) as project:
-        web.set_study(project, "s", per_task=4, checks=1, per_item=2)
-    with Server(path) as one, Server(path) as two:
+        web.set_study(project, "s", per_task=2, checks=1, per_item=1)
+    with Server(path) as one, Server(path) as two, Server(path) as three:
         barrier = threading.Barrier(50)
 
-        def worker(number: int) -> tuple[str, list[str]]:
-            base = (one, two)[number % 2].url
+        def worker(number: int) -> tuple[int, str]:
+            """Take tasks one after another until none is left; the tasks done."""
+            base = (one, two, three)[number % 3].url
+            done = 0
             with httpx.Client(base_url=base, timeout=60) as client:
                 landing = client.get(f"/study/s?worker=W{number}")
                 barrier.wait()
-                answer = client.post("/study/s/start", data=form_of(landing.text))
-                if answer.status_code == 410:
-                    return "none left", []
-                assert answer.status_code == 303, answer.text
-                seen = []
                 while True:
-                    page = client.get("/study/s/task")
-                    assert page.status_code == 200, page.text
-                    if 'id="completion-code"' in page.text:
-                        return "done", seen
-                    form = form_of(page.text)
-                    seen.append(form["slot"])
-                    rated = client.post("/study/s/rate", data={**form, "score": "2"})
-                    assert rated.status_code == 303, rated.text
+                    answer = client.post("/study/s/start", data=form_of(landing.text))
+                    if answer.status_code == 410:
+                        return done, "none left"
+                    assert answer.status_code == 303, answer.text
+                    while True:
+                        page = client.get("/study/s/task")
+                        assert page.status_code == 200, page.text
+                        if 'id="completion-code"' in page.text:
+                            done += 1
+                            break
+                        rated = client.post("/study/s/rate",
+                                            data={**form_of(page.text), "score": "2"})
+                        assert rated.status_code == 303, rated.text
 
         with ThreadPoolExecutor(50) as pool:
             results = list(pool.map(worker, range(50)))
-        assert one.stop()[0] == 0 and two.stop()[0] == 0
-    assert sum(r == "done" for r, _ in results) == 20  # 40 items x 2 / 4 per task
-    assert sum(r == "none left" for r, _ in results) == 30
+        assert [server.stop()[0] for server in (one, two, three)] == [0, 0, 0]
+    assert sum(done for done, _ in results) == 100  # 200 items x 1 rating / 2 per task
+    assert {outcome for _, outcome in results} == {"none left"}
     with Project.open(path) as project:
         slots = project.team_tables.read(
             "SELECT t.worker, s.item_ord, s.is_check, s.rated_at FROM web_slots s JOIN "
@@ -94,12 +96,12 @@ def test_fifty_workers_at_once_never_get_a_slot_twice_nor_overfill_an_item(tmp_p
         ratings = project.ratings().query("annotator != 'alice'")
         status = web.study_status(project)["s"]
     pairs = [(w, o) for w, o, _c, _r in slots]
-    assert len(pairs) == len(set(pairs)) == 100  # no worker got an item twice
+    assert len(pairs) == len(set(pairs)) == 300  # no worker got an item twice
     per_item: dict[int, int] = {}
     for _w, ord_, is_check, rated_at in slots:
         assert rated_at is not None
         if not is_check:
             per_item[ord_] = per_item.get(ord_, 0) + 1
-    assert len(per_item) == 40 and set(per_item.values()) == {2}
-    assert len(ratings) == 100
-    assert status["tasks"] == {"done": 20, "leased": 0, "expired": 0, "left": 0}
+    assert len(per_item) == 200 and set(per_item.values()) == {1}  # none overfilled
+    assert len(ratings) == 300
+    assert status["tasks"] == {"done": 100, "leased": 0, "expired": 0, "left": 0}
