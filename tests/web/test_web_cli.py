@@ -84,3 +84,26 @@ def test_a_hub_replica_is_refused_until_the_hub_backend_exists(tmp_path, capsys)
     served = serve(path, "--port", 0)
     assert served.returncode == 2 and "replica of a team hub" in served.stderr
     assert served.stderr.count("\n") == 1
+
+
+def test_exclude_careless_drops_a_careless_web_worker(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=12, checks=3)
+    with Project.open(path) as project:
+        web.set_study(project, "s", per_task=4, checks=3, per_item=2)
+        for worker, good in (("careful", True), ("careless", False)):
+            lease = web.lease(project, "s", worker)
+            while (slot := web.next_slot(project, lease)) is not None:
+                item = project.item_id_for_ord(slot.item_ord)
+                known = {"c1": "1", "c2": "2", "c3": "3"}
+                score = known.get(item, "2") if good else "4"
+                lease, _ = web.rate_slot(project, "s", lease.cookie, lease.token, slot.slot,
+                                         score)
+    result = simrate(capsys, "annotators", path, "--exclude-careless", "--by", "me")
+    assert result.status == 0, result.err
+    with Project.open(path) as project:
+        assert project.excluded_annotators() == ["careless"]
+        report = {r["annotator"]: r for r in
+                  simrate(capsys, "annotators", path, "--json").json()}
+    assert report["careless"]["checks"] == 3 and report["careless"]["flagged"]
+    assert report["careful"]["check_pearson"] == 1.0 and not report["careful"]["flagged"]
+    assert report["careful"]["seconds_per_item"] is not None
