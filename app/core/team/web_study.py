@@ -518,6 +518,24 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
 
 
 # ----------------------------------------------------------------- status
+def _ratings_per_item(project: Project, study: str) -> dict[int, int]:
+    """{web ratings: items with that many} over the study's pool (check items left out);
+    read from the rated slots, so its time grows with the ratings, not with the pool."""
+    read = project.team_tables.read
+    checks = "AND item_ord NOT IN (SELECT item_ord FROM check_items)" \
+        if has_table(project, "check_items") else ""
+    counts = [n for (n,) in read(
+        f"SELECT COUNT(*) FROM web_slots WHERE study = ? AND rated_at IS NOT NULL {checks} "
+        "GROUP BY item_ord", (study,))]
+    pool = read(f"SELECT COUNT(*) FROM web_fill WHERE study = ? {checks}", (study,))[0][0]
+    out: dict[int, int] = {}
+    for n in counts:
+        out[int(n)] = out.get(int(n), 0) + 1
+    if pool - len(counts) > 0:
+        out[0] = pool - len(counts)
+    return dict(sorted(out.items()))
+
+
 def study_status(project: Project, now: float | None = None) -> dict:
     """Every study: settings, tasks done/leased/expired/left, ratings per item, workers."""
     now = time.time() if now is None else now
@@ -527,15 +545,7 @@ def study_status(project: Project, now: float | None = None) -> dict:
         states = dict(read("SELECT CASE WHEN state = 'leased' AND expires_at <= ? THEN "
                            "'expired' ELSE state END, COUNT(*) FROM web_tasks WHERE study = ? "
                            "GROUP BY 1", (now, study.name)))
-        per_item = dict(read(
-            "SELECT n, COUNT(*) FROM (SELECT f.item_ord, (SELECT COUNT(*) FROM web_slots s "
-            "WHERE s.study = f.study AND s.item_ord = f.item_ord AND s.rated_at IS NOT NULL) n "
-            "FROM web_fill f WHERE f.study = ? AND f.item_ord NOT IN "
-            "(SELECT item_ord FROM check_items)) GROUP BY n", (study.name,))
-            if has_table(project, "check_items") else read(
-            "SELECT n, COUNT(*) FROM (SELECT f.item_ord, (SELECT COUNT(*) FROM web_slots s "
-            "WHERE s.study = f.study AND s.item_ord = f.item_ord AND s.rated_at IS NOT NULL) n "
-            "FROM web_fill f WHERE f.study = ?) GROUP BY n", (study.name,)))
+        per_item = _ratings_per_item(project, study.name)
         room = sum(max(0, study.per_item - int(n)) * int(count) for n, count in per_item.items())
         leased_slots = read("SELECT COUNT(*) FROM web_slots s JOIN web_tasks t ON "
                             "t.study = s.study AND t.task = s.task WHERE s.study = ? AND "
