@@ -12,5 +12,7 @@ DATA_PACKAGES = {"app._resources": "resources", "app._sample_data": "sample_data
 setup(
     packages=find_packages(include=["app", "app.*"]) + sorted(DATA_PACKAGES),
     package_dir=DATA_PACKAGES,
-    package_data={"app._resources": ["**/*"], "app._sample_data": ["*"]},
+    package_data={"app._resources": ["**/*"], "app._sample_data": ["*"],
+                  # the web page's templates and its CSS and JavaScript (simrate serve)
+                  "app.web": ["templates/*.html", "static/*"]},
 )

@@ -14,7 +14,7 @@ from app.locations import installed_version
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
     "pyramid", "evaluate", "package", "annotators", "assign", "checks", "team", "crowd",
-    "machine", "check",
+    "machine", "check", "serve",
 )
 #: Commands whose positional arguments may follow their options.
 INTERMIXED = ("checks",)
@@ -197,6 +197,24 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--per-task", type=int, required=True, metavar="K")
     q.add_argument("--checks", type=int, default=0, metavar="C")
     q.add_argument("--seed", type=int, default=0)
+    q = crowd.add_parser("study", help="create, change or close a web study (simrate serve)")
+    q.add_argument("project")
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--per-task", type=int, default=None, metavar="K")
+    q.add_argument("--checks", type=int, default=None, metavar="C")
+    q.add_argument("--per-item", type=int, default=None, metavar="R")
+    q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
+    q.add_argument("--completion-url", default=None, metavar="URL")
+    q.add_argument("--close", action="store_true")
+    q.add_argument("--by", default=None)
+    q = crowd.add_parser("status", help="tasks, ratings per item and workers of each study")
+    q.add_argument("project")
+    q.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", help="serve the open web studies (needs simrate[web])")
+    p.add_argument("project")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
 
     p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
                        "and the way out")

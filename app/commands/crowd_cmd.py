@@ -1,8 +1,13 @@
-"""simrate crowd export PROJECT OUT.csv --per-task K [--checks C] [--seed S]"""
+"""simrate crowd export PROJECT OUT.csv --per-task K [--checks C] [--seed S]
+simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lease-minutes M]
+                    [--completion-url URL] [--close]
+simrate crowd status PROJECT [--json]"""
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import json
 import os
 import sys
 from pathlib import Path
@@ -12,6 +17,15 @@ from app.core.team.crowd import batch_frame, make_batch, record_batch
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one crowd action."""
+    if args.crowd_command == "study":
+        return run_study(args)
+    if args.crowd_command == "status":
+        return run_status(args)
+    return run_export(args)
+
+
+def run_export(args: argparse.Namespace) -> int:
     """Write the batch CSV a Turk-style platform reads, and record the batch in the project.
 
     The batch is recorded only once the file is written in full and on disk (before it
@@ -41,4 +55,55 @@ def run(args: argparse.Namespace) -> int:
     if frame.shape[0] and len(batch.tasks[frame["task"].iat[-1]]) < batch.width:
         print(f"{args.out}: the last task is shorter; its empty slots have an empty id",
               file=sys.stderr)
+    return 0
+
+
+def _who(given: str | None) -> str:
+    if given:
+        return given
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "organizer"
+
+
+def run_study(args: argparse.Namespace) -> int:
+    """Create, change or close a web study kept in the project."""
+    from app.core.team.web_study import set_study, study_status
+
+    with Project.open(args.project) as project:
+        study, what = set_study(project, args.name, args.per_task, args.checks, args.per_item,
+                                args.lease_minutes, args.completion_url, args.close,
+                                by=_who(args.by))
+        left = study_status(project)[study.name]["tasks"]["left"]
+    print(f"{args.project}: study {study.name!r} {what}: tasks of {study.per_task} items + "
+          f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
+          f"{study.lease_minutes:g} minutes; {'open' if study.open else 'closed'}, "
+          f"{left} tasks left")
+    if study.open:
+        print(f"worker link: /study/{study.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+              f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}} "
+              f"(or ?worker=ID); completion code {study.code}")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Each study's tasks done, leased and left, ratings per item and workers."""
+    from app.core.team.web_study import study_status
+
+    with Project.open(args.project) as project:
+        status = study_status(project)
+    if args.json:
+        print(json.dumps({"studies": status}, ensure_ascii=False, indent=1))
+        return 0
+    if not status:
+        print(f"{args.project}: no web studies (create one: simrate crowd study)")
+    for name, entry in status.items():
+        tasks = entry["tasks"]
+        per_item = ", ".join(f"{n}: {c}" for n, c in entry["ratings_per_item"].items())
+        print(f"{name} ({'open' if entry['open'] else 'closed'}): {tasks['done']} tasks done, "
+              f"{tasks['leased']} leased, {tasks['expired']} timed out, {tasks['left']} left; "
+              f"items by web ratings {{{per_item}}}; {len(entry['workers'])} workers")
+        for worker, figures in entry["workers"].items():
+            print(f"  {worker}: {figures['tasks_done']} tasks done, {figures['ratings']} ratings")
     return 0

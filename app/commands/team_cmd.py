@@ -31,6 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
+    p = verbs.add_parser("invite", help="a personal link to rate in the browser (simrate serve)")
+    p.add_argument("project")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--base-url", default="http://127.0.0.1:8000",
+                   help="where simrate serve answers, as the person reaches it")
     p = verbs.add_parser("join", help="make a local replica of a hub")
     p.add_argument("url", metavar="URL")
     p.add_argument("local", metavar="LOCAL.simrate")
@@ -45,7 +50,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run one team subcommand."""
     return {"publish": _publish, "add": _add, "remove": _remove, "join": _join,
-            "sync": _sync, "harden": _harden}[args.team_command](args)
+            "sync": _sync, "harden": _harden, "invite": _invite}[args.team_command](args)
+
+
+def _invite(args: argparse.Namespace) -> int:
+    from app.core.project import Project
+    from app.core.team.invites import invite
+
+    with Project.open(args.project) as project:
+        token = invite(project, args.name, by=_organizer())
+    print(f"{args.base_url.rstrip('/')}/invite/{token}")
+    print(f"a personal link for {args.name.strip()}: they rate their assignment in the browser "
+          f"while `simrate serve {args.project}` runs; `simrate team remove {args.project} "
+          f"{args.name.strip()}` revokes it", file=sys.stderr)
+    return 0
+
+
+def _organizer() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "organizer"
 
 
 def with_password(action: Callable[[str | None], T]) -> T:
@@ -125,8 +150,14 @@ def _add(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from app.core.project import Project
     from app.core.team.hub.people import remove_person
+    from app.core.team.invites import revoke
 
     with Project.open(args.project) as project:
+        links = revoke(project, args.name, by=_organizer())
+        if links:
+            print(f"{args.name}: {links} browser link(s) revoked")
+        if links and not project.meta("hub_url"):
+            return 0  # a plain file: the links were all there was to revoke
         login = with_password(lambda pw: remove_person(project, args.name, pw))
     print(f"removed {args.name}: login {login} can no longer connect; their ratings stay")
     return 0

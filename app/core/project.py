@@ -337,6 +337,18 @@ class Project:
         for item_id, annotator, old, new in written:
             self._publish(self._rating_event(item_id, annotator, old, new))
 
+    def team_ratings_written(self, rows: Sequence[tuple]) -> None:
+        """Publish ratings a team module wrote with tables.write_rating in its own committed
+        transaction (the web page: a slot and its rating in one), as `rate` would: rows of
+        (item_id, annotator, old, new). An annotator another process added is read into
+        the roster first; an item this object has not loaded yet (imported elsewhere since)
+        reaches it with the next `refresh`, as every change of another process does."""
+        if any(a.strip() not in self.roster for _i, a, _o, _n in rows):
+            self.roster.reload()
+        for item_id, annotator, old, new in rows:
+            if self.has_item(item_id):
+                self._publish(self._rating_event(item_id, annotator, old, new))
+
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)
 

@@ -474,6 +474,10 @@ CHANGE_KINDS: dict[str, str] = {
     "crowd_batch": "a crowd batch written: its name, tasks and slots",
     "conflict": "a rating edit made on this machine that lost on the hub to a later edit of "
                 "the same rating made on another machine: both values and both edit times",
+    "web_study": "a web study created, changed or closed: its settings",
+    "web_lease": "a task of a web study leased to a worker: the task and its items",
+    "web_invite": "a personal link made for a team member to rate in the browser",
+    "web_invite_revoked": "the personal links of a team member revoked",
     "organizer_mode": "organizer mode (not blind) switched on or off, or a file opened in it, "
                       "under the name given in \"Who is rating?\"",
 }

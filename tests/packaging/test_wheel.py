@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,16 @@ def test_sdist_carries_the_data_folders(installed):
         assert f"sample_data/{name}" in names
     assert {"resources/scales/sts.json", "resources/scales/clss.json",
             "resources/icons/simrate-256.png", "setup.py"} <= names
+
+
+def test_wheel_carries_the_web_pages_templates_and_assets(installed):
+    wheel = next(installed["dist"].glob("simrate-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app" / "web").rglob("*")
+             if p.suffix in (".html", ".js", ".css")}
+    assert {"app/web/templates/item.html", "app/web/static/rate.js",
+            "app/web/static/style.css"} <= pages <= names
 
 
 def test_version_and_scales(simrate, installed):

@@ -178,6 +178,7 @@ class Organizer(QObject):
         menu.addAction(self._action("evaluate", "E&valuate systems\u2026", [],
                                     self.evaluate_systems))
         menu.addAction(self._action("team", "&Team hub\u2026", [], self.show_team))
+        menu.addAction(self._action("web", "&Web studies\u2026", [], self.show_web_studies))
         help_menu = window.menus.get("help")
         window.menuBar().insertMenu(help_menu.menuAction() if help_menu else None, menu)
         window.menus["organizer"] = menu
@@ -201,7 +202,8 @@ class Organizer(QObject):
         elif not self.context.organizer:
             self._remove_organizer_menu()
         has_project = self.workspace is not None
-        for name in ("queue", "rating", "agreement", "annotators", "import", "export", "team"):
+        for name in ("queue", "rating", "agreement", "annotators", "import", "export", "team",
+                     "web"):
             if name in self.actions:
                 self.actions[name].setEnabled(has_project)
 
@@ -316,6 +318,12 @@ class Organizer(QObject):
         self.evaluation.show()
         self.evaluation.raise_()
         self.evaluation.activateWindow()
+
+    def show_web_studies(self) -> None:
+        """Open the web studies window: progress, the worker link, open or close."""
+        from app.gui.organizer.web_studies import open_web_studies_window
+
+        open_web_studies_window(self.window)
 
     def show_team(self) -> None:
         """Open the team hub window: publish, people, who is connected."""

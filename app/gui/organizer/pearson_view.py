@@ -38,6 +38,13 @@ TABLE_ROWS = 10
 FEWEST = 3
 
 
+def crowd_names(project) -> set[str]:
+    """The project's crowd (web) workers, marked in the rater table."""
+    from app.core.team.web_study import crowd_workers
+
+    return set(crowd_workers(project))
+
+
 class PearsonView(QWidget):
     """Heatmap (all raters, or the TOP_N most in doubt) and, for a crowd, the rater table."""
 
@@ -47,6 +54,7 @@ class PearsonView(QWidget):
         self.machine_report: dict = {}
         self.shown: list[str] = []  # the people in the heatmap, in its order
         self.model = RaterTableModel(lambda: project.agreement.live, self)
+        self.model.crowd_of = lambda: crowd_names(project)
         self.proxy = SortFilterProxy(0, self)
         self.proxy.setSourceModel(self.model)
         self.title = QLabel("Pearson r between raters")

@@ -38,6 +38,7 @@ class RaterRow:
     r: float | None
     ratings: int
     shared: int
+    crowd: bool = False  # a web (crowd) worker, annotators.kind 'crowd'
 
     @property
     def trusted(self) -> bool:
@@ -63,7 +64,8 @@ class RaterTableModel(RowTableModel):
     """Rows of people from the live engine, then machine rows from the machine report."""
 
     HEADERS = ("Rater", "Kind", "r vs rest", "Ratings", "Shared")
-    TOOLTIPS = ("", "Person, or machine rater (never in gold or the humans' alpha)",
+    TOOLTIPS = ("", "Person, crowd worker (rated on the web page), or machine rater (never "
+                "in gold or the humans' alpha)",
                 "Pearson r against the mean of the other raters on the same items; for a machine, "
                 "against the mean of the humans",
                 "Items this rater scored",
@@ -76,6 +78,7 @@ class RaterTableModel(RowTableModel):
         self._row_of: dict[str, int] = {}
         self._dirty: set[str] = set()
         self._reload = True
+        self.crowd_of = lambda: set()  # names of crowd workers (set by the view)
         self._italic = QFont()
         self._italic.setItalic(True)
 
@@ -111,8 +114,9 @@ class RaterTableModel(RowTableModel):
         """Read every person's row again (keeps the machine rows)."""
         live: LiveAgreement = self._live_of()
         rest, counts = live.pearson_vs_rest(), live.rater_counts()
-        people = [RaterRow(str(name), False, _clean(rest.get(name)), *counts[name])
-                  for name in live.raters()]
+        crowd = self.crowd_of()
+        people = [RaterRow(str(name), False, _clean(rest.get(name)), *counts[name],
+                           crowd=str(name) in crowd) for name in live.raters()]
         self.set_rows([*people, *(row for row in self.rows if row.machine)])
         self._reload = False
 
@@ -162,7 +166,7 @@ class RaterTableModel(RowTableModel):
         if column == 0:
             return row.name
         if column == 1:
-            return "machine" if row.machine else "person"
+            return "machine" if row.machine else "crowd" if row.crowd else "person"
         if column == R_COLUMN:
             return "\u2013" if row.r is None else f"{row.r:.3f}"
         return f"{row.ratings if column == 3 else row.shared:,}"
@@ -172,7 +176,7 @@ class RaterTableModel(RowTableModel):
         if column == 0:
             return row.name.casefold()
         if column == 1:
-            return int(row.machine)
+            return 2 if row.machine else int(row.crowd)
         if column == R_COLUMN:  # undefined sorts after every r (ascending)
             return math.inf if row.r is None else row.r
         return row.ratings if column == 3 else row.shared

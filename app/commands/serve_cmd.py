@@ -1,0 +1,20 @@
+"""simrate serve PROJECT [--host 127.0.0.1] [--port 8000]: the web rating page."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.core.errors import SimrateError
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the project's open web studies until stopped (SIGTERM or Ctrl+C)."""
+    try:
+        from app.web.server import serve
+    except ImportError:
+        raise SimrateError("the web page needs the web extra: pip install 'simrate[web]'") \
+            from None
+    if not 0 <= args.port <= 65535:
+        raise SimrateError(f"--port must be between 0 and 65535, not {args.port}")
+    serve(args.project, args.host, args.port)
+    return 0

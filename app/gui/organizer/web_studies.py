@@ -1,0 +1,161 @@
+"""The organizer's web studies: progress of each, the worker link to copy, open or close.
+
+Reads `study_status` (app/core/team/web_study.py) on the project's connection when shown,
+every few seconds while open, and after each change; opening or closing a study goes
+through `set_study`, the same call as `simrate crowd study`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.errors import SimrateError
+from app.core.team.web_study import set_study, study_status
+from app.gui.shell.row_model import RowTableModel
+
+_Index = QModelIndex | QPersistentModelIndex
+REFRESH_MS = 5000
+DEFAULT_BASE = "http://127.0.0.1:8000"
+
+
+class StudiesModel(RowTableModel):
+    """One row per study: name, open, tasks done / leased / left, workers, ratings."""
+
+    HEADERS = ("Study", "State", "Done", "Leased", "Left", "Workers", "Web ratings")
+    TOOLTIPS = ("", "Open studies are served by simrate serve", "Tasks finished",
+                "Tasks a worker holds now", "Tasks still to hand out",
+                "Crowd workers who took a task", "Ratings given on the page")
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        name, entry = self.rows[index.row()]
+        tasks = entry["tasks"]
+        ratings = sum(int(n) * c for n, c in entry["ratings_per_item"].items())
+        return (name, "open" if entry["open"] else "closed", f"{tasks['done']:,}",
+                f"{tasks['leased']:,}", f"{tasks['left']:,}", f"{len(entry['workers']):,}",
+                f"{ratings:,}")[index.column()]
+
+
+class WebStudiesPanel(QWidget):
+    """The table of studies with Copy link and Open/Close."""
+
+    def __init__(self, project, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.model = StudiesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.base_edit = QLineEdit(DEFAULT_BASE)
+        self.base_edit.setToolTip("Where simrate serve answers, as workers reach it")
+        self.link_edit = QLineEdit(readOnly=True)
+        self.copy_button = QPushButton("Copy link")
+        self.copy_button.clicked.connect(self.copy_link)
+        self.toggle_button = QPushButton("Close study")
+        self.toggle_button.clicked.connect(self.toggle)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Server"))
+        row.addWidget(self.base_edit, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.link_edit, 1)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.toggle_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addLayout(row)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.base_edit.textChanged.connect(self._selected)
+        self.timer = QTimer(self, interval=REFRESH_MS)
+        self.timer.timeout.connect(self.refresh)
+        self.timer.start()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read every study's progress again, keeping the selection."""
+        chosen = self.selected_name()
+        try:
+            rows = list(study_status(self.project).items())
+        except SimrateError as exc:
+            self.message.setText(str(exc))
+            return
+        self.model.set_rows(rows)
+        names = [name for name, _entry in rows]
+        if rows:
+            self.table.selectRow(names.index(chosen) if chosen in names else 0)
+        self.message.setText("" if rows else "No web studies yet: create one with "
+                             "simrate crowd study PROJECT NAME --per-task K, then run "
+                             "simrate serve PROJECT.")
+        self._selected()
+
+    def selected_name(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() \
+            else []
+        return self.model.rows[rows[0].row()][0] if rows else None
+
+    def link(self, name: str) -> str:
+        """The worker link of a study, with Prolific's placeholders."""
+        base = self.base_edit.text().strip().rstrip("/") or DEFAULT_BASE
+        return (f"{base}/study/{name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+                f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}")
+
+    def _selected(self, *_args) -> None:
+        name = self.selected_name()
+        entry = dict(self.model.rows).get(name) if name else None
+        self.link_edit.setText(self.link(name) if name else "")
+        self.copy_button.setEnabled(name is not None)
+        self.toggle_button.setEnabled(name is not None)
+        self.toggle_button.setText("Close study" if entry is None or entry["open"]
+                                   else "Open study")
+
+    def copy_link(self) -> None:
+        name = self.selected_name()
+        if name:
+            QGuiApplication.clipboard().setText(self.link(name))
+            self.message.setText(f"Link of {name} copied.")
+
+    def toggle(self) -> None:
+        name = self.selected_name()
+        if not name:
+            return
+        entry = dict(self.model.rows)[name]
+        try:
+            set_study(self.project, name, close=entry["open"], by="organizer")
+        except SimrateError as exc:
+            QMessageBox.warning(self, "Web study", str(exc))
+            return
+        self.refresh()
+
+
+def open_web_studies_window(window) -> QDialog:
+    """The web studies in a window of their own (not modal; closed with the project)."""
+    dialog = QDialog(window)
+    dialog.setWindowTitle("Web studies")
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    panel = WebStudiesPanel(window.context.project, dialog)
+    dialog.panel = panel
+    QVBoxLayout(dialog).addWidget(panel)
+    dialog.finished.connect(lambda _code: panel.timer.stop())
+    window.context.project_closing.connect(dialog.close)
+    dialog.resize(760, 360)
+    dialog.show()
+    return dialog

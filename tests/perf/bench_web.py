@@ -1,0 +1,166 @@
+"""Benchmark the web rating page: simulated workers over loopback against `simrate serve`.
+
+Run: python tests/perf/bench_web.py [--pairs 200000] [--workers 200] [--servers 2]
+     [--per-task 10] [--checks 1] [--think 3] [--ramp 10]
+
+What it does: builds a project of PAIRS pairs and times loading them and creating a study
+over them; starts SERVERS `simrate serve` processes on that one file (the plain file
+backend); lets WORKERS simulated workers (asyncio tasks in one client process, one HTTP client each, a random server
+each, arriving at random over RAMP seconds) open their link, press Start and rate their whole task as fast as the server
+answers, or THINK seconds per pair on average (a fast person; real crowd work takes
+10-20 s a pair); then stops the servers with SIGTERM and checks the file.
+
+Printed: time to import the pairs and to create the study; rating POST latency (p50, p95,
+max) and throughput; ratings acknowledged vs found in the file (lost must be 0); slots
+given twice and items over the per-item cap (both must be 0). Potato's figures from the
+issue (measured once on the same work) are printed beside ours; they are quoted, not
+measured here.
+
+Goals (issue 24): rating POST p95 <= 50 ms, 0 ratings lost, 0 slots twice, 200k pairs
+loaded for a study <= 4 s. The hub backend (and the dashboard latency goal) is not built
+yet, so this measures the plain file backend only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+POTATO = {"load 200k pairs": "12.5 s, 412 MB", "rating POST": "11-16 ms"}
+
+
+def build(folder: Path, pairs: int, checks: int) -> tuple[Path, float, float]:
+    from app.core.frames import item_frame
+    from app.core.project import Project
+    from app.core.team.quality import set_checks
+    from app.core.team.web_study import set_study
+
+    ids = [f"i{n}" for n in range(pairs)]
+    frame = item_frame({"item_id": ids, "left": [f"the left text of pair {i}" for i in ids],
+                        "right": [f"the right text of pair {i}" for i in ids],
+                        "dataset": [""] * pairs, "genre": [""] * pairs,
+                        "reference": [float("nan")] * pairs, "meta": [{} for _ in ids],
+                        "line": list(range(1, pairs + 1))})
+    path = folder / "bench.simrate"
+    started = time.perf_counter()
+    with Project.create(path, "clss") as project:
+        project.import_items(frame, source="bench")
+        imported = time.perf_counter() - started
+        set_checks(project, {f"i{n}": 2.0 for n in range(max(checks, 5))}, by="bench")
+        started = time.perf_counter()
+        set_study(project, "bench", per_task=ARGS.per_task, checks=checks, per_item=5)
+        study = time.perf_counter() - started
+    return path, imported, study
+
+
+async def worker(number: int, urls: list[str], latencies: list[float],
+                 acked: list[tuple]) -> str:
+    """One simulated worker: link, Start, every pair of the task (one asyncio task)."""
+    import asyncio
+    import re
+
+    import httpx
+
+    from tests.web.client import form_of
+
+    await asyncio.sleep(random.uniform(0, ARGS.ramp))  # workers arrive over RAMP seconds
+    async with httpx.AsyncClient(base_url=urls[number % len(urls)], timeout=60) as client:
+        landing = await client.get(f"/study/bench?worker=B{number}")
+        answer = await client.post("/study/bench/start", data=form_of(landing.text))
+        if answer.status_code != 303:
+            return f"start {answer.status_code}"
+        while True:
+            page = await client.get("/study/bench/task")
+            if 'id="completion-code"' in page.text:
+                return "done"
+            form = form_of(page.text)
+            left = re.search(r'id="left">the left text of pair ([^<]*)<', page.text).group(1)
+            started = time.perf_counter()
+            rated = await client.post("/study/bench/rate", data={**form, "score": "2.25"})
+            latencies.append(time.perf_counter() - started)
+            if rated.status_code != 303:
+                return f"rate {rated.status_code}"
+            acked.append((f"B{number}", left))
+            if ARGS.think:  # a person reads the next pair: THINK s on average
+                await asyncio.sleep(random.uniform(0.5, 1.5) * ARGS.think)
+
+
+async def all_workers(urls: list[str], latencies: list[float], acked: list[tuple]) -> list:
+    import httpx
+
+    async def one(number: int) -> str:
+        try:
+            return await worker(number, urls, latencies, acked)
+        except httpx.HTTPError as exc:
+            return f"{type(exc).__name__}"
+
+    return await asyncio.gather(*(one(n) for n in range(ARGS.workers)))
+
+
+def main() -> None:
+    from app.core.project import Project
+    from tests.web.servers import Server
+
+    with tempfile.TemporaryDirectory() as folder:
+        path, imported, study = build(Path(folder), ARGS.pairs, ARGS.checks)
+        print(f"pairs: {ARGS.pairs}; import {imported:.2f} s; study created over them in "
+              f"{study:.2f} s (together {imported + study:.2f} s; goal <= 4 s; "
+              f"Potato: {POTATO['load 200k pairs']})")
+        servers = [Server(path) for _ in range(ARGS.servers)]
+        latencies: list[float] = []
+        acked: list[tuple] = []
+        started = time.perf_counter()
+        outcomes = asyncio.run(all_workers([s.url for s in servers], latencies, acked))
+        wall = time.perf_counter() - started
+        stopped = [s.stop() for s in servers]
+        statuses = [status for status, _out, _err in stopped]
+        for _status, _out, err in stopped:
+            if err.strip():
+                print("server said:", err.strip()[-2000:])
+        with Project.open(path) as project:
+            stored = project.team_tables.read(
+                "SELECT a.name, i.id FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
+                "JOIN items i ON i.ord = r.item_ord WHERE a.kind = 'crowd'")
+            twice = project.team_tables.read(
+                "SELECT COUNT(*) FROM (SELECT t.worker, s.item_ord FROM web_slots s JOIN "
+                "web_tasks t ON t.study = s.study AND t.task = s.task GROUP BY 1, 2 "
+                "HAVING COUNT(*) > 1)")[0][0]
+            over = project.team_tables.read(
+                "SELECT COUNT(*) FROM (SELECT item_ord FROM web_slots WHERE is_check = 0 "
+                "GROUP BY item_ord HAVING COUNT(*) > 5)")[0][0]
+        stored_set = set(stored)
+        lost = sum((w, i) not in stored_set for w, i in acked)
+        ordered = sorted(latencies)
+        p95 = ordered[int(0.95 * (len(ordered) - 1))] if ordered else float("nan")
+        print(f"{ARGS.workers} workers on {ARGS.servers} server processes (exit {statuses}): "
+              f"{sum(o == 'done' for o in outcomes)} tasks done, other outcomes "
+              f"{sorted({o for o in outcomes if o != 'done'})}")
+        print(f"rating POST: {len(ordered)} in {wall:.1f} s ({len(ordered) / wall:.0f}/s); "
+              f"p50 {statistics.median(ordered) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+              f"max {ordered[-1] * 1000:.1f} ms (goal p95 <= 50 ms; Potato: "
+              f"{POTATO['rating POST']})")
+        print(f"ratings acknowledged {len(acked)}, in the file {len(stored)}, lost {lost}; "
+              f"slots given twice {twice}; items over the cap {over}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=200_000)
+    parser.add_argument("--workers", type=int, default=200)
+    parser.add_argument("--servers", type=int, default=2)
+    parser.add_argument("--per-task", type=int, default=10)
+    parser.add_argument("--checks", type=int, default=1)
+    parser.add_argument("--ramp", type=float, default=10.0,
+                        help="seconds over which the workers arrive (0: all at once)")
+    parser.add_argument("--think", type=float, default=3.0,
+                        help="mean seconds a worker takes per pair (0: as fast as answered)")
+    ARGS = parser.parse_args()
+    main()

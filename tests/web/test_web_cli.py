@@ -1,0 +1,109 @@
+"""simrate crowd study / crowd status / serve on the command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from app.core.project import Project
+from app.core.team import web_study as web
+from tests.cli.helpers import simrate
+from tests.web.projects import make_project
+from tests.web.servers import ROOT, Server
+
+
+def test_crowd_study_creates_changes_and_closes(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=20, checks=3)
+    made = simrate(capsys, "crowd", "study", path, "s1", "--per-task", 4, "--checks", 2,
+                   "--per-item", 3, "--lease-minutes", 30,
+                   "--completion-url", "https://example.org/c?cc=1")
+    assert made.status == 0, made.err
+    assert "created" in made.out and "/study/s1?PROLIFIC_PID=" in made.out
+    changed = simrate(capsys, "crowd", "study", path, "s1", "--per-item", 1)
+    assert changed.status == 0 and "changed" in changed.out
+    status = simrate(capsys, "crowd", "status", path, "--json").json()["studies"]["s1"]
+    assert status["per_task"] == 4 and status["checks"] == 2 and status["per_item"] == 1
+    assert status["lease_minutes"] == 30 and status["tasks"]["left"] == 5
+    assert status["completion_url"] == "https://example.org/c?cc=1"
+    closed = simrate(capsys, "crowd", "study", path, "s1", "--close")
+    assert closed.status == 0 and "closed" in closed.out
+    text = simrate(capsys, "crowd", "status", path)
+    assert text.status == 0 and text.out.startswith("s1 (closed): 0 tasks done")
+
+
+def test_crowd_status_counts_tasks_ratings_and_workers(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=6, checks=1)
+    with Project.open(path) as project:
+        web.set_study(project, "s", per_task=3, checks=1, per_item=1)
+        lease = web.lease(project, "s", "W1")
+        while (slot := web.next_slot(project, lease)) is not None:
+            lease, _ = web.rate_slot(project, "s", lease.cookie, lease.token, slot.slot, "1")
+        web.lease(project, "s", "W2")
+    status = simrate(capsys, "crowd", "status", path, "--json").json()["studies"]["s"]
+    assert status["tasks"] == {"done": 1, "leased": 1, "expired": 0, "left": 0}
+    assert status["ratings_per_item"] == {"0": 3, "1": 3}
+    assert status["workers"] == {"W1": {"tasks_done": 1, "ratings": 4},
+                                 "W2": {"tasks_done": 0, "ratings": 0}}
+
+
+def test_crowd_study_refuses_bad_settings_in_one_line(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=5, checks=1)
+    for args, words in (((), "needs --per-task"), (("--per-task", 0), "--per-task"),
+                        (("--per-task", 2, "--checks", 2), "check items"),
+                        (("--per-task", 2, "--completion-url", "ftp://x"), "http"),
+                        (("--close",), "no web study")):
+        result = simrate(capsys, "crowd", "study", path, "s", *args)
+        assert result.status == 2 and words in result.err
+        assert result.err.count("\n") == 1 and "Traceback" not in result.err
+
+
+def serve(*args):
+    return subprocess.run([sys.executable, "-m", "app", "serve", *map(str, args)],
+                          capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+
+
+def test_serve_refuses_a_missing_project_and_a_busy_port_in_one_line(tmp_path):
+    missing = serve(tmp_path / "none.simrate", "--port", 0)
+    assert missing.returncode == 2 and missing.stderr.startswith("simrate: error:")
+    assert missing.stderr.count("\n") == 1
+    path = make_project(tmp_path / "p.simrate", items=3, checks=0)
+    with Server(path) as running:
+        busy = serve(path, "--port", running.port)
+        assert busy.returncode == 2 and "cannot listen on 127.0.0.1" in busy.stderr
+        assert busy.stderr.count("\n") == 1
+        assert running.stop()[0] == 0
+
+
+def test_a_hub_replica_is_refused_until_the_hub_backend_exists(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=3, checks=0)
+    with Project.open(path) as project, project.team_tables.transaction() as conn:
+        conn.execute("INSERT INTO meta VALUES ('hub_url', 'postgresql://hub.example/x')")
+    study = simrate(capsys, "crowd", "study", path, "s", "--per-task", 2)
+    assert study.status == 2 and "replica of a team hub" in study.err
+    served = serve(path, "--port", 0)
+    assert served.returncode == 2 and "replica of a team hub" in served.stderr
+    assert served.stderr.count("\n") == 1
+
+
+def test_exclude_careless_drops_a_careless_web_worker(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=12, checks=3)
+    with Project.open(path) as project:
+        web.set_study(project, "s", per_task=4, checks=3, per_item=2)
+        for worker, good in (("careful", True), ("careless", False)):
+            lease = web.lease(project, "s", worker)
+            while (slot := web.next_slot(project, lease)) is not None:
+                item = project.item_id_for_ord(slot.item_ord)
+                known = {"c1": "1", "c2": "2", "c3": "3"}
+                score = known.get(item, "2") if good else "4"
+                lease, _ = web.rate_slot(project, "s", lease.cookie, lease.token, slot.slot,
+                                         score)
+    result = simrate(capsys, "annotators", path, "--exclude-careless", "--by", "me")
+    assert result.status == 0, result.err
+    with Project.open(path) as project:
+        assert project.excluded_annotators() == ["careless"]
+        report = {r["annotator"]: r for r in
+                  simrate(capsys, "annotators", path, "--json").json()}
+    assert report["careless"]["checks"] == 3 and report["careless"]["flagged"]
+    assert report["careful"]["check_pearson"] == 1.0 and not report["careful"]["flagged"]
+    assert report["careful"]["seconds_per_item"] is not None

@@ -1,0 +1,280 @@
+"""The web page over HTTP (Starlette's test client on a real project file): the worker's
+flow and each security point of issue 24."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from starlette.testclient import TestClient  # noqa: E402  (the test extra has simrate[web])
+
+from app.core.project import Project  # noqa: E402
+from app.core.team import web_study as web  # noqa: E402
+from app.web.server import MAX_BODY, create_app  # noqa: E402
+from tests.web.client import (  # noqa: E402
+    Inputs,
+    form_of,
+    item_page,
+    rate,
+    start,
+    whole_task,
+)
+from tests.web.projects import make_project  # noqa: E402
+
+HOSTILE = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture
+def path(tmp_path):
+    path = make_project(tmp_path / "p.simrate", items=12, checks=2, texts=(HOSTILE, "b & c"))
+    with Project.open(path) as project:
+        web.set_study(project, "s", per_task=3, checks=1, per_item=2,
+                      completion_url="https://example.org/done?cc=ABC")
+        web.set_study(project, "t", per_task=2)
+    return path
+
+
+def client_for(path, **options):
+    return TestClient(create_app(path, **options), raise_server_exceptions=False)
+
+
+def web_rows(path):
+    with Project.open(path) as project:
+        ratings = project.ratings()
+        slots = project.team_tables.read("SELECT * FROM web_slots ORDER BY study, task, slot")
+        tasks = project.team_tables.read("SELECT study, task, worker, state FROM web_tasks")
+    return ratings[ratings["annotator"] != "alice"], slots, tasks
+
+
+def test_a_worker_does_a_whole_task_and_gets_the_code(path):
+    with client_for(path) as client:
+        assert client.get("/").status_code == 200
+        code, seen = whole_task(client, "s", "W1", "2.5")
+    with Project.open(path) as project:
+        study = web.get_study(project, "s")
+        assert code == study.code
+        ratings = project.ratings().query("annotator == 'W1'")
+        assert len(ratings) == 4 and set(ratings["score"]) == {2.5}
+        assert ratings["seconds"].notna().all()
+        assert project.team_tables.read("SELECT kind FROM annotators WHERE name='W1'") == \
+            [("crowd",)]
+
+
+def test_the_last_page_redirects_to_the_completion_url(path):
+    with client_for(path) as client:
+        whole_task(client, "s", "W1")
+        done = item_page(client, "s")
+    assert 'http-equiv="refresh" content="3;url=https://example.org/done?cc=ABC"' in done.text
+
+
+def test_a_reload_resumes_at_the_first_unrated_item_and_a_resend_doubles_nothing(path):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        first = item_page(client, "s")
+        assert rate(client, "s", first.text, "1").status_code == 303
+        again = rate(client, "s", first.text, "3")  # the same form sent twice
+        assert again.status_code == 303
+        second = item_page(client, "s")
+        assert second.text == item_page(client, "s").text  # a reload: the same item
+        assert form_of(second.text)["slot"] == "2"
+        assert "Pair 2 of 4" in second.text
+        # the Start button pressed again resumes the same task
+        assert start(client, "s", "W1").status_code == 303
+        assert form_of(item_page(client, "s").text)["slot"] == "2"
+    ratings, _slots, _tasks = web_rows(path)
+    assert list(ratings["score"]) == [1.0]
+
+
+# ------------------------------------------------------------------ security
+def test_texts_are_shown_as_text_under_a_csp_without_inline_script(path):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        pages = [client.get("/study/s?worker=W1"), item_page(client, "s"),
+                 client.get("/study/nope?worker=W1")]
+        item = pages[1]
+        assert "&lt;script&gt;document.title=&#34;owned&#34;&lt;/script&gt;" in item.text
+        assert "<script>document" not in item.text and "<img" not in item.text
+        for page in pages:
+            csp = page.headers["content-security-policy"]
+            assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+            assert "default-src 'none'" in csp
+            parsed = Inputs(page.text)
+            assert parsed.scripts and all(a.get("src", "").startswith("/static/")
+                                          and not text.strip() for a, text in parsed.scripts)
+            assert not parsed.handlers  # no onload=, onclick= ...
+        script = client.get("/static/rate.js")
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+
+
+def test_the_task_cookie_is_httponly_and_samesite_strict(path):
+    with client_for(path) as client:
+        answer = start(client, "s", "W1")
+    cookie = answer.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/study/s/" in cookie
+
+
+@pytest.mark.parametrize("headers", [{"origin": "https://evil.example"},
+                                     {"origin": "null"},
+                                     {"sec-fetch-site": "cross-site"},
+                                     {"sec-fetch-site": "same-site"}])
+def test_a_cross_site_write_is_refused(path, headers):
+    with client_for(path) as client:
+        assert start(client, "s", "W2", **headers).status_code == 403
+        start(client, "s", "W1")
+        page = item_page(client, "s")
+        answer = rate(client, "s", page.text, "2", **headers)
+        assert answer.status_code == 403 and "refused" in answer.text
+    ratings, _slots, tasks = web_rows(path)
+    assert ratings.empty and [t[2] for t in tasks] == ["W1"]
+
+
+def test_a_write_without_the_tasks_token_is_refused(path):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        page = item_page(client, "s")
+        form = form_of(page.text)
+        for token in ("", "x" * 43, form["token"][:-1] + ("A" if form["token"][-1] != "A" else "B")):
+            answer = client.post("/study/s/rate", data={**form, "token": token, "score": "2"},
+                                 follow_redirects=False)
+            assert answer.status_code == 403
+        # the right token without the cookie (another site's page cannot send it)
+        client.cookies.clear()
+        answer = client.post("/study/s/rate", data={**form, "score": "2"})
+        assert answer.status_code == 403
+        # the start form's token is bound to its worker
+        landing = form_of(client.get("/study/s?worker=W1").text)
+        answer = client.post("/study/s/start", data={**landing, "worker": "W9"})
+        assert answer.status_code == 403
+    ratings, _slots, tasks = web_rows(path)
+    assert ratings.empty and len(tasks) == 1
+
+
+@pytest.mark.parametrize("score", ["2.3", "4.25", "-0.25", "nan", "inf", "", "2,5", "1e400",
+                                   "0x2", "2.25.1"])
+def test_every_score_is_checked_against_the_grid(path, score):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        answer = rate(client, "s", item_page(client, "s").text, score)
+        assert answer.status_code == 400
+        assert "0-4, step 0.25" in answer.text
+    assert web_rows(path)[0].empty
+
+
+def test_bodies_are_limited_in_size(path):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        form = form_of(item_page(client, "s").text)
+        big = {**form, "score": "2", "pad": "x" * MAX_BODY}
+        assert client.post("/study/s/rate", data=big).status_code == 413
+
+        def chunks():  # no Content-Length: the limit holds while reading
+            for _ in range(10):
+                yield b"a" * 1000
+
+        answer = client.post("/study/s/rate", content=chunks(), headers={
+            "content-type": "application/x-www-form-urlencoded"})
+        assert answer.status_code == 413
+    assert web_rows(path)[0].empty
+
+
+def test_writes_are_rate_limited_per_worker(path):
+    with client_for(path, rate=0.01, burst=3) as client, \
+            TestClient(client.app, raise_server_exceptions=False) as other:
+        start(client, "s", "W1")
+        page = item_page(client, "s")
+        statuses = [rate(client, "s", page.text, "x").status_code for _ in range(6)]
+        assert statuses[:3] == [400] * 3 and set(statuses[3:]) == {429}
+        # another worker is not slowed by the first
+        start(other, "s", "W2")
+        assert rate(other, "s", item_page(other, "s").text, "2").status_code == 303
+
+
+def test_no_traceback_or_server_detail_in_any_answer(path):
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        page = item_page(client, "s")
+        backend = client.app.app.state.backend
+        # the file loses a table under the running server: reads and writes fail inside
+        with backend._pool.submit(backend.project.team_tables.transaction).result() as conn:
+            conn.execute("DROP TABLE web_slots")
+        answers = [item_page(client, "s"), rate(client, "s", page.text, "2"),
+                   client.get("/study/s/task", headers={"cookie": "simrate_task=" + "\x7f" * 9}),
+                   client.get("/nope"), client.delete("/study/s/rate")]
+    for answer in answers:
+        assert answer.status_code >= 400
+        text = answer.text + str(answer.headers)
+        for detail in ("Traceback", "sqlite", "web_slots", str(path), "p.simrate", "File ",
+                       "uvicorn", "starlette", "python"):
+            assert detail.lower() not in text.lower(), (detail, text)
+        assert len(re.sub(r"<[^>]+>", "", answer.text).strip()) < 400
+
+
+def test_one_worker_can_read_nothing_of_anothers(path):
+    with client_for(path) as first, TestClient(first.app, raise_server_exceptions=False) as second:
+        start(first, "s", "W1", session="S1")
+        mine = item_page(first, "s")
+        # W1's link opened in another browser: no task, no item of W1's
+        assert start(second, "s", "W1").status_code == 409
+        assert item_page(second, "s").status_code == 403
+        # the same link with W1's platform session resumes W1's task (their own session)
+        start(second, "s", "W2")
+        theirs = item_page(second, "s")
+        assert form_of(theirs.text)["token"] != form_of(mine.text)["token"]
+        # W2's cookie and W1's token together write nothing
+        answer = second.post("/study/s/rate", data={**form_of(mine.text), "score": "2"})
+        assert answer.status_code == 403
+        # a task's cookie means nothing in another study
+        assert second.get("/study/t/task").status_code == 403
+    ratings, _slots, _tasks = web_rows(path)
+    assert ratings.empty
+
+
+def test_an_annotators_name_as_worker_id_is_refused(path):
+    with client_for(path) as client:
+        answer = start(client, "s", "alice")
+        assert answer.status_code == 403
+    ratings, _slots, tasks = web_rows(path)
+    assert tasks == []
+
+
+# ------------------------------------------------------------------ hostile input
+ENDPOINTS = ["/", "/study/s", "/study/s/start", "/study/s/task", "/study/s/rate",
+             "/study/nope/rate", "/static/rate.js", "/study/s/start?worker=W1"]
+KINDS = ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+         "application/json", "text/plain", ""]
+
+
+def random_body(rng: random.Random) -> bytes:
+    choice = rng.randrange(5)
+    if choice == 0:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(0, 600)))
+    if choice == 1:
+        fields = ["token", "slot", "score", "worker", "start_token", "session", "x"]
+        return "&".join(f"{rng.choice(fields)}={rng.choice(['', '2', '-1', '%00', '9'*30, '%ff'])}"
+                        for _ in range(rng.randrange(1, 14))).encode()
+    if choice == 2:
+        return b"score=2&slot=1&token=" + b"A" * rng.randrange(0, 9000)
+    if choice == 3:
+        return b'{"score": 2, "slot": 1}'
+    return "score=\u202e\u0000&slot=\ud800".encode("utf-8", "surrogatepass")
+
+
+def test_random_bodies_to_every_endpoint_get_short_4xx_and_store_nothing(path):
+    rng = random.Random(24)
+    with client_for(path) as client:
+        start(client, "s", "W1")  # a live task: the hostile requests carry its cookie
+        item_page(client, "s")
+        before = web_rows(path)
+        for _ in range(400):
+            url = rng.choice(ENDPOINTS)
+            method = rng.choice(["POST", "PUT", "PATCH", "DELETE", "POST"])
+            headers = {"content-type": rng.choice(KINDS)}
+            if rng.random() < 0.3:
+                headers["origin"] = rng.choice(["http://testserver", "https://evil.example"])
+            answer = client.request(method, url, content=random_body(rng), headers=headers)
+            assert 400 <= answer.status_code < 500, (method, url, answer.status_code)
+            assert len(answer.content) < 2000
+            assert "traceback" not in answer.text.lower()
+    after = web_rows(path)
+    assert after[0].equals(before[0]) and after[1:] == before[1:]
