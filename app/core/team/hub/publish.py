@@ -51,6 +51,7 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
     parse_url(url)
     uuid = project_uuid(project)
     conn = connect(url, password, autocommit=False)
+    started = time.time()  # ratings edited from now on may have missed the upload
     try:
         with conn.transaction():
             roles, new_hub = _install(conn, uuid)
@@ -61,7 +62,7 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
         raise explain(exc, url) from None
     finally:
         conn.close()
-    _link(project, url, uuid, marks)
+    _link(project, url, uuid, marks, started)
     report = sync_once(project, password)
     return PublishReport(*counts, new_hub, report, hardened)
 
@@ -217,9 +218,14 @@ def _marks(conn: Any) -> dict[str, int]:
             for t in PULLED_TABLES}
 
 
-def _link(project: Project, url: str, uuid: str, marks: dict[str, int]) -> None:
+def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
+          started: float = 0.0) -> None:
     """Link the file; its values become its copies of the hub's (the hub's own values,
-    where it had some, arrive with the next pull and win)."""
+    where it had some, arrive with the next pull and win).
+
+    A rating edited since `started` (the upload's start: another window or program may have
+    written meanwhile) is not taken for uploaded: it has no copy, and its key is queued, so
+    the sync that follows sends it (a value the hub has already is left alone there)."""
     already = project.meta("hub_url") == url
     link_replica(project, url, "organizer", None, uuid)
     if already:
@@ -231,6 +237,14 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int]) -> None:
         conn.execute("INSERT OR REPLACE INTO hub_ratings SELECT i.id, a.name, r.code, r.note, "
                      "r.skipped FROM ratings r JOIN items i ON i.ord = r.item_ord "
                      "JOIN annotators a ON a.id = r.annotator_id")
+        late = conn.execute("SELECT r.item_ord, r.annotator_id, i.id, a.name FROM ratings r "
+                            "JOIN items i ON i.ord = r.item_ord JOIN annotators a "
+                            "ON a.id = r.annotator_id WHERE r.updated_at >= ?",
+                            (started - 1.0,)).fetchall()
+        conn.executemany("DELETE FROM hub_ratings WHERE item_id = ? AND annotator = ?",
+                         [(item, name) for _, _, item, name in late])
+        conn.executemany("INSERT INTO hub_outbox (item_ord, annotator_id, at) "
+                         "VALUES (?, ?, ?)", [(o, a, time.time()) for o, a, _, _ in late])
         conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
                      "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
         conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "
