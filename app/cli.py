@@ -261,9 +261,11 @@ def run(argv: Sequence[str]) -> int:
     if args.sample:
         if project:
             raise SimrateError("give either a PROJECT or --sample, not both")
-        from app.gui.shell.sample import ensure_sample_project, sample_folder
+        from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
+        if args.organizer and not args.annotator:
+            args.annotator = SAMPLE_ORGANIZER  # the sample's organizer: no dialog to answer
     return launch(project, annotator=args.annotator, organizer=args.organizer,
                   quit_when_shown=args.quit_when_shown)
 

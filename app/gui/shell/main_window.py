@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         page.new_from_file.connect(self.new_project_from_file)
         page.open_other.connect(self.choose_project)
         page.open_sample.connect(self.open_sample)
+        page.open_sample_as_organizer.connect(self.open_sample_as_organizer)
         page.join_hub.connect(self.join_hub)
 
     # ----------------------------------------------------------- docks
@@ -212,6 +213,20 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return
         self.open_project(str(path))
+
+    def open_sample_as_organizer(self) -> None:
+        """Open the sample in organizer mode as its organizer: agreement, flagged items and
+        the adjudication already made, with no question asked."""
+        from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+
+        try:
+            path = ensure_sample_project(sample_folder())
+        except SimrateError as exc:
+            self.show_error(str(exc))
+            return
+        self.context.close_project()  # so that the mode changes with no project to warn about
+        self.organizer.set_mode(True)
+        self.open_project(str(path), annotator=SAMPLE_ORGANIZER)
 
     def join_hub(self) -> None:
         """Join a team hub: make a replica and open it as the person the hub knows."""
