@@ -27,6 +27,12 @@ BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreeme
                  "be blind.\n\nSwitch to organizer mode?")
 
 
+def state_names(state, name: str) -> bool:
+    """Whether a saved window state (QMainWindow.saveState) holds a dock of this name: the
+    state keeps names as QDataStream strings, UTF-16 big-endian."""
+    return bool(name) and name.encode("utf-16-be") in bytes(state.data())
+
+
 class OrganizerWorkspace(QObject):
     """The organizer's panels for one open project; removed when it closes."""
 
@@ -59,6 +65,9 @@ class OrganizerWorkspace(QObject):
         state = context.settings.get(WINDOW_STATE)
         if not state.isEmpty():
             window.restoreState(state)  # again: our docks did not exist the first time
+            for dock in self.docks:
+                if not state_names(state, dock.objectName()):
+                    dock.show()  # saved by a blind session, which had no such dock: shown
         # The organizer's first look is agreement (after the window has placed its docks).
         QTimer.singleShot(0, self.docks[0].raise_)
         self.adjudication_menu = QMenu("Adjudication &keys", window)
@@ -107,8 +116,7 @@ class OrganizerWorkspace(QObject):
             if dock in window.project_docks:  # still there: organizer mode switched off
                 window.project_docks.remove(dock)
                 window.menus["panels"].removeAction(dock.toggleViewAction())
-                window.removeDockWidget(dock)
-                dock.deleteLater()
+                window.retire_dock(dock)
         self.queue.deleteLater()
         self.adjudication_menu.deleteLater()
         self.deleteLater()

@@ -84,6 +84,8 @@ class MainWindow(QMainWindow):
         self._connect_start_page()
         context.project_opened.connect(self._build_workspace)
         context.project_closing.connect(self._tear_down_workspace)
+        # the project is still open while it is closing: the actions follow once it is closed
+        context.project_closed.connect(self._update_actions)
         self._restore_window()
         self._update_actions()
         # Always there, for its View menu toggle; its panels appear while the mode is on.
@@ -117,6 +119,17 @@ class MainWindow(QMainWindow):
         self.project_docks.append(dock)
         self.menus["panels"].addAction(dock.toggleViewAction())
         return dock
+
+    def retire_dock(self, dock: QDockWidget) -> None:
+        """Take a closed project's dock out of the window for good.
+
+        It is deleted later, so it stays a child of the window until the event loop runs;
+        without its name, the next project's restoreState (which finds docks by name) cannot
+        put it back in the layout beside the new dock of the same name.
+        """
+        self.removeDockWidget(dock)
+        dock.setObjectName("")
+        dock.deleteLater()
 
     # ----------------------------------------------------------- project life
     def _build_workspace(self) -> None:
@@ -155,8 +168,7 @@ class MainWindow(QMainWindow):
         self.context.settings.set(WINDOW_STATE, self.saveState())
         self.menus["rating"].clear()
         for dock in self.project_docks:
-            self.removeDockWidget(dock)
-            dock.deleteLater()
+            self.retire_dock(dock)
         self.project_docks.clear()
         if self.rating_panel is not None:
             self.stack.removeWidget(self.rating_panel)
