@@ -137,8 +137,8 @@ class StartPage(QWidget):
         self.sample_organizer_button.clicked.connect(self.open_sample_as_organizer)
         hint = QLabel("New here? Rate the sample to try the keys: digits set the score, "
                       "+ and \u2212 move it by a quarter, Enter saves and moves on. Open it "
-                      "as organizer to see three raters' agreement, the items they disagree "
-                      "on, and an adjudication.")
+                      "as organizer to see how three raters compare, the pairs they differ "
+                      "on, and one already settled.")
         hint.setWordWrap(True)
         hint.setObjectName("startHint")
         actions = QVBoxLayout()
