@@ -36,6 +36,7 @@ from app.gui.shell.menus import build_menus, shortcuts_html
 from app.gui.shell.settings import (
     LAST_ANNOTATOR,
     LAST_FOLDER,
+    LAST_SCALE,
     TEXT_SIZE,
     TEXT_SIZE_RANGE,
     WINDOW_GEOMETRY,
@@ -264,8 +265,11 @@ class MainWindow(QMainWindow):
     # ----------------------------------------------------------- imports
     def new_project_from_file(self) -> None:
         """Ask for a pairs file and a scale; create the project in the background."""
-        dialog = NewProjectDialog(self.context.settings.get(LAST_FOLDER), self)
+        settings = self.context.settings
+        dialog = NewProjectDialog(settings.get(LAST_FOLDER), self, settings.get(LAST_SCALE))
         if dialog.exec() == NewProjectDialog.DialogCode.Accepted:
+            if dialog.generic_scale():
+                settings.set(LAST_SCALE, dialog.generic_scale())
             self.imports.start(dialog.request())
 
     def import_into_project(self) -> None:
