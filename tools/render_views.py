@@ -9,7 +9,8 @@ go stale. The sample is built in a temporary folder and the window's settings li
 too: the user's sample, settings and recent projects are never touched.
 
 Pictures, by name (NAME-WIDTHxHEIGHT.png): start, rating, items, agreement, queue, export,
-team, crowd (the Annotators report, which also lists crowd workers), new-project, evaluation.
+team, crowd (the Annotators report, which also lists crowd workers), new-project, evaluation,
+and the other dialogs: new-pyramid-project, join, who-is-rating, import-ratings.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ if str(ROOT) not in sys.path:
 
 SIZES = ((1366, 768), (1920, 1080))
 VIEWS = ("start", "rating", "items", "agreement", "queue", "export", "team", "crowd",
-         "new-project", "evaluation")
+         "new-project", "evaluation",
+         # and the other dialogs, for the layout test as much as for the documentation
+         "new-pyramid-project", "join", "who-is-rating", "import-ratings")
 #: The newcomer who rates the sample in the rating pictures.
 RATER = "dana"
 
@@ -98,13 +101,16 @@ def screen_picture(window, over=None):
 class Renderer:
     """One window at one size; each method brings a view up and returns its picture."""
 
-    def __init__(self, sample: Path, folder: Path, size: tuple[int, int]):
+    def __init__(self, sample: Path, folder: Path, size: tuple[int, int], observer=None):
         from PySide6.QtCore import QSettings, Qt
 
         from app.gui.shell.main import build_window
         from app.gui.shell.settings import Settings
 
         self.sample, self.folder, self.size = sample, folder, size
+        #: Called with the windows on screen (the main window, then any dialog) before each
+        #: picture is taken: the layout test looks at their widgets there.
+        self.observer = observer
         ini = folder / f"settings-{size[0]}x{size[1]}.ini"
         ini.unlink(missing_ok=True)
         self.settings = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
@@ -113,6 +119,12 @@ class Renderer:
         self.window.resize(*size)
         self.window.show()
         settle()
+
+    def shot(self, over=None):
+        """The screen picture of the window (and `over`), shown first to the observer."""
+        if self.observer is not None:
+            self.observer([self.window] + ([over] if over is not None else []))
+        return screen_picture(self.window, over)
 
     def fit(self) -> None:
         """The window at exactly the picture's size (opening a project may move docks)."""
@@ -128,7 +140,7 @@ class Renderer:
 
     def start(self):
         self.fit()
-        return screen_picture(self.window)
+        return self.shot()
 
     def new_project(self):
         from app.gui.dialogs.new_project_dialog import NewProjectDialog
@@ -138,12 +150,53 @@ class Renderer:
         dialog.source_edit.setText(str(SAMPLE_PAIRS))
         dialog.project_edit.setText(str(self.folder / "my-study.simrate"))
         dialog.show()
-        dialog.adjustSize()
         settle()
-        picture = screen_picture(self.window, dialog)
+        picture = self.shot(dialog)
         dialog.close()
         dialog.deleteLater()
         return picture
+
+    def dialog_shot(self, dialog, seconds: float = 0.5):
+        """Show a dialog over the window, take the picture, close it."""
+        dialog.show()
+        settle(seconds)
+        picture = self.shot(dialog)
+        dialog.close()
+        dialog.deleteLater()
+        settle(0.05)
+        return picture
+
+    def new_pyramid_project(self):
+        from app.gui.dialogs.new_project_dialog import NewProjectDialog
+        from app.locations import sample_data_folder
+
+        dialog = NewProjectDialog(str(self.folder), self.window)
+        dialog.source_edit.setText(f'"{sample_data_folder() / "D9901.pyr"}"')
+        dialog.project_edit.setText(str(self.folder / "pyramids.simrate"))
+        return self.dialog_shot(dialog, 1.0)  # the preview counts the pairs in the background
+
+    def join(self):
+        from app.gui.dialogs.join_dialog import JoinDialog
+
+        return self.dialog_shot(JoinDialog(str(self.folder), self.window))
+
+    def who_is_rating(self):
+        from app.gui.dialogs.annotator_dialog import AnnotatorDialog
+        from app.gui.shell.sample import SAMPLE_RATERS
+
+        return self.dialog_shot(AnnotatorDialog(list(SAMPLE_RATERS), "", self.window))
+
+    def import_ratings(self):
+        from app.gui.dialogs.ratings_import_dialog import RatingsImportDialog
+        from app.gui.shell.sample import SAMPLE_ORGANIZER
+        from app.locations import sample_data_folder
+
+        project = self.window.context.project
+        dialog = RatingsImportDialog(project.path, SAMPLE_ORGANIZER, str(self.folder),
+                                     parent=self.window)
+        dialog.path_edit.setText(str(sample_data_folder() / "ratings_long.csv"))
+        dialog.start_preview()
+        return self.dialog_shot(dialog, 1.0)
 
     def open_as_rater(self) -> None:
         self.window.context.close_project()
@@ -152,7 +205,7 @@ class Renderer:
         project, session = self.window.context.project, self.window.context.session
         if project.rating(project.item_ids()[0], RATER) is None:
             # The newcomer has rated the first three pairs (the sample is a temporary copy).
-            for item_id, score in zip(project.item_ids(), (4.5, 3.75, 1.5)):
+            for item_id, score in zip(project.item_ids()[:3], (4.5, 3.75, 1.5), strict=True):
                 project.rate(item_id, RATER, score, seconds=12.0)
         session.go_first_unrated()
         self.fit()
@@ -163,12 +216,12 @@ class Renderer:
         self.dock("dock_guidelines")
         self.window.rating_panel.focus_scale()
         self.fit()
-        return screen_picture(self.window)
+        return self.shot()
 
     def items(self):
         self.dock("dock_items")
         settle(0.6)
-        return screen_picture(self.window)
+        return self.shot()
 
     def open_as_organizer(self) -> None:
         from app.gui.shell.sample import SAMPLE_ORGANIZER
@@ -183,18 +236,18 @@ class Renderer:
         self.window.organizer.show_rating()
         self.dock("dock_agreement")
         settle(0.5)
-        return screen_picture(self.window)
+        return self.shot()
 
     def crowd(self):
         self.dock("dock_annotators")
         settle(0.5)
-        return screen_picture(self.window)
+        return self.shot()
 
     def queue(self):
         self.dock("dock_agreement")
         self.window.organizer.show_queue()
         settle(0.5)
-        picture = screen_picture(self.window)
+        picture = self.shot()
         self.window.organizer.show_rating()
         return picture
 
@@ -204,9 +257,8 @@ class Renderer:
         project = self.window.context.project
         dialog = ExportDialog(project.path, project.scale, str(self.folder), parent=self.window)
         dialog.show()
-        dialog.adjustSize()
         settle(0.8)
-        picture = screen_picture(self.window, dialog)
+        picture = self.shot(dialog)
         dialog.close()
         dialog.deleteLater()
         return picture
@@ -216,7 +268,7 @@ class Renderer:
 
         dialog = open_team_window(self.window)
         settle(0.5)
-        picture = screen_picture(self.window, dialog)
+        picture = self.shot(dialog)
         dialog.close()
         settle(0.2)
         return picture
@@ -239,7 +291,7 @@ class Renderer:
         window.show()
         window.evaluate()
         settle(1.0)
-        picture = screen_picture(self.window, window)
+        picture = self.shot(window)
         window.close()
         window.deleteLater()
         return picture
@@ -251,13 +303,15 @@ class Renderer:
         settle(0.1)
 
 
-def render_all(out: Path, sizes=SIZES) -> list[Path]:
-    """Render every view at every size into `out`; returns the files written."""
+def render_all(out: Path | None, sizes=SIZES, observer=None) -> list[Path]:
+    """Render every view at every size into `out` (None: show them only, to `observer`,
+    called with the view's name, the size and the windows on screen); the files written."""
     from app.gui.shell.main import create_application
     from app.gui.shell.sample import ensure_sample_project
 
     create_application()
-    out.mkdir(parents=True, exist_ok=True)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="simrate-pictures-") as temporary:
         folder = Path(temporary)
@@ -267,13 +321,22 @@ def render_all(out: Path, sizes=SIZES) -> list[Path]:
             renderer = Renderer(sample, folder, size)
             # In this order: each step leaves the window where the next one starts.
             steps = [("start", renderer.start), ("new-project", renderer.new_project),
+                     ("new-pyramid-project", renderer.new_pyramid_project),
+                     ("join", renderer.join), ("who-is-rating", renderer.who_is_rating),
                      ("agreement", renderer.agreement), ("crowd", renderer.crowd),
                      ("queue", renderer.queue), ("export", renderer.export),
+                     ("import-ratings", renderer.import_ratings),
                      ("team", renderer.team), ("evaluation", renderer.evaluation),
                      ("rating", renderer.rating), ("items", renderer.items)]
             for name, step in steps:
+                if observer is not None:
+                    renderer.observer = (lambda windows, name=name, size=size:
+                                         observer(name, size, windows))
+                picture = step()
+                if out is None:
+                    continue
                 path = out / f"{name}-{size[0]}x{size[1]}.png"
-                if not step().save(str(path), "PNG"):
+                if not picture.save(str(path), "PNG"):
                     raise OSError(f"cannot write {path}")
                 written.append(path)
             renderer.close()

@@ -120,7 +120,9 @@ class NewProjectDialog(QDialog):
         layout.addWidget(self.pyramid_box)
         layout.addWidget(self.problem_label)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(600)
+        # 600 wide to start with, not as a minimum: an explicit minimum would keep the layout
+        # from widening the dialog when the pyramid choices appear (their combo box was cut).
+        self.resize(max(600, self.sizeHint().width()), self.sizeHint().height())
 
     def _browse_source(self) -> None:
         paths, _ = get_open_file_names(self, "Pairs file, or several pyramid files",
