@@ -1,11 +1,14 @@
 """Every view and dialog at 1366x768, offscreen: no label, button or combo box is narrower or
-shorter than its size hint, and none has its text cut off."""
+shorter than its size hint, and none has its text cut off; every control has an accessible
+name (what a screen reader says for it)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
@@ -97,13 +100,43 @@ def problems_in(windows) -> list[str]:
     return found
 
 
-def test_nothing_is_clipped_at_1366x768():
-    seen, problems = [], []
+#: Containers and frames that take no input of their own.
+NOT_CONTROLS = ("QWidget", "QFrame", "QScrollArea", "QStackedWidget", "QSplitter",
+                "QMainWindow", "MainWindow", "QDockWidget", "QMenuBar", "QScrollBar")
+
+
+def unnamed_in(windows) -> list[str]:
+    """Controls (what takes the keyboard, and buttons) without an accessible name."""
+    found, done = [], set()
+    for window in windows:
+        for widget in [window, *window.findChildren(QWidget)]:
+            if id(widget) in done:
+                continue
+            done.add(id(widget))
+            if not widget.isVisible() or widget.visibleRegion().isEmpty():
+                continue
+            takes_keys = widget.focusPolicy() != Qt.FocusPolicy.NoFocus
+            if not (takes_keys or isinstance(widget, QAbstractButton)):
+                continue
+            if type(widget).__name__ in NOT_CONTROLS or widget.isWindow():
+                continue
+            if widget.objectName() == "qt_spinbox_lineedit":
+                widget = widget.parentWidget()  # Qt's own part: the spin box speaks for it
+            interface = QAccessible.queryAccessibleInterface(widget)
+            if interface is None or not interface.text(QAccessible.Text.Name).strip():
+                found.append(f"{type(widget).__name__} in {type(widget.parentWidget()).__name__}")
+    return found
+
+
+def test_nothing_is_clipped_and_every_control_is_named_at_1366x768():
+    seen, problems, unnamed = [], [], []
 
     def look(name, size, windows):
         seen.append(name)
         problems.extend(f"{name}: {p}" for p in problems_in(windows))
+        unnamed.extend(f"{name}: {p}" for p in unnamed_in(windows))
 
     render_all(None, sizes=((1366, 768),), observer=look)
     assert sorted(seen) == sorted(VIEWS)
     assert problems == [], "\n".join(problems)
+    assert unnamed == [], "\n".join(unnamed)

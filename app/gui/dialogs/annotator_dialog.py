@@ -38,6 +38,8 @@ class AnnotatorDialog(QDialog):
         layout.addWidget(explain)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(380)
+        for control in (self.name_box, self.name_box.lineEdit()):
+            control.setAccessibleName("Your name")  # the bold label above is no buddy
 
     def name(self) -> str:
         """The name typed or chosen, trimmed."""

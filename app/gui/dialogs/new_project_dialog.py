@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.core.scale import load_scale
 from app.gui.dialogs.path_field import path_row
 from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
+from app.gui.shell.accessible import name_form_fields
 from app.gui.shell.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.file_import import ImportRequest
@@ -110,6 +111,7 @@ class NewProjectDialog(QDialog):
         form.addRow("Scale:", self.scale_box)
         form.addRow("Title:", self.title_edit)
         form.addRow("Save project as:", path_row(self.project_edit, self._browse_project))
+        name_form_fields(form)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create and import")

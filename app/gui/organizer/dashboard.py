@@ -37,6 +37,7 @@ from app.gui.organizer.distribution_chart import DistributionChart
 from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
 from app.gui.organizer.pearson_view import PearsonView
 from app.gui.organizer.rater_table import TOP_N
+from app.gui.shell.accessible import named
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"
@@ -249,7 +250,7 @@ class Dashboard(QWidget):
         self.grouping_combo.addItems(["dataset", "genre"])
         self.grouping_combo.currentTextChanged.connect(self._on_grouping)
         self.table_model = AgreementTableModel(self.watcher, "dataset", self)
-        self.table = QTableView()
+        self.table = named(QTableView(), "Agreement by subset")
         self.table.setModel(self.table_model)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
