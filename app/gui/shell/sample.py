@@ -130,11 +130,12 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
 def rate_the_sample(project: Project) -> None:
     """The three raters' ratings, in the order they would have rated, and the adjudication.
 
-    Rater by rater through the items, each rating with its seconds (the same every build),
-    so the annotator report and the agreement over time have something to show.
+    Item by item, the three raters side by side as in a real study, each rating with its
+    seconds (the same every build), so the annotator report and the agreement over time have
+    something to show.
     """
-    for column, rater in enumerate(SAMPLE_RATERS):
-        for row, (item_id, scores) in enumerate(SAMPLE_SCORES.items()):
+    for row, (item_id, scores) in enumerate(SAMPLE_SCORES.items()):
+        for column, rater in enumerate(SAMPLE_RATERS):
             seconds = 7.0 + (row * 5 + column * 3) % 14
             project.rate(item_id, rater, scores[column],
                          note=SAMPLE_NOTES.get((item_id, rater)), seconds=seconds)
