@@ -10,7 +10,8 @@ too: the user's sample, settings and recent projects are never touched.
 
 Pictures, by name (NAME-WIDTHxHEIGHT.png): start, rating, items, agreement, queue, export,
 team, crowd (the Annotators report, which also lists crowd workers), new-project, evaluation,
-and the other dialogs: new-pyramid-project, join, who-is-rating, import-ratings.
+and the other dialogs and panels: new-pyramid-project, join, who-is-rating, import-ratings,
+agreement-dock (the Agreement dock beside the rating view).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ SIZES = ((1366, 768), (1920, 1080))
 VIEWS = ("start", "rating", "items", "agreement", "queue", "export", "team", "crowd",
          "new-project", "evaluation",
          # and the other dialogs, for the layout test as much as for the documentation
-         "new-pyramid-project", "join", "who-is-rating", "import-ratings")
+         "new-pyramid-project", "join", "who-is-rating", "import-ratings", "agreement-dock")
 #: The newcomer who rates the sample in the rating pictures.
 RATER = "dana"
 
@@ -232,8 +233,17 @@ class Renderer:
         settle(2.0)  # the intervals are worked out in the background
 
     def agreement(self):
+        """The full-window Agreement view (Ctrl+3)."""
         self.open_as_organizer()
+        self.window.organizer.show_agreement()
+        settle(2.5)  # agreement over time is worked out in the background
+        picture = self.shot()
         self.window.organizer.show_rating()
+        settle(0.2)
+        return picture
+
+    def agreement_dock(self):
+        """The Agreement dock beside the rating view."""
         self.dock("dock_agreement")
         settle(0.5)
         return self.shot()
@@ -323,7 +333,8 @@ def render_all(out: Path | None, sizes=SIZES, observer=None) -> list[Path]:
             steps = [("start", renderer.start), ("new-project", renderer.new_project),
                      ("new-pyramid-project", renderer.new_pyramid_project),
                      ("join", renderer.join), ("who-is-rating", renderer.who_is_rating),
-                     ("agreement", renderer.agreement), ("crowd", renderer.crowd),
+                     ("agreement", renderer.agreement),
+                     ("agreement-dock", renderer.agreement_dock), ("crowd", renderer.crowd),
                      ("queue", renderer.queue), ("export", renderer.export),
                      ("import-ratings", renderer.import_ratings),
                      ("team", renderer.team), ("evaluation", renderer.evaluation),

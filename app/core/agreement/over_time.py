@@ -23,6 +23,9 @@ MAX_POINTS = 40
 REPLICATES = 200
 #: Points whose data would exceed this many raters x units cells get no interval.
 INTERVAL_CELLS = 2_000_000
+#: Alpha and its interval are given once this many items have two ratings or more (over
+#: fewer, they swing from one rating to the next and say nothing).
+MIN_UNITS = 5
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ def agreement_over_time(ratings: pd.DataFrame, every: int | None = None,
         for k in range(done, stop):
             live.set_rating(units[k], raters[k], float(scores[k]))
         done = stop
-        alpha = live.alpha(level)
+        alpha = live.alpha(level) if live.n_pairable_units >= MIN_UNITS else None
         low = high = None
         if alpha is not None and live.n_units * len(live.raters()) <= INTERVAL_CELLS:
             data, _, _ = live.to_matrix()

@@ -145,10 +145,12 @@ class AgreementTableModel(QAbstractTableModel):
 class Dashboard(QWidget):
     """The organizer's agreement panel."""
 
-    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None):
+    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None,
+                 extra: dict[str, QWidget] | None = None):
         super().__init__(parent)
         self.watcher = watcher
         self.project = watcher.project
+        self.extra = dict(extra or {})  # sections of the full-window view (agreement_view)
         self._build()
         watcher.updated.connect(self.refresh)
         watcher.intervals_updated.connect(self.refresh_intervals)
@@ -176,6 +178,7 @@ class Dashboard(QWidget):
             "heatmap": _box(self.pearson, self.machines),
             "distribution": _box(self.distribution_title, self.distribution,
                                  self.excluded_label),
+            **self.extra,
         }
         content = QWidget()
         self.grid = QGridLayout(content)
@@ -277,11 +280,15 @@ class Dashboard(QWidget):
                        "distribution": (2, 0, 1)} if wide else
                       {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
                        "distribution": (3, 0, 1)})
+            if "over_time" in self.sections:  # under the heatmap when wide, else last
+                places.update({"heatmap": (0, 1, 2), "over_time": (2, 1, 2)} if wide
+                              else {"over_time": (4, 0, 1)})
             for name, (row, column, rows) in places.items():
-                self.grid.addWidget(self.sections[name], row, column, rows, 1,
-                                    Qt.AlignmentFlag.AlignTop)
-            for row in range(5):
-                self.grid.setRowStretch(row, 1 if row == (3 if wide else 4) else 0)
+                align = Qt.AlignmentFlag(0) if name == "over_time" else Qt.AlignmentFlag.AlignTop
+                self.grid.addWidget(self.sections[name], row, column, rows, 1, align)
+            stretch_row = (3 if wide else 4) + ("over_time" in self.sections and not wide)
+            for row in range(6):
+                self.grid.setRowStretch(row, 1 if row == stretch_row else 0)
             self.grid.setColumnStretch(0, 1)
             self.grid.setColumnStretch(1, 1 if wide else 0)
         # The intervals need room; in a narrow dock they move into the alpha cells' tooltips.

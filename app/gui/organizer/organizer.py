@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from app.core.review.index import AdjudicationRecords
 from app.gui.organizer.adjudication_queue import AdjudicationQueue
+from app.gui.organizer.agreement_view import AgreementView
 from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.annotator_report import AnnotatorReport
 from app.gui.organizer.dashboard import Dashboard
@@ -53,6 +54,10 @@ class OrganizerWorkspace(QObject):
                                       self.runner, undo_stack=context.undo_stack)
         self.ratings = ItemRatingsPanel(context, self.records)
         window.stack.addWidget(self.queue)
+        # The full-window Agreement view (Ctrl+3): the docks step aside while it is up.
+        self.agreement_view = AgreementView(self.watcher, self.runner)
+        window.stack.addWidget(self.agreement_view)
+        self._docks_aside: list = []
         tab_with = window.project_docks[0] if window.project_docks else None
         self.docks = [
             window.add_dock("Agreement", self.dashboard, tabify_with=tab_with,
@@ -76,10 +81,16 @@ class OrganizerWorkspace(QObject):
         window.stack.currentChanged.connect(self._on_central_changed)
 
     def _on_central_changed(self, _index: int) -> None:
+        current = self.window.stack.currentWidget()
+        if current is self.agreement_view:
+            return  # the docks were put aside by show_agreement
+        for aside in self._docks_aside:  # back from the Agreement view
+            aside.show()
+        self._docks_aside = []
         # The queue shows every rating of its own item: the All ratings dock, which follows
         # the rating view, would show another item beside it. Hide it while the queue is up.
         dock = self.docks[2]
-        if self.window.stack.currentWidget() is self.queue:
+        if current is self.queue:
             self._ratings_dock_was_visible = dock.isVisible()
             dock.hide()
         elif self._ratings_dock_was_visible:
@@ -89,6 +100,16 @@ class OrganizerWorkspace(QObject):
         """Put the adjudication queue in the middle, at the first flagged item."""
         self.window.stack.setCurrentWidget(self.queue)
         self.queue.open_first_flagged()
+
+    def show_agreement(self) -> None:
+        """The Agreement view across the whole window; the docks step aside until the
+        rating view or the queue comes back."""
+        window = self.window
+        if window.stack.currentWidget() is not self.agreement_view:
+            self._docks_aside = [d for d in window.project_docks if not d.isHidden()]
+            for dock in self._docks_aside:
+                dock.hide()
+            window.stack.setCurrentWidget(self.agreement_view)
 
     def show_rating(self) -> None:
         """Back to the rating view."""
@@ -106,18 +127,22 @@ class OrganizerWorkspace(QObject):
         self.window.stack.currentChanged.disconnect(self._on_central_changed)
         self.watcher.shutdown()
         self.dashboard.machine_watch.shutdown()
+        self.agreement_view.shutdown()
         self.runner.cancel_all()
         window = self.window
         if window.stack.indexOf(self.queue) >= 0:
-            if window.stack.currentWidget() is self.queue and window.rating_panel is not None:
+            if (window.stack.currentWidget() in (self.queue, self.agreement_view)
+                    and window.rating_panel is not None):
                 window.stack.setCurrentWidget(window.rating_panel)
             window.stack.removeWidget(self.queue)
+            window.stack.removeWidget(self.agreement_view)
         for dock in self.docks:
             if dock in window.project_docks:  # still there: organizer mode switched off
                 window.project_docks.remove(dock)
                 window.menus["panels"].removeAction(dock.toggleViewAction())
                 window.retire_dock(dock)
         self.queue.deleteLater()
+        self.agreement_view.deleteLater()
         self.adjudication_menu.deleteLater()
         self.deleteLater()
 
@@ -166,8 +191,12 @@ class Organizer(QObject):
         about other annotators or agreement, not even in a hidden menu)."""
         window = self.window
         menu = QMenu("&Organizer", window)
-        menu.addAction(self._action("queue", "Adjudication &queue", ["Ctrl+J"], self.show_queue))
-        menu.addAction(self._action("rating", "&Rating view", ["Ctrl+R"], self.show_rating))
+        menu.addAction(self._action("rating", "&Rating view", ["Ctrl+1", "Ctrl+R"],
+                                    self.show_rating))
+        menu.addAction(self._action("queue", "Adjudication &queue", ["Ctrl+2", "Ctrl+J"],
+                                    self.show_queue))
+        menu.addAction(self._action("agreement_view", "Agreement &view", ["Ctrl+3"],
+                                    self.show_agreement))
         menu.addAction(self._action("agreement", "&Agreement dashboard", ["Ctrl+D"],
                                     lambda: self._raise_dock(0)))
         menu.addAction(self._action("annotators", "A&nnotator report", [],
@@ -203,7 +232,8 @@ class Organizer(QObject):
         elif not self.context.organizer:
             self._remove_organizer_menu()
         has_project = self.workspace is not None
-        for name in ("queue", "rating", "agreement", "annotators", "import", "export", "team"):
+        for name in ("queue", "rating", "agreement", "agreement_view", "annotators", "import",
+                     "export", "team"):
             if name in self.actions:
                 self.actions[name].setEnabled(has_project)
 
@@ -248,6 +278,11 @@ class Organizer(QObject):
         """Ctrl+J: the adjudication queue at the first flagged item."""
         if self.workspace is not None:
             self.workspace.show_queue()
+
+    def show_agreement(self) -> None:
+        """Ctrl+3: the Agreement view across the window."""
+        if self.workspace is not None:
+            self.workspace.show_agreement()
 
     def show_rating(self) -> None:
         """Ctrl+R: back to the rating view."""

@@ -1,0 +1,86 @@
+"""The full-window Agreement view: Ctrl+1/2/3 switch rating, review and agreement; at
+1366x768 the whole dashboard and agreement over time fit without scrolling sideways."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QScrollArea
+
+from app.gui.shell.context import ApplicationContext
+from app.gui.shell.main_window import MainWindow
+from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project
+
+
+def organizer_on_sample(qtbot, settings, tmp_path, size=(1366, 768)) -> MainWindow:
+    window = MainWindow(ApplicationContext(settings))
+    qtbot.addWidget(window)
+    window.setWindowState(Qt.WindowState.WindowNoState)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.organizer.set_mode(True)
+    assert window.open_project(str(ensure_sample_project(tmp_path)), SAMPLE_ORGANIZER)
+    qtbot.wait(50)
+    return window
+
+
+def keys(window, name: str) -> list[str]:
+    return [k.toString() for k in window.actions_by_name[f"organizer_{name}"].shortcuts()]
+
+
+def test_ctrl_1_2_3_switch_rating_review_and_agreement(qtbot, settings, tmp_path):
+    window = organizer_on_sample(qtbot, settings, tmp_path)
+    workspace = window.organizer.workspace
+    assert keys(window, "rating")[0] == QKeySequence("Ctrl+1").toString()
+    assert keys(window, "queue")[0] == QKeySequence("Ctrl+2").toString()
+    assert keys(window, "agreement_view") == [QKeySequence("Ctrl+3").toString()]
+    docks_before = {d.objectName() for d in window.project_docks if not d.isHidden()}
+    window.actions_by_name["organizer_agreement_view"].trigger()
+    assert window.stack.currentWidget() is workspace.agreement_view
+    assert all(d.isHidden() for d in window.project_docks)  # the whole window
+    window.actions_by_name["organizer_queue"].trigger()
+    assert window.stack.currentWidget() is workspace.queue
+    window.actions_by_name["organizer_agreement_view"].trigger()
+    window.actions_by_name["organizer_rating"].trigger()
+    assert window.stack.currentWidget() is window.rating_panel
+    assert {d.objectName() for d in window.project_docks if not d.isHidden()} == docks_before
+    window.context.close_project()
+
+
+def test_the_agreement_view_fits_1366x768_with_agreement_over_time(qtbot, settings, tmp_path):
+    window = organizer_on_sample(qtbot, settings, tmp_path)
+    view = window.organizer.workspace.agreement_view
+    window.organizer.show_agreement()
+    chart = view.over_time.chart
+    qtbot.waitUntil(lambda: len(chart.points) > 0, timeout=10000)
+    qtbot.wait(50)
+    dashboard = view.dashboard
+    assert dashboard.wide
+    scroll = dashboard.findChild(QScrollArea)
+    assert not scroll.horizontalScrollBar().isVisible()
+    assert scroll.widget().width() <= scroll.viewport().width()
+    # every part on screen at once: headline, table, heatmap, distributions, over time
+    for part in (dashboard.alpha_label, dashboard.interval_label, dashboard.table,
+                 dashboard.heatmap, dashboard.distribution, chart):
+        assert part.isVisible() and not part.visibleRegion().isEmpty(), part
+        bottom = part.mapTo(scroll.viewport(), part.rect().bottomLeft()).y()
+        assert bottom <= scroll.viewport().height(), part
+    last = chart.points[-1]
+    assert last.ratings == 60
+    assert last.alpha is not None and abs(last.alpha - window.context.project.live.alpha()) < 1e-9
+    assert set(last.vs_rest) == {"ana", "ben", "chloe"}
+    assert "every 2 ratings" in view.over_time.title.text()
+    window.context.close_project()
+
+
+def test_a_new_rating_moves_agreement_over_time(qtbot, settings, tmp_path):
+    window = organizer_on_sample(qtbot, settings, tmp_path)
+    view = window.organizer.workspace.agreement_view
+    window.organizer.show_agreement()
+    chart = view.over_time.chart
+    qtbot.waitUntil(lambda: len(chart.points) > 0, timeout=10000)
+    window.context.project.rate("news-01", "dana", 0.0)
+    qtbot.waitUntil(lambda: chart.points[-1].ratings == 61, timeout=10000)
+    assert "dana" in chart.points[-1].vs_rest
+    window.context.close_project()
