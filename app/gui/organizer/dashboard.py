@@ -280,9 +280,19 @@ class Dashboard(QWidget):
                        "distribution": (2, 0, 1)} if wide else
                       {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
                        "distribution": (3, 0, 1)})
-            if "over_time" in self.sections:  # under the heatmap when wide, else last
-                places.update({"heatmap": (0, 1, 2), "over_time": (2, 1, 2)} if wide
-                              else {"over_time": (4, 0, 1)})
+            if "over_time" in self.sections:
+                if wide:  # a right column of its own: heatmap, then over time below it
+                    del places["heatmap"]
+                    column = self._right_column()
+                    column.layout().addWidget(self.sections["heatmap"])
+                    column.layout().addWidget(self.sections["over_time"], 1)
+                    self.grid.addWidget(column, 0, 1, 4, 1)
+                    column.show()
+                else:
+                    places["over_time"] = (4, 0, 1)
+                    if getattr(self, "_column", None) is not None:
+                        self.grid.removeWidget(self._column)
+                        self._column.hide()
             for name, (row, column, rows) in places.items():
                 align = Qt.AlignmentFlag(0) if name == "over_time" else Qt.AlignmentFlag.AlignTop
                 self.grid.addWidget(self.sections[name], row, column, rows, 1, align)
@@ -295,6 +305,16 @@ class Dashboard(QWidget):
         narrow = not wide and self.width() < NARROW_TABLE
         for column in INTERVAL_COLUMNS:
             self.table.setColumnHidden(column, narrow)
+
+    def _right_column(self) -> QWidget:
+        """The wide layout's right column when it holds more than the heatmap: its own
+        layout, so a tall heatmap (a crowd) leaves no gaps between the left column's parts."""
+        if getattr(self, "_column", None) is None:
+            self._column = QWidget()
+            column = QVBoxLayout(self._column)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(14)
+        return self._column
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Re-flow the sections for the new width."""

@@ -84,3 +84,26 @@ def test_a_new_rating_moves_agreement_over_time(qtbot, settings, tmp_path):
     qtbot.waitUntil(lambda: chart.points[-1].ratings == 61, timeout=10000)
     assert "dana" in chart.points[-1].vs_rest
     window.context.close_project()
+
+
+def test_a_crowd_fits_sideways_and_a_tall_heatmap_leaves_no_gaps(qtbot, settings, tmp_path):
+    from tests.gui.organizer.test_crowd_views import crowd_project
+
+    path = crowd_project(tmp_path / "crowd.simrate", items=200)
+    window = MainWindow(ApplicationContext(settings))
+    qtbot.addWidget(window)
+    window.setWindowState(Qt.WindowState.WindowNoState)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.organizer.set_mode(True)
+    assert window.open_project(str(path), "lead")
+    window.organizer.show_agreement()
+    dashboard = window.organizer.workspace.agreement_view.dashboard
+    qtbot.waitUntil(lambda: dashboard.heatmap.height() > 400, timeout=10000)
+    scroll = dashboard.findChild(QScrollArea)
+    assert not scroll.horizontalScrollBar().isVisible()
+    summary, table = dashboard.sections["summary"], dashboard.sections["table"]
+    gap = table.geometry().top() - summary.geometry().bottom()
+    assert gap < 40, gap  # the heatmap's height does not push the table down
+    window.context.close_project()
