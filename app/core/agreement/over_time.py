@@ -100,3 +100,28 @@ def over_time_frame(points: list[TimePoint]) -> pd.DataFrame:
             for p in points]
     return pd.DataFrame(rows, columns=["ratings", "at", "alpha", "low", "high",
                                        *[f"r:{r}" for r in raters]])
+
+
+#: A rater whose r against the rest has fallen this much below their best is drifting.
+DRIFT = 0.1
+
+
+def drifting(points: list[TimePoint], fall: float = DRIFT) -> dict[str, tuple[float, float]]:
+    """{rater: (best r, latest r)} for raters whose r against the rest has fallen from its
+    best (counted once five items had two ratings) `fall` or more beyond the typical fall.
+
+    When one rater drifts, the others' r falls a little too (that rater is part of their
+    rest): the typical (median) fall is taken off, so only the one who moved is named;
+    with two raters nobody is (one cannot tell which of the two moved).
+    """
+    counted = [p for p in points if p.alpha is not None]
+    falls = {}
+    for rater in sorted({r for p in counted for r in p.vs_rest}):
+        values = [v for v in (p.vs_rest.get(rater) for p in counted) if v is not None]
+        if len(values) >= 2:
+            falls[rater] = (max(values), values[-1])
+    if len(falls) < 3:
+        return {}
+    typical = float(np.median([best - latest for best, latest in falls.values()]))
+    return {rater: (best, latest) for rater, (best, latest) in falls.items()
+            if best - latest - typical >= fall}

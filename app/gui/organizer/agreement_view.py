@@ -10,18 +10,19 @@ opens its own connection), when the view is shown and a moment after ratings cha
 from __future__ import annotations
 
 import math
+from html import escape
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from app.core.agreement.over_time import TimePoint
+from app.core.agreement.over_time import TimePoint, drifting
 from app.gui.organizer.dashboard import Dashboard
 from app.gui.organizer.dashboard_parts import box, section_title
 from app.gui.shell.accessible import named
 from app.gui.shell.fitting import WrappedLabel
 from app.gui.shell.jobs import Job, JobRunner
-from app.gui.shell.palette import rater_colour
+from app.gui.shell.palette import WARNING_COLOUR, rater_colour
 
 #: Milliseconds after a burst of changes before the figures over time are worked out again.
 REFRESH_MS = 1500
@@ -152,6 +153,7 @@ class OverTimeSection(QWidget):
         self.runner = runner
         self.job: Job | None = None
         self.step = 0
+        self.drifting: dict[str, tuple[float, float]] = {}
         self.title = section_title("Agreement over time")
         self.legend = WrappedLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
@@ -179,9 +181,15 @@ class OverTimeSection(QWidget):
         raters = list(dict.fromkeys(r for p in points for r in p.vs_rest))
         self.title.setText(f"Agreement over time, every {self.step:,} ratings")
         keys = ["<b>\u2014 \u03b1</b> (band: 95% interval)"]
+        self.drifting = drifting(points)
         for index, name in enumerate(raters):
             colour = rater_colour(index).name()
-            keys.append(f"<span style='color:{colour}'>\u2014</span> {name} vs rest")
+            key = f"<span style='color:{colour}'>\u2014</span> {escape(name)} vs rest"
+            if name in self.drifting:
+                best, latest = self.drifting[name]
+                key += (f" <b style='color:{WARNING_COLOUR.name()}'>falling: {best:.2f} \u2192 "
+                        f"{latest:.2f}</b>")
+            keys.append(key)
         self.legend.setText(" &nbsp; ".join(keys))
         self.chart.set_points(points, raters)
 

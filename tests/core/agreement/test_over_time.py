@@ -86,3 +86,15 @@ def test_the_xlsx_report_has_the_sheet(tmp_path):
         assert last[0] == 60
         assert last[2] == pytest.approx(project.live.alpha(), abs=1e-9)
     assert sheet._charts  # the line chart beside the table
+
+
+def test_the_drifting_rater_is_named():
+    from app.core.agreement.over_time import drifting
+
+    _, points = agreement_over_time(study(), every=36)
+    found = drifting(points)
+    assert set(found) == {"cy"}
+    best, latest = found["cy"]
+    assert best > 0.9 and latest < best - 0.2
+    _, steady = agreement_over_time(study(drift_from=10_000), every=36)
+    assert drifting(steady) == {}

@@ -107,3 +107,30 @@ def test_a_crowd_fits_sideways_and_a_tall_heatmap_leaves_no_gaps(qtbot, settings
     gap = table.geometry().top() - summary.geometry().bottom()
     assert gap < 40, gap  # the heatmap's height does not push the table down
     window.context.close_project()
+
+
+def test_the_agreement_view_says_who_is_drifting(qtbot, settings, tmp_path):
+    from app.core.project import Project
+    from tests.core.agreement.test_over_time import study
+    from tests.core.frames import make_items
+
+    ratings = study(n_items=80, drift_from=40)
+    path = tmp_path / "drift.simrate"
+    with Project.create(path, scale="sts") as project:
+        items = make_items(80)
+        items["item_id"] = [f"i{k}" for k in range(80)]
+        project.import_items(items, source="items.tsv")
+        for row in ratings.itertuples():  # one by one, in the order of the study
+            project.rate(row.item_id, row.annotator, row.score)
+    window = MainWindow(ApplicationContext(settings))
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    window.organizer.set_mode(True)
+    assert window.open_project(str(path), "lead")
+    window.organizer.show_agreement()
+    section = window.organizer.workspace.agreement_view.over_time
+    qtbot.waitUntil(lambda: bool(section.chart.points), timeout=10000)
+    assert set(section.drifting) == {"cy"}
+    assert "cy vs rest <b" in section.legend.text() and "falling" in section.legend.text()
+    window.context.close_project()
