@@ -207,7 +207,7 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
     rest, after every N ratings in the order they were given; a line chart of both."""
     from openpyxl.chart import LineChart
 
-    from app.core.agreement.over_time import agreement_over_time
+    from app.core.agreement.over_time import agreement_over_time, drifting
 
     step, points = agreement_over_time(ratings, excluded=tuple(excluded))
     raters = sorted({r for p in points for r in p.vs_rest})
@@ -233,6 +233,10 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
                              "interval from 200 unit resamples; r vs rest: Pearson r of a "
                              "rater's scores against the mean of the others' on the same "
                              "items.")])
+    falling = drifting(points)
+    for name, (best, latest) in sorted(falling.items()):
+        sheet.append([maker.text(f"{name} is drifting: r vs rest fell from {best:.2f} to "
+                                 f"{latest:.2f}, more than the others' did")])
     if not points:
         return
     chart = LineChart()

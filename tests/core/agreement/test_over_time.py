@@ -98,3 +98,18 @@ def test_the_drifting_rater_is_named():
     assert best > 0.9 and latest < best - 0.2
     _, steady = agreement_over_time(study(drift_from=10_000), every=36)
     assert drifting(steady) == {}
+
+
+def test_the_xlsx_sheet_names_a_drifting_rater(tmp_path):
+    from openpyxl import Workbook
+
+    from app.services.xlsx_agreement import write_over_time_sheet
+
+    book = Workbook(write_only=True)
+    write_over_time_sheet(book, study())
+    out = tmp_path / "t.xlsx"
+    book.save(out)
+    texts = [row[0] for row in load_workbook(out)[OVER_TIME_SHEET].iter_rows(values_only=True)
+             if row and isinstance(row[0], str)]
+    assert any(t.startswith("cy is drifting: r vs rest fell from 0.9") for t in texts)
+    assert not any(t.startswith(("ax is", "bo is")) for t in texts)
