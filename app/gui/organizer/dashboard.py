@@ -281,18 +281,19 @@ class Dashboard(QWidget):
                       {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
                        "distribution": (3, 0, 1)})
             if "over_time" in self.sections:
+                right = self._right_column()
                 if wide:  # a right column of its own: heatmap, then over time below it
                     del places["heatmap"]
-                    column = self._right_column()
-                    column.layout().addWidget(self.sections["heatmap"])
-                    column.layout().addWidget(self.sections["over_time"], 1)
-                    self.grid.addWidget(column, 0, 1, 4, 1)
-                    column.show()
+                    right.layout().addWidget(self.sections["heatmap"])
+                    right.layout().addWidget(self.sections["over_time"], 1)
+                    self.grid.addWidget(right, 0, 1, 4, 1)
+                    right.show()
                 else:
                     places["over_time"] = (4, 0, 1)
-                    if getattr(self, "_column", None) is not None:
-                        self.grid.removeWidget(self._column)
-                        self._column.hide()
+                    for name in ("heatmap", "over_time"):
+                        right.layout().removeWidget(self.sections[name])
+                    self.grid.removeWidget(right)
+                    right.hide()
             for name, (row, column, rows) in places.items():
                 align = Qt.AlignmentFlag(0) if name == "over_time" else Qt.AlignmentFlag.AlignTop
                 self.grid.addWidget(self.sections[name], row, column, rows, 1, align)

@@ -134,3 +134,19 @@ def test_the_agreement_view_says_who_is_drifting(qtbot, settings, tmp_path):
     assert set(section.drifting) == {"cy"}
     assert "cy vs rest <b" in section.legend.text() and "falling" in section.legend.text()
     window.context.close_project()
+
+
+def test_a_narrow_window_stacks_the_agreement_view_in_one_column(qtbot, settings, tmp_path):
+    window = organizer_on_sample(qtbot, settings, tmp_path, size=(900, 700))
+    window.organizer.show_agreement()
+    dashboard = window.organizer.workspace.agreement_view.dashboard
+    qtbot.wait(50)
+    assert dashboard.wide is False
+    sections = dashboard.sections
+    assert sections["over_time"].geometry().top() > sections["distribution"].geometry().top()
+    assert sections["heatmap"].parentWidget() is sections["summary"].parentWidget()
+    window.resize(1366, 768)
+    qtbot.waitUntil(lambda: dashboard.wide, timeout=2000)
+    assert sections["heatmap"].parentWidget() is sections["over_time"].parentWidget()
+    assert not dashboard.findChild(QScrollArea).horizontalScrollBar().isVisible()
+    window.context.close_project()
