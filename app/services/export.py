@@ -25,7 +25,7 @@ from app.formats.export import (
 )
 from app.formats.pyramid_export import pyramid_table, write_pyramid_table
 from app.formats.xlsx_report import write_xlsx_report
-from app.services.xlsx_agreement import write_agreement_sheet
+from app.services.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
 
 
 @dataclass
@@ -50,6 +50,8 @@ def _write_xlsx(gold: pd.DataFrame, out: str | Path, scale: Scale, progress: Pro
         write_agreement_sheet(book, gold, scale, title=extra.get("title", ""),
                               threshold=extra.get("threshold", 1.0),
                               excluded=extra.get("excluded", ()))
+        if "ratings" in extra:
+            write_over_time_sheet(book, extra["ratings"], extra.get("excluded", ()))
 
     return write_xlsx_report(gold, out, scale, progress=progress, agreement_sheet=agreement_sheet,
                              **extra)

@@ -196,3 +196,55 @@ def write_agreement_sheet(book: Workbook, gold: pd.DataFrame, scale: Scale, titl
     report.section("Rating distribution (number of ratings per score)")
     header_row, last_row = _distribution_rows(report)
     _chart(report, header_row, last_row)
+
+
+OVER_TIME_SHEET = "agreement over time"
+
+
+def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
+                          excluded: Sequence[str] = ()) -> None:
+    """Sheet `agreement over time`: alpha with its interval, and each rater's r against the
+    rest, after every N ratings in the order they were given; a line chart of both."""
+    from openpyxl.chart import LineChart
+
+    from app.core.agreement.over_time import agreement_over_time, drifting
+
+    step, points = agreement_over_time(ratings, excluded=tuple(excluded))
+    raters = sorted({r for p in points for r in p.vs_rest})
+    sheet = new_sheet(book, OVER_TIME_SHEET, [12, 20, 10, 10, 10] + [12] * len(raters))
+    maker = CellMaker(sheet)
+
+    def number(value: float | None) -> object:
+        if value is None or value != value:
+            return None
+        return maker.styled(float(value), number_format=NUMBER_FORMAT)
+
+    sheet.append(maker.header(["ratings", "last rating at", "alpha", "95% low", "95% high",
+                               *[f"r {name} vs rest" for name in raters]]))
+    for point in points:
+        at = dt.datetime.fromtimestamp(point.at).replace(microsecond=0)
+        sheet.append([point.ratings, maker.styled(at, number_format="yyyy-mm-dd hh:mm:ss"),
+                      number(point.alpha), number(point.low), number(point.high),
+                      *[number(point.vs_rest.get(name)) for name in raters]])
+    last = len(points) + 1
+    sheet.append([])
+    sheet.append([maker.text(f"Every {step:,} ratings in the order they were given (each "
+                             "counted at its latest value); alpha at the interval level, its "
+                             "interval from 200 unit resamples; r vs rest: Pearson r of a "
+                             "rater's scores against the mean of the others' on the same "
+                             "items.")])
+    falling = drifting(points)
+    for name, (best, latest) in sorted(falling.items()):
+        sheet.append([maker.text(f"{name} is drifting: r vs rest fell from {best:.2f} to "
+                                 f"{latest:.2f}, more than the others' did")])
+    if not points:
+        return
+    chart = LineChart()
+    chart.title = "Agreement after every N ratings"
+    chart.y_axis.title = "alpha, r"
+    chart.x_axis.title = "ratings given"
+    chart.height, chart.width = 9, 18
+    chart.add_data(Reference(sheet, min_col=3, max_col=5 + len(raters), min_row=1,
+                             max_row=last), titles_from_data=True)
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=last))
+    sheet.add_chart(chart, f"{get_column_letter(7 + len(raters))}2")

@@ -75,7 +75,8 @@ def find_table(rows, *first_cells):
 def test_sheets_and_gold_cells(report):
     out, gold, result = report
     book = load_workbook(out)
-    assert book.sheetnames == ["gold", "ratings", "agreement", "adjudications", "annotators"]
+    assert book.sheetnames == ["gold", "ratings", "agreement", "agreement over time",
+                               "adjudications", "annotators"]
     sheet = book["gold"]
     header = [c.value for c in sheet[1]]
     # dee only skipped an item: an empty column, but a column, as for every annotator
@@ -155,10 +156,12 @@ def test_distribution_and_chart(report):
     for index, name in enumerate(RATERS, start=1):
         assert sum(row[index] for row in counts) == gold[f"rating:{name}"].notna().sum()
     with zipfile.ZipFile(out) as archive:
-        charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
-        assert len(charts) == 1
-        chart = archive.read(charts[0]).decode()
-    assert "barChart" in chart
+        charts = [archive.read(n).decode() for n in archive.namelist()
+                  if n.startswith("xl/charts/chart")]
+    # the distribution's bar chart, and the agreement over time's line chart
+    assert len(charts) == 2
+    chart = next(c for c in charts if "barChart" in c)
+    assert any("lineChart" in c for c in charts)
     assert len(re.findall(r"<(?:\w+:)?ser>", chart)) == len(RATERS)  # dee rated nothing
 
 

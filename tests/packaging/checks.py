@@ -61,6 +61,9 @@ def check_window_on_sample(simrate: Simrate) -> None:
 
 
 def check_sample_project(simrate: Simrate, path: Path) -> None:
-    """The sample project built from the installed sample pairs: twenty items on the STS scale."""
+    """The sample project built from the installed sample pairs: twenty items on the STS scale,
+    rated by three raters, four items flagged and one adjudicated."""
     info = json.loads(simrate("info", path, "--json").stdout)
     assert (info["items"], info["title"], info["scale"]["high"]) == (20, SAMPLE_TITLE, 5.0)
+    assert (info["annotators"], info["ratings"], info["flagged"], info["adjudicated"]) == (
+        ["ana", "ben", "chloe"], 60, 4, 1)

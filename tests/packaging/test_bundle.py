@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from app.gui.shell.sample import SAMPLE_NAME
 from tests.packaging import checks
 from tests.packaging.tools import ROOT, clean_env, python_can_make_venvs, require, run
 
@@ -55,7 +56,7 @@ def test_command_line(simrate, bundle):
 
 def test_window_on_the_sample(simrate, bundle):
     checks.check_window_on_sample(simrate)
-    built = bundle["home"] / "share" / "simrate" / "simrate" / "sample.simrate"
+    built = bundle["home"] / "share" / "simrate" / "simrate" / SAMPLE_NAME
     checks.check_sample_project(simrate, built)
 
 

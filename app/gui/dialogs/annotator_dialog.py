@@ -54,6 +54,8 @@ class AnnotatorDialog(QDialog):
         layout.addWidget(explain)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(380)
+        for control in (self.name_box, self.name_box.lineEdit()):
+            control.setAccessibleName("Your name")  # the bold label above is no buddy
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         """Shown: the keyboard in the name field, the offered name selected."""

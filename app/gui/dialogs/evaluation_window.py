@@ -35,6 +35,7 @@ from app.core.evaluation import (
     Measure,
 )
 from app.core.evaluation_text import TITLES, format_report
+from app.gui.shell.accessible import named
 from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
@@ -206,7 +207,7 @@ class EvaluationWindow(QWidget):
         for task in TASKS:
             self.task_combo.addItem(TITLES[task], task)
         self.pairs_model = FilePairsModel(self)
-        self.pairs_view = QTableView()
+        self.pairs_view = named(QTableView(), "Gold and system files")
         self.pairs_view.setModel(self.pairs_model)
         self.pairs_view.verticalHeader().hide()
         self.pairs_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -244,12 +245,12 @@ class EvaluationWindow(QWidget):
         self.status_label = QLabel("Add a gold file and a system output, then Evaluate.")
         self.status_label.setWordWrap(True)
         self.table_model = EvaluationTableModel(self)
-        self.table = QTableView()
+        self.table = named(QTableView(), "Scores")
         self.table.setModel(self.table_model)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
-        self.details = QPlainTextEdit()
+        self.details = named(QPlainTextEdit(), "Details")
         self.details.setReadOnly(True)
         mono = QFont("monospace")
         mono.setStyleHint(QFont.StyleHint.Monospace)

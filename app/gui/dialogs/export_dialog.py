@@ -35,6 +35,7 @@ from app.core.errors import SimrateError
 from app.core.review.gold import unresolved_counts
 from app.formats.export import FORMATS
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.accessible import name_form_fields
 from app.gui.shell.file_dialogs import get_save_file_name
 from app.gui.shell.jobs import Job, JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
@@ -137,6 +138,7 @@ class ExportDialog(QDialog):
         self.warning_label = QLabel("Checking for unresolved items\u2026")
         self.warning_label.setWordWrap(True)
         self.warning_label.setTextFormat(Qt.TextFormat.RichText)
+        self.warning_label.setAccessibleName("Unresolved before export")
         self.allow_check = QCheckBox("Export anyway (gold of flagged items is their mean)")
         self.allow_check.setVisible(False)
         self.allow_check.toggled.connect(self._update_buttons)
@@ -159,10 +161,12 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("Format:", self.format_combo)
         form.addRow("Save as:", path_row(self.path_edit, self.browse))
+        name_form_fields(form)
         return form
 
     def _result_row(self) -> QHBoxLayout:
         self.result_label = QLabel()
+        self.result_label.setAccessibleName("Export result")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_folder_button = QPushButton("Show folder")

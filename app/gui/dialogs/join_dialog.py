@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.accessible import name_form_fields
 from app.gui.shell.file_dialogs import get_save_file_name
 from app.gui.shell.jobs import JobRunner
 
@@ -54,6 +55,7 @@ class JoinDialog(QDialog):
         form.addRow("Hub URL", self.url_edit)
         form.addRow("Save as", path_row(self.path_edit, self._browse))
         form.addRow("Password", self.password_edit)
+        name_form_fields(form)
         form.addRow(self.error_label)
         form.addRow(self.buttons)
         self.resize(620, 260)

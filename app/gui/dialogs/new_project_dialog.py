@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app.core.scale import load_scale
 from app.gui.dialogs.path_field import path_row
 from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
+from app.gui.shell.accessible import name_form_fields
 from app.gui.shell.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.file_import import ImportRequest
@@ -42,12 +43,31 @@ def quoted_paths(paths: list[str]) -> str:
 OTHER_SCALE = "file"
 
 
-def guess_scale(source: Path) -> str:
-    """`clss` for CLSS-named files, `sts` for STS and PIT files, else `clss`."""
+#: The scale each format of shared-task data is rated on.
+FORMAT_SCALES = {"sts": "sts", "pit": "sts", "clss": "clss"}
+
+
+def implied_scale(source: Path) -> str | None:
+    """The scale the file's format implies (STS and PIT: 0-5, CLSS: 0-4), or None for
+    generic pairs (and pyramids), which any scale suits."""
     name = source.name.lower()
     if name.startswith("sts.") or name.endswith((".pit.tsv", ".data")) or "pit" in name:
         return "sts"
-    return "clss"
+    if source.suffix.lower() == ".simrate" or not source.is_file():
+        return None  # a project is never read but through SQLite
+    from app.core.errors import SimrateError
+    from app.formats.detect import detect_format
+
+    try:
+        return FORMAT_SCALES.get(detect_format(source))
+    except (SimrateError, OSError):
+        return None
+
+
+def guess_scale(source: Path, last: str = "") -> str:
+    """The scale to offer for a file: the one its format implies, else the last one chosen
+    for generic pairs, else STS (the general one: CLSS is for texts of different sizes)."""
+    return implied_scale(source) or (last if last in ("clss", "sts") else "sts")
 
 
 def default_target(source: Path, many: bool) -> Path | None:
@@ -62,10 +82,12 @@ def default_target(source: Path, many: bool) -> Path | None:
 class NewProjectDialog(QDialog):
     """Choose the file of pairs, the scale, a title and where to save the project."""
 
-    def __init__(self, start_folder: str = "", parent: QWidget | None = None):
+    def __init__(self, start_folder: str = "", parent: QWidget | None = None,
+                 last_scale: str = ""):
         super().__init__(parent)
         self.setWindowTitle("New project from a file")
         self.start_folder = start_folder
+        self.last_scale = last_scale  # the scale last chosen for generic pairs
         self.source_edit = QLineEdit()
         self.source_edit.setPlaceholderText("A file of pairs: TSV, CSV, XLSX, STS, CLSS, PIT\u2026 "
                                             "or several pyramid files (.pyr)")
@@ -98,6 +120,7 @@ class NewProjectDialog(QDialog):
         form.addRow("Scale:", self.scale_box)
         form.addRow("Title:", self.title_edit)
         form.addRow("Save project as:", path_row(self.project_edit, self._browse_project))
+        name_form_fields(form)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create and import")
@@ -108,7 +131,9 @@ class NewProjectDialog(QDialog):
         layout.addWidget(self.pyramid_box)
         layout.addWidget(self.problem_label)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(600)
+        # 600 wide to start with, not as a minimum: an explicit minimum would keep the layout
+        # from widening the dialog when the pyramid choices appear (their combo box was cut).
+        self.resize(max(600, self.sizeHint().width()), self.sizeHint().height())
 
     def _browse_source(self) -> None:
         paths, _ = get_open_file_names(self, "Pairs file, or several pyramid files",
@@ -156,7 +181,7 @@ class NewProjectDialog(QDialog):
             target = default_target(source, many)
             if target is not None:
                 self.project_edit.setText(str(target))
-        index = self.scale_box.findData(guess_scale(source))
+        index = self.scale_box.findData(guess_scale(source, self.last_scale))
         if index >= 0 and self.scale_box.currentData() != OTHER_SCALE:
             self.scale_box.setCurrentIndex(index)
         if not self.title_edit.text() or self.title_edit.text() == self._auto_title:
@@ -199,6 +224,14 @@ class NewProjectDialog(QDialog):
         self.problem_label.setText(problem)
         if not problem:
             self.accept()
+
+    def generic_scale(self) -> str | None:
+        """The built-in scale chosen for generic pairs (to offer next time), or None when the
+        file's format implies its scale or the scale is a file of one's own."""
+        sources, scale = self.sources(), self.scale_box.currentData()
+        if not sources or scale == OTHER_SCALE or self.is_pyramid():
+            return None
+        return scale if implied_scale(sources[0]) is None else None
 
     def request(self) -> ImportRequest:
         """The import that creates the project, from the dialog's fields."""

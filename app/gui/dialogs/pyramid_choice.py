@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QSpinBox,
     QWidget,
 )
@@ -30,6 +29,7 @@ from app.formats.pyramid_project import (
     count_pyramids,
     describe,
 )
+from app.gui.shell.fitting import WrappedLabel, fit_choices
 from app.gui.shell.jobs import Job, JobRunner
 
 PYRAMID_SUFFIXES = (".pyr", ".pan")
@@ -60,6 +60,7 @@ class PyramidChoiceBox(QGroupBox):
         self.test_box = QComboBox()
         for test, name in TEST_NAMES.items():
             self.test_box.addItem(name, test)
+        fit_choices(self.test_box)
         self.negatives_spin = QSpinBox()
         self.negatives_spin.setRange(0, 1000)
         self.negatives_spin.setValue(DEFAULT_NEGATIVES)
@@ -69,8 +70,7 @@ class PyramidChoiceBox(QGroupBox):
         self.seed_spin = QSpinBox()
         self.seed_spin.setRange(0, 2_147_483_647)
         self.seed_spin.setToolTip("The same seed draws the same pairs in the same order")
-        self.preview_label = QLabel()
-        self.preview_label.setWordWrap(True)
+        self.preview_label = WrappedLabel()  # three lines at 1366x768: all of them shown
         negatives_row = QHBoxLayout()
         negatives_row.addWidget(self.negatives_spin)
         negatives_row.addWidget(self.all_check)

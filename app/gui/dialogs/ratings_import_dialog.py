@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
+from app.gui.shell.accessible import name_form_fields, named
 from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import ERROR_COLOUR, colour_style
@@ -91,6 +92,7 @@ class RatingsImportDialog(QDialog):
         form = QFormLayout()
         form.addRow("File:", path_row(self.path_edit, self.choose_file, "Choose\u2026"))
         form.addRow("Annotator:", self.annotator_edit)
+        name_form_fields(form)
 
         self.summary_label = QLabel("Choose a file to see what importing it would change.")
         self.summary_label.setWordWrap(True)
@@ -112,7 +114,7 @@ class RatingsImportDialog(QDialog):
     def _conflict_box(self) -> QWidget:
         """The conflicts table and the choice of which side wins (hidden without conflicts)."""
         self.conflict_model = ConflictModel(self)
-        self.conflict_table = QTableView()
+        self.conflict_table = named(QTableView(), "Conflicting ratings")
         self.conflict_table.setModel(self.conflict_model)
         self.conflict_table.verticalHeader().hide()
         self.conflict_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -32,6 +32,7 @@ from app.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ra
 from app.gui.organizer.verdict_view import VerdictView
 from app.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
 from app.gui.rating.text_pane import item_place
+from app.gui.shell.accessible import named
 from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.shell.undo import push_action
 
@@ -100,7 +101,7 @@ class AdjudicationQueue(QWidget):
         layout.addWidget(self.splitter)
 
     def _queue_table(self) -> QTableView:
-        table = QTableView()
+        table = named(QTableView(), "Flagged items")
         table.setModel(self.model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

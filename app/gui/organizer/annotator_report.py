@@ -36,6 +36,7 @@ from app.core.errors import SimrateError
 from app.core.events import AdjudicationChanged, AnnotatorExcluded, Event
 from app.core.project import Project
 from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
+from app.gui.shell.accessible import named
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.palette import WARNING_COLOUR
 from app.gui.shell.row_model import SortFilterProxy, filter_field
@@ -233,7 +234,7 @@ class AnnotatorReport(QWidget):
         self.refresh()
 
     def _table(self) -> QTableView:
-        table = QTableView()
+        table = named(QTableView(), "Annotators")
         table.setModel(self.proxy)
         table.setSortingEnabled(True)
         table.sortByColumn(1, Qt.SortOrder.AscendingOrder)

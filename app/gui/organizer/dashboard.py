@@ -37,6 +37,7 @@ from app.gui.organizer.distribution_chart import DistributionChart
 from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
 from app.gui.organizer.pearson_view import PearsonView
 from app.gui.organizer.rater_table import TOP_N
+from app.gui.shell.accessible import named
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"
@@ -144,10 +145,12 @@ class AgreementTableModel(QAbstractTableModel):
 class Dashboard(QWidget):
     """The organizer's agreement panel."""
 
-    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None):
+    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None,
+                 extra: dict[str, QWidget] | None = None):
         super().__init__(parent)
         self.watcher = watcher
         self.project = watcher.project
+        self.extra = dict(extra or {})  # sections of the full-window view (agreement_view)
         self._build()
         watcher.updated.connect(self.refresh)
         watcher.intervals_updated.connect(self.refresh_intervals)
@@ -175,6 +178,7 @@ class Dashboard(QWidget):
             "heatmap": _box(self.pearson, self.machines),
             "distribution": _box(self.distribution_title, self.distribution,
                                  self.excluded_label),
+            **self.extra,
         }
         content = QWidget()
         self.grid = QGridLayout(content)
@@ -249,7 +253,7 @@ class Dashboard(QWidget):
         self.grouping_combo.addItems(["dataset", "genre"])
         self.grouping_combo.currentTextChanged.connect(self._on_grouping)
         self.table_model = AgreementTableModel(self.watcher, "dataset", self)
-        self.table = QTableView()
+        self.table = named(QTableView(), "Agreement by subset")
         self.table.setModel(self.table_model)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -276,17 +280,42 @@ class Dashboard(QWidget):
                        "distribution": (2, 0, 1)} if wide else
                       {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
                        "distribution": (3, 0, 1)})
+            if "over_time" in self.sections:
+                right = self._right_column()
+                if wide:  # a right column of its own: heatmap, then over time below it
+                    del places["heatmap"]
+                    right.layout().addWidget(self.sections["heatmap"])
+                    right.layout().addWidget(self.sections["over_time"], 1)
+                    self.grid.addWidget(right, 0, 1, 4, 1)
+                    right.show()
+                else:
+                    places["over_time"] = (4, 0, 1)
+                    for name in ("heatmap", "over_time"):
+                        right.layout().removeWidget(self.sections[name])
+                    self.grid.removeWidget(right)
+                    right.hide()
             for name, (row, column, rows) in places.items():
-                self.grid.addWidget(self.sections[name], row, column, rows, 1,
-                                    Qt.AlignmentFlag.AlignTop)
-            for row in range(5):
-                self.grid.setRowStretch(row, 1 if row == (3 if wide else 4) else 0)
+                align = Qt.AlignmentFlag(0) if name == "over_time" else Qt.AlignmentFlag.AlignTop
+                self.grid.addWidget(self.sections[name], row, column, rows, 1, align)
+            stretch_row = (3 if wide else 4) + ("over_time" in self.sections and not wide)
+            for row in range(6):
+                self.grid.setRowStretch(row, 1 if row == stretch_row else 0)
             self.grid.setColumnStretch(0, 1)
             self.grid.setColumnStretch(1, 1 if wide else 0)
         # The intervals need room; in a narrow dock they move into the alpha cells' tooltips.
         narrow = not wide and self.width() < NARROW_TABLE
         for column in INTERVAL_COLUMNS:
             self.table.setColumnHidden(column, narrow)
+
+    def _right_column(self) -> QWidget:
+        """The wide layout's right column when it holds more than the heatmap: its own
+        layout, so a tall heatmap (a crowd) leaves no gaps between the left column's parts."""
+        if getattr(self, "_column", None) is None:
+            self._column = QWidget()
+            column = QVBoxLayout(self._column)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(14)
+        return self._column
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Re-flow the sections for the new width."""

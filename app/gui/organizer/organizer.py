@@ -17,6 +17,7 @@ from app.core.errors import SimrateError
 from app.core.review.index import AdjudicationRecords
 from app.core.team.blind import is_annotator_replica
 from app.gui.organizer.adjudication_queue import AdjudicationQueue
+from app.gui.organizer.agreement_view import AgreementView
 from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.annotator_report import AnnotatorReport
 from app.gui.organizer.dashboard import Dashboard
@@ -31,6 +32,12 @@ BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreeme
 #: Why the View menu's Organizer mode is unavailable on an annotator's replica.
 ANNOTATOR_REPLICA = ("Organizer mode is for organizers: this file is an annotator's replica "
                      "of a team hub.")
+
+
+def state_names(state, name: str) -> bool:
+    """Whether a saved window state (QMainWindow.saveState) holds a dock of this name: the
+    state keeps names as QDataStream strings, UTF-16 big-endian."""
+    return bool(name) and name.encode("utf-16-be") in bytes(state.data())
 
 
 class OrganizerWorkspace(QObject):
@@ -53,6 +60,10 @@ class OrganizerWorkspace(QObject):
                                       self.runner, undo_stack=context.undo_stack)
         self.ratings = ItemRatingsPanel(context, self.records)
         window.stack.addWidget(self.queue)
+        # The full-window Agreement view (Ctrl+3): the docks step aside while it is up.
+        self.agreement_view = AgreementView(self.watcher, self.runner)
+        window.stack.addWidget(self.agreement_view)
+        self._docks_aside: list = []
         tab_with = window.project_docks[0] if window.project_docks else None
         self.docks = [
             window.add_dock("Agreement", self.dashboard, tabify_with=tab_with,
@@ -65,6 +76,9 @@ class OrganizerWorkspace(QObject):
         state = context.settings.get(WINDOW_STATE)
         if not state.isEmpty():
             window.restoreState(state)  # again: our docks did not exist the first time
+            for dock in self.docks:
+                if not state_names(state, dock.objectName()):
+                    dock.show()  # saved by a blind session, which had no such dock: shown
         # The organizer's first look is agreement (after the window has placed its docks).
         QTimer.singleShot(0, self.docks[0].raise_)
         self.adjudication_menu = QMenu("Adjudication &keys", window)
@@ -73,10 +87,16 @@ class OrganizerWorkspace(QObject):
         window.stack.currentChanged.connect(self._on_central_changed)
 
     def _on_central_changed(self, _index: int) -> None:
+        current = self.window.stack.currentWidget()
+        if current is self.agreement_view:
+            return  # the docks were put aside by show_agreement
+        for aside in self._docks_aside:  # back from the Agreement view
+            aside.show()
+        self._docks_aside = []
         # The queue shows every rating of its own item: the All ratings dock, which follows
         # the rating view, would show another item beside it. Hide it while the queue is up.
         dock = self.docks[2]
-        if self.window.stack.currentWidget() is self.queue:
+        if current is self.queue:
             self._ratings_dock_was_visible = dock.isVisible()
             dock.hide()
         elif self._ratings_dock_was_visible:
@@ -86,6 +106,16 @@ class OrganizerWorkspace(QObject):
         """Put the adjudication queue in the middle, at the first flagged item."""
         self.window.stack.setCurrentWidget(self.queue)
         self.queue.open_first_flagged()
+
+    def show_agreement(self) -> None:
+        """The Agreement view across the whole window; the docks step aside until the
+        rating view or the queue comes back."""
+        window = self.window
+        if window.stack.currentWidget() is not self.agreement_view:
+            self._docks_aside = [d for d in window.project_docks if not d.isHidden()]
+            for dock in self._docks_aside:
+                dock.hide()
+            window.stack.setCurrentWidget(self.agreement_view)
 
     def show_rating(self) -> None:
         """Back to the rating view."""
@@ -103,19 +133,22 @@ class OrganizerWorkspace(QObject):
         self.window.stack.currentChanged.disconnect(self._on_central_changed)
         self.watcher.shutdown()
         self.dashboard.machine_watch.shutdown()
+        self.agreement_view.shutdown()
         self.runner.cancel_all()
         window = self.window
         if window.stack.indexOf(self.queue) >= 0:
-            if window.stack.currentWidget() is self.queue and window.rating_panel is not None:
+            if (window.stack.currentWidget() in (self.queue, self.agreement_view)
+                    and window.rating_panel is not None):
                 window.stack.setCurrentWidget(window.rating_panel)
             window.stack.removeWidget(self.queue)
+            window.stack.removeWidget(self.agreement_view)
         for dock in self.docks:
             if dock in window.project_docks:  # still there: organizer mode switched off
                 window.project_docks.remove(dock)
                 window.menus["panels"].removeAction(dock.toggleViewAction())
-                window.removeDockWidget(dock)
-                dock.deleteLater()
+                window.retire_dock(dock)
         self.queue.deleteLater()
+        self.agreement_view.deleteLater()
         self.adjudication_menu.deleteLater()
         self.deleteLater()
 
@@ -164,8 +197,12 @@ class Organizer(QObject):
         about other annotators or agreement, not even in a hidden menu)."""
         window = self.window
         menu = QMenu("&Organizer", window)
-        menu.addAction(self._action("queue", "Adjudication &queue", ["Ctrl+J"], self.show_queue))
-        menu.addAction(self._action("rating", "&Rating view", ["Ctrl+R"], self.show_rating))
+        menu.addAction(self._action("rating", "&Rating view", ["Ctrl+1", "Ctrl+R"],
+                                    self.show_rating))
+        menu.addAction(self._action("queue", "Adjudication &queue", ["Ctrl+2", "Ctrl+J"],
+                                    self.show_queue))
+        menu.addAction(self._action("agreement_view", "Agreement &view", ["Ctrl+3"],
+                                    self.show_agreement))
         menu.addAction(self._action("agreement", "&Agreement dashboard", ["Ctrl+D"],
                                     lambda: self._raise_dock(0)))
         menu.addAction(self._action("annotators", "A&nnotator report", [],
@@ -202,8 +239,8 @@ class Organizer(QObject):
         elif not self.context.organizer:
             self._remove_organizer_menu()
         has_project = self.workspace is not None
-        for name in ("queue", "rating", "agreement", "annotators", "import", "export", "team",
-                     "web"):
+        for name in ("queue", "rating", "agreement", "agreement_view", "annotators", "import",
+                     "export", "team", "web"):
             if name in self.actions:
                 self.actions[name].setEnabled(has_project)
 
@@ -266,6 +303,11 @@ class Organizer(QObject):
         """Ctrl+J: the adjudication queue at the first flagged item."""
         if self.workspace is not None:
             self.workspace.show_queue()
+
+    def show_agreement(self) -> None:
+        """Ctrl+3: the Agreement view across the window."""
+        if self.workspace is not None:
+            self.workspace.show_agreement()
 
     def show_rating(self) -> None:
         """Ctrl+R: back to the rating view."""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolT
 from app.core.project import Project
 from app.core.scale import Scale, fmt
 from app.gui.rating.scale_widget import ScaleWidget, guideline_html
+from app.gui.shell.accessible import named
 from app.gui.shell.palette import rater_colour
 from app.gui.shell.row_model import RowTableModel
 
@@ -75,7 +76,9 @@ class RaterMarksScale(ScaleWidget):
     def __init__(self, scale: Scale, parent=None):
         super().__init__(scale, parent)
         self.marks: list[RaterScore] = []
-        self.setAccessibleName("Adjudicated score, with every rater's score marked")
+        self.accessible_title = "Adjudicated score"
+        self.setAccessibleDescription("The adjudicated score, with every rater's score marked")
+        self._update_accessible()
 
     def set_marks(self, marks: list[RaterScore]) -> None:
         """Show these raters' scores (those without a score are left out)."""
@@ -189,7 +192,7 @@ class ItemRatingsModel(RowTableModel):
 
 def ratings_table(model: ItemRatingsModel) -> QTableView:
     """A compact, read-only view of an ItemRatingsModel that never takes the keyboard."""
-    table = QTableView()
+    table = named(QTableView(), "Every rater's score")
     table.setModel(model)
     table.verticalHeader().hide()
     table.setFocusPolicy(Qt.FocusPolicy.NoFocus)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.core.team.hub.people import Person
+from app.gui.shell.accessible import named
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.row_model import RowTableModel
 
@@ -104,10 +105,11 @@ class TeamPanel(QWidget):
         self.hub_label = QLabel()
         self.hub_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.url_edit = QLineEdit(placeholderText="postgresql://you@server:5432/database")
+        self.url_edit.setAccessibleName("Hub URL")
         self.publish_button = QPushButton("Publish")
         self.publish_button.clicked.connect(self.publish)
         self.model = PeopleModel(project.n_items if project else 0, self)
-        self.table = QTableView()
+        self.table = named(QTableView(), "People on the hub")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)

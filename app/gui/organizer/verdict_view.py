@@ -22,6 +22,7 @@ from app.core.scale import Scale
 from app.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
 from app.gui.rating.score_keys import big_score_label
 from app.gui.rating.text_pane import PairTexts
+from app.gui.shell.accessible import named
 
 #: Rows of the raters' table shown before it scrolls.
 MAX_RATER_ROWS = 6
@@ -62,7 +63,7 @@ class VerdictView(QWidget):
         return row
 
     def _note_row(self) -> QHBoxLayout:
-        self.note_edit = QLineEdit()
+        self.note_edit = named(QLineEdit(), "Adjudication note")
         self.note_edit.setPlaceholderText("Why this score (saved with Enter)")
         self.note_edit.setClearButtonEnabled(True)
         self.save_button = QPushButton("Save and next")

@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.core.scale import Scale, fmt
+from app.gui.shell.accessible import named
 
 
 def guidelines_html(scale: Scale) -> str:
@@ -27,7 +28,7 @@ class GuidelinesPanel(QWidget):
 
     def __init__(self, scale: Scale, parent: QWidget | None = None):
         super().__init__(parent)
-        self.view = QTextBrowser()
+        self.view = named(QTextBrowser(), "Scale guidelines")
         self.view.setHtml(guidelines_html(scale))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -26,6 +26,7 @@ from app.gui.rating.item_model import (
     FILTERS,
     ItemTableModel,
 )
+from app.gui.shell.accessible import named
 from app.gui.shell.context import ApplicationContext
 
 FILTER_TITLES = {"all": "All items", "unrated": "Unrated", "rated": "Rated",
@@ -49,7 +50,7 @@ class ItemListPanel(QWidget):
         for name in FILTERS:
             self.filter_box.addItem(FILTER_TITLES[name], name)
         self.filter_box.currentIndexChanged.connect(self._on_filter_changed)
-        self.search_edit = QLineEdit()
+        self.search_edit = named(QLineEdit(), "Search items")
         self.search_edit.setPlaceholderText("Search text or id (Ctrl+F)")
         self.search_edit.setClearButtonEnabled(True)
         self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -86,7 +87,7 @@ class ItemListPanel(QWidget):
         self.item_chosen.emit()
 
     def _build_table(self) -> QTableView:
-        table = QTableView()
+        table = named(QTableView(), "Items")
         table.setModel(self.model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

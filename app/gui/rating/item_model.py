@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont
 
 from app.core.scale import fmt
 from app.gui.rating.session import RATED, SKIPPED, UNRATED, AnnotatorSession
-from app.gui.rating.text_pane import pair_labels
+from app.gui.rating.text_pane import column_labels
 
 COL_ID, COL_DATASET, COL_GENRE, COL_LEFT, COL_RIGHT, COL_RATING = range(6)
 #: Filter names and the row states each one shows.
@@ -44,7 +44,7 @@ class ItemTableModel(QAbstractTableModel):
         self.session = session
         self.filter_name = "all"
         self.search_text = ""
-        left, right = pair_labels(session.project.scale.name, "")
+        left, right = column_labels(session.dataset_names)
         self._headers = ["Id", "Dataset", "Genre", left, right, "Your rating"]
         self._italic = QFont()
         self._italic.setItalic(True)
@@ -121,6 +121,10 @@ class ItemTableModel(QAbstractTableModel):
         return fmt(session.score(row)) if state == RATED else ""
 
     def _on_details_loaded(self) -> None:
+        labels = list(column_labels(self.session.dataset_names))
+        if labels != self._headers[COL_LEFT:COL_RIGHT + 1]:  # now that the datasets are known
+            self._headers[COL_LEFT:COL_RIGHT + 1] = labels
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_LEFT, COL_RIGHT)
         if len(self._visible):
             self.dataChanged.emit(self.index(0, COL_ID),
                                   self.index(len(self._visible) - 1, COL_RIGHT),

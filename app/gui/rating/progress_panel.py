@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.rating.session import AnnotatorSession
+from app.gui.shell.accessible import named
 from app.gui.shell.context import ApplicationContext
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -94,7 +95,7 @@ class ProgressPanel(QWidget):
         self.pace_label = QLabel()
         self.pace_label.setWordWrap(True)
         self.model = DatasetProgressModel(self.session, self)
-        table = QTableView()
+        table = named(QTableView(), "Progress by dataset")
         table.setModel(self.model)
         table.verticalHeader().hide()
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

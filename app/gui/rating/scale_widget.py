@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.core.scale import Scale, ScalePoint, fmt
+from app.gui.shell.accessible import scale_value_text
 from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR
 
 
@@ -29,7 +30,12 @@ class ScaleWidget(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setAccessibleName("Rating scale")
+        #: What a screen reader calls the scale, before the score it shows.
+        self.accessible_title = "Rating scale"
+        self.setAccessibleDescription(
+            f"{fmt(scale.low)} to {fmt(scale.high)} in steps of {fmt(scale.step)}: digits set "
+            "the score, + and \u2212 move it, Enter saves")
+        self._update_accessible()
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     # ----------------------------------------------------------- state from the panel
@@ -37,7 +43,14 @@ class ScaleWidget(QWidget):
         """Show the saved score and the pending (typed, unsaved) one."""
         if (saved, pending) != (self.saved_code, self.pending_code):
             self.saved_code, self.pending_code = saved, pending
+            self._update_accessible()
             self.update()
+
+    def _update_accessible(self) -> None:
+        """The accessible name says the score shown and its label (screen readers read it
+        out as it changes)."""
+        self.setAccessibleName(f"{self.accessible_title}: "
+                               + scale_value_text(self.scale, self.saved_code, self.pending_code))
 
     # ----------------------------------------------------------- geometry
     def _margin(self) -> float:

@@ -14,12 +14,30 @@ from PySide6.QtWidgets import QFrame, QLabel, QSplitter, QTextBrowser, QVBoxLayo
 CLSS_LEVEL = re.compile(r"^(paragraph|sentence|phrase|word)2(sentence|phrase|word|sense)$")
 
 
-def pair_labels(scale_name: str, dataset: str) -> tuple[str, str]:
-    """Headings for the two texts: larger/smaller for CLSS data, else first/second."""
+def pair_labels(scale_name: str, dataset: str, meta: dict | None = None) -> tuple[str, str]:
+    """Headings for an item's two texts.
+
+    "Larger text" and "Smaller text" only where the data says which is larger (a CLSS
+    comparison type such as `paragraph2sentence`); a pyramid ranking question's "Question" and
+    "Candidate" (or the names its import gave, `left_label` and `right_label`); otherwise
+    "First text" and "Second text", whatever the scale (`scale_name` is kept for callers).
+    """
     match = CLSS_LEVEL.match(dataset or "")
     if match:
         return f"Larger text ({match.group(1)})", f"Smaller text ({match.group(2)})"
-    if scale_name == "clss":
+    meta = meta or {}
+    if meta.get("left_label") and meta.get("right_label"):
+        return str(meta["left_label"]), str(meta["right_label"])
+    if meta.get("test") == "ranking":
+        return "Question", "Candidate"
+    return "First text", "Second text"
+
+
+def column_labels(datasets: list[str]) -> tuple[str, str]:
+    """Headings of the item list's two text columns: larger and smaller only when every
+    dataset is a CLSS comparison type, else first and second."""
+    named = [d for d in datasets if d]
+    if named and all(CLSS_LEVEL.match(d) for d in named) and len(named) == len(datasets):
         return "Larger text", "Smaller text"
     return "First text", "Second text"
 
@@ -89,7 +107,7 @@ class PairTexts(QSplitter):
 
     def show_item(self, item: dict) -> None:
         """Show an item's two texts (a `Project.item` record)."""
-        left, right = pair_labels(self.scale_name, item["dataset"] or "")
+        left, right = pair_labels(self.scale_name, item["dataset"] or "", item.get("meta"))
         self.left_pane.set_text(left, item["left"])
         self.right_pane.set_text(right, item["right"])
 

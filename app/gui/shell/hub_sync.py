@@ -35,6 +35,9 @@ POLL_SECONDS = 5.0
 COUNT_SECONDS = 1.0
 #: Seconds between retries while the hub is unreachable.
 RETRY_SECONDS = 3.0
+#: Longest wait for the hub's notification before the listener looks at the stop flag again
+#: (closing the window waits for the listener: it was a second).
+LISTEN_SECONDS = 0.2
 
 
 class HubSync(QObject):
@@ -220,5 +223,5 @@ class HubSync(QObject):
 
     def _listen(self) -> None:
         while not self._stop.is_set():
-            if self.listener.wait(1.0):
+            if self.listener.wait(LISTEN_SECONDS):
                 self._notified.set()

@@ -37,6 +37,7 @@ from app.gui.shell.menus import build_menus, shortcuts_html
 from app.gui.shell.settings import (
     LAST_ANNOTATOR,
     LAST_FOLDER,
+    LAST_SCALE,
     TEXT_SIZE,
     TEXT_SIZE_RANGE,
     WINDOW_GEOMETRY,
@@ -85,6 +86,8 @@ class MainWindow(QMainWindow):
         self._connect_start_page()
         context.project_opened.connect(self._build_workspace)
         context.project_closing.connect(self._tear_down_workspace)
+        # the project is still open while it is closing: the actions follow once it is closed
+        context.project_closed.connect(self._update_actions)
         self._restore_window()
         self._update_actions()
         # Always there, for its View menu toggle; its panels appear while the mode is on.
@@ -98,6 +101,7 @@ class MainWindow(QMainWindow):
         page.new_from_file.connect(self.new_project_from_file)
         page.open_other.connect(self.choose_project)
         page.open_sample.connect(self.open_sample)
+        page.open_sample_as_organizer.connect(self.open_sample_as_organizer)
         page.join_hub.connect(self.join_hub)
 
     # ----------------------------------------------------------- docks
@@ -117,6 +121,17 @@ class MainWindow(QMainWindow):
         self.project_docks.append(dock)
         self.menus["panels"].addAction(dock.toggleViewAction())
         return dock
+
+    def retire_dock(self, dock: QDockWidget) -> None:
+        """Take a closed project's dock out of the window for good.
+
+        It is deleted later, so it stays a child of the window until the event loop runs;
+        without its name, the next project's restoreState (which finds docks by name) cannot
+        put it back in the layout beside the new dock of the same name.
+        """
+        self.removeDockWidget(dock)
+        dock.setObjectName("")
+        dock.deleteLater()
 
     # ----------------------------------------------------------- project life
     def _build_workspace(self) -> None:
@@ -155,8 +170,7 @@ class MainWindow(QMainWindow):
         self.context.settings.set(WINDOW_STATE, self.saveState())
         self.menus["rating"].clear()
         for dock in self.project_docks:
-            self.removeDockWidget(dock)
-            dock.deleteLater()
+            self.retire_dock(dock)
         self.project_docks.clear()
         if self.rating_panel is not None:
             self.stack.removeWidget(self.rating_panel)
@@ -227,6 +241,20 @@ class MainWindow(QMainWindow):
             return
         self.open_project(str(path))
 
+    def open_sample_as_organizer(self) -> None:
+        """Open the sample in organizer mode as its organizer: agreement, flagged items and
+        the adjudication already made, with no question asked."""
+        from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+
+        try:
+            path = ensure_sample_project(sample_folder())
+        except SimrateError as exc:
+            self.show_error(str(exc))
+            return
+        self.context.close_project()  # so that the mode changes with no project to warn about
+        self.organizer.set_mode(True)
+        self.open_project(str(path), annotator=SAMPLE_ORGANIZER)
+
     def join_hub(self) -> None:
         """Join a team hub: make a replica and open it as the person the hub knows."""
         from app.gui.dialogs.join_dialog import JoinDialog
@@ -251,8 +279,11 @@ class MainWindow(QMainWindow):
     # ----------------------------------------------------------- imports
     def new_project_from_file(self) -> None:
         """Ask for a pairs file and a scale; create the project in the background."""
-        dialog = NewProjectDialog(self.context.settings.get(LAST_FOLDER), self)
+        settings = self.context.settings
+        dialog = NewProjectDialog(settings.get(LAST_FOLDER), self, settings.get(LAST_SCALE))
         if dialog.exec() == NewProjectDialog.DialogCode.Accepted:
+            if dialog.generic_scale():
+                settings.set(LAST_SCALE, dialog.generic_scale())
             self.imports.start(dialog.request())
 
     def import_into_project(self) -> None:

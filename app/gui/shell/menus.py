@@ -49,8 +49,9 @@ def _file_menu(window, menu: QMenu) -> QMenu:
                            window.choose_project))
     recent = menu.addMenu("Open &recent")
     recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
-    menu.addAction(_action(window, "sample", "Open the &sample project", [],
-                           window.open_sample))
+    menu.addAction(_action(window, "sample", "Rate the &sample", [], window.open_sample))
+    menu.addAction(_action(window, "sample_organizer", "Open the sample as or&ganizer", [],
+                           window.open_sample_as_organizer))
     menu.addSeparator()
     menu.addAction(_action(window, "import", "&Import pairs or ratings\u2026", ["Ctrl+I"],
                            window.import_into_project))

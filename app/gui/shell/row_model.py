@@ -67,6 +67,7 @@ def filter_field(proxy: QSortFilterProxyModel, placeholder: str) -> QLineEdit:
     """A line edit that filters `proxy` as one types, with a clear button."""
     edit = QLineEdit()
     edit.setPlaceholderText(placeholder)
+    edit.setAccessibleName(placeholder)
     edit.setClearButtonEnabled(True)
     edit.textChanged.connect(proxy.setFilterFixedString)
     return edit

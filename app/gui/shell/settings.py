@@ -49,9 +49,10 @@ LAST_ANNOTATOR = Option("state/last_annotator", str, "", "offered when asking wh
 WINDOW_GEOMETRY = Option("state/window_geometry", QByteArray, QByteArray())
 WINDOW_STATE = Option("state/window_state", QByteArray, QByteArray(), "docks and toolbars")
 LAST_FOLDER = Option("state/last_folder", str, "", "where file dialogs start")
+LAST_SCALE = Option("state/last_scale", str, "", "the scale last chosen for generic pairs")
 
 ALL_OPTIONS = (TEXT_SIZE, RECENT_PROJECTS, LAST_ANNOTATOR, WINDOW_GEOMETRY, WINDOW_STATE,
-               LAST_FOLDER)
+               LAST_FOLDER, LAST_SCALE)
 #: Text sizes the View menu steps through, in points.
 TEXT_SIZE_RANGE = (9, 32)
 

@@ -74,6 +74,7 @@ class StartPage(QWidget):
     new_from_file = Signal()
     open_other = Signal()
     open_sample = Signal()
+    open_sample_as_organizer = Signal()
     join_hub = Signal()
 
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
@@ -126,19 +127,23 @@ class StartPage(QWidget):
     def _build_actions(self) -> QVBoxLayout:
         self.new_button = QPushButton("New project from a file\u2026")
         self.open_button = QPushButton("Open a project\u2026")
-        self.sample_button = QPushButton("Open the sample project")
+        self.sample_button = QPushButton("Rate the sample")
+        self.sample_organizer_button = QPushButton("Open the sample as organizer")
         self.join_button = QPushButton("Join a team hub\u2026")
         self.join_button.clicked.connect(self.join_hub)
         self.new_button.clicked.connect(self.new_from_file)
         self.open_button.clicked.connect(self.open_other)
         self.sample_button.clicked.connect(self.open_sample)
-        hint = QLabel("New here? Open the sample project: it has a few pairs to try the "
-                      "keys on.\nDigits set the score, + and \u2212 move it by a quarter, "
-                      "Enter saves and moves on.")
+        self.sample_organizer_button.clicked.connect(self.open_sample_as_organizer)
+        hint = QLabel("New here? Rate the sample to try the keys: digits set the score, "
+                      "+ and \u2212 move it by a quarter, Enter saves and moves on. Open it "
+                      "as organizer to see how three raters compare, the pairs they differ "
+                      "on, and one already settled.")
         hint.setWordWrap(True)
         hint.setObjectName("startHint")
         actions = QVBoxLayout()
-        for button in (self.new_button, self.open_button, self.sample_button, self.join_button):
+        for button in (self.new_button, self.open_button, self.sample_button,
+                       self.sample_organizer_button, self.join_button):
             button.setMinimumHeight(button.sizeHint().height() + 12)
             button.setAutoDefault(True)  # Enter presses the focused button, as Space does
             actions.addWidget(button)
