@@ -206,4 +206,4 @@ def on_pre_build(config) -> None:
 
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, str(script), "--out", str(images), "--size", "1366x768"],
-                   check=True, env=env, cwd=ROOT)
+                   check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
