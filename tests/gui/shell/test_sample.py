@@ -84,7 +84,7 @@ def start_window(qtbot, settings, monkeypatch, tmp_path):
     recorded and answers 'carol'."""
     asked = []
 
-    def fake_ask(names, last="", parent=None):
+    def fake_ask(names, last="", parent=None, organizer=False):
         asked.append(list(names))
         return "carol"
 
