@@ -73,6 +73,27 @@ def test_an_annotators_window_holds_no_connection_between_rounds(qtbot, hub, tmp
     window.close()
 
 
+def test_an_annotator_who_synced_lately_counts_as_connected(hub, tmp_path, crew):
+    """The organizer's team list: no connection held, yet a round a moment ago."""
+    from app.core.project import Project
+    from app.core.team.hub.people import list_people
+    from app.core.team.hub.sync import sync_once
+
+    with Project.open(tmp_path / "organizer.simrate") as organizer:
+        from app.core.team.hub.people import add_person
+
+        add_person(organizer, "Bob", "annotator", None, login=f"{hub.name}_bob")
+        with Project.open(tmp_path / "Alice.simrate") as alice:
+            sync_once(alice)
+        assert connections_of(hub, crew["Alice"]) == 0
+        found = {p.name: p for p in list_people(organizer)}
+        assert found["Alice"].connected and not found["Bob"].connected
+        with hub.admin() as admin:  # a minute and more later: no longer
+            admin.execute("UPDATE simrate.replicas SET last_seen = now() - interval '2 min'")
+        found = {p.name: p for p in list_people(organizer)}
+        assert not found["Alice"].connected
+
+
 def test_an_organizers_window_keeps_its_live_link(qtbot, hub, tmp_path, crew):
     window = open_window(qtbot, tmp_path, tmp_path / "organizer.simrate", "org",
                          organizer=True)
@@ -178,6 +199,32 @@ def test_the_windows_retries_back_off_and_ratings_do_not_bring_them_forward(qtbo
         assert gap >= delay - 0.05, (gaps, delays)
     assert sum(gaps[3:5]) > sum(gaps[0:2])
     project.close()
+
+
+def test_the_organizers_listener_backs_off_when_refused(hub, crew):
+    """The listening connection of an organizer's window, refused: a few tries, not one
+    every fifth of a second."""
+    from app.core.team.hub.session import HubSession
+
+    with hub.admin() as admin:
+        uuid = admin.execute("SELECT value FROM simrate.hub WHERE key = 'project_uuid'"
+                             ).fetchone()[0]
+        admin.execute(f"ALTER ROLE {hub.organizer} CONNECTION LIMIT 0")
+    session = HubSession(hub.url(), "r", True, uuid)
+    calls = 0
+    try:
+        started = time.monotonic()
+        while time.monotonic() - started < 3.0:
+            assert session.wait(0.05) is False
+            calls += 1
+    finally:
+        with hub.admin() as admin:
+            admin.execute(f"ALTER ROLE {hub.organizer} CONNECTION LIMIT -1")
+    tries = session.listen_backoff.attempts
+    assert calls >= 40 and 2 <= tries <= 6, (calls, tries)
+    session._listen_retry_at = 0.0  # room again: the next call connects and says so
+    assert session.wait(0.05) is True and session.listen_backoff.attempts == 0
+    session.close()
 
 
 # ----------------------------------------------------------------- 3. organizers get in
