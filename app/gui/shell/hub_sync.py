@@ -197,6 +197,8 @@ class HubSync(QObject):
         self.retry_delays.append(delay)
         self._retry_at = time.monotonic() + delay
         self._next_poll = self._retry_at
+        if self._due is not None:  # a change made during the failed round waits too
+            self._due = max(self._due, self._retry_at)
         self._count_pending()
         if self.error_kind == "password" and not self._asked_password:
             self._asked_password = True
