@@ -298,6 +298,23 @@ def test_an_organizer_made_annotator_gets_the_limit_and_back(hub, tmp_path):
         organizer.close()
 
 
+def test_publishing_again_limits_annotators_added_by_an_older_simrate(hub, tmp_path, crew):
+    from app.core.project import Project
+    from app.core.team.hub.publish import publish
+
+    login = crew["Alice"]
+    with hub.admin() as admin:  # as an older simrate left her
+        admin.execute(f"ALTER ROLE {login} CONNECTION LIMIT -1")
+        admin.execute(f"ALTER ROLE {hub.organizer} CONNECTION LIMIT 50")  # set by hand
+    with Project.open(tmp_path / "organizer.simrate") as organizer:
+        publish(organizer, hub.url())
+    with hub.admin() as admin:
+        limits = dict(admin.execute("SELECT rolname, rolconnlimit FROM pg_roles WHERE rolname "
+                                    "IN (%s, %s)", (login, hub.organizer)).fetchall())
+        admin.execute(f"ALTER ROLE {hub.organizer} CONNECTION LIMIT -1")
+    assert limits == {login: ANNOTATOR_CONNECTION_LIMIT, hub.organizer: 50}
+
+
 # ----------------------------------------------------------------- 4. a pooler may sit between
 def test_hub_connections_prepare_no_statements_on_the_server(hub, crew):
     conn = connect(hub.url())

@@ -472,7 +472,24 @@ def fill(template: str, roles: dict[str, str]) -> str:
     return text.replace("@clock_lock", str(CLOCK_LOCK))
 
 
+# Annotators added by an older simrate have no connection limit: publishing again gives
+# them one (a limit an administrator set by hand is left alone).
+LIMITS_SQL = """
+DO $$
+DECLARE
+  person_login text;
+BEGIN
+  FOR person_login IN
+    SELECT p.login FROM simrate.people p JOIN pg_roles r ON r.rolname = p.login
+    WHERE p.kind = 'annotator' AND p.removed_at IS NULL AND r.rolconnlimit = -1
+  LOOP
+    EXECUTE format('ALTER ROLE %I CONNECTION LIMIT %s', person_login, @annotator_limit);
+  END LOOP;
+END $$;
+"""
+
+
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles)]
+            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles)]
