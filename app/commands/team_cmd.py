@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("publish", help="create the hub in a database and upload the project")
     p.add_argument("project")
     p.add_argument("url", metavar="URL", help="libpq URL or connection string, no password")
+    _wait_option(p)
     p = verbs.add_parser("add", help="give a person a login on the hub")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
@@ -39,12 +40,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("join", help="make a local replica of a hub")
     p.add_argument("url", metavar="URL")
     p.add_argument("local", metavar="LOCAL.simrate")
+    _wait_option(p)
     p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
     p.add_argument("project")
     p.add_argument("--json", action="store_true")
+    _wait_option(p)
     p = verbs.add_parser("harden", help="close PostgreSQL's statistics, role list and lock "
                          "views of the hub's database to annotators (a superuser's login)")
     p.add_argument("url", metavar="URL")
+
+
+def _wait_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                   help="while the hub is full or unreachable, try again with growing "
+                   "waits for up to SECONDS in all (default: SIMRATE_HUB_WAIT, else 30; "
+                   "0: try once)")
+
+
+def _wait(args: argparse.Namespace) -> float:
+    from app.core.team.hub.backoff import total_wait
+
+    return total_wait(args.wait)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,7 +108,8 @@ def _publish(args: argparse.Namespace) -> int:
     from app.core.team.hub.publish import publish
 
     with Project.open(args.project) as project:
-        report = with_password(lambda pw: publish(project, args.url, pw))
+        wait = _wait(args)
+        report = with_password(lambda pw: publish(project, args.url, pw, wait=wait))
     state = "new hub" if report.new_hub else "hub brought up to date"
     print(f"{args.project}: published to {args.url} ({state}): {report.items} items, "
           f"{report.ratings} ratings, {report.adjudications} adjudications")
@@ -166,7 +183,8 @@ def _remove(args: argparse.Namespace) -> int:
 def _join(args: argparse.Namespace) -> int:
     from app.core.team.hub.join import join
 
-    project, report = with_password(lambda pw: join(args.url, args.local, pw))
+    wait = _wait(args)
+    project, report = with_password(lambda pw: join(args.url, args.local, pw, wait=wait))
     with project:
         name = project.meta("hub_name") or ""
         kind = project.meta("hub_kind")
@@ -185,9 +203,10 @@ def _sync(args: argparse.Namespace) -> int:
     from app.core.team.hub.connection import HubError
     from app.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
 
+    wait = _wait(args)
     with Project.open(args.project) as project:
         try:
-            done = with_password(lambda pw: sync_once(project, pw))
+            done = with_password(lambda pw: sync_once(project, pw, wait=wait))
             report, offset = done.as_dict(), done.clock_offset
         except HubError as exc:
             if args.json:  # the hub value says which it is: unreachable, full, ...

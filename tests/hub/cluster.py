@@ -51,8 +51,13 @@ def free_port() -> int:
 class Cluster:
     """initdb, start, stop, crash and remove one PostgreSQL cluster."""
 
-    def __init__(self, bindir: Path, fsync: bool = False):
+    def __init__(self, bindir: Path, fsync: bool = False, max_connections: int = 120,
+                 reserved: int = 3):
         self.bindir = bindir
+        #: the server's connection slots, and those kept for superusers (a small number
+        #: makes a full server cheap to reach)
+        self.max_connections = max_connections
+        self.reserved = reserved
         self.port = free_port()
         self.base = Path(tempfile.mkdtemp(prefix="simrate-pg-"))
         self.data = self.base / "data"
@@ -80,7 +85,8 @@ class Cluster:
             f"port = {self.port}",
             f"unix_socket_directories = '{self.base}'",
             f"fsync = {'on' if self.fsync else 'off'}",
-            "max_connections = 120",
+            f"max_connections = {self.max_connections}",
+            f"superuser_reserved_connections = {self.reserved}",
             "shared_buffers = 64MB",
         ]
         with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:

@@ -43,5 +43,6 @@ def hub(pg, tmp_path: Path, monkeypatch) -> Hub:
     monkeypatch.setenv("PGPASSFILE", str(hub.passfile))
     monkeypatch.delenv("PGPASSWORD", raising=False)
     monkeypatch.delenv("PGUSER", raising=False)
+    monkeypatch.setenv("SIMRATE_HUB_WAIT", "0")  # tests of backoff set their own wait
     yield hub
     hub.drop()

@@ -61,7 +61,8 @@ def test_status_goes_offline_and_online_and_nothing_is_lost(qtbot, hub, tmp_path
         assert "unreachable" in window.hub_link.status.toolTip()
     finally:
         hub.cluster.start()
-    qtbot.waitUntil(lambda: "connected \u00b7 0 pending" in status_text(window), timeout=20000)
+    # back online within the window's backoff (its waits reach 60 s at most)
+    qtbot.waitUntil(lambda: "connected \u00b7 0 pending" in status_text(window), timeout=65000)
     with hub.admin() as admin:
         rows = admin.execute("SELECT item_id, code FROM simrate.ratings WHERE annotator = "
                              "'Alice' ORDER BY item_id").fetchall()

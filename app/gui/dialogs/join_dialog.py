@@ -76,9 +76,10 @@ class JoinDialog(QDialog):
         password = self.password_edit.text() or None
 
         def work(_job):
+            from app.core.team.hub.backoff import total_wait
             from app.core.team.hub.join import join
 
-            project, _report = join(url, Path(path), password)
+            project, _report = join(url, Path(path), password, wait=total_wait())
             with project:
                 return project.meta("hub_name") or ""
 

@@ -171,10 +171,11 @@ class TeamPanel(QWidget):
 
         def work(_job):
             from app.core.project import Project
+            from app.core.team.hub.backoff import total_wait
             from app.core.team.hub.publish import publish
 
             with Project.open(path) as project:
-                return publish(project, url, password)
+                return publish(project, url, password, wait=total_wait())
 
         self._say("Publishing\u2026")
         self.publish_button.setEnabled(False)

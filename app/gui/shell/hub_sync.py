@@ -5,7 +5,10 @@ pulled ratings reach every view through the Project's own change notifications).
 thread owns the exchange connection and does nothing but push and pull. An organizer's
 window also runs a listener thread that waits for the hub's NOTIFY; polling every few
 seconds is the fallback, and catches up after a reconnect, when notifications sent in the
-meantime are lost. Results travel back through a queue drained by a GUI-thread timer (as
+meantime are lost. An annotator's window holds no connection between rounds (session.py)
+and looks for news less often. When the hub refuses (full, unreachable, ...) the next try
+waits longer each time, with jitter (backoff.py); ratings made meanwhile do not bring it
+forward, and the first round that succeeds starts the schedule over. Results travel back through a queue drained by a GUI-thread timer (as
 in jobs.py), never through signals emitted from other threads.
 """
 
@@ -20,6 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.core.errors import SimrateError
 from app.core.events import Event
 from app.core.project import Project
+from app.core.team.hub.backoff import Backoff
 from app.core.team.hub.connection import HubError
 from app.core.team.hub.replica import meta_int, read_link, watermarks
 from app.core.team.hub.session import HubSession
@@ -31,10 +35,15 @@ TICK_MS = 40
 DEBOUNCE = 0.15
 #: Seconds between rounds when nothing happens (the fallback when NOTIFY is not heard).
 POLL_SECONDS = 5.0
+#: Seconds between an annotator's rounds when nothing happens: only new items and the
+#: person's own edits from another machine come that way, and each round connects anew.
+ANNOTATOR_POLL_SECONDS = 30.0
+#: Seconds an annotator's window keeps its connection after a round (0: it lets go at once).
+ANNOTATOR_LINGER = 0.0
+#: Seconds between the worker's looks at an idle connection it may close.
+IDLE_CHECK_SECONDS = 1.0
 #: Seconds between recounts of the pending changes while the user rates.
 COUNT_SECONDS = 1.0
-#: Seconds between retries while the hub is unreachable.
-RETRY_SECONDS = 3.0
 #: Longest wait for the hub's notification before the listener looks at the stop flag again
 #: (closing the window waits for the listener: it was a second).
 LISTEN_SECONDS = 0.2
@@ -50,16 +59,25 @@ class HubSync(QObject):
     conflicts_found = Signal(int)
 
     def __init__(self, project: Project, password: str | None = None,
-                 poll_seconds: float = POLL_SECONDS, parent: QObject | None = None):
+                 poll_seconds: float | None = None, parent: QObject | None = None,
+                 backoff: Backoff | None = None, linger: float = ANNOTATOR_LINGER):
         super().__init__(parent)
         self.project = project
         self.link = read_link(project)
         uuid = project.meta("project_uuid") or ""
-        self.session = HubSession(self.link.url, self.link.replica, self.link.organizer, uuid,
-                                  password)
+        organizer = self.link.organizer
+        self.session = HubSession(self.link.url, self.link.replica, organizer, uuid,
+                                  password, linger=None if organizer else linger)
         self.listener = HubSession(self.link.url, self.link.replica, True, uuid, password) \
-            if self.link.organizer else None
+            if organizer else None
+        if poll_seconds is None:
+            poll_seconds = POLL_SECONDS if organizer else ANNOTATOR_POLL_SECONDS
         self.poll_seconds = poll_seconds
+        #: the waits between tries while the hub refuses
+        self.backoff = backoff or Backoff()
+        #: the waits chosen after each refusal since the window opened (seconds)
+        self.retry_delays: list[float] = []
+        self._retry_at = 0.0  # monotonic time before which no round starts on its own
         self.online: bool | None = None  # None until the first round has answered
         self.error = ""
         self.error_kind = ""
@@ -96,7 +114,8 @@ class HubSync(QObject):
             return
         self._pending_dirty = True
         if self._due is None:
-            self._due = time.monotonic() + DEBOUNCE
+            # while the hub refuses, a rating waits for the next try (no try per rating)
+            self._due = max(time.monotonic() + DEBOUNCE, self._retry_at)
 
     def sync_now(self) -> None:
         """Start a round as soon as the current one (if any) is done."""
@@ -126,7 +145,7 @@ class HubSync(QObject):
             self._notified.clear()
             self._due = now
         if now >= self._next_poll and self._due is None:
-            self._due = now
+            self._due = max(now, self._retry_at)
         if self._pending_dirty and now - self._counted_at >= COUNT_SECONDS:
             self._count_pending()  # the count follows local changes, at most once a second
         if self._due is not None and now >= self._due and not self._in_flight:
@@ -156,6 +175,8 @@ class HubSync(QObject):
             self._absorbing = False
         self.rounds += 1
         self.online = True
+        self.backoff.reset()
+        self._retry_at = 0.0
         self.error = self.error_kind = ""
         self.pending = report.pending
         self.clock_offset = report.clock_offset
@@ -172,7 +193,12 @@ class HubSync(QObject):
         self.online = False
         self.error = exc.message
         self.error_kind = getattr(exc, "kind", "error")
-        self._next_poll = time.monotonic() + RETRY_SECONDS
+        delay = self.backoff.next_delay()
+        self.retry_delays.append(delay)
+        self._retry_at = time.monotonic() + delay
+        self._next_poll = self._retry_at
+        if self._due is not None:  # a change made during the failed round waits too
+            self._due = max(self._due, self._retry_at)
         self._count_pending()
         if self.error_kind == "password" and not self._asked_password:
             self._asked_password = True
@@ -210,7 +236,11 @@ class HubSync(QObject):
     # ------------------------------------------------------------------ other threads
     def _work(self) -> None:
         while not self._stop.is_set():
-            request = self._requests.get()
+            try:
+                request = self._requests.get(timeout=IDLE_CHECK_SECONDS)
+            except queue.Empty:
+                self.session.close_if_idle()  # an annotator's: no connection held idle
+                continue
             if request is None:
                 return
             outbox, marks = request

@@ -230,7 +230,12 @@ def _where(url: str) -> str:
 
 
 def connect(url: str, password: str | None = None, autocommit: bool = True) -> Any:
-    """An open psycopg connection to the hub; HubError (one line) when that fails."""
+    """An open psycopg connection to the hub; HubError (one line) when that fails.
+
+    No server-side prepared statements (`prepare_threshold=None`): behind PgBouncer in
+    transaction mode, consecutive transactions may run on different server connections,
+    where a statement prepared on another one does not exist.
+    """
     psycopg = _psycopg()
     parse_url(url)
     extra: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT,
@@ -238,7 +243,7 @@ def connect(url: str, password: str | None = None, autocommit: bool = True) -> A
     if password:
         extra["password"] = password
     try:
-        return psycopg.connect(url, autocommit=autocommit, **extra)
+        return psycopg.connect(url, autocommit=autocommit, prepare_threshold=None, **extra)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
 

@@ -55,6 +55,10 @@ HUB_SCHEMA_VERSION = 2
 #: NOTIFY channel for items and settings, which every role reads (notifications are per
 #: database); other writes go to secret channels (`simrate.my_channel()`).
 CHANNEL = "simrate"
+#: Connections one annotator's login may hold at once (`CONNECTION LIMIT`): a window
+#: holds one only during a round, `team sync` one, so two machines of one person fit;
+#: organizers have no limit, so annotators can never take their slots.
+ANNOTATOR_CONNECTION_LIMIT = 2
 #: Advisory lock key that serializes sequence stamps (per database).
 CLOCK_LOCK = 7305820
 #: Tables a replica pulls from, in the order it applies them.
@@ -270,6 +274,10 @@ BEGIN
     EXECUTE format('REVOKE %I FROM %I', other, person_login);
   END IF;
   EXECUTE format('GRANT %I TO %I', wanted, person_login);
+  -- annotators can never take the last slots: a few connections each (a window holds
+  -- none between rounds); organizers are not limited
+  EXECUTE format('ALTER ROLE %I CONNECTION LIMIT %s', person_login,
+                 CASE person_kind WHEN 'annotator' THEN @annotator_limit ELSE -1 END);
   IF verifier IS NOT NULL THEN
     EXECUTE format('ALTER ROLE %I PASSWORD %L', person_login, verifier);
   END IF;
@@ -460,10 +468,28 @@ def fill(template: str, roles: dict[str, str]) -> str:
         text = text.replace(f"@{key}", quote_ident(name))
     text = text.replace("@channel", quote_literal(CHANNEL))
     text = text.replace("@max_lead", str(MAX_CLOCK_LEAD))
+    text = text.replace("@annotator_limit", str(ANNOTATOR_CONNECTION_LIMIT))
     return text.replace("@clock_lock", str(CLOCK_LOCK))
+
+
+# Annotators added by an older simrate have no connection limit: publishing again gives
+# them one (a limit an administrator set by hand is left alone).
+LIMITS_SQL = """
+DO $$
+DECLARE
+  person_login text;
+BEGIN
+  FOR person_login IN
+    SELECT p.login FROM simrate.people p JOIN pg_roles r ON r.rolname = p.login
+    WHERE p.kind = 'annotator' AND p.removed_at IS NULL AND r.rolconnlimit = -1
+  LOOP
+    EXECUTE format('ALTER ROLE %I CONNECTION LIMIT %s', person_login, @annotator_limit);
+  END LOOP;
+END $$;
+"""
 
 
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles)]
+            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles)]

@@ -10,6 +10,7 @@ from pathlib import Path
 from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.scale import Scale
+from app.core.team.hub.backoff import patiently
 from app.core.team.hub.connection import connect, explain, hub_info, parse_url
 from app.core.team.hub.exchange import exchange
 from app.core.team.hub.replica import link_replica, watermarks
@@ -17,16 +18,23 @@ from app.core.team.hub.sync import SyncReport, absorb, collect, tables_for
 
 
 def join(url: str, path: str | Path, password: str | None = None,
-         progress: Callable[[str], None] | None = None) -> tuple[Project, SyncReport]:
+         progress: Callable[[str], None] | None = None, wait: float = 0.0
+         ) -> tuple[Project, SyncReport]:
     """Create the replica at `path` and fill it from the hub; returns it open, and the
-    first round's report. Nothing is left at `path` when joining fails."""
-    import psycopg
-
+    first round's report. Nothing is left at `path` when joining fails. While the hub is
+    full or unreachable it tries again with backoff for up to `wait` seconds."""
     path = Path(path)
     parse_url(url)
     if path.exists():
         raise SimrateError("already exists; choose another name for the new replica", path)
     say = progress or (lambda _text: None)
+    return patiently(lambda: _join_once(url, path, password, say), wait)
+
+
+def _join_once(url: str, path: Path, password: str | None, say: Callable[[str], None]
+               ) -> tuple[Project, SyncReport]:
+    import psycopg
+
     conn = connect(url, password)
     project = None
     try:

@@ -30,7 +30,7 @@ class Person:
     login: str
     kind: str
     active: bool
-    connected: bool
+    connected: bool  # holds a connection, or synced within RECENT_SECONDS
     rated: int
     last_seen: float | None
 
@@ -130,12 +130,18 @@ def remove_person(project: Project | tuple[str, str], name: str,
         conn.close()
 
 
+#: Seconds since a replica's last round within which its person counts as connected: an
+#: annotator's window holds no connection between rounds, and has one at least every 30 s.
+RECENT_SECONDS = 75
+
 # simrate.people_list() gives an organizer everyone and an annotator only themselves
 # (hub_schema.py): the list of logins is no annotator's business.
-PEOPLE_SQL = """
+PEOPLE_SQL = f"""
 SELECT p.annotator, p.login, p.kind, p.removed_at IS NULL,
        EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.usename = p.login
-               AND a.datname = current_database()),
+               AND a.datname = current_database())
+       OR EXISTS (SELECT 1 FROM simrate.replicas s WHERE s.login = p.login
+                  AND s.last_seen > now() - interval '{RECENT_SECONDS} seconds'),
        (SELECT count(*) FROM simrate.ratings r WHERE r.annotator = p.annotator
         AND (r.code IS NOT NULL OR r.skipped)),
        (SELECT extract(epoch FROM max(last_seen)) FROM simrate.replicas s

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.core.project import Project
 from app.core.team.blind import source_name
+from app.core.team.hub.backoff import patiently
 from app.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
 from app.core.team.hub.hub_schema import (
     HARDEN_SQL,
@@ -44,14 +45,26 @@ class PublishReport:
     hardened: bool = False
 
 
-def publish(project: Project, url: str, password: str | None = None) -> PublishReport:
-    """Create or update the hub at `url` from this project and link the file to it."""
-    import psycopg
-
+def publish(project: Project, url: str, password: str | None = None, wait: float = 0.0
+            ) -> PublishReport:
+    """Create or update the hub at `url` from this project and link the file to it. While
+    the hub is full or unreachable, each connection is tried again with backoff for up to
+    `wait` seconds (publishing again is safe)."""
     parse_url(url)
     uuid = project_uuid(project)
-    conn = connect(url, password, autocommit=False)
     started = time.time()  # ratings edited from now on may have missed the upload
+    counts, new_hub, hardened, marks = patiently(
+        lambda: _publish_once(project, url, password, uuid), wait)
+    _link(project, url, uuid, marks, started)
+    report = sync_once(project, password, wait=wait)
+    return PublishReport(*counts, new_hub, report, hardened)
+
+
+def _publish_once(project: Project, url: str, password: str | None, uuid: str) -> tuple:
+    """Install or update the schema and upload, in one transaction."""
+    import psycopg
+
+    conn = connect(url, password, autocommit=False)
     try:
         with conn.transaction():
             roles, new_hub = _install(conn, uuid)
@@ -62,9 +75,7 @@ def publish(project: Project, url: str, password: str | None = None) -> PublishR
         raise explain(exc, url) from None
     finally:
         conn.close()
-    _link(project, url, uuid, marks, started)
-    report = sync_once(project, password)
-    return PublishReport(*counts, new_hub, report, hardened)
+    return counts, new_hub, hardened, marks
 
 
 def _harden_if_allowed(conn: Any, roles: dict[str, str]) -> bool:

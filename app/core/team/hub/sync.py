@@ -242,8 +242,17 @@ def pending_count(project: Project) -> int:
     return collect(project, read_link(project)).size
 
 
-def sync_once(project: Project, password: str | None = None) -> SyncReport:
-    """One whole round on this thread (the command line's `team sync`)."""
+def sync_once(project: Project, password: str | None = None, wait: float = 0.0
+              ) -> SyncReport:
+    """One whole round on this thread (the command line's `team sync`), tried again with
+    backoff for up to `wait` seconds while the hub is full or unreachable (a resent round
+    is safe: the hub leaves out what it already took)."""
+    from app.core.team.hub.backoff import patiently
+
+    return patiently(lambda: _sync_once(project, password), wait)
+
+
+def _sync_once(project: Project, password: str | None) -> SyncReport:
     link = read_link(project)
     outbox = collect(project, link)
     conn = connect(link.url, password)
