@@ -45,7 +45,8 @@ class Bouncer:
     """Start, stop and remove one PgBouncer in front of `cluster`."""
 
     def __init__(self, binary: Path, cluster: Cluster, pool_mode: str = "transaction",
-                 pool_size: int = 2, max_db_connections: int = 0):
+                 pool_size: int = 2, max_db_connections: int = 0, max_client_conn: int = 500,
+                 query_wait_timeout: int = 60, databases: tuple[str, ...] = ()):
         self.binary = binary
         self.cluster = cluster
         self.pool_mode = pool_mode
@@ -53,6 +54,12 @@ class Bouncer:
         self.pool_size = pool_size
         #: server connections per database, all logins together (0: no limit)
         self.max_db_connections = max_db_connections
+        #: client connections the bouncer takes in all
+        self.max_client_conn = max_client_conn
+        #: seconds a query may wait for a free server connection
+        self.query_wait_timeout = query_wait_timeout
+        #: the databases it serves by name; none: every database (`*`)
+        self.databases = databases
         self.port = free_port()
         self.base = Path(tempfile.mkdtemp(prefix="simrate-bouncer-"))
         self.ini = self.base / "pgbouncer.ini"
@@ -84,19 +91,24 @@ class Bouncer:
             "min_pool_size": "0",
             "reserve_pool_size": "0",
             "max_db_connections": str(self.max_db_connections),
-            "max_client_conn": "500",
+            "max_client_conn": str(self.max_client_conn),
             "auth_type": "scram-sha-256",
             "auth_file": str(userlist),
             "auth_user": AUTH_USER,
-            "auth_query": "SELECT usename, passwd FROM pg_shadow WHERE usename=$1",
+            # pg_authid, not pg_shadow: a login the organizer removed (NOLOGIN) still passes
+            # the bouncer, so the server says why it may not log in
+            "auth_query": "SELECT rolname, rolpassword FROM pg_authid WHERE rolname=$1",
             "logfile": str(self.log),
             "pidfile": str(self.pidfile),
             "log_connections": "0",
             "log_disconnections": "0",
             "server_login_retry": "1",
-            "query_wait_timeout": "60",
+            "query_wait_timeout": str(self.query_wait_timeout),
         }
-        lines = ["[databases]", f"* = host=127.0.0.1 port={self.cluster.port}", "",
+        server = f"host=127.0.0.1 port={self.cluster.port}"
+        entries = [f"{name} = {server} dbname={name}" for name in self.databases] \
+            or [f"* = {server}"]
+        lines = ["[databases]", *entries, "",
                  "[pgbouncer]", *(f"{key} = {value}" for key, value in settings.items())]
         self.ini.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self._owned(self.ini)

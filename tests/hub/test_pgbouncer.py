@@ -241,3 +241,110 @@ def test_more_annotator_machines_than_server_connections_all_reach_the_hub(hub, 
         assert_no_session_errors(bouncer, hub, log_from)
     finally:
         bouncer.remove()
+
+
+# ------------------------------------------------- what the pooler refuses, said plainly
+def joined_through(hub: Hub, tmp_path, **options):
+    """Ann's replica joined through a fresh bouncer (with `options`), with one rating
+    waiting to go up; returns (bouncer, login, replica path, organizer's path)."""
+    from app.core.project import Project
+    from app.core.team.hub.join import join
+
+    organizer, logins = team(hub, tmp_path, {"Ann": "annotator"})
+    organizer.close()
+    bouncer = start_bouncer(hub, **options)
+    bouncer.remember(hub.passfile)
+    local = tmp_path / "Ann.simrate"
+    project, _ = join(through(bouncer, hub, logins["Ann"]), local)
+    project.rate("d:1", "Ann", 2.0)
+    project.close()
+    with Project.open(local) as project:
+        assert project.rating("d:1", "Ann") == 2.0
+    return bouncer, logins["Ann"], local, tmp_path / "organizer.simrate"
+
+
+def sync_json_refused(hub: Hub, local) -> tuple[str, str]:
+    """`team sync --json` refused: the hub state it reports and the one error line; the
+    rating waits."""
+    from tests.hub.test_team_cli import one_line_error
+
+    done = hub.simrate("team", "sync", local, "--json")
+    line = one_line_error(done)
+    report = json.loads(done.stdout)
+    assert report["pending"] == 1 and report["pushed"] == 0
+    return report["hub"], line
+
+
+def test_a_wrong_password_at_the_pooler_says_wrong_password(hub, tmp_path):
+    bouncer, login, local, _org = joined_through(hub, tmp_path)
+    try:
+        lines = hub.passfile.read_text().splitlines()
+        hub.passfile.write_text("".join(
+            (line.rsplit(":", 1)[0] + ":wrong" if line.split(":")[3] == login else line)
+            + "\n" for line in lines))
+        state, line = sync_json_refused(hub, local)
+        assert state == "wrong_password" and "wrong password" in line, line
+    finally:
+        bouncer.remove()
+
+
+def test_a_person_removed_says_removed_through_the_pooler(hub, tmp_path):
+    from app.core.project import Project
+    from app.core.team.hub.people import remove_person
+
+    bouncer, _login, local, org = joined_through(hub, tmp_path)
+    try:
+        with Project.open(org) as organizer:
+            remove_person(organizer, "Ann")
+        state, line = sync_json_refused(hub, local)
+        assert state == "removed" and "removed from the hub" in line, line
+    finally:
+        bouncer.remove()
+
+
+def test_a_pooler_out_of_client_slots_says_hub_full(hub, tmp_path):
+    import psycopg
+
+    bouncer, login, local, _org = joined_through(hub, tmp_path, max_client_conn=2)
+    held = []
+    try:
+        for _ in range(2):  # other windows take the bouncer's client slots
+            held.append(psycopg.connect(through(bouncer, hub, login),
+                                        password=f"pw-{login}", autocommit=True))
+        state, line = sync_json_refused(hub, local)
+        assert state == "full" and "hub full" in line and "max_client_conn" in line, line
+        assert "unreachable" not in line
+    finally:
+        for conn in held:
+            conn.close()
+        bouncer.remove()
+
+
+def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
+    """The pool's one server connection is busy in a long transaction: the round waits
+    query_wait_timeout at the pooler, and is told the hub is full, not unreachable."""
+    import psycopg
+
+    from app.core.project import Project
+    from app.core.team.hub.connection import HubError
+    from app.core.team.hub.sync import sync_once
+
+    bouncer, login, local, _org = joined_through(hub, tmp_path, pool_size=1,
+                                                 query_wait_timeout=1)
+    busy = psycopg.connect(through(bouncer, hub, login), password=f"pw-{login}",
+                           autocommit=True)
+    try:
+        busy.execute("BEGIN")
+        busy.execute("SELECT 1")  # holds the pool's only server connection
+        with Project.open(local) as project:
+            with pytest.raises(HubError) as caught:
+                sync_once(project)
+            assert caught.value.kind == "full", caught.value.message
+            assert "hub full" in caught.value.message
+            assert "query_wait_timeout" in caught.value.message
+            busy.execute("COMMIT")
+            report = sync_once(project)  # room again: the rating goes up
+            assert report.pushed == 1 and report.pending == 0
+    finally:
+        busy.close()
+        bouncer.remove()
