@@ -348,3 +348,34 @@ def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
     finally:
         busy.close()
         bouncer.remove()
+
+
+def test_an_annotators_window_syncs_through_pgbouncer(qtbot, hub, tmp_path, crowd):
+    """The window's own code path: it rates, the rating reaches the hub through the
+    pooler, and a rating made on the person's other machine comes back to it."""
+    from app.core.team.hub.join import join
+    from app.core.team.hub.sync import sync_once
+    from tests.hub.test_gui_hub import open_window, status_text
+
+    bouncer, logins, _organizer = crowd
+    log_from = server_log_size(hub)
+    url = through(bouncer, hub, logins["Cy"])
+    join(url, tmp_path / "Cy.simrate")[0].close()
+    other, _ = join(url, tmp_path / "Cy-laptop.simrate")
+    window = open_window(qtbot, tmp_path, tmp_path / "Cy.simrate", "Cy")
+    try:
+        qtbot.waitUntil(lambda: "connected" in status_text(window), timeout=10000)
+        project = window.context.project
+        for n in range(1, 7):  # more rounds than psycopg's threshold for preparing
+            project.rate(f"d:{n}", "Cy", float(n % 6))
+            qtbot.waitUntil(lambda n=n: hub_codes(hub).get((f"d:{n}", "Cy"))
+                            == project.scale.to_code(float(n % 6)), timeout=10000)
+        other.rate("d:9", "Cy", 5.0)
+        sync_once(other)
+        window.hub_link.sync.sync_now()
+        qtbot.waitUntil(lambda: project.rating("d:9", "Cy") == 5.0, timeout=10000)
+        assert "connected" in status_text(window) and window.hub_link.sync.error == ""
+    finally:
+        window.close()
+        other.close()
+    assert_no_session_errors(bouncer, hub, log_from)
