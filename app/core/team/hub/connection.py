@@ -119,7 +119,16 @@ SERVER_TEXTS = (
     ("the database system is starting up", "57P03"),
     ("the database system is shutting down", "57P03"),
     ("the database system is in recovery mode", "57P03"),
+    # PgBouncer in front of the server says it in its own words (with SQLSTATE 08P01,
+    # "protocol violation", for all of them)
+    ("sasl authentication failed", "28P01"),      # the password is wrong
+    ("no such user", "28P01"),                    # the server too says "password" then
+    ("no more connections allowed", "53300"),     # the pooler's max_client_conn
+    ("query_wait_timeout", "53300"),              # no server connection came free in time
 )
+
+#: The SQLSTATE PgBouncer gives every error of its own: its text tells which it is.
+POOLER_SQLSTATE = "08P01"
 
 #: What libpq says when no server answered at all.
 UNREACHABLE_TEXTS = ("connection refused", "could not translate host name", "timeout expired",
@@ -132,14 +141,14 @@ UNREACHABLE_TEXTS = ("connection refused", "could not translate host name", "tim
 
 def sqlstate(exc: BaseException) -> str | None:
     """The SQLSTATE of a psycopg error: its own, or the one the server's text stands for."""
-    code = getattr(exc, "sqlstate", None)
-    if code:
-        return str(code)
+    own = getattr(exc, "sqlstate", None)
+    if own and own != POOLER_SQLSTATE:
+        return str(own)
     lower = str(exc).lower()
     for text, code in SERVER_TEXTS:
         if text in lower and (code != "3D000" or "does not exist" in lower):
             return code
-    return None
+    return str(own) if own else None
 
 
 def classify(exc: BaseException) -> str:
@@ -166,6 +175,11 @@ def classify(exc: BaseException) -> str:
 def _limit_reached(text: str) -> str:
     """Which connection limit was reached, in the server's own terms."""
     lower = text.lower()
+    if "max_client_conn" in lower:
+        return f"the connection pooler takes no more clients ({text}: its max_client_conn)"
+    if "query_wait_timeout" in lower:
+        return ("the connection pooler had no server connection free in time "
+                f"({text}: its pool is too small for the load)")
     if "for role" in lower:
         return f"this login's connection limit is reached ({text})"
     if "for database" in lower:
@@ -202,13 +216,29 @@ def explain(exc: BaseException, url: str = "") -> HubError:
         return HubError(f"hub full {where}: the server is out of resources ({text}); ask "
                         "its administrator", "full")
     if kind == "removed":
-        return HubError(f"removed from the hub {where}: the organizer took this login's "
-                        f"access away ({text}); ask them to add you again", "removed")
+        return removed(url, text)
     if kind == "unreachable":
         return HubError(f"hub unreachable {where}: {text}", "unreachable")
     if kind == "refused":
         return HubError(f"role not allowed on the hub {where}: {text}", "refused")
     return HubError(f"the hub refused: {text}", "error")
+
+
+def removed(url: str, text: str) -> HubError:
+    """The HubError of a login the organizer removed from the team."""
+    return HubError(f"removed from the hub {_where(url)}: the organizer took this login's "
+                    f"access away ({text}); ask them to add you again", "removed")
+
+
+def _login_taken_away(conn: Any) -> bool:
+    """True when the connection's login may no longer log in (`team remove`): a connection
+    made before, such as one a pooler keeps open to the server, outlives the login."""
+    try:
+        row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = session_user"
+                           ).fetchone()
+    except Exception:  # noqa: BLE001 - no answer: say what the first error said
+        return False
+    return row is not None and not row[0]
 
 
 def _parts(url: str) -> dict[str, str]:
@@ -272,6 +302,8 @@ def hub_info(conn: Any, url: str = "") -> HubInfo:
         kind, name, login = conn.execute(
             "SELECT simrate.my_kind(), simrate.my_name(), session_user").fetchone()
     except psycopg.Error as exc:
+        if sqlstate(exc) == "42501" and _login_taken_away(conn):
+            raise removed(url, first_line(exc)) from None
         raise explain(exc, url) from None
     if kind is None:
         raise HubError(f"role not allowed: {login} is not one of this hub's people", "refused")
