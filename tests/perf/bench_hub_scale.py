@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -77,6 +78,8 @@ class Replica:
         self.to_hub: list[float] = []  # seconds from local commit to the hub's answer
         self.refused: dict[str, int] = {}
         self.rounds = 0
+        self.hold: list[float] = []  # seconds each round that went through took (connected)
+        self.refused_hold: list[float] = []  # seconds each refused try took
         self.offline: list[float] = []  # lengths of offline spells (seconds)
         self._offline_since: float | None = None
         self._unsent: dict[str, float] = {}  # items rated and not yet pushed
@@ -84,16 +87,24 @@ class Replica:
     def _round(self) -> bool:
         """One round; True when it went through."""
         from app.core.team.hub.connection import HubError
-        from app.core.team.hub.sync import sync_round
+        from app.core.team.hub.replica import read_link, watermarks
+        from app.core.team.hub.sync import absorb, collect, tables_for
 
         sent = dict(self._unsent)
+        # the window's three steps (hub_sync.py): collect and absorb hold no connection
+        link = read_link(self.project)
+        outbox = collect(self.project, link)
+        began = time.monotonic()
         try:
-            report = sync_round(self.project, self.session)
+            received = self.session.round(outbox, watermarks(self.project, tables_for(link)))
         except HubError as exc:
             self.refused[exc.kind] = self.refused.get(exc.kind, 0) + 1
+            self.refused_hold.append(time.monotonic() - began)
             if self._offline_since is None:
                 self._offline_since = time.monotonic()
             return False
+        self.hold.append(time.monotonic() - began)
+        report = absorb(self.project, link, outbox, received)
         now = time.time()
         self.rounds += 1
         for item, at in sent.items():
@@ -156,6 +167,7 @@ class Replica:
     def result(self) -> dict:
         return {"name": self.name, "made": self.made, "to_hub": self.to_hub,
                 "refused": self.refused, "rounds": self.rounds, "offline": self.offline,
+                "hold": self.hold, "refused_hold": self.refused_hold,
                 "unsent": len(self._unsent)}
 
 
@@ -179,7 +191,10 @@ def worker(config: dict) -> None:
         t.join()
     for r in replicas:
         r.project.close()
-    print(json.dumps([r.result() for r in replicas]), flush=True)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    results = [r.result() for r in replicas]
+    results[0]["client_cpu"] = usage.ru_utime + usage.ru_stime
+    print(json.dumps(results), flush=True)
 
 
 # ---------------------------------------------------------------------------- organizer
@@ -379,13 +394,15 @@ def run(opts: argparse.Namespace) -> dict:
         lost = [key for key in made if key not in on_hub]
         missing_replicas = {name for name, _ in lost}
         to_hub = [x for r in results for x in r["to_hub"]]
-        live_gaps = [live.seen[k] - at for k, at in made.items() if k in live.seen
-                     and live.seen[k] <= ended]
+        live_gaps = [live.seen[k] - at for k, at in made.items() if k in live.seen]
         refused: dict[str, int] = {}
         for r in results:
             for kind, n in r["refused"].items():
                 refused[kind] = refused.get(kind, 0) + n
         spells = [x for r in results for x in r["offline"]]
+        hold = [x for r in results for x in r["hold"]]
+        refused_hold = [x for r in results for x in r["refused_hold"]]
+        client_cpu = sum(r.get("client_cpu", 0.0) for r in results)
         organizer.close()
         return {
             "replicas": opts.replicas, "seconds": opts.seconds,
@@ -403,6 +420,9 @@ def run(opts: argparse.Namespace) -> dict:
             "offline_over_cap": sum(1 for r in results if any(x > CAP for x in r["offline"])),
             "cap": CAP,
             "rounds": sum(r["rounds"] for r in results),
+            "hold_p50": quantile(hold, 0.5), "hold_p95": quantile(hold, 0.95),
+            "refused_hold_p50": quantile(refused_hold, 0.5),
+            "client_cpu": client_cpu, "load": os.getloadavg()[0],
             "hub_cpu": cpu, "cpu_per_rating_ms": 1000 * cpu / max(1, len(made)),
             "peak_connections": sampler.peak,
         }
@@ -424,7 +444,8 @@ def report(res: dict) -> None:
          f"{ms(res['hub_p50'])} / {ms(res['hub_p95'])} ({ms(res['hub_max'])}); "
          f"goal p95 <= {GOAL_HUB_P95:.0f} s"),
         ("organizer live p50 / p95",
-         f"{ms(res['live_p50'])} / {ms(res['live_p95'])} ({res['live_seen']:,} seen live); "
+         f"{ms(res['live_p50'])} / {ms(res['live_p95'])} ({res['live_seen']:,} of "
+         f"{res['made']:,} seen); "
          f"goal p95 <= {GOAL_LIVE_P95:.0f} s"),
         ("rounds / refused rounds (kinds)",
          f"{res['rounds']:,} / {res['refused_total']:,} "
@@ -435,6 +456,11 @@ def report(res: dict) -> None:
         ("hub CPU",
          f"{res['hub_cpu']:.1f} s in {res['wall']:.0f} s; {res['cpu_per_rating_ms']:.2f} ms "
          "per rating"),
+        ("round's connection held p50 / p95; refused try",
+         f"{ms(res['hold_p50'])} / {ms(res['hold_p95'])}; {ms(res['refused_hold_p50'])}"),
+        ("replicas' processes CPU", f"{res['client_cpu']:.1f} s ("
+         f"{1000 * res['client_cpu'] / max(1, res['made']):.1f} ms per rating); load average "
+         f"at the end {res['load']:.1f} on {os.cpu_count()} cores"),
         ("peak connections", f"{res['peak_connections']} of 97 (max_connections 100)"),
     ]
     width = max(len(k) for k, _ in rows)
