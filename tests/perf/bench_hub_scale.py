@@ -24,7 +24,10 @@ Reported: ratings made and lost; rating to hub (local commit to the end of the r
 pushed it) p50/p95; rating to the organizer's live figure p50/p95; refused rounds by kind;
 replicas offline (from a refused round to the next round that went through) longer than
 the backoff ceiling; hub CPU seconds per rating (postmaster and every backend, from
-/proc); peak connections (sampled from pg_stat_activity every 0.2 s).
+/proc); the time a round holds its connection; the replicas' own CPU; peak connections
+and the connections waiting for the hub's write lock (the advisory lock under which every
+write takes its sequence stamp, held until commit), sampled from pg_stat_activity every
+0.2 s.
 """
 
 from __future__ import annotations
@@ -297,15 +300,21 @@ class Sampler:
         self.conn = psycopg.connect(cluster.admin_dsn(), autocommit=True)
         self.peak = 0
         self.peak_at = 0.0
+        #: backends waiting for the hub's write lock (the sequence stamp, hub_schema.py)
+        self.samples = self.waiting = self.peak_waiting = 0
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(0.2):
-            n = self.conn.execute("SELECT count(*) FROM pg_stat_activity "
-                                  "WHERE backend_type = 'client backend' "
-                                  "AND pid <> pg_backend_pid()").fetchone()[0]
+            n, waiting = self.conn.execute(
+                "SELECT count(*), count(*) FILTER (WHERE wait_event = 'advisory') "
+                "FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                "AND pid <> pg_backend_pid()").fetchone()
+            self.samples += 1
+            self.waiting += waiting
+            self.peak_waiting = max(self.peak_waiting, waiting)
             if n > self.peak:
                 self.peak, self.peak_at = n, time.time()
 
@@ -425,6 +434,9 @@ def run(opts: argparse.Namespace) -> dict:
             "client_cpu": client_cpu, "load": os.getloadavg()[0],
             "hub_cpu": cpu, "cpu_per_rating_ms": 1000 * cpu / max(1, len(made)),
             "peak_connections": sampler.peak,
+            "lock_waiting_mean": sampler.waiting / max(1, sampler.samples),
+            "lock_waiting_peak": sampler.peak_waiting,
+            "write_commits_per_s": (len(hold)) / max(1e-9, ended - start),
         }
     finally:
         cluster.remove()
@@ -462,6 +474,9 @@ def report(res: dict) -> None:
          f"{1000 * res['client_cpu'] / max(1, res['made']):.1f} ms per rating); load average "
          f"at the end {res['load']:.1f} on {os.cpu_count()} cores"),
         ("peak connections", f"{res['peak_connections']} of 97 (max_connections 100)"),
+        ("waiting for the hub's write lock",
+         f"mean {res['lock_waiting_mean']:.1f}, peak {res['lock_waiting_peak']} connections; "
+         f"{res['write_commits_per_s']:.1f} rounds/s went through"),
     ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
