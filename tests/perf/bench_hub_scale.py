@@ -37,7 +37,6 @@ import json
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -124,7 +123,7 @@ class Replica:
         """Rate until start + seconds, then sync until nothing is pending."""
         end = start + seconds
         next_rating = start + self.rng.uniform(0, pace[1])
-        retry_at = 0.0  # monotonic-free: epoch seconds before which no round starts
+        retry_at = 0.0  # epoch seconds before which no round starts (backoff)
         due: float | None = None
         next_poll = start + poll
         queue = list(items)
