@@ -92,11 +92,7 @@ class HubSession:
 
     def _close_connection(self) -> None:
         """Let go of the exchange connection; the hub stays counted as reachable."""
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except Exception:  # noqa: BLE001 - closing a broken connection may fail too
-                pass
+        _close_quietly(self._conn)
         self._conn = None
 
     def wait(self, timeout: float) -> bool:
@@ -136,11 +132,7 @@ class HubSession:
         return self._listener
 
     def _drop_listener(self) -> None:
-        if self._listener is not None:
-            try:
-                self._listener.close()
-            except Exception:  # noqa: BLE001 - closing a broken connection may fail too
-                pass
+        _close_quietly(self._listener)
         self._listener = None
 
     def drop(self) -> None:
@@ -152,3 +144,12 @@ class HubSession:
         """Close every connection."""
         self.drop()
         self._drop_listener()
+
+
+def _close_quietly(conn: Any) -> None:
+    """Close a hub connection if there is one; closing a broken connection may fail too."""
+    if conn is not None:
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - nothing to do about it: it is gone either way
+            pass
