@@ -4,7 +4,7 @@ A page holds a marker such as `<!-- generated: cli -->`; the hook replaces it wi
 from the running code, so the reference cannot drift from the program:
 - `cli`: every subcommand and option, from the argparse parsers of app/cli.py;
 - `schema`: the tables of a project file, from the schema strings in app/core;
-- `change-kinds`: the kinds of change-log entry, from app/core/store.py's CHANGE_KINDS;
+- `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section.
 Pictures of the window are made before the build by tools/render_views.py when it exists
 (see `on_pre_build`).
@@ -166,7 +166,7 @@ def schema_reference() -> str:
 
 
 def change_kinds_reference() -> str:
-    from app.core.store import CHANGE_KINDS
+    from app.core.data.changelog import CHANGE_KINDS
 
     rows = [f"| `{kind}` | {text} |" for kind, text in CHANGE_KINDS.items()]
     return "\n".join(["| kind | what the entry records |", "|---|---|", *rows])

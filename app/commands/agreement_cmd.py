@@ -11,8 +11,8 @@ import numpy as np
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.intervals import DEFAULT_CI_METHOD
-from app.core.agreement.long_report import long_agreement_report
-from app.core.agreement.report import Report
+from app.core.agreement.reports.long_report import long_agreement_report
+from app.core.agreement.reports.report import Report
 from app.core.agreement.sparse import LongRatings
 from app.core.errors import SimrateError
 

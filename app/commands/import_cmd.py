@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.core.data.open_files import refuse_if_open
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import refuse_if_open
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -63,7 +63,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
     """Read one file into ('items'|'ratings', frame, chosen format)."""
     from app.formats.detect import read_items
     from app.formats.ratings import read_ratings
-    from app.formats.textio import is_xlsx, xlsx_sheet_note
+    from app.formats.xlsx_read import is_xlsx, xlsx_sheet_note
 
     note = xlsx_sheet_note(path) if is_xlsx(path) else None
     if note:
@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
                       f"{counts['unchanged']} unchanged")
             else:
-                from app.core.team.packages import merge_package
+                from app.core.team.package_merge import merge_package
 
                 report = merge_package(project, path, resolve=args.resolve)
                 print(report.summary())

@@ -18,6 +18,7 @@ import pandas as pd
 from app.core.agreement.live import LiveAgreement
 from app.core.agreement.model import AgreementModel
 from app.core.data import tables
+from app.core.data.changelog import log_change
 from app.core.data.columns import CodeColumns, ColumnCache
 from app.core.data.counts import count_facts
 from app.core.data.import_log import undo_bulk_import
@@ -49,15 +50,7 @@ from app.core.review.flags import FlagIndex
 from app.core.review.gold import compute_gold
 from app.core.roster import Roster
 from app.core.scale import Scale, load_scale
-from app.core.store import (
-    HUMAN,
-    TableAccess,
-    create_store,
-    log_change,
-    open_store,
-    read_meta,
-    transaction,
-)
+from app.core.store import HUMAN, TableAccess, create_store, open_store, read_meta, transaction
 
 
 class Project:

@@ -6,13 +6,13 @@ import json
 import os
 import sqlite3
 import stat
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.data.migrate import migrate, needs_migration
+from app.core.data.open_files import HeldConnection
 from app.core.errors import SimrateError, cut
 from app.core.write_errors import write_error
 
@@ -97,77 +97,8 @@ CREATE TABLE changes (
 """
 
 
-#: The database files this process has open, by (device, inode), with how many connections.
-#: Only SQLite may open or close such a file in this process (see `refuse_if_open`).
-_HELD: dict[tuple[int, int], int] = {}
-_HELD_LOCK = threading.Lock()
-
-
-class _Connection(sqlite3.Connection):
-    """A connection that keeps `_HELD` up to date, so readers can tell a file is ours."""
-
-    _held_key: tuple[int, int] | None = None
-
-    def hold(self, path: Path) -> None:
-        try:
-            info = os.stat(path)
-        except OSError:
-            return
-        self._held_key = (info.st_dev, info.st_ino)
-        with _HELD_LOCK:
-            _HELD[self._held_key] = _HELD.get(self._held_key, 0) + 1
-
-    def close(self) -> None:
-        super().close()
-        self._release()
-
-    def __del__(self) -> None:  # a connection dropped unclosed is closed by SQLite's own code
-        self._release()
-
-    def _release(self) -> None:
-        key, self._held_key = self._held_key, None
-        if key is not None:
-            with _HELD_LOCK:
-                left = _HELD.get(key, 1) - 1
-                if left > 0:
-                    _HELD[key] = left
-                else:
-                    _HELD.pop(key, None)
-
-
-def held_by_this_process(path: str | Path) -> bool:
-    """True while a connection of this process has the database file `path` open."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    with _HELD_LOCK:
-        return (info.st_dev, info.st_ino) in _HELD
-
-
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def refuse_if_open(path: str | Path, project: str | Path | None = None) -> None:
-    """SimrateError when `path` is a database this process has open (a project read as input).
-
-    Reading such a file with anything but its SQLite connection would close a descriptor of
-    it, and closing any descriptor drops all of this process's POSIX locks on the file:
-    another process could then take itself for the last user and delete the WAL, and with it
-    every change not yet folded into the file. `project`: the project the input is for,
-    refused as its own input even before this process opens it.
-    """
-    if held_by_this_process(path) or (project is not None and _same_file(path, project)):
-        raise SimrateError("is the project itself (or another project open here); "
-                           "it cannot be read as an input file", path)
-
-
 def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
-    return sqlite3.connect(target, factory=_Connection, check_same_thread=False,
+    return sqlite3.connect(target, factory=HeldConnection, check_same_thread=False,
                            isolation_level=None, **options)
 
 
@@ -449,63 +380,6 @@ def _transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Conne
     except sqlite3.Error as exc:
         _rollback(conn)
         raise write_error(exc, path, "cannot save to the project") from None
-
-
-#: Every kind of change-log entry, with what it records (the documentation's reference page
-#: is built from this table, and a test checks that every kind the code logs is in it).
-CHANGE_KINDS: dict[str, str] = {
-    "rating": "one rating set, changed or cleared: old and new score (with the note when "
-              "either has one)",
-    "skip": "an item marked as one this annotator cannot judge, with the reason as the note",
-    "adjudication": "an organizer's verdict on an item set, changed or withdrawn",
-    "threshold": "the spread at which an item is flagged changed",
-    "import_items": "a bulk import of items: the source file and the counts",
-    "import_ratings": "a bulk import of ratings: the source file and the counts; its id tags "
-                      "the ratings it wrote, so that it can be undone",
-    "undo_import": "a bulk import undone: which one, and what was restored",
-    "annotator": "an annotator added",
-    "machine": "a machine rater added",
-    "exclude": "an annotator excluded from agreement and gold, or taken back",
-    "exclude_rule": "every worker a check-item rule flagged excluded in one step, or taken back",
-    "check": "an item marked as a check item with its known score, or unmarked",
-    "assign": "the items split among annotators: the settings of the split",
-    "package": "a package written for one annotator",
-    "merge_package": "a returned package merged: the annotator and the counts",
-    "crowd_batch": "a crowd batch written: its name, tasks and slots",
-    "conflict": "a rating edit made on this machine that lost on the hub to a later edit of "
-                "the same rating made on another machine: both values and both edit times",
-    "web_study": "a web study created, changed or closed: its settings",
-    "web_lease": "a task of a web study leased to a worker: the task and its items",
-    "web_invite": "a personal link made for a team member to rate in the browser",
-    "web_invite_revoked": "the personal links of a team member revoked",
-    "organizer_mode": "organizer mode (not blind) switched on or off, or a file opened in it, "
-                      "under the name given in \"Who is rating?\"",
-}
-
-
-def dumps(value: object) -> str | None:
-    """JSON for the meta column and the change log (None stays NULL)."""
-    if value is None:
-        return None
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str | None = None,
-               annotator: str | None = None, old: object = None, new: object = None,
-               note_old: str | None = None, note_new: str | None = None) -> int:
-    """Append one row to the change log (inside the caller's transaction); returns its id.
-
-    `who` defaults to the annotator. When either note is given, old and new are logged as
-    {score, note} so that a changed note is on record as well as a changed score.
-    """
-    if note_old or note_new:
-        old = {"score": old, "note": note_old or ""}
-        new = {"score": new, "note": note_new or ""}
-    return conn.execute(
-        "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
-        "VALUES (?,?,?,?,?,?,?)",
-        (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
-    ).lastrowid
 
 
 class TableAccess:

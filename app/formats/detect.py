@@ -22,7 +22,6 @@ from app.formats.textio import (
     TextFile,
     csv_records,
     decode,
-    is_xlsx,
     normalise_name,
     normalise_newlines,
     parse_number,
@@ -30,9 +29,9 @@ from app.formats.textio import (
     sniff_delimiter,
     tsv_records,
     wide_encoding,
-    xlsx_records,
 )
 from app.formats.turk import is_turk_header
+from app.formats.xlsx_read import is_xlsx, xlsx_records
 
 FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project", "turk")
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -250,25 +250,31 @@ def read_ratings(path: str | Path, annotator: str | None = None,
     if annotator_column is not None:
         names = _use_annotator_column(names, annotator_column, path, records[header_at][0])
     data = records[header_at + 1:]
-    loose = [normalise_name(n) for n in names]
-    if _first(loose, SCORE_NAMES) is not None:
-        rows = _read_long(data, names, spreadsheet, path, annotator or fallback_annotator,
-                          given=annotator is not None)
-    elif _first(loose, ANNOTATOR_NAMES) is not None:
-        raise SimrateError("an annotator column but no score column: a long ratings file "
-                           "has columns item_id, annotator, score", path, records[header_at][0])
-    else:
-        if annotator:
-            raise SimrateError("a wide ratings file names its annotators in its header, so "
-                               f"--annotator {annotator!r} would be ignored: leave it out",
-                               path, records[header_at][0])
-        rows = _read_wide(data, names, spreadsheet, path)
+    rows = _read_rows(data, names, spreadsheet, path, annotator, fallback_annotator,
+                      records[header_at][0])
     if not rows["line"]:
         raise SimrateError("no ratings in the file", path)
     frame = rating_frame(rows)
     if "left" in rows:  # the file shows the texts: import checks they are the item's
         frame["left"], frame["right"] = rows["left"], rows["right"]
     return with_encoding(frame, table.encoding)
+
+
+def _read_rows(data: list[Record], names: list[str], spreadsheet: bool, path: Path,
+               annotator: str | None, fallback_annotator: str | None, header_line: int) -> dict:
+    """The rows of a long file (a score column) or a wide one (a column per annotator)."""
+    loose = [normalise_name(n) for n in names]
+    if _first(loose, SCORE_NAMES) is not None:
+        return _read_long(data, names, spreadsheet, path, annotator or fallback_annotator,
+                          given=annotator is not None)
+    if _first(loose, ANNOTATOR_NAMES) is not None:
+        raise SimrateError("an annotator column but no score column: a long ratings file "
+                           "has columns item_id, annotator, score", path, header_line)
+    if annotator:
+        raise SimrateError("a wide ratings file names its annotators in its header, so "
+                           f"--annotator {annotator!r} would be ignored: leave it out",
+                           path, header_line)
+    return _read_wide(data, names, spreadsheet, path)
 
 
 def _texts(names: list[str], rows: list[Record]) -> dict[str, list[str]]:

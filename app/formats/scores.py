@@ -31,13 +31,8 @@ from app.formats.pit import (
     label_of_votes,
 )
 from app.formats.sts import sts_gold_dataset
-from app.formats.textio import (
-    is_xlsx,
-    load_table,
-    parse_number,
-    read_text,
-    without_trailing_blank_lines,
-)
+from app.formats.textio import load_table, parse_number, read_text, without_trailing_blank_lines
+from app.formats.xlsx_read import is_xlsx
 
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).

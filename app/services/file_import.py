@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from app.core.data.open_files import refuse_if_open
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import refuse_if_open
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from app.core.data.open_files import refuse_if_open
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import MACHINE, refuse_if_open
+from app.core.store import MACHINE
 
 
 @dataclass(frozen=True)

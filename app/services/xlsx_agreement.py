@@ -5,7 +5,7 @@ adjudication (neither flagged nor adjudicated) side by side, as in the CLSS 2014
 paper's Table 4; then the Pearson matrix between raters and each rater against the mean of
 the others, overall and per dataset; then how often each rater gave each score, with a
 bar chart. Undefined figures are empty cells with the reason beside them. The figures come
-from app.core.agreement.report, so they are those of `simrate agreement --by dataset`.
+from app.core.agreement.reports.report, so they are those of `simrate agreement --by dataset`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
-from app.core.agreement.report import RatingsMatrix, Report, agreement_report
+from app.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
 from app.core.frames import RATING_PREFIX, annotator_columns
 from app.core.scale import Scale, fmt
 from app.formats.xlsx_report import (
@@ -205,9 +205,7 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
                           excluded: Sequence[str] = ()) -> None:
     """Sheet `agreement over time`: alpha with its interval, and each rater's r against the
     rest, after every N ratings in the order they were given; a line chart of both."""
-    from openpyxl.chart import LineChart
-
-    from app.core.agreement.over_time import agreement_over_time, drifting
+    from app.core.agreement.reports.over_time import agreement_over_time, drifting
 
     step, points = agreement_over_time(ratings, excluded=tuple(excluded))
     raters = sorted({r for p in points for r in p.vs_rest})
@@ -226,7 +224,6 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
         sheet.append([point.ratings, maker.styled(at, number_format="yyyy-mm-dd hh:mm:ss"),
                       number(point.alpha), number(point.low), number(point.high),
                       *[number(point.vs_rest.get(name)) for name in raters]])
-    last = len(points) + 1
     sheet.append([])
     sheet.append([maker.text(f"Every {step:,} ratings in the order they were given (each "
                              "counted at its latest value); alpha at the interval level, its "
@@ -237,14 +234,20 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
     for name, (best, latest) in sorted(falling.items()):
         sheet.append([maker.text(f"{name} is drifting: r vs rest fell from {best:.2f} to "
                                  f"{latest:.2f}, more than the others' did")])
-    if not points:
-        return
+    if points:
+        _over_time_chart(sheet, len(points) + 1, len(raters))
+
+
+def _over_time_chart(sheet, last: int, n_raters: int) -> None:
+    """A line chart of alpha, its interval and each rater's r, beside the sheet's table."""
+    from openpyxl.chart import LineChart
+
     chart = LineChart()
     chart.title = "Agreement after every N ratings"
     chart.y_axis.title = "alpha, r"
     chart.x_axis.title = "ratings given"
     chart.height, chart.width = 9, 18
-    chart.add_data(Reference(sheet, min_col=3, max_col=5 + len(raters), min_row=1,
+    chart.add_data(Reference(sheet, min_col=3, max_col=5 + n_raters, min_row=1,
                              max_row=last), titles_from_data=True)
     chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=last))
-    sheet.add_chart(chart, f"{get_column_letter(7 + len(raters))}2")
+    sheet.add_chart(chart, f"{get_column_letter(7 + n_raters)}2")

@@ -1,4 +1,4 @@
-"""Every kind of change-log entry the code writes is in store.CHANGE_KINDS, the table the
+"""Every kind of change-log entry the code writes is in changelog.CHANGE_KINDS, the table the
 documentation's change-log reference is built from."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from app.core.store import CHANGE_KINDS
+from app.core.data.changelog import CHANGE_KINDS
 
 APP = Path(__file__).resolve().parents[2] / "app"
 

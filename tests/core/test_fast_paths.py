@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from app.core.agreement.inputs import project_columns, project_inputs
-from app.core.agreement.long_report import long_agreement_report
-from app.core.agreement.report import ratings_matrix
+from app.core.agreement.reports.long_report import long_agreement_report
+from app.core.agreement.reports.report import ratings_matrix
 from app.core.data.columns import read_codes
 from app.core.data.counts import summary
 from app.core.errors import SimrateError

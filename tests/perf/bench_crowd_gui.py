@@ -46,7 +46,7 @@ def _open(path: str) -> tuple:
     """Open the project and the dashboard; returns (app, project, bridge, watcher, dashboard,
     seconds from opening the file to the dashboard painted with its figures)."""
     from app.core.project import Project
-    from app.gui.organizer.agreement_watch import AgreementWatcher
+    from app.gui.agreement.agreement_watch import AgreementWatcher
     from app.gui.organizer.dashboard import Dashboard
     from app.gui.shell.bridge import ProjectBridge
     from app.gui.shell.main import create_application

@@ -73,8 +73,8 @@ def _open_gui(path: str):
     from PySide6.QtCore import QSettings
 
     from app.core.review.index import AdjudicationRecords
+    from app.gui.agreement.agreement_watch import AgreementWatcher
     from app.gui.organizer.adjudication_queue import AdjudicationQueue
-    from app.gui.organizer.agreement_watch import AgreementWatcher
     from app.gui.organizer.dashboard import Dashboard
     from app.gui.rating.item_ratings_panel import ItemRatingsPanel
     from app.gui.shell.context import ApplicationContext
@@ -152,7 +152,7 @@ def stage_gui(path: str, repeats: int) -> dict:
 
 def _batch_table_seconds(project) -> float:
     """Table 4 by dataset recomputed from the ratings (what a non-incremental GUI would do)."""
-    from app.core.agreement.report import alpha_table
+    from app.core.agreement.reports.report import alpha_table
 
     start = time.perf_counter()
     ratings = project.ratings()

@@ -31,11 +31,11 @@ from app.core.team.packages import make_package
 make_package(project, folder / f"pkg-{time.time_ns()}.simrate", "a")
 """),
     "merge package (all new ratings)": ("base", """
-from app.core.team.packages import merge_package
+from app.core.team.package_merge import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "merge the same package again": ("merged", """
-from app.core.team.packages import merge_package
+from app.core.team.package_merge import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "annotator report (3 raters x all items)": ("merged", """
@@ -69,7 +69,8 @@ def build(folder: Path, n_items: int) -> None:
     """base: n items rated by b and c, 1% checks; rated: a's package, rated; merged: both."""
     from app.core.frames import item_frame, rating_frame
     from app.core.project import Project
-    from app.core.team.packages import make_package, merge_package
+    from app.core.team.package_merge import merge_package
+    from app.core.team.packages import make_package
     from app.core.team.quality import set_checks
 
     ids = [f"d:{i}" for i in range(n_items)]

@@ -192,7 +192,8 @@ from app.formats.pyramid import read_pyramid
 from app.formats.ratings import read_ratings
 from app.formats.ratings_fast import read_long_ratings_fast
 from app.formats.scores import read_gold
-from app.formats.textio import load_table, read_text, xlsx_records
+from app.formats.textio import load_table, read_text
+from app.formats.xlsx_read import xlsx_records
 from app.formats.turk import read_turk
 
 readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,

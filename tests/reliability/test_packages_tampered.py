@@ -8,7 +8,8 @@ import pytest
 
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.team.packages import make_package, merge_package
+from app.core.team.package_merge import merge_package
+from app.core.team.packages import make_package
 
 from .helpers import new_project
 

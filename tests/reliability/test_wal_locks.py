@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from app.core.data.open_files import held_by_this_process
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import held_by_this_process
 from app.core.team.package_file import read_package
 from tests.reliability.helpers import ROOT, new_project, run_cli
 

@@ -6,10 +6,10 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from app.core.data.changelog import log_change
 from app.core.data.items_import import undo_items_import
 from app.core.data.ratings_import import undo_ratings_import
 from app.core.errors import SimrateError
-from app.core.store import log_change
 
 IMPORT_KINDS = ("import_items", "import_ratings")
 

@@ -8,10 +8,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
 from app.core.frames import name_problem
 from app.core.project import Project
-from app.core.store import log_change, read_meta
+from app.core.store import read_meta
 from app.core.team.teamdb import ensure_team_tables, has_table
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change
 from app.core.team.quality import check_scores
 from app.core.team.teamdb import has_table
 

@@ -14,9 +14,9 @@ import hashlib
 import secrets
 import time
 
+from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change
 from app.core.team.teamdb import has_table
 
 INVITE_SCHEMA = """

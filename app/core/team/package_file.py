@@ -82,6 +82,12 @@ def read_package(path: Path) -> PackageContents:
                            path) from None
     finally:
         conn.close()
+    _check_package_meta(meta, path)
+    return PackageContents(path, meta, texts, ratings)
+
+
+def _check_package_meta(meta: dict[str, str], path: Path) -> None:
+    """SimrateError unless the meta keys are a package's, of a format this version reads."""
     if "package_of" not in meta or "package_annotator" not in meta:
         raise SimrateError("not an annotator package (a plain project; packages are made "
                            "with `simrate package`)", path)
@@ -93,4 +99,3 @@ def read_package(path: Path) -> PackageContents:
     if made_with > PACKAGE_FORMAT:
         raise SimrateError(f"package made by a newer simrate (package format {made_with}, "
                            f"this version reads up to {PACKAGE_FORMAT}); please upgrade", path)
-    return PackageContents(path, meta, texts, ratings)

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from app.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
+from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
 from app.core.project import Project
-from app.core.store import log_change
 from app.core.team.teamdb import ensure_team_tables, has_table
 
 #: Check-item Pearson below which STS 2012 dropped a rater.

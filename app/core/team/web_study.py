@@ -36,11 +36,12 @@ import time
 from dataclasses import dataclass
 
 from app.core.data import tables
+from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
 from app.core.events import RatingState
 from app.core.frames import name_problem
 from app.core.project import Project
-from app.core.store import CROWD, log_change
+from app.core.store import CROWD
 from app.core.team.teamdb import has_table
 
 DEFAULT_PER_ITEM = 5

@@ -35,10 +35,10 @@ from app.core.evaluation import (
     Measure,
 )
 from app.core.evaluation_text import TITLES, format_report
-from app.gui.shell.accessible import named
-from app.gui.shell.file_dialogs import get_open_file_name
+from app.gui.kit.accessible import named
+from app.gui.kit.file_dialogs import get_open_file_name
+from app.gui.kit.palette import ERROR_COLOUR, colour_style
 from app.gui.shell.jobs import JobRunner
-from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.services.evaluation import evaluate_files
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -35,10 +35,10 @@ from app.core.errors import SimrateError
 from app.core.review.gold import unresolved_counts
 from app.formats.export import FORMATS
 from app.gui.dialogs.path_field import path_row
-from app.gui.shell.accessible import name_form_fields
-from app.gui.shell.file_dialogs import get_save_file_name
+from app.gui.kit.accessible import name_form_fields
+from app.gui.kit.file_dialogs import get_save_file_name
+from app.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from app.gui.shell.jobs import Job, JobRunner
-from app.gui.shell.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from app.services.export import ExportReport, export_project
 
 FORMAT_NAMES = {

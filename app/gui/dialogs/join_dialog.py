@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
-from app.gui.shell.accessible import name_form_fields
-from app.gui.shell.file_dialogs import get_save_file_name
+from app.gui.kit.accessible import name_form_fields
+from app.gui.kit.file_dialogs import get_save_file_name
 from app.gui.shell.jobs import JobRunner
 
 INTRO = ("Your organizer gave you the hub's URL and a password. The replica is a project "

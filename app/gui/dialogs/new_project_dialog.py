@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 from app.core.scale import load_scale
 from app.gui.dialogs.path_field import path_row
 from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
-from app.gui.shell.accessible import name_form_fields
-from app.gui.shell.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
-from app.gui.shell.palette import ERROR_COLOUR, colour_style
+from app.gui.kit.accessible import name_form_fields
+from app.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
+from app.gui.kit.palette import ERROR_COLOUR, colour_style
 from app.services.file_import import ImportRequest
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr *.pan);;All files (*)")

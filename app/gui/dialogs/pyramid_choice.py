@@ -29,7 +29,7 @@ from app.formats.pyramid_project import (
     count_pyramids,
     describe,
 )
-from app.gui.shell.fitting import WrappedLabel, fit_choices
+from app.gui.kit.fitting import WrappedLabel, fit_choices
 from app.gui.shell.jobs import Job, JobRunner
 
 PYRAMID_SUFFIXES = (".pyr", ".pan")

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.gui.dialogs.path_field import path_row
-from app.gui.shell.accessible import name_form_fields, named
-from app.gui.shell.file_dialogs import get_open_file_name
+from app.gui.kit.accessible import name_form_fields, named
+from app.gui.kit.file_dialogs import get_open_file_name
+from app.gui.kit.palette import ERROR_COLOUR, colour_style
 from app.gui.shell.jobs import JobRunner
-from app.gui.shell.palette import ERROR_COLOUR, colour_style
 from app.gui.shell.row_model import RowTableModel
 from app.services.ratings_preview import (
     RESOLVE_KEEP,

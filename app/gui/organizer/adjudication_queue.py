@@ -27,13 +27,13 @@ from app.core.errors import SimrateError
 from app.core.events import Event, Verdict
 from app.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
 from app.core.scale import fmt
+from app.gui.kit.accessible import named
+from app.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.organizer.queue_model import QueueModel
 from app.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
 from app.gui.organizer.verdict_view import VerdictView
 from app.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
 from app.gui.rating.text_pane import item_place
-from app.gui.shell.accessible import named
-from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from app.gui.shell.undo import push_action
 
 

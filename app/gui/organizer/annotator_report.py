@@ -36,9 +36,9 @@ from app.core.errors import SimrateError
 from app.core.events import AdjudicationChanged, AnnotatorExcluded, Event
 from app.core.project import Project
 from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
-from app.gui.shell.accessible import named
+from app.gui.kit.accessible import named
+from app.gui.kit.palette import WARNING_COLOUR
 from app.gui.shell.jobs import JobRunner
-from app.gui.shell.palette import WARNING_COLOUR
 from app.gui.shell.row_model import SortFilterProxy, filter_field
 from app.gui.shell.undo import push_action
 

@@ -28,16 +28,16 @@ from PySide6.QtWidgets import (
 
 from app.core.agreement.batch import LEVELS
 from app.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
-from app.gui.organizer.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from app.gui.agreement.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from app.gui.agreement.distribution_chart import DistributionChart
+from app.gui.agreement.pearson_view import PearsonView
+from app.gui.kit.accessible import named
 from app.gui.organizer.dashboard_parts import box as _box
 from app.gui.organizer.dashboard_parts import rule as _rule
 from app.gui.organizer.dashboard_parts import section_title as _section_title
 from app.gui.organizer.dashboard_parts import stat_label as _stat_label
-from app.gui.organizer.distribution_chart import DistributionChart
 from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
-from app.gui.organizer.pearson_view import PearsonView
 from app.gui.organizer.rater_table import TOP_N
-from app.gui.shell.accessible import named
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"

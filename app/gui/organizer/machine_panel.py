@@ -18,8 +18,8 @@ from app.core.errors import SimrateError
 from app.core.events import AdjudicationChanged, Event
 from app.core.machine.alt_test import DEFAULT_EPSILON
 from app.core.project import Project
+from app.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR
 from app.gui.shell.jobs import JobRunner
-from app.gui.shell.palette import SAVED_COLOUR, WARNING_COLOUR
 from app.gui.shell.row_model import RowTableModel
 
 #: Quiet time after the last change before the report is recomputed, in milliseconds.

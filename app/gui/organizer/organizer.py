@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 from app.core.errors import SimrateError
 from app.core.review.index import AdjudicationRecords
 from app.core.team.blind import is_annotator_replica
+from app.gui.agreement.agreement_view import AgreementView
+from app.gui.agreement.agreement_watch import AgreementWatcher
 from app.gui.organizer.adjudication_queue import AdjudicationQueue
-from app.gui.organizer.agreement_view import AgreementView
-from app.gui.organizer.agreement_watch import AgreementWatcher
 from app.gui.organizer.annotator_report import AnnotatorReport
 from app.gui.organizer.dashboard import Dashboard
 from app.gui.rating.item_ratings_panel import ItemRatingsPanel

@@ -16,7 +16,7 @@ from PySide6.QtGui import QFont
 from app.core.project import Project
 from app.core.review.index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
 from app.core.scale import fmt
-from app.gui.shell.palette import SECOND_LOOK_COLOUR
+from app.gui.kit.palette import SECOND_LOOK_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
 

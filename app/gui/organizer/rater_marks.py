@@ -24,9 +24,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolT
 
 from app.core.project import Project
 from app.core.scale import Scale, fmt
+from app.gui.kit.accessible import named
+from app.gui.kit.palette import rater_colour
 from app.gui.rating.scale_widget import ScaleWidget, guideline_html
-from app.gui.shell.accessible import named
-from app.gui.shell.palette import rater_colour
 from app.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import SimrateError
 from app.core.team.hub.people import Person
-from app.gui.shell.accessible import named
+from app.gui.kit.accessible import named
 from app.gui.shell.jobs import JobRunner
 from app.gui.shell.row_model import RowTableModel
 

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.scale import Scale
+from app.gui.kit.accessible import named
 from app.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
 from app.gui.rating.score_keys import big_score_label
 from app.gui.rating.text_pane import PairTexts
-from app.gui.shell.accessible import named
 
 #: Rows of the raters' table shown before it scrolls.
 MAX_RATER_ROWS = 6

@@ -7,7 +7,7 @@ from html import escape
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.core.scale import Scale, fmt
-from app.gui.shell.accessible import named
+from app.gui.kit.accessible import named
 
 
 def guidelines_html(scale: Scale) -> str:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.kit.accessible import named
 from app.gui.rating.item_model import (
     COL_DATASET,
     COL_GENRE,
@@ -26,7 +27,6 @@ from app.gui.rating.item_model import (
     FILTERS,
     ItemTableModel,
 )
-from app.gui.shell.accessible import named
 from app.gui.shell.context import ApplicationContext
 
 FILTER_TITLES = {"all": "All items", "unrated": "Unrated", "rated": "Rated",

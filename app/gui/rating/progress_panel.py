@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.kit.accessible import named
 from app.gui.rating.session import AnnotatorSession
-from app.gui.shell.accessible import named
 from app.gui.shell.context import ApplicationContext
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -27,12 +27,12 @@ from app.core.actions import SetRating
 from app.core.errors import SimrateError
 from app.core.events import RatingState
 from app.core.scale import fmt
+from app.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.rating.scale_widget import ScaleWidget
 from app.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
 from app.gui.rating.session import SKIPPED
 from app.gui.rating.text_pane import PairTexts, item_place
 from app.gui.shell.context import ApplicationContext
-from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR
 from app.gui.shell.undo import push_action
 
 SKIP_REASONS = (

@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.core.scale import Scale, ScalePoint, fmt
-from app.gui.shell.accessible import scale_value_text
-from app.gui.shell.palette import PENDING_COLOUR, SAVED_COLOUR
+from app.gui.kit.accessible import scale_value_text
+from app.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 
 
 class ScaleWidget(QWidget):

@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
 from PySide6.QtWidgets import QLabel, QWidget
 
 from app.core.scale import Scale, fmt
+from app.gui.kit.palette import PENDING_COLOUR, colour_style
 from app.gui.rating.scale_widget import ScaleWidget
-from app.gui.shell.palette import PENDING_COLOUR, colour_style
 
 
 class KeyActions:

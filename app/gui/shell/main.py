@@ -117,10 +117,9 @@ def set_application_icon(application) -> None:
     application.setDesktopFileName("simrate")
 
 
-def launch(project: str | None = None, annotator: str | None = None,
-           organizer: bool = False, sample: bool = False, quit_when_shown: bool = False) -> int:
-    """Open the window (on a project, the sample project, or the start page); returns the
-    exit status."""
+def check_launch(project: str | None, annotator: str | None, organizer: bool, sample: bool,
+                 quit_when_shown: bool) -> None:
+    """SimrateError, before any window, for a project that cannot be opened as asked."""
     if project is not None:
         from app.core.project import Project
 
@@ -132,6 +131,26 @@ def launch(project: str | None = None, annotator: str | None = None,
     if quit_when_shown and (project is not None or sample) and not annotator:
         # the check runs unattended: it must not wait on the "who is rating?" dialog
         raise SimrateError("--quit-when-shown opens a project only with --annotator NAME")
+
+
+def wind_down(window, quit_when_shown: bool) -> None:
+    """After the event loop: let background jobs end, and close the project of a check run."""
+    from PySide6.QtCore import QThreadPool
+
+    # Background jobs (the item list's texts, intervals, an export) end before Python shuts
+    # down: a job still running Python code while the interpreter is torn down can crash it.
+    QThreadPool.globalInstance().waitForDone()
+    if quit_when_shown and window.context.project is not None:
+        # Only the project is closed (every rating is already committed): tearing the workspace
+        # down straight after opening crashes Qt now and then, a known problem of its own.
+        window.context.project.close()
+
+
+def launch(project: str | None = None, annotator: str | None = None,
+           organizer: bool = False, sample: bool = False, quit_when_shown: bool = False) -> int:
+    """Open the window (on a project, the sample project, or the start page); returns the
+    exit status."""
+    check_launch(project, annotator, organizer, sample, quit_when_shown)
     problem = platform_problem()
     if problem:
         print(f"simrate: error: {problem}", file=sys.stderr)
@@ -152,15 +171,7 @@ def launch(project: str | None = None, annotator: str | None = None,
     if quit_when_shown:
         quit_once_shown(app, window)
     status = app.exec()
-    from PySide6.QtCore import QThreadPool
-
-    # Background jobs (the item list's texts, intervals, an export) end before Python shuts
-    # down: a job still running Python code while the interpreter is torn down can crash it.
-    QThreadPool.globalInstance().waitForDone()
-    if quit_when_shown and window.context.project is not None:
-        # Only the project is closed (every rating is already committed): tearing the workspace
-        # down straight after opening crashes Qt now and then, a known problem of its own.
-        window.context.project.close()
+    wind_down(window, quit_when_shown)
     return status
 
 

@@ -26,13 +26,13 @@ from app.core.team.blind import is_annotator_replica
 from app.gui.dialogs.annotator_dialog import ask_annotator
 from app.gui.dialogs.import_dialog import ImportController
 from app.gui.dialogs.new_project_dialog import PAIR_FILES, NewProjectDialog
+from app.gui.kit.file_dialogs import get_open_file_name
 from app.gui.organizer.organizer import Organizer
 from app.gui.rating.guidelines_panel import GuidelinesPanel
 from app.gui.rating.item_list import ItemListPanel
 from app.gui.rating.progress_panel import ProgressPanel
 from app.gui.rating.rating_panel import RatingPanel
 from app.gui.shell.context import ApplicationContext
-from app.gui.shell.file_dialogs import get_open_file_name
 from app.gui.shell.menus import build_menus, shortcuts_html
 from app.gui.shell.settings import (
     LAST_ANNOTATOR,

@@ -78,7 +78,7 @@ def test_scale_sized_data_agrees_with_the_reference():
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_data())
 def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
-    from app.core.agreement.long_report import long_summary
+    from app.core.agreement.reports.long_report import long_summary
     from app.core.agreement.sparse import LongRatings, long_alpha
 
     long = LongRatings.from_matrix(data)
@@ -90,7 +90,7 @@ def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
 
 
 def test_long_report_with_a_repeated_rating_counts_both():
-    from app.core.agreement.long_report import long_summary
+    from app.core.agreement.reports.long_report import long_summary
     from app.core.agreement.sparse import LongRatings, long_alpha
 
     long = LongRatings(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 0, 1]),

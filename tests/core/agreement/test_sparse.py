@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from app.core.agreement.batch import alpha_with_reason
 from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
-from app.core.agreement.long_report import _ci_data, long_agreement_report
-from app.core.agreement.report import agreement_report, ratings_matrix
+from app.core.agreement.reports.long_report import _ci_data, long_agreement_report
+from app.core.agreement.reports.report import agreement_report, ratings_matrix
 from app.core.agreement.sparse import (
     LongRatings,
     long_alpha,

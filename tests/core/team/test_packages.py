@@ -17,7 +17,8 @@ from app.core.events import Reloaded
 from app.core.frames import item_frame
 from app.core.project import Project
 from app.core.team.assignment import assign_project
-from app.core.team.packages import make_package, merge_package, package_meta, plan_merge
+from app.core.team.package_merge import merge_package, plan_merge
+from app.core.team.packages import make_package, package_meta
 from app.core.team.quality import set_checks
 
 N_ITEMS = 40

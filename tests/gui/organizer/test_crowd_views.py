@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QScrollArea
 from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
 from app.core.machine.report import machine_report
 from app.core.project import Project
-from app.gui.organizer.agreement_watch import AgreementWatcher
+from app.gui.agreement.agreement_watch import AgreementWatcher
 from app.gui.organizer.dashboard import Dashboard
 from app.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
 from app.gui.shell.bridge import ProjectBridge
@@ -219,7 +219,7 @@ def test_a_narrow_dashboard_shows_the_crowd_raters_that_fit_without_scrolling_si
     """In a dock as narrow as a laptop's (about 420 px), the heatmap holds fewer of the
     raters most in doubt instead of pushing the dashboard wider than its dock; widened
     again, it holds TOP_N."""
-    from app.gui.organizer.pearson_view import FEWEST
+    from app.gui.agreement.pearson_view import FEWEST
 
     _project, _watcher, dashboard = crowd
     dashboard.resize(420, 900)

@@ -6,7 +6,7 @@ from PySide6.QtGui import QGuiApplication
 
 from app.core.project import Project
 from app.core.team import web_study as web
-from app.gui.organizer.pearson_view import PearsonView
+from app.gui.agreement.pearson_view import PearsonView
 from app.gui.organizer.web_studies import WebStudiesPanel
 from tests.web.projects import make_project
 

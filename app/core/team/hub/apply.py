@@ -15,8 +15,8 @@ import math
 
 import pandas as pd
 
+from app.core.data.changelog import log_change
 from app.core.project import Project
-from app.core.store import log_change
 from app.core.team.hub.exchange import Outbox, Received
 from app.core.team.hub.replica import Link, ensure_tables, set_meta
 from app.core.team.hub.replica_state import (

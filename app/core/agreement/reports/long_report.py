@@ -15,7 +15,7 @@ import numpy as np
 
 from app.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
 from app.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
-from app.core.agreement.report import Report, interval_block
+from app.core.agreement.reports.report import Report, interval_block
 from app.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,

@@ -14,7 +14,7 @@ import time
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.core.project import Project
-from app.gui.shell.file_dialogs import NameOnlyIconProvider, _dialog
+from app.gui.kit.file_dialogs import NameOnlyIconProvider, _dialog
 
 
 def held_locks(path) -> int:

@@ -111,7 +111,7 @@ def test_a_crowd_fits_sideways_and_a_tall_heatmap_leaves_no_gaps(qtbot, settings
 
 def test_the_agreement_view_says_who_is_drifting(qtbot, settings, tmp_path):
     from app.core.project import Project
-    from tests.core.agreement.test_over_time import study
+    from tests.core.agreement.reports.test_over_time import study
     from tests.core.frames import make_items
 
     ratings = study(n_items=80, drift_from=40)

@@ -16,13 +16,13 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from app.core.agreement.over_time import TimePoint, drifting
+from app.core.agreement.reports.over_time import TimePoint, drifting
+from app.gui.kit.accessible import named
+from app.gui.kit.fitting import WrappedLabel
+from app.gui.kit.palette import WARNING_COLOUR, rater_colour
 from app.gui.organizer.dashboard import Dashboard
 from app.gui.organizer.dashboard_parts import box, section_title
-from app.gui.shell.accessible import named
-from app.gui.shell.fitting import WrappedLabel
 from app.gui.shell.jobs import Job, JobRunner
-from app.gui.shell.palette import WARNING_COLOUR, rater_colour
 
 #: Milliseconds after a burst of changes before the figures over time are worked out again.
 REFRESH_MS = 1500
@@ -32,7 +32,7 @@ ALPHA_COLOUR = QColor("#202020")
 
 def read_over_time(path: str, excluded: tuple[str, ...], job: Job) -> tuple[int, list]:
     """The background job: the project's ratings, then agreement after every N of them."""
-    from app.core.agreement.over_time import agreement_over_time
+    from app.core.agreement.reports.over_time import agreement_over_time
     from app.core.project import Project
 
     with Project.open(path) as project:
@@ -81,7 +81,6 @@ class OverTimeChart(QWidget):
         plot = QRectF(LEFT, TOP, max(10.0, self.width() - LEFT - RIGHT),
                       max(10.0, self.height() - TOP - BOTTOM))
         text_pen = QPen(self.palette().text().color())
-        grid_pen = QPen(self.palette().mid().color(), 1, Qt.PenStyle.DotLine)
         y_low, y_high = self._bounds()
         most = self.points[-1].ratings if self.points else 1
 
@@ -91,16 +90,7 @@ class OverTimeChart(QWidget):
         def y_of(value: float) -> float:
             return plot.bottom() - plot.height() * (value - y_low) / (y_high - y_low)
 
-        steps = round((y_high - y_low) / 0.2)
-        for k in range(steps + 1):
-            value = y_low + k * 0.2
-            y = y_of(value)
-            painter.setPen(grid_pen)
-            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            painter.setPen(text_pen)
-            painter.drawText(QRectF(0, y - 8, LEFT - 6, 16),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             f"{value:.1f}")
+        self._grid(painter, plot, y_low, y_high, y_of, text_pen)
         painter.setPen(text_pen)
         painter.drawText(QRectF(plot.left(), plot.bottom() + 4, plot.width(), BOTTOM - 4),
                          Qt.AlignmentFlag.AlignLeft, "0")
@@ -109,22 +99,41 @@ class OverTimeChart(QWidget):
         if not self.points:
             painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, "No ratings yet")
             return
-        band = [p for p in self.points if p.low is not None and p.high is not None]
-        if len(band) > 1:
-            path = QPainterPath(QPointF(x_of(band[0].ratings), y_of(band[0].high)))
-            for p in band[1:]:
-                path.lineTo(x_of(p.ratings), y_of(p.high))
-            for p in reversed(band):
-                path.lineTo(x_of(p.ratings), y_of(p.low))
-            path.closeSubpath()
-            shade = QColor(ALPHA_COLOUR)
-            shade.setAlpha(40)
-            painter.fillPath(path, shade)
+        self._band(painter, x_of, y_of)
         for index, name in enumerate(self.raters):
             self._line(painter, [(p.ratings, p.vs_rest.get(name)) for p in self.points],
                        QPen(rater_colour(index), 1.5), x_of, y_of)
         self._line(painter, [(p.ratings, p.alpha) for p in self.points],
                    QPen(ALPHA_COLOUR, 3), x_of, y_of)
+
+    def _grid(self, painter: QPainter, plot: QRectF, y_low: float, y_high: float, y_of,
+              text_pen: QPen) -> None:
+        """Dotted lines every 0.2, labelled on the left."""
+        grid_pen = QPen(self.palette().mid().color(), 1, Qt.PenStyle.DotLine)
+        for k in range(round((y_high - y_low) / 0.2) + 1):
+            value = y_low + k * 0.2
+            y = y_of(value)
+            painter.setPen(grid_pen)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            painter.setPen(text_pen)
+            painter.drawText(QRectF(0, y - 8, LEFT - 6, 16),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             f"{value:.1f}")
+
+    def _band(self, painter: QPainter, x_of, y_of) -> None:
+        """The shaded 95% interval of alpha."""
+        band = [p for p in self.points if p.low is not None and p.high is not None]
+        if len(band) < 2:
+            return
+        path = QPainterPath(QPointF(x_of(band[0].ratings), y_of(band[0].high)))
+        for p in band[1:]:
+            path.lineTo(x_of(p.ratings), y_of(p.high))
+        for p in reversed(band):
+            path.lineTo(x_of(p.ratings), y_of(p.low))
+        path.closeSubpath()
+        shade = QColor(ALPHA_COLOUR)
+        shade.setAlpha(40)
+        painter.fillPath(path, shade)
 
     @staticmethod
     def _line(painter: QPainter, values, pen: QPen, x_of, y_of) -> None:

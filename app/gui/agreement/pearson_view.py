@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.gui.organizer.heatmap import CorrelationHeatmap
+from app.gui.agreement.heatmap import CorrelationHeatmap
 from app.gui.organizer.rater_table import (
     MIN_OVERLAP,
     R_COLUMN,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.core.agreement.report import (
+from app.core.agreement.reports.report import (
     agreement_report,
     alpha_table,
     item_disagreement,

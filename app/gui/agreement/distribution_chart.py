@@ -15,7 +15,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.core.scale import Scale, fmt
-from app.gui.shell.palette import rater_colour
+from app.gui.kit.palette import rater_colour
 
 LEFT, RIGHT, TOP = 44.0, 14.0, 10.0
 

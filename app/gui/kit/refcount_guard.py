@@ -17,7 +17,7 @@ Why keep it now that pyproject.toml excludes PySide6-Essentials 6.12.0: the excl
 the one build we measured. Whether later 6.12 releases still have the defect is unknown,
 and a PySide6 that pip's constraint did not choose (a distribution or conda package, an
 install with --no-deps) is not excluded at all. On a sound build the guard costs eight Qt
-calls at import and changes nothing; tests/gui/test_refcount_guard.py runs the app's kind
+calls at import and changes nothing; tests/gui/kit/test_refcount_guard.py runs the app's kind
 of load on whatever build is installed.
 """
 

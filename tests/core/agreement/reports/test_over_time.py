@@ -10,7 +10,7 @@ from openpyxl import load_workbook
 
 from app.core.agreement.batch import alpha
 from app.core.agreement.correlation import pearson_vs_rest
-from app.core.agreement.over_time import agreement_over_time, step_for
+from app.core.agreement.reports.over_time import agreement_over_time, step_for
 from app.services.xlsx_agreement import OVER_TIME_SHEET
 
 
@@ -89,7 +89,7 @@ def test_the_xlsx_report_has_the_sheet(tmp_path):
 
 
 def test_the_drifting_rater_is_named():
-    from app.core.agreement.over_time import drifting
+    from app.core.agreement.reports.over_time import drifting
 
     _, points = agreement_over_time(study(), every=36)
     found = drifting(points)
