@@ -81,21 +81,26 @@ def choose_items(project: Project, annotator: str, dataset: str | None = None,
             raise SimrateError(f"--sample must be 1 to {len(regular)} (the items available "
                                f"to {annotator!r}), not {sample}", project.path)
         regular = random.Random(seed).sample(regular, sample)
-    check_pool = [i for i in ids if i in known]
-    if checks is not None:
-        if checks < 0:
-            raise SimrateError(f"the number of check items cannot be negative ({checks})")
-        if checks > len(check_pool):
-            where = f" in dataset {dataset!r}" if dataset is not None else ""
-            have = (f"has only {len(check_pool)} check items{where}" if check_pool else
-                    f"has no check items{where}: mark some first (simrate checks)")
-            raise SimrateError(f"--checks {checks}: the project {have}", project.path)
-        check_pool = random.Random(f"checks:{seed}").sample(check_pool,
-                                                            min(checks, len(check_pool)))
+    check_pool = _draw_checks(project, [i for i in ids if i in known], checks, seed, dataset)
     chosen = set(regular) | set(check_pool)
     if not chosen:
         raise SimrateError(f"no items to package for {annotator!r}", project.path)
     return [i for i in ids if i in chosen], len(check_pool)
+
+
+def _draw_checks(project: Project, pool: list[str], checks: int | None, seed: int,
+                 dataset: str | None) -> list[str]:
+    """All check items of the pool, or `checks` of them drawn with `seed`."""
+    if checks is None:
+        return pool
+    if checks < 0:
+        raise SimrateError(f"the number of check items cannot be negative ({checks})")
+    if checks > len(pool):
+        where = f" in dataset {dataset!r}" if dataset is not None else ""
+        have = (f"has only {len(pool)} check items{where}" if pool else
+                f"has no check items{where}: mark some first (simrate checks)")
+        raise SimrateError(f"--checks {checks}: the project {have}", project.path)
+    return random.Random(f"checks:{seed}").sample(pool, min(checks, len(pool)))
 
 
 def _package_frames(project: Project, annotator: str,
@@ -162,26 +167,10 @@ def _package_write_error(exc: Exception, partial: Path, out: Path) -> SimrateErr
     return SimrateError(f"cannot write the package: {text.split(': ', 1)[-1]}", out)
 
 
-def make_package(project: Project, out: str | Path, annotator: str,
-                 dataset: str | None = None, sample: int | None = None, seed: int = 0,
-                 checks: int | None = None, by: str = "") -> PackageInfo:
-    """Write a standalone project at `out` for one annotator (see choose_items); logged.
-
-    The file appears complete or not at all: it is built under a temporary name beside
-    `out` and renamed at the end. An existing `out` is never overwritten.
-    """
-    if str(out).endswith(("/", os.sep)) and not Path(out).is_dir():
-        raise SimrateError("ends with a slash, so it names a folder, and there is none; "
-                           "give a file name without the slash", out)
-    out, annotator = Path(out), nfc(annotator.strip())
-    check_name_length(out, spare=len("-journal"))  # SQLite's files beside it
-    _check_package_target(out, annotator)
-    held = project.roster.kinds().get(annotator, HUMAN)
-    if held != HUMAN:
-        raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
-    item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
-    origin_id = project_uuid(project)
-    frame, own = _package_frames(project, annotator, item_ids)
+def _write_package(project: Project, out: Path, annotator: str, origin_id: str,
+                   frame: pd.DataFrame, own: pd.DataFrame) -> str:
+    """Build the package under a temporary name beside `out`, then rename it to `out`
+    (never over an existing file); returns the package's id."""
     partial = out.with_name(fit_name(out.name, f".{uuid.uuid4().hex[:8]}.partial",
                                      NAME_MAX - len("-journal")))
     try:
@@ -209,6 +198,30 @@ def make_package(project: Project, out: str | Path, annotator: str,
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(str(partial) + suffix).unlink(missing_ok=True)
+    return package_id
+
+
+def make_package(project: Project, out: str | Path, annotator: str,
+                 dataset: str | None = None, sample: int | None = None, seed: int = 0,
+                 checks: int | None = None, by: str = "") -> PackageInfo:
+    """Write a standalone project at `out` for one annotator (see choose_items); logged.
+
+    The file appears complete or not at all: it is built under a temporary name beside
+    `out` and renamed at the end. An existing `out` is never overwritten.
+    """
+    if str(out).endswith(("/", os.sep)) and not Path(out).is_dir():
+        raise SimrateError("ends with a slash, so it names a folder, and there is none; "
+                           "give a file name without the slash", out)
+    out, annotator = Path(out), nfc(annotator.strip())
+    check_name_length(out, spare=len("-journal"))  # SQLite's files beside it
+    _check_package_target(out, annotator)
+    held = project.roster.kinds().get(annotator, HUMAN)
+    if held != HUMAN:
+        raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)
+    item_ids, n_checks = choose_items(project, annotator, dataset, sample, seed, checks)
+    origin_id = project_uuid(project)
+    frame, own = _package_frames(project, annotator, item_ids)
+    package_id = _write_package(project, out, annotator, origin_id, frame, own)
     with project.team_tables.transaction() as conn:
         log_change(conn, "package", who=by, annotator=annotator,
                    new={"package": package_id, "items": len(item_ids), "checks": n_checks,
