@@ -220,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "and the way out")
     p.add_argument("project")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--salvage", metavar="NEW", default=None,
+                   help="copy what can still be read into the new project file NEW (the "
+                        "damaged file is only read)")
 
     p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
     p.add_argument("project")

@@ -1,4 +1,5 @@
-"""simrate check PROJECT [--json]: an integrity check of the file, and the way out."""
+"""simrate check PROJECT [--json] [--salvage NEW]: an integrity check of the file, and the
+way out: what can still be read, copied into a new file."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def run(args: argparse.Namespace) -> int:
         raise SimrateError("no such project file", path)
     if path.is_dir():
         raise SimrateError("is a folder, not a project file", path)
+    if args.salvage is not None:
+        return salvage(path, Path(args.salvage), args.json)
     try:
         problems = find_problems(path)
     except CannotCheck as exc:
@@ -31,10 +34,32 @@ def run(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"  {problem}")
         print("The way out: go back to a copy made before the damage, if you have one. "
-              "Otherwise recover what SQLite can still read into a new file:")
-        print(f"  sqlite3 {path} .recover | sqlite3 recovered.simrate")
+              "Otherwise copy what can still be read into a new file:")
+        print(f"  simrate check {path} --salvage recovered.simrate")
         print("then run 'simrate check recovered.simrate' and open that file.")
     if problems:
         raise SimrateError(f"damaged project: {len(problems)} problem(s) found"
                            + ("" if args.json else " (listed above)"), path)
+    return 0
+
+
+def salvage(path: Path, out: Path, as_json: bool) -> int:
+    """Copy what can be read into `out`, then check the new file; exit 0 when it is sound."""
+    from app.core.salvage import salvage_project
+
+    if out.exists():
+        raise SimrateError("already exists; give the name of a new file to salvage into", out)
+    done = salvage_project(path, out)
+    problems = find_problems(out)
+    if as_json:
+        print(json.dumps({"out": str(out), "copied": done.copied, "unreadable": done.unreadable,
+                          "given_up": done.given_up, "dropped": done.dropped,
+                          "texts_mended": done.texts_mended, "problems": problems},
+                         ensure_ascii=False))
+    else:
+        print("\n".join(f"{path}: {line}" for line in done.lines()))
+        print(f"{out}: " + ("no damage found; open this file from now on" if not problems
+                             else f"{len(problems)} problem(s) remain: " + "; ".join(problems)))
+    if problems:
+        raise SimrateError(f"the salvaged file still has {len(problems)} problem(s)", out)
     return 0

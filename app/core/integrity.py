@@ -34,7 +34,7 @@ LIMIT = 20
 def way_out(path: str | Path) -> str:
     """The sentence that tells what to do with a damaged file."""
     return (f"'simrate check {path}' says what is damaged; "
-            f"'sqlite3 {path} .recover' saves what can still be read")
+            f"'simrate check {path} --salvage NEW.simrate' saves what can still be read")
 
 
 def looks_like_damage(exc: BaseException) -> bool:
@@ -140,7 +140,7 @@ class CannotCheck(Exception):
     """The file cannot be opened at all (no permission, a read-only place): no verdict."""
 
 
-def _open(path: Path) -> sqlite3.Connection:
+def open_read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection that hands texts over as bytes (we decode them ourselves).
 
     In a read-only folder a WAL file's shared index cannot be made; the file is then read
@@ -172,7 +172,7 @@ def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     """
     path = Path(path)
     try:
-        conn = _open(path)
+        conn = open_read_only(path)
     except sqlite3.DatabaseError as exc:
         return [f"SQLite cannot read the file: {_one_line(_plain(exc))}"]
     try:

@@ -45,7 +45,7 @@ def assert_damaged_everywhere(path: Path, tmp_path: Path) -> None:
         result = run_cli(args[0], path, *args[1:])
         assert result.returncode == 2, (command, result.stderr)
         one_line_error(result.stderr, f"{path}:", "damaged project", f"simrate check {path}",
-                       ".recover")
+                       "--salvage")
 
 
 def root_page(path: Path, table: str) -> tuple[int, int]:
@@ -75,7 +75,7 @@ def test_an_overwritten_btree_page(good, tmp_path, table):
     result = run_cli("check", path)
     assert result.returncode == 2
     assert "malformed" in result.stdout or "btree" in result.stdout.lower()
-    assert ".recover" in result.stdout
+    assert "--salvage" in result.stdout
     one_line_error(result.stderr, f"{path}:", "damaged project")
 
 

@@ -1,0 +1,223 @@
+"""Salvage: copy what can still be read of a damaged project file into a new one.
+
+SQLite's own `.recover` is not in every sqlite3 shell (and fails on some), so simrate does
+the same job with what Python's sqlite3 gives: the new file gets this version's schema,
+then every table the damaged file has is copied row by row, by ranges of its key (rowid,
+or the first primary-key column of a WITHOUT ROWID table). A range that cannot be read is
+split in two until the unreadable part is as small as one key; what lies there is lost,
+and counted. Texts that are not valid UTF-8 are kept with the bad bytes replaced (U+FFFD),
+and counted. Rows whose item or annotator was lost go too, so the new file is whole.
+
+The damaged file is only read (read-only, or immutable in a read-only folder), by SQLite.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.errors import SimrateError
+from app.core.integrity import CannotCheck, open_read_only
+from app.core.store import create_store, transaction
+
+#: Rows read per query while a range reads cleanly.
+CHUNK = 5000
+#: Failed reads per table before the rest of it is given up (a table whose root page is
+#: gone fails every read, and halving would never end).
+MAX_FAILURES = 4000
+#: Meta keys that describe the file rather than the project: the new file writes its own.
+OWN_META = ("schema_version", "created")
+#: Rows that refer to an item or annotator, and what they refer to (key -> table.key).
+REFERENCES = {
+    "ratings": ("item_ord IN (SELECT ord FROM items) AND "
+                "annotator_id IN (SELECT id FROM annotators)"),
+    "import_replaced": ("item_ord IN (SELECT ord FROM items) AND "
+                        "annotator_id IN (SELECT id FROM annotators)"),
+    "adjudications": "item_ord IN (SELECT ord FROM items)",
+}
+
+
+@dataclass
+class Salvage:
+    """What a salvage copied and what it could not."""
+
+    out: Path
+    copied: dict[str, int] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)
+    given_up: list[str] = field(default_factory=list)
+    texts_mended: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """A summary for the command line, a line per fact."""
+        found = ", ".join(f"{table} {n:,}" for table, n in self.copied.items())
+        lines = [f"copied into {self.out}: {found}"]
+        for table, n in self.unreadable.items():
+            lines.append(f"{table}: the rows at {n:,} key value(s) could not be read and are "
+                         "left behind")
+        for table in self.given_up:
+            lines.append(f"{table}: too damaged to read further; what was read is copied")
+        for table, n in self.dropped.items():
+            lines.append(f"{table}: {n:,} row(s) dropped: their item or annotator was lost")
+        if self.texts_mended:
+            lines.append(f"{self.texts_mended:,} text(s) with bytes that are not UTF-8: kept, "
+                         "with those bytes shown as \ufffd")
+        return lines
+
+
+def _text(value: object, salvage: Salvage) -> object:
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        salvage.texts_mended += 1
+        return value.decode("utf-8", errors="replace")
+
+
+def _tables(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Table -> columns of the new file."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {name: [r[1] for r in conn.execute(f"PRAGMA table_info({name})")] for name in names}
+
+
+def _key(conn: sqlite3.Connection, table: str) -> str:
+    """The column a table is ranged by: rowid, or the first primary-key column."""
+    info = conn.execute(f"PRAGMA table_info({table})").fetchall()
+    keys = sorted((r[5], r[1]) for r in info if r[5])
+    without_rowid = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?",
+                                 (table,)).fetchone()[0].upper().rstrip().endswith("ROWID")
+    return keys[0][1] if without_rowid else "rowid"
+
+
+def _columns_there(damaged: sqlite3.Connection, table: str, wanted: list[str]) -> list[str]:
+    try:
+        have = {r[1].decode("utf-8", "replace") if isinstance(r[1], bytes) else r[1]
+                for r in damaged.execute(f"PRAGMA table_info({table})")}
+    except sqlite3.DatabaseError:
+        have = set()
+    return [c for c in wanted if c in have]
+
+
+def _bounds(damaged: sqlite3.Connection, table: str, key: str) -> tuple[int, int]:
+    try:
+        low, high = damaged.execute(f"SELECT min({key}), max({key}) FROM {table}").fetchone()
+    except sqlite3.DatabaseError:
+        return -(2 ** 62), 2 ** 62  # the index cannot say: search the whole key space
+    return (0, -1) if low is None else (int(low), int(high))
+
+
+def _copy_table(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: str,
+                columns: list[str], key: str, salvage: Salvage) -> None:
+    names = ", ".join(f'"{c}"' for c in columns)
+    select = f"SELECT {key}, {names} FROM {table} WHERE {key} BETWEEN ? AND ? ORDER BY {key}"
+    insert = f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})"
+    pending, failures = [_bounds(damaged, table, key)], 0
+    while pending:
+        low, high = pending.pop()
+        if low > high:
+            continue
+        try:
+            cursor = damaged.execute(select, (low, high))
+            while rows := cursor.fetchmany(CHUNK):
+                conn.executemany(insert, [[_text(v, salvage) for v in row[1:]]
+                                          for row in rows])
+                low = int(rows[-1][0]) + 1  # read: only the rest of the range is in doubt
+        except sqlite3.DatabaseError:  # a damaged page in this range: halve it
+            failures += 1
+            if failures > MAX_FAILURES:
+                salvage.given_up.append(table)
+                return
+            if low == high:
+                salvage.unreadable[table] = salvage.unreadable.get(table, 0) + 1
+                continue
+            middle = (low + high) // 2
+            pending += [(middle + 1, high), (low, middle)]
+
+
+def _read_meta(damaged: sqlite3.Connection, path: Path) -> dict[str, str]:
+    try:
+        rows = damaged.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.DatabaseError:
+        rows = []
+    meta = {_text(k, Salvage(path)): _text(v, Salvage(path)) for k, v in rows}
+    if "scale" not in meta:
+        raise SimrateError("the project's settings (its scale) cannot be read, so there is "
+                           "nothing to build a new project on; go back to an earlier copy",
+                           path)
+    return {k: v for k, v in meta.items() if k not in OWN_META}
+
+
+def salvage_project(path: str | Path, out: str | Path) -> Salvage:
+    """Copy what can be read of the project at `path` into a new project at `out`."""
+    path, out = Path(path), Path(out)
+    if not path.is_file():
+        raise SimrateError("no such project file", path)
+    try:
+        damaged = open_read_only(path)
+    except CannotCheck as exc:
+        raise SimrateError(f"cannot be read: {exc}", path) from None
+    except sqlite3.DatabaseError:
+        raise SimrateError("not a project file SQLite can read at all (its header is "
+                           "gone); nothing can be salvaged", path) from None
+    try:
+        meta = _read_meta(damaged, path)
+        conn = create_store(out, meta)
+        try:
+            return _fill(damaged, conn, out)
+        finally:
+            conn.close()
+    finally:
+        damaged.close()
+
+
+def _objects(damaged: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(type, name, sql) of the damaged file's own tables, indexes and triggers (team and
+    hub tables are made on first use, so a file has only those it used); none when its
+    schema cannot be read."""
+    try:
+        rows = damaged.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT "
+                               "NULL AND name NOT LIKE 'sqlite_%'").fetchall()
+    except sqlite3.DatabaseError:
+        return []
+    return [(str(_text(t, Salvage(Path()))), str(_text(n, Salvage(Path()))),
+             str(_text(q, Salvage(Path())))) for t, n, q in rows]
+
+
+def _add_objects(conn: sqlite3.Connection, objects: list[tuple[str, str, str]],
+                 kinds: tuple[str, ...]) -> None:
+    """Make the damaged file's objects of these kinds that the new file lacks."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    for kind, name, sql in objects:
+        if kind in kinds and name not in have:
+            try:
+                conn.execute(sql)
+            except sqlite3.DatabaseError:  # a damaged definition: the file works without it
+                continue
+
+
+def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> Salvage:
+    salvage = Salvage(out)
+    objects = _objects(damaged)
+    _add_objects(conn, objects, ("table", "index"))
+    with transaction(conn, out, foreign_keys=False):
+        for table, wanted in _tables(conn).items():
+            columns = _columns_there(damaged, table, wanted)
+            if table == "meta" or not columns:
+                continue
+            _copy_table(damaged, conn, table, columns, _key(conn, table), salvage)
+            salvage.copied[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        for table, keep in REFERENCES.items():
+            gone = conn.execute(f"DELETE FROM {table} WHERE NOT ({keep})").rowcount
+            if gone:
+                salvage.dropped[table] = gone
+                salvage.copied[table] -= gone
+        _add_objects(conn, objects, ("trigger",))  # after the copy, which must not fire them
+    return salvage
+
+
+def _schema_only(schema: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(schema)
+    return conn
