@@ -73,18 +73,23 @@ class OrganizerWorkspace(QObject):
             window.add_dock("All ratings", self.ratings, area=Qt.DockWidgetArea.BottomDockWidgetArea,
                             name="dock_all_ratings"),
         ]
-        state = context.settings.get(WINDOW_STATE)
-        if not state.isEmpty():
-            window.restoreState(state)  # again: our docks did not exist the first time
-            for dock in self.docks:
-                if not state_names(state, dock.objectName()):
-                    dock.show()  # saved by a blind session, which had no such dock: shown
+        self._restore_docks(context.settings.get(WINDOW_STATE))
         # The organizer's first look is agreement (after the window has placed its docks).
         QTimer.singleShot(0, self.docks[0].raise_)
         self.adjudication_menu = QMenu("Adjudication &keys", window)
         self.adjudication_menu.addActions(list(self.queue.actions_by_name.values()))
         self._ratings_dock_was_visible = True
         window.stack.currentChanged.connect(self._on_central_changed)
+
+    def _restore_docks(self, state) -> None:
+        """The saved layout again, now that our docks exist; a dock the saved state does
+        not name (saved by a blind session, which had none) is shown."""
+        if state.isEmpty():
+            return
+        self.window.restoreState(state)
+        for dock in self.docks:
+            if not state_names(state, dock.objectName()):
+                dock.show()
 
     def _on_central_changed(self, _index: int) -> None:
         current = self.window.stack.currentWidget()

@@ -119,6 +119,15 @@ class TeamPanel(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self._lay_out()
+        self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
+        self._timer.start()
+        self._reading = False
+        self._update()
+        self.refresh()
+
+    def _lay_out(self) -> None:
+        """The hub line, the URL with Publish, the people, their buttons, the message."""
         publish_row = QHBoxLayout()
         publish_row.addWidget(self.url_edit, 1)
         publish_row.addWidget(self.publish_button)
@@ -132,11 +141,6 @@ class TeamPanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
-        self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
-        self._timer.start()
-        self._reading = False
-        self._update()
-        self.refresh()
 
     # ------------------------------------------------------------------ state
     def _hub(self) -> tuple[str, str] | None:

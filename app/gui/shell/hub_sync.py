@@ -97,13 +97,18 @@ class HubSync(QObject):
         self._pending_dirty = False
         self._counted_at = 0.0
         self._asked_password = False
+        self._start()
+
+    def _start(self) -> None:
+        """The network threads (the rounds, and the organizer's listener), the project's
+        events and the GUI thread's tick."""
         self._threads = [threading.Thread(target=self._work, daemon=True, name="hub-sync")]
         if self.listener is not None:
             self._threads.append(threading.Thread(target=self._listen, daemon=True,
                                                   name="hub-listen"))
         for thread in self._threads:
             thread.start()
-        self._unsubscribe = project.subscribe(self._on_change)
+        self._unsubscribe = self.project.subscribe(self._on_change)
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self._on_tick)
         self._timer.start()

@@ -71,6 +71,23 @@ def check_login(login: str) -> None:
                            "are PostgreSQL's own; choose another with --login LOGIN")
 
 
+def _free_login(conn: Any, name: str, login: str, chosen: bool) -> str:
+    """The login to give `name`: the one they have when re-added (unless one was chosen);
+    SimrateError when it is another person's."""
+    existing = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s",
+                            (name,)).fetchone()
+    if existing is not None and not chosen:
+        login = existing[0]  # re-adding keeps the login the person already has
+    holder = conn.execute("SELECT annotator FROM simrate.people WHERE login = %s",
+                          (login,)).fetchone()
+    if holder is not None and holder[0] != name:
+        # two people never share a login: that would rename the first and reset her
+        # password, locking her out
+        raise SimrateError(f"the login {login!r} is already {holder[0]!r}'s on this hub; "
+                           f"give {name!r} another with --login LOGIN")
+    return login
+
+
 def add_person(project: Project | tuple[str, str], name: str, kind: str,
                new_password: str | None, password: str | None = None,
                login: str | None = None) -> tuple[str, str]:
@@ -91,17 +108,7 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     check_login(login)  # before anything reaches the hub: a refused add changes nothing
     conn = _organizer_connection(url, uuid, password)
     try:
-        existing = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s",
-                                (name,)).fetchone()
-        if existing is not None and not chosen:
-            login = existing[0]  # re-adding keeps the login the person already has
-        holder = conn.execute("SELECT annotator FROM simrate.people WHERE login = %s",
-                              (login,)).fetchone()
-        if holder is not None and holder[0] != name:
-            # two people never share a login: that would rename the first and reset her
-            # password, locking her out
-            raise SimrateError(f"the login {login!r} is already {holder[0]!r}'s on this hub; "
-                               f"give {name!r} another with --login LOGIN")
+        login = _free_login(conn, name, login, chosen)
         verifier = None
         if new_password:
             verifier = conn.pgconn.encrypt_password(new_password.encode("utf-8"),

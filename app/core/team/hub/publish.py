@@ -192,14 +192,20 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
                                      updated_at)
         SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings
         ON CONFLICT (item_id, annotator) DO NOTHING""")
+    return items, ratings, _upload_adjudications(conn, project)
+
+
+def _upload_adjudications(conn: Any, project: Project) -> int:
+    """Add the adjudications the hub lacks; returns how many were sent."""
     adjudications = _copy_in(conn, "adjudications", ("item_id", "code", "note", "by", "at"),
-                             project.team_tables.read("SELECT i.id, d.code, d.note, d.by, d.at FROM "
-                                          "adjudications d JOIN items i ON i.ord = d.item_ord"))
+                             project.team_tables.read(
+                                 "SELECT i.id, d.code, d.note, d.by, d.at FROM "
+                                 "adjudications d JOIN items i ON i.ord = d.item_ord"))
     conn.execute("""
         INSERT INTO simrate.adjudications (item_id, code, note, by, at)
         SELECT item_id, code, note, by, at FROM upload_adjudications
         ON CONFLICT (item_id) DO NOTHING""")
-    return items, ratings, adjudications
+    return adjudications
 
 
 def _local_ratings(project: Project) -> list[tuple]:
