@@ -21,7 +21,7 @@ Measured, in the same run:
 - load: from the first command to the first answer of `GET /` (Potato reads its data when
   it starts; simrate's figure is the sum of new + import + study + serve);
 - peak RSS (VmHWM from /proc) of the server process after the workers, and for simrate of
-  each command before it;
+  each command before it (Potato does all its loading in the server process);
 - WORKERS workers, one after the other, each doing a task of PER_TASK pairs over HTTP as a
   browser does: the rating POST (Potato: `/updateinstance`, the save its page sends;
   simrate: `/study/NAME/rate`, with the page's per-task token) p50/p95, and the whole
@@ -397,6 +397,10 @@ def main() -> None:
               seconds(ours["load"]), ratio(potato["load"], ours["load"])))
     print(row("peak RSS of the server process", f"{potato['rss']:.0f} MB",
               f"{ours['rss']:.0f} MB", ratio(potato["rss"], ours["rss"])))
+    loading = max([ours["rss"]] + [peak for _took, peak in ours["steps"].values()
+                                   if peak == peak])
+    print(row("peak RSS of any process of the load", f"{potato['rss']:.0f} MB",
+              f"{loading:.0f} MB", ratio(potato["rss"], loading)))
     for key, what in (("posts", "rating POST"), ("cycles", "item cycle: save, next page")):
         if potato[key] and ours[key]:
             (p50, p95), (o50, o95) = quantiles(potato[key]), quantiles(ours[key])
