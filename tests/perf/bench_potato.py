@@ -68,7 +68,7 @@ annotation_task_name: similarity of text pairs
 task_dir: {folder}
 output_annotation_dir: {folder}/annotation_output/
 data_files:
-- {folder}/data/pairs.jsonl
+- {data}
 item_properties:
   id_key: id
   text_key: text
@@ -156,9 +156,7 @@ def potato_version(python: Path) -> str:
 # ---------------------------------------------------------------- shared helpers
 def write_pairs(folder: Path, pairs: int) -> tuple[Path, Path]:
     """The same pairs twice: a TSV for `simrate import`, a JSON-lines file for Potato."""
-    tsv = folder / "pairs.tsv"
-    jsonl = folder / "potato" / "data" / "pairs.jsonl"
-    jsonl.parent.mkdir(parents=True)
+    tsv, jsonl = folder / "pairs.tsv", folder / "pairs.jsonl"
     with tsv.open("w", encoding="utf-8") as out_tsv, jsonl.open("w", encoding="utf-8") as out:
         out_tsv.write("id\tleft\tright\n")
         for n in range(pairs):
@@ -171,14 +169,18 @@ def write_pairs(folder: Path, pairs: int) -> tuple[Path, Path]:
 
 def peak_mb(pid: int) -> float:
     """The process's peak resident memory so far (VmHWM), in MB."""
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM"):
-                return int(line.split()[1]) / 1024
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM"):
+                    return int(line.split()[1]) / 1024
+    except FileNotFoundError:  # it has exited already
+        pass
     return float("nan")
 
 
-def wait_ready(url: str, process: subprocess.Popen, deadline_s: float) -> None:
+def wait_ready(url: str, process: subprocess.Popen, deadline_s: float,
+               log: Path) -> None:
     import httpx
 
     deadline = time.monotonic() + deadline_s
@@ -189,7 +191,8 @@ def wait_ready(url: str, process: subprocess.Popen, deadline_s: float) -> None:
         except httpx.HTTPError:
             pass
         if process.poll() is not None:
-            raise SystemExit(f"bench_potato: the server exited early ({process.returncode})")
+            raise SystemExit(f"bench_potato: the server exited early ({process.returncode}): "
+                             f"{last_line(log.read_text(errors='replace'))}")
         if time.monotonic() > deadline:
             raise SystemExit(f"bench_potato: the server did not answer within {deadline_s} s")
         time.sleep(0.05)
@@ -203,62 +206,84 @@ def quantiles(values: list[float]) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- Potato
-def run_potato(python: Path, folder: Path, args: argparse.Namespace) -> dict:
-    import httpx
+class PotatoSide:
+    """Potato's server on one project folder; `load` starts it cold on a fresh folder."""
 
-    from tests.web.client import form_of
-    from tests.web.servers import free_port
+    name = "Potato"
 
-    project = folder / "potato"
-    config = project / "config.yaml"
-    config.write_text(POTATO_CONFIG.format(folder=project, per_task=args.per_task),
-                      encoding="utf-8")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (folder / "potato.log").open("w")
-    started = time.perf_counter()
-    server = subprocess.Popen([str(python.parent / "potato"), "start", str(config),
-                               "-p", str(port)], cwd=project, stdout=log,
-                              stderr=subprocess.STDOUT)
-    try:
-        wait_ready(url, server, 900)
-        load = time.perf_counter() - started
-        posts, cycles, acked, failures = [], [], 0, []
-        for n in range(args.workers):
-            with httpx.Client(base_url=url, timeout=60, follow_redirects=True) as client:
-                page = client.get(f"/?PROLIFIC_PID=P{n}&STUDY_ID={STUDY}&SESSION_ID=s{n}")
-                for _ in range(args.per_task):
-                    item = form_of(page.text).get("instance_id")
-                    if not item:
-                        failures.append(f"no item page ({page.status_code})")
-                        break
-                    begun = time.perf_counter()
-                    saved = client.post("/updateinstance", json={
-                        "instance_id": item, "annotations": {f"similarity:{SCORE}": SCORE}})
-                    posts.append(time.perf_counter() - begun)
-                    if saved.status_code != 200 or saved.json().get("status") != "success":
-                        failures.append(f"save {saved.status_code}")
-                        break
-                    acked += 1
-                    client.post("/annotate", json={"action": "next_instance",
-                                                   "instance_id": item})
-                    page = client.get("/")
-                    cycles.append(time.perf_counter() - begun)
-        rss = peak_mb(server.pid)
-    finally:
-        server.terminate()
+    def __init__(self, python: Path, folder: Path, jsonl: Path, args: argparse.Namespace):
+        self.potato, self.folder, self.jsonl, self.args = python.parent / "potato", folder, \
+            jsonl, args
+        self.server: subprocess.Popen | None = None
+        self.loads: list[float] = []
+        self.posts: list[float] = []
+        self.cycles: list[float] = []
+        self.acked, self.failures, self.rss = 0, [], float("nan")
+
+    def load(self, number: int) -> None:
+        from tests.web.servers import free_port
+
+        self.project = self.folder / f"potato-{number}"
+        (self.project / "data").mkdir(parents=True)
+        data = self.project / "data" / self.jsonl.name  # Potato reads only inside its folder
+        os.link(self.jsonl, data)
+        config = self.project / "config.yaml"
+        config.write_text(POTATO_CONFIG.format(folder=self.project, data=data,
+                                               per_task=self.args.per_task), encoding="utf-8")
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = (self.project / "server.log").open("w")
+        started = time.perf_counter()
+        self.server = subprocess.Popen(
+            [str(self.potato), "start", str(config), "-p", self.url.rsplit(":", 1)[1]],
+            cwd=self.project, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_ready(self.url, self.server, 900, self.project / "server.log")
+        self.loads.append(time.perf_counter() - started)
+
+    def worker(self, number: int) -> None:
+        import httpx
+
+        from tests.web.client import form_of
+
+        with httpx.Client(base_url=self.url, timeout=60, follow_redirects=True) as client:
+            page = client.get(f"/?PROLIFIC_PID=P{number}&STUDY_ID={STUDY}"
+                              f"&SESSION_ID=s{number}")
+            for _ in range(self.args.per_task):
+                item = form_of(page.text).get("instance_id")
+                if not item:
+                    self.failures.append(f"no item page ({page.status_code})")
+                    return
+                begun = time.perf_counter()
+                saved = client.post("/updateinstance", json={
+                    "instance_id": item, "annotations": {f"similarity:{SCORE}": SCORE}})
+                self.posts.append(time.perf_counter() - begun)
+                if saved.status_code != 200 or saved.json().get("status") != "success":
+                    self.failures.append(f"save {saved.status_code}")
+                    return
+                self.acked += 1
+                client.post("/annotate", json={"action": "next_instance", "instance_id": item})
+                page = client.get("/")
+                self.cycles.append(time.perf_counter() - begun)
+
+    def stop(self, measure: bool = False) -> None:
+        if self.server is None or self.server.returncode is not None:
+            return
+        if measure:
+            self.rss = peak_mb(self.server.pid)
+        self.server.terminate()
         try:
-            server.wait(timeout=30)
+            self.server.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
-    stored = 0
-    for state in (project / "annotation_output").glob("*/user_state.json"):
-        stored += len(json.loads(state.read_text(encoding="utf-8"))
-                      .get("instance_id_to_label_to_value", {}))
-    return {"load": load, "rss": rss, "posts": posts, "cycles": cycles, "acked": acked,
-            "stored": stored, "failures": failures}
+            self.server.kill()
+            self.server.wait()
+        self.log.close()
+
+    def stored(self) -> int:
+        """Ratings in the annotators' saved states (one file per annotator)."""
+        found = 0
+        for state in (self.project / "annotation_output").glob("*/user_state.json"):
+            found += len(json.loads(state.read_text(encoding="utf-8"))
+                         .get("instance_id_to_label_to_value", {}))
+        return found
 
 
 # ---------------------------------------------------------------- simrate
@@ -277,52 +302,73 @@ def simrate_cli(*argv: object) -> tuple[float, float]:
     return took, int(peaks[-1]) / 1024 if peaks else float("nan")
 
 
-def run_simrate(folder: Path, tsv: Path, args: argparse.Namespace) -> dict:
-    import httpx
+class SimrateSide:
+    """`simrate serve` on a plain project file; `load` makes a fresh one from the TSV."""
 
-    from app.core.project import Project
-    from tests.web.client import completion_code, item_page, rate, start
-    from tests.web.servers import Server
+    name = "simrate"
 
-    path = folder / "bench.simrate"
-    steps = {"new": simrate_cli("new", path, "--scale", "clss"),
-             "import": simrate_cli("import", path, tsv),
-             "study": simrate_cli("crowd", "study", path, STUDY, "--per-task", args.per_task,
-                                  "--checks", 0, "--per-item", 5)}
-    started = time.perf_counter()
-    server = Server(path)
-    steps["serve"] = (time.perf_counter() - started, float("nan"))
-    try:
-        posts, cycles, acked, failures = [], [], 0, []
-        for n in range(args.workers):
-            with httpx.Client(base_url=server.url, timeout=60) as client:
-                answer = start(client, STUDY, f"W{n}")
-                if answer.status_code != 303:
-                    failures.append(f"start {answer.status_code}")
-                    continue
+    def __init__(self, folder: Path, tsv: Path, args: argparse.Namespace):
+        self.folder, self.tsv, self.args = folder, tsv, args
+        self.loads: list[float] = []
+        self.steps: dict[str, list[tuple[float, float]]] = {}
+        self.posts: list[float] = []
+        self.cycles: list[float] = []
+        self.acked, self.failures, self.rss = 0, [], float("nan")
+        self.server = None
+
+    def load(self, number: int) -> None:
+        from tests.web.servers import Server
+
+        self.path = self.folder / f"bench-{number}.simrate"
+        steps = {"new": simrate_cli("new", self.path, "--scale", "clss"),
+                 "import": simrate_cli("import", self.path, self.tsv),
+                 "study": simrate_cli("crowd", "study", self.path, STUDY, "--per-task",
+                                      self.args.per_task, "--checks", 0, "--per-item", 5)}
+        started = time.perf_counter()
+        self.server = Server(self.path)  # polls GET / every 0.1 s until it answers
+        steps["serve"] = (time.perf_counter() - started, float("nan"))
+        for name, step in steps.items():
+            self.steps.setdefault(name, []).append(step)
+        self.loads.append(sum(took for took, _peak in steps.values()))
+
+    def worker(self, number: int) -> None:
+        import httpx
+
+        from tests.web.client import completion_code, item_page, rate, start
+
+        with httpx.Client(base_url=self.server.url, timeout=60) as client:
+            answer = start(client, STUDY, f"W{number}")
+            if answer.status_code != 303:
+                self.failures.append(f"start {answer.status_code}")
+                return
+            page = item_page(client, STUDY)
+            while completion_code(page.text) is None and page.status_code == 200:
+                begun = time.perf_counter()
+                rated = rate(client, STUDY, page.text, SCORE)
+                self.posts.append(time.perf_counter() - begun)
+                if rated.status_code != 303:
+                    self.failures.append(f"rate {rated.status_code}")
+                    return
+                self.acked += 1
                 page = item_page(client, STUDY)
-                while completion_code(page.text) is None and page.status_code == 200:
-                    begun = time.perf_counter()
-                    rated = rate(client, STUDY, page.text, SCORE)
-                    posts.append(time.perf_counter() - begun)
-                    if rated.status_code != 303:
-                        failures.append(f"rate {rated.status_code}")
-                        break
-                    acked += 1
-                    page = item_page(client, STUDY)
-                    cycles.append(time.perf_counter() - begun)
-        rss = peak_mb(server.process.pid)
-    finally:
-        status, _out, err = server.stop()
-    if status != 0:
-        failures.append(f"serve exit {status}: {last_line(err)}")
-    with Project.open(path) as project:
-        stored = project.team_tables.read(
-            "SELECT COUNT(*) FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
-            "WHERE a.kind = 'crowd'")[0][0]
-    return {"load": sum(s for s, _ in steps.values()), "steps": steps, "rss": rss,
-            "posts": posts, "cycles": cycles, "acked": acked, "stored": stored,
-            "failures": failures}
+                self.cycles.append(time.perf_counter() - begun)
+
+    def stop(self, measure: bool = False) -> None:
+        if self.server is None or self.server.process.returncode is not None:
+            return
+        if measure:
+            self.rss = peak_mb(self.server.process.pid)
+        status, _out, err = self.server.stop()
+        if status != 0:
+            self.failures.append(f"serve exit {status}: {last_line(err)}")
+
+    def stored(self) -> int:
+        from app.core.project import Project
+
+        with Project.open(self.path) as project:
+            return project.team_tables.read(
+                "SELECT COUNT(*) FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
+                "WHERE a.kind = 'crowd'")[0][0]
 
 
 # ---------------------------------------------------------------- alpha
@@ -367,6 +413,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=200_000)
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--per-task", type=int, default=10)
+    parser.add_argument("--loads", type=int, default=3,
+                        help="cold loads of each server, each on fresh files (median shown)")
     parser.add_argument("--alpha-items", default="20000,200000",
                         help="item counts for the alpha comparison (comma-separated)")
     parser.add_argument("--potato-venv", type=Path, default=None,
@@ -379,11 +427,25 @@ def main() -> None:
         if python is None:
             return
         version = potato_version(python)
-        tsv, _jsonl = write_pairs(folder, args.pairs)
-        print(f"Potato {version} and simrate, {args.pairs:,} pairs, {args.workers} workers "
-              f"x {args.per_task} ratings, one worker at a time, loopback", flush=True)
-        potato = run_potato(python, folder, args)
-        ours = run_simrate(folder, tsv, args)
+        tsv, jsonl = write_pairs(folder, args.pairs)
+        print(f"Potato {version} and simrate, {args.pairs:,} pairs, {args.loads} cold loads "
+              f"each, {args.workers} workers x {args.per_task} ratings, one request at a "
+              "time, the two servers taking turns, loopback", flush=True)
+        potato, ours = PotatoSide(python, folder, jsonl, args), SimrateSide(folder, tsv, args)
+        sides = (potato, ours)
+        try:
+            for number in range(args.loads):  # taking turns: the machine's other load
+                for side in sides:             # falls on both alike
+                    side.load(number)
+                    if number < args.loads - 1:
+                        side.stop()
+            for number in range(args.workers):
+                for side in sides:
+                    side.worker(number)
+        finally:
+            for side in sides:
+                side.stop(measure=True)
+        stored = {side.name: side.stored() for side in sides}
         alphas = []
         for units in (int(u) for u in args.alpha_items.split(",") if u.strip()):
             data = alpha_data(folder, units)
@@ -393,38 +455,42 @@ def main() -> None:
     print()
     print(row("what", f"Potato {version}", "simrate", "Potato / simrate"))
     print("|---|---|---|---|")
-    print(row(f"load {args.pairs:,} pairs until GET / answers", seconds(potato["load"]),
-              seconds(ours["load"]), ratio(potato["load"], ours["load"])))
-    print(row("peak RSS of the server process", f"{potato['rss']:.0f} MB",
-              f"{ours['rss']:.0f} MB", ratio(potato["rss"], ours["rss"])))
-    loading = max([ours["rss"]] + [peak for _took, peak in ours["steps"].values()
-                                   if peak == peak])
-    print(row("peak RSS of any process of the load", f"{potato['rss']:.0f} MB",
-              f"{loading:.0f} MB", ratio(potato["rss"], loading)))
+    theirs_load, our_load = statistics.median(potato.loads), statistics.median(ours.loads)
+    print(row(f"load {args.pairs:,} pairs until GET / answers (median of {args.loads})",
+              seconds(theirs_load), seconds(our_load), ratio(theirs_load, our_load)))
+    print(row("peak RSS of the server process", f"{potato.rss:.0f} MB",
+              f"{ours.rss:.0f} MB", ratio(potato.rss, ours.rss)))
+    loading = max([ours.rss] + [peak for steps in ours.steps.values()
+                                for _took, peak in steps if peak == peak])
+    print(row("peak RSS of any process of the load", f"{potato.rss:.0f} MB",
+              f"{loading:.0f} MB", ratio(potato.rss, loading)))
     for key, what in (("posts", "rating POST"), ("cycles", "item cycle: save, next page")):
-        if potato[key] and ours[key]:
-            (p50, p95), (o50, o95) = quantiles(potato[key]), quantiles(ours[key])
+        if getattr(potato, key) and getattr(ours, key):
+            (p50, p95), (o50, o95) = quantiles(getattr(potato, key)), \
+                quantiles(getattr(ours, key))
             print(row(f"{what}, p50", f"{p50:.1f} ms", f"{o50:.1f} ms", ratio(p50, o50)))
             print(row(f"{what}, p95", f"{p95:.1f} ms", f"{o95:.1f} ms", ratio(p95, o95)))
-    print(row("ratings acknowledged / stored", f"{potato['acked']} / {potato['stored']}",
-              f"{ours['acked']} / {ours['stored']}"))
+    print(row("ratings acknowledged / stored", f"{potato.acked} / {stored['Potato']}",
+              f"{ours.acked} / {stored['simrate']}"))
     for units, theirs, mine in alphas:
         print(row(f"interval alpha, {units:,} items x 3 raters", seconds(theirs["seconds"]),
                   seconds(mine["seconds"]), ratio(theirs["seconds"], mine["seconds"])))
     print()
-    steps = ours["steps"]
-    print("simrate's load: " + ", ".join(
-        f"{name} {seconds(took)}" + (f" (peak {peak:.0f} MB)" if peak == peak else "")
-        for name, (took, peak) in steps.items()))
+    print("each load: Potato " + ", ".join(seconds(t) for t in potato.loads) + "; simrate "
+          + ", ".join(seconds(t) for t in ours.loads))
+    print("simrate's load, medians: " + ", ".join(
+        f"{name} {seconds(statistics.median(t for t, _ in steps))}"
+        + (f" (peak {max(p for _, p in steps):.0f} MB)" if steps[0][1] == steps[0][1] else "")
+        for name, steps in ours.steps.items()))
     for units, theirs, mine in alphas:
         print(f"alpha at {units:,} items: Potato {theirs['value']:.6f}, simrate "
               f"{mine['value']:.6f}" + (f" (Potato: {theirs['error']})"
                                         if "error" in theirs else "")
               + (f" (simrate: {mine['error']})" if "error" in mine else ""))
-    for who, result in (("Potato", potato), ("simrate", ours)):
-        if result["failures"]:
-            print(f"{who}: {len(result['failures'])} workers stopped early: "
-                  f"{sorted(set(result['failures']))}")
+    for side in sides:
+        if side.failures:
+            print(f"{side.name}: {len(side.failures)} workers stopped early: "
+                  f"{sorted(set(side.failures))}")
 
 
 if __name__ == "__main__":
