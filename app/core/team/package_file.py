@@ -86,7 +86,10 @@ def read_package(path: Path) -> PackageContents:
         raise SimrateError("not an annotator package (a plain project; packages are made "
                            "with `simrate package`)", path)
     try:
-        made_with = int(meta.get("package_format", "1"))
+        made_with = str(meta.get("package_format", "1"))
+        if not (made_with.isascii() and made_with.isdigit()):  # int() reads ３ and 1_0 too
+            raise ValueError(made_with)
+        made_with = int(made_with)
     except ValueError:
         raise SimrateError(f"unreadable package format {meta['package_format']!r}",
                            path) from None
