@@ -431,6 +431,7 @@ def main() -> None:
         print(f"Potato {version} and simrate, {args.pairs:,} pairs, {args.loads} cold loads "
               f"each, {args.workers} workers x {args.per_task} ratings, one request at a "
               "time, the two servers taking turns, loopback", flush=True)
+        busy = [os.getloadavg()[0]]
         potato, ours = PotatoSide(python, folder, jsonl, args), SimrateSide(folder, tsv, args)
         sides = (potato, ours)
         try:
@@ -439,9 +440,11 @@ def main() -> None:
                     side.load(number)
                     if number < args.loads - 1:
                         side.stop()
+            busy.append(os.getloadavg()[0])
             for number in range(args.workers):
                 for side in sides:
                     side.worker(number)
+            busy.append(os.getloadavg()[0])
         finally:
             for side in sides:
                 side.stop(measure=True)
@@ -487,6 +490,8 @@ def main() -> None:
               f"{mine['value']:.6f}" + (f" (Potato: {theirs['error']})"
                                         if "error" in theirs else "")
               + (f" (simrate: {mine['error']})" if "error" in mine else ""))
+    print("the machine's load average (1 min) before the loads, before and after the workers: "
+          + ", ".join(f"{b:.1f}" for b in busy) + f" ({os.cpu_count()} cores)")
     for side in sides:
         if side.failures:
             print(f"{side.name}: {len(side.failures)} workers stopped early: "
