@@ -1,7 +1,7 @@
 """Benchmark Potato beside simrate on this machine: 200k pairs loaded, rating POSTs, alpha.
 
 Run: python tests/perf/bench_potato.py [--pairs 200000] [--workers 50] [--per-task 10]
-     [--alpha-items 20000,200000] [--potato-venv DIR]
+     [--loads 3] [--alpha-items 20000,200000] [--potato-venv DIR]
 
 A developer's tool, not a test: nothing of Potato is part of simrate, and simrate never
 downloads anything when it runs. The script installs Potato (`pip install
@@ -9,8 +9,9 @@ potato-annotation`) into a throwaway virtual environment in a temporary folder (
 --potato-venv DIR, kept for the next run), and says so in one line and exits 0 when that
 is impossible (offline, no package index).
 
-Both servers get the same PAIRS text pairs and listen on 127.0.0.1 only, one after the
-other (never both at once):
+Both servers get the same PAIRS text pairs and listen on 127.0.0.1 only. They take turns,
+so that the machine's other load falls on both alike: LOADS cold loads each, alternating,
+each on fresh files; then the workers alternate between them, one request at a time.
 - Potato: a project in its own config format (a 6-point Likert scheme, one JSON line per
   pair, the two texts in one field as Potato shows one text per item; workers arrive by
   Prolific's URL parameters, `login.type: url_direct`), started with `potato start`;
@@ -19,18 +20,22 @@ other (never both at once):
 
 Measured, in the same run:
 - load: from the first command to the first answer of `GET /` (Potato reads its data when
-  it starts; simrate's figure is the sum of new + import + study + serve);
+  it starts; simrate's figure is the sum of new + import + study + serve), the median;
 - peak RSS (VmHWM from /proc) of the server process after the workers, and for simrate of
   each command before it (Potato does all its loading in the server process);
-- WORKERS workers, one after the other, each doing a task of PER_TASK pairs over HTTP as a
+- WORKERS workers, each doing a task of PER_TASK pairs over HTTP as a
   browser does: the rating POST (Potato: `/updateinstance`, the save its page sends;
   simrate: `/study/NAME/rate`, with the page's per-task token) p50/p95, and the whole
   item cycle (save, move on, next page shown) p50/p95;
 - ratings acknowledged and then found in each server's storage after it stopped;
 - Krippendorff's interval alpha over the same ratings (ALPHA_ITEMS items x 3 raters, 10%
-  missing): Potato's `krippendorff_alpha` (what its agreement pages call) in its venv,
+  missing): Potato's `krippendorff_alpha` (what its /admin/iaa page computes with), in
+  its venv,
   simrate's `app.core.agreement.alpha`, each in a fresh interpreter; both values printed so
   that they can be seen to agree.
+
+The machine's load average is printed beside the figures: on a shared machine, compare
+the ratios of one run rather than figures of different runs.
 """
 
 from __future__ import annotations
