@@ -42,11 +42,20 @@ class _VersionAction(argparse._VersionAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+def whole_number(text: str) -> int:
+    """A whole-number option: ASCII digits with an optional sign (int() alone also reads
+    fullwidth and Arabic-Indic digits, `1_000` and surrounding spaces)."""
+    if not (text.isascii() and text.lstrip("+-").isdigit() and len(text) - len(
+            text.lstrip("+-")) <= 1):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}")
+    return int(text)
+
+
 def finite_float(text: str) -> float:
     """A number option: finite (nan and inf are refused where argparse reads them)."""
     try:
-        if not text.isascii():  # float() reads fullwidth and Arabic-Indic digits too
-            raise ValueError(text)
+        if not text.isascii() or "_" in text or text != text.strip():
+            raise ValueError(text)  # float() reads fullwidth digits, 1_0 and " 1" too
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
@@ -79,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", choices=("binary", "ranking"), default=None,
                    help="pyramid: binary pairs (default), or ranking questions as "
                    "question-candidate pairs")
-    p.add_argument("--seed", type=int, default=None, help="pyramid: the draw of pairs (0)")
+    p.add_argument("--seed", type=whole_number, default=None, help="pyramid: the draw of pairs (0)")
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
     p.add_argument("--machine", metavar="NAME",
@@ -99,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
-    p.add_argument("--min-overlap", type=int, default=10, metavar="K",
+    p.add_argument("--min-overlap", type=whole_number, default=10, metavar="K",
                    help="pairwise Pearson only for raters sharing at least K items (10)")
     p.add_argument("--with-machines", action="store_true",
                    help="project: count machine raters in alpha and Pearson too")
@@ -128,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--out", required=True)
     p.add_argument("--test", choices=("binary", "ranking"), default="binary")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--min-words", type=int, default=3)
-    p.add_argument("--min-shared", type=int, default=4,
+    p.add_argument("--seed", type=whole_number, default=0)
+    p.add_argument("--min-words", type=whole_number, default=3)
+    p.add_argument("--min-shared", type=whole_number, default=4,
                    help="non-paraphrase pairs match on at least this many words (more than 3)")
     add_reading_options(p)
     p.add_argument("--json", action="store_true")
@@ -145,10 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT.simrate")
     p.add_argument("--annotator", required=True)
     p.add_argument("--dataset")
-    p.add_argument("--sample", type=int)
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--sample", type=whole_number)
+    p.add_argument("--seed", type=whole_number, default=None,
                    help="the draw of --sample and --checks (0)")
-    p.add_argument("--checks", type=int, default=None, metavar="K",
+    p.add_argument("--checks", type=whole_number, default=None, metavar="K",
                    help="mix in K check items (default: all)")
 
     p = sub.add_parser("annotators", help="per-annotator report")
@@ -169,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("assign", help="split items among annotators, K per item")
     p.add_argument("project")
     p.add_argument("annotators", nargs="+", metavar="NAME")
-    p.add_argument("--per-item", type=int, required=True, metavar="K")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--per-item", type=whole_number, required=True, metavar="K")
+    p.add_argument("--seed", type=whole_number, default=0)
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
@@ -194,15 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
     q = crowd.add_parser("export", help="write one row per task: K items plus C checks")
     q.add_argument("project")
     q.add_argument("out", metavar="OUT.csv")
-    q.add_argument("--per-task", type=int, required=True, metavar="K")
-    q.add_argument("--checks", type=int, default=0, metavar="C")
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--per-task", type=whole_number, required=True, metavar="K")
+    q.add_argument("--checks", type=whole_number, default=0, metavar="C")
+    q.add_argument("--seed", type=whole_number, default=0)
     q = crowd.add_parser("study", help="create, change or close a web study (simrate serve)")
     q.add_argument("project")
     q.add_argument("name", metavar="NAME")
-    q.add_argument("--per-task", type=int, default=None, metavar="K")
-    q.add_argument("--checks", type=int, default=None, metavar="C")
-    q.add_argument("--per-item", type=int, default=None, metavar="R")
+    q.add_argument("--per-task", type=whole_number, default=None, metavar="K")
+    q.add_argument("--checks", type=whole_number, default=None, metavar="C")
+    q.add_argument("--per-item", type=whole_number, default=None, metavar="R")
     q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
     q.add_argument("--completion-url", default=None, metavar="URL")
     q.add_argument("--close", action="store_true")
@@ -214,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve the open web studies (needs simrate[web])")
     p.add_argument("project")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=whole_number, default=8000)
 
     p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
                        "and the way out")
@@ -226,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
     p.add_argument("project")
-    p.add_argument("--epsilon", type=float, default=None, metavar="E",
+    p.add_argument("--epsilon", type=finite_float, default=None, metavar="E",
                    help="cost-benefit margin of the alt-test (0.2)")
     p.add_argument("--json", action="store_true")
     return parser

@@ -133,7 +133,7 @@ def _undo(args: argparse.Namespace) -> int:
     """Undo one bulk import: its rows go, the rows it replaced come back."""
     if args.files:
         raise SimrateError("give files to import or --undo, not both")
-    if args.undo != "last" and not args.undo.isdigit():
+    if args.undo != "last" and not (args.undo.isascii() and args.undo.isdigit()):
         raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
     extra = _given(args, [*OPTION_FORMATS, "machine"])
     if args.format != "auto":

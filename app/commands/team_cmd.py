@@ -51,7 +51,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+    from app.cli import finite_float
+
+    p.add_argument("--wait", type=finite_float, default=None, metavar="SECONDS",
                    help="while the hub is full or unreachable, try again with growing "
                    "waits for up to SECONDS in all (default: SIMRATE_HUB_WAIT, else 30; "
                    "0: try once)")

@@ -113,18 +113,26 @@ class SetExcluded:
     excluded: bool
     by: str = ""
     old: bool | None = field(default=None)
+    #: What the last do (or undo) left stored: undo (redo) writes only over that.
+    _left: bool | None = field(default=None, repr=False, compare=False)
 
     def do(self, project: Project) -> bool:
-        """Write the exclusion; False when it was already so."""
-        old = project.set_excluded(self.annotator, self.excluded, by=self.by)
+        """Write the exclusion; False when it was already so. A redo writes only over what
+        its undo left (SimrateError, nothing written, otherwise)."""
+        old = project.set_excluded(self.annotator, self.excluded, by=self.by,
+                                   expect=self._left)
         if self.old is None:
             self.old = old
+        self._left = self.excluded
         return old != self.excluded
 
     def undo(self, project: Project) -> None:
-        """Restore the previous exclusion state."""
+        """Restore the previous exclusion state, only over the one `do` left: a newer one
+        set meanwhile (by another window, program or the hub) stays, and the undo is refused
+        with a SimrateError saying so."""
         if self.old is not None:
-            project.set_excluded(self.annotator, self.old, by=self.by)
+            project.set_excluded(self.annotator, self.old, by=self.by, expect=self._left)
+            self._left = self.old
 
     def describe(self, scale: Scale) -> str:
         """`Exclude NAME` or `Count NAME again`."""
@@ -173,16 +181,19 @@ class ExcludeCareless:
         when the rule finds nobody."""
         if not self.excluded:
             self.excluded = exclude_careless(project, self.threshold, by=self.by).annotators
-        else:  # redo: the same workers, whatever their figures are now
+        else:  # redo: the same workers, whatever their figures are now, if still counted
             project.roster.set_excluded(self.excluded, True, by=self.by,
-                                      rule={"rule": RULE, "threshold": self.threshold})
+                                      rule={"rule": RULE, "threshold": self.threshold},
+                                      expect=False)
         return bool(self.excluded)
 
     def undo(self, project: Project) -> None:
-        """Count the workers this action excluded again."""
+        """Count the workers this action excluded again, only if every one of them is still
+        excluded (one counted again elsewhere meanwhile: SimrateError, nothing written)."""
         if self.excluded:
             project.roster.set_excluded(self.excluded, False, by=self.by,
-                                      rule={"rule": RULE, "threshold": self.threshold})
+                                      rule={"rule": RULE, "threshold": self.threshold},
+                                      expect=True)
 
     def describe(self, scale: Scale) -> str:
         """`Exclude 3 careless workers (check r < 0.5)`."""

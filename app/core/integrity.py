@@ -225,8 +225,8 @@ def _schema_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
         for column in columns:
             if column in have:
                 continue
-            if (table, column) == ("annotators", "kind") and version.isdigit() \
-                    and int(version) < 3:
+            if (table, column) == ("annotators", "kind") and version.isascii() \
+                    and version.isdigit() and int(version) < 3:
                 continue  # a schema 2 file in a read-only place: it reads as all people
             extra = sorted(have - set(columns))
             hint = f" (renamed to {', '.join(extra)}?)" if extra else ""

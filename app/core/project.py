@@ -195,9 +195,11 @@ class Project(ImportMethods):
         """Annotators excluded from agreement and gold."""
         return self.roster.excluded()
 
-    def set_excluded(self, annotator: str, excluded: bool = True, by: str = "") -> bool:
-        """Exclude an annotator from agreement and gold (or not); logged; the previous state."""
-        return self.roster.set_excluded([annotator], excluded, by)[0]
+    def set_excluded(self, annotator: str, excluded: bool = True, by: str = "",
+                     expect: bool | None = None) -> bool:
+        """Exclude an annotator from agreement and gold (or not); logged; the previous state.
+        With `expect`, only over that stored state (see set_rating_state)."""
+        return self.roster.set_excluded([annotator], excluded, by, expect=expect)[0]
 
     # ----------------------------------------------------------- ratings
     def ratings(self) -> pd.DataFrame:

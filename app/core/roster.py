@@ -80,15 +80,24 @@ class Roster:
         return {aid for name, aid in self._ids.items() if name not in left_out}
 
     def set_excluded(self, names: Sequence[str], excluded: bool, by: str = "",
-                     rule: dict | None = None) -> list[bool]:
+                     rule: dict | None = None, expect: bool | None = None) -> list[bool]:
         """Exclude (or count again) these annotators in one logged transaction; `rule`
-        (what decided it) is logged once beside them. Returns their previous states."""
+        (what decided it) is logged once beside them. Returns their previous states. With
+        `expect` (undo and redo), only when every one of them is still in that state
+        (checked inside the transaction): SimrateError, nothing written, otherwise."""
         unknown = [a for a in names if a not in self._ids]
         if unknown:
             raise SimrateError(f"no annotator named {unknown[0]!r} in this project", self.path)
         with transaction(self._conn, self.path) as conn:
             old = [bool(conn.execute("SELECT excluded FROM annotators WHERE name = ?",
                                      (name,)).fetchone()[0]) for name in names]
+            moved = [n for n, was in zip(names, old, strict=True)
+                     if expect is not None and was != expect]
+            if moved:
+                now = "excluded" if not expect else "counted again"
+                raise SimrateError(f"the exclusion of {moved[0]!r} was changed elsewhere ("
+                                   f"{now}) since this step; the newer state stays and this "
+                                   "step cannot be undone or redone")
             conn.executemany("UPDATE annotators SET excluded = ? WHERE name = ?",
                              [(int(excluded), name) for name in names])
             for name, was in zip(names, old, strict=True):

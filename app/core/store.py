@@ -281,8 +281,10 @@ def check_meta(meta: dict[str, str]) -> int:
                            "not a whole number")
     threshold = meta.get("threshold", "1.0")
     try:
+        if not threshold.isascii() or "_" in threshold:  # float() reads １.５ and 1_0 too
+            raise ValueError(threshold)
         points = float(threshold)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, AttributeError):
         points = float("nan")
     if not (0 < points < float("inf")):
         raise SimrateError(f"damaged project: threshold is {cut(repr(threshold))}, "

@@ -14,8 +14,8 @@ from app.formats.textio import read_text, with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences
-CROWD_VOTES = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
-EXPERT_DIGIT = re.compile(r"^\d$")
+CROWD_VOTES = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*\)$", re.ASCII)  # \d: 0-9 only
+EXPERT_DIGIT = re.compile(r"^\d$", re.ASCII)
 #: The word of each reading in the task's label files and system outputs.
 LABEL_FILE_WORDS = {"paraphrase": "true", "debatable": "----", "not": "false"}
 

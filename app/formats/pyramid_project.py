@@ -161,7 +161,7 @@ def parse_negatives(value: str | int | None) -> str | int:
     text = str(value).strip().lower()
     if text == "all":
         return "all"
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # not ３ or ٣, which int() reads too
         return int(text)
     raise SimrateError(f"--negatives must be 'all' or a whole number, not {value!r}")
 

@@ -30,7 +30,7 @@ from app.formats.limits import read_input
 REQUIRED = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds")
 SCORE_NAMES = ("score", "rating", "similarity", "sim")
 NOTE_NAMES = ("note", "comment")
-_SLOT = re.compile(r"^(?P<name>[A-Za-z_]+?)(?P<slot>\d*)$")
+_SLOT = re.compile(r"^(?P<name>[A-Za-z_]+?)(?P<slot>\d*)$", re.ASCII)
 #: Columns of the frame read_turk returns, beyond the rating frame's.
 EXTRA_COLUMNS = ("left", "right", "seconds", "batch", "task", "slot", "assignment")
 

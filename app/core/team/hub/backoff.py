@@ -72,6 +72,8 @@ def total_wait(value: float | None = None) -> float:
         if not text:
             return DEFAULT_WAIT
         try:
+            if not text.isascii() or "_" in text:  # float() reads ３０ and 3_0 too
+                raise ValueError(text)
             seconds = float(text)
         except ValueError:
             raise SimrateError(f"{WAIT_VARIABLE} must be a number of seconds, not {text!r}"
