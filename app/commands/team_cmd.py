@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
-    from app.cli import finite_float
+    from app.commands.option_types import finite_float
 
     p.add_argument("--wait", type=finite_float, default=None, metavar="SECONDS",
                    help="while the hub is full or unreachable, try again with growing "
