@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.team.hub.connection import HubError, explain
+from app.core.team.hub.connection import Batch, HubError, Result, explain
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000
@@ -184,44 +184,6 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
 
 #: The hub's clock, in Unix seconds.
 CLOCK_SQL = "SELECT extract(epoch FROM clock_timestamp())"
-
-
-@dataclass
-class Result:
-    """What one statement of a Batch gave: rows changed (or returned), rows returned."""
-
-    rowcount: int
-    rows: list[tuple]
-
-
-class Batch:
-    """Statements sent to the hub as one message (the simple query protocol), their
-    parameters bound here: the server holds all of them before it runs the first, and
-    runs them in order, skipping the rest after an error."""
-
-    def __init__(self, conn: Any):
-        import psycopg
-
-        self.cursor = psycopg.ClientCursor(conn)
-        self.statements: list[str] = []
-
-    def add(self, sql: str, params: tuple | None = None) -> int:
-        """Add a statement; returns the index of its Result."""
-        self.statements.append(self.cursor.mogrify(sql, params) if params is not None
-                               else sql)
-        return len(self.statements) - 1
-
-    def run(self) -> list[Result]:
-        """Send the statements, wait for every answer; a psycopg error for the first that
-        failed."""
-        cur = self.cursor
-        cur.execute("\n;\n".join(self.statements))
-        results = []
-        while True:
-            rows = [tuple(r) for r in cur.fetchall()] if cur.description else []
-            results.append(Result(max(cur.rowcount, 0), rows))
-            if not cur.nextset():
-                return results
 
 
 def _page_sql(query: str) -> str:
