@@ -8,6 +8,7 @@ project. See sync.py for the local half and the rules.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,7 +157,7 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
         try:
             acked, has_kind = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
-            pushed = _queue_push(batch, replica, outbox, acked, has_kind)
+            pushed = _queue_push(batch, outbox, acked, has_kind)
             batch.add("COMMIT")
             pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
                      for table in tables}
@@ -200,10 +201,21 @@ def _roll_back(conn: Any) -> None:
         pass
 
 
+#: Run once on a new connection before its first write, and undone: the first write of a
+#: session loads the code of the ratings' triggers and the catalogs they read, and doing
+#: that with the write lock held would keep every other writer waiting meanwhile. The
+#: update touches no row, so no row is stamped; its statement's trigger runs (the
+#: notification it makes is undone with the savepoint).
+WARM_UP = ("SAVEPOINT warm_up", "UPDATE simrate.ratings SET code = code WHERE false",
+           "ROLLBACK TO SAVEPOINT warm_up", "RELEASE SAVEPOINT warm_up")
+#: Connections that ran WARM_UP.
+_warm: weakref.WeakSet = weakref.WeakSet()
+
+
 def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
-    """Begin the push's transaction, lock this replica's row and read the id the hub
-    acknowledged (and whether the hub knows machine raters, when some are to go): one
-    message, before any write, so this transaction holds no lock another replica waits
+    """Begin the push's transaction, lock this replica's row, read and raise the id the
+    hub acknowledged (and see whether the hub knows machine raters, when some are to go):
+    one message, before any write, so this transaction holds no lock another replica waits
     for while it waits for the answer."""
     batch = Batch(conn)
     batch.add("BEGIN")
@@ -212,14 +224,20 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                      (replica,))
     kind = batch.add(HAS_KIND) if outbox.machines else None
+    batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
+              "WHERE replica = %s", (outbox.upto, replica))
+    if outbox.ratings and conn not in _warm:
+        for statement in WARM_UP:
+            batch.add(statement)
     results = batch.run()
+    _warm.add(conn)
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
     return int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows)
 
 
-def _queue_push(batch: Batch, replica: str, outbox: Outbox, acked: int, has_kind: bool
+def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
                 ) -> Callable[[list[Result]], tuple[int, list[tuple]]]:
     """Add the push's writes to the batch; returns what reads, from the batch's results,
     how many rows changed the hub and the hub's rows for the ratings it kept another value
@@ -237,8 +255,6 @@ def _queue_push(batch: Batch, replica: str, outbox: Outbox, acked: int, has_kind
         [r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
         [r[3] for r in ratings], [bool(r[4]) for r in ratings])) if ratings else None
     others = _queue_writes(batch, outbox, acked, has_kind) if fresh else 0
-    batch.add("UPDATE simrate.replicas SET acked = %s, last_seen = now() WHERE replica = %s",
-              (max(outbox.upto, acked), replica))
 
     def result(results: list[Result]) -> tuple[int, list[tuple]]:
         changed = sum(results[i].rowcount for i in upserts)
