@@ -20,7 +20,7 @@ def test_the_schedule_doubles_to_the_cap_with_full_jitter():
     assert ceilings == [1, 2, 4, 8, 16, 32, 60, 60, 60]
     # each wait is drawn between 0 and its ceiling, from the given random source
     assert delays == [same.uniform(0.0, ceiling) for ceiling in ceilings]
-    assert all(0.0 <= d <= c for d, c in zip(delays, ceilings))
+    assert all(0.0 <= d <= c for d, c in zip(delays, ceilings, strict=True))
     assert backoff.ceiling() == 60.0
     backoff.reset()  # a success: the next refusal starts over
     assert backoff.ceiling() == 1.0 and backoff.next_delay() <= 1.0
@@ -86,9 +86,9 @@ def test_patiently_returns_once_the_hub_has_room_and_never_retries_other_refusal
     assert patiently(action, 30.0, Backoff(rng=random.Random(2)), clock.sleep, clock) == "done"
     assert len(clock.sleeps) == 2
     for kind in ("password", "removed", "database", "refused", "newer", "project"):
-        calls = []
+        calls: list[int] = []
 
-        def wrong(kind=kind):
+        def wrong(kind=kind, calls=calls):
             calls.append(1)
             raise HubError("no", kind)
 

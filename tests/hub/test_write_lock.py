@@ -98,11 +98,19 @@ def test_an_annotators_push_never_leaves_the_lock_held_while_the_client_pauses(h
     _organizer, alice = people
     for k, score in ((1, 2.0), (2, 4.5), (3, 1.0)):
         alice.rate(f"d:{k}", "Alice", score, note="first" if k == 1 else "")
+    with hub.admin() as admin:
+        before = admin.execute("SELECT max(seq) FROM simrate.changes").fetchone()[0]
     writer, report = paused_round(hub, alice)
     assert writer.pauses >= 2  # the client did stop between messages
     assert writer.held == []
     assert (report.pushed, report.pending) == (3, 0)
     with hub.admin() as admin:
+        # the rehearsal of the writes (before the lock) left nothing behind
+        assert admin.execute("SELECT count(*) FROM simrate.ratings WHERE seq <= 0"
+                             ).fetchone()[0] == 0
+        assert admin.execute("SELECT kind, item_id FROM simrate.changes WHERE seq > %s "
+                             "ORDER BY seq", (before,)).fetchall() == [
+            ("ratings", "d:1"), ("ratings", "d:2"), ("ratings", "d:3")]
         assert admin.execute("SELECT item_id, code, note FROM simrate.ratings "
                              "WHERE annotator = 'Alice' ORDER BY item_id").fetchall() == [
             ("d:1", 8, "first"), ("d:2", 18, ""), ("d:3", 4, "")]

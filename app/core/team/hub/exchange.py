@@ -201,15 +201,8 @@ def _roll_back(conn: Any) -> None:
         pass
 
 
-#: Run once on a new connection before its first write, and undone: the first write of a
-#: session loads the code of the ratings' triggers and the catalogs they read, and doing
-#: that with the write lock held would keep every other writer waiting meanwhile. The
-#: update touches no row, so no row is stamped; its statement's trigger runs (the
-#: notification it makes is undone with the savepoint).
-WARM_UP = ("SAVEPOINT warm_up", "UPDATE simrate.ratings SET code = code WHERE false",
-           "ROLLBACK TO SAVEPOINT warm_up", "RELEASE SAVEPOINT warm_up")
-#: Connections that ran WARM_UP.
-_warm: weakref.WeakSet = weakref.WeakSet()
+#: Connections whose first push was rehearsed (see _begin_push).
+_rehearsed: weakref.WeakSet = weakref.WeakSet()
 
 
 def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
@@ -226,15 +219,32 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     kind = batch.add(HAS_KIND) if outbox.machines else None
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
-    if outbox.ratings and conn not in _warm:
-        for statement in WARM_UP:
-            batch.add(statement)
+    # not with items: ratings of new items would find no item before the items are written
+    if outbox.ratings and not outbox.items and conn not in _rehearsed:
+        _rehearse(batch, outbox.ratings)
     results = batch.run()
-    _warm.add(conn)
+    _rehearsed.add(conn)
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
     return int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows)
+
+
+def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
+    """Add a rehearsal of the ratings' writes, undone at once: the first write of a
+    session loads the code of the ratings' triggers and the catalogs they read, which
+    takes several times as long as the write itself, and doing that with the write lock
+    held keeps every other writer waiting meanwhile. While `simrate.rehearsal` is on, the
+    stamp takes no lock (hub_schema.py); the savepoint undoes the rows, their change log
+    and their notifications. (A hub whose schema predates rehearsals takes the lock here,
+    and gives it back at the rollback, within this one message.)"""
+    batch.add("SAVEPOINT rehearsal")
+    batch.add("SET LOCAL simrate.rehearsal = 'on'")
+    for row in ratings:
+        batch.add(UPSERT_RATING, row[:7])
+    batch.add(REFUSED_RATINGS, _refused_params(ratings))
+    batch.add("ROLLBACK TO SAVEPOINT rehearsal")
+    batch.add("RELEASE SAVEPOINT rehearsal")
 
 
 def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
@@ -251,9 +261,7 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
         batch.add(INSERT_ITEM, row[:8])
     ratings = outbox.ratings
     upserts = [batch.add(UPSERT_RATING, r[:7]) for r in ratings]
-    refused = batch.add(REFUSED_RATINGS, (
-        [r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
-        [r[3] for r in ratings], [bool(r[4]) for r in ratings])) if ratings else None
+    refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
     others = _queue_writes(batch, outbox, acked, has_kind) if fresh else 0
 
     def result(results: list[Result]) -> tuple[int, list[tuple]]:
@@ -262,6 +270,11 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
         return changed + (len(outbox.items) if fresh else 0) + others, kept
 
     return result
+
+
+def _refused_params(ratings: list[tuple]) -> tuple:
+    return ([r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
+            [r[3] for r in ratings], [bool(r[4]) for r in ratings])
 
 
 def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> int:
