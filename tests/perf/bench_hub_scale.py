@@ -1,7 +1,7 @@
 """Benchmark: hundreds of annotators' windows against one hub with default connection slots.
 
 Run: python tests/perf/bench_hub_scale.py [--replicas 500] [--seconds 60] [--processes 10]
-     [--pace 2-5] [--pgbouncer]
+     [--pace 2-5] [--pgbouncer] [--replica-folder DIR]
 Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postgres` user;
 with --pgbouncer, Debian's pgbouncer as well.
 The server runs on loopback with its default durability (fsync on) and a default number
@@ -19,6 +19,11 @@ ANNOTATOR_POLL_SECONDS. Each replica rates one item every 2-5 s (uniformly drawn
 With --pgbouncer the replicas reach the hub through PgBouncer in transaction mode (a
 pool of one server connection per login, at most POOLED server connections in all), as
 the README describes it; the organizer connects directly, its LISTEN included.
+
+The replicas' files (each commit is fsynced, as in the window) go to the temporary folder,
+on the same disk as the hub's write-ahead log, unless --replica-folder names another: with
+/dev/shm their fsyncs no longer compete with the hub's, as when every window runs on a
+computer of its own. The hub keeps its own durability either way.
 
 The organizer (this process) keeps its live link: a listening connection (LISTEN) and its
 exchange connection, as its window does, and notes when each rating has reached its
@@ -325,11 +330,13 @@ class Sampler:
 # ---------------------------------------------------------------------------- main
 def run(opts: argparse.Namespace) -> dict:
     with throwaway_cluster("bench_hub_scale", max_connections=100, reserved=3) as cluster, \
-            tempfile.TemporaryDirectory() as tmp:
-        return _run(opts, cluster, Path(tmp))
+            tempfile.TemporaryDirectory() as tmp, \
+            tempfile.TemporaryDirectory(dir=opts.replica_folder) as files:
+        return _run(opts, cluster, Path(tmp), Path(files))
 
 
-def _run(opts: argparse.Namespace, cluster, folder: Path) -> dict:
+def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
+    """The run; the organizer's file in `folder`, the replicas' files in `files`."""
     from app.core.project import Project
     from app.core.team.hub.backoff import CAP
     from app.core.team.hub.people import hub_of
@@ -355,7 +362,7 @@ def _run(opts: argparse.Namespace, cluster, folder: Path) -> dict:
         for k, (name, login) in enumerate(team):
             parts[k % opts.processes].append({
                 "name": name, "url": url(login),
-                "path": str(folder / f"{login}.simrate"), "seed": 1000 + k})
+                "path": str(files / f"{login}.simrate"), "seed": 1000 + k})
         items = [f"d:{i}" for i in range(1, n_items + 1)]
         env = dict(hub.env(), SIMRATE_HUB_WAIT="120")
         workers = []
@@ -433,6 +440,7 @@ def _run(opts: argparse.Namespace, cluster, folder: Path) -> dict:
             "client_cpu": client_cpu, "load": os.getloadavg()[0],
             "hub_cpu": cpu, "cpu_per_rating_ms": 1000 * cpu / max(1, len(made)),
             "pgbouncer": bool(bouncer), "pooler_cpu": pooler,
+            "replica_folder": opts.replica_folder or "temporary folder (the hub's disk)",
             "pooler_per_rating_ms": 1000 * pooler / max(1, len(made)),
             "peak_connections": sampler.peak,
             "lock_waiting_mean": sampler.waiting / max(1, sampler.samples),
@@ -468,7 +476,8 @@ def report(res: dict) -> None:
         ("replicas x seconds (processes)",
          f"{res['replicas']} x {res['seconds']} s ({res['processes']} processes), one "
          f"rating every {res['pace']} s each"
-         + (", through PgBouncer (transaction mode)" if res["pgbouncer"] else "")),
+         + (", through PgBouncer (transaction mode)" if res["pgbouncer"] else "")
+         + f"; replicas' files in {res['replica_folder']}"),
         ("ratings made / on the hub / lost",
          f"{res['made']:,} / {res['on_hub']:,} / {res['lost']} "
          f"({res['replicas_missing']} replicas missing some)"),
@@ -523,6 +532,10 @@ def main() -> None:
                         help="processes the replicas are spread over (threads in each)")
     parser.add_argument("--pace", default="2-5",
                         help="seconds between one replica's ratings, drawn from LOW-HIGH")
+    parser.add_argument("--replica-folder", default=None, metavar="DIR",
+                        help="where the replicas' files go (default: the temporary folder, "
+                             "on the hub's disk); /dev/shm keeps their fsyncs off the hub's "
+                             "disk, as when each window runs on a computer of its own")
     parser.add_argument("--pgbouncer", action="store_true",
                         help="the annotators through PgBouncer in transaction mode")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
