@@ -142,7 +142,8 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     its own, begun and committed here. A round is two messages to the hub and their
     answers, whatever the outbox holds: the first begins the transaction, locks this
     replica's row and reads what the hub acknowledged; the second carries every write, the
-    COMMIT, the pull and a look at the hub's clock. Every write takes the hub's sequence
+    COMMIT, a wait for the disk, the pull and a look at the hub's clock. Every write takes
+    the hub's sequence
     stamp under a lock that all other writers wait for until this transaction ends
     (hub_schema.py), so nothing may come between the first write and the COMMIT that
     waits on this machine: a client that is slow to be scheduled (hundreds of windows on
@@ -159,6 +160,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
             batch = Batch(conn)
             pushed = _queue_push(batch, outbox, acked, has_kind)
             batch.add("COMMIT")
+            # the push is on disk before the answer: this write's commit waits for the log
+            # up to it, the push's commit included (which waited for nothing, see BEGIN)
+            batch.add(DURABLE_SQL, (replica,))
             pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
                      for table in tables}
             hub_clock = batch.add(CLOCK_SQL)
@@ -183,6 +187,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     return Received(acked, count, rows, new_marks, refused, offset)
 
 
+#: After the push's COMMIT, in the same message: a write whose commit waits until the
+#: server's log is on disk up to it, and so until the push is.
+DURABLE_SQL = "UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s"
 #: The hub's clock, in Unix seconds.
 CLOCK_SQL = "SELECT extract(epoch FROM clock_timestamp())"
 
@@ -212,6 +219,13 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     for while it waits for the answer."""
     batch = Batch(conn)
     batch.add("BEGIN")
+    # The write lock is held until the commit ends (hub_schema.py). The commit does not wait
+    # for the disk here: waiting there would keep every other writer waiting on this disk
+    # flush too. The statement after the COMMIT waits for it instead, lock released, with
+    # the flushes of other pushes made meanwhile (one flush serves them all). The push is
+    # on disk before this machine hears it went through; should the server stop before,
+    # the round fails here and is sent again (the hub leaves out what it has).
+    batch.add("SET LOCAL synchronous_commit = off")
     batch.add("INSERT INTO simrate.replicas (replica) VALUES (%s) "
               "ON CONFLICT (replica) DO NOTHING", (replica,))
     mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
