@@ -145,3 +145,34 @@ def test_an_organizers_push_never_leaves_the_lock_held_while_the_client_pauses(
                              ).fetchone() == ("machine",)
         assert admin.execute("SELECT code FROM simrate.ratings WHERE item_id = 'd:13' "
                              "AND annotator = 'Olga'").fetchone() == (12,)
+
+
+def test_a_push_is_on_the_servers_disk_before_the_replica_hears_it_went_through(
+        hub, people):
+    """The push's COMMIT does not wait for the disk (so that the lock is not held over a
+    flush); the round still answers only once the push is on disk. The server's log writer
+    is made slow, and the server crashes right after the round: the ratings are there when
+    it comes back, and the replica rightly holds nothing pending."""
+    from app.core.team.hub.sync import pending_count, sync_once
+
+    _organizer, alice = people
+    cluster = hub.cluster
+    cluster.sql("ALTER SYSTEM SET wal_writer_delay = '10s'")
+    cluster.sql("SELECT pg_reload_conf()")
+    try:
+        alice.rate("d:5", "Alice", 3.5)
+        alice.rate("d:6", "Alice", 0.5)
+        report = sync_once(alice)
+        assert (report.pushed, report.pending) == (2, 0)
+        cluster.stop("immediate")  # a crash: what was not written out is gone
+        cluster.start()
+        with hub.admin() as admin:
+            assert admin.execute("SELECT item_id, code FROM simrate.ratings WHERE annotator "
+                                 "= 'Alice' ORDER BY item_id").fetchall() == [("d:5", 14),
+                                                                             ("d:6", 2)]
+        assert pending_count(alice) == 0
+    finally:
+        if not cluster.running():
+            cluster.start()
+        cluster.sql("ALTER SYSTEM RESET wal_writer_delay")
+        cluster.sql("SELECT pg_reload_conf()")
