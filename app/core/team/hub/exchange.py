@@ -234,10 +234,12 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
     # not with items: ratings of new items would find no item before the items are written
-    if outbox.ratings and not outbox.items and conn not in _rehearsed:
+    rehearse = bool(outbox.ratings) and not outbox.items and conn not in _rehearsed
+    if rehearse:
         _rehearse(batch, outbox.ratings)
     results = batch.run()
-    _rehearsed.add(conn)
+    if rehearse:
+        _rehearsed.add(conn)
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
