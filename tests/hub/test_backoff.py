@@ -86,7 +86,7 @@ def test_patiently_returns_once_the_hub_has_room_and_never_retries_other_refusal
     assert patiently(action, 30.0, Backoff(rng=random.Random(2)), clock.sleep, clock) == "done"
     assert len(clock.sleeps) == 2
     for kind in ("password", "removed", "database", "refused", "newer", "project"):
-        calls = []
+        calls: list[int] = []
 
         def wrong(kind=kind, calls=calls):
             calls.append(1)

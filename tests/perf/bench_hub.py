@@ -31,8 +31,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from tests.hub.cluster import Cluster, server_bindir  # noqa: E402
 from tests.hub.hubs import Hub  # noqa: E402
+from tests.perf.hub_setup import (  # noqa: E402
+    add_annotators,
+    items_frame,
+    server_cpu,
+    throwaway_cluster,
+)
 
 LOAD_WORKER = r"""
 import json, random, sys, threading, time
@@ -93,40 +98,12 @@ app.exec()
 """
 
 
-def items_frame(n: int):
-    from app.core.frames import item_frame
-
-    return item_frame({
-        "item_id": [f"d:{i}" for i in range(1, n + 1)],
-        "left": [f"left text number {i} about one thing" for i in range(1, n + 1)],
-        "right": [f"right text number {i} about another" for i in range(1, n + 1)],
-        "dataset": ["bench"] * n, "genre": [""] * n, "reference": [float("nan")] * n,
-        "meta": [{}] * n, "line": list(range(1, n + 1))})
-
-
 def make_project(path: Path, n: int):
     from app.core.project import Project
 
     project = Project.create(path, scale="sts", title="bench")
     project.import_items(items_frame(n), source="bench")
     return project
-
-
-def server_cpu(cluster: Cluster) -> float:
-    """CPU seconds of the postmaster, its reaped children and its live children."""
-    pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
-    tick = os.sysconf("SC_CLK_TCK")
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    total = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[1]) == pid:
-                total += int(stat[11]) + int(stat[12])
-    return total / tick
 
 
 def latency(hub: Hub, folder: Path, count: int = 40) -> None:
@@ -221,16 +198,12 @@ def publish_and_join(hub: Hub, folder: Path, n: int) -> None:
 
 
 def load(hub: Hub, folder: Path, annotators: int, seconds: int) -> None:
-    from app.core.team.hub.people import add_person
     from app.core.team.hub.publish import publish
 
     project = make_project(folder / "load.simrate", 2 * seconds + 10)
     publish(project, hub.url())
     urls: list[dict[str, str]] = [{} for _ in range(5)]
-    for k in range(annotators):
-        login = f"load_{k}"
-        add_person(project, f"Load {k}", "annotator", f"pw-{k}", login=login)
-        hub.remember(login, f"pw-{k}")
+    for k, (_name, login) in enumerate(add_annotators(hub, project, annotators, "load")):
         urls[k % 5][login] = hub.url(login)
     project.close()
     cpu_before = server_cpu(hub.cluster)
@@ -258,13 +231,7 @@ def main() -> None:
                               ("annotators", int, 50, "annotators rating at once"),
                               ("seconds", int, 60, "how long they rate"))
     n, annotators, seconds = opts.items, opts.annotators, opts.seconds
-    bindir = server_bindir()
-    if bindir is None:
-        sys.exit("bench_hub: PostgreSQL server binaries not found (pg_config --bindir)")
-    cluster = Cluster(bindir, fsync=True)
-    cluster.init()
-    cluster.start()
-    try:
+    with throwaway_cluster("bench_hub") as cluster:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             os.chmod(folder, 0o755)
@@ -274,8 +241,6 @@ def main() -> None:
                 hub = Hub(cluster, f"bench_{step}", folder)
                 os.environ["PGPASSFILE"] = str(hub.passfile)
                 run(hub)
-    finally:
-        cluster.remove()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Benchmark: hundreds of annotators' windows against one hub with default connection slots.
 
 Run: python tests/perf/bench_hub_scale.py [--replicas 500] [--seconds 60] [--processes 10]
-     [--pace 2-5]
-Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postgres` user.
+     [--pace 2-5] [--pgbouncer] [--replica-folder DIR]
+Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postgres` user;
+with --pgbouncer, Debian's pgbouncer as well.
 The server runs on loopback with its default durability (fsync on) and a default number
 of connection slots (max_connections 100, 3 of them kept for superusers).
 
@@ -14,6 +15,15 @@ is tried again after the window's Backoff (exponential, full jitter), and rating
 meanwhile wait for it; with nothing to send the replica looks for news every
 ANNOTATOR_POLL_SECONDS. Each replica rates one item every 2-5 s (uniformly drawn) for
 --seconds, then syncs until nothing is pending (the window closing with `team sync`).
+
+With --pgbouncer the replicas reach the hub through PgBouncer in transaction mode (a
+pool of one server connection per login, at most POOLED server connections in all), as
+the README describes it; the organizer connects directly, its LISTEN included.
+
+The replicas' files (each commit is fsynced, as in the window) go to the temporary folder,
+on the same disk as the hub's write-ahead log, unless --replica-folder names another: with
+/dev/shm their fsyncs no longer compete with the hub's, as when every window runs on a
+computer of its own. The hub keeps its own durability either way.
 
 The organizer (this process) keeps its live link: a listening connection (LISTEN) and its
 exchange connection, as its window does, and notes when each rating has reached its
@@ -47,9 +57,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.perf.hub_setup import (  # noqa: E402
+    add_annotators,
+    items_frame,
+    process_cpu,
+    server_cpu,
+    throwaway_cluster,
+)
+
 #: Goals of the benchmark (seconds).
 GOAL_HUB_P95 = 2.0
 GOAL_LIVE_P95 = 1.0
+#: Server connections PgBouncer may open to the hub database (--pgbouncer), of the 97 a
+#: default server gives logins that are no superuser: the organizers keep the rest.
+POOLED = 80
 #: Longest time a replica's closing sync keeps trying before the run counts its ratings
 #: as lost (seconds).
 FINAL_SYNC_SECONDS = 180.0
@@ -273,23 +294,6 @@ class Organizer:
 
 
 # ---------------------------------------------------------------------------- server
-def server_cpu(cluster) -> float:
-    """CPU seconds of the postmaster, its reaped children and its live children."""
-    pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
-    tick = os.sysconf("SC_CLK_TCK")
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    total = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[1]) == pid:
-                total += int(stat[11]) + int(stat[12])
-    return total / tick
-
-
 class Sampler:
     """Peak client connections on the server (pg_stat_activity, every 0.2 s)."""
 
@@ -325,40 +329,40 @@ class Sampler:
 
 # ---------------------------------------------------------------------------- main
 def run(opts: argparse.Namespace) -> dict:
+    with throwaway_cluster("bench_hub_scale", max_connections=100, reserved=3) as cluster, \
+            tempfile.TemporaryDirectory() as tmp, \
+            tempfile.TemporaryDirectory(dir=opts.replica_folder) as files:
+        return _run(opts, cluster, Path(tmp), Path(files))
+
+
+def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
+    """The run; the organizer's file in `folder`, the replicas' files in `files`."""
     from app.core.project import Project
     from app.core.team.hub.backoff import CAP
-    from app.core.team.hub.people import add_person, hub_of
+    from app.core.team.hub.people import hub_of
     from app.core.team.hub.publish import publish
-    from tests.hub.cluster import Cluster, server_bindir
     from tests.hub.hubs import Hub
-    from tests.perf.bench_hub import items_frame
 
-    bindir = server_bindir()
-    if bindir is None:
-        sys.exit("bench_hub_scale: PostgreSQL server binaries not found (pg_config --bindir)")
     low, high = (float(x) for x in opts.pace.split("-"))
     n_items = int(opts.seconds / low) + 5
-    cluster = Cluster(bindir, fsync=True, max_connections=100, reserved=3)
-    cluster.init()
-    cluster.start()
-    tmp = tempfile.TemporaryDirectory()
-    folder = Path(tmp.name)
     os.chmod(folder, 0o755)
+    bouncer = None
     try:
         hub = Hub(cluster, "scale", folder)
         os.environ["PGPASSFILE"] = str(hub.passfile)
         organizer = Project.create(folder / "organizer.simrate", scale="sts", title="scale")
         organizer.import_items(items_frame(n_items), source="bench")
         publish(organizer, hub.url())
-        target = hub_of(organizer)
+        team = add_annotators(hub, hub_of(organizer), opts.replicas, "rater")
+        url = hub.url
+        if opts.pgbouncer:  # the annotators through the pooler; the organizer goes direct
+            bouncer = start_bouncer(cluster, hub, opts.replicas)
+            url = lambda login: bouncer.url(login, hub.name)  # noqa: E731
         parts: list[list[dict]] = [[] for _ in range(opts.processes)]
-        for k in range(opts.replicas):
-            login = f"rater_{k}"
-            add_person(target, f"Rater {k}", "annotator", f"pw-{k}", login=login)
-            hub.remember(login, f"pw-{k}")
+        for k, (name, login) in enumerate(team):
             parts[k % opts.processes].append({
-                "name": f"Rater {k}", "url": hub.url(login),
-                "path": str(folder / f"{login}.simrate"), "seed": 1000 + k})
+                "name": name, "url": url(login),
+                "path": str(files / f"{login}.simrate"), "seed": 1000 + k})
         items = [f"d:{i}" for i in range(1, n_items + 1)]
         env = dict(hub.env(), SIMRATE_HUB_WAIT="120")
         workers = []
@@ -378,6 +382,7 @@ def run(opts: argparse.Namespace) -> dict:
         sampler = Sampler(cluster)
         time.sleep(1.0)  # the organizer's link is up before anyone rates
         cpu_before = server_cpu(cluster)
+        pooler_before = process_cpu(bouncer.pid(), False) if bouncer else 0
         start = time.time() + 1.0
         for w in workers:
             w.stdin.write(f"{start!r}\n")
@@ -396,6 +401,8 @@ def run(opts: argparse.Namespace) -> dict:
         sampler.stop()
         time.sleep(1.0)  # backends of closed connections exit and are reaped
         cpu = server_cpu(cluster) - cpu_before
+        pooler = ((process_cpu(bouncer.pid(), False) - pooler_before) / os.sysconf("SC_CLK_TCK")
+                  if bouncer else 0.0)
         with hub.admin() as admin:
             on_hub = set(admin.execute(
                 "SELECT annotator, item_id FROM simrate.ratings").fetchall())
@@ -432,14 +439,35 @@ def run(opts: argparse.Namespace) -> dict:
             "refused_hold_p50": quantile(refused_hold, 0.5),
             "client_cpu": client_cpu, "load": os.getloadavg()[0],
             "hub_cpu": cpu, "cpu_per_rating_ms": 1000 * cpu / max(1, len(made)),
+            "pgbouncer": bool(bouncer), "pooler_cpu": pooler,
+            "replica_folder": opts.replica_folder or "temporary folder (the hub's disk)",
+            "pooler_per_rating_ms": 1000 * pooler / max(1, len(made)),
             "peak_connections": sampler.peak,
             "lock_waiting_mean": sampler.waiting / max(1, sampler.samples),
             "lock_waiting_peak": sampler.peak_waiting,
             "write_commits_per_s": (len(hold)) / max(1e-9, ended - start),
         }
     finally:
-        cluster.remove()
-        tmp.cleanup()
+        if bouncer is not None:
+            bouncer.remove()
+
+
+def start_bouncer(cluster, hub, replicas: int):
+    """Debian's PgBouncer in transaction mode in front of the hub database: a pool of one
+    server connection per login, at most POOLED server connections in all (the rest of the
+    server's slots stay for the organizers, who connect directly), every replica a client
+    of its own. It takes the hub's logins and passwords as the hub tests' does."""
+    from tests.hub.bouncer import Bouncer, bouncer_binary
+
+    binary = bouncer_binary()
+    if binary is None:
+        sys.exit("bench_hub_scale: pgbouncer not found (Debian's pgbouncer package)")
+    bouncer = Bouncer(binary, cluster, pool_mode="transaction", pool_size=1,
+                      max_db_connections=POOLED, max_client_conn=replicas + 50,
+                      query_wait_timeout=120, databases=(hub.name,))
+    bouncer.start()
+    bouncer.remember(hub.passfile)
+    return bouncer
 
 
 def report(res: dict) -> None:
@@ -447,7 +475,9 @@ def report(res: dict) -> None:
     rows = [
         ("replicas x seconds (processes)",
          f"{res['replicas']} x {res['seconds']} s ({res['processes']} processes), one "
-         f"rating every {res['pace']} s each"),
+         f"rating every {res['pace']} s each"
+         + (", through PgBouncer (transaction mode)" if res["pgbouncer"] else "")
+         + f"; replicas' files in {res['replica_folder']}"),
         ("ratings made / on the hub / lost",
          f"{res['made']:,} / {res['on_hub']:,} / {res['lost']} "
          f"({res['replicas_missing']} replicas missing some)"),
@@ -466,7 +496,9 @@ def report(res: dict) -> None:
          f"{res['offline_max']:.1f} s / {res['offline_over_cap']} (ceiling {res['cap']:.0f} s)"),
         ("hub CPU",
          f"{res['hub_cpu']:.1f} s in {res['wall']:.0f} s; {res['cpu_per_rating_ms']:.2f} ms "
-         "per rating"),
+         "per rating" + (f"; PgBouncer {res['pooler_cpu']:.1f} s, "
+                         f"{res['pooler_per_rating_ms']:.2f} ms per rating"
+                         if res["pgbouncer"] else "")),
         ("round's connection held p50 / p95; refused try",
          f"{ms(res['hold_p50'])} / {ms(res['hold_p95'])}; {ms(res['refused_hold_p50'])}"),
         ("replicas' processes CPU", f"{res['client_cpu']:.1f} s ("
@@ -500,6 +532,12 @@ def main() -> None:
                         help="processes the replicas are spread over (threads in each)")
     parser.add_argument("--pace", default="2-5",
                         help="seconds between one replica's ratings, drawn from LOW-HIGH")
+    parser.add_argument("--replica-folder", default=None, metavar="DIR",
+                        help="where the replicas' files go (default: the temporary folder, "
+                             "on the hub's disk); /dev/shm keeps their fsyncs off the hub's "
+                             "disk, as when each window runs on a computer of its own")
+    parser.add_argument("--pgbouncer", action="store_true",
+                        help="the annotators through PgBouncer in transaction mode")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     opts = parser.parse_args()
     res = run(opts)

@@ -278,6 +278,44 @@ def connect(url: str, password: str | None = None, autocommit: bool = True) -> A
         raise explain(exc, url) from None
 
 
+@dataclass
+class Result:
+    """What one statement of a Batch gave: rows changed (or returned), rows returned."""
+
+    rowcount: int
+    rows: list[tuple]
+
+
+class Batch:
+    """Statements sent to the hub as one message (the simple query protocol), their
+    parameters bound here: the server holds all of them before it runs the first, and
+    runs them in order, skipping the rest after an error."""
+
+    def __init__(self, conn: Any):
+        import psycopg
+
+        self.cursor = psycopg.ClientCursor(conn)
+        self.statements: list[str] = []
+
+    def add(self, sql: str, params: tuple | None = None) -> int:
+        """Add a statement; returns the index of its Result."""
+        self.statements.append(self.cursor.mogrify(sql, params) if params is not None
+                               else sql)
+        return len(self.statements) - 1
+
+    def run(self) -> list[Result]:
+        """Send the statements, wait for every answer; a psycopg error for the first that
+        failed."""
+        cur = self.cursor
+        cur.execute("\n;\n".join(self.statements))
+        results = []
+        while True:
+            rows = [tuple(r) for r in cur.fetchall()] if cur.description else []
+            results.append(Result(max(cur.rowcount, 0), rows))
+            if not cur.nextset():
+                return results
+
+
 @dataclass(frozen=True)
 class HubInfo:
     """What a client learns about the hub and itself when it connects."""
@@ -292,19 +330,41 @@ class HubInfo:
 def hub_info(conn: Any, url: str = "") -> HubInfo:
     """Read the hub's identity and the login's role; HubError if it is no hub we can use."""
     psycopg = _psycopg()
+    try:  # one message: the hub's identity and the login's role
+        batch = Batch(conn)
+        batch.add(HUB_META_SQL)
+        batch.add(WHOAMI_SQL)
+        meta_rows, whoami = batch.run()
+    except psycopg.Error as exc:
+        if not (sqlstate(exc) or "").startswith("42"):  # the hub is full, gone, ...
+            raise explain(exc, url) from None
+        # no hub here, or a login that may not read it: ask step by step, to say which
+        if conn.info.transaction_status == 3:  # in a failed transaction: end it first
+            conn.rollback()
+    else:
+        meta = dict(meta_rows.rows)
+        check_version(int(meta.get("hub_schema", "0")))
+        return _info(meta, *whoami.rows[0])
     try:
         found = conn.execute("SELECT to_regclass('simrate.hub') IS NOT NULL").fetchone()[0]
         if not found:
             raise HubError(f"no simrate hub in this database {_where(url)}; the organizer "
                            "publishes one with `simrate team publish`", "project")
-        meta = dict(conn.execute("SELECT key, value FROM simrate.hub").fetchall())
+        meta = dict(conn.execute(HUB_META_SQL).fetchall())
         check_version(int(meta.get("hub_schema", "0")))
-        kind, name, login = conn.execute(
-            "SELECT simrate.my_kind(), simrate.my_name(), session_user").fetchone()
+        kind, name, login = conn.execute(WHOAMI_SQL).fetchone()
     except psycopg.Error as exc:
         if sqlstate(exc) == "42501" and _login_taken_away(conn):
             raise removed(url, first_line(exc)) from None
         raise explain(exc, url) from None
+    return _info(meta, kind, name, login)
+
+
+HUB_META_SQL = "SELECT key, value FROM simrate.hub"
+WHOAMI_SQL = "SELECT simrate.my_kind(), simrate.my_name(), session_user"
+
+
+def _info(meta: dict[str, str], kind: str | None, name: str | None, login: str) -> HubInfo:
     if kind is None:
         raise HubError(f"role not allowed: {login} is not one of this hub's people", "refused")
     return HubInfo(meta["project_uuid"], int(meta["hub_schema"]), kind, name, login)

@@ -8,10 +8,12 @@ project. See sync.py for the local half and the rules.
 from __future__ import annotations
 
 import time
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.team.hub.connection import HubError, explain
+from app.core.team.hub.connection import Batch, HubError, Result, explain
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000
@@ -134,93 +136,179 @@ class Received:
 
 def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
              organizer: bool, url: str = "") -> Received:
-    """Push the outbox (once: rows the hub acknowledged before are left out), then pull."""
+    """Push the outbox (once: rows the hub acknowledged before are left out), then pull.
+
+    `conn` is in autocommit mode (connect() makes it so): the push is one transaction of
+    its own, begun and committed here. A round is two messages to the hub and their
+    answers, whatever the outbox holds: the first begins the transaction, locks this
+    replica's row and reads what the hub acknowledged; the second carries every write, the
+    COMMIT, a wait for the disk, the pull and a look at the hub's clock. Every write takes
+    the hub's sequence
+    stamp under a lock that all other writers wait for until this transaction ends
+    (hub_schema.py), so nothing may come between the first write and the COMMIT that
+    waits on this machine: a client that is slow to be scheduled (hundreds of windows on
+    a busy machine) would hold up every writer of the hub. Sent as one message, the writes
+    and the COMMIT are all on the server before it runs the first of them.
+    """
     import psycopg
 
+    tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
+    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
     try:
-        acked, pushed, refused = _push(conn, replica, outbox)
-        tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
-        rows, new_marks = pull(conn, tables, marks, organizer)
-        # a whole round (push and pull) went through: the team panel's "Last sync"
-        conn.execute("UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s",
-                     (replica,))
-        offset = clock_offset(conn)
+        try:
+            acked, has_kind = _begin_push(conn, replica, outbox)
+            batch = Batch(conn)
+            pushed = _queue_push(batch, outbox, acked, has_kind)
+            batch.add("COMMIT")
+            # the push is on disk before the answer: this write's commit waits for the log
+            # up to it, the push's commit included (which waited for nothing, see BEGIN)
+            batch.add(DURABLE_SQL, (replica,))
+            pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
+                     for table in tables}
+            hub_clock = batch.add(CLOCK_SQL)
+            sent = time.time()
+            results = batch.run()
+            answered = time.time()
+        except BaseException:
+            _roll_back(conn)
+            raise
+        count, refused = pushed(results)
+        rows, new_marks = {}, dict(marks)
+        for table, index in pages.items():
+            found = results[index].rows
+            if len(found) == PAGE:  # more than a page is new: the rest, page by page
+                more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
+                found.extend(more[table])
+            rows[table] = found
+            new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+        offset = (sent + answered) / 2 - float(results[hub_clock].rows[0][0])
     except psycopg.Error as exc:
         raise explain(exc, url) from None
-    return Received(acked, pushed, rows, new_marks, refused, offset)
+    return Received(acked, count, rows, new_marks, refused, offset)
 
 
-def clock_offset(conn: Any) -> float:
-    """Seconds this machine's clock is ahead of the hub's (ratings are ordered by the time
-    their edits were made, so a clock far off decides conflicts wrongly)."""
-    sent = time.time()
-    hub_now = float(conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()[0])
-    return (sent + time.time()) / 2 - hub_now
+#: After the push's COMMIT, in the same message: a write whose commit waits until the
+#: server's log is on disk up to it, and so until the push is.
+DURABLE_SQL = "UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s"
+#: The hub's clock, in Unix seconds.
+CLOCK_SQL = "SELECT extract(epoch FROM clock_timestamp())"
 
 
-def _push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, int, list[tuple]]:
-    """One transaction: lock this replica's row, write what it has not acknowledged.
+def _page_sql(query: str) -> str:
+    return f"{query} WHERE seq > %s ORDER BY seq LIMIT {PAGE}"
+
+
+def _roll_back(conn: Any) -> None:
+    """End a push that failed half-way (its writes are undone; a connection that broke
+    needs nothing: the server ends the transaction itself)."""
+    try:
+        if conn.info.transaction_status != 0:  # not idle
+            conn.rollback()
+    except Exception:  # noqa: BLE001 - the first error is the one to report
+        pass
+
+
+#: Connections whose first push was rehearsed (see _begin_push).
+_rehearsed: weakref.WeakSet = weakref.WeakSet()
+
+
+def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
+    """Begin the push's transaction, lock this replica's row, read and raise the id the
+    hub acknowledged (and see whether the hub knows machine raters, when some are to go):
+    one message, before any write, so this transaction holds no lock another replica waits
+    for while it waits for the answer."""
+    batch = Batch(conn)
+    batch.add("BEGIN")
+    # The write lock is held until the commit ends (hub_schema.py). The commit does not wait
+    # for the disk here: waiting there would keep every other writer waiting on this disk
+    # flush too. The statement after the COMMIT waits for it instead, lock released, with
+    # the flushes of other pushes made meanwhile (one flush serves them all). The push is
+    # on disk before this machine hears it went through; should the server stop before,
+    # the round fails here and is sent again (the hub leaves out what it has).
+    batch.add("SET LOCAL synchronous_commit = off")
+    batch.add("INSERT INTO simrate.replicas (replica) VALUES (%s) "
+              "ON CONFLICT (replica) DO NOTHING", (replica,))
+    mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
+                     (replica,))
+    kind = batch.add(HAS_KIND) if outbox.machines else None
+    batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
+              "WHERE replica = %s", (outbox.upto, replica))
+    # not with items: ratings of new items would find no item before the items are written
+    rehearse = bool(outbox.ratings) and not outbox.items and conn not in _rehearsed
+    if rehearse:
+        _rehearse(batch, outbox.ratings)
+    results = batch.run()
+    if rehearse:
+        _rehearsed.add(conn)
+    if not results[mine].rows:
+        raise HubError("this file's replica id belongs to another login on the hub: "
+                       "join again to make a replica of your own", "refused")
+    return int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows)
+
+
+def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
+    """Add a rehearsal of the ratings' writes, undone at once: the first write of a
+    session loads the code of the ratings' triggers and the catalogs they read, which
+    takes several times as long as the write itself, and doing that with the write lock
+    held keeps every other writer waiting meanwhile. While `simrate.rehearsal` is on, the
+    stamp takes no lock (hub_schema.py); the savepoint undoes the rows, their change log
+    and their notifications. (A hub whose schema predates rehearsals takes the lock here,
+    and gives it back at the rollback, within this one message.)"""
+    batch.add("SAVEPOINT rehearsal")
+    batch.add("SET LOCAL simrate.rehearsal = 'on'")
+    for row in ratings:
+        batch.add(UPSERT_RATING, row[:7])
+    batch.add(REFUSED_RATINGS, _refused_params(ratings))
+    batch.add("ROLLBACK TO SAVEPOINT rehearsal")
+    batch.add("RELEASE SAVEPOINT rehearsal")
+
+
+def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
+                ) -> Callable[[list[Result]], tuple[int, list[tuple]]]:
+    """Add the push's writes to the batch; returns what reads, from the batch's results,
+    how many rows changed the hub and the hub's rows for the ratings it kept another value
+    for (its trigger refuses an edit older than the one it holds).
 
     Ratings are sent whatever the acknowledged id says: they are keyed by value and by the
     time each edit was made, so a second delivery changes nothing on the hub (an equal
     value is left alone, an older edit is refused there)."""
-    with conn.transaction():
-        conn.execute("INSERT INTO simrate.replicas (replica) VALUES (%s) "
-                     "ON CONFLICT (replica) DO NOTHING", (replica,))
-        row = conn.execute("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
-                           (replica,)).fetchone()
-        if row is None:
-            raise HubError("this file's replica id belongs to another login on the hub: "
-                           "join again to make a replica of your own", "refused")
-        acked = int(row[0])
-        items = _write_items(conn, outbox.items)  # first: ratings refer to them
-        pushed, refused = _write_ratings(conn, outbox.ratings)
-        pushed += items if outbox.upto > acked else 0
-        if outbox.upto > acked:  # else a round whose reply was lost delivered all of it
-            pushed += _write(conn, outbox, acked)
-        conn.execute("UPDATE simrate.replicas SET acked = %s, last_seen = now() "
-                     "WHERE replica = %s", (max(outbox.upto, acked), replica))
-    return acked, pushed, refused
+    fresh = outbox.upto > acked  # else a round whose reply was lost delivered all of it
+    for row in outbox.items:  # first: ratings refer to them
+        batch.add(INSERT_ITEM, row[:8])
+    ratings = outbox.ratings
+    upserts = [batch.add(UPSERT_RATING, r[:7]) for r in ratings]
+    refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
+    others = _queue_writes(batch, outbox, acked, has_kind) if fresh else 0
+
+    def result(results: list[Result]) -> tuple[int, list[tuple]]:
+        changed = sum(results[i].rowcount for i in upserts)
+        kept = results[refused].rows if refused is not None else []
+        return changed + (len(outbox.items) if fresh else 0) + others, kept
+
+    return result
 
 
-def _write_ratings(conn: Any, ratings: list[tuple]) -> tuple[int, list[tuple]]:
-    """Upsert the ratings; returns how many changed the hub, and the hub's rows for those
-    it kept another value for (its trigger refuses an edit older than the one it holds)."""
-    if not ratings:
-        return 0, []
-    with conn.cursor() as cur:
-        cur.executemany(UPSERT_RATING, [r[:7] for r in ratings])
-        changed = max(cur.rowcount, 0)
-    refused = conn.execute(REFUSED_RATINGS, (
-        [r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
-        [r[3] for r in ratings], [bool(r[4]) for r in ratings])).fetchall()
-    return changed, [tuple(r) for r in refused]
+def _refused_params(ratings: list[tuple]) -> tuple:
+    return ([r[0] for r in ratings], [r[1] for r in ratings], [r[2] for r in ratings],
+            [r[3] for r in ratings], [bool(r[4]) for r in ratings])
 
 
-def _write_items(conn: Any, items: list[tuple]) -> int:
-    """Insert the items the hub lacks (an item it has is left alone); returns how many."""
-    if items:
-        with conn.cursor() as cur:
-            cur.executemany(INSERT_ITEM, [r[:8] for r in items])
-    return len(items)
-
-
-def _write(conn: Any, outbox: Outbox, acked: int) -> int:
-    """Write the outbox rows other than items and ratings newer than `acked`; returns how
+def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> int:
+    """Add the outbox rows other than items and ratings newer than `acked`; returns how
     many."""
     adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
     annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
     machines = [r[:1] for r in outbox.machines if r[-1] > acked]
-    with conn.cursor() as cur:
-        if machines and cur.execute(HAS_KIND).fetchone():  # else: publish again to upgrade
-            cur.executemany(UPSERT_MACHINE, machines)
-        if annotators:
-            cur.executemany(UPSERT_ANNOTATOR, annotators)
-        if adjudications:
-            cur.executemany(UPSERT_ADJUDICATION, adjudications)
-        threshold = outbox.threshold
-        if threshold is not None and threshold[1] > acked:
-            cur.execute(UPSERT_SETTING, ("threshold", str(threshold[0])))
+    if has_kind:  # else: publish again to upgrade
+        for row in machines:
+            batch.add(UPSERT_MACHINE, row)
+    for row in annotators:
+        batch.add(UPSERT_ANNOTATOR, row)
+    for row in adjudications:
+        batch.add(UPSERT_ADJUDICATION, row)
+    threshold = outbox.threshold
+    if threshold is not None and threshold[1] > acked:
+        batch.add(UPSERT_SETTING, ("threshold", str(threshold[0])))
     return (len(adjudications) + len(annotators)
             + (threshold is not None and threshold[1] > acked))
 

@@ -161,9 +161,15 @@ FUNCTIONS_SQL = """
 CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  -- held until commit: writers commit in the order of their sequence numbers
-  PERFORM pg_advisory_xact_lock(@clock_lock);
-  NEW.seq := nextval('simrate.clock');
+  IF current_setting('simrate.rehearsal', true) = 'on' THEN
+    -- a rehearsal (exchange.py), undone before commit: no lock, and a number below every
+    -- watermark, so that no replica would ever pull the row
+    NEW.seq := -nextval('simrate.clock');
+  ELSE
+    -- held until commit: writers commit in the order of their sequence numbers
+    PERFORM pg_advisory_xact_lock(@clock_lock);
+    NEW.seq := nextval('simrate.clock');
+  END IF;
   NEW.login := session_user;
   RETURN NEW;
 END $$;
@@ -441,7 +447,8 @@ BEGIN
   END IF;
   IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at
      AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
-    IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped) THEN
+    IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped)
+       AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
       PERFORM pg_advisory_xact_lock(@clock_lock);
       INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
       VALUES (nextval('simrate.clock'), session_user, 'ratings_refused', OLD.item_id,
