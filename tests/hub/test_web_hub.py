@@ -316,3 +316,66 @@ def test_crowd_study_and_serve_on_the_command_line_of_an_organizers_replica(hub,
     served = hub.simrate("serve", tmp_path / "ann.simrate", "--port", 0)
     assert served.returncode == 2 and "annotator's replica" in served.stderr
     assert served.stderr.count("\n") == 1
+
+
+def hub_state(hub) -> list:
+    return [hub_rows(hub, f"SELECT * FROM simrate.{table} ORDER BY 1, 2")
+            for table in ("ratings", "web_tasks", "web_slots")]
+
+
+def test_random_bodies_to_every_endpoint_on_the_hub_get_short_4xx_and_store_nothing(
+        hub, tmp_path):
+    import random
+
+    from starlette.testclient import TestClient
+
+    from app.web.server import HubBackend, create_app
+    from tests.web.test_web_http import ENDPOINTS, KINDS, random_body
+
+    path, _ = published_study(hub, tmp_path, annotator=None)
+    rng = random.Random(24)
+    app = create_app(path, backend=HubBackend(path))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        start(client, "s", "W1")
+        client.get("/study/s/task")
+        before = hub_state(hub)
+        for _ in range(300):
+            url = rng.choice(ENDPOINTS)
+            method = rng.choice(["POST", "PUT", "PATCH", "DELETE", "POST"])
+            headers = {"content-type": rng.choice(KINDS)}
+            if rng.random() < 0.3:
+                headers["origin"] = rng.choice(["http://testserver", "https://evil.example"])
+            answer = client.request(method, url, content=random_body(rng), headers=headers)
+            assert 400 <= answer.status_code < 500, (method, url, answer.status_code)
+            assert len(answer.content) < 2000
+            assert "traceback" not in answer.text.lower()
+    assert hub_state(hub) == before
+
+
+def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
+    import re
+
+    from starlette.testclient import TestClient
+
+    from app.core.team.hub.hub_schema import web_role_names
+    from app.web.server import HubBackend, create_app
+
+    path, _ = published_study(hub, tmp_path, annotator=None)
+    with TestClient(create_app(path, backend=HubBackend(path)),
+                    raise_server_exceptions=False) as client:
+        start(client, "s", "W1")
+        page = client.get("/study/s/task")
+        owner = hub_rows(hub, "SELECT value FROM simrate.hub WHERE key = 'role_owner'")[0][0]
+        group = web_role_names({"owner": owner})["web"]
+        with hub.admin() as conn:  # the hub takes the web login's rights away meanwhile
+            conn.execute(f'REVOKE EXECUTE ON FUNCTION simrate.web_rate(text, text, text, '
+                         f'integer, integer), simrate.web_task(text, text) FROM "{group}"')
+        answers = [client.get("/study/s/task"),
+                   client.post("/study/s/rate", data={**form_of(page.text), "score": "2"})]
+    for answer in answers:
+        assert answer.status_code == 503
+        text = answer.text + str(answer.headers)
+        for detail in ("Traceback", "psycopg", "permission", "web_rate", "simrate.",
+                       str(path), "postgres"):
+            assert detail.lower() not in text.lower(), (detail, text)
+        assert len(re.sub(r"<[^>]+>", "", answer.text).strip()) < 400
