@@ -134,7 +134,7 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
     of those studies are replaced); returns the number of studies."""
     import psycopg
 
-    from app.core.team.web_study import ensure_web_tables
+    from app.core.team.web_tables import ensure_web_tables
 
     url, uuid = hub_of(project)
     conn = _organizer_connection(url, uuid, password)
