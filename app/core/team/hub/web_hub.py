@@ -129,6 +129,18 @@ def web_url(project: Project) -> str:
     return url_for(project.meta("hub_url") or "", login)
 
 
+def _local_pool_sizes(project: Project) -> dict[str, int]:
+    """{study: items in the file's copy of its pool}, check items left out (as the hub's)."""
+    from app.core.team.teamdb import has_table
+
+    if not has_table(project, "web_fill"):
+        return {}
+    checks = "WHERE item_ord NOT IN (SELECT item_ord FROM check_items)" \
+        if has_table(project, "check_items") else ""
+    return dict(project.team_tables.read(
+        f"SELECT study, COUNT(*) FROM web_fill {checks} GROUP BY study"))
+
+
 def mirror_hub_studies(project: Project, password: str | None = None) -> int:
     """Copy the hub's studies, pools, tasks and slots into the file's web tables (the rows
     of those studies are replaced); returns the number of studies."""
@@ -145,8 +157,15 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
                 "SELECT name, per_task, checks, per_item, lease_minutes, completion_url, code, "
                 "secret, open, extract(epoch FROM created_at) FROM simrate.web_studies"
             ).fetchall()
+            # a pool is copied again only when its size changed (its counts of use are
+            # not what the file's status reads: that counts the slots)
+            sizes = dict(conn.execute("SELECT study, count(*) FROM simrate.web_pool "
+                                      "WHERE NOT is_check GROUP BY study").fetchall())
+            local = _local_pool_sizes(project)
+            stale = [name for name, size in sizes.items() if local.get(name) != size]
             pool = conn.execute("SELECT study, item_id, used, rank FROM simrate.web_pool "
-                                "WHERE NOT is_check").fetchall()
+                                "WHERE NOT is_check AND study = ANY (%s)", (stale,)
+                                ).fetchall() if stale else []
             tasks = conn.execute(
                 "SELECT study, task, worker, session, cookie, token, state, leased_at, "
                 "expires_at, done_at FROM simrate.web_tasks").fetchall()
@@ -160,8 +179,9 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
     names = [(s[0],) for s in studies]
     with project.team_tables.transaction() as local:
         ensure_web_tables(local)
-        for table in ("web_slots", "web_tasks", "web_fill"):
+        for table in ("web_slots", "web_tasks"):
             local.executemany(f"DELETE FROM {table} WHERE study = ?", names)
+        local.executemany("DELETE FROM web_fill WHERE study = ?", [(n,) for n in stale])
         local.executemany(
             "INSERT INTO web_studies VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO "
             "UPDATE SET per_task = excluded.per_task, checks = excluded.checks, "
