@@ -286,6 +286,11 @@ class HubBackend:
                                          int(state[2:])) from None
                 if state in ("40P01", "40001") and attempt < 2:
                     continue
+                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
+                    # a pooled connection the hub closed (a restart): the pool drops it and
+                    # the call goes on a fresh one (a rating sent again is 'again'; a lease
+                    # that was taken before the reply was lost answers 409, the task open)
+                    continue
                 if state == "23505":  # a second live task for one worker
                     raise web.WebRefusal("this worker already has a task open in another "
                                          "browser; go back to it, or wait until it times "
