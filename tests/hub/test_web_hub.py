@@ -379,3 +379,41 @@ def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
                        str(path), "postgres"):
             assert detail.lower() not in text.lower(), (detail, text)
         assert len(re.sub(r"<[^>]+>", "", answer.text).strip()) < 400
+
+
+def test_exclude_careless_drops_a_careless_web_worker_after_the_hub_sync(hub, tmp_path,
+                                                                          capsys):
+    """The check-item rule on web ratings that came through the hub: seconds, kind crowd
+    and the check items' scores reach the organizer's replica."""
+    import json
+    import re
+
+    from app.cli import main
+
+    path, _ = published_study(hub, tmp_path, items=12, checks=3, per_task=4, n_checks=3,
+                              annotator=None)
+    known = {"c1": "1", "c2": "2", "c3": "3"}
+    with Server(path) as server:
+        for worker, careful in (("careful", True), ("careless", False)):
+            client = httpx.Client(base_url=server.url, timeout=10)
+            assert start(client, "s", worker).status_code == 303
+            while True:
+                page = client.get("/study/s/task")
+                if 'id="completion-code"' in page.text:
+                    break
+                item = re.search(r'id="left">left text ([^<]*)<', page.text).group(1)
+                score = known.get(item, "2") if careful else "4"
+                assert client.post("/study/s/rate", data={**form_of(page.text),
+                                                          "score": score}).status_code == 303
+        assert server.stop()[0] == 0
+    with Project.open(path) as project:
+        sync_once(project)
+    assert main(["annotators", str(path), "--exclude-careless", "--by", "me"]) == 0
+    capsys.readouterr()
+    with Project.open(path) as project:
+        assert project.excluded_annotators() == ["careless"]
+    assert main(["annotators", str(path), "--json"]) == 0
+    report = {r["annotator"]: r for r in json.loads(capsys.readouterr().out)}
+    assert report["careless"]["checks"] == 3 and report["careless"]["flagged"]
+    assert report["careful"]["check_pearson"] == 1.0
+    assert report["careful"]["seconds_per_item"] is not None
