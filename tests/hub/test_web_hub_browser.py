@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import threading
 
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-
 from app.core.project import Project
 from app.core.team import web_study as web
 from app.core.team.hub.sync import session_for, sync_round
@@ -27,6 +24,9 @@ from tests.web.test_web_browser import (  # noqa: F401 - the fixture
 
 def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_them_live(
         hub, tmp_path, browser_factory):  # noqa: F811 - the fixture
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
     path, _ = published_study(hub, tmp_path, items=8, checks=2, per_task=3, n_checks=1,
                               annotator=None)
     with Project.open(path) as project:
