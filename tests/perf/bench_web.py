@@ -124,15 +124,20 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))] if ordered else float("nan")
 
 
-def follow(path: Path, stop, arrived: dict[tuple, float], rounds: list[float]) -> None:
-    """The organizer's replica as its window keeps it: a round on each NOTIFY; records
-    when each crowd rating is first in the file."""
+def follow(path: str, stop, ready, results) -> None:
+    """The organizer's replica as its window keeps it, in a process of its own (as the
+    window is): a round on each NOTIFY; sends back when each crowd rating was first in the
+    file (time.perf_counter: the system's monotonic clock, the same in every process)."""
     from app.core.project import Project
     from app.core.team.hub.sync import session_for, sync_round
 
+    arrived: dict[tuple, float] = {}
+    rounds: list[float] = []
     project = Project.open(path)
     session = session_for(project)
     try:
+        sync_round(project, session)
+        ready.set()
         while not stop.is_set():
             if not session.wait(0.2):
                 continue
@@ -147,11 +152,12 @@ def follow(path: Path, stop, arrived: dict[tuple, float], rounds: list[float]) -
     finally:
         session.close()
         project.close()
+        results.put((arrived, rounds))
 
 
 def main_hub() -> None:
+    import multiprocessing
     import os
-    import threading
 
     from app.core.project import Project
     from app.core.team.hub.publish import publish
@@ -183,11 +189,11 @@ def main_hub() -> None:
                   f"{imported + study:.2f} s; goal <= 4 s; Potato: "
                   f"{POTATO['load 200k pairs']}); publishing the project to the hub, once "
                   f"per team, {published:.2f} s")
-            stop = threading.Event()
-            arrived: dict[tuple, float] = {}
-            rounds: list[float] = []
-            follower = threading.Thread(target=follow, args=(path, stop, arrived, rounds))
+            spawn = multiprocessing.get_context("spawn")
+            stop, ready, results = spawn.Event(), spawn.Event(), spawn.Queue()
+            follower = spawn.Process(target=follow, args=(str(path), stop, ready, results))
             follower.start()
+            ready.wait(120)
             servers = [Server(path, args=("--starts-per-ip", 100000))
                        for _ in range(ARGS.servers)]
             latencies: list[float] = []
@@ -197,6 +203,7 @@ def main_hub() -> None:
             wall = time.perf_counter() - began
             time.sleep(2.0)  # the last NOTIFY's round
             stop.set()
+            arrived, rounds = results.get(timeout=120)
             follower.join(60)
             stopped = [s.stop() for s in servers]
             for _status, _out, err in stopped:
