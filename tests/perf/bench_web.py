@@ -198,9 +198,11 @@ def main_hub() -> None:
                        for _ in range(ARGS.servers)]
             latencies: list[float] = []
             acked: list[tuple] = []
+            load_before = os.getloadavg()[0]
             began = time.perf_counter()
             outcomes = asyncio.run(all_workers([s.url for s in servers], latencies, acked))
             wall = time.perf_counter() - began
+            load_after = os.getloadavg()[0]
             time.sleep(2.0)  # the last NOTIFY's round
             stop.set()
             arrived, rounds = results.get(timeout=120)
@@ -232,7 +234,8 @@ def main_hub() -> None:
             statuses = [status for status, _out, _err in stopped]
             print(f"{ARGS.workers} workers on {ARGS.servers} server processes through the hub "
                   f"(exit {statuses}): {sum(o == 'done' for o in outcomes)} tasks done, other "
-                  f"outcomes {sorted({o for o in outcomes if o != 'done'})}")
+                  f"outcomes {sorted({o for o in outcomes if o != 'done'})}; machine load "
+                  f"(1-minute average) {load_before:.1f} before, {load_after:.1f} after")
             print(f"rating POST: {len(latencies)} in {wall:.1f} s "
                   f"({len(latencies) / wall:.0f}/s); p50 "
                   f"{statistics.median(latencies) * 1000:.1f} ms, p95 "
