@@ -17,7 +17,7 @@ issue (measured once on the same work) are printed beside ours; they are quoted,
 measured here.
 
 With `--backend hub` the project is published to a throwaway PostgreSQL (tests/hub/
-cluster.py, fsync on), the study is created on the hub, and the SERVERS processes serve
+cluster.py, fsync on unless --fsync off), the study is created on the hub, and the SERVERS processes serve
 the organizer's replica through the hub's web login. An organizer's replica follows the
 hub as the window does (LISTEN, then a sync round on each NOTIFY) in a thread of the
 client process, and the time from each rating POST's answer to that rating being in the
@@ -167,7 +167,7 @@ def main_hub() -> None:
     from tests.hub.hubs import Hub
     from tests.web.servers import Server
 
-    cluster = Cluster(server_bindir(), fsync=True)
+    cluster = Cluster(server_bindir(), fsync=ARGS.fsync == "on")
     cluster.init()
     cluster.start()
     try:
@@ -307,6 +307,9 @@ def main() -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=("file", "hub"), default="file")
+    parser.add_argument("--fsync", choices=("on", "off"), default="on",
+                        help="the hub's PostgreSQL flushes each commit to disk (on: as in "
+                             "production)")
     parser.add_argument("--pairs", type=int, default=200_000)
     parser.add_argument("--workers", type=int, default=200)
     parser.add_argument("--servers", type=int, default=2)
