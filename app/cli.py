@@ -195,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--completion-url", default=None, metavar="URL")
     q.add_argument("--close", action="store_true")
     q.add_argument("--by", default=None)
+    q.add_argument("--new-web-password", action="store_true",
+                   help="on a hub: give the login simrate serve uses a new password")
     q = crowd.add_parser("status", help="tasks, ratings per item and workers of each study")
     q.add_argument("project")
     q.add_argument("--json", action="store_true")
@@ -203,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=whole_number, default=8000)
+    p.add_argument("--starts-per-ip", type=finite_float, default=60.0, metavar="N",
+                   help="tasks one client address may start a minute (per server process)")
 
     p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
                        "and the way out")

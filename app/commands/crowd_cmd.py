@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from app.core.errors import SimrateError
 from app.core.project import Project
 from app.core.team.crowd import batch_frame, make_batch, record_batch
 
@@ -74,7 +75,14 @@ def run_study(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         study, what = set_study(project, args.name, args.per_task, args.checks, args.per_item,
                                 args.lease_minutes, args.completion_url, args.close,
-                                by=_who(args.by))
+                                by=_who(args.by),
+                                new_web_password=getattr(args, "new_web_password", False))
+        if project.meta("hub_url"):
+            from app.core.team.hub.web_hub import WEB_LOGIN_KEY, mirror_hub_studies, password_file
+
+            mirror_hub_studies(project)
+            print(f"{args.project}: the study is on the hub; simrate serve connects as "
+                  f"{project.meta(WEB_LOGIN_KEY)}, whose password is in {password_file()}")
         left = study_status(project)[study.name]["tasks"]["left"]
     print(f"{args.project}: study {study.name!r} {what}: tasks of {study.per_task} items + "
           f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
@@ -92,6 +100,14 @@ def run_status(args: argparse.Namespace) -> int:
     from app.core.team.web_study import study_status
 
     with Project.open(args.project) as project:
+        if project.meta("hub_url") and project.meta("hub_kind") == "organizer":
+            from app.core.team.hub.web_hub import mirror_hub_studies
+
+            try:
+                mirror_hub_studies(project)  # the hub's leases and ratings, into the file
+            except SimrateError as exc:
+                print(f"{args.project}: the hub's figures could not be read ({exc.message}); "
+                      "showing those of the last time", file=sys.stderr)
         status = study_status(project)
     if args.json:
         print(json.dumps({"studies": status}, ensure_ascii=False, indent=1))

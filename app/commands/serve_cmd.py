@@ -16,5 +16,7 @@ def run(args: argparse.Namespace) -> int:
             from None
     if not 0 <= args.port <= 65535:
         raise SimrateError(f"--port must be between 0 and 65535, not {args.port}")
-    serve(args.project, args.host, args.port)
+    if not args.starts_per_ip > 0:
+        raise SimrateError(f"--starts-per-ip must be a positive number, not {args.starts_per_ip:g}")
+    serve(args.project, args.host, args.port, ip_starts_per_minute=args.starts_per_ip)
     return 0

@@ -110,14 +110,15 @@ class Roster:
         self._publish(AnnotatorExcluded(", ".join(names), excluded))
         return old
 
-    def add(self, name: str) -> None:
-        """Add an annotator who has no ratings yet (a team hub's person); no-op if known."""
+    def add(self, name: str, kind: str = HUMAN) -> None:
+        """Add an annotator who has no ratings yet (a team hub's person, or a crowd worker
+        of a web study on the hub); no-op if known."""
         name = nfc(name.strip())
         if name in self._ids:
             return
         added: dict[str, int] = {}
         with transaction(self._conn, self.path) as conn:
-            self.id_for(conn, name, added)
+            self.id_for(conn, name, added, kind)
         self.remember(added)
         self._publish(AnnotatorAdded(name))
 

@@ -147,6 +147,218 @@ class FileBackend:
         return await loop.run_in_executor(self._pool, lambda: function(self.project, *args,
                                                                        **kwargs))
 
+    # the interface every backend gives the app (see HubBackend)
+    @property
+    def opened(self) -> bool:
+        return self.project is not None
+
+    @property
+    def scale(self):
+        return self.project.scale
+
+    @property
+    def title(self) -> str:
+        return self.project.title
+
+    async def start(self) -> None:
+        """Nothing to start in the event loop: the file is opened by open()."""
+
+    async def stop(self) -> None:
+        """Nothing to stop in the event loop: the file is closed by close()."""
+
+    def open_studies(self) -> list[str]:
+        return [s.name for s in self._pool.submit(web.studies, self.project).result()
+                if s.open]
+
+    async def study(self, name: str) -> web.Study | None:
+        return await self.call(web.get_study, name)
+
+    async def lease(self, name: str, worker: str, session: str, cookie: str | None
+                    ) -> web.Lease:
+        return await self.call(web.lease, name, worker, session, cookie)
+
+    async def task(self, name: str, cookie: str) -> tuple[web.Lease | None, web.Slot | None]:
+        def both(project: Project):
+            found = web.task_by_cookie(project, name, cookie)
+            if found is None or found.state != "leased":
+                return found, None
+            return found, web.next_slot(project, found)
+
+        return await self.call(both)
+
+    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str) -> None:
+        await self.call(web.rate_slot, name, cookie, token, slot, score)
+
+    async def invitee(self, token: str) -> str | None:
+        return await self.call(invitee_now, token)
+
+    async def invite_next(self, name: str):
+        return await self.call(invites.next_item, name)
+
+    async def invite_rate(self, token: str, item_id: str, score: str) -> None:
+        await self.call(rate_invited_now, token, item_id, score)
+
+
+class HubBackend:
+    """An organizer's hub replica: every lease and rating is one call of a hub function
+    (hub_schema.py), made as the hub's web login over psycopg's connection pool. The
+    project file is read once, when the server opens (the hub's URL and web login, the
+    scale, the title), and never written; nothing lives in the process but the pool, so
+    any number of servers can run side by side behind a reverse proxy."""
+
+    def __init__(self, path: str | Path, min_size: int = 2, max_size: int = 8):
+        self.path = Path(path)
+        self.min_size, self.max_size = min_size, max_size
+        self.url = ""
+        self._scale = None
+        self._title = ""
+        self._studies: list[str] = []
+        self.pool = None
+        self.opened = False
+
+    @property
+    def scale(self):
+        return self._scale
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    def open(self) -> None:
+        """Read the replica's settings and check that the hub answers to the web login
+        (SimrateError, one line, before anything listens)."""
+        import psycopg
+
+        from app.core.team.hub.connection import connect, explain
+        from app.core.team.hub.web_hub import web_url
+
+        with Project.open(self.path) as project:
+            self.url = web_url(project)
+            self._scale, self._title = project.scale, project.title
+            self._studies = [s.name for s in web.studies(project) if s.open]
+        conn = connect(self.url)
+        try:
+            conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
+        except psycopg.Error as exc:
+            raise explain(exc, self.url) from None
+        finally:
+            conn.close()
+        self.opened = True
+
+    async def start(self) -> None:
+        from psycopg_pool import AsyncConnectionPool
+
+        from app.core.team.hub.connection import CONNECT_TIMEOUT
+
+        self.pool = AsyncConnectionPool(
+            self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,
+            kwargs={"autocommit": True, "prepare_threshold": None,
+                    "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})
+        await self.pool.open(wait=True, timeout=30)
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+            self.pool = None
+
+    def close(self) -> None:
+        self.opened = False
+
+    def open_studies(self) -> list[str]:
+        return list(self._studies)
+
+    async def _rows(self, sql: str, params: tuple) -> list[tuple]:
+        """The rows of one call; a refusal of the hub's functions (SQLSTATE SRnnn) becomes
+        a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
+        is SimrateError (the page says the server is busy, the log says why)."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        for attempt in range(3):
+            try:
+                async with self.pool.connection() as conn:
+                    cursor = await conn.execute(sql, params)
+                    return await cursor.fetchall()
+            except psycopg.Error as exc:
+                state = exc.sqlstate or ""
+                if state.startswith("SR") and state[2:].isdigit():
+                    raise web.WebRefusal(exc.diag.message_primary or "refused",
+                                         int(state[2:])) from None
+                if state in ("40P01", "40001") and attempt < 2:
+                    continue
+                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
+                    # a pooled connection the hub closed (a restart): the pool drops it and
+                    # the call goes on a fresh one (a rating sent again is 'again'; a lease
+                    # that was taken before the reply was lost answers 409, the task open)
+                    continue
+                if state == "23505":  # a second live task for one worker
+                    raise web.WebRefusal("this worker already has a task open in another "
+                                         "browser; go back to it, or wait until it times "
+                                         "out", 409) from None
+                raise SimrateError(f"the hub: {str(exc).strip()[:200]}") from None
+            except PoolTimeout:
+                raise SimrateError("the hub: no connection free in time") from None
+        raise SimrateError("the hub: deadlocked three times")
+
+    @staticmethod
+    def _lease(name: str, row: tuple) -> web.Lease:
+        task, worker, cookie, token, state, size, rated, expires = row[:8]
+        return web.Lease(name, task, worker, cookie, token, state, int(size), int(rated),
+                         float(expires))
+
+    async def study(self, name: str) -> web.Study | None:
+        if not web.STUDY_NAME.fullmatch(name or ""):
+            return None
+        rows = await self._rows("SELECT * FROM simrate.web_study(%s)", (name,))
+        if not rows:
+            return None
+        n, k, c, r, minutes, url, code, secret, is_open = rows[0]
+        return web.Study(n, int(k), int(c), int(r), float(minutes), url, code, secret,
+                         bool(is_open))
+
+    async def lease(self, name: str, worker: str, session: str, cookie: str | None
+                    ) -> web.Lease:
+        web.check_worker_id(worker)
+        rows = await self._rows("SELECT * FROM simrate.web_lease(%s, %s, %s, %s)",
+                                (name, worker, session or "", cookie or ""))
+        return self._lease(name, rows[0])
+
+    async def task(self, name: str, cookie: str) -> tuple[web.Lease | None, web.Slot | None]:
+        if not cookie or len(cookie) > 200:
+            return None, None
+        rows = await self._rows("SELECT * FROM simrate.web_task(%s, %s)", (name, cookie))
+        if not rows or not hmac.compare_digest(rows[0][2], cookie):
+            return None, None
+        row = rows[0]
+        slot = None if row[8] is None else web.Slot(int(row[8]), 0, row[9], row[10])
+        return self._lease(name, row), slot
+
+    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str) -> None:
+        try:
+            code = self._scale.parse(str(score)[:40])
+        except SimrateError:
+            raise web.WebRefusal(f"the score must be a value of the scale "
+                                 f"{self._scale.describe()}", 400) from None
+        await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
+                         (name, cookie, token, slot, code))
+
+    async def invitee(self, token: str) -> str | None:
+        raise Refused("personal links are served from a plain project file; on a hub each "
+                      "person rates in their own replica", 404)
+
+    async def invite_next(self, name: str):
+        raise Refused("not found", 404)
+
+    async def invite_rate(self, token: str, item_id: str, score: str) -> None:
+        raise Refused("not found", 404)
+
+
+def backend_for(path: str | Path):
+    """The backend for this project: the hub for an organizer's replica, else the file."""
+    with Project.open(path) as project:
+        replica = bool(project.meta("hub_url"))
+    return HubBackend(path) if replica else FileBackend(path)
+
 
 def invitee_now(project: Project, token: str) -> str | None:
     """The person a link names, with the project brought up to date first (the organizer
@@ -198,15 +410,21 @@ async def _form(request: Request) -> dict[str, str]:
     return {key: values[0] for key, values in fields.items()}
 
 
-def create_app(path: str | Path, *, backend: FileBackend | None = None,
-               rate: float = 4.0, burst: float = 20.0) -> Starlette:
+def create_app(path: str | Path, *, backend=None, rate: float = 4.0, burst: float = 20.0,
+               ip_starts_per_minute: float = 60.0) -> Starlette:
     """The app serving the open studies of the project at `path` (opened on startup
-    unless `backend` is given already open)."""
+    unless `backend` is given already open): the same pages and routes on either
+    backend, FileBackend (a plain project file) or HubBackend (an organizer's replica).
+
+    Limits per process: writes per task (`rate` a second, `burst` at once), task starts
+    per worker, and task starts per client address (`ip_starts_per_minute`, the address
+    the reverse proxy forwards when it runs on this machine)."""
     backend = backend or FileBackend(path)
-    owns = backend.project is None
+    owns = not backend.opened
     pages = Environment(loader=FileSystemLoader(str(HERE / "templates")), autoescape=True)
     writes = Buckets(rate, burst)
     starts = Buckets(rate / 4, burst / 2)
+    ip_starts = Buckets(ip_starts_per_minute / 60.0, max(1.0, ip_starts_per_minute))
 
     def page(name: str, status: int = 200, **values) -> HTMLResponse:
         return HTMLResponse(pages.get_template(name).render(**values), status_code=status,
@@ -216,7 +434,7 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         return page("message.html", status, message=text)
 
     async def study_or_refuse(name: str) -> web.Study:
-        study = await backend.call(web.get_study, name)
+        study = await backend.study(name)
         if study is None:
             raise Refused("no such study", 404)
         if not study.open:
@@ -240,8 +458,8 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
             web.check_worker_id(worker)
         except web.WebRefusal as refusal:
             raise Refused(refusal.message, refusal.status) from None
-        scale = backend.project.scale
-        return page("landing.html", title=backend.project.title or "Rate text pairs",
+        scale = backend.scale
+        return page("landing.html", title=backend.title or "Rate text pairs",
                     study=study.name, worker=worker, session=query.get("SESSION_ID", "")[:100],
                     start_token=study.start_token(worker), size=study.per_task + study.checks,
                     scale_title=scale.title, scale_description=scale.description,
@@ -256,8 +474,10 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
             raise Refused("refused: open your study link again", 403)
         if not starts.allow(f"{name}\0{worker}"):
             raise Refused("too many requests; wait a moment", 429)
-        lease = await backend.call(web.lease, name, worker, form.get("session", ""),
-                                   request.cookies.get(COOKIE))
+        if not ip_starts.allow(request.client.host if request.client else ""):
+            raise Refused("too many tasks started from this address; wait a moment", 429)
+        lease = await backend.lease(name, worker, form.get("session", ""),
+                                    request.cookies.get(COOKIE))
         response = RedirectResponse(f"/study/{name}/task", status_code=303)
         response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
                             path=f"/study/{name}/", httponly=True, samesite="strict",
@@ -267,7 +487,7 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
     async def task(request: Request) -> Response:
         name = request.path_params["name"]
         study = await study_or_refuse(name)
-        lease = await backend.call(web.task_by_cookie, name, request.cookies.get(COOKIE, ""))
+        lease, slot = await backend.task(name, request.cookies.get(COOKIE, ""))
         if lease is None:
             raise Refused("no task is open in this browser; open your study link again", 403)
         if lease.done:
@@ -275,8 +495,9 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         if lease.state != "leased" or lease.expires_at <= time.time():
             raise Refused("the time for this task ran out; open your study link again for "
                           "a new one", 409)
-        slot = await backend.call(web.next_slot, lease)
-        scale = backend.project.scale
+        if slot is None:  # rated in full meanwhile: the task is done
+            return page("done.html", code=study.code, completion_url=study.completion_url)
+        scale = backend.scale
         return page("item.html", action=f"/study/{name}/rate", token=lease.token, slot=slot.slot,
                     position=lease.rated + 1, size=lease.size, left=slot.left,
                     right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
@@ -293,8 +514,7 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         slot = form.get("slot", "")
         if not slot.isdigit() or len(slot) > 6:
             raise Refused("no such item in this task", 400)
-        await backend.call(web.rate_slot, name, cookie, form["token"], int(slot),
-                           form.get("score", ""))
+        await backend.rate(name, cookie, form["token"], int(slot), form.get("score", ""))
         return RedirectResponse(f"/study/{name}/task", status_code=303)
 
     def invite_write_token(token: str) -> str:
@@ -302,15 +522,15 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
 
     async def invite_page(request: Request) -> Response:
         token = request.path_params["token"]
-        name = await backend.call(invitee_now, token)
+        name = await backend.invitee(token)
         if name is None:
             raise Refused("this link is not valid; ask the organizer for a new one", 403)
-        entry = await backend.call(invites.next_item, name)
+        entry = await backend.invite_next(name)
         if entry is None:
             response = message("All your items are rated. Thank you.", 200)
         else:
             item_id, left, right, done, total = entry
-            scale = backend.project.scale
+            scale = backend.scale
             response = page("item.html", action=f"/invite/{token}/rate",
                             token=invite_write_token(token), item=item_id, position=done + 1,
                             size=total, left=left, right=right, low=fmt(scale.low),
@@ -330,12 +550,11 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         if not writes.allow("invite\0" + token[:64]):
             raise Refused("too many requests; wait a moment", 429)
         try:
-            await backend.call(rate_invited_now, token, form.get("item", ""),
-                               form.get("score", ""))
+            await backend.invite_rate(token, form.get("item", ""), form.get("score", ""))
         except SimrateError as exc:
             if exc.message.startswith("score"):
                 raise Refused("the score must be a value of the scale "
-                              f"{backend.project.scale.describe()}", 400) from None
+                              f"{backend.scale.describe()}", 400) from None
             if exc.message.startswith(("this item", "this link")):
                 raise Refused(exc.message, 409) from None
             raise
@@ -362,7 +581,11 @@ def create_app(path: str | Path, *, backend: FileBackend | None = None,
         if owns:
             backend.open()
         try:
-            yield
+            await backend.start()
+            try:
+                yield
+            finally:
+                await backend.stop()
         finally:
             if owns:
                 backend.close()
@@ -458,26 +681,28 @@ def _server_class():
 
 
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
-          say=print) -> None:
-    """Serve the open studies until SIGTERM or SIGINT; the file is opened before the port
-    answers, and closed after the last request under way has finished."""
+          say=print, ip_starts_per_minute: float = 60.0) -> None:
+    """Serve the open studies until SIGTERM or SIGINT; the file (or the hub, for an
+    organizer's replica) is opened before the port answers, and closed after the last
+    request under way has finished."""
     import uvicorn
 
     _Server = _server_class()
-    backend = FileBackend(path)
-    backend.open()  # SimrateError (no such file, not a project) before anything listens
+    backend = backend_for(path)  # SimrateError (no such file, not a project) first
+    backend.open()  # SimrateError (the file, or the hub refuses) before anything listens
     try:
-        open_studies = [s.name for s in backend._pool.submit(
-            web.studies, backend.project).result() if s.open]
+        open_studies = backend.open_studies()
         sock = listening_socket(host, port)
-        config = uvicorn.Config(create_app(path, backend=backend), lifespan="on",
+        app = create_app(path, backend=backend, ip_starts_per_minute=ip_starts_per_minute)
+        config = uvicorn.Config(app, lifespan="on",
                                 server_header=False, access_log=False, log_level="warning",
                                 proxy_headers=True, timeout_graceful_shutdown=20,
                                 timeout_keep_alive=30,
                                 h11_max_incomplete_event_size=16 * 1024)
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        say(f"serving {len(open_studies)} open studies of {path} on "
+        where = " through the hub" if isinstance(backend, HubBackend) else ""
+        say(f"serving {len(open_studies)} open studies of {path}{where} on "
             f"http://{shown}:{bound[1]}/ " + (f"({', '.join(open_studies)})" if open_studies
                                              else "(none open: simrate crowd study)"),
             flush=True)

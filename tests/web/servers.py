@@ -23,12 +23,13 @@ def free_port() -> int:
 class Server:
     """A running `simrate serve PROJECT`; stop() sends SIGTERM and waits for the exit."""
 
-    def __init__(self, project: Path, port: int | None = None):
+    def __init__(self, project: Path, port: int | None = None, args: tuple = ()):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", str(project), "--port", str(self.port)],
+            [sys.executable, "-m", "app", "serve", str(project), "--port", str(self.port),
+             *map(str, args)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 60
         while True:

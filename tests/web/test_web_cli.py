@@ -75,14 +75,17 @@ def test_serve_refuses_a_missing_project_and_a_busy_port_in_one_line(tmp_path):
         assert running.stop()[0] == 0
 
 
-def test_a_hub_replica_is_refused_until_the_hub_backend_exists(tmp_path, capsys):
+def test_an_annotators_replica_is_refused_in_one_line(tmp_path, capsys):
+    """Web studies are the organizer's: an annotator's replica holds only that person's
+    ratings (tests/hub/test_web_hub.py serves an organizer's replica through the hub)."""
     path = make_project(tmp_path / "p.simrate", items=3, checks=0)
     with Project.open(path) as project, project.team_tables.transaction() as conn:
         conn.execute("INSERT INTO meta VALUES ('hub_url', 'postgresql://hub.example/x')")
+        conn.execute("INSERT INTO meta VALUES ('hub_kind', 'annotator')")
     study = simrate(capsys, "crowd", "study", path, "s", "--per-task", 2)
-    assert study.status == 2 and "replica of a team hub" in study.err
+    assert study.status == 2 and "annotator's replica" in study.err
     served = serve(path, "--port", 0)
-    assert served.returncode == 2 and "replica of a team hub" in served.stderr
+    assert served.returncode == 2 and "annotator's replica" in served.stderr
     assert served.stderr.count("\n") == 1
 
 

@@ -190,6 +190,22 @@ def test_writes_are_rate_limited_per_worker(path):
         assert rate(other, "s", item_page(other, "s").text, "2").status_code == 303
 
 
+def test_task_starts_are_rate_limited_per_client_address(path):
+    """Many worker ids from one address (a script making up ids) get a few tasks, then 429
+    and nothing stored; another address is not slowed by it."""
+    with client_for(path, ip_starts_per_minute=3) as client:
+        statuses = []
+        for number in range(5):
+            client.cookies.clear()
+            statuses.append(start(client, "s", f"W{number}").status_code)
+        assert statuses == [303, 303, 303, 429, 429]
+        other = TestClient(client.app, raise_server_exceptions=False,
+                           client=("192.0.2.7", 50000))
+        assert start(other, "s", "W9").status_code == 303
+    _ratings, _slots, tasks = web_rows(path)
+    assert sorted(t[2] for t in tasks) == ["W0", "W1", "W2", "W9"]
+
+
 def test_no_traceback_or_server_detail_in_any_answer(path):
     with client_for(path) as client:
         start(client, "s", "W1")

@@ -43,61 +43,12 @@ from app.core.frames import name_problem
 from app.core.project import Project
 from app.core.store import CROWD
 from app.core.team.teamdb import has_table
+from app.core.team.web_tables import WEB_SCHEMA, ensure_web_tables  # noqa: F401
 
 DEFAULT_PER_ITEM = 5
 DEFAULT_LEASE_MINUTES = 60.0
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}")
-
-WEB_SCHEMA = """
-CREATE TABLE IF NOT EXISTS web_studies (
-    name TEXT PRIMARY KEY,
-    per_task INTEGER NOT NULL,
-    checks INTEGER NOT NULL,
-    per_item INTEGER NOT NULL,
-    lease_minutes REAL NOT NULL,
-    completion_url TEXT NOT NULL DEFAULT '',
-    code TEXT NOT NULL,
-    secret TEXT NOT NULL,
-    open INTEGER NOT NULL DEFAULT 1,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS web_tasks (
-    study TEXT NOT NULL,
-    task TEXT NOT NULL,
-    worker TEXT NOT NULL,
-    session TEXT NOT NULL DEFAULT '',
-    cookie TEXT NOT NULL UNIQUE,
-    token TEXT NOT NULL,
-    state TEXT NOT NULL,
-    leased_at REAL NOT NULL,
-    expires_at REAL NOT NULL,
-    done_at REAL,
-    PRIMARY KEY (study, task)
-);
-CREATE INDEX IF NOT EXISTS web_tasks_worker ON web_tasks(worker, state);
-CREATE INDEX IF NOT EXISTS web_tasks_live ON web_tasks(study, state, expires_at);
-CREATE TABLE IF NOT EXISTS web_slots (
-    study TEXT NOT NULL,
-    task TEXT NOT NULL,
-    slot INTEGER NOT NULL,
-    item_ord INTEGER NOT NULL REFERENCES items(ord),
-    is_check INTEGER NOT NULL DEFAULT 0,
-    rated_at REAL,
-    seconds REAL,
-    PRIMARY KEY (study, task, slot)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS web_slots_item ON web_slots(study, item_ord);
-CREATE TABLE IF NOT EXISTS web_fill (
-    study TEXT NOT NULL,
-    item_ord INTEGER NOT NULL REFERENCES items(ord),
-    used INTEGER NOT NULL DEFAULT 0,
-    rank INTEGER NOT NULL,
-    PRIMARY KEY (study, item_ord)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS web_fill_next ON web_fill(study, used, rank);
-"""
-
 
 @dataclass(frozen=True)
 class Study:
@@ -155,13 +106,6 @@ class WebRefusal(SimrateError):
         self.status = status
 
 
-def ensure_web_tables(conn: sqlite3.Connection) -> None:
-    """Create the web study tables if missing (inside a write transaction)."""
-    for statement in WEB_SCHEMA.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-
-
 def _row_study(row: tuple) -> Study:
     name, k, c, r, minutes, url, code, secret, is_open = row
     return Study(name, int(k), int(c), int(r), float(minutes), url, code, secret, bool(is_open))
@@ -199,7 +143,8 @@ def _check_url(url: str) -> str:
 def set_study(project: Project, name: str, per_task: int | None = None,
               checks: int | None = None, per_item: int | None = None,
               lease_minutes: float | None = None, completion_url: str | None = None,
-              close: bool = False, by: str = "") -> tuple[Study, str]:
+              close: bool = False, by: str = "", new_web_password: bool = False
+              ) -> tuple[Study, str]:
     """Create, change or close a study; returns it and what was done (created/changed/closed).
 
     A new study needs `per_task`. Its item pool is every item that is not a check item;
@@ -215,7 +160,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     if lease_minutes is not None and not (0 < lease_minutes < 1e6 and math.isfinite(lease_minutes)):
         raise SimrateError(f"--lease-minutes must be a positive number, not {lease_minutes:g}")
     url = None if completion_url is None else _check_url(completion_url)
-    refuse_hub_replica(project)
+    refuse_annotator_replica(project)
     old = get_study(project, name)
     if old is None and close:
         raise SimrateError(f"no web study named {name!r} in this project", project.path)
@@ -227,22 +172,34 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     if n_checks > known:
         raise SimrateError(f"{n_checks} check items per task asked for, but the project has "
                            f"{known} (mark some: simrate checks)", project.path)
+    if old is None:
+        study = Study(name, per_task, n_checks, per_item or DEFAULT_PER_ITEM,
+                      lease_minutes or DEFAULT_LEASE_MINUTES, url or "",
+                      secrets.token_hex(4).upper(), secrets.token_hex(32), True)
+    else:
+        study = Study(name, per_task or old.per_task, n_checks, per_item or old.per_item,
+                      lease_minutes or old.lease_minutes,
+                      old.completion_url if url is None else url, old.code, old.secret,
+                      not close)
+    if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
+        from app.core.team.hub.web_hub import set_hub_study
+
+        set_hub_study(project, study, new_web_password=new_web_password)
     now = time.time()
     with project.team_tables.transaction() as conn:
         ensure_web_tables(conn)
         if old is None:
             conn.execute(
                 "INSERT INTO web_studies VALUES (?,?,?,?,?,?,?,?,1,?)",
-                (name, per_task, n_checks, per_item or DEFAULT_PER_ITEM,
-                 lease_minutes or DEFAULT_LEASE_MINUTES, url or "",
-                 secrets.token_hex(4).upper(), secrets.token_hex(32), now))
+                (name, study.per_task, study.checks, study.per_item, study.lease_minutes,
+                 study.completion_url, study.code, study.secret, now))
             what = "created"
         else:
             conn.execute(
-                "UPDATE web_studies SET per_task = COALESCE(?, per_task), checks = ?, "
-                "per_item = COALESCE(?, per_item), lease_minutes = COALESCE(?, lease_minutes), "
-                "completion_url = COALESCE(?, completion_url), open = ? WHERE name = ?",
-                (per_task, n_checks, per_item, lease_minutes, url, 0 if close else 1, name))
+                "UPDATE web_studies SET per_task = ?, checks = ?, per_item = ?, "
+                "lease_minutes = ?, completion_url = ?, open = ? WHERE name = ?",
+                (study.per_task, study.checks, study.per_item, study.lease_minutes,
+                 study.completion_url, 1 if study.open else 0, name))
             what = "closed" if close else "changed"
         if not close:
             _fill_pool(conn, name)
@@ -255,13 +212,20 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     return study, what
 
 
+def refuse_annotator_replica(project: Project) -> None:
+    """SimrateError for an annotator's replica of a hub: web studies are the organizer's
+    (an annotator's replica holds only that person's ratings)."""
+    if project.meta("hub_url") and project.meta("hub_kind") != "organizer":
+        raise SimrateError("this file is an annotator's replica of a team hub; web studies "
+                           "are run from the organizer's replica", project.path)
+
+
 def refuse_hub_replica(project: Project) -> None:
-    """SimrateError for a hub replica: web studies run on plain project files for now (a
-    replica would push the crowd's ratings to the hub as if they were team members')."""
+    """SimrateError for a hub replica: the file backend writes plain project files only (a
+    replica's leases and ratings live on the hub, see app/core/team/hub/web_hub.py)."""
     if project.meta("hub_url"):
-        raise SimrateError("this file is a replica of a team hub; web studies and simrate "
-                           "serve work on a plain project file for now (the hub backend "
-                           "is not built yet)", project.path)
+        raise SimrateError("this file is a replica of a team hub; its web studies are served "
+                           "from the hub", project.path)
 
 
 def _fill_pool(conn: sqlite3.Connection, name: str) -> int:

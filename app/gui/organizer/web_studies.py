@@ -2,10 +2,14 @@
 
 Reads `study_status` (app/core/team/web_study.py) on the project's connection when shown,
 every few seconds while open, and after each change; opening or closing a study goes
-through `set_study`, the same call as `simrate crowd study`.
+through `set_study`, the same call as `simrate crowd study` (on an organizer's hub
+replica: to the hub, then the file). On a hub replica the hub's leases and slots are
+copied into the file first (`mirror_hub_studies`), at most every MIRROR_SECONDS.
 """
 
 from __future__ import annotations
+
+import time
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
@@ -28,6 +32,7 @@ from app.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 REFRESH_MS = 5000
+MIRROR_SECONDS = 20.0
 DEFAULT_BASE = "http://127.0.0.1:8000"
 
 
@@ -85,14 +90,30 @@ class WebStudiesPanel(QWidget):
         layout.addWidget(self.message)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self.base_edit.textChanged.connect(self._selected)
+        self._mirrored = 0.0
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.refresh)
         self.timer.start()
         self.refresh()
 
-    def refresh(self) -> None:
-        """Read every study's progress again, keeping the selection."""
+    def _hub_replica(self) -> bool:
+        return bool(self.project.meta("hub_url")) and \
+            self.project.meta("hub_kind") == "organizer"
+
+    def refresh(self, mirror: bool = False) -> None:
+        """Read every study's progress again, keeping the selection (on a hub replica,
+        from the hub when `mirror` or when the last copy is MIRROR_SECONDS old)."""
         chosen = self.selected_name()
+        note = ""
+        if self._hub_replica() and (mirror or time.monotonic() - self._mirrored
+                                    >= MIRROR_SECONDS):
+            from app.core.team.hub.web_hub import mirror_hub_studies
+
+            self._mirrored = time.monotonic()
+            try:
+                mirror_hub_studies(self.project)
+            except SimrateError as exc:
+                note = f"The hub's figures could not be read: {exc}"
         try:
             rows = list(study_status(self.project).items())
         except SimrateError as exc:
@@ -102,9 +123,9 @@ class WebStudiesPanel(QWidget):
         names = [name for name, _entry in rows]
         if rows:
             self.table.selectRow(names.index(chosen) if chosen in names else 0)
-        self.message.setText("" if rows else "No web studies yet: create one with "
-                             "simrate crowd study PROJECT NAME --per-task K, then run "
-                             "simrate serve PROJECT.")
+        self.message.setText(note or ("" if rows else "No web studies yet: create one with "
+                                      "simrate crowd study PROJECT NAME --per-task K, then "
+                                      "run simrate serve PROJECT."))
         self._selected()
 
     def selected_name(self) -> str | None:
@@ -143,7 +164,7 @@ class WebStudiesPanel(QWidget):
         except SimrateError as exc:
             QMessageBox.warning(self, "Web study", str(exc))
             return
-        self.refresh()
+        self.refresh(mirror=True)
 
 
 def open_web_studies_window(window) -> QDialog:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from app.core.data.changelog import log_change
 from app.core.project import Project
+from app.core.store import CROWD, HUMAN
 from app.core.team.hub.exchange import Outbox, Received
 from app.core.team.hub.replica import Link, ensure_tables, set_meta
 from app.core.team.hub.replica_state import (
@@ -124,7 +125,7 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     for name, excluded, kind, _seq in rows:
         if kind == "machine" and name not in project.roster:
             project.roster.add_machine(name, by=HUB_WHO)
-        project.roster.add(name)
+        project.roster.add(name, CROWD if kind == CROWD else HUMAN)
         local = annotator_values(project).get(name, 0)
         pending = name in copies and copies[name] != (int(local),)
         if not pending and bool(local) != bool(excluded):
