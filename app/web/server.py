@@ -393,7 +393,7 @@ async def _form(request: Request) -> dict[str, str]:
     if kind != "application/x-www-form-urlencoded":
         raise Refused("send the page's own form", 415)
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+    if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
         raise Refused("the request is too large", 413)
     body = b""
     async for chunk in request.stream():
@@ -512,7 +512,7 @@ def create_app(path: str | Path, *, backend=None, rate: float = 4.0, burst: floa
         if not writes.allow(cookie[:64]):
             raise Refused("too many requests; wait a moment", 429)
         slot = form.get("slot", "")
-        if not slot.isdigit() or len(slot) > 6:
+        if not (slot.isascii() and slot.isdigit()) or len(slot) > 6:
             raise Refused("no such item in this task", 400)
         await backend.rate(name, cookie, form["token"], int(slot), form.get("score", ""))
         return RedirectResponse(f"/study/{name}/task", status_code=303)

@@ -294,3 +294,20 @@ def test_random_bodies_to_every_endpoint_get_short_4xx_and_store_nothing(path):
             assert "traceback" not in answer.text.lower()
     after = web_rows(path)
     assert after[0].equals(before[0]) and after[1:] == before[1:]
+
+
+@pytest.mark.parametrize("slot", ["\u00b2", "\uff11", "\u0661"])
+def test_a_slot_in_other_digits_is_a_short_400_and_stores_nothing(path, slot):
+    """str.isdigit() takes superscripts and fullwidth digits, which int() then refuses or
+    reads: the slot must be ASCII digits."""
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        page = item_page(client, "s")
+        form = form_of(page.text)
+        form.update(slot=slot, score="2")
+        answer = client.post("/study/s/rate", data=form, follow_redirects=False)
+        assert answer.status_code == 400, answer.text
+        assert len(answer.text) < 2000 and "Traceback" not in answer.text
+        assert "Error" not in answer.text.replace("error", "")
+    ratings, _slots, _tasks = web_rows(path)
+    assert ratings.empty
