@@ -267,16 +267,25 @@ class HubBackend:
     def open_studies(self) -> list[str]:
         return list(self._studies)
 
-    async def _rows(self, sql: str, params: tuple) -> list[tuple]:
+    async def _rows(self, sql: str, params: tuple, flush_after: bool = False) -> list[tuple]:
         """The rows of one call; a refusal of the hub's functions (SQLSTATE SRnnn) becomes
         a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
-        is SimrateError (the page says the server is busy, the log says why)."""
+        is SimrateError (the page says the server is busy, the log says why).
+
+        `flush_after`: a write. Every write of the hub takes its sequence stamp under one
+        lock held until its commit ends, so a commit that waited for the disk would keep
+        every other writer waiting on this flush too. The call's commit does not wait; a
+        statement after it in the same message does (it takes a transaction id, whose
+        commit is flushed with everything before it), with the lock released: the rating
+        is on disk before the worker's browser hears it was saved."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
         for attempt in range(3):
             try:
                 async with self.pool.connection() as conn:
+                    if flush_after:
+                        return await _write_then_flush(conn, sql, params)
                     cursor = await conn.execute(sql, params)
                     return await cursor.fetchall()
             except psycopg.Error as exc:
@@ -340,7 +349,7 @@ class HubBackend:
             raise web.WebRefusal(f"the score must be a value of the scale "
                                  f"{self._scale.describe()}", 400) from None
         await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
-                         (name, cookie, token, slot, code))
+                         (name, cookie, token, slot, code), flush_after=True)
 
     async def invitee(self, token: str) -> str | None:
         raise Refused("personal links are served from a plain project file; on a hub each "
@@ -351,6 +360,24 @@ class HubBackend:
 
     async def invite_rate(self, token: str, item_id: str, score: str) -> None:
         raise Refused("not found", 404)
+
+
+async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
+    """Run the write `sql` in a transaction whose commit does not wait for the disk, then,
+    in the same message, a statement whose commit does; the write's rows."""
+    import psycopg
+
+    cursor = psycopg.AsyncClientCursor(conn)
+    call = cursor.mogrify(sql, params)
+    try:
+        await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
+                             "SELECT pg_current_xact_id()")
+    except psycopg.Error:
+        await conn.rollback()  # the call failed inside the transaction: end it here
+        raise
+    while cursor.description is None and cursor.nextset():
+        pass
+    return await cursor.fetchall()
 
 
 def backend_for(path: str | Path):

@@ -126,10 +126,11 @@ def percentile(values: list[float], share: float) -> float:
 
 def follow(path: str, stop, ready, results) -> None:
     """The organizer's replica as its window keeps it, in a process of its own (as the
-    window is): a round on each NOTIFY; sends back when each crowd rating was first in the
-    file (time.perf_counter: the system's monotonic clock, the same in every process)."""
+    window is): a round on NOTIFY, at least LIVE_GAP after the last one ended; sends back
+    when each crowd rating was first in the file (time.perf_counter: the system's
+    monotonic clock, the same in every process)."""
     from app.core.project import Project
-    from app.core.team.hub.sync import session_for, sync_round
+    from app.core.team.hub.sync import LIVE_GAP, session_for, sync_round
 
     arrived: dict[tuple, float] = {}
     rounds: list[float] = []
@@ -138,12 +139,14 @@ def follow(path: str, stop, ready, results) -> None:
     try:
         sync_round(project, session)
         ready.set()
+        done = 0.0
         while not stop.is_set():
             if not session.wait(0.2):
                 continue
+            time.sleep(max(0.0, done + LIVE_GAP - time.perf_counter()))  # as the window
             began = time.perf_counter()
             sync_round(project, session)
-            now = time.perf_counter()
+            now = done = time.perf_counter()
             rounds.append(now - began)
             for key in project.team_tables.read(
                     "SELECT a.name, i.id FROM ratings r JOIN annotators a ON a.id = "

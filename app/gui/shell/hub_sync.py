@@ -27,7 +27,7 @@ from app.core.team.hub.backoff import Backoff
 from app.core.team.hub.connection import HubError
 from app.core.team.hub.replica import meta_int, read_link, watermarks
 from app.core.team.hub.session import HubSession
-from app.core.team.hub.sync import absorb, collect, tables_for
+from app.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
 
 #: GUI-thread timer period, milliseconds: how soon results and notifications are handled.
 TICK_MS = 40
@@ -91,6 +91,7 @@ class HubSync(QObject):
         self._notified = threading.Event()
         self._stop = threading.Event()
         self._in_flight = False
+        self._round_done_at = 0.0
         self._due: float | None = time.monotonic()  # a first round at once
         self._next_poll = time.monotonic() + poll_seconds
         self._absorbing = False
@@ -141,6 +142,7 @@ class HubSync(QObject):
             except queue.Empty:
                 break
             self._in_flight = False
+            self._round_done_at = time.monotonic()
             if kind == "ok":
                 self._absorb(outbox, payload)
             else:
@@ -148,7 +150,8 @@ class HubSync(QObject):
         now = time.monotonic()
         if self._notified.is_set():
             self._notified.clear()
-            self._due = now
+            live = max(now, self._round_done_at + LIVE_GAP)  # a stream makes batches
+            self._due = live if self._due is None else min(self._due, live)
         if now >= self._next_poll and self._due is None:
             self._due = max(now, self._retry_at)
         if self._pending_dirty and now - self._counted_at >= COUNT_SECONDS:

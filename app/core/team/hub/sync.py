@@ -131,6 +131,12 @@ def collect(project: Project, link: Link) -> Outbox:
     return outbox
 
 
+#: Least seconds between the end of an organizer's round and a round started by the hub's
+#: NOTIFY: under a stream of ratings (a crowd on the web page, hundreds of annotators) each
+#: round then takes in a batch instead of one rating, and the live figure stays within a
+#: second of the rating.
+LIVE_GAP = 0.25
+
 #: The queued keys whose local value differs from the hub's copy (absent on either side
 #: counts as no score, no note, not skipped), with the time this machine made the change:
 #: the later of the row's `updated_at` and its outbox time.
