@@ -329,7 +329,8 @@ def test_random_bodies_to_every_endpoint_on_the_hub_get_short_4xx_and_store_noth
 
     from starlette.testclient import TestClient
 
-    from app.web.server import HubBackend, create_app
+    from app.web.hub_backend import HubBackend
+    from app.web.pages import create_app
     from tests.web.test_web_http import ENDPOINTS, KINDS, random_body
 
     path, _ = published_study(hub, tmp_path, annotator=None)
@@ -358,7 +359,8 @@ def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
     from starlette.testclient import TestClient
 
     from app.core.team.hub.hub_schema import web_role_names
-    from app.web.server import HubBackend, create_app
+    from app.web.hub_backend import HubBackend
+    from app.web.pages import create_app
 
     path, _ = published_study(hub, tmp_path, annotator=None)
     with TestClient(create_app(path, backend=HubBackend(path)),

@@ -11,7 +11,8 @@ from starlette.testclient import TestClient  # noqa: E402  (the test extra has s
 
 from app.core.project import Project  # noqa: E402
 from app.core.team import web_study as web  # noqa: E402
-from app.web.server import MAX_BODY, create_app  # noqa: E402
+from app.web.pages import create_app  # noqa: E402
+from app.web.security import MAX_BODY  # noqa: E402
 from tests.web.client import (  # noqa: E402
     Inputs,
     form_of,

@@ -9,7 +9,7 @@ from starlette.testclient import TestClient
 
 from app.core.project import Project
 from app.core.team.invites import invite
-from app.web.server import create_app
+from app.web.pages import create_app
 from tests.cli.helpers import simrate
 from tests.web.client import form_of
 from tests.web.projects import make_project

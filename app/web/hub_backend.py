@@ -1,0 +1,193 @@
+"""The web pages' backend for an organizer's replica: every lease and rating is a call
+of one of the hub's functions, over a pool of the hub's web login."""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+
+from app.core.errors import SimrateError
+from app.core.project import Project
+from app.core.team import web_study as web
+from app.web.security import Refused
+
+
+class HubBackend:
+    """An organizer's hub replica: every lease and rating is one call of a hub function
+    (hub_schema.py), made as the hub's web login over psycopg's connection pool. The
+    project file is read once, when the server opens (the hub's URL and web login, the
+    scale, the title), and never written; nothing lives in the process but the pool, so
+    any number of servers can run side by side behind a reverse proxy."""
+
+    def __init__(self, path: str | Path, min_size: int = 2, max_size: int = 8):
+        self.path = Path(path)
+        self.min_size, self.max_size = min_size, max_size
+        self.url = ""
+        self._scale = None
+        self._title = ""
+        self._studies: list[str] = []
+        self.pool = None
+        self.opened = False
+
+    @property
+    def scale(self):
+        return self._scale
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    def open(self) -> None:
+        """Read the replica's settings and check that the hub answers to the web login
+        (SimrateError, one line, before anything listens)."""
+        import psycopg
+
+        from app.core.team.hub.connection import connect, explain
+        from app.core.team.hub.web_hub import web_url
+
+        with Project.open(self.path) as project:
+            self.url = web_url(project)
+            self._scale, self._title = project.scale, project.title
+            self._studies = [s.name for s in web.studies(project) if s.open]
+        conn = connect(self.url)
+        try:
+            conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
+        except psycopg.Error as exc:
+            raise explain(exc, self.url) from None
+        finally:
+            conn.close()
+        self.opened = True
+
+    async def start(self) -> None:
+        from psycopg_pool import AsyncConnectionPool
+
+        from app.core.team.hub.connection import CONNECT_TIMEOUT
+
+        self.pool = AsyncConnectionPool(
+            self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,
+            kwargs={"autocommit": True, "prepare_threshold": None,
+                    "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})
+        await self.pool.open(wait=True, timeout=30)
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+            self.pool = None
+
+    def close(self) -> None:
+        self.opened = False
+
+    def open_studies(self) -> list[str]:
+        return list(self._studies)
+
+    async def _rows(self, sql: str, params: tuple, flush_after: bool = False) -> list[tuple]:
+        """The rows of one call; a refusal of the hub's functions (SQLSTATE SRnnn) becomes
+        a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
+        is SimrateError (the page says the server is busy, the log says why).
+
+        `flush_after`: a write. Every write of the hub takes its sequence stamp under one
+        lock held until its commit ends, so a commit that waited for the disk would keep
+        every other writer waiting on this flush too. The call's commit does not wait; a
+        statement after it in the same message does (it takes a transaction id, whose
+        commit is flushed with everything before it), with the lock released: the rating
+        is on disk before the worker's browser hears it was saved."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        for attempt in range(3):
+            try:
+                async with self.pool.connection() as conn:
+                    if flush_after:
+                        return await _write_then_flush(conn, sql, params)
+                    cursor = await conn.execute(sql, params)
+                    return await cursor.fetchall()
+            except psycopg.Error as exc:
+                state = exc.sqlstate or ""
+                if state.startswith("SR") and state[2:].isdigit():
+                    raise web.WebRefusal(exc.diag.message_primary or "refused",
+                                         int(state[2:])) from None
+                if state in ("40P01", "40001") and attempt < 2:
+                    continue
+                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
+                    # a pooled connection the hub closed (a restart): the pool drops it and
+                    # the call goes on a fresh one (a rating sent again is 'again'; a lease
+                    # that was taken before the reply was lost answers 409, the task open)
+                    continue
+                if state == "23505":  # a second live task for one worker
+                    raise web.WebRefusal("this worker already has a task open in another "
+                                         "browser; go back to it, or wait until it times "
+                                         "out", 409) from None
+                raise SimrateError(f"the hub: {str(exc).strip()[:200]}") from None
+            except PoolTimeout:
+                raise SimrateError("the hub: no connection free in time") from None
+        raise SimrateError("the hub: deadlocked three times")
+
+    @staticmethod
+    def _lease(name: str, row: tuple) -> web.Lease:
+        task, worker, cookie, token, state, size, rated, expires = row[:8]
+        return web.Lease(name, task, worker, cookie, token, state, int(size), int(rated),
+                         float(expires))
+
+    async def study(self, name: str) -> web.Study | None:
+        if not web.STUDY_NAME.fullmatch(name or ""):
+            return None
+        rows = await self._rows("SELECT * FROM simrate.web_study(%s)", (name,))
+        if not rows:
+            return None
+        n, k, c, r, minutes, url, code, secret, is_open = rows[0]
+        return web.Study(n, int(k), int(c), int(r), float(minutes), url, code, secret,
+                         bool(is_open))
+
+    async def lease(self, name: str, worker: str, session: str, cookie: str | None
+                    ) -> web.Lease:
+        web.check_worker_id(worker)
+        rows = await self._rows("SELECT * FROM simrate.web_lease(%s, %s, %s, %s)",
+                                (name, worker, session or "", cookie or ""))
+        return self._lease(name, rows[0])
+
+    async def task(self, name: str, cookie: str) -> tuple[web.Lease | None, web.Slot | None]:
+        if not cookie or len(cookie) > 200:
+            return None, None
+        rows = await self._rows("SELECT * FROM simrate.web_task(%s, %s)", (name, cookie))
+        if not rows or not hmac.compare_digest(rows[0][2], cookie):
+            return None, None
+        row = rows[0]
+        slot = None if row[8] is None else web.Slot(int(row[8]), 0, row[9], row[10])
+        return self._lease(name, row), slot
+
+    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str) -> None:
+        try:
+            code = self._scale.parse(str(score)[:40])
+        except SimrateError:
+            raise web.WebRefusal(f"the score must be a value of the scale "
+                                 f"{self._scale.describe()}", 400) from None
+        await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
+                         (name, cookie, token, slot, code), flush_after=True)
+
+    async def invitee(self, token: str) -> str | None:
+        raise Refused("personal links are served from a plain project file; on a hub each "
+                      "person rates in their own replica", 404)
+
+    async def invite_next(self, name: str):
+        raise Refused("not found", 404)
+
+    async def invite_rate(self, token: str, item_id: str, score: str) -> None:
+        raise Refused("not found", 404)
+
+
+async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
+    """Run the write `sql` in a transaction whose commit does not wait for the disk, then,
+    in the same message, a statement whose commit does; the write's rows."""
+    import psycopg
+
+    cursor = psycopg.AsyncClientCursor(conn)
+    call = cursor.mogrify(sql, params)
+    try:
+        await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
+                             "SELECT pg_current_xact_id()")
+    except psycopg.Error:
+        await conn.rollback()  # the call failed inside the transaction: end it here
+        raise
+    while cursor.description is None and cursor.nextset():
+        pass
+    return await cursor.fetchall()

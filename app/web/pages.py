@@ -1,0 +1,257 @@
+"""The ASGI app of `simrate serve`: landing, item and last pages of each open web study,
+and the personal pages of `simrate team invite`.
+
+The same pages and routes run on either backend (backends.py): a plain project file or
+an organizer's hub replica. Scores are checked against the grid; writes are rate limited
+per worker and task starts per worker and per client address; a task is found only by
+its own secret cookie, so one worker can read nothing of another's. The guards every
+answer passes through are in security.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import time
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from app.core.errors import SimrateError
+from app.core.scale import fmt
+from app.core.team import web_study as web
+from app.web.backends import FileBackend
+from app.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
+
+HERE = Path(__file__).resolve().parent
+LOG = logging.getLogger("simrate.web")  # the server's own log (stderr), never a response
+
+
+def scale_points(scale) -> list[dict]:
+    """The scale's points for a page: value, label and guideline of each."""
+    points = {p.value: p for p in scale.points}
+    values = sorted(points) if points else [scale.low, scale.high]
+    return [{"value": fmt(v), "label": points[v].label if v in points else "",
+             "guideline": points[v].guideline if v in points else ""} for v in values]
+
+
+def invite_write_token(token: str) -> str:
+    """The token an invite page's form carries beside its cookie."""
+    return hmac.new(token.encode(), b"write", "sha256").hexdigest()
+
+
+class Pages:
+    """The routes of the app over one backend: the templates, and the rate limits of
+    this process (writes per task, task starts per worker and per client address)."""
+
+    def __init__(self, backend, rate: float, burst: float, ip_starts_per_minute: float):
+        self.backend = backend
+        self.templates = Environment(loader=FileSystemLoader(str(HERE / "templates")),
+                                     autoescape=True)
+        self.writes = Buckets(rate, burst)
+        self.starts = Buckets(rate / 4, burst / 2)
+        self.ip_starts = Buckets(ip_starts_per_minute / 60.0, max(1.0, ip_starts_per_minute))
+
+    def routes(self) -> list:
+        return [
+            Route("/", self.home, methods=["GET", "HEAD"]),
+            Route("/study/{name}", self.landing, methods=["GET"]),
+            Route("/study/{name}/start", self.start, methods=["POST"]),
+            Route("/study/{name}/task", self.task, methods=["GET"]),
+            Route("/study/{name}/rate", self.rate, methods=["POST"]),
+            Route("/invite/{token}", self.invite_page, methods=["GET"]),
+            Route("/invite/{token}/rate", self.invite_rate, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+        ]
+
+    def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
+        return HTMLResponse(self.templates.get_template(name).render(**values),
+                            status_code=status, headers={"cache-control": "no-store"})
+
+    def message(self, text: str, status: int) -> HTMLResponse:
+        return self.page("message.html", status, message=text)
+
+    async def study_or_refuse(self, name: str) -> web.Study:
+        study = await self.backend.study(name)
+        if study is None:
+            raise Refused("no such study", 404)
+        if not study.open:
+            raise Refused("this study is closed", 410)
+        return study
+
+    async def home(self, request: Request) -> Response:
+        return PlainTextResponse("simrate: ready\n", headers={"cache-control": "no-store"})
+
+    async def landing(self, request: Request) -> Response:
+        study = await self.study_or_refuse(request.path_params["name"])
+        query = request.query_params
+        worker = query.get("PROLIFIC_PID") or query.get("worker") or ""
+        try:
+            web.check_worker_id(worker)
+        except web.WebRefusal as refusal:
+            raise Refused(refusal.message, refusal.status) from None
+        scale = self.backend.scale
+        return self.page("landing.html", title=self.backend.title or "Rate text pairs",
+                         study=study.name, worker=worker,
+                         session=query.get("SESSION_ID", "")[:100],
+                         start_token=study.start_token(worker),
+                         size=study.per_task + study.checks, scale_title=scale.title,
+                         scale_description=scale.description, points=scale_points(scale),
+                         top=fmt(scale.high), step=fmt(scale.step))
+
+    async def start(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        form = await read_form(request)
+        study = await self.study_or_refuse(name)
+        worker = form.get("worker", "")
+        if not hmac.compare_digest(study.start_token(worker), form.get("start_token", "")):
+            raise Refused("refused: open your study link again", 403)
+        if not self.starts.allow(f"{name}\0{worker}"):
+            raise Refused("too many requests; wait a moment", 429)
+        if not self.ip_starts.allow(request.client.host if request.client else ""):
+            raise Refused("too many tasks started from this address; wait a moment", 429)
+        lease = await self.backend.lease(name, worker, form.get("session", ""),
+                                         request.cookies.get(COOKIE))
+        response = RedirectResponse(f"/study/{name}/task", status_code=303)
+        response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
+                            path=f"/study/{name}/", httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
+        return response
+
+    async def task(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        study = await self.study_or_refuse(name)
+        lease, slot = await self.backend.task(name, request.cookies.get(COOKIE, ""))
+        if lease is None:
+            raise Refused("no task is open in this browser; open your study link again", 403)
+        if lease.done:
+            return self.page("done.html", code=study.code, completion_url=study.completion_url)
+        if lease.state != "leased" or lease.expires_at <= time.time():
+            raise Refused("the time for this task ran out; open your study link again for "
+                          "a new one", 409)
+        if slot is None:  # rated in full meanwhile: the task is done
+            return self.page("done.html", code=study.code, completion_url=study.completion_url)
+        scale = self.backend.scale
+        return self.page("item.html", action=f"/study/{name}/rate", token=lease.token,
+                         slot=slot.slot, position=lease.rated + 1, size=lease.size,
+                         left=slot.left, right=slot.right, low=fmt(scale.low),
+                         high=fmt(scale.high), step=fmt(scale.step), points=scale_points(scale))
+
+    async def rate(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        form = await read_form(request)
+        cookie = request.cookies.get(COOKIE, "")
+        if not cookie or not form.get("token"):
+            raise Refused("refused: this page has expired; open your study link again", 403)
+        if not self.writes.allow(cookie[:64]):
+            raise Refused("too many requests; wait a moment", 429)
+        slot = form.get("slot", "")
+        if not (slot.isascii() and slot.isdigit()) or len(slot) > 6:
+            raise Refused("no such item in this task", 400)
+        await self.backend.rate(name, cookie, form["token"], int(slot), form.get("score", ""))
+        return RedirectResponse(f"/study/{name}/task", status_code=303)
+
+    async def invite_page(self, request: Request) -> Response:
+        token = request.path_params["token"]
+        name = await self.backend.invitee(token)
+        if name is None:
+            raise Refused("this link is not valid; ask the organizer for a new one", 403)
+        entry = await self.backend.invite_next(name)
+        if entry is None:
+            response = self.message("All your items are rated. Thank you.", 200)
+        else:
+            item_id, left, right, done, total = entry
+            scale = self.backend.scale
+            response = self.page("item.html", action=f"/invite/{token}/rate",
+                                 token=invite_write_token(token), item=item_id,
+                                 position=done + 1, size=total, left=left, right=right,
+                                 low=fmt(scale.low), high=fmt(scale.high), step=fmt(scale.step),
+                                 points=scale_points(scale))
+        response.set_cookie(INVITE_COOKIE, token, path=f"/invite/{token}/", httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https")
+        return response
+
+    async def invite_rate(self, request: Request) -> Response:
+        token = request.path_params["token"]
+        form = await read_form(request)
+        cookie = request.cookies.get(INVITE_COOKIE, "")
+        if not (cookie and hmac.compare_digest(cookie, token) and hmac.compare_digest(
+                invite_write_token(token), form.get("token", ""))):
+            raise Refused("refused: this page has expired; open your link again", 403)
+        if not self.writes.allow("invite\0" + token[:64]):
+            raise Refused("too many requests; wait a moment", 429)
+        try:
+            await self.backend.invite_rate(token, form.get("item", ""), form.get("score", ""))
+        except SimrateError as exc:
+            if exc.message.startswith("score"):
+                raise Refused("the score must be a value of the scale "
+                              f"{self.backend.scale.describe()}", 400) from None
+            if exc.message.startswith(("this item", "this link")):
+                raise Refused(exc.message, 409) from None
+            raise
+        return RedirectResponse(f"/invite/{token}", status_code=303)
+
+    async def refused(self, request: Request, exc: Exception) -> Response:
+        if isinstance(exc, Refused):
+            return self.message(exc.message, exc.status)
+        if isinstance(exc, web.WebRefusal):
+            return self.message(exc.message, exc.status)
+        if isinstance(exc, SimrateError):  # the file is busy or cannot be written: no detail
+            LOG.warning("refused with 503: %s", exc)
+            return self.message("the server is busy; try again in a moment", 503)
+        LOG.error("unexpected error on %s", request.url.path, exc_info=exc)
+        return self.message("something went wrong; try again in a moment", 500)
+
+    @staticmethod
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        text = {404: "not found", 405: "method not allowed"}.get(status, "refused")
+        return PlainTextResponse(text, status_code=status if 400 <= status < 500 else 400)
+
+
+def _lifespan(backend, owns: bool):
+    """The app's lifespan: the backend opened (if the app owns it) and started before the
+    first request, stopped and closed after the last."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        if owns:
+            backend.open()
+        try:
+            await backend.start()
+            try:
+                yield
+            finally:
+                await backend.stop()
+        finally:
+            if owns:
+                backend.close()
+
+    return lifespan
+
+
+def create_app(path: str | Path, *, backend=None, rate: float = 4.0, burst: float = 20.0,
+               ip_starts_per_minute: float = 60.0) -> Starlette:
+    """The app serving the open studies of the project at `path` (opened on startup
+    unless `backend` is given already open): the same pages and routes on either
+    backend, FileBackend (a plain project file) or HubBackend (an organizer's replica).
+
+    Limits per process: writes per task (`rate` a second, `burst` at once), task starts
+    per worker, and task starts per client address (`ip_starts_per_minute`, the address
+    the reverse proxy forwards when it runs on this machine)."""
+    backend = backend or FileBackend(path)
+    owns = not backend.opened
+    pages = Pages(backend, rate, burst, ip_starts_per_minute)
+    app = Starlette(routes=pages.routes(), lifespan=_lifespan(backend, owns),
+                    exception_handlers={
+                        Refused: pages.refused, web.WebRefusal: pages.refused,
+                        SimrateError: pages.refused, Exception: pages.refused,
+                        404: pages.not_found, 405: pages.not_found})
+    app.state.backend = backend
+    return Guard(app)

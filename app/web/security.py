@@ -1,0 +1,134 @@
+"""The web server's guards: body limits, security headers, rate limits and forms.
+
+Jinja2 escapes every text (a `<script>` in a pair is shown, never run); a
+Content-Security-Policy allows scripts and styles from this server only, no inline script;
+the task's cookie is HttpOnly and SameSite=Strict and every write also carries the task's
+own token, and a cross-site Origin is refused; bodies are limited in size and writes rate
+limited per worker; errors answer with one short sentence, never a traceback or a path.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.requests import Request
+
+MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
+COOKIE = "simrate_task"
+INVITE_COOKIE = "simrate_invite"
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+
+
+class Refused(Exception):
+    """A short answer for the browser with an HTTP status."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+class Buckets:
+    """Token buckets by key (a worker, a task): `burst` at once, `rate` a second after."""
+
+    def __init__(self, rate: float, burst: float, size: int = 100_000):
+        self.rate, self.burst, self.size = rate, burst, size
+        self._state: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._state.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - then) * self.rate)
+            allowed = tokens >= 1
+            self._state[key] = (tokens - 1 if allowed else tokens, now)
+            while len(self._state) > self.size:
+                self._state.popitem(last=False)
+        return allowed
+
+
+def _same_origin(request: Request) -> bool:
+    """False for a write that a page of another site sent (CSRF)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == request.headers.get("host", "") and origin != "null"
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """The request's urlencoded form, at most MAX_BODY bytes, each field once."""
+    if not _same_origin(request):
+        raise Refused("refused: this form was not sent from this site", 403)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise Refused("send the page's own form", 415)
+    length = request.headers.get("content-length")
+    if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
+        raise Refused("the request is too large", 413)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused("the request is too large", 413)
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
+                          max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        raise Refused("the form could not be read", 400) from None
+    if any(len(values) != 1 for values in fields.values()):
+        raise Refused("the form could not be read", 400)
+    return {key: values[0] for key, values in fields.items()}
+
+
+class Guard:
+    """Outermost ASGI layer: security headers on every answer, no Server header, bodies
+    over the limit refused before the app reads them, and a short 500 for anything that
+    slipped through."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def send_guarded(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() not in (b"server",)]
+                message = {**message, "headers": headers + SECURITY_HEADERS}
+            await send(message)
+
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and (not value.isdigit() or int(value) > MAX_BODY):
+                return await _short(send_guarded, 413, b"the request is too large")
+        try:
+            await self.app(scope, receive, send_guarded)
+        except Exception:  # noqa: BLE001 - a short answer, never a traceback
+            if not started:
+                await _short(send_guarded, 500, b"something went wrong; try again")
+
+
+async def _short(send, status: int, text: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(text)).encode()), (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": text})
