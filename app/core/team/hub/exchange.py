@@ -152,20 +152,12 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     """
     import psycopg
 
-    tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
-    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
     try:
         try:
             acked, has_kind = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
             pushed = _queue_push(batch, outbox, acked, has_kind)
-            batch.add("COMMIT")
-            # the push is on disk before the answer: this write's commit waits for the log
-            # up to it, the push's commit included (which waited for nothing, see BEGIN)
-            batch.add(DURABLE_SQL, (replica,))
-            pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
-                     for table in tables}
-            hub_clock = batch.add(CLOCK_SQL)
+            pages, hub_clock = _queue_after_push(batch, replica, marks, organizer)
             sent = time.time()
             results = batch.run()
             answered = time.time()
@@ -173,18 +165,41 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
             _roll_back(conn)
             raise
         count, refused = pushed(results)
-        rows, new_marks = {}, dict(marks)
-        for table, index in pages.items():
-            found = results[index].rows
-            if len(found) == PAGE:  # more than a page is new: the rest, page by page
-                more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
-                found.extend(more[table])
-            rows[table] = found
-            new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+        rows, new_marks = _collect_pages(conn, results, pages, marks, organizer)
         offset = (sent + answered) / 2 - float(results[hub_clock].rows[0][0])
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     return Received(acked, count, rows, new_marks, refused, offset)
+
+
+def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
+                      organizer: bool) -> tuple[dict[str, int], int]:
+    """After the push in the same message: COMMIT, the wait for the disk, a page of each
+    table to pull and the hub's clock; returns ({table: its page's index}, clock's index)."""
+    tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
+    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
+    batch.add("COMMIT")
+    # the push is on disk before the answer: this write's commit waits for the log
+    # up to it, the push's commit included (which waited for nothing, see BEGIN)
+    batch.add(DURABLE_SQL, (replica,))
+    pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
+             for table in tables}
+    return pages, batch.add(CLOCK_SQL)
+
+
+def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[str, int],
+                   organizer: bool) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+    """Each table's pulled rows (the rest pulled page by page when a page was full) and the
+    watermarks after them."""
+    rows, new_marks = {}, dict(marks)
+    for table, index in pages.items():
+        found = results[index].rows
+        if len(found) == PAGE:  # more than a page is new: the rest, page by page
+            more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
+            found.extend(more[table])
+        rows[table] = found
+        new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+    return rows, new_marks
 
 
 #: After the push's COMMIT, in the same message: a write whose commit waits until the
