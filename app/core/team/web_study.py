@@ -23,113 +23,65 @@ people of the project and machine raters: a worker id that names another kind of
 is refused, so a web page can never write into an in-house annotator's ratings. Ratings go
 into the ratings table with their seconds, so `annotators --exclude-careless` and the check
 item rule see web workers exactly as imported crowd workers.
+
+This module holds the organizer's side (create, change or close a study, its status); the
+worker's side (leasing and rating tasks) is web_tasks.py, the tables and the rows read from
+them web_tables.py. Every name the web page uses stays importable from here.
 """
 
 from __future__ import annotations
 
-import hmac
 import math
 import re
 import secrets
 import sqlite3
 import time
-from dataclasses import dataclass
 
-from app.core.data import tables
 from app.core.data.changelog import log_change
 from app.core.errors import SimrateError
-from app.core.events import RatingState
-from app.core.frames import name_problem
 from app.core.project import Project
 from app.core.store import CROWD
 from app.core.team.teamdb import has_table
-from app.core.team.web_tables import WEB_SCHEMA, ensure_web_tables  # noqa: F401
+from app.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
+    STUDY_COLUMNS,
+    STUDY_NAME,
+    WEB_SCHEMA,
+    WORKER_ID,
+    Lease,
+    Slot,
+    Study,
+    WebRefusal,
+    ensure_web_tables,
+    row_study,
+)
+from app.core.team.web_tasks import check_worker_id, lease, next_slot, rate_slot, task_by_cookie
+
+__all__ = [
+    "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease", "Slot",
+    "Study", "WebRefusal", "check_worker_id", "crowd_workers", "get_study", "lease",
+    "next_slot", "rate_slot", "refuse_annotator_replica", "refuse_hub_replica", "set_study",
+    "studies", "study_status", "task_by_cookie",
+]
 
 DEFAULT_PER_ITEM = 5
 DEFAULT_LEASE_MINUTES = 60.0
-STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}")
-
-@dataclass(frozen=True)
-class Study:
-    """One web study's settings."""
-
-    name: str
-    per_task: int
-    checks: int
-    per_item: int
-    lease_minutes: float
-    completion_url: str
-    code: str
-    secret: str
-    open: bool
-
-    def start_token(self, worker: str) -> str:
-        """The token the landing page's form carries for this worker (kept in no table)."""
-        return hmac.new(self.secret.encode(), f"start|{worker}".encode(), "sha256").hexdigest()
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One slot of a task as the page shows it."""
-
-    slot: int
-    item_ord: int
-    left: str
-    right: str
-
-
-@dataclass(frozen=True)
-class Lease:
-    """A worker's task: its name, secrets, slots and how many are rated."""
-
-    study: str
-    task: str
-    worker: str
-    cookie: str
-    token: str
-    state: str
-    size: int
-    rated: int
-    expires_at: float
-
-    @property
-    def done(self) -> bool:
-        return self.state == "done"
-
-
-class WebRefusal(SimrateError):
-    """A request the web page refuses (a short message for the worker, an HTTP status)."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
-
-
-def _row_study(row: tuple) -> Study:
-    name, k, c, r, minutes, url, code, secret, is_open = row
-    return Study(name, int(k), int(c), int(r), float(minutes), url, code, secret, bool(is_open))
-
-
-_STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_url, code, "
-                  "secret, open")
 
 
 def studies(project: Project) -> list[Study]:
     """Every study of the project, by name."""
     if not has_table(project, "web_studies"):
         return []
-    return [_row_study(r) for r in project.team_tables.read(
-        f"SELECT {_STUDY_COLUMNS} FROM web_studies ORDER BY name")]
+    return [row_study(r) for r in project.team_tables.read(
+        f"SELECT {STUDY_COLUMNS} FROM web_studies ORDER BY name")]
 
 
 def get_study(project: Project, name: str) -> Study | None:
     """The study of this name, or None."""
     if not STUDY_NAME.fullmatch(name or "") or not has_table(project, "web_studies"):
         return None
-    rows = project.team_tables.read(f"SELECT {_STUDY_COLUMNS} FROM web_studies WHERE name = ?",
+    rows = project.team_tables.read(f"SELECT {STUDY_COLUMNS} FROM web_studies WHERE name = ?",
                                     (name,))
-    return _row_study(rows[0]) if rows else None
+    return row_study(rows[0]) if rows else None
 
 
 def _check_url(url: str) -> str:
@@ -150,6 +102,21 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     A new study needs `per_task`. Its item pool is every item that is not a check item;
     re-running adds items imported since. All in one logged transaction.
     """
+    _check_settings(name, per_task, checks, per_item, lease_minutes)
+    url = None if completion_url is None else _check_url(completion_url)
+    refuse_annotator_replica(project)
+    old = get_study(project, name)
+    study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
+    if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
+        from app.core.team.hub.web_hub import set_hub_study
+
+        set_hub_study(project, study, new_web_password=new_web_password)
+    return _write_study(project, study, old, close, by)
+
+
+def _check_settings(name: str, per_task: int | None, checks: int | None,
+                    per_item: int | None, lease_minutes: float | None) -> None:
+    """SimrateError for a bad study name, count or lease time."""
     if not STUDY_NAME.fullmatch(name):
         raise SimrateError(f"study name {name[:40]!r} may hold only letters, digits, '.', "
                            "'_' and '-' (at most 64, starting with a letter or digit)")
@@ -159,9 +126,13 @@ def set_study(project: Project, name: str, per_task: int | None = None,
             raise SimrateError(f"{flag} must be {least} or more, not {value}")
     if lease_minutes is not None and not (0 < lease_minutes < 1e6 and math.isfinite(lease_minutes)):
         raise SimrateError(f"--lease-minutes must be a positive number, not {lease_minutes:g}")
-    url = None if completion_url is None else _check_url(completion_url)
-    refuse_annotator_replica(project)
-    old = get_study(project, name)
+
+
+def _settled(project: Project, name: str, old: Study | None, per_task: int | None,
+             checks: int | None, per_item: int | None, lease_minutes: float | None,
+             url: str | None, close: bool) -> Study:
+    """The study as it will be: the old one's settings where none is given (a new study
+    gets the defaults, a fresh code and secret); SimrateError when it cannot be."""
     if old is None and close:
         raise SimrateError(f"no web study named {name!r} in this project", project.path)
     if old is None and per_task is None:
@@ -173,18 +144,19 @@ def set_study(project: Project, name: str, per_task: int | None = None,
         raise SimrateError(f"{n_checks} check items per task asked for, but the project has "
                            f"{known} (mark some: simrate checks)", project.path)
     if old is None:
-        study = Study(name, per_task, n_checks, per_item or DEFAULT_PER_ITEM,
-                      lease_minutes or DEFAULT_LEASE_MINUTES, url or "",
-                      secrets.token_hex(4).upper(), secrets.token_hex(32), True)
-    else:
-        study = Study(name, per_task or old.per_task, n_checks, per_item or old.per_item,
-                      lease_minutes or old.lease_minutes,
-                      old.completion_url if url is None else url, old.code, old.secret,
-                      not close)
-    if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
-        from app.core.team.hub.web_hub import set_hub_study
+        return Study(name, per_task, n_checks, per_item or DEFAULT_PER_ITEM,
+                     lease_minutes or DEFAULT_LEASE_MINUTES, url or "",
+                     secrets.token_hex(4).upper(), secrets.token_hex(32), True)
+    return Study(name, per_task or old.per_task, n_checks, per_item or old.per_item,
+                 lease_minutes or old.lease_minutes,
+                 old.completion_url if url is None else url, old.code, old.secret,
+                 not close)
 
-        set_hub_study(project, study, new_web_password=new_web_password)
+
+def _write_study(project: Project, study: Study, old: Study | None, close: bool,
+                 by: str) -> tuple[Study, str]:
+    """Store the study (and fill its pool unless it closes) in one logged transaction."""
+    name = study.name
     now = time.time()
     with project.team_tables.transaction() as conn:
         ensure_web_tables(conn)
@@ -203,8 +175,8 @@ def set_study(project: Project, name: str, per_task: int | None = None,
             what = "closed" if close else "changed"
         if not close:
             _fill_pool(conn, name)
-        study = _row_study(conn.execute(f"SELECT {_STUDY_COLUMNS} FROM web_studies "
-                                        "WHERE name = ?", (name,)).fetchone())
+        study = row_study(conn.execute(f"SELECT {STUDY_COLUMNS} FROM web_studies "
+                                       "WHERE name = ?", (name,)).fetchone())
         log_change(conn, "web_study", by, new={
             "study": name, "what": what, "per_task": study.per_task, "checks": study.checks,
             "per_item": study.per_item, "lease_minutes": study.lease_minutes,
@@ -239,245 +211,10 @@ def _fill_pool(conn: sqlite3.Connection, name: str) -> int:
 
 
 # ----------------------------------------------------------------- workers
-def check_worker_id(worker: str) -> str:
-    """The worker id as given, or WebRefusal when it cannot name a crowd worker."""
-    if not WORKER_ID.fullmatch(worker or "") or name_problem(worker):
-        raise WebRefusal("the link lacks a valid worker id (PROLIFIC_PID or worker)", 400)
-    return worker
-
-
-def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]) -> int:
-    """The annotator id of this crowd worker, adding them with kind crowd; WebRefusal when
-    the id is the name of a person or machine rater of the project."""
-    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (worker,)).fetchone()
-    if row is not None:
-        if row[1] != CROWD:
-            raise WebRefusal("this worker id cannot be used for this study", 403)
-        return int(row[0])
-    aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, ?)",
-                       (worker, CROWD)).lastrowid
-    log_change(conn, "annotator", annotator=worker, new={"name": worker, "kind": CROWD})
-    added[worker] = aid
-    return aid
-
-
 def crowd_workers(project: Project) -> list[str]:
     """Names of the project's crowd (web) workers, in the order they joined."""
     return [r[0] for r in project.team_tables.read(
         "SELECT name FROM annotators WHERE kind = ? ORDER BY id", (CROWD,))]
-
-
-# ----------------------------------------------------------------- leasing
-def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
-    """Leases past their time go back to the pool: their unrated slots stop counting."""
-    late = conn.execute("SELECT task FROM web_tasks WHERE study = ? AND state = 'leased' "
-                        "AND expires_at <= ?", (study, now)).fetchall()
-    for (task,) in late:
-        conn.execute(
-            "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
-            "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
-            "AND rated_at IS NULL)", (study, study, task))
-        conn.execute("UPDATE web_tasks SET state = 'expired' WHERE study = ? AND task = ?",
-                     (study, task))
-
-
-def _lease_row(conn: sqlite3.Connection, study: str, where: str, params: tuple) -> Lease | None:
-    row = conn.execute(
-        "SELECT t.study, t.task, t.worker, t.cookie, t.token, t.state, t.expires_at, "
-        "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task), "
-        "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task "
-        "AND s.rated_at IS NOT NULL) FROM web_tasks t WHERE t.study = ? AND " + where,
-        (study, *params)).fetchone()
-    if row is None:
-        return None
-    s, task, worker, cookie, token, state, expires, size, rated = row
-    return Lease(s, task, worker, cookie, token, state, int(size), int(rated), float(expires))
-
-
-def lease(project: Project, study_name: str, worker: str, session: str = "",
-          cookie: str | None = None, now: float | None = None) -> Lease:
-    """The worker's live task in this study, or a new one: one write transaction.
-
-    A live task is resumed only by the browser that holds its cookie, or by a request
-    with the platform session id it was leased under; else WebRefusal (409). A study
-    without items left for this worker refuses with 410.
-    """
-    check_worker_id(worker)
-    session = session if re.fullmatch(r"[A-Za-z0-9_.:-]{0,100}", session or "") else ""
-    now = time.time() if now is None else now
-    added: dict[str, int] = {}
-    with project.team_tables.transaction() as conn:
-        ensure_web_tables(conn)
-        study = _open_study(conn, study_name)
-        _expire(conn, study.name, now)
-        live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))
-        if live is not None:
-            if (cookie and hmac.compare_digest(cookie, live.cookie)) or \
-                    (session and _session_of(conn, live) == session):
-                return live
-            raise WebRefusal("this worker already has a task open in another browser; "
-                             "go back to it, or wait until it times out", 409)
-        aid = _worker_aid(conn, worker, added)
-        lease_ = _new_task(conn, study, worker, aid, session, now, fresh=bool(added))
-    if added:
-        project.roster.remember(added)
-    return lease_
-
-
-def _session_of(conn: sqlite3.Connection, lease_: Lease) -> str:
-    return conn.execute("SELECT session FROM web_tasks WHERE study = ? AND task = ?",
-                        (lease_.study, lease_.task)).fetchone()[0]
-
-
-def _open_study(conn: sqlite3.Connection, name: str) -> Study:
-    row = conn.execute(f"SELECT {_STUDY_COLUMNS} FROM web_studies WHERE name = ?",
-                       (name,)).fetchone() if STUDY_NAME.fullmatch(name or "") else None
-    if row is None:
-        raise WebRefusal("no such study", 404)
-    study = _row_study(row)
-    if not study.open:
-        raise WebRefusal("this study is closed", 410)
-    return study
-
-
-def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int, session: str,
-              now: float, fresh: bool = False) -> Lease:
-    """Build and record a task of K items and C checks for this worker."""
-    # items this worker rated already, or holds in a live task of any study (a worker added
-    # just now has rated nothing: the ratings table, without an index by rater, is skipped)
-    seen = ("" if fresh else "SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION ") + (
-            "SELECT s.item_ord FROM web_slots s JOIN web_tasks t ON t.study = s.study AND "
-            "t.task = s.task WHERE t.worker = :worker AND t.state = 'leased'")
-    has_checks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'check_items'").fetchone()
-    not_check = "AND f.item_ord NOT IN (SELECT item_ord FROM check_items)" if has_checks else ""
-    items = [r[0] for r in conn.execute(
-        f"SELECT f.item_ord FROM web_fill f WHERE f.study = :study AND f.used < :cap "
-        f"{not_check} AND f.item_ord NOT IN ({seen}) ORDER BY f.used, f.rank LIMIT :k",
-        {"study": study.name, "cap": study.per_item, "aid": aid, "worker": worker,
-         "k": study.per_task})]
-    if not items:
-        raise WebRefusal("there is no task left in this study for you; thank you", 410)
-    checks: list[int] = []
-    if study.checks and has_checks:
-        pool = [r[0] for r in conn.execute(
-            f"SELECT item_ord FROM check_items WHERE item_ord NOT IN ({seen})",
-            {"aid": aid, "worker": worker})]
-        rng = secrets.SystemRandom()
-        checks = rng.sample(pool, min(study.checks, len(pool)))
-    slots = [(o, 0) for o in items]
-    rng = secrets.SystemRandom()
-    for ord_ in checks:
-        slots.insert(rng.randint(0, len(slots)), (ord_, 1))
-    number = conn.execute("SELECT COUNT(*) FROM web_tasks WHERE study = ?",
-                          (study.name,)).fetchone()[0] + 1
-    task = f"w{number:06d}"
-    cookie, token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    expires = now + study.lease_minutes * 60
-    conn.execute("INSERT INTO web_tasks VALUES (?,?,?,?,?,?, 'leased', ?, ?, NULL)",
-                 (study.name, task, worker, session, cookie, token, now, expires))
-    conn.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?, NULL, NULL)",
-                     [(study.name, task, n, o, c) for n, (o, c) in enumerate(slots, 1)])
-    conn.executemany("UPDATE web_fill SET used = used + 1 WHERE study = ? AND item_ord = ?",
-                     [(study.name, o) for o in items])
-    log_change(conn, "web_lease", worker, annotator=worker,
-               new={"study": study.name, "task": task, "slots": len(slots)})
-    return Lease(study.name, task, worker, cookie, token, "leased", len(slots), 0, expires)
-
-
-def task_by_cookie(project: Project, study_name: str, cookie: str) -> Lease | None:
-    """The task this cookie names in this study (any state), or None."""
-    if not cookie or len(cookie) > 200 or not has_table(project, "web_tasks"):
-        return None
-    found = _lease_row(_Reader(project), study_name, "t.cookie = ?", (cookie,))
-    if found is None or not hmac.compare_digest(found.cookie, cookie):
-        return None
-    return found
-
-
-class _Reader:
-    """`conn.execute(...).fetchone()` over the project's reads, for the shared row readers."""
-
-    def __init__(self, project: Project):
-        self._project = project
-
-    def execute(self, sql: str, params: tuple = ()) -> _Reader:
-        self._rows = self._project.team_tables.read(sql, params)
-        return self
-
-    def fetchone(self) -> tuple | None:
-        return self._rows[0] if self._rows else None
-
-    def fetchall(self) -> list[tuple]:
-        return self._rows
-
-
-def next_slot(project: Project, lease_: Lease) -> Slot | None:
-    """The task's first unrated slot with its texts (None when every slot is rated)."""
-    rows = project.team_tables.read(
-        "SELECT s.slot, s.item_ord, i.left, i.right FROM web_slots s JOIN items i "
-        "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND s.rated_at IS NULL "
-        "ORDER BY s.slot LIMIT 1", (lease_.study, lease_.task))
-    return Slot(*rows[0]) if rows else None
-
-
-def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: int,
-              score: str, now: float | None = None) -> tuple[Lease, list[tuple]]:
-    """Save one web rating: the task named by `cookie` must carry `token`, be live and hold
-    `slot` unrated; the score must be on the grid. One write transaction. Returns the task
-    as it stands after it and the rows written ((item_id, worker, old, new) for events)."""
-    now = time.time() if now is None else now
-    try:
-        code = project.scale.parse(str(score)[:40])
-    except SimrateError:
-        raise WebRefusal(f"the score must be a value of the scale "
-                         f"{project.scale.describe()}", 400) from None
-    written: list[tuple] = []
-    with project.team_tables.transaction() as conn:
-        ensure_web_tables(conn)
-        found = _lease_row(conn, study_name, "t.cookie = ?", (cookie or "",))
-        if found is None or not hmac.compare_digest(found.cookie, cookie or "") or \
-                not hmac.compare_digest(found.token, token or ""):
-            raise WebRefusal("this page has expired; open your study link again", 403)
-        _open_study(conn, study_name)
-        if found.state == "done":
-            return found, written
-        if found.state != "leased" or found.expires_at <= now:
-            raise WebRefusal("the time for this task ran out; open your study link again "
-                             "for a new one", 409)
-        row = conn.execute("SELECT s.item_ord, s.rated_at, i.id FROM web_slots s JOIN items i "
-                           "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND "
-                           "s.slot = ?", (study_name, found.task, slot)).fetchone()
-        if row is None:
-            raise WebRefusal("no such item in this task", 400)
-        ord_, rated_at, item_id = row
-        if rated_at is not None:  # a second Enter or a resent form: nothing doubled
-            return found, written
-        aid_row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?",
-                               (found.worker,)).fetchone()
-        if aid_row is None or aid_row[1] != CROWD:
-            raise WebRefusal("this worker id cannot be used for this study", 403)
-        aid = int(aid_row[0])
-        if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
-                        (ord_, aid)).fetchone():
-            raise WebRefusal("this item was rated already", 409)
-        last = conn.execute("SELECT MAX(rated_at) FROM web_slots WHERE study = ? AND task = ?",
-                            (study_name, found.task)).fetchone()[0]
-        started = conn.execute("SELECT leased_at FROM web_tasks WHERE study = ? AND task = ?",
-                               (study_name, found.task)).fetchone()[0]
-        seconds = round(max(0.0, now - max(started, last or started)), 3)
-        old, new = tables.write_rating(conn, project.scale, ord_, aid, item_id, found.worker,
-                                       RatingState(code, "", False, seconds))
-        conn.execute("UPDATE web_slots SET rated_at = ?, seconds = ? WHERE study = ? AND "
-                     "task = ? AND slot = ?", (now, seconds, study_name, found.task, slot))
-        left = conn.execute("SELECT COUNT(*) FROM web_slots WHERE study = ? AND task = ? AND "
-                            "rated_at IS NULL", (study_name, found.task)).fetchone()[0]
-        if not left:
-            conn.execute("UPDATE web_tasks SET state = 'done', done_at = ? WHERE study = ? "
-                         "AND task = ?", (now, study_name, found.task))
-        written.append((item_id, found.worker, old, new))
-        after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
-    project.team_ratings_written(written)
-    return after, written
 
 
 # ----------------------------------------------------------------- status

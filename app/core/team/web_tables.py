@@ -1,9 +1,18 @@
-"""The web studies' tables in a project file (see web_study.py for what each holds); apart
-so that the hub's side (hub/web_hub.py) writes them without importing web_study."""
+"""The web studies' tables in a project file (see web_study.py for what each holds) and the
+rows read from them (a study's settings, a task, a slot); apart so that the hub's side
+(hub/web_hub.py) writes them without importing web_study."""
 
 from __future__ import annotations
 
+import hmac
+import re
 import sqlite3
+from dataclasses import dataclass
+
+from app.core.errors import SimrateError
+
+STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}")
 
 WEB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_studies (
@@ -60,3 +69,69 @@ def ensure_web_tables(conn: sqlite3.Connection) -> None:
     for statement in WEB_SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
+
+
+@dataclass(frozen=True)
+class Study:
+    """One web study's settings."""
+
+    name: str
+    per_task: int
+    checks: int
+    per_item: int
+    lease_minutes: float
+    completion_url: str
+    code: str
+    secret: str
+    open: bool
+
+    def start_token(self, worker: str) -> str:
+        """The token the landing page's form carries for this worker (kept in no table)."""
+        return hmac.new(self.secret.encode(), f"start|{worker}".encode(), "sha256").hexdigest()
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One slot of a task as the page shows it."""
+
+    slot: int
+    item_ord: int
+    left: str
+    right: str
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A worker's task: its name, secrets, slots and how many are rated."""
+
+    study: str
+    task: str
+    worker: str
+    cookie: str
+    token: str
+    state: str
+    size: int
+    rated: int
+    expires_at: float
+
+    @property
+    def done(self) -> bool:
+        return self.state == "done"
+
+
+class WebRefusal(SimrateError):
+    """A request the web page refuses (a short message for the worker, an HTTP status)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def row_study(row: tuple) -> Study:
+    """A Study from a row of STUDY_COLUMNS."""
+    name, k, c, r, minutes, url, code, secret, is_open = row
+    return Study(name, int(k), int(c), int(r), float(minutes), url, code, secret, bool(is_open))
+
+
+STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_url, code, "
+                 "secret, open")

@@ -145,27 +145,19 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     COMMIT, a wait for the disk, the pull and a look at the hub's clock. Every write takes
     the hub's sequence
     stamp under a lock that all other writers wait for until this transaction ends
-    (hub_schema.py), so nothing may come between the first write and the COMMIT that
+    (hub_schema/tables.py), so nothing may come between the first write and the COMMIT that
     waits on this machine: a client that is slow to be scheduled (hundreds of windows on
     a busy machine) would hold up every writer of the hub. Sent as one message, the writes
     and the COMMIT are all on the server before it runs the first of them.
     """
     import psycopg
 
-    tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
-    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
     try:
         try:
             acked, has_kind = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
             pushed = _queue_push(batch, outbox, acked, has_kind)
-            batch.add("COMMIT")
-            # the push is on disk before the answer: this write's commit waits for the log
-            # up to it, the push's commit included (which waited for nothing, see BEGIN)
-            batch.add(DURABLE_SQL, (replica,))
-            pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
-                     for table in tables}
-            hub_clock = batch.add(CLOCK_SQL)
+            pages, hub_clock = _queue_after_push(batch, replica, marks, organizer)
             sent = time.time()
             results = batch.run()
             answered = time.time()
@@ -173,18 +165,41 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
             _roll_back(conn)
             raise
         count, refused = pushed(results)
-        rows, new_marks = {}, dict(marks)
-        for table, index in pages.items():
-            found = results[index].rows
-            if len(found) == PAGE:  # more than a page is new: the rest, page by page
-                more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
-                found.extend(more[table])
-            rows[table] = found
-            new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+        rows, new_marks = _collect_pages(conn, results, pages, marks, organizer)
         offset = (sent + answered) / 2 - float(results[hub_clock].rows[0][0])
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     return Received(acked, count, rows, new_marks, refused, offset)
+
+
+def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
+                      organizer: bool) -> tuple[dict[str, int], int]:
+    """After the push in the same message: COMMIT, the wait for the disk, a page of each
+    table to pull and the hub's clock; returns ({table: its page's index}, clock's index)."""
+    tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
+    queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
+    batch.add("COMMIT")
+    # the push is on disk before the answer: this write's commit waits for the log
+    # up to it, the push's commit included (which waited for nothing, see BEGIN)
+    batch.add(DURABLE_SQL, (replica,))
+    pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
+             for table in tables}
+    return pages, batch.add(CLOCK_SQL)
+
+
+def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[str, int],
+                   organizer: bool) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+    """Each table's pulled rows (the rest pulled page by page when a page was full) and the
+    watermarks after them."""
+    rows, new_marks = {}, dict(marks)
+    for table, index in pages.items():
+        found = results[index].rows
+        if len(found) == PAGE:  # more than a page is new: the rest, page by page
+            more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
+            found.extend(more[table])
+        rows[table] = found
+        new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+    return rows, new_marks
 
 
 #: After the push's COMMIT, in the same message: a write whose commit waits until the
@@ -219,7 +234,7 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     for while it waits for the answer."""
     batch = Batch(conn)
     batch.add("BEGIN")
-    # The write lock is held until the commit ends (hub_schema.py). The commit does not wait
+    # The write lock is held until the commit ends (hub_schema/tables.py). The commit does not wait
     # for the disk here: waiting there would keep every other writer waiting on this disk
     # flush too. The statement after the COMMIT waits for it instead, lock released, with
     # the flushes of other pushes made meanwhile (one flush serves them all). The push is
@@ -251,7 +266,7 @@ def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
     session loads the code of the ratings' triggers and the catalogs they read, which
     takes several times as long as the write itself, and doing that with the write lock
     held keeps every other writer waiting meanwhile. While `simrate.rehearsal` is on, the
-    stamp takes no lock (hub_schema.py); the savepoint undoes the rows, their change log
+    stamp takes no lock (hub_schema/tables.py); the savepoint undoes the rows, their change log
     and their notifications. (A hub whose schema predates rehearsals takes the lock here,
     and gives it back at the rollback, within this one message.)"""
     batch.add("SAVEPOINT rehearsal")

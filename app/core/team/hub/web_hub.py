@@ -3,7 +3,7 @@
 On an organizer's replica, `simrate crowd study` writes the study to the hub (through
 `simrate.web_set_study`, which fills its pool from the hub's items, check items marked)
 and to the file. The first study also makes the hub's web login, the one role
-`simrate serve` connects as: it may only call the web functions of hub_schema.py (lease a
+`simrate serve` connects as: it may only call the web functions of hub_schema/web.py (lease a
 task, read its items, rate its slots), never read or write a table. Its password is made
 here, at random, and written where libpq reads passwords, the password file (the file
 PGPASSFILE names, else ~/.pgpass), as one line for that login; simrate keeps no password in
@@ -146,35 +146,48 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
     of those studies are replaced); returns the number of studies."""
     import psycopg
 
-    from app.core.team.web_tables import ensure_web_tables
-
     url, uuid = hub_of(project)
     conn = _organizer_connection(url, uuid, password)
     try:
         _check_web_schema(conn)
         with conn.transaction():
-            studies = conn.execute(
-                "SELECT name, per_task, checks, per_item, lease_minutes, completion_url, code, "
-                "secret, open, extract(epoch FROM created_at) FROM simrate.web_studies"
-            ).fetchall()
-            # a pool is copied again only when its size changed (its counts of use are
-            # not what the file's status reads: that counts the slots)
-            sizes = dict(conn.execute("SELECT study, count(*) FROM simrate.web_pool "
-                                      "WHERE NOT is_check GROUP BY study").fetchall())
-            local = _local_pool_sizes(project)
-            stale = [name for name, size in sizes.items() if local.get(name) != size]
-            pool = conn.execute("SELECT study, item_id, used, rank FROM simrate.web_pool "
-                                "WHERE NOT is_check AND study = ANY (%s)", (stale,)
-                                ).fetchall() if stale else []
-            tasks = conn.execute(
-                "SELECT study, task, worker, session, cookie, token, state, leased_at, "
-                "expires_at, done_at FROM simrate.web_tasks").fetchall()
-            slots = conn.execute("SELECT study, task, slot, item_id, is_check, rated_at, "
-                                 "seconds FROM simrate.web_slots").fetchall()
+            rows = _read_hub_studies(project, conn)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     finally:
         conn.close()
+    _write_mirror(project, *rows)
+    return len(rows[0])
+
+
+def _read_hub_studies(project: Project, conn: Any) -> tuple[list, list, list, list, list]:
+    """(studies, stale pools' names, their pool rows, tasks, slots) as the hub holds them."""
+    studies = conn.execute(
+        "SELECT name, per_task, checks, per_item, lease_minutes, completion_url, code, "
+        "secret, open, extract(epoch FROM created_at) FROM simrate.web_studies"
+    ).fetchall()
+    # a pool is copied again only when its size changed (its counts of use are
+    # not what the file's status reads: that counts the slots)
+    sizes = dict(conn.execute("SELECT study, count(*) FROM simrate.web_pool "
+                              "WHERE NOT is_check GROUP BY study").fetchall())
+    local = _local_pool_sizes(project)
+    stale = [name for name, size in sizes.items() if local.get(name) != size]
+    pool = conn.execute("SELECT study, item_id, used, rank FROM simrate.web_pool "
+                        "WHERE NOT is_check AND study = ANY (%s)", (stale,)
+                        ).fetchall() if stale else []
+    tasks = conn.execute(
+        "SELECT study, task, worker, session, cookie, token, state, leased_at, "
+        "expires_at, done_at FROM simrate.web_tasks").fetchall()
+    slots = conn.execute("SELECT study, task, slot, item_id, is_check, rated_at, "
+                         "seconds FROM simrate.web_slots").fetchall()
+    return studies, stale, pool, tasks, slots
+
+
+def _write_mirror(project: Project, studies: list, stale: list, pool: list, tasks: list,
+                  slots: list) -> None:
+    """Replace the file's rows of these studies with the hub's, in one transaction."""
+    from app.core.team.web_tables import ensure_web_tables
+
     ords = dict(project.team_tables.read("SELECT id, ord FROM items"))
     names = [(s[0],) for s in studies]
     with project.team_tables.transaction() as local:
@@ -194,4 +207,3 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
         local.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?,?,?)",
                           [(s, t, n, ords[i], int(c), at, sec)
                            for s, t, n, i, c, at, sec in slots if i in ords])
-    return len(studies)

@@ -1,0 +1,69 @@
+"""Names the hub's SQL is written with: version, channel, lock keys, limits, role names,
+quoting, and `fill`, which puts them into a template (`@owner`, `@annotators_lit`, ...)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+#: Version of the hub schema; a hub made by a newer simrate is refused with a clear line.
+HUB_SCHEMA_VERSION = 2
+#: NOTIFY channel for items and settings, which every role reads (notifications are per
+#: database); other writes go to secret channels (`simrate.my_channel()`).
+CHANNEL = "simrate"
+#: Connections one annotator's login may hold at once (`CONNECTION LIMIT`): a window
+#: holds one only during a round, `team sync` one, so two machines of one person fit;
+#: organizers have no limit, so annotators can never take their slots.
+ANNOTATOR_CONNECTION_LIMIT = 2
+#: Advisory lock key that serializes sequence stamps (per database).
+CLOCK_LOCK = 7305820
+#: Tables a replica pulls from, in the order it applies them.
+PULLED_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
+
+
+def quote_ident(name: str) -> str:
+    """A PostgreSQL identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    """A PostgreSQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def role_names(dbname: str) -> dict[str, str]:
+    """The owner and group role names of the hub in database `dbname`.
+
+    Role names are shared by the whole server, so they carry the database's name and a
+    short hash of it (two databases whose names differ only in punctuation stay apart).
+    """
+    slug = re.sub(r"[^a-z0-9]+", "_", dbname.lower()).strip("_")[:20] or "db"
+    tag = hashlib.sha1(dbname.encode("utf-8")).hexdigest()[:6]
+    prefix = f"simrate_{slug}_{tag}"
+    return {"owner": f"{prefix}_owner", "annotators": f"{prefix}_annotators",
+            "organizers": f"{prefix}_organizers"}
+
+
+def login_name(person: str) -> str:
+    """A login role name for a person: lower case letters, digits and underscores."""
+    slug = re.sub(r"[^a-z0-9]+", "_", person.lower()).strip("_")[:40]
+    if not slug:
+        slug = "person_" + hashlib.sha1(person.encode("utf-8")).hexdigest()[:8]
+    return slug if slug[0].isalpha() else "p_" + slug
+
+
+#: Seconds a rating's edit time may lie ahead of the hub's clock; a later stamp (a machine
+#: whose clock is far ahead) is replaced by the hub's time.
+MAX_CLOCK_LEAD = 60
+
+
+def fill(template: str, roles: dict[str, str]) -> str:
+    """The template with role names, the channel and the lock key put in."""
+    text = template
+    for key, name in roles.items():
+        text = text.replace(f"@{key}_lit", quote_literal(name))
+        text = text.replace(f"@{key}", quote_ident(name))
+    text = text.replace("@channel", quote_literal(CHANNEL))
+    text = text.replace("@max_lead", str(MAX_CLOCK_LEAD))
+    text = text.replace("@annotator_limit", str(ANNOTATOR_CONNECTION_LIMIT))
+    return text.replace("@clock_lock", str(CLOCK_LOCK))

@@ -1,0 +1,273 @@
+"""The hub's tables, the functions that stamp, log and announce each write, their triggers,
+and the rule that the later edit of a rating wins (see the package's docstring)."""
+
+from __future__ import annotations
+
+TABLES_SQL = """
+CREATE TABLE IF NOT EXISTS simrate.hub (key text PRIMARY KEY, value text NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS simrate.clock;
+CREATE TABLE IF NOT EXISTS simrate.settings (
+    key text PRIMARY KEY, value text NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.items (
+    ord integer PRIMARY KEY, id text NOT NULL UNIQUE, "left" text NOT NULL,
+    "right" text NOT NULL, dataset text NOT NULL DEFAULT '', genre text NOT NULL DEFAULT '',
+    reference double precision, meta text, source text NOT NULL DEFAULT '',
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.people (
+    login text PRIMARY KEY, annotator text NOT NULL UNIQUE,
+    kind text NOT NULL CHECK (kind IN ('annotator', 'organizer')),
+    added_at timestamptz NOT NULL DEFAULT now(), removed_at timestamptz);
+CREATE TABLE IF NOT EXISTS simrate.annotators (
+    name text PRIMARY KEY, excluded boolean NOT NULL DEFAULT false,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.ratings (
+    item_id text NOT NULL REFERENCES simrate.items (id), annotator text NOT NULL,
+    code integer, note text NOT NULL DEFAULT '', skipped boolean NOT NULL DEFAULT false,
+    seconds double precision, updated_at double precision NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '',
+    PRIMARY KEY (item_id, annotator));
+CREATE TABLE IF NOT EXISTS simrate.adjudications (
+    item_id text PRIMARY KEY REFERENCES simrate.items (id), code integer,
+    note text NOT NULL DEFAULT '', by text NOT NULL DEFAULT '', at double precision NOT NULL,
+    seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS simrate.changes (
+    seq bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), login text NOT NULL,
+    kind text NOT NULL, item_id text, annotator text, old jsonb, new jsonb);
+CREATE TABLE IF NOT EXISTS simrate.secret (key text NOT NULL);
+INSERT INTO simrate.secret (key) SELECT md5(gen_random_uuid()::text || clock_timestamp()::text)
+WHERE NOT EXISTS (SELECT 1 FROM simrate.secret);
+CREATE TABLE IF NOT EXISTS simrate.replicas (
+    replica uuid PRIMARY KEY, login text NOT NULL DEFAULT session_user,
+    acked bigint NOT NULL DEFAULT 0, last_seen timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS settings_seq ON simrate.settings (seq);
+CREATE INDEX IF NOT EXISTS items_seq ON simrate.items (seq);
+CREATE INDEX IF NOT EXISTS annotators_seq ON simrate.annotators (seq);
+CREATE INDEX IF NOT EXISTS ratings_seq ON simrate.ratings (seq);
+CREATE INDEX IF NOT EXISTS adjudications_seq ON simrate.adjudications (seq);
+"""
+
+FUNCTIONS_SQL = """
+CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF current_setting('simrate.rehearsal', true) = 'on' THEN
+    -- a rehearsal (exchange.py), undone before commit: no lock, and a number below every
+    -- watermark, so that no replica would ever pull the row
+    NEW.seq := -nextval('simrate.clock');
+  ELSE
+    -- held until commit: writers commit in the order of their sequence numbers
+    PERFORM pg_advisory_xact_lock(@clock_lock);
+    NEW.seq := nextval('simrate.clock');
+  END IF;
+  NEW.login := session_user;
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.log_change() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  new_row jsonb := to_jsonb(NEW) - 'seq' - 'login';
+  old_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(OLD) - 'login' END;
+BEGIN
+  INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
+  VALUES (NEW.seq, session_user, TG_TABLE_NAME, new_row ->> 'item_id',
+          COALESCE(new_row ->> 'annotator', new_row ->> 'name'), old_row, new_row);
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.channel_for(whom text) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT 'simrate_' || substr(md5(key || ':' || whom), 1, 24) FROM simrate.secret LIMIT 1
+$$;
+
+-- items and settings: every role reads them, so everyone may hear of them
+CREATE OR REPLACE FUNCTION simrate.announce() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF TG_TABLE_NAME IN ('items', 'settings') THEN
+    PERFORM pg_notify(@channel, TG_TABLE_NAME);
+  END IF;
+  PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
+  RETURN NULL;
+END $$;
+
+-- ratings: the organizers, and the annotators whose ratings these are, each on their own
+CREATE OR REPLACE FUNCTION simrate.announce_ratings() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
+  PERFORM pg_notify(simrate.channel_for(p.login), TG_TABLE_NAME)
+  FROM (SELECT DISTINCT annotator FROM changed_rows) c
+  JOIN simrate.people p ON p.annotator = c.annotator;
+  RETURN NULL;
+END $$;
+
+
+CREATE OR REPLACE FUNCTION simrate.my_name() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT annotator FROM simrate.people WHERE login = session_user AND removed_at IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.my_kind() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE
+    WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) THEN 'organizer'
+    WHEN pg_has_role(session_user, @organizers_lit, 'MEMBER') THEN 'organizer'
+    WHEN pg_has_role(session_user, @annotators_lit, 'MEMBER') THEN 'annotator'
+  END
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.my_channel() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT CASE simrate.my_kind()
+    WHEN 'organizer' THEN simrate.channel_for('*organizers')
+    WHEN 'annotator' THEN simrate.channel_for(session_user)
+  END
+$$;
+
+-- the people an annotator may know of: themselves; organizers know everyone
+CREATE OR REPLACE FUNCTION simrate.people_list()
+RETURNS TABLE (login text, annotator text, kind text, added_at timestamptz,
+               removed_at timestamptz)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT p.login, p.annotator, p.kind, p.added_at, p.removed_at FROM simrate.people p
+  WHERE simrate.my_kind() = 'organizer' OR p.login = session_user
+  ORDER BY p.kind DESC, p.annotator
+$$;
+
+CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
+                                              verifier text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  wanted text := CASE person_kind WHEN 'annotator' THEN @annotators_lit
+                                  WHEN 'organizer' THEN @organizers_lit END;
+  other text := CASE person_kind WHEN 'annotator' THEN @organizers_lit
+                                 ELSE @annotators_lit END;
+BEGIN
+  IF wanted IS NULL THEN
+    RAISE EXCEPTION 'a role is annotator or organizer, not %', person_kind;
+  END IF;
+  IF EXISTS (SELECT 1 FROM simrate.people WHERE annotator = person AND login <> person_login
+             AND removed_at IS NULL) THEN
+    RAISE EXCEPTION '% is already on this hub under another login', person;
+  END IF;
+  IF EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login AND annotator <> person)
+  THEN
+    RAISE EXCEPTION 'the login % is another person''s on this hub', person_login;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = person_login) THEN
+    IF NOT EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login) THEN
+      RAISE EXCEPTION 'a PostgreSQL role named % exists and is not one of this hub''s people',
+        person_login;
+    END IF;
+    EXECUTE format('ALTER ROLE %I LOGIN', person_login);
+  ELSE
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT',
+                   person_login);
+  END IF;
+  IF pg_has_role(person_login, other, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', other, person_login);
+  END IF;
+  EXECUTE format('GRANT %I TO %I', wanted, person_login);
+  -- annotators can never take the last slots: a few connections each (a window holds
+  -- none between rounds); organizers are not limited
+  EXECUTE format('ALTER ROLE %I CONNECTION LIMIT %s', person_login,
+                 CASE person_kind WHEN 'annotator' THEN @annotator_limit ELSE -1 END);
+  IF verifier IS NOT NULL THEN
+    EXECUTE format('ALTER ROLE %I PASSWORD %L', person_login, verifier);
+  END IF;
+  INSERT INTO simrate.people (login, annotator, kind) VALUES (person_login, person, person_kind)
+  ON CONFLICT (login) DO UPDATE SET annotator = EXCLUDED.annotator, kind = EXCLUDED.kind,
+                                    removed_at = NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.remove_person(person text) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found_login text;
+BEGIN
+  SELECT login INTO found_login FROM simrate.people WHERE annotator = person
+    AND removed_at IS NULL;
+  IF found_login IS NULL THEN
+    RAISE EXCEPTION '% is not one of this hub''s people', person;
+  END IF;
+  IF pg_has_role(found_login, @annotators_lit, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', @annotators_lit, found_login);
+  END IF;
+  IF pg_has_role(found_login, @organizers_lit, 'MEMBER') THEN
+    EXECUTE format('REVOKE %I FROM %I', @organizers_lit, found_login);
+  END IF;
+  EXECUTE format('ALTER ROLE %I NOLOGIN', found_login);
+  UPDATE simrate.people SET removed_at = now() WHERE login = found_login;
+  RETURN found_login;
+END $$;
+"""
+
+STAMPED = ("settings", "items", "annotators", "ratings", "adjudications")
+LOGGED = ("settings", "annotators", "ratings", "adjudications")
+
+
+def triggers_sql() -> str:
+    """Triggers: a sequence stamp on every write, the change log, NOTIFY per statement."""
+    parts = []
+    for table in STAMPED:
+        parts.append(f"""
+DROP TRIGGER IF EXISTS stamp ON simrate.{table};
+CREATE TRIGGER stamp BEFORE INSERT OR UPDATE ON simrate.{table}
+  FOR EACH ROW EXECUTE FUNCTION simrate.stamp();
+DROP TRIGGER IF EXISTS announce ON simrate.{table};""")
+        if table == "ratings":  # whose ratings changed: from the statement's new rows
+            parts.append("""
+DROP TRIGGER IF EXISTS announce_insert ON simrate.ratings;
+CREATE TRIGGER announce_insert AFTER INSERT ON simrate.ratings
+  REFERENCING NEW TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();
+DROP TRIGGER IF EXISTS announce_update ON simrate.ratings;
+CREATE TRIGGER announce_update AFTER UPDATE ON simrate.ratings
+  REFERENCING NEW TABLE AS changed_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();""")
+        else:
+            parts.append(f"""
+CREATE TRIGGER announce AFTER INSERT OR UPDATE ON simrate.{table}
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce();""")
+    for table in LOGGED:
+        parts.append(f"""
+DROP TRIGGER IF EXISTS log_change ON simrate.{table};
+CREATE TRIGGER log_change AFTER INSERT OR UPDATE ON simrate.{table}
+  FOR EACH ROW EXECUTE FUNCTION simrate.log_change();""")
+    return "\n".join(parts)
+
+
+#: The edit made later wins, whatever order replicas push in: an update of a rating whose
+#: edit time is not after the stored one is refused (and, when its value differs, logged as
+#: `ratings_refused` with both values), on every route a client has, plain UPDATE included.
+LATER_EDIT_SQL = """
+CREATE OR REPLACE FUNCTION simrate.keep_later_edit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  hub_now double precision := extract(epoch FROM clock_timestamp());
+BEGIN
+  IF NEW.updated_at > hub_now + @max_lead THEN
+    NEW.updated_at := hub_now;
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at
+     AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
+    IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped)
+       AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
+      PERFORM pg_advisory_xact_lock(@clock_lock);
+      INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
+      VALUES (nextval('simrate.clock'), session_user, 'ratings_refused', OLD.item_id,
+              OLD.annotator, to_jsonb(OLD) - 'login', to_jsonb(NEW) - 'seq' - 'login');
+    END IF;
+    RETURN NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION simrate.keep_later_edit() FROM PUBLIC;
+-- machine raters travel as machines, so no replica counts them among the humans
+ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'human';
+DROP TRIGGER IF EXISTS keep_later_edit ON simrate.ratings;
+CREATE TRIGGER keep_later_edit BEFORE INSERT OR UPDATE ON simrate.ratings
+  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_edit();
+"""

@@ -1,0 +1,333 @@
+"""Web studies' tasks: leasing a task to a worker, reading it back and rating its slots.
+
+Every lease and every rating is one write transaction on the project file (see web_study.py
+for the tables and the rules); the hub's side of the same is hub/web_hub.py.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+import sqlite3
+import time
+
+from app.core.data import tables
+from app.core.data.changelog import log_change
+from app.core.errors import SimrateError
+from app.core.events import RatingState
+from app.core.frames import name_problem
+from app.core.project import Project
+from app.core.store import CROWD
+from app.core.team.teamdb import has_table
+from app.core.team.web_tables import (
+    STUDY_COLUMNS,
+    STUDY_NAME,
+    WORKER_ID,
+    Lease,
+    Slot,
+    Study,
+    WebRefusal,
+    ensure_web_tables,
+    row_study,
+)
+
+
+# ----------------------------------------------------------------- workers
+def check_worker_id(worker: str) -> str:
+    """The worker id as given, or WebRefusal when it cannot name a crowd worker."""
+    if not WORKER_ID.fullmatch(worker or "") or name_problem(worker):
+        raise WebRefusal("the link lacks a valid worker id (PROLIFIC_PID or worker)", 400)
+    return worker
+
+
+def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]) -> int:
+    """The annotator id of this crowd worker, adding them with kind crowd; WebRefusal when
+    the id is the name of a person or machine rater of the project."""
+    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (worker,)).fetchone()
+    if row is not None:
+        if row[1] != CROWD:
+            raise WebRefusal("this worker id cannot be used for this study", 403)
+        return int(row[0])
+    aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, ?)",
+                       (worker, CROWD)).lastrowid
+    log_change(conn, "annotator", annotator=worker, new={"name": worker, "kind": CROWD})
+    added[worker] = aid
+    return aid
+
+
+# ----------------------------------------------------------------- leasing
+def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
+    """Leases past their time go back to the pool: their unrated slots stop counting."""
+    late = conn.execute("SELECT task FROM web_tasks WHERE study = ? AND state = 'leased' "
+                        "AND expires_at <= ?", (study, now)).fetchall()
+    for (task,) in late:
+        conn.execute(
+            "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
+            "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
+            "AND rated_at IS NULL)", (study, study, task))
+        conn.execute("UPDATE web_tasks SET state = 'expired' WHERE study = ? AND task = ?",
+                     (study, task))
+
+
+def _lease_row(conn: sqlite3.Connection, study: str, where: str, params: tuple) -> Lease | None:
+    row = conn.execute(
+        "SELECT t.study, t.task, t.worker, t.cookie, t.token, t.state, t.expires_at, "
+        "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task), "
+        "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task "
+        "AND s.rated_at IS NOT NULL) FROM web_tasks t WHERE t.study = ? AND " + where,
+        (study, *params)).fetchone()
+    if row is None:
+        return None
+    s, task, worker, cookie, token, state, expires, size, rated = row
+    return Lease(s, task, worker, cookie, token, state, int(size), int(rated), float(expires))
+
+
+def lease(project: Project, study_name: str, worker: str, session: str = "",
+          cookie: str | None = None, now: float | None = None) -> Lease:
+    """The worker's live task in this study, or a new one: one write transaction.
+
+    A live task is resumed only by the browser that holds its cookie, or by a request
+    with the platform session id it was leased under; else WebRefusal (409). A study
+    without items left for this worker refuses with 410.
+    """
+    check_worker_id(worker)
+    session = session if re.fullmatch(r"[A-Za-z0-9_.:-]{0,100}", session or "") else ""
+    now = time.time() if now is None else now
+    added: dict[str, int] = {}
+    with project.team_tables.transaction() as conn:
+        ensure_web_tables(conn)
+        study = _open_study(conn, study_name)
+        _expire(conn, study.name, now)
+        live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))
+        if live is not None:
+            if (cookie and hmac.compare_digest(cookie, live.cookie)) or \
+                    (session and _session_of(conn, live) == session):
+                return live
+            raise WebRefusal("this worker already has a task open in another browser; "
+                             "go back to it, or wait until it times out", 409)
+        aid = _worker_aid(conn, worker, added)
+        lease_ = _new_task(conn, study, worker, aid, session, now, fresh=bool(added))
+    if added:
+        project.roster.remember(added)
+    return lease_
+
+
+def _session_of(conn: sqlite3.Connection, lease_: Lease) -> str:
+    return conn.execute("SELECT session FROM web_tasks WHERE study = ? AND task = ?",
+                        (lease_.study, lease_.task)).fetchone()[0]
+
+
+def _open_study(conn: sqlite3.Connection, name: str) -> Study:
+    row = conn.execute(f"SELECT {STUDY_COLUMNS} FROM web_studies WHERE name = ?",
+                       (name,)).fetchone() if STUDY_NAME.fullmatch(name or "") else None
+    if row is None:
+        raise WebRefusal("no such study", 404)
+    study = row_study(row)
+    if not study.open:
+        raise WebRefusal("this study is closed", 410)
+    return study
+
+
+def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int, session: str,
+              now: float, fresh: bool = False) -> Lease:
+    """Build and record a task of K items and C checks for this worker."""
+    # items this worker rated already, or holds in a live task of any study (a worker added
+    # just now has rated nothing: the ratings table, without an index by rater, is skipped)
+    seen = ("" if fresh else "SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION ") + (
+            "SELECT s.item_ord FROM web_slots s JOIN web_tasks t ON t.study = s.study AND "
+            "t.task = s.task WHERE t.worker = :worker AND t.state = 'leased'")
+    has_checks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'check_items'").fetchone()
+    items = _pick_items(conn, study, worker, aid, seen, bool(has_checks))
+    checks: list[int] = []
+    if study.checks and has_checks:
+        checks = _pick_checks(conn, study, worker, aid, seen)
+    slots = _place_checks(items, checks)
+    return _record_task(conn, study, worker, session, now, items, slots)
+
+
+def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int, seen: str,
+                has_checks: bool) -> list[int]:
+    """The K least-rated pool items this worker has not seen (WebRefusal 410 when none)."""
+    not_check = "AND f.item_ord NOT IN (SELECT item_ord FROM check_items)" if has_checks else ""
+    items = [r[0] for r in conn.execute(
+        f"SELECT f.item_ord FROM web_fill f WHERE f.study = :study AND f.used < :cap "
+        f"{not_check} AND f.item_ord NOT IN ({seen}) ORDER BY f.used, f.rank LIMIT :k",
+        {"study": study.name, "cap": study.per_item, "aid": aid, "worker": worker,
+         "k": study.per_task})]
+    if not items:
+        raise WebRefusal("there is no task left in this study for you; thank you", 410)
+    return items
+
+
+def _pick_checks(conn: sqlite3.Connection, study: Study, worker: str, aid: int,
+                 seen: str) -> list[int]:
+    """Up to C check items this worker has not seen, drawn at random."""
+    pool = [r[0] for r in conn.execute(
+        f"SELECT item_ord FROM check_items WHERE item_ord NOT IN ({seen})",
+        {"aid": aid, "worker": worker})]
+    rng = secrets.SystemRandom()
+    return rng.sample(pool, min(study.checks, len(pool)))
+
+
+def _place_checks(items: list[int], checks: list[int]) -> list[tuple[int, int]]:
+    """(item, is_check) per slot: the items in order, each check item at a random place."""
+    slots = [(o, 0) for o in items]
+    rng = secrets.SystemRandom()
+    for ord_ in checks:
+        slots.insert(rng.randint(0, len(slots)), (ord_, 1))
+    return slots
+
+
+def _record_task(conn: sqlite3.Connection, study: Study, worker: str, session: str,
+                 now: float, items: list[int], slots: list[tuple[int, int]]) -> Lease:
+    """Write the task, its slots and the pool's counts; log the lease."""
+    number = conn.execute("SELECT COUNT(*) FROM web_tasks WHERE study = ?",
+                          (study.name,)).fetchone()[0] + 1
+    task = f"w{number:06d}"
+    cookie, token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    expires = now + study.lease_minutes * 60
+    conn.execute("INSERT INTO web_tasks VALUES (?,?,?,?,?,?, 'leased', ?, ?, NULL)",
+                 (study.name, task, worker, session, cookie, token, now, expires))
+    conn.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?, NULL, NULL)",
+                     [(study.name, task, n, o, c) for n, (o, c) in enumerate(slots, 1)])
+    conn.executemany("UPDATE web_fill SET used = used + 1 WHERE study = ? AND item_ord = ?",
+                     [(study.name, o) for o in items])
+    log_change(conn, "web_lease", worker, annotator=worker,
+               new={"study": study.name, "task": task, "slots": len(slots)})
+    return Lease(study.name, task, worker, cookie, token, "leased", len(slots), 0, expires)
+
+
+def task_by_cookie(project: Project, study_name: str, cookie: str) -> Lease | None:
+    """The task this cookie names in this study (any state), or None."""
+    if not cookie or len(cookie) > 200 or not has_table(project, "web_tasks"):
+        return None
+    found = _lease_row(_Reader(project), study_name, "t.cookie = ?", (cookie,))
+    if found is None or not hmac.compare_digest(found.cookie, cookie):
+        return None
+    return found
+
+
+class _Reader:
+    """`conn.execute(...).fetchone()` over the project's reads, for the shared row readers."""
+
+    def __init__(self, project: Project):
+        self._project = project
+
+    def execute(self, sql: str, params: tuple = ()) -> _Reader:
+        self._rows = self._project.team_tables.read(sql, params)
+        return self
+
+    def fetchone(self) -> tuple | None:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[tuple]:
+        return self._rows
+
+
+def next_slot(project: Project, lease_: Lease) -> Slot | None:
+    """The task's first unrated slot with its texts (None when every slot is rated)."""
+    rows = project.team_tables.read(
+        "SELECT s.slot, s.item_ord, i.left, i.right FROM web_slots s JOIN items i "
+        "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND s.rated_at IS NULL "
+        "ORDER BY s.slot LIMIT 1", (lease_.study, lease_.task))
+    return Slot(*rows[0]) if rows else None
+
+
+# ----------------------------------------------------------------- rating
+def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: int,
+              score: str, now: float | None = None) -> tuple[Lease, list[tuple]]:
+    """Save one web rating: the task named by `cookie` must carry `token`, be live and hold
+    `slot` unrated; the score must be on the grid. One write transaction. Returns the task
+    as it stands after it and the rows written ((item_id, worker, old, new) for events)."""
+    now = time.time() if now is None else now
+    code = _parse_score(project, score)
+    written: list[tuple] = []
+    with project.team_tables.transaction() as conn:
+        ensure_web_tables(conn)
+        found = _task_to_write(conn, study_name, cookie, token)
+        if found.state == "done":
+            return found, written
+        if found.state != "leased" or found.expires_at <= now:
+            raise WebRefusal("the time for this task ran out; open your study link again "
+                             "for a new one", 409)
+        unrated = _unrated_slot(conn, study_name, found.task, slot)
+        if unrated is None:  # a second Enter or a resent form: nothing doubled
+            return found, written
+        ord_, item_id = unrated
+        aid = _rater_of(conn, found.worker, ord_)
+        seconds = _seconds_taken(conn, study_name, found.task, now)
+        old, new = tables.write_rating(conn, project.scale, ord_, aid, item_id, found.worker,
+                                       RatingState(code, "", False, seconds))
+        _mark_rated(conn, study_name, found.task, slot, now, seconds)
+        written.append((item_id, found.worker, old, new))
+        after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
+    project.team_ratings_written(written)
+    return after, written
+
+
+def _parse_score(project: Project, score: str) -> int:
+    """The score's code on the project's scale, or WebRefusal (400)."""
+    try:
+        return project.scale.parse(str(score)[:40])
+    except SimrateError:
+        raise WebRefusal(f"the score must be a value of the scale "
+                         f"{project.scale.describe()}", 400) from None
+
+
+def _task_to_write(conn: sqlite3.Connection, study_name: str, cookie: str,
+                   token: str) -> Lease:
+    """The task `cookie` names if `token` is its own and its study is open; else WebRefusal."""
+    found = _lease_row(conn, study_name, "t.cookie = ?", (cookie or "",))
+    if found is None or not hmac.compare_digest(found.cookie, cookie or "") or \
+            not hmac.compare_digest(found.token, token or ""):
+        raise WebRefusal("this page has expired; open your study link again", 403)
+    _open_study(conn, study_name)
+    return found
+
+
+def _unrated_slot(conn: sqlite3.Connection, study_name: str, task: str,
+                  slot: int) -> tuple[int, str] | None:
+    """(item ord, item id) of the slot, None when it is rated already; WebRefusal if none."""
+    row = conn.execute("SELECT s.item_ord, s.rated_at, i.id FROM web_slots s JOIN items i "
+                       "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND "
+                       "s.slot = ?", (study_name, task, slot)).fetchone()
+    if row is None:
+        raise WebRefusal("no such item in this task", 400)
+    ord_, rated_at, item_id = row
+    return None if rated_at is not None else (ord_, item_id)
+
+
+def _rater_of(conn: sqlite3.Connection, worker: str, ord_: int) -> int:
+    """The crowd worker's annotator id; WebRefusal when the name is no crowd worker's or
+    the item holds their rating already."""
+    aid_row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?",
+                           (worker,)).fetchone()
+    if aid_row is None or aid_row[1] != CROWD:
+        raise WebRefusal("this worker id cannot be used for this study", 403)
+    aid = int(aid_row[0])
+    if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                    (ord_, aid)).fetchone():
+        raise WebRefusal("this item was rated already", 409)
+    return aid
+
+
+def _seconds_taken(conn: sqlite3.Connection, study_name: str, task: str, now: float) -> float:
+    """Seconds since the task's last rating (or its lease, for the first one)."""
+    last = conn.execute("SELECT MAX(rated_at) FROM web_slots WHERE study = ? AND task = ?",
+                        (study_name, task)).fetchone()[0]
+    started = conn.execute("SELECT leased_at FROM web_tasks WHERE study = ? AND task = ?",
+                           (study_name, task)).fetchone()[0]
+    return round(max(0.0, now - max(started, last or started)), 3)
+
+
+def _mark_rated(conn: sqlite3.Connection, study_name: str, task: str, slot: int, now: float,
+                seconds: float) -> None:
+    """Mark the slot rated, and the task done when it was its last unrated slot."""
+    conn.execute("UPDATE web_slots SET rated_at = ?, seconds = ? WHERE study = ? AND "
+                 "task = ? AND slot = ?", (now, seconds, study_name, task, slot))
+    left = conn.execute("SELECT COUNT(*) FROM web_slots WHERE study = ? AND task = ? AND "
+                        "rated_at IS NULL", (study_name, task)).fetchone()[0]
+    if not left:
+        conn.execute("UPDATE web_tasks SET state = 'done', done_at = ? WHERE study = ? "
+                     "AND task = ?", (now, study_name, task))
