@@ -14,7 +14,7 @@ from app.web.security import Refused
 
 class HubBackend:
     """An organizer's hub replica: every lease and rating is one call of a hub function
-    (hub_schema.py), made as the hub's web login over psycopg's connection pool. The
+    (hub_schema/web.py), made as the hub's web login over psycopg's connection pool. The
     project file is read once, when the server opens (the hub's URL and web login, the
     scale, the title), and never written; nothing lives in the process but the pool, so
     any number of servers can run side by side behind a reverse proxy."""
@@ -85,12 +85,9 @@ class HubBackend:
         a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
         is SimrateError (the page says the server is busy, the log says why).
 
-        `flush_after`: a write. Every write of the hub takes its sequence stamp under one
-        lock held until its commit ends, so a commit that waited for the disk would keep
-        every other writer waiting on this flush too. The call's commit does not wait; a
-        statement after it in the same message does (it takes a transaction id, whose
-        commit is flushed with everything before it), with the lock released: the rating
-        is on disk before the worker's browser hears it was saved."""
+        `flush_after`: a write, whose commit does not wait for the disk under the hub's
+        write lock (every other writer would wait on the flush too): a statement after it
+        waits instead, the lock released (see `_write_then_flush`)."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -177,7 +174,12 @@ class HubBackend:
 
 async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
     """Run the write `sql` in a transaction whose commit does not wait for the disk, then,
-    in the same message, a statement whose commit does; the write's rows."""
+    in the same message, a statement whose commit does; the write's rows.
+
+    Every write of the hub takes its sequence stamp under one lock held until its commit
+    ends. Here that commit ends without a flush; the statement after it takes a transaction
+    id, and its commit is flushed with everything before it, the lock released: the rating
+    is on disk before the worker's browser hears it was saved."""
     import psycopg
 
     cursor = psycopg.AsyncClientCursor(conn)

@@ -90,8 +90,7 @@ class HubSync(QObject):
         self._results: queue.SimpleQueue = queue.SimpleQueue()
         self._notified = threading.Event()
         self._stop = threading.Event()
-        self._in_flight = False
-        self._round_done_at = 0.0
+        self._in_flight, self._round_done_at = False, 0.0
         self._due: float | None = time.monotonic()  # a first round at once
         self._next_poll = time.monotonic() + poll_seconds
         self._absorbing = False

@@ -1,0 +1,61 @@
+"""The shape of app/ stays small enough to read (README, Architecture): no folder of gui/ or
+core/ with more than 15 modules, no module over 400 lines, no function over 40 lines
+(the command line's argument parser excepted: it is one long table of options).
+
+Split along what the code does (a sub-package, a module of its own, a helper function);
+the test names each offender with its size, so the fix is plain.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[1] / "app"
+MAX_MODULES = 15
+MAX_LINES = 400
+MAX_FUNCTION_LINES = 40
+LONG_BY_NATURE = {("app/cli.py", "build_parser")}
+
+
+def python_files() -> list[Path]:
+    return sorted(p for p in APP.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_folder_of_gui_or_core_holds_more_than_15_modules():
+    crowded = {}
+    for top in ("gui", "core"):
+        for folder in [APP / top, *(APP / top).rglob("*")]:
+            if folder.is_dir() and folder.name != "__pycache__":
+                count = len(list(folder.glob("*.py")))
+                if count > MAX_MODULES:
+                    crowded[str(folder.relative_to(APP.parent))] = count
+    assert not crowded, f"folders over {MAX_MODULES} modules: {crowded}"
+
+
+def test_no_module_is_over_400_lines():
+    long = {}
+    for path in python_files():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES:
+            long[str(path.relative_to(APP.parent))] = lines
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_no_function_is_over_40_lines():
+    long = {}
+    for path in python_files():
+        name = str(path.relative_to(APP.parent))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES and (name, node.name) not in LONG_BY_NATURE:
+                    long[f"{name}:{node.lineno} {node.name}"] = lines
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_the_limits_are_checked_on_the_real_tree():
+    # the walk must see the app, or the three tests above would pass on nothing
+    files = python_files()
+    assert len(files) > 100
+    assert any(p.name == "project.py" for p in files)
