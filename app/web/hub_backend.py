@@ -177,16 +177,16 @@ async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
     in the same message, a statement whose commit does; the write's rows.
 
     Every write of the hub takes its sequence stamp under one lock held until its commit
-    ends. Here that commit ends without a flush; the statement after it takes a transaction
-    id, and its commit is flushed with everything before it, the lock released: the rating
-    is on disk before the worker's browser hears it was saved."""
+    ends. Here that commit ends without a flush; the statement after it writes a row of
+    its own (hub_schema/durable.py), whose commit is flushed with everything before it, the
+    lock released: the rating is on disk before the worker's browser hears it was saved."""
     import psycopg
 
     cursor = psycopg.AsyncClientCursor(conn)
     call = cursor.mogrify(sql, params)
     try:
         await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
-                             "SELECT pg_current_xact_id()")
+                             "SELECT simrate.web_flush()")
     except psycopg.Error:
         await conn.rollback()  # the call failed inside the transaction: end it here
         raise

@@ -419,3 +419,39 @@ def test_exclude_careless_drops_a_careless_web_worker_after_the_hub_sync(hub, tm
     assert report["careless"]["checks"] == 3 and report["careless"]["flagged"]
     assert report["careful"]["check_pearson"] == 1.0
     assert report["careful"]["seconds_per_item"] is not None
+
+
+def test_an_acknowledged_web_rating_is_on_the_hubs_disk_before_the_page_says_saved(
+        hub, tmp_path):
+    """A web rating's commit does not wait for the disk under the hub's write lock (every
+    other writer would wait on the flush); the POST still answers only once the rating is
+    on disk. The server's log writer is made slow, and the server crashes right after the
+    answers: every acknowledged rating is on the hub when it comes back."""
+    path, _ = published_study(hub, tmp_path, items=20, checks=1, per_task=6, n_checks=0,
+                              annotator=None)
+    cluster = hub.cluster
+    acknowledged: list[str] = []
+    with Server(path) as server:
+        client = httpx.Client(base_url=server.url, timeout=10)
+        assert start(client, "s", "W1").status_code == 303
+        cluster.sql("ALTER SYSTEM SET wal_writer_delay = '10s'")
+        cluster.sql("SELECT pg_reload_conf()")
+        try:
+            for _ in range(3):
+                form = form_of(client.get("/study/s/task").text)
+                answer = client.post("/study/s/rate", data={**form, "score": "4"},
+                                     follow_redirects=False)
+                assert answer.status_code == 303, answer.text
+                acknowledged.append(form["slot"])
+            cluster.stop("immediate")  # a crash: what was not written out is gone
+        finally:
+            if not cluster.running():
+                cluster.start()
+            cluster.sql("ALTER SYSTEM RESET wal_writer_delay")
+            cluster.sql("SELECT pg_reload_conf()")
+        server.stop()
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.ratings WHERE annotator = 'W1'"
+                    ) == [(3,)]
+    rated = {str(s) for (s,) in hub_rows(
+        hub, "SELECT slot FROM simrate.web_slots WHERE rated_at IS NOT NULL")}
+    assert rated == set(acknowledged)

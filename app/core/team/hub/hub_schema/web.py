@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.core.team.hub.hub_schema.durable import WEB_FLUSH_SQL
 from app.core.team.hub.hub_schema.names import fill
 
 # `simrate serve` on an organizer's replica talks to the hub as a login of the web group
@@ -393,4 +394,4 @@ def web_statements(roles: dict[str, str]) -> list[str]:
     # longer keys first: `@web` is the start of `@weblogin`
     names = {"weblogin": web["weblogin"], **roles, "web": web["web"]}
     return [fill(text.replace("@web_lock", str(WEB_LOCK)), names)
-            for text in (WEB_TABLES_SQL, WEB_FUNCTIONS_SQL)]
+            for text in (WEB_TABLES_SQL, WEB_FUNCTIONS_SQL, WEB_FLUSH_SQL)]
