@@ -126,3 +126,10 @@ def test_every_picture_the_docs_show_is_one_the_script_renders():
         for name in re.findall(r"\]\(images/([a-z-]+)-1366x768\.png\)", page.read_text(
                 encoding="utf-8")):
             assert name in VIEWS, f"{page.name} shows {name!r}, which no script renders"
+
+
+def test_the_readme_stays_short():
+    """The README is the way in (at most 300 lines); the rest lives in docs/."""
+    lines = (Path(__file__).resolve().parents[2] / "README.md").read_text(
+        encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines: move detail to docs/"
