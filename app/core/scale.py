@@ -224,10 +224,12 @@ def exact(value: float) -> str:
 def foreign_characters(text: str) -> str | None:
     """Why a number written with characters other than ASCII is refused, else None.
 
-    Python's float() reads fullwidth `３` and Arabic-Indic `٣` as 3 (and spaces of other
-    scripts as spaces); the files of this field never hold them, so one that does is more
+    Python's float() reads fullwidth `３` and Arabic-Indic `٣` as 3, `0_5` as 5 (and spaces
+    of other scripts as spaces); the files of this field never hold them, so one that does is more
     likely a slip (or a text column) than a score, and is refused rather than read.
     """
+    if "_" in text:  # float() reads 0_5 as 5: a slip, not a score
+        return "has '_': numbers are read only in the digits 0-9, with '.' and 'e'"
     if text.isascii():
         return None
     char = next(c for c in text if not c.isascii())

@@ -312,3 +312,14 @@ def test_a_slot_in_other_digits_is_a_short_400_and_stores_nothing(path, slot):
         assert "Error" not in answer.text.replace("error", "")
     ratings, _slots, _tasks = web_rows(path)
     assert ratings.empty
+
+
+@pytest.mark.parametrize("score", ["0_3", "\uff13", "2\u00b2"])
+def test_a_score_float_would_misread_is_refused_and_stores_nothing(path, score):
+    """float() reads 0_3 as 3 and fullwidth digits as digits: the page refuses them."""
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        answer = rate(client, "s", item_page(client, "s").text, score)
+        assert answer.status_code == 400, answer.text
+    ratings, _slots, _tasks = web_rows(path)
+    assert ratings.empty
