@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from html.parser import HTMLParser
 
@@ -81,3 +82,40 @@ def whole_task(client, study: str, worker: str, score: str = "2") -> tuple[str, 
         answer = rate(client, study, page.text, score)
         assert answer.status_code == 303, answer.text
     raise AssertionError("the task never ended")
+
+
+# ------------------------------------------------------------------ hostile requests
+ENDPOINTS = ["/", "/study/s", "/study/s/start", "/study/s/task", "/study/s/rate",
+             "/study/nope/rate", "/static/rate.js", "/study/s/start?worker=W1"]
+KINDS = ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+         "application/json", "text/plain", ""]
+
+
+def random_body(rng: random.Random) -> bytes:
+    choice = rng.randrange(5)
+    if choice == 0:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(0, 600)))
+    if choice == 1:
+        fields = ["token", "slot", "score", "worker", "start_token", "session", "x"]
+        return "&".join(f"{rng.choice(fields)}={rng.choice(['', '2', '-1', '%00', '9'*30, '%ff'])}"
+                        for _ in range(rng.randrange(1, 14))).encode()
+    if choice == 2:
+        return b"score=2&slot=1&token=" + b"A" * rng.randrange(0, 9000)
+    if choice == 3:
+        return b'{"score": 2, "slot": 1}'
+    return "score=\u202e\u0000&slot=\ud800".encode("utf-8", "surrogatepass")
+
+
+def send_hostile_requests(client, rng: random.Random, count: int) -> None:
+    """Random methods, bodies, content types and origins to every endpoint: each answer
+    must be a short 4xx with no traceback."""
+    for _ in range(count):
+        url = rng.choice(ENDPOINTS)
+        method = rng.choice(["POST", "PUT", "PATCH", "DELETE", "POST"])
+        headers = {"content-type": rng.choice(KINDS)}
+        if rng.random() < 0.3:
+            headers["origin"] = rng.choice(["http://testserver", "https://evil.example"])
+        answer = client.request(method, url, content=random_body(rng), headers=headers)
+        assert 400 <= answer.status_code < 500, (method, url, answer.status_code)
+        assert len(answer.content) < 2000
+        assert "traceback" not in answer.text.lower()
