@@ -4,15 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.locations import installed_version, resource_folder
+from simrate.locations import installed_version, resource_folder
 
 
-def __getattr__(name: str) -> str | Path:
+# The public API (README, Python API), imported on first use so that `simrate --help` and the
+# command line do not pay for pandas and the agreement code at every start.
+_PUBLIC = {
+    "Project": "simrate.core.project",
+    "alpha": "simrate.core.agreement",
+    "LiveAgreement": "simrate.core.agreement",
+}
+__all__ = ["Project", "alpha", "LiveAgreement", "__version__", "RESOURCES"]
+
+
+def __getattr__(name: str) -> object:
     """Looked up on first use, not at every start (importlib.metadata and .resources take
-    tens of milliseconds to import): `__version__`, and `RESOURCES`, the folder of scale
-    definitions, guideline texts and icons (the installed data package app._resources)."""
+    tens of milliseconds to import): the public API (`Project`, `alpha`, `LiveAgreement`),
+    `__version__`, and `RESOURCES`, the folder of scale definitions, guideline texts and
+    icons (the installed data package simrate._resources)."""
+    if name in _PUBLIC:
+        import importlib
+
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
     if name == "__version__":
         return installed_version()
     if name == "RESOURCES":
         return resource_folder()
-    raise AttributeError(f"module 'app' has no attribute {name!r}")
+    raise AttributeError(f"module 'simrate' has no attribute {name!r}")

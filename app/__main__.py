@@ -1,10 +1,10 @@
-"""`python -m app` is the same as the `simrate` command."""
+"""`python -m simrate` is the same as the `simrate` command."""
 
 from __future__ import annotations
 
 import sys
 
-from app.cli import main
+from simrate.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,9 +8,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from app.commands.option_types import finite_float, whole_number
-from app.core.errors import SimrateError
-from app.locations import installed_version
+from simrate.commands.option_types import finite_float, whole_number
+from simrate.core.errors import SimrateError
+from simrate.locations import installed_version
 
 COMMANDS = (
     "new", "import", "info", "agreement", "flagged", "adjudicate", "export",
@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
 
-    from app.commands.team_cmd import add_parser as add_team_parser
+    from simrate.commands.team_cmd import add_parser as add_team_parser
 
     add_team_parser(sub)
     p = sub.add_parser("crowd", help="crowd batches for Turk-style platforms")
@@ -272,14 +272,14 @@ def run(argv: Sequence[str]) -> int:
     if argv and argv[0] in COMMANDS:
         args = _parse_command(argv)
         if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
-            from app.core.names import check_dataset
+            from simrate.core.names import check_dataset
 
             args.dataset = check_dataset(args.dataset)
-        module = importlib.import_module(f"app.commands.{args.command}_cmd")
+        module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
         try:
             return int(module.run(args) or 0)
         except SimrateError as exc:
-            from app.core.integrity import with_way_out
+            from simrate.core.integrity import with_way_out
 
             raise with_way_out(exc) from None
         except (KeyboardInterrupt, BrokenPipeError, MemoryError):
@@ -293,13 +293,13 @@ def run(argv: Sequence[str]) -> int:
         build_gui_parser().print_help()
         return 0
     args = build_gui_parser().parse_args(argv)
-    from app.gui.shell.main import launch
+    from simrate.gui.shell.main import launch
 
     project = args.project
     if args.sample:
         if project:
             raise SimrateError("give either a PROJECT or --sample, not both")
-        from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+        from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
         if args.organizer and not args.annotator:
@@ -310,7 +310,7 @@ def run(argv: Sequence[str]) -> int:
 
 def _damaged_project(exc: Exception, args: argparse.Namespace) -> SimrateError | None:
     """The "damaged project" error when a command failed on a damaged project file."""
-    from app.core.integrity import damage_error
+    from simrate.core.integrity import damage_error
 
     paths = [getattr(args, "project", None)]
     paths += [f for f in getattr(args, "files", None) or [] if str(f).endswith(".simrate")]

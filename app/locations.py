@@ -1,7 +1,7 @@
 """Where the installed program finds its data files and its version.
 
 `resources/` and `sample_data/` sit at the top of the checkout; setup.py installs them as the
-data packages `app._resources` and `app._sample_data`. Asking the import system for them
+data packages `simrate._resources` and `simrate._sample_data`. Asking the import system for them
 (through importlib.resources) finds them in a wheel, in an editable install and in the
 frozen bundle alike, whatever the current folder is.
 """
@@ -22,12 +22,12 @@ def _package_folder(package: str) -> Path:
 
 def resource_folder() -> Path:
     """The folder of scale definitions, guideline texts and icons."""
-    return _package_folder("app._resources")
+    return _package_folder("simrate._resources")
 
 
 def sample_data_folder() -> Path:
     """The folder of the sample files (pairs, ratings, one file per supported format)."""
-    return _package_folder("app._sample_data")
+    return _package_folder("simrate._sample_data")
 
 
 def icon_path() -> Path:

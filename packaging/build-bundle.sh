@@ -34,12 +34,12 @@ version="$("$venv_python" -c 'from importlib.metadata import version; print(vers
 
 step "freezing simrate $version with PyInstaller"
 # --collect-submodules: the command handlers and format readers are imported by name at run time.
-# --collect-data: the data packages app._resources and app._sample_data.
+# --collect-data: the data packages simrate._resources and simrate._sample_data.
 # --copy-metadata: `simrate --version` reads the version from the package metadata.
 (cd "$work" && "$work/venv/bin/pyinstaller" --noconfirm --clean --log-level WARN \
   --onedir --name simrate \
   --distpath "$dest" --workpath "$work/pyinstaller" --specpath "$work" \
-  --collect-submodules app --collect-data app --copy-metadata simrate \
+  --collect-submodules simrate --collect-data simrate --copy-metadata simrate \
   --exclude-module tkinter \
   "$root/packaging/simrate_main.py")
 

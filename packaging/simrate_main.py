@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from app.cli import main
+from simrate.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

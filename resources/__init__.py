@@ -1,1 +1,1 @@
-"""Installed as the data package `app._resources`: scale definitions, guideline texts, icons."""
+"""Installed as the data package `simrate._resources`: scale definitions, guideline texts, icons."""

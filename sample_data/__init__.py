@@ -1,1 +1,1 @@
-"""Installed as the data package `app._sample_data`: our small sample files, one per format."""
+"""Installed as the data package `simrate._sample_data`: our small sample files, one per format."""

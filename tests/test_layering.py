@@ -23,8 +23,8 @@ import pytest
 APP = Path(__file__).resolve().parents[1] / "app"
 QT = ("PySide6", "shiboken6", "PyQt5", "PyQt6")
 QT_FREE = ("core", "formats", "services", "commands", "cli", "__main__")
-FORMATS_MAY_USE = ("app.core.errors", "app.core.scale", "app.core.frames", "app.core.names",
-                   "app.core.pyramid.model", "app.core.pyramid.pairs", "app.core.pyramid.words")
+FORMATS_MAY_USE = ("simrate.core.errors", "simrate.core.scale", "simrate.core.frames", "simrate.core.names",
+                   "simrate.core.pyramid.model", "simrate.core.pyramid.pairs", "simrate.core.pyramid.words")
 
 
 def modules() -> dict[str, Path]:
@@ -32,6 +32,7 @@ def modules() -> dict[str, Path]:
     found = {}
     for path in APP.rglob("*.py"):
         parts = path.relative_to(APP.parent).with_suffix("").parts
+        parts = ("simrate",) + parts[1:]  # the folder app/ is installed as the package simrate
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         found[name] = path
     return found
@@ -67,7 +68,7 @@ def graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     for name, path in mods.items():
         raw[name] = imported_names(name, path)
         for target in raw[name]:
-            module = resolve(target) if target.startswith("app") else None
+            module = resolve(target) if target.startswith("simrate") else None
             # a module importing its own package (its __init__) is no dependency of note
             if module and module != name and not name.startswith(module + "."):
                 edges[name].add(module)
@@ -116,7 +117,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def layer(name: str) -> str:
-    """`core`, `formats`, `gui`, ... for app.<layer>...; the module name for app.cli."""
+    """`core`, `formats`, `gui`, ... for simrate.<layer>...; the module name for simrate.cli."""
     return name.split(".")[1] if name.count(".") >= 1 else ""
 
 
@@ -155,8 +156,8 @@ def test_the_checks_catch_what_they_forbid():
     """The rules above would fail on a cycle, on Qt in the core and on core -> formats."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
-    assert layer("app.core.project") == "core" and layer("app.cli") == "cli"
-    assert "PySide6.QtCore" in imported_names("app.core.x", _write_probe(
+    assert layer("simrate.core.project") == "core" and layer("simrate.cli") == "cli"
+    assert "PySide6.QtCore" in imported_names("simrate.core.x", _write_probe(
         "def f():\n    from PySide6.QtCore import QObject\n"))
 
 
@@ -169,10 +170,10 @@ def _write_probe(text: str) -> Path:
     return Path(handle.name)
 
 
-@pytest.mark.parametrize("package", ["app.core", "app.formats", "app.services", "app.commands"])
+@pytest.mark.parametrize("package", ["simrate.core", "simrate.formats", "simrate.services", "simrate.commands"])
 def test_qt_free_layers_load_no_qt(package):
     names = sorted(n for n in modules() if n == package or n.startswith(package + "."))
-    names += ["app.cli"]
+    names += ["simrate.cli"]
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n"
             "    importlib.import_module(name)\n"

@@ -128,7 +128,7 @@ def _command_section(path: str, parser: argparse.ArgumentParser, help_text: str)
 
 
 def cli_reference() -> str:
-    from app.cli import build_gui_parser, build_parser
+    from simrate.cli import build_gui_parser, build_parser
 
     out = ["## The window", ""]
     out += _command_section("simrate", build_gui_parser(), "open the window")[2:]
@@ -142,10 +142,10 @@ def cli_reference() -> str:
 
 def _schemas() -> list[tuple[str, str]]:
     """(module, SQL) of every *SCHEMA string of app/core that creates SQLite tables."""
-    import app.core
+    import simrate.core
 
     found = []
-    for info in pkgutil.walk_packages(app.core.__path__, "app.core."):
+    for info in pkgutil.walk_packages(simrate.core.__path__, "simrate.core."):
         if ".hub" in info.name:
             continue  # the hub is PostgreSQL: see its own page
         module = importlib.import_module(info.name)
@@ -156,7 +156,7 @@ def _schemas() -> list[tuple[str, str]]:
 
 
 def schema_reference() -> str:
-    from app.core.store import SCHEMA_VERSION
+    from simrate.core.store import SCHEMA_VERSION
 
     out = [f"Schema version {SCHEMA_VERSION} (`PRAGMA application_id` 0x53524154, \"SRAT\").",
            ""]
@@ -166,7 +166,7 @@ def schema_reference() -> str:
 
 
 def change_kinds_reference() -> str:
-    from app.core.data.changelog import CHANGE_KINDS
+    from simrate.core.data.changelog import CHANGE_KINDS
 
     rows = [f"| `{kind}` | {text} |" for kind, text in CHANGE_KINDS.items()]
     return "\n".join(["| kind | what the entry records |", "|---|---|", *rows])

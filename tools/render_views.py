@@ -105,8 +105,8 @@ class Renderer:
     def __init__(self, sample: Path, folder: Path, size: tuple[int, int], observer=None):
         from PySide6.QtCore import QSettings, Qt
 
-        from app.gui.shell.main import build_window
-        from app.gui.shell.settings import Settings
+        from simrate.gui.shell.main import build_window
+        from simrate.gui.shell.settings import Settings
 
         self.sample, self.folder, self.size = sample, folder, size
         #: Called with the windows on screen (the main window, then any dialog) before each
@@ -144,8 +144,8 @@ class Renderer:
         return self.shot()
 
     def new_project(self):
-        from app.gui.dialogs.new_project_dialog import NewProjectDialog
-        from app.gui.shell.sample import SAMPLE_PAIRS
+        from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
+        from simrate.gui.shell.sample import SAMPLE_PAIRS
 
         dialog = NewProjectDialog(str(self.folder), self.window)
         dialog.source_edit.setText(str(SAMPLE_PAIRS))
@@ -168,8 +168,8 @@ class Renderer:
         return picture
 
     def new_pyramid_project(self):
-        from app.gui.dialogs.new_project_dialog import NewProjectDialog
-        from app.locations import sample_data_folder
+        from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
+        from simrate.locations import sample_data_folder
 
         dialog = NewProjectDialog(str(self.folder), self.window)
         dialog.source_edit.setText(f'"{sample_data_folder() / "D9901.pyr"}"')
@@ -177,20 +177,20 @@ class Renderer:
         return self.dialog_shot(dialog, 1.0)  # the preview counts the pairs in the background
 
     def join(self):
-        from app.gui.dialogs.join_dialog import JoinDialog
+        from simrate.gui.dialogs.join_dialog import JoinDialog
 
         return self.dialog_shot(JoinDialog(str(self.folder), self.window))
 
     def who_is_rating(self):
-        from app.gui.dialogs.annotator_dialog import AnnotatorDialog
-        from app.gui.shell.sample import SAMPLE_RATERS
+        from simrate.gui.dialogs.annotator_dialog import AnnotatorDialog
+        from simrate.gui.shell.sample import SAMPLE_RATERS
 
         return self.dialog_shot(AnnotatorDialog(list(SAMPLE_RATERS), "", self.window))
 
     def import_ratings(self):
-        from app.gui.dialogs.ratings_import_dialog import RatingsImportDialog
-        from app.gui.shell.sample import SAMPLE_ORGANIZER
-        from app.locations import sample_data_folder
+        from simrate.gui.dialogs.ratings_import_dialog import RatingsImportDialog
+        from simrate.gui.shell.sample import SAMPLE_ORGANIZER
+        from simrate.locations import sample_data_folder
 
         project = self.window.context.project
         dialog = RatingsImportDialog(project.path, SAMPLE_ORGANIZER, str(self.folder),
@@ -225,7 +225,7 @@ class Renderer:
         return self.shot()
 
     def open_as_organizer(self) -> None:
-        from app.gui.shell.sample import SAMPLE_ORGANIZER
+        from simrate.gui.shell.sample import SAMPLE_ORGANIZER
 
         self.window.organizer.set_mode(True)
         self.window.open_project(str(self.sample), annotator=SAMPLE_ORGANIZER)
@@ -262,7 +262,7 @@ class Renderer:
         return picture
 
     def export(self):
-        from app.gui.dialogs.export_dialog import ExportDialog
+        from simrate.gui.dialogs.export_dialog import ExportDialog
 
         project = self.window.context.project
         dialog = ExportDialog(project.path, project.scale, str(self.folder), parent=self.window)
@@ -274,7 +274,7 @@ class Renderer:
         return picture
 
     def team(self):
-        from app.gui.organizer.team_panel import open_team_window
+        from simrate.gui.organizer.team_panel import open_team_window
 
         dialog = open_team_window(self.window)
         settle(0.5)
@@ -284,8 +284,8 @@ class Renderer:
         return picture
 
     def evaluation(self):
-        from app.gui.dialogs.evaluation_window import EvaluationWindow
-        from app.locations import sample_data_folder
+        from simrate.gui.dialogs.evaluation_window import EvaluationWindow
+        from simrate.locations import sample_data_folder
 
         gold = sample_data_folder() / "STS.gs.demo.txt"
         scores = [float(line) for line in gold.read_text().split()]
@@ -316,8 +316,8 @@ class Renderer:
 def render_all(out: Path | None, sizes=SIZES, observer=None) -> list[Path]:
     """Render every view at every size into `out` (None: show them only, to `observer`,
     called with the view's name, the size and the windows on screen); the files written."""
-    from app.gui.shell.main import create_application
-    from app.gui.shell.sample import ensure_sample_project
+    from simrate.gui.shell.main import create_application
+    from simrate.gui.shell.sample import ensure_sample_project
 
     create_application()
     if out is not None:

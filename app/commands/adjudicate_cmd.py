@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from app.commands import login_name
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.scale import fmt
+from simrate.commands import login_name
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.scale import fmt
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS
-from app.core.agreement.intervals import DEFAULT_CI_METHOD
-from app.core.agreement.reports.long_report import long_agreement_report
-from app.core.agreement.reports.report import Report
-from app.core.agreement.sparse import LongRatings
-from app.core.errors import SimrateError
+from simrate.core.agreement.batch import LEVELS
+from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
+from simrate.core.agreement.reports.long_report import long_agreement_report
+from simrate.core.agreement.reports.report import Report
+from simrate.core.agreement.sparse import LongRatings
+from simrate.core.errors import SimrateError
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
 
@@ -32,7 +32,7 @@ TABLE_RATERS = 12
 def _ratings_file_inputs(path: str) -> LongRatings:
     import pandas as pd  # here, not at the top: a project's figures need no pandas
 
-    from app.formats.ratings import read_ratings
+    from simrate.formats.ratings import read_ratings
 
     frame = read_ratings(path)
     raters = sorted(map(str, pd.unique(frame["annotator"])), key=_natural_key)
@@ -43,7 +43,7 @@ def _project_inputs(path: str, by: str | None, with_machines: bool
                     ) -> tuple[LongRatings, np.ndarray, dict[str, str] | None]:
     """(ratings over every item, unadjudicated items as a mask over them, {item: group} or
     None), read as columns from the file (app/core/agreement/inputs.py)."""
-    from app.core.agreement.inputs import project_columns
+    from simrate.core.agreement.inputs import project_columns
 
     return project_columns(path, by, with_machines)
 

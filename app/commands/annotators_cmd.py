@@ -7,11 +7,11 @@ import argparse
 import json
 import sys
 
-from app.commands import login_name
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.exclusion import exclude_careless, restore_careless
-from app.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+from simrate.commands import login_name
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.exclusion import exclude_careless, restore_careless
+from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
 HEADER = ("annotator", "rated", "skipped", "mean", "sd", "vs_rest", "check_r", "check_mae",
           "s/item", "")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.project import Project
-from app.core.team.assignment import assign_project
+from simrate.core.project import Project
+from simrate.core.team.assignment import assign_project
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,8 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.integrity import CannotCheck, find_problems
+from simrate.core.errors import SimrateError
+from simrate.core.integrity import CannotCheck, find_problems
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
 def salvage(path: Path, out: Path, as_json: bool) -> int:
     """Copy what can be read into `out`, then check the new file; exit 0 when it is sound."""
-    from app.core.salvage import salvage_project
+    from simrate.core.salvage import salvage_project
 
     if out.exists():
         raise SimrateError("already exists; give the name of a new file to salvage into", out)

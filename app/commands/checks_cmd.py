@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.scale import fmt
-from app.core.team.quality import check_scores, mark_checks_from_reference, set_checks
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.scale import fmt
+from simrate.core.team.quality import check_scores, mark_checks_from_reference, set_checks
 
 #: Check items listed in the text output; --json gives all.
 LISTED = 20

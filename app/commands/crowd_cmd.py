@@ -12,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.crowd import batch_frame, make_batch, record_batch
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.crowd import batch_frame, make_batch, record_batch
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,8 +32,8 @@ def run_export(args: argparse.Namespace) -> int:
     The batch is recorded only once the file is written in full and on disk (before it
     takes its name): a write that fails (a full disk) records nothing, and a record that
     fails leaves no file. Either way the project is as it was."""
-    from app.formats.atomic import atomic_open, check_writable_target
-    from app.formats.leftovers import is_special
+    from simrate.formats.atomic import atomic_open, check_writable_target
+    from simrate.formats.leftovers import is_special
 
     # a device or pipe (/dev/stdout) is written last, from a finished temporary file
     special = is_special(Path(args.out))
@@ -70,7 +70,7 @@ def _who(given: str | None) -> str:
 
 def run_study(args: argparse.Namespace) -> int:
     """Create, change or close a web study kept in the project."""
-    from app.core.team.web_study import set_study, study_status
+    from simrate.core.team.web_study import set_study, study_status
 
     with Project.open(args.project) as project:
         study, what = set_study(project, args.name, args.per_task, args.checks, args.per_item,
@@ -78,7 +78,7 @@ def run_study(args: argparse.Namespace) -> int:
                                 by=_who(args.by),
                                 new_web_password=getattr(args, "new_web_password", False))
         if project.meta("hub_url"):
-            from app.core.team.hub.web_hub import WEB_LOGIN_KEY, mirror_hub_studies, password_file
+            from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY, mirror_hub_studies, password_file
 
             mirror_hub_studies(project)
             print(f"{args.project}: the study is on the hub; simrate serve connects as "
@@ -97,11 +97,11 @@ def run_study(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """Each study's tasks done, leased and left, ratings per item and workers."""
-    from app.core.team.web_study import study_status
+    from simrate.core.team.web_study import study_status
 
     with Project.open(args.project) as project:
         if project.meta("hub_url") and project.meta("hub_kind") == "organizer":
-            from app.core.team.hub.web_hub import mirror_hub_studies
+            from simrate.core.team.hub.web_hub import mirror_hub_studies
 
             try:
                 mirror_hub_studies(project)  # the hub's leases and ratings, into the file

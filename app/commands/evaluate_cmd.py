@@ -6,9 +6,9 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from app.core.errors import SimrateError
-from app.core.evaluation_text import format_report
-from app.services.evaluation import evaluate_files
+from simrate.core.errors import SimrateError
+from simrate.core.evaluation_text import format_report
+from simrate.services.evaluation import evaluate_files
 
 
 def file_pairs(files: Sequence[str]) -> list[tuple[str, str]]:

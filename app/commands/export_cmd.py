@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.core.project import Project
-from app.services.export import export_project
+from simrate.core.project import Project
+from simrate.services.export import export_project
 
 
 def run(args: argparse.Namespace) -> int:

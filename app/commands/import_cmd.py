@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.core.data.open_files import refuse_if_open
-from app.core.errors import SimrateError
-from app.core.project import Project
+from simrate.core.data.open_files import refuse_if_open
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -46,7 +46,7 @@ def _check_options(path: str, chosen: str, args: argparse.Namespace) -> None:
 def _formats(args: argparse.Namespace) -> list[str]:
     """Each file's format (detected or as given), options checked against all of them
     before anything is imported."""
-    from app.formats.detect import detect_format
+    from simrate.formats.detect import detect_format
 
     chosen = []
     for path in args.files:
@@ -61,9 +61,9 @@ def _formats(args: argparse.Namespace) -> list[str]:
 
 def _read(path: str, chosen: str, args: argparse.Namespace):
     """Read one file into ('items'|'ratings', frame, chosen format)."""
-    from app.formats.detect import read_items
-    from app.formats.ratings import read_ratings
-    from app.formats.xlsx_read import is_xlsx, xlsx_sheet_note
+    from simrate.formats.detect import read_items
+    from simrate.formats.ratings import read_ratings
+    from simrate.formats.xlsx_read import is_xlsx, xlsx_sheet_note
 
     note = xlsx_sheet_note(path) if is_xlsx(path) else None
     if note:
@@ -72,7 +72,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen
     if chosen == "turk":
-        from app.formats.turk import read_turk
+        from simrate.formats.turk import read_turk
 
         return "turk", read_turk(path), chosen
     if chosen == "project":
@@ -81,7 +81,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
     if args.dataset:
         options["dataset"] = args.dataset
     if chosen == "pyramid":
-        from app.formats.pyramid_project import parse_negatives
+        from simrate.formats.pyramid_project import parse_negatives
 
         options = {"negatives": parse_negatives(args.negatives), "seed": args.seed or 0,
                    "test": args.test or "binary"}
@@ -108,8 +108,8 @@ def _check_machine_options(args: argparse.Namespace) -> None:
 
 
 def _import_machine(project: Project, args: argparse.Namespace) -> None:
-    from app.commands import login_name
-    from app.services.machine_import import import_machine
+    from simrate.commands import login_name
+    from simrate.services.machine_import import import_machine
 
     for path in args.files:
         done = import_machine(project, path, args.machine, args.format, args.dataset,
@@ -121,7 +121,7 @@ def _import_machine(project: Project, args: argparse.Namespace) -> None:
 
 
 def _import_turk(project: Project, path: str, frame) -> None:
-    from app.services.crowd_import import import_crowd_results
+    from simrate.services.crowd_import import import_crowd_results
 
     done = import_crowd_results(project, frame, path)
     items = f", {done.items_added} items added" if done.items_added else ""
@@ -141,7 +141,7 @@ def _undo(args: argparse.Namespace) -> int:
     if extra:
         raise SimrateError(f"--undo takes no other import option ({_flag(extra[0])} given); "
                            "it undoes the import as it was made")
-    from app.commands import login_name
+    from simrate.commands import login_name
 
     with Project.open(args.project) as project:
         done = project.undo_import(None if args.undo == "last" else int(args.undo),
@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
                       f"{counts['unchanged']} unchanged")
             else:
-                from app.core.team.package_merge import merge_package
+                from simrate.core.team.package_merge import merge_package
 
                 report = merge_package(project, path, resolve=args.resolve)
                 print(report.summary())

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core.errors import SimrateError
-from app.core.machine.alt_test import DEFAULT_EPSILON
-from app.core.machine.report import machine_report
-from app.core.project import Project
+from simrate.core.errors import SimrateError
+from simrate.core.machine.alt_test import DEFAULT_EPSILON
+from simrate.core.machine.report import machine_report
+from simrate.core.project import Project
 
 
 def _f(value: float | None) -> str:

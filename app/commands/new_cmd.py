@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.packages import make_package
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.packages import make_package
 
 
 def run(args: argparse.Namespace) -> int:

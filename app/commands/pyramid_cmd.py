@@ -6,13 +6,13 @@ import argparse
 import json
 import sys
 
-from app.core.errors import SimrateError
-from app.core.pyramid.model import Pyramid
-from app.core.pyramid.pairs import derive_tests, pyramid_statistics
-from app.core.pyramid.words import WordRules
-from app.formats.atomic import check_writable_target
-from app.formats.pyramid import read_pyramid
-from app.services.pyramid_export import (
+from simrate.core.errors import SimrateError
+from simrate.core.pyramid.model import Pyramid
+from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
+from simrate.core.pyramid.words import WordRules
+from simrate.formats.atomic import check_writable_target
+from simrate.formats.pyramid import read_pyramid
+from simrate.services.pyramid_export import (
     BINARY_COLUMNS,
     RANKING_COLUMNS,
     binary_rows,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve the project's open web studies until stopped (SIGTERM or Ctrl+C)."""
     try:
-        from app.web.server import serve
+        from simrate.web.server import serve
     except ImportError:
         raise SimrateError("the web page needs the web extra: pip install 'simrate[web]'") \
             from None

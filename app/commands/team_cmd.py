@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
-    from app.commands.option_types import finite_float
+    from simrate.commands.option_types import finite_float
 
     p.add_argument("--wait", type=finite_float, default=None, metavar="SECONDS",
                    help="while the hub is full or unreachable, try again with growing "
@@ -60,7 +60,7 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 
 def _wait(args: argparse.Namespace) -> float:
-    from app.core.team.hub.backoff import total_wait
+    from simrate.core.team.hub.backoff import total_wait
 
     return total_wait(args.wait)
 
@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _invite(args: argparse.Namespace) -> int:
-    from app.core.project import Project
-    from app.core.team.invites import invite
+    from simrate.core.project import Project
+    from simrate.core.team.invites import invite
 
     with Project.open(args.project) as project:
         token = invite(project, args.name, by=_organizer())
@@ -94,7 +94,7 @@ def _organizer() -> str:
 def with_password(action: Callable[[str | None], T]) -> T:
     """Run `action(None)`, letting libpq find the password; on a terminal, when the hub
     asks for one libpq did not have, ask once and try again (the password is not kept)."""
-    from app.core.team.hub.connection import HubError
+    from simrate.core.team.hub.connection import HubError
 
     try:
         return action(None)
@@ -106,8 +106,8 @@ def with_password(action: Callable[[str | None], T]) -> T:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from app.core.project import Project
-    from app.core.team.hub.publish import publish
+    from simrate.core.project import Project
+    from simrate.core.team.hub.publish import publish
 
     with Project.open(args.project) as project:
         wait = _wait(args)
@@ -124,7 +124,7 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _harden(args: argparse.Namespace) -> int:
-    from app.core.team.hub.publish import harden
+    from simrate.core.team.hub.publish import harden
 
     with_password(lambda pw: harden(args.url, pw))
     print(f"{args.url}: statistics, role list and lock views closed to all but the organizers")
@@ -143,9 +143,9 @@ def _new_password(name: str) -> str | None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from app.core.project import Project
-    from app.core.team.hub.connection import parse_url
-    from app.core.team.hub.people import add_person
+    from simrate.core.project import Project
+    from simrate.core.team.hub.connection import parse_url
+    from simrate.core.team.hub.people import add_person
 
     secret = _new_password(args.name)
     with Project.open(args.project) as project:
@@ -167,9 +167,9 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from app.core.project import Project
-    from app.core.team.hub.people import remove_person
-    from app.core.team.invites import revoke
+    from simrate.core.project import Project
+    from simrate.core.team.hub.people import remove_person
+    from simrate.core.team.invites import revoke
 
     with Project.open(args.project) as project:
         links = revoke(project, args.name, by=_organizer())
@@ -183,7 +183,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
-    from app.core.team.hub.join import join
+    from simrate.core.team.hub.join import join
 
     wait = _wait(args)
     project, report = with_password(lambda pw: join(args.url, args.local, pw, wait=wait))
@@ -201,9 +201,9 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def _sync(args: argparse.Namespace) -> int:
-    from app.core.project import Project
-    from app.core.team.hub.connection import HubError
-    from app.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
+    from simrate.core.project import Project
+    from simrate.core.team.hub.connection import HubError
+    from simrate.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
 
     wait = _wait(args)
     with Project.open(args.project) as project:

@@ -13,11 +13,11 @@ from typing import Protocol
 
 import pandas as pd
 
-from app.core.events import RatingState, Verdict
-from app.core.project import Project
-from app.core.scale import Scale, fmt
-from app.core.team.exclusion import RULE, exclude_careless
-from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
+from simrate.core.events import RatingState, Verdict
+from simrate.core.project import Project
+from simrate.core.scale import Scale, fmt
+from simrate.core.team.exclusion import RULE, exclude_careless
+from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
 
 
 class Action(Protocol):

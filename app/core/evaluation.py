@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.errors import SimrateError
-from app.core.frames import DEBATABLE, TRUE, DatasetInput
+from simrate.core.errors import SimrateError
+from simrate.core.frames import DEBATABLE, TRUE, DatasetInput
 
 TASKS = ("clss", "sts", "pit")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.evaluation import (
+from simrate.core.evaluation import (
     DATASET_MEASURES,
     MEASURE_LABELS,
     TOTAL_MEASURES,

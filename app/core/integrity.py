@@ -18,7 +18,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from app.core.errors import SimrateError, cut
+from simrate.core.errors import SimrateError, cut
 
 #: Words of SQLite and Python errors that mean the file itself is damaged.
 _DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "no such column",
@@ -109,7 +109,7 @@ def _plain(exc: BaseException) -> str:
 
 def _expected_tables() -> dict[str, list[str]]:
     """Table -> column names, as this version of simrate creates them."""
-    from app.core.store import SCHEMA
+    from simrate.core.store import SCHEMA
 
     conn = sqlite3.connect(":memory:")
     try:
@@ -122,8 +122,8 @@ def _expected_tables() -> dict[str, list[str]]:
 
 def _optional_tables() -> dict[str, list[str]]:
     """Tables that team work adds when first used: checked when present."""
-    from app.core.team.crowd import CROWD_SCHEMA
-    from app.core.team.teamdb import TEAM_SCHEMA
+    from simrate.core.team.crowd import CROWD_SCHEMA
+    from simrate.core.team.teamdb import TEAM_SCHEMA
 
     conn = sqlite3.connect(":memory:")
     try:
@@ -292,8 +292,8 @@ def _text_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
 
 def _value_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
     """Meta values and scores as the rest of simrate relies on them."""
-    from app.core.scale import Scale
-    from app.core.store import check_meta
+    from simrate.core.scale import Scale
+    from simrate.core.store import check_meta
 
     meta = _meta(conn)
     try:

@@ -18,7 +18,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from app.core.errors import SimrateError, cut
+from simrate.core.errors import SimrateError, cut
 
 #: The longest file name (bytes of one path component) file systems accept.
 NAME_MAX = 255

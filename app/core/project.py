@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.agreement.live import LiveAgreement
-from app.core.agreement.model import AgreementModel
-from app.core.data import tables
-from app.core.data.changelog import log_change
-from app.core.data.columns import CodeColumns, ColumnCache
-from app.core.data.counts import count_facts
-from app.core.data.imports import ImportMethods
-from app.core.data.item_index import ItemIndex
-from app.core.errors import SimrateError
-from app.core.events import (
+from simrate.core.agreement.live import LiveAgreement
+from simrate.core.agreement.model import AgreementModel
+from simrate.core.data import tables
+from simrate.core.data.changelog import log_change
+from simrate.core.data.columns import CodeColumns, ColumnCache
+from simrate.core.data.counts import count_facts
+from simrate.core.data.imports import ImportMethods
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.errors import SimrateError
+from simrate.core.events import (
     AdjudicationChanged,
     Event,
     RatingChanged,
@@ -34,12 +34,12 @@ from app.core.events import (
     SettingsChanged,
     Verdict,
 )
-from app.core.names import check_name_length
-from app.core.review.flags import FlagIndex
-from app.core.review.gold import compute_gold
-from app.core.roster import Roster
-from app.core.scale import Scale, load_scale
-from app.core.store import TableAccess, create_store, open_store, read_meta, transaction
+from simrate.core.names import check_name_length
+from simrate.core.review.flags import FlagIndex
+from simrate.core.review.gold import compute_gold
+from simrate.core.roster import Roster
+from simrate.core.scale import Scale, load_scale
+from simrate.core.store import TableAccess, create_store, open_store, read_meta, transaction
 
 
 class Project(ImportMethods):
@@ -322,7 +322,7 @@ class Project(ImportMethods):
         return tables.read_adjudications(self._conn, self._index, self.scale)
 
     def gold(self, threshold: float | None = None) -> pd.DataFrame:
-        """Gold table in project order (columns: app.core.frames.GOLD_COLUMNS, rating:<name>)."""
+        """Gold table in project order (columns: simrate.core.frames.GOLD_COLUMNS, rating:<name>)."""
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,

@@ -12,12 +12,12 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.events import AnnotatorAdded, AnnotatorExcluded, Event
-from app.core.frames import name_problem
-from app.core.names import nfc
-from app.core.store import CROWD, HUMAN, MACHINE, transaction
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.events import AnnotatorAdded, AnnotatorExcluded, Event
+from simrate.core.frames import name_problem
+from simrate.core.names import nfc
+from simrate.core.store import CROWD, HUMAN, MACHINE, transaction
 
 #: How each kind of annotator is named in messages.
 KIND_WORDS = {HUMAN: "a human annotator", MACHINE: "a machine rater",

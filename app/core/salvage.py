@@ -17,9 +17,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.integrity import CannotCheck, open_read_only
-from app.core.store import create_store, transaction
+from simrate.core.errors import SimrateError
+from simrate.core.integrity import CannotCheck, open_read_only
+from simrate.core.store import create_store, transaction
 
 #: Rows read per query while a range reads cleanly.
 CHUNK = 5000

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from app.core.errors import SimrateError, cut
-from app.locations import resource_folder
+from simrate.core.errors import SimrateError, cut
+from simrate.locations import resource_folder
 
 BUILTIN_SCALES = ("clss", "sts")
 #: The most grid points a scale may have: step codes, label lookups and the agreement's

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.core.data.migrate import migrate, needs_migration
-from app.core.data.open_files import HeldConnection
-from app.core.errors import SimrateError, cut
-from app.core.write_errors import write_error
+from simrate.core.data.migrate import migrate, needs_migration
+from simrate.core.data.open_files import HeldConnection
+from simrate.core.errors import SimrateError, cut
+from simrate.core.write_errors import write_error
 
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).

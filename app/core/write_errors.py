@@ -10,7 +10,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 
 def _nearly_no_space(path: Path) -> bool:

@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from app.core.errors import SimrateError
-from app.core.names import check_name_length
-from app.formats.leftovers import is_special, sweep, temp_name, work_place
+from simrate.core.errors import SimrateError
+from simrate.core.names import check_name_length
+from simrate.formats.leftovers import is_special, sweep, temp_name, work_place
 
 TEMP_SUFFIX = ".part"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import item_frame
-from app.formats.sts import read_gold_key
-from app.formats.textio import read_text, with_encoding, without_gc, without_trailing_blank_lines
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame
+from simrate.formats.sts import read_gold_key
+from simrate.formats.textio import read_text, with_encoding, without_gc, without_trailing_blank_lines
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.formats.clss import LEVELS, clss_gold_level, clss_level
-from app.formats.jsonl import is_jsonl, read_jsonl_pairs
-from app.formats.limits import input_kind
-from app.formats.pairs import HEADER_SCAN_ROWS, text_name_pair
-from app.formats.pit import CROWD_VOTES, EXPERT_DIGIT
-from app.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
-from app.formats.sts import sts_dataset_name, sts_gold_dataset
-from app.formats.textio import (
+from simrate.core.errors import SimrateError
+from simrate.formats.clss import LEVELS, clss_gold_level, clss_level
+from simrate.formats.jsonl import is_jsonl, read_jsonl_pairs
+from simrate.formats.limits import input_kind
+from simrate.formats.pairs import HEADER_SCAN_ROWS, text_name_pair
+from simrate.formats.pit import CROWD_VOTES, EXPERT_DIGIT
+from simrate.formats.ratings import ANNOTATOR_NAMES, ITEM_NAMES, RATING_PREFIX, SCORE_NAMES
+from simrate.formats.sts import sts_dataset_name, sts_gold_dataset
+from simrate.formats.textio import (
     Record,
     TextFile,
     csv_records,
@@ -30,8 +30,8 @@ from app.formats.textio import (
     tsv_records,
     wide_encoding,
 )
-from app.formats.turk import is_turk_header
-from app.formats.xlsx_read import is_xlsx, xlsx_records
+from simrate.formats.turk import is_turk_header
+from simrate.formats.xlsx_read import is_xlsx, xlsx_records
 
 FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project", "turk")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -41,11 +41,11 @@ HEAD_RECORDS = 50
 
 #: format -> "module:function" of its item reader, imported when first used
 ITEM_READERS = {
-    "pairs": "app.formats.pairs:read_pairs",
-    "sts": "app.formats.sts:read_sts",
-    "clss": "app.formats.clss:read_clss",
-    "pit": "app.formats.pit:read_pit",
-    "pyramid": "app.formats.pyramid_project:read_pyramid_items",
+    "pairs": "simrate.formats.pairs:read_pairs",
+    "sts": "simrate.formats.sts:read_sts",
+    "clss": "simrate.formats.clss:read_clss",
+    "pit": "simrate.formats.pit:read_pit",
+    "pyramid": "simrate.formats.pyramid_project:read_pyramid_items",
 }
 
 

@@ -1,6 +1,6 @@
 """Gold table writers: TSV, CSV, JSONL, STS and PIT key files (XLSX: xlsx_report.py).
 
-Every file is written atomically (app.formats.atomic). Conventions, all documented in the
+Every file is written atomically (simrate.formats.atomic). Conventions, all documented in the
 README: UTF-8 without a byte-order mark; `\\n` line ends; numbers written in Python's
 shortest exact form (`3.25`, `1.6666666666666667`), so a reader gets the same float back;
 a missing number (no gold, the sd of one rating, a rater who did not rate) is an empty
@@ -21,11 +21,11 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
-from app.core.scale import Scale
-from app.formats.atomic import check_writable_target
-from app.formats.pit import LABEL_FILE_WORDS, label_of_score
+from simrate.core.errors import SimrateError
+from simrate.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
+from simrate.core.scale import Scale
+from simrate.formats.atomic import check_writable_target
+from simrate.formats.pit import LABEL_FILE_WORDS, label_of_score
 
 FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).

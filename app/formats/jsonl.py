@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError, cut
-from app.core.frames import item_frame
-from app.formats.pairs import ID_NAMES, REFERENCE_NAMES, reference_problem, text_name_pair
-from app.formats.textio import normalise_name, parse_number, read_text
+from simrate.core.errors import SimrateError, cut
+from simrate.core.frames import item_frame
+from simrate.formats.pairs import ID_NAMES, REFERENCE_NAMES, reference_problem, text_name_pair
+from simrate.formats.textio import normalise_name, parse_number, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 

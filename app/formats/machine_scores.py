@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.frames import rating_frame
-from app.formats.textio import parse_number, read_text, without_trailing_blank_lines
+from simrate.core.errors import SimrateError
+from simrate.core.frames import rating_frame
+from simrate.formats.textio import parse_number, read_text, without_trailing_blank_lines
 
 PIT_LABELS = ("true", "false", "----")
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError, cut
-from app.core.frames import item_frame
-from app.core.scale import underflows
-from app.formats.textio import (
+from simrate.core.errors import SimrateError, cut
+from simrate.core.frames import item_frame
+from simrate.core.scale import underflows
+from simrate.formats.textio import (
     Record,
     fit_fields,
     load_table,

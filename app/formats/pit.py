@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import item_frame
-from app.formats.textio import read_text, with_encoding, without_gc
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame
+from simrate.formats.textio import read_text, with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import BinaryIO
 from xml.parsers import expat
 
-from app.core.errors import SimrateError
-from app.core.pyramid.model import (
+from simrate.core.errors import SimrateError
+from simrate.core.pyramid.model import (
     DEFAULT_SEARCH_WINDOW,
     Contributor,
     Part,
@@ -24,7 +24,7 @@ from app.core.pyramid.model import (
     Scu,
     build_pyramid,
 )
-from app.formats.limits import input_source
+from simrate.formats.limits import input_source
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)

@@ -15,7 +15,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 PYRAMID_COLUMNS = ("pair_id", "topic", "left", "right", "label", "gold", "left_scu",
                    "right_scu", "n_ratings", "gold_source", "test", "question_id", "role")
@@ -52,7 +52,7 @@ def pyramid_table(gold: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.DataFrame
 def write_pyramid_table(table: pd.DataFrame, handle: IO[str],
                         progress=None) -> None:
     """Write the table as TSV: texts quoted only where needed, gold in shortest exact form."""
-    from app.formats.export import number_texts, quote_texts, row_chunks
+    from simrate.formats.export import number_texts, quote_texts, row_chunks
 
     handle.write("\t".join(PYRAMID_COLUMNS) + "\n")
     total = len(table)

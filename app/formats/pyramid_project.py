@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import item_frame
-from app.core.pyramid.model import Pyramid
-from app.core.pyramid.pairs import binary_pairs, derive_tests, ranking_questions
-from app.core.pyramid.words import WordRules
-from app.formats.pyramid import read_pyramid
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame
+from simrate.core.pyramid.model import Pyramid
+from simrate.core.pyramid.pairs import binary_pairs, derive_tests, ranking_questions
+from simrate.core.pyramid.words import WordRules
+from simrate.formats.pyramid import read_pyramid
 
 TESTS = ("binary", "ranking")
 ROLES = ("answer", "distractor_1", "distractor_2", "distractor_3")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import rating_frame
-from app.core.scale import cut, foreign_characters, underflows
-from app.formats.pairs import (  # noqa: F401  (the column names are re-exported)
+from simrate.core.errors import SimrateError
+from simrate.core.frames import rating_frame
+from simrate.core.scale import cut, foreign_characters, underflows
+from simrate.formats.pairs import (  # noqa: F401  (the column names are re-exported)
     ANNOTATOR_NAMES,
     HEADER_SCAN_ROWS,
     ID_NAMES,
@@ -19,7 +19,7 @@ from app.formats.pairs import (  # noqa: F401  (the column names are re-exported
     SCORE_NAMES,
     TEXT_NAME_PAIRS,
 )
-from app.formats.textio import (
+from simrate.formats.textio import (
     Record,
     fit_fields,
     load_table,
@@ -238,7 +238,7 @@ def read_ratings(path: str | Path, annotator: str | None = None,
                            f"both: the column names the annotators, so --annotator "
                            f"{annotator!r} would be ignored", path)
     if annotator is None and annotator_column is None and fallback_annotator is None:
-        from app.formats.ratings_fast import read_long_ratings_fast
+        from simrate.formats.ratings_fast import read_long_ratings_fast
 
         fast = read_long_ratings_fast(path)
         if fast is not None:

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.core.frames import name_problem, rating_frame
-from app.formats.limits import read_input
-from app.formats.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
-from app.formats.textio import normalise_name
-from app.formats.xlsx_read import is_xlsx
+from simrate.core.frames import name_problem, rating_frame
+from simrate.formats.limits import read_input
+from simrate.formats.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
+from simrate.formats.textio import normalise_name
+from simrate.formats.xlsx_read import is_xlsx
 
 _ROLES = {"item": ITEM_NAMES, "annotator": ANNOTATOR_NAMES, "score": SCORE_NAMES,
           "note": NOTE_NAMES}

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.errors import SimrateError
-from app.core.frames import DEBATABLE, FALSE, TRUE
-from app.core.scale import foreign_characters
-from app.formats.clss import LEVELS as CLSS_LEVELS
-from app.formats.clss import clss_gold_level
-from app.formats.jsonl import load_json_line
-from app.formats.pit import (
+from simrate.core.errors import SimrateError
+from simrate.core.frames import DEBATABLE, FALSE, TRUE
+from simrate.core.scale import foreign_characters
+from simrate.formats.clss import LEVELS as CLSS_LEVELS
+from simrate.formats.clss import clss_gold_level
+from simrate.formats.jsonl import load_json_line
+from simrate.formats.pit import (
     CROWD_VOTES,
     EXPERT_DIGIT,
     LABEL_FILE_WORDS,
@@ -30,9 +30,9 @@ from app.formats.pit import (
     label_of_score,
     label_of_votes,
 )
-from app.formats.sts import sts_gold_dataset
-from app.formats.textio import load_table, parse_number, read_text, without_trailing_blank_lines
-from app.formats.xlsx_read import is_xlsx
+from simrate.formats.sts import sts_gold_dataset
+from simrate.formats.textio import load_table, parse_number, read_text, without_trailing_blank_lines
+from simrate.formats.xlsx_read import is_xlsx
 
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
 #: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).

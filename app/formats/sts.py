@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import item_frame
-from app.formats.textio import (
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame
+from simrate.formats.textio import (
     parse_number,
     read_text,
     with_encoding,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.errors import SimrateError
-from app.core.frames import FALSE, DatasetInput
-from app.formats.scores import (
+from simrate.core.errors import SimrateError
+from simrate.core.frames import FALSE, DatasetInput
+from simrate.formats.scores import (
     Line,
     ScoreFile,
     _fields,

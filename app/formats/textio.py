@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.frames import MAX_TEXT_CHARS
-from app.core.scale import underflows
-from app.formats.limits import check_columns, read_input
-from app.formats.xlsx_read import is_xlsx, xlsx_records
+from simrate.core.errors import SimrateError
+from simrate.core.frames import MAX_TEXT_CHARS
+from simrate.core.scale import underflows
+from simrate.formats.limits import check_columns, read_input
+from simrate.formats.xlsx_read import is_xlsx, xlsx_records
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.

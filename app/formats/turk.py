@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.formats.limits import read_input
+from simrate.core.errors import SimrateError
+from simrate.formats.limits import read_input
 
 REQUIRED = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds")
 SCORE_NAMES = ("score", "rating", "similarity", "sim")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.errors import SimrateError, cut
-from app.formats.limits import check_columns, check_unpacked_size, input_source
-from app.formats.xlsx_formulas import refuse_formulas_without_values
+from simrate.core.errors import SimrateError, cut
+from simrate.formats.limits import check_columns, check_unpacked_size, input_source
+from simrate.formats.xlsx_formulas import refuse_formulas_without_values
 
 #: One record of a table: the 1-based row number and its fields as strings (as textio's).
 Record = tuple[int, list[str]]

@@ -25,12 +25,12 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
-from app.core.errors import SimrateError
-from app.core.frames import RATING_PREFIX, annotator_columns
-from app.core.scale import Scale
-from app.formats.atomic import atomic_path, check_writable_target, os_message
-from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
-from app.formats.xlsx_rows import (
+from simrate.core.errors import SimrateError
+from simrate.core.frames import RATING_PREFIX, annotator_columns
+from simrate.core.scale import Scale
+from simrate.formats.atomic import atomic_path, check_writable_target, os_message
+from simrate.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
+from simrate.formats.xlsx_rows import (
     SHEET_ROWS,
     SheetBody,
     TextFitter,
@@ -40,7 +40,7 @@ from app.formats.xlsx_rows import (
     rows_xml,
     text_cells,
 )
-from app.formats.xlsx_save import save_book, scratch_folder
+from simrate.formats.xlsx_save import save_book, scratch_folder
 
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 HEADER_FILL = PatternFill("solid", fgColor="305496")

@@ -27,8 +27,8 @@ from zipfile import ZIP_DEFLATED, ZipFile
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
-from app.formats.leftovers import sweep, temp_name, work_place
-from app.formats.xlsx_rows import SheetBody
+from simrate.formats.leftovers import sweep, temp_name, work_place
+from simrate.formats.xlsx_rows import SheetBody
 
 _TEMPDIR_LOCK = threading.Lock()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.gui.kit.refcount_guard import guard_singletons
+from simrate.gui.kit.refcount_guard import guard_singletons
 
 # Before any widget exists: some PySide6 builds lose references to None/True on Python
 # < 3.12 and would abort the app after a few thousand calls (see refcount_guard).

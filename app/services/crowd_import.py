@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from app.core.data.ratings_import import check_values
-from app.core.errors import SimrateError
-from app.core.frames import RATING_COLUMNS, item_frame
-from app.core.project import Project
-from app.core.roster import kind_clash
-from app.core.store import CROWD
-from app.core.team.crowd import recorded_slots
+from simrate.core.data.ratings_import import check_values
+from simrate.core.errors import SimrateError
+from simrate.core.frames import RATING_COLUMNS, item_frame
+from simrate.core.project import Project
+from simrate.core.roster import kind_clash
+from simrate.core.store import CROWD
+from simrate.core.team.crowd import recorded_slots
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.core.evaluation import EvaluationReport, evaluate
-from app.core.frames import DatasetInput
-from app.formats.system_scores import read_pair
+from simrate.core.evaluation import EvaluationReport, evaluate
+from simrate.core.frames import DatasetInput
+from simrate.formats.system_scores import read_pair
 
 
 def evaluate_files(task: str, pairs: Sequence[tuple[str | Path, str | Path]]) -> EvaluationReport:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.review.gold import check_resolved, compute_gold, second_look_items, unresolved_counts
-from app.core.scale import Scale
-from app.core.team.quality import annotator_frame
-from app.formats.atomic import atomic_open
-from app.formats.export import (
+from simrate.core.errors import SimrateError
+from simrate.core.review.gold import check_resolved, compute_gold, second_look_items, unresolved_counts
+from simrate.core.scale import Scale
+from simrate.core.team.quality import annotator_frame
+from simrate.formats.atomic import atomic_open
+from simrate.formats.export import (
     Progress,
     check_output,
     check_pit_scale,
@@ -23,9 +23,9 @@ from app.formats.export import (
     write_sts,
     write_table,
 )
-from app.formats.pyramid_export import pyramid_table, write_pyramid_table
-from app.formats.xlsx_report import write_xlsx_report
-from app.services.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
+from simrate.formats.pyramid_export import pyramid_table, write_pyramid_table
+from simrate.formats.xlsx_report import write_xlsx_report
+from simrate.services.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
 
 
 @dataclass

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.data.open_files import refuse_if_open
-from app.core.errors import SimrateError
-from app.core.project import Project
+from simrate.core.data.open_files import refuse_if_open
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class ImportResult:
 
 def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
     """Parse the source file: ('items' | 'ratings', frame, chosen format)."""
-    from app.formats.detect import detect_format, read_items
+    from simrate.formats.detect import detect_format, read_items
 
     path = str(request.source)
     for source in request.sources:
@@ -75,7 +75,7 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
         if request.new_scale is not None:
             raise SimrateError("this is a ratings file; a new project needs a file of pairs",
                                path)
-        from app.formats.ratings import read_ratings
+        from simrate.formats.ratings import read_ratings
 
         return "ratings", read_ratings(path, fallback_annotator=request.annotator), fmt
     options = dict(request.options)

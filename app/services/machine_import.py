@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.core.data.open_files import refuse_if_open
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.store import MACHINE
+from simrate.core.data.open_files import refuse_if_open
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.store import MACHINE
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,9 @@ class MachineImport:
 def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str = "auto",
                        dataset: str | None = None) -> pd.DataFrame:
     """The machine's scores as a rating frame (annotator = name), not yet on the grid."""
-    from app.formats.detect import detect_format
-    from app.formats.machine_scores import read_machine_scores
-    from app.formats.ratings import read_ratings
+    from simrate.formats.detect import detect_format
+    from simrate.formats.machine_scores import read_machine_scores
+    from simrate.formats.ratings import read_ratings
 
     refuse_if_open(path)
     chosen = detect_format(path) if fmt == "auto" else fmt

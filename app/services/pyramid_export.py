@@ -6,8 +6,8 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from app.core.pyramid.pairs import BinaryPair, RankingQuestion
-from app.formats.atomic import atomic_open
+from simrate.core.pyramid.pairs import BinaryPair, RankingQuestion
+from simrate.formats.atomic import atomic_open
 
 BINARY_COLUMNS = ("pair_id", "topic", "left", "right", "label", "left_scu", "right_scu")
 RANKING_COLUMNS = ("question_id", "topic", "scu", "question", "answer",

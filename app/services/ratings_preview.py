@@ -5,7 +5,7 @@ runs them in worker threads.
 
 Two sources: a ratings file (CSV, TSV, XLSX; long or wide), compared with the project by
 the same rule `Project.import_ratings` applies, and a returned annotator package, planned
-by `app.core.team.package_merge.plan_merge`. Either way the result is an `ImportPreview`: ratings
+by `simrate.core.team.package_merge.plan_merge`. Either way the result is an `ImportPreview`: ratings
 added, changed and unchanged, and the conflicts (a rating the project holds with another
 score) that the organizer must decide about before committing.
 """
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.data.open_files import refuse_if_open
-from app.core.project import Project
-from app.core.scale import fmt
+from simrate.core.data.open_files import refuse_if_open
+from simrate.core.project import Project
+from simrate.core.scale import fmt
 
 RESOLVE_KEEP, RESOLVE_THEIRS = "keep", "theirs"
 
@@ -57,7 +57,7 @@ class ImportPreview:
 
 def is_package(path: str | Path) -> bool:
     """True for a `.simrate` file (a returned annotator package)."""
-    from app.formats.detect import detect_format
+    from simrate.formats.detect import detect_format
 
     return detect_format(path) == "project"
 
@@ -89,7 +89,7 @@ def preview_ratings(project: Project, frame: pd.DataFrame, path: Path) -> Import
 
 def read_ratings_file(path: str | Path, annotator: str | None) -> pd.DataFrame:
     """The ratings of a file, as the reader gives them."""
-    from app.formats.ratings import read_ratings
+    from simrate.formats.ratings import read_ratings
 
     refuse_if_open(path)
     return read_ratings(path, annotator=annotator or None)
@@ -106,7 +106,7 @@ def preview_import(project_path: str | Path, source: str | Path,
 
 
 def _package_preview(project: Project, source: Path) -> ImportPreview:
-    from app.core.team.package_merge import plan_merge
+    from simrate.core.team.package_merge import plan_merge
 
     report = plan_merge(project, source)
     known = set(project.annotators())
@@ -125,7 +125,7 @@ def commit_import(project_path: str | Path, preview: ImportPreview, resolve: str
     """Write what the preview showed (conflicts resolved as asked); returns a summary line."""
     with Project.open(project_path) as project:
         if preview.kind == "package":
-            from app.core.team.package_merge import merge_package
+            from simrate.core.team.package_merge import merge_package
 
             report = merge_package(project, preview.path, resolve if preview.conflicts else None,
                                    by=by)

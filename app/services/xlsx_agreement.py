@@ -5,7 +5,7 @@ adjudication (neither flagged nor adjudicated) side by side, as in the CLSS 2014
 paper's Table 4; then the Pearson matrix between raters and each rater against the mean of
 the others, overall and per dataset; then how often each rater gave each score, with a
 bar chart. Undefined figures are empty cells with the reason beside them. The figures come
-from app.core.agreement.reports.report, so they are those of `simrate agreement --by dataset`.
+from simrate.core.agreement.reports.report, so they are those of `simrate agreement --by dataset`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
-from app.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
-from app.core.frames import RATING_PREFIX, annotator_columns
-from app.core.scale import Scale, fmt
-from app.formats.xlsx_report import (
+from simrate.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
+from simrate.core.frames import RATING_PREFIX, annotator_columns
+from simrate.core.scale import Scale, fmt
+from simrate.formats.xlsx_report import (
     SECTION_FONT,
     TITLE_FONT,
     CellMaker,
@@ -205,7 +205,7 @@ def write_over_time_sheet(book: Workbook, ratings: pd.DataFrame,
                           excluded: Sequence[str] = ()) -> None:
     """Sheet `agreement over time`: alpha with its interval, and each rater's r against the
     rest, after every N ratings in the order they were given; a line chart of both."""
-    from app.core.agreement.reports.over_time import agreement_over_time, drifting
+    from simrate.core.agreement.reports.over_time import agreement_over_time, drifting
 
     step, points = agreement_over_time(ratings, excluded=tuple(excluded))
     raters = sorted({r for p in points for r in p.vs_rest})

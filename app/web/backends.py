@@ -17,12 +17,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from app.core import store
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team import invites
-from app.core.team import web_study as web
-from app.web.hub_backend import HubBackend
+from simrate.core import store
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team import invites
+from simrate.core.team import web_study as web
+from simrate.web.hub_backend import HubBackend
 
 
 class FileBackend:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import hmac
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team import web_study as web
-from app.web.security import Refused
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
+from simrate.web.security import Refused
 
 
 class HubBackend:
@@ -42,8 +42,8 @@ class HubBackend:
         (SimrateError, one line, before anything listens)."""
         import psycopg
 
-        from app.core.team.hub.connection import connect, explain
-        from app.core.team.hub.web_hub import web_url
+        from simrate.core.team.hub.connection import connect, explain
+        from simrate.core.team.hub.web_hub import web_url
 
         with Project.open(self.path) as project:
             self.url = web_url(project)
@@ -61,7 +61,7 @@ class HubBackend:
     async def start(self) -> None:
         from psycopg_pool import AsyncConnectionPool
 
-        from app.core.team.hub.connection import CONNECT_TIMEOUT
+        from simrate.core.team.hub.connection import CONNECT_TIMEOUT
 
         self.pool = AsyncConnectionPool(
             self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,

@@ -23,11 +23,11 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from app.core.errors import SimrateError
-from app.core.scale import fmt
-from app.core.team import web_study as web
-from app.web.backends import FileBackend
-from app.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
+from simrate.core.errors import SimrateError
+from simrate.core.scale import fmt
+from simrate.core.team import web_study as web
+from simrate.web.backends import FileBackend
+from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
 
 HERE = Path(__file__).resolve().parent
 LOG = logging.getLogger("simrate.web")  # the server's own log (stderr), never a response

@@ -11,10 +11,10 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.web.backends import backend_for
-from app.web.hub_backend import HubBackend
-from app.web.pages import create_app
+from simrate.core.errors import SimrateError
+from simrate.web.backends import backend_for
+from simrate.web.hub_backend import HubBackend
+from simrate.web.pages import create_app
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from app.cli import main
+from simrate.cli import main
 
 
 @dataclass

@@ -6,7 +6,7 @@ import getpass
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import make_project
 

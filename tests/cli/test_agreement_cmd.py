@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.core.frames import item_frame, rating_frame
-from app.core.project import Project
+from simrate.core.frames import item_frame, rating_frame
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 pytestmark = pytest.mark.filterwarnings("error")  # no division or NaN warnings, ever

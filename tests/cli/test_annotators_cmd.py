@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.project import Project
-from app.core.team.quality import set_checks
+from simrate.core.project import Project
+from simrate.core.team.quality import set_checks
 from tests.cli.helpers import simrate
 from tests.cli.test_package_cmd import assert_one_line_error
 from tests.core.team.test_packages import make_items

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.core.frames import item_frame
-from app.core.project import Project
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 GOOD = [f"W{n:02d}GOOD" for n in range(9)]

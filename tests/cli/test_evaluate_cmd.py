@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.cli import main
+from simrate.cli import main
 
 
 def write(folder: Path, name: str, values) -> Path:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from app.commands.flagged_cmd import flagged_items
-from app.core.review.gold import flagged_list
+from simrate.commands.flagged_cmd import flagged_items
+from simrate.core.review.gold import flagged_list
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import make_project
 
@@ -47,7 +47,7 @@ def test_one_off_threshold_leaves_the_project_setting(project_path, capsys):
 
 def test_text_listing_and_second_look(project_path, capsys):
     assert simrate(capsys, "adjudicate", project_path, "t:2", "2", "--by", "lead").status == 0
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project_path) as project:
         project.rate("t:2", "dee", 4.5)  # after the verdict, 2.5 points away

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 
@@ -128,7 +128,7 @@ def test_info_loads_neither_numpy_nor_pandas(project):
     import subprocess
     import sys
 
-    code = ("import sys; from app.cli import main; main(['info', sys.argv[1]]); "
+    code = ("import sys; from simrate.cli import main; main(['info', sys.argv[1]]); "
             "print(sorted(m for m in ('numpy', 'pandas') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True,
                           text=True, check=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import Result, simrate
 
 N_ITEMS = 60

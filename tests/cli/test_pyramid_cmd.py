@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from app.core.pyramid.pairs import STATISTICS_KEYS
-from app.services.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
+from simrate.core.pyramid.pairs import STATISTICS_KEYS
+from simrate.services.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
 from tests.cli.helpers import simrate
 from tests.formats.pyramid_xml import SpecScu, ducview_xml
 
@@ -154,7 +154,7 @@ def test_import_a_pyramid_into_a_project(tmp_path, sample_data, capsys):
     again = simrate(capsys, "import", project, sample_data / "D9901.pyr", "--seed", "5",
                     "--negatives", "all")
     assert again.status == 0, again.err
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project) as opened:
         items = opened.items()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import csv
 
-from app.core.project import Project
-from app.formats.pyramid_export import PYRAMID_COLUMNS
-from app.formats.pyramid_project import ROLES, count_pyramid
+from simrate.core.project import Project
+from simrate.formats.pyramid_export import PYRAMID_COLUMNS
+from simrate.formats.pyramid_project import ROLES, count_pyramid
 from tests.cli.helpers import simrate
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.core.frames import item_frame, rating_frame
-from app.core.project import Project
+from simrate.core.frames import item_frame, rating_frame
+from simrate.core.project import Project
 
 
 def make_items(n: int, datasets: tuple[str, ...] = ("alpha", "beta")) -> pd.DataFrame:

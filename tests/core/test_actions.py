@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.actions import Adjudicate, History, SetExcluded, SetRating
-from app.core.errors import SimrateError
-from app.core.events import AdjudicationChanged, RatingChanged, RatingState, Verdict
-from app.core.project import Project
+from simrate.core.actions import Adjudicate, History, SetExcluded, SetRating
+from simrate.core.errors import SimrateError
+from simrate.core.events import AdjudicationChanged, RatingChanged, RatingState, Verdict
+from simrate.core.project import Project
 from tests.core.test_project import make_items
 
 

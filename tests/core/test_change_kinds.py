@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from app.core.data.changelog import CHANGE_KINDS
+from simrate.core.data.changelog import CHANGE_KINDS
 
 APP = Path(__file__).resolve().parents[2] / "app"
 

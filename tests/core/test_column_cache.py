@@ -7,7 +7,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.core.frames import make_rated_project
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.core.errors import SimrateError
-from app.core.evaluation import (
+from simrate.core.errors import SimrateError
+from simrate.core.evaluation import (
     Measure,
     average_ranks,
     binary_scores,
@@ -19,7 +19,7 @@ from app.core.evaluation import (
     pearson,
     spearman,
 )
-from app.core.frames import DEBATABLE, FALSE, TRUE, DatasetInput
+from simrate.core.frames import DEBATABLE, FALSE, TRUE, DatasetInput
 
 
 @pytest.fixture(autouse=True)

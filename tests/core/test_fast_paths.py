@@ -11,17 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.core.agreement.inputs import project_columns, project_inputs
-from app.core.agreement.reports.long_report import long_agreement_report
-from app.core.agreement.reports.report import ratings_matrix
-from app.core.data.columns import read_codes
-from app.core.data.counts import summary
-from app.core.errors import SimrateError
-from app.core.frames import item_frame, rating_frame
-from app.core.project import Project
-from app.core.review.flags import FlagIndex
-from app.core.scale import threshold_codes
-from app.core.store import SCHEMA_VERSION
+from simrate.core.agreement.inputs import project_columns, project_inputs
+from simrate.core.agreement.reports.long_report import long_agreement_report
+from simrate.core.agreement.reports.report import ratings_matrix
+from simrate.core.data.columns import read_codes
+from simrate.core.data.counts import summary
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame, rating_frame
+from simrate.core.project import Project
+from simrate.core.review.flags import FlagIndex
+from simrate.core.scale import threshold_codes
+from simrate.core.store import SCHEMA_VERSION
 
 
 def items(ids: list[str], dataset: str = "d") -> pd.DataFrame:
@@ -77,7 +77,7 @@ def test_info_counts_equal_the_loaded_project(busy):
 
 
 def test_info_counted_on_two_threads_equals_one_pass(busy, monkeypatch):
-    from app.core.data import counts
+    from simrate.core.data import counts
 
     one_pass = summary(busy.path)
     monkeypatch.setattr(counts, "PARALLEL_FROM", 0)
@@ -93,7 +93,7 @@ def test_info_counted_on_two_threads_equals_one_pass(busy, monkeypatch):
 
 
 def test_info_counts_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
-    from app.core.data import counts
+    from simrate.core.data import counts
 
     monkeypatch.setattr(counts, "PARALLEL_FROM", 0)
     real = counts._flagged_on_own_connection
@@ -164,7 +164,7 @@ def test_columnar_codes_equal_row_reads(busy):
 
 @pytest.mark.parametrize("threads", [2, 3])
 def test_columns_read_on_threads_equal_one_read(busy, monkeypatch, threads):
-    from app.core.data import columns
+    from simrate.core.data import columns
 
     conn = sqlite3.connect(busy.path)
     one_read = read_codes(conn, busy.scale.n_codes, "annotator_id != ?", (2,))
@@ -185,7 +185,7 @@ def test_columns_read_on_threads_equal_one_read(busy, monkeypatch, threads):
 def test_columns_read_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
     """A commit between the threads' reads (here: a new annotator, which changes how the
     columns are packed, and a rating of theirs) must not reach the result half-seen."""
-    from app.core.data import columns
+    from simrate.core.data import columns
 
     monkeypatch.setattr(columns, "PARALLEL_FROM", 0)
     monkeypatch.setattr(columns, "_THREADS", 2)
@@ -214,7 +214,7 @@ def test_columns_and_counts_read_on_the_first_connection_when_a_reader_fails(bus
     costs the speed-up only: the same results come from the caller's own connection."""
     import threading
 
-    from app.core.data import columns, counts
+    from simrate.core.data import columns, counts
 
     conn = sqlite3.connect(busy.path)
     expected_columns = read_codes(conn, busy.scale.n_codes)
@@ -243,7 +243,7 @@ def test_columns_and_counts_read_on_the_first_connection_when_a_reader_fails(bus
 
 
 def test_flags_from_arrays_equal_the_flag_index(busy):
-    from app.core.agreement.inputs import item_columns, spread_flags
+    from simrate.core.agreement.inputs import item_columns, spread_flags
 
     conn = sqlite3.connect(busy.path)
     scores = read_codes(conn, busy.scale.n_codes, "code IS NOT NULL AND annotator_id != 3")
@@ -346,7 +346,7 @@ CREATE TABLE changes (id INTEGER PRIMARY KEY, at REAL NOT NULL, who TEXT NOT NUL
 
 def write_v1(path) -> None:
     """A project file as simrate wrote it before schema 2, built here by hand."""
-    from app.core.scale import load_scale
+    from simrate.core.scale import load_scale
 
     conn = sqlite3.connect(path)
     conn.executescript(V1_SCHEMA)
@@ -387,7 +387,7 @@ def test_a_version_1_file_is_upgraded_on_open_and_keeps_everything(tmp_path):
 
 
 def test_import_as_an_undoable_action(busy):
-    from app.core.actions import History, ImportRatings
+    from simrate.core.actions import History, ImportRatings
 
     before = busy.ratings()
     history = History(busy)
@@ -408,7 +408,7 @@ def test_cli_undo_of_the_last_import(busy, tmp_path):
     csv.write_text("item_id,annotator,score\ni13,gus,2\ni14,gus,3\n", encoding="utf-8")
     path = str(busy.path)
     busy.close()
-    run = [sys.executable, "-m", "app", "import", path]
+    run = [sys.executable, "-m", "simrate", "import", path]
     assert subprocess.run([*run, str(csv)], capture_output=True).returncode == 0
     done = subprocess.run([*run, "--undo"], capture_output=True, text=True)
     assert done.returncode == 0 and "2 ratings removed" in done.stdout

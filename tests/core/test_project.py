@@ -11,11 +11,11 @@ from contextlib import contextmanager
 import pandas as pd
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.events import RatingChanged
-from app.core.frames import item_frame, rating_frame
-from app.core.project import Project
-from app.core.store import SCHEMA_VERSION
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingChanged
+from simrate.core.frames import item_frame, rating_frame
+from simrate.core.project import Project
+from simrate.core.store import SCHEMA_VERSION
 
 
 def make_items(n: int, prefix: str = "x") -> pd.DataFrame:
@@ -200,8 +200,8 @@ def test_read_only_folder(tmp_path):
 
     folder = tmp_path / "ro"
     folder.mkdir()
-    code = ("from app.core.project import Project\n"
-            "from app.core.errors import SimrateError\n"
+    code = ("from simrate.core.project import Project\n"
+            "from simrate.core.errors import SimrateError\n"
             "try:\n"
             f"    Project.create({str(folder / 'p.simrate')!r})\n"
             "except SimrateError as exc:\n"
@@ -223,7 +223,7 @@ def test_read_only_folder_is_refused_even_for_root(tmp_path, monkeypatch):
 WRITER = """
 import sys
 from contextlib import contextmanager
-from app.core.project import Project
+from simrate.core.project import Project
 p = Project.open(sys.argv[1])
 name = sys.argv[2]
 for i in range(1, 101):
@@ -380,7 +380,7 @@ def test_a_failed_commit_leaves_the_last_import_as_it_was(project, monkeypatch):
         conn.execute("ROLLBACK")
         raise SimrateError("cannot save to the project: the disk is full", path)
 
-    monkeypatch.setattr("app.core.data.imports.transaction", commit_fails)
+    monkeypatch.setattr("simrate.core.data.imports.transaction", commit_fails)
     for write in (lambda: project.import_ratings(make_ratings([("x:2", "bob", 2.0)]), "b.csv"),
                   lambda: project.import_items(make_items(2, "new"), "new.tsv")):
         with pytest.raises(SimrateError, match="disk is full"):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.actions import ExcludeCareless, History, SetExcluded
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.quality import set_checks
+from simrate.core.actions import ExcludeCareless, History, SetExcluded
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.quality import set_checks
 from tests.core.frames import make_items, make_ratings
 
 KNOWN = {"d:1": 0.0, "d:2": 1.0, "d:3": 2.5, "d:4": 3.5, "d:5": 5.0}

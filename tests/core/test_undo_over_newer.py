@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.actions import Adjudicate, History, SetRating
-from app.core.errors import SimrateError
-from app.core.events import RatingState, Verdict
+from simrate.core.actions import Adjudicate, History, SetRating
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingState, Verdict
 from tests.reliability.helpers import new_project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def elsewhere(path: Path, code: str) -> None:
     """Run `code` (with `project` open on `path`) in another process."""
-    script = ("import sys\nfrom app.core.project import Project\n"
+    script = ("import sys\nfrom simrate.core.project import Project\n"
               "with Project.open(sys.argv[1]) as project:\n"
               + "".join(f"    {line}\n" for line in code.splitlines()))
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import COMMANDS, build_gui_parser, build_parser
-from app.core.errors import SimrateError
+from simrate.cli import COMMANDS, build_gui_parser, build_parser
+from simrate.core.errors import SimrateError
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -93,7 +93,7 @@ def test_the_tutorial_runs_against_the_sample(tmp_path):
     assert commands
     for line in commands:
         words = shlex.split(line, comments=True)[1:]
-        done = subprocess.run([sys.executable, "-m", "app", *words], cwd=tmp_path, env=env,
+        done = subprocess.run([sys.executable, "-m", "simrate", *words], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{line}: {done.stderr}"
     python = blocks(tutorial, "python")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from app.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns, item_frame, rating_frame
-from app.core.project import Project
+from simrate.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns, item_frame, rating_frame
+from simrate.core.project import Project
 
 #: Texts that must survive an export byte for byte.
 TRICKY_TEXTS = [

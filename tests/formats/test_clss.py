@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.clss import LEVELS, genre_of, read_clss
+from simrate.core.errors import SimrateError
+from simrate.formats.clss import LEVELS, genre_of, read_clss
 
 
 def test_sample_with_gold(sample_data):

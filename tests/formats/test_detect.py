@@ -9,9 +9,9 @@ import types
 import pandas as pd
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.frames import ITEM_COLUMNS
-from app.formats.detect import detect_format, read_items
+from simrate.core.errors import SimrateError
+from simrate.core.frames import ITEM_COLUMNS
+from simrate.formats.detect import detect_format, read_items
 
 
 @pytest.mark.parametrize("name, fmt", [
@@ -101,9 +101,9 @@ def test_pyramid_dispatch_passes_its_options(monkeypatch, tmp_path):
         calls.append((str(path), negatives, seed))
         return pd.DataFrame(columns=list(ITEM_COLUMNS))
 
-    fake = types.ModuleType("app.formats.pyramid_project")
+    fake = types.ModuleType("simrate.formats.pyramid_project")
     fake.read_pyramid_items = fake_reader
-    monkeypatch.setitem(sys.modules, "app.formats.pyramid_project", fake)
+    monkeypatch.setitem(sys.modules, "simrate.formats.pyramid_project", fake)
     path = tmp_path / "topic.pyr"
     path.write_text("<pyramid/>", encoding="utf-8")
     read_items(path, "auto", negatives=2, seed=7, dataset="ignored")

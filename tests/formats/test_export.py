@@ -8,11 +8,11 @@ import statistics
 
 import pytest
 
-from app.core.errors import RuleError, SimrateError
-from app.formats import export as export_module
-from app.formats.export import choose_format, pit_label
-from app.services import export as export_service
-from app.services.export import export_project
+from simrate.core.errors import RuleError, SimrateError
+from simrate.formats import export as export_module
+from simrate.formats.export import choose_format, pit_label
+from simrate.services import export as export_service
+from simrate.services.export import export_project
 from tests.formats.export_fixtures import jsonl_records, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.atomic import atomic_open, atomic_path
+from simrate.core.errors import SimrateError
+from simrate.formats.atomic import atomic_open, atomic_path
 
 
 def test_success_replaces_and_leaves_nothing_else(tmp_path):
@@ -67,8 +67,8 @@ def test_really_read_only_folder(tmp_path):
 
     folder = tmp_path / "ro"
     folder.mkdir()
-    code = ("from app.formats.atomic import atomic_open\n"
-            "from app.core.errors import SimrateError\n"
+    code = ("from simrate.formats.atomic import atomic_open\n"
+            "from simrate.core.errors import SimrateError\n"
             "try:\n"
             f"    with atomic_open({str(folder / 'out.tsv')!r}) as out:\n"
             "        out.write('x')\n"
@@ -142,7 +142,7 @@ def test_a_named_pipe_is_written_into_and_stays_a_pipe(tmp_path, writer):
 
 
 def test_the_xlsx_report_can_go_to_a_named_pipe(tmp_path):
-    from app.services.export import export_project
+    from simrate.services.export import export_project
     from tests.formats.test_export_xlsx import make_project, random_ratings
 
     project = make_project(tmp_path / "p.simrate", texts=[f"text {i}" for i in range(20)],

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.jsonl import read_jsonl_pairs
+from simrate.core.errors import SimrateError
+from simrate.formats.jsonl import read_jsonl_pairs
 
 
 def write_lines(path, *objects_or_texts):

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
-from app.core.errors import SimrateError
-from app.formats import xlsx_report
-from app.services.export import export_project
+from simrate.core.errors import SimrateError
+from simrate.formats import xlsx_report
+from simrate.services.export import export_project
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
@@ -274,8 +274,8 @@ def test_adjudications_sheet_marks_second_looks(tmp_path):
 
 
 def test_annotators_sheet_matches_the_annotator_report(report, tmp_path):
-    from app.core.project import Project
-    from app.core.team.quality import annotator_report
+    from simrate.core.project import Project
+    from simrate.core.team.quality import annotator_report
 
     out, _gold, _ = report
     rows = sheet_rows(out, "annotators")

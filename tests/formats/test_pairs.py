@@ -7,9 +7,9 @@ import math
 import pytest
 from openpyxl import Workbook
 
-from app.core.errors import SimrateError
-from app.core.frames import ITEM_COLUMNS
-from app.formats.pairs import read_pairs
+from simrate.core.errors import SimrateError
+from simrate.core.frames import ITEM_COLUMNS
+from simrate.formats.pairs import read_pairs
 
 
 def write_xlsx(path, rows):

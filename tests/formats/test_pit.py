@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.pit import read_pit
+from simrate.core.errors import SimrateError
+from simrate.formats.pit import read_pit
 
 LINE = "4\tSome Topic\tfirst tweet here\tsecond tweet here\t{label}\ta/O/DT\tb/O/NN"
 

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.frames import ITEM_COLUMNS
-from app.core.pyramid.model import EXACT, LOST, RECOVERED
-from app.formats.pyramid import read_pyramid
-from app.formats.pyramid_project import parse_negatives, read_pyramid_items
+from simrate.core.errors import SimrateError
+from simrate.core.frames import ITEM_COLUMNS
+from simrate.core.pyramid.model import EXACT, LOST, RECOVERED
+from simrate.formats.pyramid import read_pyramid
+from simrate.formats.pyramid_project import parse_negatives, read_pyramid_items
 from tests.formats.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
 
 PAN_HEAD = """<?xml version="1.0"?>

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from app.core.pyramid.pairs import derive_tests
-from app.core.pyramid.words import WordRules
-from app.formats.pyramid import read_pyramid
+from simrate.core.pyramid.pairs import derive_tests
+from simrate.core.pyramid.words import WordRules
+from simrate.formats.pyramid import read_pyramid
 from tests.conftest import REALDATA, ROOT
 from tests.perf.pyramid_readings import PAPER, READINGS, measure
 

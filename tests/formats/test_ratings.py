@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from openpyxl import Workbook
 
-from app.core.errors import SimrateError
-from app.core.frames import RATING_COLUMNS
-from app.formats.ratings import read_ratings
+from simrate.core.errors import SimrateError
+from simrate.core.frames import RATING_COLUMNS
+from simrate.formats.ratings import read_ratings
 
 
 def as_set(frame):
@@ -27,7 +27,7 @@ def test_sample_long_and_wide_hold_the_same_ratings(sample_data):
 
 
 def test_sample_ratings_cover_the_sample_pairs_and_disagree(sample_data):
-    from app.formats.pairs import read_pairs
+    from simrate.formats.pairs import read_pairs
 
     ratings = read_ratings(sample_data / "ratings_wide.tsv")
     assert set(ratings["item_id"]) == set(read_pairs(sample_data / "pairs.tsv")["item_id"])

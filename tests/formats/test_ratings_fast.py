@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.ratings import read_ratings
-from app.formats.ratings_fast import read_long_ratings_fast
+from simrate.core.errors import SimrateError
+from simrate.formats.ratings import read_ratings
+from simrate.formats.ratings_fast import read_long_ratings_fast
 
 
 def careful(path):

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.frames import DEBATABLE, FALSE, TRUE
-from app.formats.scores import dataset_name, is_export, read_gold, read_pit_gold, read_score_key
-from app.formats.system_scores import read_pair, read_system
+from simrate.core.errors import SimrateError
+from simrate.core.frames import DEBATABLE, FALSE, TRUE
+from simrate.formats.scores import dataset_name, is_export, read_gold, read_pit_gold, read_score_key
+from simrate.formats.system_scores import read_pair, read_system
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:
@@ -370,7 +370,7 @@ def test_item_id_lines_against_a_line_aligned_gold_are_explained(tmp_path):
 def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
     import warnings
 
-    from app.services.evaluation import evaluate_files
+    from simrate.services.evaluation import evaluate_files
 
     gold = write(tmp_path, "gold.tsv", "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\n")
     system = write(tmp_path, "run.txt", "1\n2\n3\n4\n")

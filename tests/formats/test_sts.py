@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.sts import read_sts
+from simrate.core.errors import SimrateError
+from simrate.formats.sts import read_sts
 
 
 def write_sts(folder, dataset, inputs, gold=None):

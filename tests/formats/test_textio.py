@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.textio import csv_records, load_table, parse_number, read_text, tsv_records
+from simrate.core.errors import SimrateError
+from simrate.formats.textio import csv_records, load_table, parse_number, read_text, tsv_records
 
 
 def test_empty_file_is_an_error(tmp_path):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.formats.detect import detect_format
-from app.formats.turk import read_turk
+from simrate.core.errors import SimrateError
+from simrate.formats.detect import detect_format
+from simrate.formats.turk import read_turk
 
 HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
 

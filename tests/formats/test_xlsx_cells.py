@@ -9,10 +9,10 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
-from app.core.errors import SimrateError
-from app.formats.xlsx_report import write_xlsx_report
-from app.formats.xlsx_rows import CELL_LIMIT, TextFitter
-from app.services.export import export_project
+from simrate.core.errors import SimrateError
+from simrate.formats.xlsx_report import write_xlsx_report
+from simrate.formats.xlsx_rows import CELL_LIMIT, TextFitter
+from simrate.services.export import export_project
 from tests.formats.export_fixtures import make_project
 
 #: Texts a spreadsheet would like to read as something else: formulas, numbers, links,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.core.project import Project
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
-from app.gui.shell.settings import Settings
+from simrate.core.project import Project
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.shell.settings import Settings
 from tests.core.frames import make_items, make_ratings
 
 

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.gui.dialogs.export_dialog import ExportDialog
-from app.gui.dialogs.new_project_dialog import NewProjectDialog
+from simrate.gui.dialogs.export_dialog import ExportDialog
+from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
 
 
 @pytest.fixture

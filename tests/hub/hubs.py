@@ -58,8 +58,8 @@ class Hub:
 
     def simrate(self, *args: object, stdin: str = "", timeout: float = 300
                 ) -> subprocess.CompletedProcess:
-        """Run `python -m app ARGS` in a subprocess with this hub's password file."""
-        return subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=ROOT,
+        """Run `python -m simrate ARGS` in a subprocess with this hub's password file."""
+        return subprocess.run([sys.executable, "-m", "simrate", *map(str, args)], cwd=ROOT,
                               env=self.env(), input=stdin, capture_output=True, text=True,
                               timeout=timeout)
 
@@ -81,7 +81,7 @@ INJECTION = "x'); DROP TABLE ratings; --"
 def make_project(path: Path, n_items: int = 12, scale: str = "sts"):
     """An open project with n items (ids d:1..n) on the STS scale; item d:1's left text
     and the note of one rating are SQL-looking text that must travel byte for byte."""
-    from app.core.project import Project
+    from simrate.core.project import Project
     from tests.core.frames import make_items
 
     project = Project.create(path, scale=scale, title="hub test")
@@ -94,8 +94,8 @@ def make_project(path: Path, n_items: int = 12, scale: str = "sts"):
 def team(hub: Hub, folder: Path, people: dict[str, str], n_items: int = 12):
     """Publish a project to `hub` and add `people` ({name: kind}); returns the organizer's
     open project and {name: login}. Each person's password is in the hub's password file."""
-    from app.core.team.hub.people import add_person
-    from app.core.team.hub.publish import publish
+    from simrate.core.team.hub.people import add_person
+    from simrate.core.team.hub.publish import publish
 
     project = make_project(folder / "organizer.simrate", n_items)
     publish(project, hub.url())
@@ -110,7 +110,7 @@ def team(hub: Hub, folder: Path, people: dict[str, str], n_items: int = 12):
 
 def join_as(hub: Hub, login: str, path: Path):
     """Join the hub as `login` (password from the password file); the open replica."""
-    from app.core.team.hub.join import join
+    from simrate.core.team.hub.join import join
 
     project, _report = join(hub.url(login), path)
     return project

@@ -19,10 +19,10 @@ SYNC_EVERY = 25
 
 
 def main(argv: list[str]) -> int:
-    from app.core.project import Project
-    from app.core.team.hub.connection import HubError
-    from app.core.team.hub.join import join
-    from app.core.team.hub.sync import session_for, sync_round
+    from simrate.core.project import Project
+    from simrate.core.team.hub.connection import HubError
+    from simrate.core.team.hub.join import join
+    from simrate.core.team.hub.sync import session_for, sync_round
 
     url, path, name, first, count, pace, seed = argv
     path = Path(path)

@@ -72,7 +72,7 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
     processes: set[subprocess.Popen] = set()
 
     def cli(*args: object) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "app", *map(str, args)], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, "-m", "simrate", *map(str, args)], cwd=ROOT,
                                    env=env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True)
         with lock:
@@ -146,14 +146,14 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
                 process.kill()
     # Everything the window acknowledged must now reach the hub and the organizer.
     for path in (replica, organizer_path):
-        done = subprocess.run([sys.executable, "-m", "app", "team", "sync", str(path)],
+        done = subprocess.run([sys.executable, "-m", "simrate", "team", "sync", str(path)],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             result.errors.append(f"final sync of {path.name}: {done.stderr.strip()}")
     with hub.admin() as admin:
         on_hub = dict(((item, code) for item, code in admin.execute(
             "SELECT item_id, code FROM simrate.ratings WHERE annotator = 'ana'")))
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(organizer_path) as project:
         scale = project.scale

@@ -11,9 +11,9 @@ from itertools import pairwise
 import psycopg
 import pytest
 
-from app.core.team.hub.backoff import Backoff
-from app.core.team.hub.connection import HubError, connect
-from app.core.team.hub.hub_schema import ANNOTATOR_CONNECTION_LIMIT
+from simrate.core.team.hub.backoff import Backoff
+from simrate.core.team.hub.connection import HubError, connect
+from simrate.core.team.hub.hub_schema import ANNOTATOR_CONNECTION_LIMIT
 from tests.hub.cluster import Cluster, server_bindir
 from tests.hub.hubs import Hub, join_as, team
 from tests.hub.test_gui_hub import open_window, status_text
@@ -76,12 +76,12 @@ def test_an_annotators_window_holds_no_connection_between_rounds(qtbot, hub, tmp
 
 def test_an_annotator_who_synced_lately_counts_as_connected(hub, tmp_path, crew):
     """The organizer's team list: no connection held, yet a round a moment ago."""
-    from app.core.project import Project
-    from app.core.team.hub.people import list_people
-    from app.core.team.hub.sync import sync_once
+    from simrate.core.project import Project
+    from simrate.core.team.hub.people import list_people
+    from simrate.core.team.hub.sync import sync_once
 
     with Project.open(tmp_path / "organizer.simrate") as organizer:
-        from app.core.team.hub.people import add_person
+        from simrate.core.team.hub.people import add_person
 
         add_person(organizer, "Bob", "annotator", None, login=f"{hub.name}_bob")
         with Project.open(tmp_path / "Alice.simrate") as alice:
@@ -108,7 +108,7 @@ def test_an_organizers_window_keeps_its_live_link(qtbot, hub, tmp_path, crew):
 # ----------------------------------------------------------------- 2. refusals back off
 def test_team_sync_tries_a_full_hub_again_then_says_hub_full(hub, tmp_path, crew):
     login = crew["Alice"]
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(tmp_path / "Alice.simrate") as replica:
         replica.rate("d:1", "Alice", 2.0)
@@ -137,7 +137,7 @@ def test_team_sync_waits_for_room_and_then_succeeds(hub, tmp_path, crew):
     import subprocess
     import sys
 
-    from app.core.project import Project
+    from simrate.core.project import Project
     from tests.hub.hubs import ROOT
 
     login = crew["Alice"]
@@ -145,7 +145,7 @@ def test_team_sync_waits_for_room_and_then_succeeds(hub, tmp_path, crew):
         replica.rate("d:1", "Alice", 2.0)
     held = hold(hub, login, f"pw-{login}", ANNOTATOR_CONNECTION_LIMIT)
     env = dict(hub.env(), SIMRATE_HUB_WAIT="60")
-    sync = subprocess.Popen([sys.executable, "-m", "app", "team", "sync",
+    sync = subprocess.Popen([sys.executable, "-m", "simrate", "team", "sync",
                              str(tmp_path / "Alice.simrate")], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -165,8 +165,8 @@ def test_team_sync_waits_for_room_and_then_succeeds(hub, tmp_path, crew):
 
 def test_the_windows_retries_back_off_and_ratings_do_not_bring_them_forward(qtbot, hub,
                                                                            tmp_path, crew):
-    from app.core.project import Project
-    from app.gui.shell.hub_sync import HubSync
+    from simrate.core.project import Project
+    from simrate.gui.shell.hub_sync import HubSync
 
     login = crew["Alice"]
     held = hold(hub, login, f"pw-{login}", ANNOTATOR_CONNECTION_LIMIT)
@@ -206,7 +206,7 @@ def test_the_windows_retries_back_off_and_ratings_do_not_bring_them_forward(qtbo
 def test_the_organizers_listener_backs_off_when_refused(hub, crew):
     """The listening connection of an organizer's window, refused: a few tries, not one
     every fifth of a second."""
-    from app.core.team.hub.session import HubSession
+    from simrate.core.team.hub.session import HubSession
 
     with hub.admin() as admin:
         uuid = admin.execute("SELECT value FROM simrate.hub WHERE key = 'project_uuid'"
@@ -282,7 +282,7 @@ def test_annotators_at_their_limit_leave_room_for_the_organizers(small_hub, tmp_
 
 
 def test_an_organizer_made_annotator_gets_the_limit_and_back(hub, tmp_path):
-    from app.core.team.hub.people import add_person
+    from simrate.core.team.hub.people import add_person
 
     organizer, logins = team(hub, tmp_path, {"Pat": "organizer"})
     try:
@@ -301,8 +301,8 @@ def test_an_organizer_made_annotator_gets_the_limit_and_back(hub, tmp_path):
 
 
 def test_publishing_again_limits_annotators_added_by_an_older_simrate(hub, tmp_path, crew):
-    from app.core.project import Project
-    from app.core.team.hub.publish import publish
+    from simrate.core.project import Project
+    from simrate.core.team.hub.publish import publish
 
     login = crew["Alice"]
     with hub.admin() as admin:  # as an older simrate left her

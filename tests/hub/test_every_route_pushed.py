@@ -16,11 +16,11 @@ import json
 import pandas as pd
 import pytest
 
-from app.core.actions import History, SetRating
-from app.core.errors import SimrateError
-from app.core.events import RatingState
-from app.core.project import Project
-from app.core.team.hub.sync import pending_count
+from simrate.core.actions import History, SetRating
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingState
+from simrate.core.project import Project
+from simrate.core.team.hub.sync import pending_count
 from tests.hub.hubs import join_as, team
 
 

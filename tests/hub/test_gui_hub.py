@@ -8,11 +8,11 @@ import time
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.core.agreement import alpha
-from app.core.project import Project
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
-from app.gui.shell.settings import Settings
+from simrate.core.agreement import alpha
+from simrate.core.project import Project
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.shell.settings import Settings
 from tests.hub.hubs import join_as, team
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app.gui.dialogs.join_dialog import JoinDialog
-from app.gui.organizer.team_panel import AddPersonDialog, open_team_window
+from simrate.gui.dialogs.join_dialog import JoinDialog
+from simrate.gui.organizer.team_panel import AddPersonDialog, open_team_window
 from tests.hub.hubs import make_project, team
 from tests.hub.test_gui_hub import open_window, status_text
 

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from app.core.team.hub.connection import connect
-from app.core.team.hub.exchange import exchange
-from app.core.team.hub.replica import read_link, watermarks
-from app.core.team.hub.sync import absorb, collect, sync_once, tables_for
+from simrate.core.team.hub.connection import connect
+from simrate.core.team.hub.exchange import exchange
+from simrate.core.team.hub.replica import read_link, watermarks
+from simrate.core.team.hub.sync import absorb, collect, sync_once, tables_for
 from tests.hub.hubs import join_as, team
 
 
@@ -230,7 +230,7 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
     assert len(lines) == 2 and "pushed 0, pulled 2, pending 0" in lines[0]
     assert "2 rating edits made here lost to a later edit" in lines[1]
     laptop_path = tmp_path / "laptop.simrate"
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(laptop_path) as again:
         again.rate("d:9", "Alice", 1.0)
@@ -247,7 +247,7 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
 def test_the_window_says_when_an_edit_made_here_lost(qtbot, hub, tmp_path):
     """Alice rated on the laptop, then later on the desktop, which synced first; when the
     laptop's window opens and syncs, the status bar says the laptop's edit lost."""
-    from app.core.project import Project
+    from simrate.core.project import Project
     from tests.hub.test_gui_hub import open_window, status_text
 
     organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
@@ -275,8 +275,8 @@ def test_a_clock_far_off_the_hubs_is_reported(hub, alice_twice, monkeypatch):
     they differ by more than a minute (edits are ordered by the time they were made)."""
     import types
 
-    from app.core.team.hub import exchange as exchange_module
-    from app.core.team.hub.sync import clock_line
+    from simrate.core.team.hub import exchange as exchange_module
+    from simrate.core.team.hub.sync import clock_line
 
     _organizer, laptop, _desktop, _login = alice_twice
     assert abs(sync_once(laptop).clock_offset) < 60
@@ -333,7 +333,7 @@ def test_the_window_warns_when_this_clock_is_far_off_the_hubs(qtbot, hub, tmp_pa
                                                               monkeypatch):
     import types
 
-    from app.core.team.hub import exchange as exchange_module
+    from simrate.core.team.hub import exchange as exchange_module
     from tests.hub.test_gui_hub import open_window, status_text
 
     organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})

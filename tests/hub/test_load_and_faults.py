@@ -15,11 +15,11 @@ import time
 import psycopg
 import pytest
 
-from app.core.agreement import alpha
-from app.core.project import Project
-from app.core.team.hub.connection import HubError
-from app.core.team.hub.hub_schema import CLOCK_LOCK
-from app.core.team.hub.sync import session_for, sync_round
+from simrate.core.agreement import alpha
+from simrate.core.project import Project
+from simrate.core.team.hub.connection import HubError
+from simrate.core.team.hub.hub_schema import CLOCK_LOCK
+from simrate.core.team.hub.sync import session_for, sync_round
 from tests.hub.hubs import ROOT, make_project
 
 N_ITEMS = 2000
@@ -68,8 +68,8 @@ def kill_in_the_middle_of_a_push(hub, process: subprocess.Popen, login: str) -> 
 
 
 def test_five_annotators_two_thousand_ratings_each_through_a_crash_and_a_kill(hub, tmp_path):
-    from app.core.team.hub.people import add_person
-    from app.core.team.hub.publish import publish
+    from simrate.core.team.hub.people import add_person
+    from simrate.core.team.hub.publish import publish
 
     organizer = make_project(tmp_path / "organizer.simrate", N_ITEMS)
     publish(organizer, hub.url())

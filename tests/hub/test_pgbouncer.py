@@ -97,9 +97,9 @@ def assert_no_session_errors(bouncer: Bouncer, hub: Hub, since: int) -> None:
 
 def test_annotators_sync_through_pgbouncer_while_the_organizer_listens_directly(
         hub, tmp_path, crowd):
-    from app.core.team.hub.join import join
-    from app.core.team.hub.session import HubSession
-    from app.core.team.hub.sync import session_for, sync_round
+    from simrate.core.team.hub.join import join
+    from simrate.core.team.hub.session import HubSession
+    from simrate.core.team.hub.sync import session_for, sync_round
 
     bouncer, logins, organizer = crowd
     log_from = server_log_size(hub)
@@ -158,7 +158,7 @@ def test_annotators_sync_through_pgbouncer_while_the_organizer_listens_directly(
 
 
 def test_team_join_and_sync_json_through_pgbouncer(hub, tmp_path, crowd):
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     bouncer, logins, organizer = crowd
     log_from = server_log_size(hub)
@@ -188,9 +188,9 @@ def test_team_join_and_sync_json_through_pgbouncer(hub, tmp_path, crowd):
 def test_more_annotator_machines_than_server_connections_all_reach_the_hub(hub, tmp_path):
     """Nine machines (three per person) rate and sync at once through a pooler that gives
     the whole hub database two server connections: each rating ends up on the hub."""
-    from app.core.project import Project
-    from app.core.team.hub.join import join
-    from app.core.team.hub.sync import sync_once
+    from simrate.core.project import Project
+    from simrate.core.team.hub.join import join
+    from simrate.core.team.hub.sync import sync_once
 
     organizer, logins = team(hub, tmp_path, {"Ann": "annotator", "Ben": "annotator",
                                              "Cy": "annotator"}, n_items=30)
@@ -250,8 +250,8 @@ def test_more_annotator_machines_than_server_connections_all_reach_the_hub(hub, 
 def joined_through(hub: Hub, tmp_path, **options):
     """Ann's replica joined through a fresh bouncer (with `options`), with one rating
     waiting to go up; returns (bouncer, login, replica path, organizer's path)."""
-    from app.core.project import Project
-    from app.core.team.hub.join import join
+    from simrate.core.project import Project
+    from simrate.core.team.hub.join import join
 
     organizer, logins = team(hub, tmp_path, {"Ann": "annotator"})
     organizer.close()
@@ -292,8 +292,8 @@ def test_a_wrong_password_at_the_pooler_says_wrong_password(hub, tmp_path):
 
 
 def test_a_person_removed_says_removed_through_the_pooler(hub, tmp_path):
-    from app.core.project import Project
-    from app.core.team.hub.people import remove_person
+    from simrate.core.project import Project
+    from simrate.core.team.hub.people import remove_person
 
     bouncer, _login, local, org = joined_through(hub, tmp_path)
     try:
@@ -328,9 +328,9 @@ def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
     query_wait_timeout at the pooler, and is told the hub is full, not unreachable."""
     import psycopg
 
-    from app.core.project import Project
-    from app.core.team.hub.connection import HubError
-    from app.core.team.hub.sync import sync_once
+    from simrate.core.project import Project
+    from simrate.core.team.hub.connection import HubError
+    from simrate.core.team.hub.sync import sync_once
 
     bouncer, login, local, _org = joined_through(hub, tmp_path, pool_size=1,
                                                  query_wait_timeout=1)
@@ -356,8 +356,8 @@ def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
 def test_an_annotators_window_syncs_through_pgbouncer(qtbot, hub, tmp_path, crowd):
     """The window's own code path: it rates, the rating reaches the hub through the
     pooler, and a rating made on the person's other machine comes back to it."""
-    from app.core.team.hub.join import join
-    from app.core.team.hub.sync import sync_once
+    from simrate.core.team.hub.join import join
+    from simrate.core.team.hub.sync import sync_once
     from tests.hub.test_gui_hub import open_window, status_text
 
     bouncer, logins, _organizer = crowd

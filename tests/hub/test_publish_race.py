@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from app.core.project import Project
-from app.core.team.hub import publish as publish_module
+from simrate.core.project import Project
+from simrate.core.team.hub import publish as publish_module
 from tests.hub.hubs import ROOT, make_project
 
 
@@ -18,7 +18,7 @@ def test_a_rating_made_during_the_upload_reaches_the_hub(hub, tmp_path, monkeypa
 
     def another_program_rates_then_link(*args, **kwargs):
         # after the upload's transaction, before the link: a real second process writes
-        code = (f"from app.core.project import Project\n"
+        code = (f"from simrate.core.project import Project\n"
                 f"with Project.open({str(project.path)!r}) as p:\n"
                 f"    p.rate('d:2', 'ben', 4.0)\n"
                 f"    p.rate('d:1', 'ana', 3.0)\n")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.agreement import alpha
-from app.core.events import RatingChanged
-from app.core.team.hub.connection import connect
-from app.core.team.hub.exchange import exchange
-from app.core.team.hub.replica import read_link, watermarks
-from app.core.team.hub.sync import collect, sync_once, tables_for
+from simrate.core.agreement import alpha
+from simrate.core.events import RatingChanged
+from simrate.core.team.hub.connection import connect
+from simrate.core.team.hub.exchange import exchange
+from simrate.core.team.hub.replica import read_link, watermarks
+from simrate.core.team.hub.sync import collect, sync_once, tables_for
 from tests.hub.hubs import join_as, team
 
 

@@ -48,7 +48,7 @@ def test_new_user_run_publish_add_join_rate_sync(hub, tmp_path):
         assert "20 items" in done.stdout
         ids = json.loads(hub.simrate("info", local, "--json").stdout)
         assert ids["annotators"] == [name]
-        from app.core.project import Project
+        from simrate.core.project import Project
 
         with Project.open(local) as replica:
             for item_id in replica.item_ids()[:4]:
@@ -96,7 +96,7 @@ def test_a_password_in_the_url_is_refused(hub, tmp_path):
 
 def test_unreachable_hub_keeps_changes_pending(hub, tmp_path):
     project = published(hub, tmp_path)
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project) as opened:
         opened.rate(opened.item_ids()[0], "org", 2.0)

@@ -17,10 +17,10 @@ import httpx
 import psycopg
 import pytest
 
-from app.core.project import Project
-from app.core.team import web_study as web
-from app.core.team.hub.sync import session_for, sync_once, sync_round
-from app.core.team.hub.web_hub import WEB_LOGIN_KEY
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
+from simrate.core.team.hub.sync import session_for, sync_once, sync_round
+from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY
 from tests.hub.hubs import join_as
 from tests.hub.webhub import published_study
 from tests.web.client import form_of, start, whole_task
@@ -55,7 +55,7 @@ def test_a_whole_task_on_the_hub_reaches_the_organizers_replica_with_task_slot_s
         assert len(mine) == 5 and (mine["score"] == 3.0).all()
         assert mine["seconds"].notna().all()
         assert project.roster.kinds()["W1"] == "crowd"
-    from app.cli import main
+    from simrate.cli import main
 
     assert main(["crowd", "status", str(path), "--json"]) == 0
     status = __import__("json").loads(capsys.readouterr().out)["studies"]["s"]
@@ -329,8 +329,8 @@ def test_random_bodies_to_every_endpoint_on_the_hub_get_short_4xx_and_store_noth
 
     from starlette.testclient import TestClient
 
-    from app.web.hub_backend import HubBackend
-    from app.web.pages import create_app
+    from simrate.web.hub_backend import HubBackend
+    from simrate.web.pages import create_app
     from tests.web.client import send_hostile_requests
 
     path, _ = published_study(hub, tmp_path, annotator=None)
@@ -349,9 +349,9 @@ def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
 
     from starlette.testclient import TestClient
 
-    from app.core.team.hub.hub_schema import web_role_names
-    from app.web.hub_backend import HubBackend
-    from app.web.pages import create_app
+    from simrate.core.team.hub.hub_schema import web_role_names
+    from simrate.web.hub_backend import HubBackend
+    from simrate.web.pages import create_app
 
     path, _ = published_study(hub, tmp_path, annotator=None)
     with TestClient(create_app(path, backend=HubBackend(path)),
@@ -381,7 +381,7 @@ def test_exclude_careless_drops_a_careless_web_worker_after_the_hub_sync(hub, tm
     import json
     import re
 
-    from app.cli import main
+    from simrate.cli import main
 
     path, _ = published_study(hub, tmp_path, items=12, checks=3, per_task=4, n_checks=3,
                               annotator=None)

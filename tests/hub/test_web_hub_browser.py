@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 
-from app.core.project import Project
-from app.core.team import web_study as web
-from app.core.team.hub.sync import session_for, sync_round
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
+from simrate.core.team.hub.sync import session_for, sync_round
 from tests.hub.webhub import published_study
 from tests.web.servers import Server, free_port
 from tests.web.test_web_browser import (  # noqa: F401 - the fixture
@@ -79,7 +79,7 @@ def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_the
         organizer.close()
     assert typed == {"P1": ["3.25", "1.5", "0", "4"], "P2": ["3.25", "1.5", "0", "4"]}
     with Project.open(path) as project:
-        from app.core.team.hub.web_hub import mirror_hub_studies
+        from simrate.core.team.hub.web_hub import mirror_hub_studies
 
         mirror_hub_studies(project)
         ratings = project.ratings()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from app.core.project import Project
-from app.gui.organizer.web_studies import WebStudiesPanel
+from simrate.core.project import Project
+from simrate.gui.organizer.web_studies import WebStudiesPanel
 from tests.hub.webhub import published_study
 from tests.web.client import whole_task
 from tests.web.servers import Server

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.project import Project
-from app.core.team import web_study as web
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
 from tests.web.projects import make_project
 
 
@@ -15,8 +15,8 @@ def published_study(hub, folder: Path, items: int = 40, checks: int = 3, per_tas
     """A project of `items` pairs and `checks` check items published to `hub`, with an
     annotator (login in the hub's password file) and an open web study `s`; returns the
     organizer's replica and {annotator name: login}."""
-    from app.core.team.hub.people import add_person
-    from app.core.team.hub.publish import publish
+    from simrate.core.team.hub.people import add_person
+    from simrate.core.team.hub.publish import publish
 
     path = make_project(folder / "organizer.simrate", items=items, checks=checks)
     logins = {}

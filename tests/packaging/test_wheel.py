@@ -25,8 +25,8 @@ pytestmark = pytest.mark.packaging
 
 SHOW_INSTALLED = """
 import json
-from app.core.scale import load_scale
-from app.locations import icon_path, resource_folder, sample_data_folder
+from simrate.core.scale import load_scale
+from simrate.locations import icon_path, resource_folder, sample_data_folder
 from PySide6.QtGui import QGuiApplication, QImage
 application = QGuiApplication([])
 print(json.dumps({
@@ -83,10 +83,12 @@ def test_wheel_carries_the_web_pages_templates_and_assets(installed):
     wheel = next(installed["dist"].glob("simrate-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "app" / "web").rglob("*")
-             if p.suffix in (".html", ".js", ".css")}
-    assert {"app/web/templates/item.html", "app/web/static/rate.js",
-            "app/web/static/style.css"} <= pages <= names
+    # the folder app/ is installed as the package simrate
+    pages = {"simrate/" + p.relative_to(ROOT / "app").as_posix()
+             for p in (ROOT / "app" / "web").rglob("*") if p.suffix in (".html", ".js", ".css")}
+    assert {"simrate/web/templates/item.html", "simrate/web/static/rate.js",
+            "simrate/web/static/style.css"} <= pages <= names
+    assert not any(name.startswith("app/") for name in names)
 
 
 def test_version_and_scales(simrate, installed):
@@ -113,7 +115,7 @@ def test_data_come_from_the_installation_not_the_checkout(installed):
 
 def test_sample_project_and_window(simrate, installed):
     env = clean_env(installed["base"] / "home")
-    built = run([installed["bin"] / "python", "-m", "app.gui.shell.sample"], cwd=installed["work"],
+    built = run([installed["bin"] / "python", "-m", "simrate.gui.shell.sample"], cwd=installed["work"],
                 env=env).stdout.strip()
     assert Path(built).is_relative_to(installed["base"] / "home")
     checks.check_sample_project(simrate, Path(built))
@@ -122,6 +124,6 @@ def test_sample_project_and_window(simrate, installed):
 
 def test_every_sample_file_imports(simrate, installed):
     samples = run([installed["bin"] / "python", "-c",
-                   "from app.locations import sample_data_folder; print(sample_data_folder())"],
+                   "from simrate.locations import sample_data_folder; print(sample_data_folder())"],
                   cwd=installed["work"], env=clean_env(installed["base"] / "home")).stdout
     checks.check_sample_imports(simrate, Path(samples.strip()))

@@ -18,7 +18,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.core.machine.alt_test import alt_test  # noqa: E402
+from simrate.core.machine.alt_test import alt_test  # noqa: E402
 
 EPSILON = {"cebab_stars": 0.1, "10k_prompts": 0.15, "summeval": 0.2, "lesion": 0.15}
 #: (winning rate, advantage probability) as published, per dataset and LLM.

@@ -67,7 +67,7 @@ def stage_alpha(impl: str, units: int, level: str) -> dict:
             return float(krippendorff.alpha(data, level_of_measurement=level))
         repeats = 1 if units > 50_000 else 3
     else:
-        from app.core.agreement import alpha
+        from simrate.core.agreement import alpha
 
         def call():
             return alpha(data, level)
@@ -78,7 +78,7 @@ def stage_alpha(impl: str, units: int, level: str) -> dict:
 def _filled_live(units: int, raters: int):
     import numpy as np
 
-    from app.core.agreement import LiveAgreement
+    from simrate.core.agreement import LiveAgreement
 
     data = make_data(units, raters)
     rows, cols = np.nonzero(~np.isnan(data))
@@ -119,7 +119,7 @@ def stage_live(units: int, raters: int, query: str, edits: int = 20_000) -> dict
 
 
 def stage_ci(units: int, method: str, level: str) -> dict:
-    from app.core.agreement.intervals import alpha_ci
+    from simrate.core.agreement.intervals import alpha_ci
 
     data = make_data(units)
     return measured(lambda: alpha_ci(data, level, method, replicates=1000, seed=0), 1)

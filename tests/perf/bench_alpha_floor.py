@@ -21,7 +21,7 @@ import numpy as np
 # this checkout's app, not whichever one an editable install points at (a git worktree)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.core.agreement.batch import LEVELS, alpha  # noqa: E402
+from simrate.core.agreement.batch import LEVELS, alpha  # noqa: E402
 
 
 def make_codes(n: int, raters: int = 3, seed: int = 3) -> np.ndarray:

@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def whole_process(args: list[str], repeats: int) -> dict:
-    """Median wall time and the largest peak RSS of `python -m app ARGS` over `repeats` runs."""
+    """Median wall time and the largest peak RSS of `python -m simrate ARGS` over `repeats` runs."""
     times, peaks = [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "app", *args],
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "simrate", *args],
                              capture_output=True, text=True, cwd=ROOT, check=True)
         times.append(time.perf_counter() - start)
         peaks.append(int(out.stderr.strip().splitlines()[-1]) / 1024)
@@ -43,12 +43,12 @@ def whole_process(args: list[str], repeats: int) -> dict:
 def stage_alpha(impl: str, items: int) -> dict:
     import numpy as np
 
-    from app.core.agreement.sparse import LEVELS, LongRatings, long_alpha
+    from simrate.core.agreement.sparse import LEVELS, LongRatings, long_alpha
 
     item, worker, score = crowd_ratings(items)
     start = time.perf_counter()
     if impl == "dense":
-        from app.core.agreement import alpha
+        from simrate.core.agreement import alpha
 
         data = np.full((500, items), np.nan)
         data[worker, item] = score
@@ -77,9 +77,9 @@ def stage_project(folder: str, items: int) -> dict:
     """Build a project with the crowd ratings (not timed)."""
     import pandas as pd
 
-    from app.core.frames import item_frame
-    from app.core.project import Project
-    from app.formats.ratings import read_ratings
+    from simrate.core.frames import item_frame
+    from simrate.core.project import Project
+    from simrate.formats.ratings import read_ratings
 
     path = Path(folder) / "crowd.simrate"
     with Project.create(path, scale="sts") as project:
@@ -127,7 +127,7 @@ def main() -> None:
               f"same values: {same}")
         turk = Path(folder) / "Batch_1_batch_results.csv"
         write_turk(turk, opts.turk_rows)
-        subprocess.run([sys.executable, "-m", "app", "new", str(Path(folder) / "t.simrate"),
+        subprocess.run([sys.executable, "-m", "simrate", "new", str(Path(folder) / "t.simrate"),
                         "--scale", "sts"], check=True, capture_output=True, cwd=ROOT)
         done = whole_process(["import", str(Path(folder) / "t.simrate"), str(turk)], 1)
         print(f"  import of {opts.turk_rows:,} Turk result rows: {done['seconds']:.1f} s, "

@@ -45,11 +45,11 @@ def _pump(app, condition, timeout: float = 120.0) -> None:
 def _open(path: str) -> tuple:
     """Open the project and the dashboard; returns (app, project, bridge, watcher, dashboard,
     seconds from opening the file to the dashboard painted with its figures)."""
-    from app.core.project import Project
-    from app.gui.agreement.agreement_watch import AgreementWatcher
-    from app.gui.organizer.dashboard import Dashboard
-    from app.gui.shell.bridge import ProjectBridge
-    from app.gui.shell.main import create_application
+    from simrate.core.project import Project
+    from simrate.gui.agreement.agreement_watch import AgreementWatcher
+    from simrate.gui.organizer.dashboard import Dashboard
+    from simrate.gui.shell.bridge import ProjectBridge
+    from simrate.gui.shell.main import create_application
 
     app = create_application()
     start = time.perf_counter()
@@ -89,7 +89,7 @@ def _edits(app, project, dashboard, repeats: int) -> tuple[list[float], list[flo
 
 def _references(project) -> dict:
     """The full-matrix refresh of before and the command line's batch Pearson."""
-    from app.core.agreement.sparse import LongRatings, pairwise_pearson, pearson_vs_rest
+    from simrate.core.agreement.sparse import LongRatings, pairwise_pearson, pearson_vs_rest
 
     live = project.agreement.live
     start = time.perf_counter()

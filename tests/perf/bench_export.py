@@ -24,8 +24,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from app.core.frames import item_frame, rating_frame  # noqa: E402
-from app.core.project import Project  # noqa: E402
+from simrate.core.frames import item_frame, rating_frame  # noqa: E402
+from simrate.core.project import Project  # noqa: E402
 
 BUDGETS = {"tsv": (3.0, None), "xlsx": (60.0, 1024.0)}
 EXTENSIONS = {"tsv": "tsv", "csv": "csv", "jsonl": "jsonl", "sts": "txt", "pit": "label",
@@ -65,7 +65,7 @@ def build_project(path: Path, n_items: int) -> float:
 
 CHILD = """
 import resource, sys, time
-from app.cli import main
+from simrate.cli import main
 start = time.perf_counter()
 status = main(["export", sys.argv[1], sys.argv[2], "--allow-unresolved"])
 seconds = time.perf_counter() - start

@@ -40,8 +40,8 @@ WORDS = ("the council bus river market school price storm train museum garden re
 
 def build_project(path: Path, n: int) -> None:
     """A CLSS project of n items, with ratings by 'me' (a quarter) and two others (half)."""
-    from app.core.frames import item_frame, rating_frame
-    from app.core.project import Project
+    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.project import Project
 
     ids = [f"set{i % 4}:{i}" for i in range(n)]
     left = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 25)) for i in range(n)]
@@ -76,10 +76,10 @@ def child(path: Path, list_filter: str) -> dict:
     from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
 
-    from app.gui.shell.context import ApplicationContext
-    from app.gui.shell.main import create_application
-    from app.gui.shell.main_window import MainWindow
-    from app.gui.shell.settings import Settings
+    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.shell.main import create_application
+    from simrate.gui.shell.main_window import MainWindow
+    from simrate.gui.shell.settings import Settings
 
     if list_filter == "sync":  # the reference: details read on the GUI thread, as before
         ApplicationContext._load_details = lambda self, session: (

@@ -89,8 +89,8 @@ class Replica:
     """One annotator's window: local ratings, a round per change, backoff on refusal."""
 
     def __init__(self, project, name: str, seed: int):
-        from app.core.team.hub.backoff import Backoff
-        from app.core.team.hub.sync import session_for
+        from simrate.core.team.hub.backoff import Backoff
+        from simrate.core.team.hub.sync import session_for
 
         self.project = project
         self.name = name
@@ -109,9 +109,9 @@ class Replica:
 
     def _round(self) -> bool:
         """One round; True when it went through."""
-        from app.core.team.hub.connection import HubError
-        from app.core.team.hub.replica import read_link, watermarks
-        from app.core.team.hub.sync import absorb, collect, tables_for
+        from simrate.core.team.hub.connection import HubError
+        from simrate.core.team.hub.replica import read_link, watermarks
+        from simrate.core.team.hub.sync import absorb, collect, tables_for
 
         sent = dict(self._unsent)
         # the window's three steps (hub_sync.py): collect and absorb hold no connection
@@ -196,8 +196,8 @@ class Replica:
 
 def worker(config: dict) -> None:
     """Join each replica, say "ready", wait for the start time on stdin, run, print JSON."""
-    from app.core.team.hub.join import join
-    from app.gui.shell import hub_sync
+    from simrate.core.team.hub.join import join
+    from simrate.gui.shell import hub_sync
 
     replicas = []
     for person in config["people"]:
@@ -226,8 +226,8 @@ class Organizer:
     every POLL_SECONDS), over sessions that keep their connections."""
 
     def __init__(self, project):
-        from app.core.events import RatingChanged
-        from app.core.team.hub.sync import session_for
+        from simrate.core.events import RatingChanged
+        from simrate.core.team.hub.sync import session_for
 
         self.project = project
         self.session = session_for(project)  # an organizer's: keeps its connection
@@ -250,17 +250,17 @@ class Organizer:
             t.start()
 
     def _listen(self) -> None:
-        from app.gui.shell.hub_sync import LISTEN_SECONDS
+        from simrate.gui.shell.hub_sync import LISTEN_SECONDS
 
         while not self._stop.is_set():
             if self.listener.wait(LISTEN_SECONDS):
                 self._notified.set()
 
     def _work(self) -> None:
-        from app.core.team.hub.backoff import Backoff
-        from app.core.team.hub.connection import HubError
-        from app.core.team.hub.sync import sync_round
-        from app.gui.shell.hub_sync import POLL_SECONDS
+        from simrate.core.team.hub.backoff import Backoff
+        from simrate.core.team.hub.connection import HubError
+        from simrate.core.team.hub.sync import sync_round
+        from simrate.gui.shell.hub_sync import POLL_SECONDS
 
         backoff = Backoff()
         next_round = time.time()
@@ -337,10 +337,10 @@ def run(opts: argparse.Namespace) -> dict:
 
 def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
     """The run; the organizer's file in `folder`, the replicas' files in `files`."""
-    from app.core.project import Project
-    from app.core.team.hub.backoff import CAP
-    from app.core.team.hub.people import hub_of
-    from app.core.team.hub.publish import publish
+    from simrate.core.project import Project
+    from simrate.core.team.hub.backoff import CAP
+    from simrate.core.team.hub.people import hub_of
+    from simrate.core.team.hub.publish import publish
     from tests.hub.hubs import Hub
 
     low, high = (float(x) for x in opts.pace.split("-"))

@@ -52,14 +52,14 @@ def _snapshot(items: int):
     """The engine's snapshot of the crowd project (codes 0-20 for 0-5 in quarter points)."""
     import numpy as np
 
-    from app.core.agreement.scopes import MISSING, Snapshot
+    from simrate.core.agreement.scopes import MISSING, Snapshot
 
     item, worker, score = crowd_ratings(items)
     codes = np.full((items, 500), MISSING, dtype=np.int16)
     codes[item, worker] = np.rint(score * 4).astype(np.int16)
     spread = np.ptp(np.rint(score * 4).reshape(items, -1), axis=1)
     try:  # this tree holds the codes sparsely; the baseline's engine held the dense array
-        from app.core.agreement.snapshot import SparseCodes
+        from simrate.core.agreement.snapshot import SparseCodes
 
         codes = SparseCodes.from_dense(codes)
     except ImportError:
@@ -72,7 +72,7 @@ def _snapshot(items: int):
 
 def stage_job(impl: str, items: int, level: str) -> dict:
     """Time one interval job over every scope; memory above the process before it."""
-    from app.core.agreement import scopes
+    from simrate.core.agreement import scopes
 
     snapshot = _snapshot(items)
     keys = [(grouping, "" if grouping else scopes.OVERALL, subset)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 
 def _items(n: int, prefix: str):
-    from app.core.frames import item_frame
+    from simrate.core.frames import item_frame
     return item_frame({
         "item_id": [f"{prefix}:{i}" for i in range(n)],
         "left": [f"left text number {i} of {prefix}" for i in range(n)],
@@ -29,8 +29,8 @@ def _items(n: int, prefix: str):
 
 def rater(path: str, name: str, until: float, out) -> None:
     """Rate items round and round until `until`; send back each call's seconds."""
-    from app.core.errors import SimrateError
-    from app.core.project import Project
+    from simrate.core.errors import SimrateError
+    from simrate.core.project import Project
     project = Project.open(path)
     ids, times, failures, k = project.item_ids()[:500], [], 0, 0
     while time.time() < until:
@@ -46,7 +46,7 @@ def rater(path: str, name: str, until: float, out) -> None:
 
 def importer(path: str, n: int, until: float, out) -> None:
     """Import batches of n new items until `until`; send back each import's seconds."""
-    from app.core.project import Project
+    from simrate.core.project import Project
     project = Project.open(path)
     times, batch = [], 0
     while time.time() < until:
@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--import-items", type=int, default=20_000)
     args = parser.parse_args()
-    from app.core.project import Project
+    from simrate.core.project import Project
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "bench.simrate")
         project = Project.create(path)

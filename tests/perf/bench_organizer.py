@@ -29,8 +29,8 @@ def stage_build(path: str, n: int) -> dict:
     """A 0-5 project of n items in five datasets; three raters who often disagree."""
     import numpy as np
 
-    from app.core.frames import item_frame, rating_frame
-    from app.core.project import Project
+    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.project import Project
 
     start = time.perf_counter()
     items = item_frame({
@@ -72,14 +72,14 @@ def _open_gui(path: str):
     """The organizer's parts on the project, ready: (app, context, queue, watcher, dashboard)."""
     from PySide6.QtCore import QSettings
 
-    from app.core.review.index import AdjudicationRecords
-    from app.gui.agreement.agreement_watch import AgreementWatcher
-    from app.gui.organizer.adjudication_queue import AdjudicationQueue
-    from app.gui.organizer.dashboard import Dashboard
-    from app.gui.rating.item_ratings_panel import ItemRatingsPanel
-    from app.gui.shell.context import ApplicationContext
-    from app.gui.shell.main import create_application
-    from app.gui.shell.settings import Settings
+    from simrate.core.review.index import AdjudicationRecords
+    from simrate.gui.agreement.agreement_watch import AgreementWatcher
+    from simrate.gui.organizer.adjudication_queue import AdjudicationQueue
+    from simrate.gui.organizer.dashboard import Dashboard
+    from simrate.gui.rating.item_ratings_panel import ItemRatingsPanel
+    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.shell.main import create_application
+    from simrate.gui.shell.settings import Settings
 
     app = create_application()
     settings = Settings(QSettings(str(Path(path).with_suffix(".ini")),
@@ -152,7 +152,7 @@ def stage_gui(path: str, repeats: int) -> dict:
 
 def _batch_table_seconds(project) -> float:
     """Table 4 by dataset recomputed from the ratings (what a non-incremental GUI would do)."""
-    from app.core.agreement.reports.report import alpha_table
+    from simrate.core.agreement.reports.report import alpha_table
 
     start = time.perf_counter()
     ratings = project.ratings()

@@ -31,7 +31,7 @@ Measured, in the same run:
 - Krippendorff's interval alpha over the same ratings (ALPHA_ITEMS items x 3 raters, 10%
   missing): Potato's `krippendorff_alpha` (what its /admin/iaa page computes with), in
   its venv,
-  simrate's `app.core.agreement.alpha`, each in a fresh interpreter; both values printed so
+  simrate's `simrate.core.agreement.alpha`, each in a fresh interpreter; both values printed so
   that they can be seen to agree.
 
 The machine's load average is printed beside the figures: on a shared machine, compare
@@ -65,7 +65,7 @@ PEAK_CLI = (
     "            if line.startswith('VmHWM'):\n"
     "                sys.stderr.write('peak-kb ' + line.split()[1] + '\\n')\n"
     "atexit.register(_peak)\n"
-    "from app.cli import main\n"
+    "from simrate.cli import main\n"
     "sys.exit(main())\n")
 
 POTATO_CONFIG = """\
@@ -112,7 +112,7 @@ POTATO_ALPHA = (
 SIMRATE_ALPHA = (
     "import json, sys, time\n"
     "import numpy as np\n"
-    "from app.core.agreement import alpha\n"
+    "from simrate.core.agreement import alpha\n"
     "data = np.load(sys.argv[1])\n"
     "times = []\n"
     "for _ in range(5):\n"
@@ -368,7 +368,7 @@ class SimrateSide:
             self.failures.append(f"serve exit {status}: {last_line(err)}")
 
     def stored(self) -> int:
-        from app.core.project import Project
+        from simrate.core.project import Project
 
         with Project.open(self.path) as project:
             return project.team_tables.read(

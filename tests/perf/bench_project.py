@@ -33,8 +33,8 @@ def write_pairs(path: Path, n: int) -> None:
 
 
 def stage_import(tsv: str, project: str) -> dict:
-    from app.core.project import Project
-    from app.formats.detect import read_items
+    from simrate.core.project import Project
+    from simrate.formats.detect import read_items
 
     start = time.perf_counter()
     frame = read_items(tsv, "pairs")
@@ -47,8 +47,8 @@ def stage_rate_bulk(project: str, n_raters: int) -> dict:
     """Give every item n_raters ratings through the ratings import path."""
     import numpy as np
 
-    from app.core.frames import rating_frame
-    from app.core.project import Project
+    from simrate.core.frames import rating_frame
+    from simrate.core.project import Project
 
     with Project.open(project) as p:
         ids = p.item_ids()
@@ -67,7 +67,7 @@ def stage_rate_bulk(project: str, n_raters: int) -> dict:
 
 
 def stage_open(project: str) -> dict:
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     start = time.perf_counter()
     p = Project.open(project)
@@ -79,7 +79,7 @@ def stage_open(project: str) -> dict:
 
 
 def stage_commit(project: str, n: int = 500) -> dict:
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project) as p:
         ids = p.item_ids()

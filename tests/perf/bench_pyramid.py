@@ -32,8 +32,8 @@ N_PYRAMIDS = 75
 
 CHILD = """
 import json, resource, sys, time
-from app.formats.pyramid import read_pyramid
-from app.core.pyramid.pairs import derive_tests, pyramid_statistics
+from simrate.formats.pyramid import read_pyramid
+from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
 files = [a for a in sys.argv[1:] if a != "--read-only"]
 derive = "--read-only" not in sys.argv
 t0 = time.perf_counter()
@@ -54,7 +54,7 @@ print(json.dumps({"read": t1 - t0, "derive": t2 - t1, "total": t2 - t0,
 
 CLI = """
 import json, resource, sys, time
-from app.cli import main
+from simrate.cli import main
 t0 = time.perf_counter()
 status = main(sys.argv[1:])
 elapsed = time.perf_counter() - t0

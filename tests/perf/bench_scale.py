@@ -3,7 +3,7 @@
 Run: python tests/perf/bench_scale.py [--sizes 200000,1000000] [--repeat 3] [--only info,...]
 
 For each size N it writes N pairs (TSV) and 3N ratings (long CSV), then runs each simrate
-command as its own process (`python -m app ...`), median of --repeat runs, with the peak
+command as its own process (`python -m simrate ...`), median of --repeat runs, with the peak
 RSS of the process (from `resource.getrusage(RUSAGE_CHILDREN)` of a one-shot wrapper).
 Beside each command it prints a reference measured in the same run, also whole-process:
 pandas reading the same files (`pd.read_csv`), or for alpha the one-pass numpy floor; the
@@ -83,7 +83,7 @@ def timed(argv: list[str], repeat: int, before: list[str] | None = None) -> dict
 
 def simrate(*args: object) -> list[str]:
     """The argv of one simrate command."""
-    return [sys.executable, "-m", "app", *map(str, args)]
+    return [sys.executable, "-m", "simrate", *map(str, args)]
 
 
 def measure_size(n: int, repeat: int, only: set[str], folder: Path) -> list[tuple]:
@@ -171,7 +171,7 @@ def main() -> None:
     parser.add_argument("--only", default="import,info,agreement,flagged,xlsx,size,alpha")
     opts = parser.parse_args()
     only = set(opts.only.split(","))
-    os.chdir(ROOT)  # `python -m app` from the checkout
+    os.chdir(ROOT)  # `python -m simrate` from the checkout
     for n in (int(s) for s in opts.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             print("\n".join(render(n, measure_size(n, opts.repeat, only, Path(tmp)))),

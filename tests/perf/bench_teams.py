@@ -23,23 +23,23 @@ sys.path.insert(0, str(ROOT))
 #: step name -> (project file it starts from, code run on `project`)
 STEPS = {
     "assign 3 annotators, 2 per item": ("base", """
-from app.core.team.assignment import assign_project
+from simrate.core.team.assignment import assign_project
 assign_project(project, ["a", "b", "c"], 2, seed=1)
 """),
     "package for one annotator": ("base", """
-from app.core.team.packages import make_package
+from simrate.core.team.packages import make_package
 make_package(project, folder / f"pkg-{time.time_ns()}.simrate", "a")
 """),
     "merge package (all new ratings)": ("base", """
-from app.core.team.package_merge import merge_package
+from simrate.core.team.package_merge import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "merge the same package again": ("merged", """
-from app.core.team.package_merge import merge_package
+from simrate.core.team.package_merge import merge_package
 merge_package(project, folder / "rated.simrate")
 """),
     "annotator report (3 raters x all items)": ("merged", """
-from app.core.team.quality import annotator_report
+from simrate.core.team.quality import annotator_report
 annotator_report(project)
 """),
 }
@@ -48,7 +48,7 @@ RUNNER = """
 import json, resource, shutil, sys, time, tracemalloc
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from app.core.project import Project
+from simrate.core.project import Project
 folder = Path({folder!r})
 work = folder / f"work-{{time.time_ns()}}.simrate"
 shutil.copy(folder / "{start}.simrate", work)  # every run starts from the same state
@@ -67,11 +67,11 @@ print(json.dumps({{"seconds": seconds, "step_mb": step_mb, "peak_mb": peak_mb}})
 
 def build(folder: Path, n_items: int) -> None:
     """base: n items rated by b and c, 1% checks; rated: a's package, rated; merged: both."""
-    from app.core.frames import item_frame, rating_frame
-    from app.core.project import Project
-    from app.core.team.package_merge import merge_package
-    from app.core.team.packages import make_package
-    from app.core.team.quality import set_checks
+    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.project import Project
+    from simrate.core.team.package_merge import merge_package
+    from simrate.core.team.packages import make_package
+    from simrate.core.team.quality import set_checks
 
     ids = [f"d:{i}" for i in range(n_items)]
     rng = np.random.default_rng(0)

@@ -46,10 +46,10 @@ POTATO = {"load 200k pairs": "12.5 s, 412 MB", "rating POST": "11-16 ms"}
 
 def build(folder: Path, pairs: int, checks: int, study: bool = True
           ) -> tuple[Path, float, float]:
-    from app.core.frames import item_frame
-    from app.core.project import Project
-    from app.core.team.quality import set_checks
-    from app.core.team.web_study import set_study
+    from simrate.core.frames import item_frame
+    from simrate.core.project import Project
+    from simrate.core.team.quality import set_checks
+    from simrate.core.team.web_study import set_study
 
     ids = [f"i{n}" for n in range(pairs)]
     frame = item_frame({"item_id": ids, "left": [f"the left text of pair {i}" for i in ids],
@@ -129,8 +129,8 @@ def follow(path: str, stop, ready, results) -> None:
     window is): a round on NOTIFY, at least LIVE_GAP after the last one ended; sends back
     when each crowd rating was first in the file (time.perf_counter: the system's
     monotonic clock, the same in every process)."""
-    from app.core.project import Project
-    from app.core.team.hub.sync import LIVE_GAP, session_for, sync_round
+    from simrate.core.project import Project
+    from simrate.core.team.hub.sync import LIVE_GAP, session_for, sync_round
 
     arrived: dict[tuple, float] = {}
     rounds: list[float] = []
@@ -162,10 +162,10 @@ def main_hub() -> None:
     import multiprocessing
     import os
 
-    from app.core.project import Project
-    from app.core.team.hub.publish import publish
-    from app.core.team.hub.sync import sync_once
-    from app.core.team.web_study import set_study
+    from simrate.core.project import Project
+    from simrate.core.team.hub.publish import publish
+    from simrate.core.team.hub.sync import sync_once
+    from simrate.core.team.web_study import set_study
     from tests.hub.cluster import Cluster, server_bindir
     from tests.hub.hubs import Hub
     from tests.web.servers import Server
@@ -261,7 +261,7 @@ def main_hub() -> None:
 
 
 def main() -> None:
-    from app.core.project import Project
+    from simrate.core.project import Project
     from tests.web.servers import Server
 
     with tempfile.TemporaryDirectory() as folder:

@@ -67,7 +67,7 @@ print(time.perf_counter() - start)
 
 def load_frames(project_path: str) -> tuple:
     """(gold table, long ratings, scale) of a project, as the export reads them."""
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project_path) as project:
         return project.gold(), project.ratings(), project.scale
@@ -75,7 +75,7 @@ def load_frames(project_path: str) -> tuple:
 
 def _rows(gold, ratings) -> tuple[list[str], list, list]:
     """Header and plain row values of both sheets, typed as the report types them."""
-    from app.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, table_header
+    from simrate.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, table_header
 
     header = table_header(gold)
     columns = []
@@ -150,7 +150,7 @@ def write_xlsxwriter(gold, ratings, scale, out: str) -> None:
 
 def write_report(gold, ratings, scale, out: str) -> None:
     """Both sheets through this checkout's report writer (no agreement sheet)."""
-    from app.formats.xlsx_report import write_xlsx_report
+    from simrate.formats.xlsx_report import write_xlsx_report
 
     write_xlsx_report(gold, out, scale, ratings=ratings)
 
@@ -190,7 +190,7 @@ def measure_export(project: Path, folder: Path, rev: str, repeat: int) -> dict:
     runs = {name: [] for name in trees}
     for _ in range(repeat):  # alternate, so load on the machine falls on both alike
         for name, tree in trees.items():
-            argv = [sys.executable, "-m", "app", "export", str(project),
+            argv = [sys.executable, "-m", "simrate", "export", str(project),
                     str(folder / "out.xlsx"), "--allow-unresolved"]
             runs[name].append(timed(argv, tree))
     return {name: summary(found) for name, found in runs.items()}

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app.core.frames import item_frame
-from app.core.project import Project
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,10 +52,10 @@ def free_disk(conn: sqlite3.Connection) -> None:
 
 def run_cli(*args: object, cwd: Path | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m app ARGS` in a fresh interpreter (so exit-time tracebacks are seen too)."""
+    """`python -m simrate ARGS` in a fresh interpreter (so exit-time tracebacks are seen too)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full_env.pop("SIMRATE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "simrate", *map(str, args)], cwd=cwd,
                           env=full_env, capture_output=True, text=True, timeout=120)
 
 
@@ -100,7 +100,7 @@ def run_on_small_disk(folder: Path, size_kb: int, argv: list[str]
 def run_cli_on_small_disk(folder: Path, size_kb: int, *args: object
                           ) -> tuple[subprocess.CompletedProcess, list[str]]:
     """`simrate ARGS` in a fresh interpreter with `folder` on a tmpfs of `size_kb` KiB."""
-    return run_on_small_disk(folder, size_kb, [sys.executable, "-m", "app", *map(str, args)])
+    return run_on_small_disk(folder, size_kb, [sys.executable, "-m", "simrate", *map(str, args)])
 
 
 def _shell_quote(text: str) -> str:

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser
-from app.core.errors import SimrateError
-from app.core.team.hub.backoff import WAIT_VARIABLE, total_wait
-from app.core.team.package_file import read_package
-from app.core.team.packages import make_package
-from app.formats.pit import parse_label
-from app.formats.pyramid_project import parse_negatives
-from app.formats.turk import _slots
+from simrate.cli import build_parser
+from simrate.core.errors import SimrateError
+from simrate.core.team.hub.backoff import WAIT_VARIABLE, total_wait
+from simrate.core.team.package_file import read_package
+from simrate.core.team.packages import make_package
+from simrate.formats.pit import parse_label
+from simrate.formats.pyramid_project import parse_negatives
+from simrate.formats.turk import _slots
 
 from .helpers import new_project, one_line_error, run_cli
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.formats.limits import MAX_INPUT_BYTES
+from simrate.formats.limits import MAX_INPUT_BYTES
 
 from .helpers import ROOT, new_project, one_line_error
 
@@ -56,7 +56,7 @@ def run_with_pipe(writer: str | bytes, *args: str) -> tuple[subprocess.Completed
     argv = [a.replace("{pipe}", f"/dev/fd/{fd}") for a in args]
     started = time.monotonic()
     try:
-        reader = subprocess.Popen([sys.executable, "-m", "app", *argv], env=env,
+        reader = subprocess.Popen([sys.executable, "-m", "simrate", *argv], env=env,
                                   pass_fds=[fd], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, preexec_fn=_limit_memory)
         feeder.stdout.close()  # the reader holds the only read end now
@@ -74,7 +74,7 @@ def run_with_pipe(writer: str | bytes, *args: str) -> tuple[subprocess.Completed
 def run_limited(*args: object) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("SIMRATE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], env=env,
+    return subprocess.run([sys.executable, "-m", "simrate", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=TIME_LIMIT,
                           preexec_fn=_limit_memory)
 
@@ -184,17 +184,17 @@ def test_a_scale_from_a_pipe_is_read(tmp_path):
 READERS_ON_A_DEVICE = """
 import sys
 from pathlib import Path
-from app.core.errors import SimrateError
-from app.core.scale import load_scale
-from app.formats.detect import detect_format
-from app.formats.jsonl import read_jsonl_pairs
-from app.formats.pyramid import read_pyramid
-from app.formats.ratings import read_ratings
-from app.formats.ratings_fast import read_long_ratings_fast
-from app.formats.scores import read_gold
-from app.formats.textio import load_table, read_text
-from app.formats.xlsx_read import xlsx_records
-from app.formats.turk import read_turk
+from simrate.core.errors import SimrateError
+from simrate.core.scale import load_scale
+from simrate.formats.detect import detect_format
+from simrate.formats.jsonl import read_jsonl_pairs
+from simrate.formats.pyramid import read_pyramid
+from simrate.formats.ratings import read_ratings
+from simrate.formats.ratings_fast import read_long_ratings_fast
+from simrate.formats.scores import read_gold
+from simrate.formats.textio import load_table, read_text
+from simrate.formats.xlsx_read import xlsx_records
+from simrate.formats.turk import read_turk
 
 readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,
            read_pyramid, read_jsonl_pairs, lambda p: read_gold(p, "sts")]

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 from .helpers import new_project, one_line_error
@@ -237,7 +237,7 @@ def rated_project(tmp_path):
     items = tmp_path / "items.jsonl"
     items.write_text(PAIR + '{"id": "b", "left": "x", "right": "y"}\n', encoding="utf-8")
     with Project.open(path) as opened:
-        from app.formats.jsonl import read_jsonl_pairs
+        from simrate.formats.jsonl import read_jsonl_pairs
         opened.import_items(read_jsonl_pairs(items), source=str(items))
     return path
 

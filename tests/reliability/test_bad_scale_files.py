@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.scale import MAX_SCALE_POINTS, Scale
+from simrate.core.errors import SimrateError
+from simrate.core.scale import MAX_SCALE_POINTS, Scale
 from tests.cli.helpers import simrate
 
 from .helpers import ROOT, one_line_error
@@ -89,7 +89,7 @@ def test_a_scale_read_from_a_device_is_bounded(tmp_path):
     env.pop("SIMRATE_DEBUG", None)
     cap = 3 * 2**30
     result = subprocess.run(
-        [sys.executable, "-m", "app", "new", str(project), "--scale", "/dev/zero"], env=env,
+        [sys.executable, "-m", "simrate", "new", str(project), "--scale", "/dev/zero"], env=env,
         capture_output=True, text=True, timeout=60,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)))
     assert result.returncode == 2, result.stderr

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.scale import Scale
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.scale import Scale
 from tests.cli.helpers import simrate
 
 from .helpers import ROOT, new_project, one_line_error, run_on_small_disk
@@ -78,7 +78,7 @@ subprocess.run(["cp", sys.argv[2], str(folder)], check=True)
 subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
 path = folder / "p.simrate"
 for args in (["info", str(path), "--json"], ["adjudicate", str(path), "x:1", "2"]):
-    proc = subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "simrate", *args], capture_output=True, text=True)
     print(json.dumps([proc.returncode, proc.stdout, proc.stderr]))
 '''
 
@@ -153,8 +153,8 @@ def test_huge_numbers_are_shortened_in_messages(capsys, tmp_path):
                                   "bell\x07", "line\u2028sep", "del\x7f"])
 def test_annotator_names_with_control_characters_are_refused_everywhere(capsys, tmp_path,
                                                                         name):
-    from app.core.team.assignment import assign_project
-    from app.core.team.packages import make_package
+    from simrate.core.team.assignment import assign_project
+    from simrate.core.team.packages import make_package
     path = tmp_path / "p.simrate"
     project = new_project(path)
     with pytest.raises(SimrateError, match="control character"):
@@ -195,7 +195,7 @@ def test_a_nul_byte_makes_detection_name_the_line(capsys, tmp_path):
 def test_a_text_that_is_only_white_space_is_refused_by_the_api_as_by_every_reader(tmp_path):
     """The API keeps the readers' rule, so every export of a project reads back: an id or a
     text that is empty or only white space is refused, naming the line, nothing stored."""
-    from app.core.frames import item_frame
+    from simrate.core.frames import item_frame
 
     def frame(left: str, right: str, item: str = "b") -> object:
         return item_frame({"item_id": ["a", item], "left": ["fine", left],

@@ -6,13 +6,13 @@ import os
 import subprocess
 import sys
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 from .helpers import ROOT, make_items, new_project
 
 IMPORTER = '''
 import sys, time
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.reliability.helpers import make_items
 path, prefix, go = sys.argv[1], sys.argv[2], float(sys.argv[3])
 project = Project.open(path)  # opened, and its index read, before the other one writes

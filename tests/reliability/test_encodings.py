@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
 from .helpers import new_project, one_line_error

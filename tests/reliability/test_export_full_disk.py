@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 from .helpers import make_items, one_line_error, run_cli_on_small_disk
 
@@ -17,7 +17,7 @@ def big_project(tmp_path_factory):
     items = make_items(3000)
     items["left"] = [f"left text {i} " * 20 for i in range(3000)]
     project.import_items(items)
-    from app.core.frames import rating_frame
+    from simrate.core.frames import rating_frame
     ids = project.item_ids()
     project.import_ratings(rating_frame({
         "item_id": ids * 2, "annotator": ["ann"] * 3000 + ["bob"] * 3000,

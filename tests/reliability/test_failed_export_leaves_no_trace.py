@@ -8,8 +8,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from app.core.frames import item_frame
-from app.core.project import Project
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
 from tests.cli.test_crowd_e2e import turk_results
 
 from .helpers import one_line_error, run_cli, run_cli_on_small_disk

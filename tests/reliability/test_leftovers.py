@@ -8,10 +8,10 @@ import subprocess
 import sys
 import time
 
-from app.core.frames import rating_frame
-from app.core.project import Project
-from app.formats.leftovers import temp_name
-from app.services.export import export_project
+from simrate.core.frames import rating_frame
+from simrate.core.project import Project
+from simrate.formats.leftovers import temp_name
+from simrate.services.export import export_project
 
 from .helpers import ROOT, make_items
 
@@ -31,7 +31,7 @@ def _big_project(path):
 def _kill_while_writing(project_path, out, system_temp):
     """Start an export and kill -9 it once its scratch folder exists."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(system_temp)}
-    proc = subprocess.Popen([sys.executable, "-m", "app", "export", str(project_path),
+    proc = subprocess.Popen([sys.executable, "-m", "simrate", "export", str(project_path),
                              str(out)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 60

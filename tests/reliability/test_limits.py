@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook
 
-from app.core.project import Project
-from app.formats.limits import MAX_COLUMNS, MAX_XLSX_UNPACKED
+from simrate.core.project import Project
+from simrate.formats.limits import MAX_COLUMNS, MAX_XLSX_UNPACKED
 from tests.cli.helpers import simrate
 
 from .helpers import ROOT, new_project, one_line_error
@@ -28,7 +28,7 @@ SECONDS, MEGABYTES = 10.0, 500
 #: exec), so a test process that had grown would be measured instead of the import.
 _MEASURED = """
 import os, sys
-from app.cli import main
+from simrate.cli import main
 try:
     status = main(sys.argv[1:])
 finally:

@@ -6,10 +6,10 @@ import sqlite3
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.package_merge import merge_package
-from app.core.team.packages import make_package
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.package_merge import merge_package
+from simrate.core.team.packages import make_package
 
 from .helpers import new_project
 

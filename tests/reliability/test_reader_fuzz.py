@@ -50,21 +50,21 @@ def _alarm(_signum, _frame):
 
 def _readers():
     """(name, callable(path)) of every reader; imported here, in the child."""
-    from app.core.scale import load_scale
-    from app.formats.clss import read_clss
-    from app.formats.detect import detect_format, read_items
-    from app.formats.jsonl import read_jsonl_pairs
-    from app.formats.machine_scores import read_machine_scores
-    from app.formats.pairs import read_pairs
-    from app.formats.pit import read_pit
-    from app.formats.pyramid_project import read_pyramid_items
-    from app.formats.ratings import read_ratings
-    from app.formats.ratings_fast import read_long_ratings_fast
-    from app.formats.scores import read_gold
-    from app.formats.sts import read_sts
-    from app.formats.system_scores import read_pair
-    from app.formats.textio import load_table
-    from app.formats.turk import read_turk
+    from simrate.core.scale import load_scale
+    from simrate.formats.clss import read_clss
+    from simrate.formats.detect import detect_format, read_items
+    from simrate.formats.jsonl import read_jsonl_pairs
+    from simrate.formats.machine_scores import read_machine_scores
+    from simrate.formats.pairs import read_pairs
+    from simrate.formats.pit import read_pit
+    from simrate.formats.pyramid_project import read_pyramid_items
+    from simrate.formats.ratings import read_ratings
+    from simrate.formats.ratings_fast import read_long_ratings_fast
+    from simrate.formats.scores import read_gold
+    from simrate.formats.sts import read_sts
+    from simrate.formats.system_scores import read_pair
+    from simrate.formats.textio import load_table
+    from simrate.formats.turk import read_turk
 
     return [
         ("detect", detect_format), ("items", read_items), ("pairs", read_pairs),
@@ -83,7 +83,7 @@ _CACHE: dict[str, object] = {}
 
 def _check_file(path: Path) -> None:
     """Run every reader on `path`; an item table read is imported into a fresh project."""
-    from app.core.errors import SimrateError
+    from simrate.core.errors import SimrateError
 
     readers = _CACHE.setdefault("readers", _readers())
     for name, reader in readers:
@@ -106,12 +106,12 @@ def _check_file(path: Path) -> None:
 
 def _store(frame, name: str, project: Path, source: str) -> None:
     """Write what a reader gave into a fresh 0-5 project, as the import command does."""
-    from app.core.frames import item_frame
-    from app.core.project import Project
+    from simrate.core.frames import item_frame
+    from simrate.core.project import Project
 
     with Project.create(project, scale="sts") as opened:
         if name == "turk":
-            from app.services.crowd_import import import_crowd_results
+            from simrate.services.crowd_import import import_crowd_results
 
             import_crowd_results(opened, frame, source)
         elif name == "ratings":

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.evaluation import least_squares_fit, pearson, spearman
-from app.core.project import Project
+from simrate.core.errors import SimrateError
+from simrate.core.evaluation import least_squares_fit, pearson, spearman
+from simrate.core.project import Project
 
 from .helpers import ROOT, new_project, one_line_error, run_cli
 

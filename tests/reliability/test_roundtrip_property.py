@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-from app.core.frames import item_frame
-from app.core.project import Project
-from app.formats.detect import read_items
-from app.services.export import export_project
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
+from simrate.formats.detect import read_items
+from simrate.services.export import export_project
 
 FORMATS = ("tsv", "csv", "jsonl", "xlsx")
 #: Excel's cell limit: the XLSX export cuts longer texts (and says so).

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.integrity import find_problems
-from app.core.project import Project
-from app.core.team.quality import check_scores
+from simrate.core.integrity import find_problems
+from simrate.core.project import Project
+from simrate.core.team.quality import check_scores
 
 from .helpers import make_items, one_line_error, run_cli
 

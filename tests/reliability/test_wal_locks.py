@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.data.open_files import held_by_this_process
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.package_file import read_package
+from simrate.core.data.open_files import held_by_this_process
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.package_file import read_package
 from tests.reliability.helpers import ROOT, new_project, run_cli
 
 
@@ -88,7 +88,7 @@ def test_the_project_is_refused_as_its_own_input(project_path, tmp_path):
     assert "Traceback" not in done.stderr
     held = Project.open(project_path)
     try:
-        from app.services.machine_import import read_machine_frame
+        from simrate.services.machine_import import read_machine_frame
 
         with pytest.raises(SimrateError, match="is the project itself"):
             read_machine_frame(held, project_path, "gpt", "ratings")
@@ -101,7 +101,7 @@ def test_the_project_is_refused_as_its_own_input(project_path, tmp_path):
 
 CHILD = """
 import sys
-from app.core.project import Project
+from simrate.core.project import Project
 held = Project.open(sys.argv[1])
 Project.open(sys.argv[1]).close()      # a second connection, opened and closed
 print("ready", flush=True)
@@ -168,7 +168,7 @@ def test_the_window_keeps_its_wal_and_every_saved_rating_survives_kill_9(project
 
 
 def test_a_sample_built_meanwhile_is_never_replaced(tmp_path):
-    from app.gui.shell.sample import _publish_once
+    from simrate.gui.shell.sample import _publish_once
 
     target, built = tmp_path / "sample.simrate", tmp_path / ".built.simrate"
     new_project(target, 2).close()

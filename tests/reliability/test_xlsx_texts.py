@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from openpyxl import load_workbook
 
-from app.core.project import Project
-from app.services.export import export_project
+from simrate.core.project import Project
+from simrate.services.export import export_project
 
 from .helpers import make_items
 

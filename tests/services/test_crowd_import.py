@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.formats.turk import read_turk
-from app.services.crowd_import import import_crowd_results
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.formats.turk import read_turk
+from simrate.services.crowd_import import import_crowd_results
 
 HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
 

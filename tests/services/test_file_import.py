@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.services.file_import import ImportRequest, read_source, write_source
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.services.file_import import ImportRequest, read_source, write_source
 
 PAIRS = "id\tsentence1\tsentence2\np1\tone left\tone right\np2\ttwo left\ttwo right\n"
 

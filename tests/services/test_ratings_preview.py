@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.project import Project
-from app.services.ratings_preview import preview_import
+from simrate.core.project import Project
+from simrate.services.ratings_preview import preview_import
 from tests.core.frames import make_rated_project, write_long
 
 

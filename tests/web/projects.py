@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.frames import item_frame
-from app.core.project import Project
-from app.core.team.quality import set_checks
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
+from simrate.core.team.quality import set_checks
 
 
 def make_project(path: Path, items: int = 20, checks: int = 3,

@@ -28,7 +28,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", str(project), "--port", str(self.port),
+            [sys.executable, "-m", "simrate", "serve", str(project), "--port", str(self.port),
              *map(str, args)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 60

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from app.core.project import Project
-from app.core.team import web_study as web
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
 from tests.web.projects import make_project
 from tests.web.servers import Server, free_port
 

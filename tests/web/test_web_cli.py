@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from app.core.project import Project
-from app.core.team import web_study as web
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
 from tests.cli.helpers import simrate
 from tests.web.projects import make_project
 from tests.web.servers import ROOT, Server
@@ -58,7 +58,7 @@ def test_crowd_study_refuses_bad_settings_in_one_line(tmp_path, capsys):
 
 
 def serve(*args):
-    return subprocess.run([sys.executable, "-m", "app", "serve", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "simrate", "serve", *map(str, args)],
                           capture_output=True, text=True, timeout=60,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
 

@@ -9,10 +9,10 @@ import re
 import pytest
 from starlette.testclient import TestClient  # noqa: E402  (the test extra has simrate[web])
 
-from app.core.project import Project  # noqa: E402
-from app.core.team import web_study as web  # noqa: E402
-from app.web.pages import create_app  # noqa: E402
-from app.web.security import MAX_BODY  # noqa: E402
+from simrate.core.project import Project  # noqa: E402
+from simrate.core.team import web_study as web  # noqa: E402
+from simrate.web.pages import create_app  # noqa: E402
+from simrate.web.security import MAX_BODY  # noqa: E402
 from tests.web.client import (  # noqa: E402
     Inputs,
     form_of,

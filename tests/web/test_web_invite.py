@@ -7,9 +7,9 @@ import re
 
 from starlette.testclient import TestClient
 
-from app.core.project import Project
-from app.core.team.invites import invite
-from app.web.pages import create_app
+from simrate.core.project import Project
+from simrate.core.team.invites import invite
+from simrate.web.pages import create_app
 from tests.cli.helpers import simrate
 from tests.web.client import form_of
 from tests.web.projects import make_project
@@ -17,7 +17,7 @@ from tests.web.projects import make_project
 
 def assign_items(path, name, ids):
     with Project.open(path) as project, project.team_tables.transaction() as conn:
-        from app.core.team.teamdb import ensure_team_tables
+        from simrate.core.team.teamdb import ensure_team_tables
 
         ensure_team_tables(conn)
         conn.executemany("INSERT INTO assignment VALUES (?, ?)",

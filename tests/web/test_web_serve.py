@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from app.core.project import Project
-from app.core.team import web_study as web
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
 from tests.web.client import form_of, start
 from tests.web.projects import make_project
 from tests.web.servers import Server

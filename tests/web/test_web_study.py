@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team import web_study as web
-from app.core.team.quality import annotator_report
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
+from simrate.core.team.quality import annotator_report
 from tests.web.projects import make_project
 
 

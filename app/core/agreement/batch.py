@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.coded import Coincidences, coincidences, grid_digits
-from app.core.agreement.correlation import tame_magnitude, value_range
-from app.core.agreement.sums import LEVELS, matrix_alpha, nominal_distance, ratio_distance
+from simrate.core.agreement.coded import Coincidences, coincidences, grid_digits
+from simrate.core.agreement.correlation import tame_magnitude, value_range
+from simrate.core.agreement.sums import LEVELS, matrix_alpha, nominal_distance, ratio_distance
 
 __all__ = ["LEVELS", "alpha", "alpha_with_reason", "unit_disagreement"]
 

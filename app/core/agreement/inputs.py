@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.agreement.sparse import LongRatings
-from app.core.data.columns import CodeColumns, read_codes
-from app.core.data.item_index import read_item_ids
-from app.core.errors import SimrateError
-from app.core.review.flags import run_spreads
-from app.core.scale import Scale, threshold_codes
-from app.core.store import open_store
+from simrate.core.agreement.sparse import LongRatings
+from simrate.core.data.columns import CodeColumns, read_codes
+from simrate.core.data.item_index import read_item_ids
+from simrate.core.errors import SimrateError
+from simrate.core.review.flags import run_spreads
+from simrate.core.scale import Scale, threshold_codes
+from simrate.core.store import open_store
 
 
 def item_columns(ords: np.ndarray, item_ords: np.ndarray) -> np.ndarray:

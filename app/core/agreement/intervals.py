@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.agreement.batch import (
+from simrate.core.agreement.batch import (
     LEVELS,
     Pairable,
     as_reliability_data,
@@ -28,8 +28,8 @@ from app.core.agreement.batch import (
     undefined_reason,
     unique_ints,
 )
-from app.core.agreement.correlation import tame_magnitude
-from app.core.agreement.sums import nominal_distance, ratio_distance
+from simrate.core.agreement.correlation import tame_magnitude
+from simrate.core.agreement.sums import nominal_distance, ratio_distance
 
 CI_METHODS = ("units", "hayes")
 DEFAULT_CI_METHOD = "units"

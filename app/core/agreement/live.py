@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.core.agreement.correlation import correlation_from_sums
-from app.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
-from app.core.data.units import UnitTable
+from simrate.core.agreement.correlation import correlation_from_sums
+from simrate.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
+from simrate.core.data.units import UnitTable
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd
@@ -245,7 +245,7 @@ class LiveAgreement:
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
              values: Iterable[object]) -> None:
         """Add many ratings at once (vectorised when empty); same result as set_rating calls."""
-        from app.core.agreement.load import bulk_state  # load.py imports pandas: only when used
+        from simrate.core.agreement.load import bulk_state  # load.py imports pandas: only when used
 
         values = list(values) if not isinstance(values, np.ndarray) else values
         if self._units or len(units) == 0 or not bulk_state(self, units, raters, values):
@@ -255,7 +255,7 @@ class LiveAgreement:
                      rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
                      codes: np.ndarray) -> None:
         """`load` of rating k = (unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k])."""
-        from app.core.agreement.load import bulk_state_indexed  # as in `load`
+        from simrate.core.agreement.load import bulk_state_indexed  # as in `load`
         if self._units or not codes.size or not self.codes or not bulk_state_indexed(
                 self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
             # one by one (not through `load`, which would try the same bulk fill again)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.batch import unique_ints
+from simrate.core.agreement.batch import unique_ints
 
 _EXACT = 2 ** 53
 

@@ -18,18 +18,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.live import LiveAgreement
-from app.core.agreement.scopes import (
+from simrate.core.agreement.live import LiveAgreement
+from simrate.core.agreement.scopes import (
     ALL,
     OVERALL,
     UNADJUDICATED,
     ScopedAgreement,
     ScopeRow,
 )
-from app.core.agreement.snapshot import read_snapshot
-from app.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
-from app.core.review.flags import FlagIndex
-from app.core.scale import threshold_codes
+from simrate.core.agreement.snapshot import read_snapshot
+from simrate.core.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
+from simrate.core.review.flags import FlagIndex
+from simrate.core.scale import threshold_codes
 
 
 def _among(aids: np.ndarray, counted: set[int]) -> np.ndarray:

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS
-from app.core.agreement.snapshot import (
+from simrate.core.agreement.batch import LEVELS
+from simrate.core.agreement.snapshot import (
     ALL,
     GROUPINGS,
     MISSING,
@@ -29,8 +29,8 @@ from app.core.agreement.snapshot import (
     LongForm,
     Snapshot,
 )
-from app.core.agreement.sparse import pairable_ratings
-from app.core.agreement.sums import add_unit_pairs, interval_alpha, matrix_alpha
+from simrate.core.agreement.sparse import pairable_ratings
+from simrate.core.agreement.sums import add_unit_pairs, interval_alpha, matrix_alpha
 
 
 class AlphaSums:
@@ -38,7 +38,7 @@ class AlphaSums:
 
     Interval alpha comes from exact integer sums; the other levels from integer
     coincidence counts per unit size m (ordered pairs of values within a unit), divided by
-    m - 1 only when asked. Same results as `app.core.agreement.alpha`.
+    m - 1 only when asked. Same results as `simrate.core.agreement.alpha`.
     """
 
     def __init__(self, n_codes: int, low: float, step: float):
@@ -287,7 +287,7 @@ def scope_ratings(snapshot: Snapshot) -> ScopeRatings:
 
 def _scope_values(ratings: ScopeRatings, chosen: np.ndarray) -> Any:
     """The pairable values of the chosen items, unit by unit in item order."""
-    from app.core.agreement.intervals import UnitValues
+    from simrate.core.agreement.intervals import UnitValues
 
     keep = chosen[ratings.item]
     item, rater = ratings.item[keep], ratings.rater[keep]
@@ -303,7 +303,7 @@ def scope_intervals(source: Snapshot | ScopeRatings, level: str, keys: Sequence[
     """95% unit-bootstrap intervals of alpha for the chosen scopes (for a worker thread),
     from the ratings in long form: memory follows the ratings, not items x raters. Scopes of
     the same items (a project's only dataset and the whole project) are bootstrapped once."""
-    from app.core.agreement.intervals import alpha_ci
+    from simrate.core.agreement.intervals import alpha_ci
 
     ratings = source if isinstance(source, ScopeRatings) else scope_ratings(source)
     out: dict[ScopeKey, tuple[float, float] | None] = {}

@@ -22,7 +22,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas and scipy take a third of a second to import: loaded where used
     import pandas as pd
 
-from app.core.agreement.batch import (
+from simrate.core.agreement.batch import (
     REASON_NO_EXPECTED,
     REASON_NO_PAIRABLE,
     REASON_NO_RATINGS,
@@ -32,16 +32,16 @@ from app.core.agreement.batch import (
     _expected_ratio,
     midranks,
 )
-from app.core.agreement.correlation import (
+from simrate.core.agreement.correlation import (
     REASON_NO_COMMON,
     REASON_NO_OTHERS,
     REASON_ONE_COMMON,
     _pearson,
     tame_magnitude,
 )
-from app.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
-from app.core.agreement.pair_sums import pair_sums
-from app.core.agreement.sums import LEVELS, nominal_distance, ratio_distance
+from simrate.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
+from simrate.core.agreement.pair_sums import pair_sums
+from simrate.core.agreement.sums import LEVELS, nominal_distance, ratio_distance
 
 #: Pairs sharing fewer items than this get no pairwise Pearson (a crowd's chance overlaps).
 DEFAULT_MIN_OVERLAP = 10

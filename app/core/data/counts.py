@@ -14,9 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.scale import Scale, threshold_codes
-from app.core.store import open_store
+from simrate.core.errors import SimrateError
+from simrate.core.scale import Scale, threshold_codes
+from simrate.core.store import open_store
 
 #: From this many items on, `summary` splits its scans over two threads.
 PARALLEL_FROM = 100_000

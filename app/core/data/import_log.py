@@ -6,10 +6,10 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from app.core.data.changelog import log_change
-from app.core.data.items_import import undo_items_import
-from app.core.data.ratings_import import undo_ratings_import
-from app.core.errors import SimrateError
+from simrate.core.data.changelog import log_change
+from simrate.core.data.items_import import undo_items_import
+from simrate.core.data.ratings_import import undo_ratings_import
+from simrate.core.errors import SimrateError
 
 IMPORT_KINDS = ("import_items", "import_ratings")
 

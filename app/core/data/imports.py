@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.core.data.changelog import log_change
-from app.core.data.import_log import undo_bulk_import
-from app.core.data.item_index import ItemIndex
-from app.core.data.items_import import check_present, check_references, insert_items
-from app.core.data.ratings_import import (
+from simrate.core.data.changelog import log_change
+from simrate.core.data.import_log import undo_bulk_import
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.data.items_import import check_present, check_references, insert_items
+from simrate.core.data.ratings_import import (
     PlannedRating,
     check_kinds,
     plan_arrays,
     planned_list,
     write_arrays,
 )
-from app.core.errors import SimrateError
-from app.core.events import ImportUndone, ItemsImported, RatingsImported
-from app.core.frames import ITEM_COLUMNS
-from app.core.names import nfc_columns
-from app.core.store import HUMAN, transaction
+from simrate.core.errors import SimrateError
+from simrate.core.events import ImportUndone, ItemsImported, RatingsImported
+from simrate.core.frames import ITEM_COLUMNS
+from simrate.core.names import nfc_columns
+from simrate.core.store import HUMAN, transaction
 
 
 class ImportMethods:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.errors import SimrateError
-from app.core.names import nfc
+from simrate.core.errors import SimrateError
+from simrate.core.names import nfc
 
 
 def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray | None]:

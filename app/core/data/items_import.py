@@ -13,8 +13,8 @@ import sqlite3
 import numpy as np
 import pandas as pd
 
-from app.core.errors import SimrateError
-from app.core.names import hidden_character, text_problem
+from simrate.core.errors import SimrateError
+from simrate.core.names import hidden_character, text_problem
 
 _INSERT = ("INSERT INTO items (ord, id, left, right, dataset, genre, reference, meta, source_id) "
            "VALUES (?,?,?,?,?,?,?,?,?)")

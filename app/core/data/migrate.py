@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.write_errors import write_error
+from simrate.core.errors import SimrateError
+from simrate.core.write_errors import write_error
 
 _ITEMS_V2 = """
 CREATE TABLE items_v2 (

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from app.core.data.changelog import log_change
-from app.core.data.columns import read_codes
-from app.core.data.item_index import ItemIndex
-from app.core.errors import SimrateError
-from app.core.frames import RATING_COLUMNS, name_problem
-from app.core.roster import kind_clash
-from app.core.scale import Scale
+from simrate.core.data.changelog import log_change
+from simrate.core.data.columns import read_codes
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.errors import SimrateError
+from simrate.core.frames import RATING_COLUMNS, name_problem
+from simrate.core.roster import kind_clash
+from simrate.core.scale import Scale
 
 #: Status codes of ArrayPlan.status, and their names in PlannedRating.status.
 ADDED, UNCHANGED, NOTE, SCORE = 0, 1, 2, 3

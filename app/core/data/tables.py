@@ -11,12 +11,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from app.core.data.changelog import log_change
-from app.core.data.columns import read_codes
-from app.core.data.item_index import ItemIndex
-from app.core.errors import SimrateError
-from app.core.events import RatingState, Verdict
-from app.core.scale import Scale
+from simrate.core.data.changelog import log_change
+from simrate.core.data.columns import read_codes
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingState, Verdict
+from simrate.core.scale import Scale
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
 RATING_FRAME_COLUMNS = [

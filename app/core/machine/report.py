@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.sparse import LongRatings, long_alpha, pairwise_pearson, pearson_vs_rest
-from app.core.machine.alt_test import DEFAULT_EPSILON, alt_test
-from app.core.project import Project
+from simrate.core.agreement.sparse import LongRatings, long_alpha, pairwise_pearson, pearson_vs_rest
+from simrate.core.machine.alt_test import DEFAULT_EPSILON, alt_test
+from simrate.core.project import Project
 
 #: Fewest shared items for a machine-human Pearson (as `agreement --min-overlap`).
 MIN_OVERLAP = 10

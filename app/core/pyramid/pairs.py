@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.errors import SimrateError
-from app.core.pyramid.model import Pyramid, collapse_whitespace
-from app.core.pyramid.words import TextWords, WordRules, analyse
+from simrate.core.errors import SimrateError
+from simrate.core.pyramid.model import Pyramid, collapse_whitespace
+from simrate.core.pyramid.words import TextWords, WordRules, analyse
 
 STATISTICS_KEYS = ("pyramids", "scus", "contributors", "texts", "positive_pairs",
                    "negative_pairs", "questions", "parts", "parts_exact", "parts_recovered",

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.core.errors import RuleError
-from app.core.frames import RATING_PREFIX, annotator_columns
-from app.core.scale import Scale, threshold_codes
+from simrate.core.errors import RuleError
+from simrate.core.frames import RATING_PREFIX, annotator_columns
+from simrate.core.scale import Scale, threshold_codes
 
 SOURCES = ("adjudicated", "mean", "single")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.core.events import AdjudicationChanged, Event, Reloaded
-from app.core.project import Project
+from simrate.core.events import AdjudicationChanged, Event, Reloaded
+from simrate.core.project import Project
 
 FLAGGED = "flagged"
 SECOND_LOOK = "second look"

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.agreement.sums import LEVELS, level_distances
+from simrate.core.agreement.sums import LEVELS, level_distances
 
 UnitFunction = Callable[[dict[Hashable, int]], float]
 

@@ -8,12 +8,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.frames import name_problem
-from app.core.project import Project
-from app.core.store import read_meta
-from app.core.team.teamdb import ensure_team_tables, has_table
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.frames import name_problem
+from simrate.core.project import Project
+from simrate.core.store import read_meta
+from simrate.core.team.teamdb import ensure_team_tables, has_table
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
     that dataset's items are assigned. Packages made afterwards use the stored plan; the change
     is logged.
     """
-    from app.core.team.quality import check_scores
+    from simrate.core.team.quality import check_scores
 
     items = project.items()
     if dataset is not None:

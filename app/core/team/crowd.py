@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.quality import check_scores
-from app.core.team.teamdb import has_table
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.quality import check_scores
+from simrate.core.team.teamdb import has_table
 
 CROWD_SCHEMA = """
 CREATE TABLE IF NOT EXISTS crowd_tasks (

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
 RULE = "check_pearson"
 

@@ -14,10 +14,10 @@ import hashlib
 import secrets
 import time
 
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.teamdb import has_table
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.teamdb import has_table
 
 INVITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_invites (

@@ -12,9 +12,9 @@ import json
 import math
 import sqlite3
 
-from app.core.errors import SimrateError, cut
-from app.core.frames import MAX_TEXT_CHARS, name_problem
-from app.core.team.package_file import PackageContents
+from simrate.core.errors import SimrateError, cut
+from simrate.core.frames import MAX_TEXT_CHARS, name_problem
+from simrate.core.team.package_file import PackageContents
 
 #: The longest time on one item a package may report: 10 million seconds (about 116 days).
 MAX_SECONDS = 10_000_000

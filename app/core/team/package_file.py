@@ -6,8 +6,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.store import connect, open_store
+from simrate.core.errors import SimrateError
+from simrate.core.store import connect, open_store
 
 #: Bumped when a package needs something this version cannot read.
 PACKAGE_FORMAT = 1

@@ -12,13 +12,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.data.changelog import log_change
-from app.core.errors import RuleError, SimrateError
-from app.core.project import Project
-from app.core.roster import kind_clash
-from app.core.store import HUMAN, open_store, read_meta, transaction
-from app.core.team.package_checks import check_issued, check_values
-from app.core.team.package_file import PackageContents, read_package
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import RuleError, SimrateError
+from simrate.core.project import Project
+from simrate.core.roster import kind_clash
+from simrate.core.store import HUMAN, open_store, read_meta, transaction
+from simrate.core.team.package_checks import check_issued, check_values
+from simrate.core.team.package_file import PackageContents, read_package
 
 #: Conflicts named in a refusal message before "and N more".
 CONFLICTS_SHOWN = 5

@@ -25,17 +25,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from app import __version__
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.frames import name_problem
-from app.core.names import NAME_MAX, check_name_length, fit_name, nfc
-from app.core.project import Project
-from app.core.roster import kind_clash
-from app.core.store import HUMAN, open_store, transaction
-from app.core.team.blind import blind_items
-from app.core.team.package_file import PACKAGE_FORMAT
-from app.core.team.teamdb import project_uuid
+from simrate import __version__
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.frames import name_problem
+from simrate.core.names import NAME_MAX, check_name_length, fit_name, nfc
+from simrate.core.project import Project
+from simrate.core.roster import kind_clash
+from simrate.core.store import HUMAN, open_store, transaction
+from simrate.core.team.blind import blind_items
+from simrate.core.team.package_file import PACKAGE_FORMAT
+from simrate.core.team.teamdb import project_uuid
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ def choose_items(project: Project, annotator: str, dataset: str | None = None,
     none), within `dataset` if given; `sample` draws that many of them with `seed`. Check
     items are then mixed in: all of them (within `dataset`), or `checks` drawn at random.
     """
-    from app.core.team.assignment import stored_assignment
-    from app.core.team.quality import check_scores
+    from simrate.core.team.assignment import stored_assignment
+    from simrate.core.team.quality import check_scores
 
     items = project.items()
     if dataset is not None:

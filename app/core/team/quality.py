@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.teamdb import ensure_team_tables, has_table
+from simrate.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.teamdb import ensure_team_tables, has_table
 
 #: Check-item Pearson below which STS 2012 dropped a rater.
 DEFAULT_CHECK_THRESHOLD = 0.5

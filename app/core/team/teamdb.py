@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 TEAM_SCHEMA = """
 CREATE TABLE IF NOT EXISTS check_items (

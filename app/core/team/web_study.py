@@ -37,12 +37,12 @@ import secrets
 import sqlite3
 import time
 
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.store import CROWD
-from app.core.team.teamdb import has_table
-from app.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.store import CROWD
+from simrate.core.team.teamdb import has_table
+from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
     STUDY_COLUMNS,
     STUDY_NAME,
     WEB_SCHEMA,
@@ -54,7 +54,7 @@ from app.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the d
     ensure_web_tables,
     row_study,
 )
-from app.core.team.web_tasks import check_worker_id, lease, next_slot, rate_slot, task_by_cookie
+from simrate.core.team.web_tasks import check_worker_id, lease, next_slot, rate_slot, task_by_cookie
 
 __all__ = [
     "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease", "Slot",
@@ -108,7 +108,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     old = get_study(project, name)
     study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
     if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
-        from app.core.team.hub.web_hub import set_hub_study
+        from simrate.core.team.hub.web_hub import set_hub_study
 
         set_hub_study(project, study, new_web_password=new_web_password)
     return _write_study(project, study, old, close, by)

@@ -9,7 +9,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}")

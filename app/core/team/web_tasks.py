@@ -12,15 +12,15 @@ import secrets
 import sqlite3
 import time
 
-from app.core.data import tables
-from app.core.data.changelog import log_change
-from app.core.errors import SimrateError
-from app.core.events import RatingState
-from app.core.frames import name_problem
-from app.core.project import Project
-from app.core.store import CROWD
-from app.core.team.teamdb import has_table
-from app.core.team.web_tables import (
+from simrate.core.data import tables
+from simrate.core.data.changelog import log_change
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingState
+from simrate.core.frames import name_problem
+from simrate.core.project import Project
+from simrate.core.store import CROWD
+from simrate.core.team.teamdb import has_table
+from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
     WORKER_ID,

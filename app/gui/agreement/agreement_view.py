@@ -16,13 +16,13 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from app.core.agreement.reports.over_time import TimePoint, drifting
-from app.gui.kit.accessible import named
-from app.gui.kit.fitting import WrappedLabel
-from app.gui.kit.palette import WARNING_COLOUR, rater_colour
-from app.gui.organizer.dashboard import Dashboard
-from app.gui.organizer.dashboard_parts import box, section_title
-from app.gui.shell.jobs import Job, JobRunner
+from simrate.core.agreement.reports.over_time import TimePoint, drifting
+from simrate.gui.kit.accessible import named
+from simrate.gui.kit.fitting import WrappedLabel
+from simrate.gui.kit.palette import WARNING_COLOUR, rater_colour
+from simrate.gui.organizer.dashboard import Dashboard
+from simrate.gui.organizer.dashboard_parts import box, section_title
+from simrate.gui.shell.jobs import Job, JobRunner
 
 #: Milliseconds after a burst of changes before the figures over time are worked out again.
 REFRESH_MS = 1500
@@ -32,8 +32,8 @@ ALPHA_COLOUR = QColor("#202020")
 
 def read_over_time(path: str, excluded: tuple[str, ...], job: Job) -> tuple[int, list]:
     """The background job: the project's ratings, then agreement after every N of them."""
-    from app.core.agreement.reports.over_time import agreement_over_time
-    from app.core.project import Project
+    from simrate.core.agreement.reports.over_time import agreement_over_time
+    from simrate.core.project import Project
 
     with Project.open(path) as project:
         ratings = project.ratings()

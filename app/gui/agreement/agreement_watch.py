@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.core.agreement.scopes import (
+from simrate.core.agreement.scopes import (
     ALL,
     OVERALL,
     UNADJUDICATED,
@@ -25,11 +25,11 @@ from app.core.agreement.scopes import (
     scope_intervals,
     scope_ratings,
 )
-from app.core.errors import SimrateError
-from app.core.events import Event
-from app.core.project import Project
-from app.core.review.index import ReviewIndex
-from app.gui.shell.jobs import JobRunner
+from simrate.core.errors import SimrateError
+from simrate.core.events import Event
+from simrate.core.project import Project
+from simrate.core.review.index import ReviewIndex
+from simrate.gui.shell.jobs import JobRunner
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
 INTERVAL_DELAY_MS = 1200

@@ -14,8 +14,8 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from app.core.scale import Scale, fmt
-from app.gui.kit.palette import rater_colour
+from simrate.core.scale import Scale, fmt
+from simrate.gui.kit.palette import rater_colour
 
 LEFT, RIGHT, TOP = 44.0, 14.0, 10.0
 

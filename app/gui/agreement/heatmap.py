@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from app.gui.kit.palette import correlation_colour, readable_text_colour
+from simrate.gui.kit.palette import correlation_colour, readable_text_colour
 
 MIN_CELL, MAX_CELL = 38, 72
 GAP = 10  # between the matrix and the vs-rest column

@@ -22,15 +22,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.gui.agreement.heatmap import CorrelationHeatmap
-from app.gui.organizer.rater_table import (
+from simrate.gui.agreement.heatmap import CorrelationHeatmap
+from simrate.gui.organizer.rater_table import (
     MIN_OVERLAP,
     R_COLUMN,
     TOP_N,
     RaterRow,
     RaterTableModel,
 )
-from app.gui.shell.row_model import SortFilterProxy, filter_field
+from simrate.gui.shell.row_model import SortFilterProxy, filter_field
 
 #: Rows of the rater table shown before it scrolls.
 TABLE_ROWS = 10
@@ -40,7 +40,7 @@ FEWEST = 3
 
 def crowd_names(project) -> set[str]:
     """The project's crowd (web) workers, marked in the rater table."""
-    from app.core.team.web_study import crowd_workers
+    from simrate.core.team.web_study import crowd_workers
 
     return set(crowd_workers(project))
 

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.core.evaluation import (
+from simrate.core.errors import SimrateError
+from simrate.core.evaluation import (
     DATASET_MEASURES,
     MEASURE_LABELS,
     TASKS,
@@ -34,12 +34,12 @@ from app.core.evaluation import (
     EvaluationReport,
     Measure,
 )
-from app.core.evaluation_text import TITLES, format_report
-from app.gui.kit.accessible import named
-from app.gui.kit.file_dialogs import get_open_file_name
-from app.gui.kit.palette import ERROR_COLOUR, colour_style
-from app.gui.shell.jobs import JobRunner
-from app.services.evaluation import evaluate_files
+from simrate.core.evaluation_text import TITLES, format_report
+from simrate.gui.kit.accessible import named
+from simrate.gui.kit.file_dialogs import get_open_file_name
+from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
+from simrate.gui.shell.jobs import JobRunner
+from simrate.services.evaluation import evaluate_files
 
 _Index = QModelIndex | QPersistentModelIndex
 TOTAL_ROW = "All datasets"

@@ -31,15 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.core.review.gold import unresolved_counts
-from app.formats.export import FORMATS
-from app.gui.dialogs.path_field import path_row
-from app.gui.kit.accessible import name_form_fields
-from app.gui.kit.file_dialogs import get_save_file_name
-from app.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
-from app.gui.shell.jobs import Job, JobRunner
-from app.services.export import ExportReport, export_project
+from simrate.core.errors import SimrateError
+from simrate.core.review.gold import unresolved_counts
+from simrate.formats.export import FORMATS
+from simrate.gui.dialogs.path_field import path_row
+from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.file_dialogs import get_save_file_name
+from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
+from simrate.gui.shell.jobs import Job, JobRunner
+from simrate.services.export import ExportReport, export_project
 
 FORMAT_NAMES = {
     "tsv": "TSV table: gold, statistics and every rater's score (.tsv)",
@@ -86,7 +86,7 @@ class Unresolved:
 
 def count_unresolved(project_path: str | Path) -> Unresolved:
     """Count unresolved items on a connection of our own (safe in a worker thread)."""
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project_path) as project:
         gold = project.gold()
@@ -98,7 +98,7 @@ def count_unresolved(project_path: str | Path) -> Unresolved:
 def run_export(project_path: str | Path, out: str, fmt: str, allow_unresolved: bool,
                job: Job) -> ExportReport:
     """Export on a connection of our own; progress reports (and cancels) through `job`."""
-    from app.core.project import Project
+    from simrate.core.project import Project
 
     with Project.open(project_path) as project:
         return export_project(project, out, fmt, allow_unresolved, progress=job.progress)

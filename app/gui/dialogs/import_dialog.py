@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.gui.shell.jobs import Job, JobRunner
-from app.services.file_import import ImportRequest, ImportResult, read_source, write_source
+from simrate.core.errors import SimrateError
+from simrate.gui.shell.jobs import Job, JobRunner
+from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source
 
 
 class ImportProgressDialog(QDialog):

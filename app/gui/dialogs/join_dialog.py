@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.gui.dialogs.path_field import path_row
-from app.gui.kit.accessible import name_form_fields
-from app.gui.kit.file_dialogs import get_save_file_name
-from app.gui.shell.jobs import JobRunner
+from simrate.core.errors import SimrateError
+from simrate.gui.dialogs.path_field import path_row
+from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.file_dialogs import get_save_file_name
+from simrate.gui.shell.jobs import JobRunner
 
 INTRO = ("Your organizer gave you the hub's URL and a password. The replica is a project "
          "file on this computer: you rate in it even when the hub is away, and it syncs by "
@@ -76,8 +76,8 @@ class JoinDialog(QDialog):
         password = self.password_edit.text() or None
 
         def work(_job):
-            from app.core.team.hub.backoff import total_wait
-            from app.core.team.hub.join import join
+            from simrate.core.team.hub.backoff import total_wait
+            from simrate.core.team.hub.join import join
 
             project, _report = join(url, Path(path), password, wait=total_wait())
             with project:

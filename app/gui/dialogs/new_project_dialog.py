@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.scale import load_scale
-from app.gui.dialogs.path_field import path_row
-from app.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
-from app.gui.kit.accessible import name_form_fields
-from app.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
-from app.gui.kit.palette import ERROR_COLOUR, colour_style
-from app.services.file_import import ImportRequest
+from simrate.core.scale import load_scale
+from simrate.gui.dialogs.path_field import path_row
+from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
+from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
+from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
+from simrate.services.file_import import ImportRequest
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr *.pan);;All files (*)")
 _QUOTED = re.compile(r'"([^"]+)"')
@@ -55,8 +55,8 @@ def implied_scale(source: Path) -> str | None:
         return "sts"
     if source.suffix.lower() == ".simrate" or not source.is_file():
         return None  # a project is never read but through SQLite
-    from app.core.errors import SimrateError
-    from app.formats.detect import detect_format
+    from simrate.core.errors import SimrateError
+    from simrate.formats.detect import detect_format
 
     try:
         return FORMAT_SCALES.get(detect_format(source))

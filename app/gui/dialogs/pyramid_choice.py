@@ -21,16 +21,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.formats.pyramid_project import (
+from simrate.core.errors import SimrateError
+from simrate.formats.pyramid_project import (
     DEFAULT_NEGATIVES,
     PyramidCounts,
     clashing_topics,
     count_pyramids,
     describe,
 )
-from app.gui.kit.fitting import WrappedLabel, fit_choices
-from app.gui.shell.jobs import Job, JobRunner
+from simrate.gui.kit.fitting import WrappedLabel, fit_choices
+from simrate.gui.shell.jobs import Job, JobRunner
 
 PYRAMID_SUFFIXES = (".pyr", ".pan")
 TEST_NAMES = {

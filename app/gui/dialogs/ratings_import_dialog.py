@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.gui.dialogs.path_field import path_row
-from app.gui.kit.accessible import name_form_fields, named
-from app.gui.kit.file_dialogs import get_open_file_name
-from app.gui.kit.palette import ERROR_COLOUR, colour_style
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.row_model import RowTableModel
-from app.services.ratings_preview import (
+from simrate.core.errors import SimrateError
+from simrate.gui.dialogs.path_field import path_row
+from simrate.gui.kit.accessible import name_form_fields, named
+from simrate.gui.kit.file_dialogs import get_open_file_name
+from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.row_model import RowTableModel
+from simrate.services.ratings_preview import (
     RESOLVE_KEEP,
     RESOLVE_THEIRS,
     ImportPreview,

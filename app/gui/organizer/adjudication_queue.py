@@ -22,19 +22,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.actions import Adjudicate
-from app.core.errors import SimrateError
-from app.core.events import Event, Verdict
-from app.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
-from app.core.scale import fmt
-from app.gui.kit.accessible import named
-from app.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
-from app.gui.organizer.queue_model import QueueModel
-from app.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
-from app.gui.organizer.verdict_view import VerdictView
-from app.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
-from app.gui.rating.text_pane import item_place
-from app.gui.shell.undo import push_action
+from simrate.core.actions import Adjudicate
+from simrate.core.errors import SimrateError
+from simrate.core.events import Event, Verdict
+from simrate.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
+from simrate.core.scale import fmt
+from simrate.gui.kit.accessible import named
+from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
+from simrate.gui.organizer.queue_model import QueueModel
+from simrate.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
+from simrate.gui.organizer.verdict_view import VerdictView
+from simrate.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
+from simrate.gui.rating.text_pane import item_place
+from simrate.gui.shell.undo import push_action
 
 
 class AdjudicationQueue(QWidget):

@@ -31,16 +31,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.actions import ExcludeCareless
-from app.core.errors import SimrateError
-from app.core.events import AdjudicationChanged, AnnotatorExcluded, Event
-from app.core.project import Project
-from app.core.team.quality import DEFAULT_CHECK_THRESHOLD
-from app.gui.kit.accessible import named
-from app.gui.kit.palette import WARNING_COLOUR
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.row_model import SortFilterProxy, filter_field
-from app.gui.shell.undo import push_action
+from simrate.core.actions import ExcludeCareless
+from simrate.core.errors import SimrateError
+from simrate.core.events import AdjudicationChanged, AnnotatorExcluded, Event
+from simrate.core.project import Project
+from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
+from simrate.gui.kit.accessible import named
+from simrate.gui.kit.palette import WARNING_COLOUR
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.row_model import SortFilterProxy, filter_field
+from simrate.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
 #: (report key, column title, number format or None for text)
@@ -78,7 +78,7 @@ NO_CHECKS_TIP = ("This project has no check items, so there is nothing to judge 
 
 def compute_report(project_path) -> list[dict]:
     """The annotator report, on a connection of our own (a worker-thread function)."""
-    from app.core.team.quality import annotator_report
+    from simrate.core.team.quality import annotator_report
 
     with Project.open(project_path) as project:
         return annotator_report(project)

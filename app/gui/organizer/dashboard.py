@@ -26,18 +26,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.agreement.batch import LEVELS
-from app.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
-from app.gui.agreement.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
-from app.gui.agreement.distribution_chart import DistributionChart
-from app.gui.agreement.pearson_view import PearsonView
-from app.gui.kit.accessible import named
-from app.gui.organizer.dashboard_parts import box as _box
-from app.gui.organizer.dashboard_parts import rule as _rule
-from app.gui.organizer.dashboard_parts import section_title as _section_title
-from app.gui.organizer.dashboard_parts import stat_label as _stat_label
-from app.gui.organizer.machine_panel import MachinePanel, MachineWatch
-from app.gui.organizer.rater_table import TOP_N
+from simrate.core.agreement.batch import LEVELS
+from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
+from simrate.gui.agreement.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from simrate.gui.agreement.distribution_chart import DistributionChart
+from simrate.gui.agreement.pearson_view import PearsonView
+from simrate.gui.kit.accessible import named
+from simrate.gui.organizer.dashboard_parts import box as _box
+from simrate.gui.organizer.dashboard_parts import rule as _rule
+from simrate.gui.organizer.dashboard_parts import section_title as _section_title
+from simrate.gui.organizer.dashboard_parts import stat_label as _stat_label
+from simrate.gui.organizer.machine_panel import MachinePanel, MachineWatch
+from simrate.gui.organizer.rater_table import TOP_N
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"

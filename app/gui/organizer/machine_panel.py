@@ -14,13 +14,13 @@ import time
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from app.core.errors import SimrateError
-from app.core.events import AdjudicationChanged, Event
-from app.core.machine.alt_test import DEFAULT_EPSILON
-from app.core.project import Project
-from app.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.row_model import RowTableModel
+from simrate.core.errors import SimrateError
+from simrate.core.events import AdjudicationChanged, Event
+from simrate.core.machine.alt_test import DEFAULT_EPSILON
+from simrate.core.project import Project
+from simrate.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.row_model import RowTableModel
 
 #: Quiet time after the last change before the report is recomputed, in milliseconds.
 MACHINE_DELAY_MS = 1200
@@ -29,7 +29,7 @@ MACHINE_DELAY_MS = 1200
 def compute_machine_report(path, epsilon: float = DEFAULT_EPSILON) -> tuple[dict, dict]:
     """(machine report, {machine: (ratings, ratings on items a human rated)}), on a
     connection of our own (a worker-thread function)."""
-    from app.core.machine.report import machine_counts, machine_report
+    from simrate.core.machine.report import machine_counts, machine_report
 
     with Project.open(path) as project:
         return machine_report(project, epsilon), machine_counts(project)

@@ -13,17 +13,17 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
-from app.core.errors import SimrateError
-from app.core.review.index import AdjudicationRecords
-from app.core.team.blind import is_annotator_replica
-from app.gui.agreement.agreement_view import AgreementView
-from app.gui.agreement.agreement_watch import AgreementWatcher
-from app.gui.organizer.adjudication_queue import AdjudicationQueue
-from app.gui.organizer.annotator_report import AnnotatorReport
-from app.gui.organizer.dashboard import Dashboard
-from app.gui.rating.item_ratings_panel import ItemRatingsPanel
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.settings import LAST_FOLDER, WINDOW_STATE
+from simrate.core.errors import SimrateError
+from simrate.core.review.index import AdjudicationRecords
+from simrate.core.team.blind import is_annotator_replica
+from simrate.gui.agreement.agreement_view import AgreementView
+from simrate.gui.agreement.agreement_watch import AgreementWatcher
+from simrate.gui.organizer.adjudication_queue import AdjudicationQueue
+from simrate.gui.organizer.annotator_report import AnnotatorReport
+from simrate.gui.organizer.dashboard import Dashboard
+from simrate.gui.rating.item_ratings_panel import ItemRatingsPanel
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.settings import LAST_FOLDER, WINDOW_STATE
 
 BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreement between "
                  "them. If you are going to rate items yourself, your ratings will no longer "
@@ -331,7 +331,7 @@ class Organizer(QObject):
 
     def import_ratings(self) -> None:
         """Preview and import a ratings file or a returned package."""
-        from app.gui.dialogs.ratings_import_dialog import RatingsImportDialog
+        from simrate.gui.dialogs.ratings_import_dialog import RatingsImportDialog
 
         context = self.context
         dialog = RatingsImportDialog(context.project.path, context.annotator or "",
@@ -345,7 +345,7 @@ class Organizer(QObject):
 
     def export_gold(self) -> None:
         """Open the export dialog."""
-        from app.gui.dialogs.export_dialog import ExportDialog
+        from simrate.gui.dialogs.export_dialog import ExportDialog
 
         project = self.context.project
         dialog = ExportDialog(project.path, project.scale,
@@ -357,7 +357,7 @@ class Organizer(QObject):
 
     def evaluate_systems(self) -> None:
         """Open the evaluation window."""
-        from app.gui.dialogs.evaluation_window import EvaluationWindow
+        from simrate.gui.dialogs.evaluation_window import EvaluationWindow
 
         if self.evaluation is None:
             self.evaluation = EvaluationWindow(self.context.settings.get(LAST_FOLDER),
@@ -368,12 +368,12 @@ class Organizer(QObject):
 
     def show_web_studies(self) -> None:
         """Open the web studies window: progress, the worker link, open or close."""
-        from app.gui.organizer.web_studies import open_web_studies_window
+        from simrate.gui.organizer.web_studies import open_web_studies_window
 
         open_web_studies_window(self.window)
 
     def show_team(self) -> None:
         """Open the team hub window: publish, people, who is connected."""
-        from app.gui.organizer.team_panel import open_team_window
+        from simrate.gui.organizer.team_panel import open_team_window
 
         open_team_window(self.window)

@@ -13,10 +13,10 @@ from bisect import bisect_left
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from app.core.project import Project
-from app.core.review.index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
-from app.core.scale import fmt
-from app.gui.kit.palette import SECOND_LOOK_COLOUR
+from simrate.core.project import Project
+from simrate.core.review.index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
+from simrate.core.scale import fmt
+from simrate.gui.kit.palette import SECOND_LOOK_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
 

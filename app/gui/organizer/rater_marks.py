@@ -22,12 +22,12 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolTip
 
-from app.core.project import Project
-from app.core.scale import Scale, fmt
-from app.gui.kit.accessible import named
-from app.gui.kit.palette import rater_colour
-from app.gui.rating.scale_widget import ScaleWidget, guideline_html
-from app.gui.shell.row_model import RowTableModel
+from simrate.core.project import Project
+from simrate.core.scale import Scale, fmt
+from simrate.gui.kit.accessible import named
+from simrate.gui.kit.palette import rater_colour
+from simrate.gui.rating.scale_widget import ScaleWidget, guideline_html
+from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from app.core.agreement.live import LiveAgreement
-from app.core.events import Event, RatingChanged
-from app.gui.shell.row_model import RowTableModel
+from simrate.core.agreement.live import LiveAgreement
+from simrate.core.events import Event, RatingChanged
+from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Raters in the heatmap when there are more (with fewer, the heatmap shows every rater).

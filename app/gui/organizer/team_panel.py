@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.core.team.hub.people import Person
-from app.gui.kit.accessible import named
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.row_model import RowTableModel
+from simrate.core.errors import SimrateError
+from simrate.core.team.hub.people import Person
+from simrate.gui.kit.accessible import named
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Seconds between reads of who is connected.
@@ -174,9 +174,9 @@ class TeamPanel(QWidget):
         password = self.window.hub_link.passwords.get(url)
 
         def work(_job):
-            from app.core.project import Project
-            from app.core.team.hub.backoff import total_wait
-            from app.core.team.hub.publish import publish
+            from simrate.core.project import Project
+            from simrate.core.team.hub.backoff import total_wait
+            from simrate.core.team.hub.publish import publish
 
             with Project.open(path) as project:
                 return publish(project, url, password, wait=total_wait())
@@ -214,7 +214,7 @@ class TeamPanel(QWidget):
         secret, password = dialog.password_edit.text() or None, self._password()
 
         def work(_job):
-            from app.core.team.hub.people import add_person
+            from simrate.core.team.hub.people import add_person
 
             return add_person(hub, name, role, secret, password)
 
@@ -235,7 +235,7 @@ class TeamPanel(QWidget):
         name, password = self.model.people[rows[0].row()].name, self._password()
 
         def work(_job):
-            from app.core.team.hub.people import remove_person
+            from simrate.core.team.hub.people import remove_person
 
             return remove_person(hub, name, password)
 
@@ -252,7 +252,7 @@ class TeamPanel(QWidget):
         password = self._password()
 
         def work(_job):
-            from app.core.team.hub.people import list_people
+            from simrate.core.team.hub.people import list_people
 
             return list_people(hub, password)
 

@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.scale import Scale
-from app.gui.kit.accessible import named
-from app.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
-from app.gui.rating.score_keys import big_score_label
-from app.gui.rating.text_pane import PairTexts
+from simrate.core.scale import Scale
+from simrate.gui.kit.accessible import named
+from simrate.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
+from simrate.gui.rating.score_keys import big_score_label
+from simrate.gui.rating.text_pane import PairTexts
 
 #: Rows of the raters' table shown before it scrolls.
 MAX_RATER_ROWS = 6

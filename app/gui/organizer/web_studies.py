@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import SimrateError
-from app.core.team.web_study import set_study, study_status
-from app.gui.shell.row_model import RowTableModel
+from simrate.core.errors import SimrateError
+from simrate.core.team.web_study import set_study, study_status
+from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 REFRESH_MS = 5000
@@ -107,7 +107,7 @@ class WebStudiesPanel(QWidget):
         note = ""
         if self._hub_replica() and (mirror or time.monotonic() - self._mirrored
                                     >= MIRROR_SECONDS):
-            from app.core.team.hub.web_hub import mirror_hub_studies
+            from simrate.core.team.hub.web_hub import mirror_hub_studies
 
             self._mirrored = time.monotonic()
             try:

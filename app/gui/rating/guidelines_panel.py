@@ -6,8 +6,8 @@ from html import escape
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from app.core.scale import Scale, fmt
-from app.gui.kit.accessible import named
+from simrate.core.scale import Scale, fmt
+from simrate.gui.kit.accessible import named
 
 
 def guidelines_html(scale: Scale) -> str:

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.gui.kit.accessible import named
-from app.gui.rating.item_model import (
+from simrate.gui.kit.accessible import named
+from simrate.gui.rating.item_model import (
     COL_DATASET,
     COL_GENRE,
     COL_ID,
@@ -27,7 +27,7 @@ from app.gui.rating.item_model import (
     FILTERS,
     ItemTableModel,
 )
-from app.gui.shell.context import ApplicationContext
+from simrate.gui.shell.context import ApplicationContext
 
 FILTER_TITLES = {"all": "All items", "unrated": "Unrated", "rated": "Rated",
                  "skipped": "Skipped"}

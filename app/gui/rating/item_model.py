@@ -12,9 +12,9 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from app.core.scale import fmt
-from app.gui.rating.session import RATED, SKIPPED, UNRATED, AnnotatorSession
-from app.gui.rating.text_pane import column_labels
+from simrate.core.scale import fmt
+from simrate.gui.rating.session import RATED, SKIPPED, UNRATED, AnnotatorSession
+from simrate.gui.rating.text_pane import column_labels
 
 COL_ID, COL_DATASET, COL_GENRE, COL_LEFT, COL_RIGHT, COL_RATING = range(6)
 #: Filter names and the row states each one shows.

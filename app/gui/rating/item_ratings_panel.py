@@ -10,10 +10,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from app.core.events import Event
-from app.core.review.index import AdjudicationRecords, ReviewIndex
-from app.core.scale import fmt
-from app.gui.organizer.rater_marks import (
+from simrate.core.events import Event
+from simrate.core.review.index import AdjudicationRecords, ReviewIndex
+from simrate.core.scale import fmt
+from simrate.gui.organizer.rater_marks import (
     ItemRatingsModel,
     RaterMarksScale,
     item_ratings,

@@ -23,17 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.actions import SetRating
-from app.core.errors import SimrateError
-from app.core.events import RatingState
-from app.core.scale import fmt
-from app.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
-from app.gui.rating.scale_widget import ScaleWidget
-from app.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
-from app.gui.rating.session import SKIPPED
-from app.gui.rating.text_pane import PairTexts, item_place
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.undo import push_action
+from simrate.core.actions import SetRating
+from simrate.core.errors import SimrateError
+from simrate.core.events import RatingState
+from simrate.core.scale import fmt
+from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
+from simrate.gui.rating.scale_widget import ScaleWidget
+from simrate.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
+from simrate.gui.rating.session import SKIPPED
+from simrate.gui.rating.text_pane import PairTexts, item_place
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.undo import push_action
 
 SKIP_REASONS = (
     "Cannot judge: a text is unreadable or garbled",

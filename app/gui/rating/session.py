@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
-from app.core.events import (
+from simrate.core.events import (
     Event,
     ItemsImported,
     RatingChanged,
@@ -27,7 +27,7 @@ from app.core.events import (
     RatingState,
     Reloaded,
 )
-from app.core.project import Project
+from simrate.core.project import Project
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 
 class ProjectBridge(QObject):

@@ -13,15 +13,15 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.roster import kind_clash
-from app.core.store import HUMAN
-from app.core.team.blind import is_annotator_replica, record_organizer_mode
-from app.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
-from app.gui.shell.bridge import ProjectBridge
-from app.gui.shell.jobs import JobRunner
-from app.gui.shell.settings import LAST_ANNOTATOR, Settings
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.roster import kind_clash
+from simrate.core.store import HUMAN
+from simrate.core.team.blind import is_annotator_replica, record_organizer_mode
+from simrate.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
+from simrate.gui.shell.bridge import ProjectBridge
+from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.shell.settings import LAST_ANNOTATOR, Settings
 
 #: Milliseconds after the first item is shown before the item list's details are read (by a
 #: background job: at a million items that takes seconds, and the window must not freeze).

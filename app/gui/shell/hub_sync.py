@@ -20,14 +20,14 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.core.errors import SimrateError
-from app.core.events import Event
-from app.core.project import Project
-from app.core.team.hub.backoff import Backoff
-from app.core.team.hub.connection import HubError
-from app.core.team.hub.replica import meta_int, read_link, watermarks
-from app.core.team.hub.session import HubSession
-from app.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
+from simrate.core.errors import SimrateError
+from simrate.core.events import Event
+from simrate.core.project import Project
+from simrate.core.team.hub.backoff import Backoff
+from simrate.core.team.hub.connection import HubError
+from simrate.core.team.hub.replica import meta_int, read_link, watermarks
+from simrate.core.team.hub.session import HubSession
+from simrate.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
 
 #: GUI-thread timer period, milliseconds: how soon results and notifications are handled.
 TICK_MS = 40

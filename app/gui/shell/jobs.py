@@ -26,7 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 #: How often the GUI thread collects results while jobs are out, in milliseconds.
 POLL_MS = 10
@@ -96,7 +96,7 @@ class Job(QRunnable):
             self.outbox.put((self, "failed", (exc,)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message
-            from app.core.integrity import damage_error
+            from simrate.core.integrity import damage_error
 
             error = damage_error(exc, self.files) or SimrateError(f"{type(exc).__name__}: {exc}")
             self.outbox.put((self, "failed", (error,)))

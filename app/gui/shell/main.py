@@ -11,7 +11,7 @@ import ctypes
 import os
 import sys
 
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 #: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
 XCB_LIBRARIES = (
@@ -97,7 +97,7 @@ def create_application():
     """The QApplication, created once, with our names and the Fusion style."""
     from PySide6.QtWidgets import QApplication
 
-    from app.gui.shell.settings import set_application_names
+    from simrate.gui.shell.settings import set_application_names
 
     set_application_names()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
@@ -111,7 +111,7 @@ def set_application_icon(application) -> None:
     """Our icon on every window, and the desktop entry's name for Wayland to match it."""
     from PySide6.QtGui import QIcon
 
-    from app.locations import icon_path
+    from simrate.locations import icon_path
 
     application.setWindowIcon(QIcon(str(icon_path())))
     application.setDesktopFileName("simrate")
@@ -121,11 +121,11 @@ def check_launch(project: str | None, annotator: str | None, organizer: bool, sa
                  quit_when_shown: bool) -> None:
     """SimrateError, before any window, for a project that cannot be opened as asked."""
     if project is not None:
-        from app.core.project import Project
+        from simrate.core.project import Project
 
         with Project.open(project) as probe:  # a bad path is a one-line error, display or not
             if organizer:
-                from app.core.team.blind import check_organizer_mode
+                from simrate.core.team.blind import check_organizer_mode
 
                 check_organizer_mode(probe)  # never on an annotator's replica of a hub
     if quit_when_shown and (project is not None or sample) and not annotator:
@@ -156,7 +156,7 @@ def launch(project: str | None = None, annotator: str | None = None,
         print(f"simrate: error: {problem}", file=sys.stderr)
         return 1
     if sample and project is None:
-        from app.gui.shell.sample import ensure_sample_project, sample_folder
+        from simrate.gui.shell.sample import ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
     app = create_application()
@@ -205,9 +205,9 @@ def quit_once_shown(app, window) -> None:
 
 def build_window(organizer: bool = False, settings=None):
     """A MainWindow with its context; tests pass their own Settings."""
-    from app.gui.shell.context import ApplicationContext
-    from app.gui.shell.main_window import MainWindow
-    from app.gui.shell.settings import Settings
+    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.shell.main_window import MainWindow
+    from simrate.gui.shell.settings import Settings
 
     context = ApplicationContext(settings or Settings(), organizer=organizer)
     return MainWindow(context)

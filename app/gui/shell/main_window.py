@@ -20,21 +20,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import __version__
-from app.core.errors import SimrateError
-from app.core.team.blind import is_annotator_replica
-from app.gui.dialogs.annotator_dialog import ask_annotator
-from app.gui.dialogs.import_dialog import ImportController
-from app.gui.dialogs.new_project_dialog import PAIR_FILES, NewProjectDialog
-from app.gui.kit.file_dialogs import get_open_file_name
-from app.gui.organizer.organizer import Organizer
-from app.gui.rating.guidelines_panel import GuidelinesPanel
-from app.gui.rating.item_list import ItemListPanel
-from app.gui.rating.progress_panel import ProgressPanel
-from app.gui.rating.rating_panel import RatingPanel
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.menus import build_menus, shortcuts_html
-from app.gui.shell.settings import (
+from simrate import __version__
+from simrate.core.errors import SimrateError
+from simrate.core.team.blind import is_annotator_replica
+from simrate.gui.dialogs.annotator_dialog import ask_annotator
+from simrate.gui.dialogs.import_dialog import ImportController
+from simrate.gui.dialogs.new_project_dialog import PAIR_FILES, NewProjectDialog
+from simrate.gui.kit.file_dialogs import get_open_file_name
+from simrate.gui.organizer.organizer import Organizer
+from simrate.gui.rating.guidelines_panel import GuidelinesPanel
+from simrate.gui.rating.item_list import ItemListPanel
+from simrate.gui.rating.progress_panel import ProgressPanel
+from simrate.gui.rating.rating_panel import RatingPanel
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.menus import build_menus, shortcuts_html
+from simrate.gui.shell.settings import (
     LAST_ANNOTATOR,
     LAST_FOLDER,
     LAST_SCALE,
@@ -43,9 +43,9 @@ from app.gui.shell.settings import (
     WINDOW_GEOMETRY,
     WINDOW_STATE,
 )
-from app.gui.shell.start_page import StartPage
-from app.gui.shell.sync_status import HubLink
-from app.services.file_import import ImportRequest, ImportResult
+from simrate.gui.shell.start_page import StartPage
+from simrate.gui.shell.sync_status import HubLink
+from simrate.services.file_import import ImportRequest, ImportResult
 
 REFRESH_MS = 2000  # how often to look for changes made by other processes
 
@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
         """Open a project file, asking who is rating unless told; False if not opened."""
         try:
             if annotator is None:
-                from app.core.project import Project
+                from simrate.core.project import Project
 
                 with Project.open(path) as probe:
                     names = probe.annotators()
@@ -206,12 +206,12 @@ class MainWindow(QMainWindow):
             if not Path(path).is_file():
                 self.context.settings.remove_recent_project(str(path))
                 self.start_page.refresh()
-            from app.core.integrity import with_way_out
+            from simrate.core.integrity import with_way_out
 
             self.show_error(str(with_way_out(exc)))
             return False
         except Exception as exc:
-            from app.core.integrity import damage_error
+            from simrate.core.integrity import damage_error
 
             error = damage_error(exc, [path])
             if error is None:
@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
 
     def open_sample(self) -> None:
         """Open the sample project (built in the user's data folder the first time)."""
-        from app.gui.shell.sample import ensure_sample_project, sample_folder
+        from simrate.gui.shell.sample import ensure_sample_project, sample_folder
 
         try:
             path = ensure_sample_project(sample_folder())
@@ -244,7 +244,7 @@ class MainWindow(QMainWindow):
     def open_sample_as_organizer(self) -> None:
         """Open the sample in organizer mode as its organizer: agreement, flagged items and
         the adjudication already made, with no question asked."""
-        from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+        from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
 
         try:
             path = ensure_sample_project(sample_folder())
@@ -257,7 +257,7 @@ class MainWindow(QMainWindow):
 
     def join_hub(self) -> None:
         """Join a team hub: make a replica and open it as the person the hub knows."""
-        from app.gui.dialogs.join_dialog import JoinDialog
+        from simrate.gui.dialogs.join_dialog import JoinDialog
 
         dialog = JoinDialog(self.context.settings.get(LAST_FOLDER), self)
         dialog.joined.connect(self._open_joined)
@@ -266,7 +266,7 @@ class MainWindow(QMainWindow):
 
     def _open_joined(self, path: str, name: str, password: str) -> None:
         if password:
-            from app.core.project import Project
+            from simrate.core.project import Project
 
             with Project.open(path) as replica:  # for this session only, never stored
                 self.hub_link.passwords[replica.meta("hub_url") or ""] = password
@@ -356,7 +356,7 @@ class MainWindow(QMainWindow):
     def report_damage(self, exc: BaseException) -> bool:
         """Show the "damaged project" message if `exc` came from a damaged project file
         (the open one); True if it did. The window's hook for unexpected errors calls it."""
-        from app.core.integrity import damage_error
+        from simrate.core.integrity import damage_error
 
         project = self.context.project
         error = damage_error(exc, [project.path] if project is not None else [])

@@ -5,8 +5,8 @@ the kind of disagreement real raters show (ben a little generous, chloe a little
 few pairs read differently), so the dashboard has agreement to show, the queue has flagged
 items, and one of them (news-04) has already been adjudicated by the organizer, "lead".
 
-`python -m app.gui.shell.sample` builds it if needed and prints its path, for the README's
-run command: `simrate "$(python -m app.gui.shell.sample)" --annotator YOUR_NAME`.
+`python -m simrate.gui.shell.sample` builds it if needed and prints its path, for the README's
+run command: `simrate "$(python -m simrate.gui.shell.sample)" --annotator YOUR_NAME`.
 
 The file name carries SAMPLE_VERSION: a user who ran an older simrate keeps their old
 sample file untouched (a window may have it open) and gets the new one beside it.
@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.locations import sample_data_folder
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.locations import sample_data_folder
 
 SAMPLE_PAIRS = sample_data_folder() / "pairs.tsv"
 #: Raised whenever what the sample holds changes, so that the new sample is built.
@@ -73,7 +73,7 @@ def sample_folder() -> Path:
     """The user's data folder for simrate (QStandardPaths' AppDataLocation)."""
     from PySide6.QtCore import QStandardPaths
 
-    from app.gui.shell.settings import set_application_names
+    from simrate.gui.shell.settings import set_application_names
 
     set_application_names()
     location = QStandardPaths.writableLocation(
@@ -104,7 +104,7 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
         return target
     if not source.is_file():
         raise SimrateError("the sample pairs are missing from this installation", source)
-    from app.formats.detect import read_items
+    from simrate.formats.detect import read_items
 
     frame = read_items(source, "auto")
     try:

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from app.core.actions import Action
-from app.core.errors import SimrateError
-from app.core.project import Project
+from simrate.core.actions import Action
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
 
 
 class ActionCommand(QUndoCommand):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.batch import (
+from simrate.core.agreement.batch import (
     REASON_NO_PAIRABLE,
     REASON_NO_RATINGS,
     REASON_NO_VARIANCE,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.batch import _checked, alpha_with_reason, grid_alpha, slot_alpha
-from app.core.agreement.coded import MAX_CODES, grid_digits
+from simrate.core.agreement.batch import _checked, alpha_with_reason, grid_alpha, slot_alpha
+from simrate.core.agreement.coded import MAX_CODES, grid_digits
 from tests.core.agreement.reference import reference_alpha, same
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -78,8 +78,8 @@ def test_scale_sized_data_agrees_with_the_reference():
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_data())
 def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
-    from app.core.agreement.reports.long_report import long_summary
-    from app.core.agreement.sparse import LongRatings, long_alpha
+    from simrate.core.agreement.reports.long_report import long_summary
+    from simrate.core.agreement.sparse import LongRatings, long_alpha
 
     long = LongRatings.from_matrix(data)
     report = long_summary(long, LEVELS, ci=True)
@@ -90,8 +90,8 @@ def test_long_report_alpha_by_grid_codes_equals_long_form_alpha(data):
 
 
 def test_long_report_with_a_repeated_rating_counts_both():
-    from app.core.agreement.reports.long_report import long_summary
-    from app.core.agreement.sparse import LongRatings, long_alpha
+    from simrate.core.agreement.reports.long_report import long_summary
+    from simrate.core.agreement.sparse import LongRatings, long_alpha
 
     long = LongRatings(np.array([0, 0, 0, 1, 1]), np.array([0, 0, 1, 0, 1]),
                        np.array([1.0, 2.0, 2.0, 3.0, 4.0]), ["a", "b"], ["r", "s"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.core.agreement.correlation import (
+from simrate.core.agreement.correlation import (
     REASON_NO_COMMON,
     REASON_NO_OTHERS,
     REASON_NO_VARIANCE,

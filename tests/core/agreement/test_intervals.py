@@ -6,8 +6,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from app.core.agreement.batch import alpha, pairable, unique_ints
-from app.core.agreement.intervals import (
+from simrate.core.agreement.batch import alpha, pairable, unique_ints
+from simrate.core.agreement.intervals import (
     alpha_ci,
     alphas_from_weights,
     hayes_bootstrap,

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from app.core.agreement import LiveAgreement, alpha, unit_disagreement
-from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
-from app.core.review.queue import disagreement_shares, unit_share
+from simrate.core.agreement import LiveAgreement, alpha, unit_disagreement
+from simrate.core.agreement.correlation import pearson_matrix, pearson_vs_rest
+from simrate.core.review.queue import disagreement_shares, unit_share
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -173,7 +173,7 @@ def test_bulk_load_with_repeated_ratings_keeps_the_last():
 
 
 def test_indexed_load_with_repeated_ratings_keeps_the_last(monkeypatch):
-    from app.core.agreement import load
+    from simrate.core.agreement import load
 
     tries = []
     monkeypatch.setattr(load, "bulk_state_indexed",

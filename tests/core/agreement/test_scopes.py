@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.agreement.batch import LEVELS, alpha
-from app.core.agreement.intervals import alpha_ci
-from app.core.agreement.scopes import (
+from simrate.core.agreement.batch import LEVELS, alpha
+from simrate.core.agreement.intervals import alpha_ci
+from simrate.core.agreement.scopes import (
     ALL,
     MISSING,
     OVERALL,
@@ -18,9 +18,9 @@ from app.core.agreement.scopes import (
     scope_intervals,
     scope_ratings,
 )
-from app.core.agreement.snapshot import SparseCodes, read_snapshot
-from app.core.project import Project
-from app.core.review.index import ReviewIndex
+from simrate.core.agreement.snapshot import SparseCodes, read_snapshot
+from simrate.core.project import Project
+from simrate.core.review.index import ReviewIndex
 from tests.core.frames import make_items, make_ratings
 
 

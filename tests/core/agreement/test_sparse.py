@@ -9,18 +9,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.agreement.batch import alpha_with_reason
-from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
-from app.core.agreement.reports.long_report import _ci_data, long_agreement_report
-from app.core.agreement.reports.report import agreement_report, ratings_matrix
-from app.core.agreement.sparse import (
+from simrate.core.agreement.batch import alpha_with_reason
+from simrate.core.agreement.correlation import correlation_matrix, vs_rest_correlation
+from simrate.core.agreement.reports.long_report import _ci_data, long_agreement_report
+from simrate.core.agreement.reports.report import agreement_report, ratings_matrix
+from simrate.core.agreement.sparse import (
     LongRatings,
     long_alpha,
     pairwise_pearson,
     pearson_vs_rest,
     reason_few_common,
 )
-from app.core.agreement.sums import LEVELS
+from simrate.core.agreement.sums import LEVELS
 from tests.core.agreement.reference import same
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -125,7 +125,7 @@ def test_interval_values_keep_pairable_units_only():
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reliability_data())
 def test_dense_pair_sums_equal_listed_pairs(data):
-    from app.core.agreement.pair_sums import _dense_pair_sums, _listed_pair_sums
+    from simrate.core.agreement.pair_sums import _dense_pair_sums, _listed_pair_sums
 
     long = LongRatings.from_matrix(data)
     count, units = len(long.raters), len(long.units)
@@ -139,7 +139,7 @@ def test_dense_pair_sums_equal_listed_pairs(data):
 
 
 def test_dense_pair_sums_refuse_a_repeated_rating():
-    from app.core.agreement.pair_sums import _dense_pair_sums
+    from simrate.core.agreement.pair_sums import _dense_pair_sums
 
     unit, rater = np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1])
     assert _dense_pair_sums(unit, rater, np.array([1.0, 2.0, 3.0, 4.0]), 2, 2) is None

@@ -6,7 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from app.core.agreement.sums import interval_alpha, level_distances, matrix_alpha
+from simrate.core.agreement.sums import interval_alpha, level_distances, matrix_alpha
 
 # Two raters, three units: (0, 1), (2, 2), (1, 3).
 DATA = np.array([[0.0, 2.0, 1.0], [1.0, 2.0, 3.0]])

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.core.machine.alt_test import alt_test, benjamini_yekutieli, one_sided_p
+from simrate.core.machine.alt_test import alt_test, benjamini_yekutieli, one_sided_p
 
 
 def test_one_sided_p_matches_scipy():

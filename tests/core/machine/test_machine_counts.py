@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.machine.report import machine_counts
-from app.core.project import Project
+from simrate.core.machine.report import machine_counts
+from simrate.core.project import Project
 from tests.core.frames import make_rated_project
 
 

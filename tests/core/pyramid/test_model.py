@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from app.core.pyramid.model import (
+from simrate.core.pyramid.model import (
     EXACT,
     LOST,
     RECOVERED,

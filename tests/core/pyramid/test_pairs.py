@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.pyramid.model import Contributor, Part, Pyramid, Scu, build_pyramid
-from app.core.pyramid.pairs import (
+from simrate.core.errors import SimrateError
+from simrate.core.pyramid.model import Contributor, Part, Pyramid, Scu, build_pyramid
+from simrate.core.pyramid.pairs import (
     STATISTICS_KEYS,
     binary_pairs,
     derive_tests,
@@ -17,7 +17,7 @@ from app.core.pyramid.pairs import (
     pyramid_texts,
     ranking_questions,
 )
-from app.core.pyramid.words import WordRules, analyse
+from simrate.core.pyramid.words import WordRules, analyse
 
 
 def make_pyramid(scus: dict[str, tuple[str, list[str]]], topic: str = "D9990") -> Pyramid:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.pyramid.words import (
+from simrate.core.pyramid.words import (
     WordRules,
     analyse,
     is_content_word,

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.errors import SimrateError
-from app.core.frames import item_frame, rating_frame
-from app.core.project import Project
-from app.core.review.flags import FlagIndex
-from app.core.scale import threshold_codes
+from simrate.core.errors import SimrateError
+from simrate.core.frames import item_frame, rating_frame
+from simrate.core.project import Project
+from simrate.core.review.flags import FlagIndex
+from simrate.core.scale import threshold_codes
 
 
 class NoScanDict(dict):

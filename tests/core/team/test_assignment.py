@@ -7,15 +7,15 @@ from itertools import combinations
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.assignment import (
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.assignment import (
     assign,
     assign_project,
     assignment_settings,
     stored_assignment,
 )
-from app.core.team.quality import set_checks
+from simrate.core.team.quality import set_checks
 from tests.core.team.test_packages import make_items
 
 

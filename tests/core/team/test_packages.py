@@ -12,14 +12,14 @@ import time
 import pandas as pd
 import pytest
 
-from app.core.errors import RuleError, SimrateError
-from app.core.events import Reloaded
-from app.core.frames import item_frame
-from app.core.project import Project
-from app.core.team.assignment import assign_project
-from app.core.team.package_merge import merge_package, plan_merge
-from app.core.team.packages import make_package, package_meta
-from app.core.team.quality import set_checks
+from simrate.core.errors import RuleError, SimrateError
+from simrate.core.events import Reloaded
+from simrate.core.frames import item_frame
+from simrate.core.project import Project
+from simrate.core.team.assignment import assign_project
+from simrate.core.team.package_merge import merge_package, plan_merge
+from simrate.core.team.packages import make_package, package_meta
+from simrate.core.team.quality import set_checks
 
 N_ITEMS = 40
 
@@ -152,7 +152,7 @@ def test_dataset_filter_and_bad_requests(origin, tmp_path):
 
 
 def test_a_failure_while_writing_leaves_no_file(origin, tmp_path, monkeypatch):
-    import app.core.team.packages as packages
+    import simrate.core.team.packages as packages
 
     def broken(*args, **kwargs):
         raise SimrateError("disk full")

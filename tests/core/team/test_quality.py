@@ -8,9 +8,9 @@ import statistics
 import pytest
 from scipy import stats
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.quality import (
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.quality import (
     REPORT_COLUMNS,
     annotator_frame,
     annotator_report,

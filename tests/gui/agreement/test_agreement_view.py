@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QScrollArea
 
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
-from app.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project
 
 
 def organizer_on_sample(qtbot, settings, tmp_path, size=(1366, 768)) -> MainWindow:
@@ -110,7 +110,7 @@ def test_a_crowd_fits_sideways_and_a_tall_heatmap_leaves_no_gaps(qtbot, settings
 
 
 def test_the_agreement_view_says_who_is_drifting(qtbot, settings, tmp_path):
-    from app.core.project import Project
+    from simrate.core.project import Project
     from tests.core.agreement.reports.test_over_time import study
     from tests.core.frames import make_items
 

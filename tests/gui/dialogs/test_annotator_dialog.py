@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 
-from app.gui.dialogs.annotator_dialog import AnnotatorDialog
+from simrate.gui.dialogs.annotator_dialog import AnnotatorDialog
 
 
 def shown(qtbot, names, last):
@@ -43,9 +43,9 @@ def test_a_last_name_from_another_project_is_new_here(qtbot):
 def test_the_window_never_rates_under_a_machine_rater(qtbot, settings, project_path):
     import pytest
 
-    from app.core.errors import SimrateError
-    from app.core.project import Project
-    from app.gui.shell.context import ApplicationContext
+    from simrate.core.errors import SimrateError
+    from simrate.core.project import Project
+    from simrate.gui.shell.context import ApplicationContext
 
     with Project.open(project_path) as project:
         project.roster.add_machine("gpt")
@@ -62,9 +62,9 @@ def test_opening_a_project_as_a_new_person_after_another(qtbot, settings, projec
     """The reported case, through the window: "lead" rated last; zoe types her name."""
     from PySide6.QtWidgets import QApplication
 
-    from app.gui.shell.context import ApplicationContext
-    from app.gui.shell.main_window import MainWindow
-    from app.gui.shell.settings import LAST_ANNOTATOR
+    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.shell.main_window import MainWindow
+    from simrate.gui.shell.settings import LAST_ANNOTATOR
 
     settings.set(LAST_ANNOTATOR, "lead")
     context = ApplicationContext(settings)

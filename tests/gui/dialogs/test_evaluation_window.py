@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from app.gui.dialogs.evaluation_window import (
+from simrate.gui.dialogs.evaluation_window import (
     TOTAL_ROW,
     EvaluationTableModel,
     EvaluationWindow,

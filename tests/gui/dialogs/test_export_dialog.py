@@ -7,9 +7,9 @@ import threading
 import pandas as pd
 import pytest
 
-from app.core.project import Project
-from app.gui.dialogs import export_dialog as module
-from app.gui.dialogs.export_dialog import ExportDialog
+from simrate.core.project import Project
+from simrate.gui.dialogs import export_dialog as module
+from simrate.gui.dialogs.export_dialog import ExportDialog
 from tests.core.frames import make_items, make_rated_project
 
 

@@ -6,11 +6,11 @@ import shutil
 
 import pytest
 
-import app.gui.shell.main_window as main_window_module
-from app.formats.pyramid_project import read_pyramid_items
-from app.gui.dialogs.new_project_dialog import NewProjectDialog, quoted_paths, source_paths
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
+import simrate.gui.shell.main_window as main_window_module
+from simrate.formats.pyramid_project import read_pyramid_items
+from simrate.gui.dialogs.new_project_dialog import NewProjectDialog, quoted_paths, source_paths
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import time
 
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from app.core.project import Project
-from app.gui.kit.file_dialogs import NameOnlyIconProvider, _dialog
+from simrate.core.project import Project
+from simrate.gui.kit.file_dialogs import NameOnlyIconProvider, _dialog
 
 
 def held_locks(path) -> int:

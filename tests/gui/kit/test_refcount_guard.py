@@ -12,7 +12,7 @@ import pytest
 
 def test_many_emits_and_void_calls_do_not_abort_the_interpreter():
     script = textwrap.dedent("""
-        import app.gui  # installs the guard when the defect is present
+        import simrate.gui  # installs the guard when the defect is present
         from PySide6.QtCore import QObject, Signal
 
         class Busy(QObject):
@@ -39,7 +39,7 @@ def _env() -> dict[str, str]:
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="immortal singletons: never acts")
 def test_the_guard_can_find_the_counts_it_would_raise_on_this_interpreter():
-    from app.gui.kit.refcount_guard import _refcount_cell
+    from simrate.gui.kit.refcount_guard import _refcount_cell
 
     # Were the reference-count field not where the guard looks, it would silently do nothing.
     assert all(_refcount_cell(obj) is not None for obj in (None, True, False))

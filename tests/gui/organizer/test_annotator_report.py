@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QThreadPool
 
-from app.core.project import Project
-from app.core.team.quality import set_checks
-from app.gui.organizer.annotator_report import COLUMNS, AnnotatorReport, AnnotatorReportModel
-from app.gui.shell.bridge import ProjectBridge
+from simrate.core.project import Project
+from simrate.core.team.quality import set_checks
+from simrate.gui.organizer.annotator_report import COLUMNS, AnnotatorReport, AnnotatorReportModel
+from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_rated_project
 
 COLUMN = {key: i for i, (key, _title, _fmt) in enumerate(COLUMNS)}

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-from app.core.project import Project
-from app.gui.dialogs.annotator_dialog import AnnotatorDialog
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
+from simrate.core.project import Project
+from simrate.gui.dialogs.annotator_dialog import AnnotatorDialog
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
 from tests.core.frames import make_rated_project
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -38,7 +38,7 @@ def switches(path) -> list[tuple[str, str]]:
 
 
 def info(path) -> str:
-    done = subprocess.run([sys.executable, "-m", "app", "info", str(path)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "simrate", "info", str(path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -96,7 +96,7 @@ def test_the_identity_dialog_says_what_organizer_mode_means(qtbot):
 
 def test_the_window_asks_who_is_rating_in_the_words_of_its_mode(qtbot, settings, tmp_path,
                                                                  monkeypatch):
-    import app.gui.shell.main_window as main_window
+    import simrate.gui.shell.main_window as main_window
 
     asked = []
 

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtGui import QUndoStack
 
-from app.core.actions import ExcludeCareless, History
-from app.core.project import Project
-from app.core.team.quality import set_checks
-from app.gui.organizer.annotator_report import COLUMNS, AnnotatorReport
-from app.gui.shell.bridge import ProjectBridge
+from simrate.core.actions import ExcludeCareless, History
+from simrate.core.project import Project
+from simrate.core.team.quality import set_checks
+from simrate.gui.organizer.annotator_report import COLUMNS, AnnotatorReport
+from simrate.gui.shell.bridge import ProjectBridge
 from tests.cli.helpers import simrate
 from tests.core.frames import make_items, make_ratings
 

@@ -7,13 +7,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
-from app.core.agreement.correlation import pearson_matrix, pearson_vs_rest
-from app.core.machine.report import machine_report
-from app.core.project import Project
-from app.gui.agreement.agreement_watch import AgreementWatcher
-from app.gui.organizer.dashboard import Dashboard
-from app.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
-from app.gui.shell.bridge import ProjectBridge
+from simrate.core.agreement.correlation import pearson_matrix, pearson_vs_rest
+from simrate.core.machine.report import machine_report
+from simrate.core.project import Project
+from simrate.gui.agreement.agreement_watch import AgreementWatcher
+from simrate.gui.organizer.dashboard import Dashboard
+from simrate.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
+from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_items, make_rated_project, make_ratings
 
 WORKERS = 20
@@ -219,7 +219,7 @@ def test_a_narrow_dashboard_shows_the_crowd_raters_that_fit_without_scrolling_si
     """In a dock as narrow as a laptop's (about 420 px), the heatmap holds fewer of the
     raters most in doubt instead of pushing the dashboard wider than its dock; widened
     again, it holds TOP_N."""
-    from app.gui.agreement.pearson_view import FEWEST
+    from simrate.gui.agreement.pearson_view import FEWEST
 
     _project, _watcher, dashboard = crowd
     dashboard.resize(420, 900)

@@ -7,12 +7,12 @@ import threading
 import numpy as np
 import pytest
 
-from app.core.agreement.batch import alpha
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.gui.agreement.agreement_watch import OVERALL_ALL, AgreementWatcher
-from app.gui.organizer.dashboard import AgreementTableModel, Dashboard
-from app.gui.shell.bridge import ProjectBridge
+from simrate.core.agreement.batch import alpha
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.gui.agreement.agreement_watch import OVERALL_ALL, AgreementWatcher
+from simrate.gui.organizer.dashboard import AgreementTableModel, Dashboard
+from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_rated_project
 
 
@@ -102,7 +102,7 @@ def test_a_failed_interval_job_is_shown(qtbot, organizer, monkeypatch):
     def fail(*_args, **_kwargs):
         raise SimrateError("no memory left for the resamples")
 
-    monkeypatch.setattr("app.gui.agreement.agreement_watch.scope_intervals", fail)
+    monkeypatch.setattr("simrate.gui.agreement.agreement_watch.scope_intervals", fail)
     watcher.compute_intervals()
     qtbot.waitUntil(lambda: not dashboard.status_label.isHidden(), timeout=10000)
     assert "no memory left" in dashboard.status_label.text()
@@ -120,7 +120,7 @@ def test_an_interval_job_ending_after_shutdown_reaches_nobody(qtbot, organizer, 
         raise SimrateError("the project was closed")
 
     qtbot.waitUntil(lambda: watcher._interval_job is None, timeout=10000)
-    monkeypatch.setattr("app.gui.agreement.agreement_watch.scope_intervals", held_fail)
+    monkeypatch.setattr("simrate.gui.agreement.agreement_watch.scope_intervals", held_fail)
     failures = []
     watcher.failed.connect(failures.append)
     watcher.compute_intervals()

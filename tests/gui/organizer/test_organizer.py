@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
 from tests.core.frames import make_rated_project
 
 
@@ -118,7 +118,7 @@ def test_view_toggle_switches_organizer_mode_on_and_off(qtbot, settings, tmp_pat
 
 
 def test_export_and_import_actions_open_their_dialogs(qtbot, organizer_window, monkeypatch):
-    from app.gui.dialogs import export_dialog
+    from simrate.gui.dialogs import export_dialog
 
     seen = []
     monkeypatch.setattr(export_dialog.ExportDialog, "exec", lambda self: seen.append(self))
@@ -131,7 +131,7 @@ def test_open_watch_adjudicate_everything_by_keyboard_and_export(qtbot, organize
     """The issue's 'done when': no command line from a rated project to exported gold."""
     import pandas as pd
 
-    from app.gui.dialogs import export_dialog
+    from simrate.gui.dialogs import export_dialog
 
     window = organizer_window
     project = window.context.project

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.events import Reloaded
-from app.core.project import Project
-from app.core.team.packages import make_package
-from app.gui.dialogs.ratings_import_dialog import ConflictModel, RatingsImportDialog
-from app.services.ratings_preview import RESOLVE_KEEP, preview_import
+from simrate.core.events import Reloaded
+from simrate.core.project import Project
+from simrate.core.team.packages import make_package
+from simrate.gui.dialogs.ratings_import_dialog import ConflictModel, RatingsImportDialog
+from simrate.services.ratings_preview import RESOLVE_KEEP, preview_import
 from tests.core.frames import make_rated_project, write_long
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 
-from app.core.project import Project
-from app.core.team import web_study as web
-from app.gui.agreement.pearson_view import PearsonView
-from app.gui.organizer.web_studies import WebStudiesPanel
+from simrate.core.project import Project
+from simrate.core.team import web_study as web
+from simrate.gui.agreement.pearson_view import PearsonView
+from simrate.gui.organizer.web_studies import WebStudiesPanel
 from tests.web.projects import make_project
 
 

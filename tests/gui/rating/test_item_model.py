@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.core.project import Project
-from app.gui.rating.item_model import COL_ID, COL_RATING, ItemIdRole, ItemTableModel
-from app.gui.rating.progress_panel import DatasetProgressModel
-from app.gui.rating.session import AnnotatorSession
-from app.gui.shell.bridge import ProjectBridge
+from simrate.core.project import Project
+from simrate.gui.rating.item_model import COL_ID, COL_RATING, ItemIdRole, ItemTableModel
+from simrate.gui.rating.progress_panel import DatasetProgressModel
+from simrate.gui.rating.session import AnnotatorSession
+from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_items, make_ratings
 
 

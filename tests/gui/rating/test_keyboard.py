@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 
 def keys(qtbot, window, *sequence):

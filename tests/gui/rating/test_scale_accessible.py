@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAccessible
 
-from app.core.scale import load_scale
-from app.gui.organizer.rater_marks import RaterMarksScale
-from app.gui.rating.scale_widget import ScaleWidget
+from simrate.core.scale import load_scale
+from simrate.gui.organizer.rater_marks import RaterMarksScale
+from simrate.gui.rating.scale_widget import ScaleWidget
 
 
 def spoken(widget) -> str:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from app.cli import main
-from app.core.project import Project
-from app.gui.rating.text_pane import pair_labels
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
+from simrate.cli import main
+from simrate.core.project import Project
+from simrate.gui.rating.text_pane import pair_labels
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
 
 
 def test_pair_labels():

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CHILD = r'''
 import sys, threading, time
 from pathlib import Path
-import app.gui.shell.main as window_main
+import simrate.gui.shell.main as window_main
 from PySide6.QtCore import QRunnable, QThreadPool, QTimer
 
 marker = Path(sys.argv[1])
@@ -38,7 +38,7 @@ def build(*args, **kwargs):
 window_main.build_window = build
 
 import gc
-from app.cli import main
+from simrate.cli import main
 sys.argv = ["simrate", *sys.argv[2:]]
 status = main()
 print("collector", gc.isenabled(), flush=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 
 def test_rating_written_elsewhere_appears_without_user_action(qtbot, window, project_path):

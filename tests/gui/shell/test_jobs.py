@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from app.core.errors import SimrateError
-from app.gui.shell.jobs import JobRunner
+from simrate.core.errors import SimrateError
+from simrate.gui.shell.jobs import JobRunner
 
 
 @pytest.fixture

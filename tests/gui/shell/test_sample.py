@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import app.gui.shell.main_window as main_window_module
-import app.gui.shell.sample as sample_module
-from app.core.project import Project
-from app.formats.detect import read_items
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
-from app.gui.shell.sample import (
+import simrate.gui.shell.main_window as main_window_module
+import simrate.gui.shell.sample as sample_module
+from simrate.core.project import Project
+from simrate.formats.detect import read_items
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.shell.sample import (
     SAMPLE_NAME,
     SAMPLE_ORGANIZER,
     SAMPLE_TITLE,
@@ -131,7 +131,7 @@ def test_the_file_menu_opens_the_sample_as_organizer(start_window):
 def run_simrate(*args: str, data: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_DATA_HOME=str(data), QT_QPA_PLATFORM="offscreen",
                PYTHONPATH=str(ROOT), HOME=str(data))
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "simrate", *args], capture_output=True,
                           text=True, env=env, timeout=120, cwd=data)
 
 
@@ -148,7 +148,7 @@ def test_sample_organizer_opens_with_no_dialog_from_the_command_line(tmp_path):
 def test_the_sample_module_prints_the_path_of_the_new_sample(tmp_path):
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONPATH=str(ROOT),
                HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-m", "app.gui.shell.sample"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "simrate.gui.shell.sample"], capture_output=True,
                           text=True, env=env, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     path = Path(done.stdout.strip())

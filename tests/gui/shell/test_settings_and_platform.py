@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.gui.shell import main as gui_main
-from app.gui.shell.settings import (
+from simrate.gui.shell import main as gui_main
+from simrate.gui.shell.settings import (
     LAST_ANNOTATOR,
     MAX_RECENT,
     RECENT_PROJECTS,
@@ -101,7 +101,7 @@ def test_launch_refuses_early_without_a_display(monkeypatch, capsys):
 
 
 def test_launch_opens_a_project_straight_into_rating(qapp, monkeypatch, tmp_path, settings):
-    import app.gui.shell.sample as sample_module
+    import simrate.gui.shell.sample as sample_module
 
     if not sample_module.SAMPLE_PAIRS.is_file():
         import pytest
@@ -134,7 +134,7 @@ def test_launch_opens_a_project_straight_into_rating(qapp, monkeypatch, tmp_path
 def test_launch_with_a_bad_project_is_a_one_line_error(monkeypatch, tmp_path):
     import pytest
 
-    from app.core.errors import SimrateError
+    from simrate.core.errors import SimrateError
 
     monkeypatch.setattr(gui_main, "platform_problem", lambda: None)
     with pytest.raises(SimrateError, match="no such project file"):

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import app.gui.shell.main_window as main_window_module
-import app.gui.shell.sample as sample_module
-from app.core.project import Project
-from app.gui.dialogs.import_dialog import ImportErrorDialog
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
-from app.gui.shell.settings import LAST_ANNOTATOR
-from app.gui.shell.start_page import MissingRole
-from app.services.file_import import ImportRequest
+import simrate.gui.shell.main_window as main_window_module
+import simrate.gui.shell.sample as sample_module
+from simrate.core.project import Project
+from simrate.gui.dialogs.import_dialog import ImportErrorDialog
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.shell.settings import LAST_ANNOTATOR
+from simrate.gui.shell.start_page import MissingRole
+from simrate.services.file_import import ImportRequest
 
 SAMPLE_PAIRS = Path(__file__).resolve().parents[3] / "sample_data" / "pairs.tsv"
 
@@ -140,7 +140,7 @@ def test_import_into_the_open_project_updates_the_list(qtbot, start_window, proj
 
 def test_cancel_before_writing_leaves_the_project_unchanged(qtbot, start_window, project_path,
                                                             tmp_path, monkeypatch):
-    import app.gui.dialogs.import_dialog as dialog_module
+    import simrate.gui.dialogs.import_dialog as dialog_module
 
     start_window.open_project(str(project_path), annotator="carol")
     real_read = dialog_module.read_source
@@ -181,7 +181,7 @@ def test_enter_on_a_first_start_opens_the_sample(qtbot, start_window, tmp_path, 
 def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_window,
                                                                 project_path, tmp_path,
                                                                 monkeypatch):
-    import app.gui.dialogs.import_dialog as dialog_module
+    import simrate.gui.dialogs.import_dialog as dialog_module
 
     start_window.open_project(str(project_path), annotator="carol")
     real_write = dialog_module.write_source

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDockWidget
 
-from app.gui.shell.context import ApplicationContext
-from app.gui.shell.main_window import MainWindow
+from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.shell.main_window import MainWindow
 
 
 def make_window(qtbot, settings):

@@ -13,10 +13,10 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
-from app.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
-from app.core.agreement.reports.report import Report, interval_block
-from app.core.agreement.sparse import (
+from simrate.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
+from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
+from simrate.core.agreement.reports.report import Report, interval_block
+from simrate.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,
     long_alpha,
@@ -24,7 +24,7 @@ from app.core.agreement.sparse import (
     pairwise_pearson,
     pearson_vs_rest,
 )
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 
 def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.core.agreement.intervals import alpha_ci
-from app.core.agreement.live import LiveAgreement
+from simrate.core.agreement.intervals import alpha_ci
+from simrate.core.agreement.live import LiveAgreement
 
 #: At most this many points; N is chosen to keep to it.
 MAX_POINTS = 40

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
-from app.core.agreement.correlation import correlation_matrix, vs_rest_correlation
-from app.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
-from app.core.errors import SimrateError
+from simrate.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
+from simrate.core.agreement.correlation import correlation_matrix, vs_rest_correlation
+from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
+from simrate.core.errors import SimrateError
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd

@@ -15,12 +15,12 @@ import math
 
 import pandas as pd
 
-from app.core.data.changelog import log_change
-from app.core.project import Project
-from app.core.store import CROWD, HUMAN
-from app.core.team.hub.exchange import Outbox, Received
-from app.core.team.hub.replica import Link, ensure_tables, set_meta
-from app.core.team.hub.replica_state import (
+from simrate.core.data.changelog import log_change
+from simrate.core.project import Project
+from simrate.core.store import CROWD, HUMAN
+from simrate.core.team.hub.exchange import Outbox, Received
+from simrate.core.team.hub.replica import Link, ensure_tables, set_meta
+from simrate.core.team.hub.replica_state import (
     ABSENT_RATING,
     adjudication_values,
     annotator_values,

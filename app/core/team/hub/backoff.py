@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from app.core.errors import SimrateError
-from app.core.team.hub.connection import HubError
+from simrate.core.errors import SimrateError
+from simrate.core.team.hub.connection import HubError
 
 T = TypeVar("T")
 

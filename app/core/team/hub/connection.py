@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.errors import SimrateError
-from app.core.team.hub.hub_schema import HUB_SCHEMA_VERSION
+from simrate.core.errors import SimrateError
+from simrate.core.team.hub.hub_schema import HUB_SCHEMA_VERSION
 
 #: Seconds libpq waits for the server before the hub counts as unreachable.
 CONNECT_TIMEOUT = 5

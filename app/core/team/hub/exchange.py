@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.team.hub.connection import Batch, HubError, Result, explain
+from simrate.core.team.hub.connection import Batch, HubError, Result, explain
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000

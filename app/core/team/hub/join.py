@@ -7,14 +7,14 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.scale import Scale
-from app.core.team.hub.backoff import patiently
-from app.core.team.hub.connection import connect, explain, hub_info, parse_url
-from app.core.team.hub.exchange import exchange
-from app.core.team.hub.replica import link_replica, watermarks
-from app.core.team.hub.sync import SyncReport, absorb, collect, tables_for
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.scale import Scale
+from simrate.core.team.hub.backoff import patiently
+from simrate.core.team.hub.connection import connect, explain, hub_info, parse_url
+from simrate.core.team.hub.exchange import exchange
+from simrate.core.team.hub.replica import link_replica, watermarks
+from simrate.core.team.hub.sync import SyncReport, absorb, collect, tables_for
 
 
 def join(url: str, path: str | Path, password: str | None = None,

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.errors import SimrateError, cut
-from app.core.project import Project
-from app.core.team.hub.connection import connect, explain, hub_info, url_for
-from app.core.team.hub.hub_schema import login_name
-from app.core.team.hub.replica import read_link
+from simrate.core.errors import SimrateError, cut
+from simrate.core.project import Project
+from simrate.core.team.hub.connection import connect, explain, hub_info, url_for
+from simrate.core.team.hub.hub_schema import login_name
+from simrate.core.team.hub.replica import read_link
 
 KINDS = ("annotator", "organizer")
 

@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.project import Project
-from app.core.team.blind import source_name
-from app.core.team.hub.backoff import patiently
-from app.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
-from app.core.team.hub.hub_schema import (
+from simrate.core.project import Project
+from simrate.core.team.blind import source_name
+from simrate.core.team.hub.backoff import patiently
+from simrate.core.team.hub.connection import HubError, check_version, connect, explain, parse_url
+from simrate.core.team.hub.hub_schema import (
     HARDEN_SQL,
     HUB_SCHEMA_VERSION,
     ROLES_SQL,
@@ -26,9 +26,9 @@ from app.core.team.hub.hub_schema import (
     role_names,
     schema_statements,
 )
-from app.core.team.hub.replica import ensure_tables, link_replica, set_meta
-from app.core.team.hub.sync import SyncReport, sync_once
-from app.core.team.teamdb import project_uuid
+from simrate.core.team.hub.replica import ensure_tables, link_replica, set_meta
+from simrate.core.team.hub.sync import SyncReport, sync_once
+from simrate.core.team.teamdb import project_uuid
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ def _copy_in(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple])
 
 def _marks(conn: Any) -> dict[str, int]:
     """Each table's highest sequence number (a new hub holds only what we uploaded)."""
-    from app.core.team.hub.hub_schema import PULLED_TABLES
+    from simrate.core.team.hub.hub_schema import PULLED_TABLES
 
     return {t: conn.execute(f"SELECT COALESCE(max(seq), 0) FROM simrate.{t}").fetchone()[0]
             for t in PULLED_TABLES}

@@ -27,8 +27,8 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 
-from app.core.errors import SimrateError
-from app.core.project import Project
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
 
 REPLICA_SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub_ratings (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.project import Project
+from simrate.core.project import Project
 
 #: Above this many keys a whole table is read once instead of one query per key.
 BULK_KEYS = 400

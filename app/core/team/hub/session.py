@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.core.team.hub.backoff import Backoff
-from app.core.team.hub.connection import HubError, connect, explain, hub_info
-from app.core.team.hub.exchange import Outbox, Received, exchange
-from app.core.team.hub.hub_schema import CHANNEL, quote_ident
+from simrate.core.team.hub.backoff import Backoff
+from simrate.core.team.hub.connection import HubError, connect, explain, hub_info
+from simrate.core.team.hub.exchange import Outbox, Received, exchange
+from simrate.core.team.hub.hub_schema import CHANNEL, quote_ident
 
 
 def my_channels(conn: Any) -> list[str]:

@@ -28,18 +28,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.core.project import Project
-from app.core.team.blind import blind_replica, source_name
-from app.core.team.hub.connection import connect, hub_info
-from app.core.team.hub.exchange import (
+from simrate.core.project import Project
+from simrate.core.team.blind import blind_replica, source_name
+from simrate.core.team.hub.connection import connect, hub_info
+from simrate.core.team.hub.exchange import (
     ANNOTATOR_TABLES,
     ORGANIZER_TABLES,
     Outbox,
     Received,
     exchange,
 )
-from app.core.team.hub.hub_schema import MAX_CLOCK_LEAD
-from app.core.team.hub.replica import (
+from simrate.core.team.hub.hub_schema import MAX_CLOCK_LEAD
+from simrate.core.team.hub.replica import (
     Link,
     ensure_tables,
     has_outbox,
@@ -48,7 +48,7 @@ from app.core.team.hub.replica import (
     set_meta,
     watermarks,
 )
-from app.core.team.hub.replica_state import (
+from simrate.core.team.hub.replica_state import (
     adjudication_values,
     annotator_values,
     hub_copies,
@@ -197,7 +197,7 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
     _record_push(project, outbox, received)
     blind_replica(project)  # an annotator's replica from an older simrate held references
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
-    from app.core.team.hub.apply import apply_received  # local writes through Project
+    from simrate.core.team.hub.apply import apply_received  # local writes through Project
 
     applied, conflicts = apply_received(project, link, received, outbox)
     after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
@@ -253,7 +253,7 @@ def sync_once(project: Project, password: str | None = None, wait: float = 0.0
     """One whole round on this thread (the command line's `team sync`), tried again with
     backoff for up to `wait` seconds while the hub is full or unreachable (a resent round
     is safe: the hub leaves out what it already took)."""
-    from app.core.team.hub.backoff import patiently
+    from simrate.core.team.hub.backoff import patiently
 
     return patiently(lambda: _sync_once(project, password), wait)
 
@@ -274,7 +274,7 @@ def _sync_once(project: Project, password: str | None) -> SyncReport:
 
 def check_same_project(project: Project, hub_uuid: str) -> None:
     """HubError when the hub holds another project than this replica."""
-    from app.core.team.hub.connection import HubError
+    from simrate.core.team.hub.connection import HubError
 
     if project.meta("project_uuid") != hub_uuid:
         raise HubError("the hub holds another project than this file (project ids differ)",
@@ -291,7 +291,7 @@ def sync_round(project: Project, session) -> SyncReport:
 
 def session_for(project: Project, password: str | None = None):
     """A HubSession for this replica."""
-    from app.core.team.hub.session import HubSession
+    from simrate.core.team.hub.session import HubSession
 
     link = read_link(project)
     return HubSession(link.url, link.replica, link.organizer, project.meta("project_uuid") or "",

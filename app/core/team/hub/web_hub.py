@@ -23,11 +23,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from app.core.errors import SimrateError
-from app.core.project import Project
-from app.core.team.hub.connection import HubError, explain, url_for
-from app.core.team.hub.hub_schema import web_role_names
-from app.core.team.hub.people import _organizer_connection, hub_of
+from simrate.core.errors import SimrateError
+from simrate.core.project import Project
+from simrate.core.team.hub.connection import HubError, explain, url_for
+from simrate.core.team.hub.hub_schema import web_role_names
+from simrate.core.team.hub.people import _organizer_connection, hub_of
 
 #: Meta key of the replica: the hub login `simrate serve` connects as.
 WEB_LOGIN_KEY = "hub_web_login"
@@ -74,7 +74,7 @@ def set_hub_study(project: Project, study, password: str | None = None,
 
 def _make_web_login(project: Project, conn: Any) -> str:
     """Create the web login with a new random password, written to the password file."""
-    from app.core.team.hub.replica import set_meta
+    from simrate.core.team.hub.replica import set_meta
 
     roles = dict(conn.execute("SELECT key, value FROM simrate.hub WHERE key LIKE 'role_%%'"
                               ).fetchall())
@@ -131,7 +131,7 @@ def web_url(project: Project) -> str:
 
 def _local_pool_sizes(project: Project) -> dict[str, int]:
     """{study: items in the file's copy of its pool}, check items left out (as the hub's)."""
-    from app.core.team.teamdb import has_table
+    from simrate.core.team.teamdb import has_table
 
     if not has_table(project, "web_fill"):
         return {}
@@ -186,7 +186,7 @@ def _read_hub_studies(project: Project, conn: Any) -> tuple[list, list, list, li
 def _write_mirror(project: Project, studies: list, stale: list, pool: list, tasks: list,
                   slots: list) -> None:
     """Replace the file's rows of these studies with the hub's, in one transaction."""
-    from app.core.team.web_tables import ensure_web_tables
+    from simrate.core.team.web_tables import ensure_web_tables
 
     ords = dict(project.team_tables.read("SELECT id, ord FROM items"))
     names = [(s[0],) for s in studies]

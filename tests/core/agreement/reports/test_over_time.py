@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from app.core.agreement.batch import alpha
-from app.core.agreement.correlation import pearson_vs_rest
-from app.core.agreement.reports.over_time import agreement_over_time, step_for
-from app.services.xlsx_agreement import OVER_TIME_SHEET
+from simrate.core.agreement.batch import alpha
+from simrate.core.agreement.correlation import pearson_vs_rest
+from simrate.core.agreement.reports.over_time import agreement_over_time, step_for
+from simrate.services.xlsx_agreement import OVER_TIME_SHEET
 
 
 def study(n_items: int = 120, drift_from: int = 60, seed: int = 4) -> pd.DataFrame:
@@ -70,9 +70,9 @@ def test_n_is_a_round_number_giving_at_most_forty_points():
 
 
 def test_the_xlsx_report_has_the_sheet(tmp_path):
-    from app.cli import main
-    from app.core.project import Project
-    from app.gui.shell.sample import ensure_sample_project
+    from simrate.cli import main
+    from simrate.core.project import Project
+    from simrate.gui.shell.sample import ensure_sample_project
 
     path = ensure_sample_project(tmp_path)
     out = tmp_path / "gold.xlsx"
@@ -89,7 +89,7 @@ def test_the_xlsx_report_has_the_sheet(tmp_path):
 
 
 def test_the_drifting_rater_is_named():
-    from app.core.agreement.reports.over_time import drifting
+    from simrate.core.agreement.reports.over_time import drifting
 
     _, points = agreement_over_time(study(), every=36)
     found = drifting(points)
@@ -103,7 +103,7 @@ def test_the_drifting_rater_is_named():
 def test_the_xlsx_sheet_names_a_drifting_rater(tmp_path):
     from openpyxl import Workbook
 
-    from app.services.xlsx_agreement import write_over_time_sheet
+    from simrate.services.xlsx_agreement import write_over_time_sheet
 
     book = Workbook(write_only=True)
     write_over_time_sheet(book, study())

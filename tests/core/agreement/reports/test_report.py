@@ -7,14 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.core.agreement.reports.report import (
+from simrate.core.agreement.reports.report import (
     agreement_report,
     alpha_table,
     item_disagreement,
     ratings_matrix,
     summarize,
 )
-from app.core.errors import SimrateError
+from simrate.core.errors import SimrateError
 
 pytestmark = pytest.mark.filterwarnings("error")
 

@@ -51,8 +51,8 @@ privileges, row-level security, hardening, connection limits) and `web` (web stu
 
 from __future__ import annotations
 
-from app.core.team.hub.hub_schema.access import HARDEN_SQL, LIMITS_SQL, ROLES_SQL, SECURITY_SQL
-from app.core.team.hub.hub_schema.names import (
+from simrate.core.team.hub.hub_schema.access import HARDEN_SQL, LIMITS_SQL, ROLES_SQL, SECURITY_SQL
+from simrate.core.team.hub.hub_schema.names import (
     ANNOTATOR_CONNECTION_LIMIT,
     CHANNEL,
     CLOCK_LOCK,
@@ -65,7 +65,7 @@ from app.core.team.hub.hub_schema.names import (
     quote_literal,
     role_names,
 )
-from app.core.team.hub.hub_schema.tables import (
+from simrate.core.team.hub.hub_schema.tables import (
     FUNCTIONS_SQL,
     LATER_EDIT_SQL,
     LOGGED,
@@ -73,7 +73,7 @@ from app.core.team.hub.hub_schema.tables import (
     TABLES_SQL,
     triggers_sql,
 )
-from app.core.team.hub.hub_schema.web import (
+from simrate.core.team.hub.hub_schema.web import (
     WEB_FUNCTIONS_SQL,
     WEB_LOCK,
     WEB_TABLES_SQL,

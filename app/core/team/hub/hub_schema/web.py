@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.team.hub.hub_schema.durable import WEB_FLUSH_SQL
-from app.core.team.hub.hub_schema.names import fill
+from simrate.core.team.hub.hub_schema.durable import WEB_FLUSH_SQL
+from simrate.core.team.hub.hub_schema.names import fill
 
 # `simrate serve` on an organizer's replica talks to the hub as a login of the web group
 # role (`<prefix>_web`), which has no privilege on any table: it may only call the four
