@@ -22,7 +22,7 @@ INTERMIXED = ("checks",)
 LEVELS = ("interval", "ordinal", "nominal", "ratio", "all")
 IMPORT_FORMATS = ("auto", "pairs", "sts", "pit", "clss", "pyramid", "ratings", "project",
                   "turk")
-EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
+EXPORT_FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid", "dataset")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,6 +111,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT")
     p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
     p.add_argument("--allow-unresolved", action="store_true")
+    p.add_argument("--split", default=None, metavar="NAME",
+                   help="dataset: the split of the data files (train)")
+    p.add_argument("--license", default=None, metavar="SPDX",
+                   help="dataset: the licence id for the card (unknown)")
+    p.add_argument("--title", default=None, metavar="TEXT",
+                   help="dataset: the card's title (the project's title)")
+    p.add_argument("--language", default=None, metavar="CODE",
+                   help="dataset: the texts' language for the card (en)")
+    p.add_argument("--keep-rater-names", action="store_true",
+                   help="dataset: raters under their names, not pseudonyms")
+    p.add_argument("--with-notes", action="store_true",
+                   help="dataset: include raters' and adjudicators' notes")
 
     p = sub.add_parser("pyramid", help="derive paraphrase pairs or questions from pyramids")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -1,18 +1,43 @@
-"""simrate export PROJECT OUT [--format {tsv,csv,xlsx,sts,pit,jsonl}] [--allow-unresolved]"""
+"""simrate export PROJECT OUT [--format {tsv,csv,xlsx,sts,pit,jsonl,pyramid}] [--allow-unresolved]
+simrate export PROJECT DIR --format dataset [--split NAME] [--license SPDX] [--title TEXT]
+               [--language CODE] [--keep-rater-names] [--with-notes] [--allow-unresolved]"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import export_project
+
+#: The options of --format dataset, as (attribute, option).
+DATASET_OPTIONS = (("split", "--split"), ("license", "--license"), ("title", "--title"),
+                   ("language", "--language"), ("keep_rater_names", "--keep-rater-names"),
+                   ("with_notes", "--with-notes"))
+
+
+def dataset_options(args: argparse.Namespace) -> DatasetOptions | None:
+    """The dataset options given; None for another format (which refuses them)."""
+    given = [option for name, option in DATASET_OPTIONS
+             if getattr(args, name, None) not in (None, False)]
+    if args.format != "dataset":
+        if given:
+            raise SimrateError(f"{given[0]} belongs to --format dataset (a folder with a data "
+                               "card); give --format dataset or leave it out")
+        return None
+    chosen = {name: getattr(args, name) for name, _ in DATASET_OPTIONS
+              if getattr(args, name, None) is not None}
+    return DatasetOptions(**chosen)
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the project's gold scores; refused (exit 3) while items are unresolved."""
+    options = dataset_options(args)
     with Project.open(args.project) as project:
-        report = export_project(project, args.out, args.format, args.allow_unresolved)
+        report = export_project(project, args.out, args.format, args.allow_unresolved,
+                                dataset=options)
     how = "chosen from the file name; --format overrides" if report.format_from_extension \
         else "as asked"
     sources = ", ".join(f"{count} {source}" for source, count in sorted(report.sources.items()))

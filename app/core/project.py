@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
 from simrate.core.data import tables
@@ -343,6 +344,11 @@ class Project(ImportMethods):
         and genre; one read while the file is unchanged (columns.py: ColumnCache)."""
         return self.column_cache.get(self._conn, lambda: tables.read_scope_columns(
             self._conn, self._index, self.scale.n_codes))
+
+    def agreement_columns(self, by: str | None = None, with_machines: bool = False) -> tuple:
+        """(long-form ratings, unadjudicated mask, {item: group} or None): the inputs of
+        `simrate agreement`, read on this project's connection (agreement/inputs.py)."""
+        return connection_columns(self._conn, self.scale, self.threshold, by, with_machines)
 
     # ----------------------------------------------------------- flags and live agreement
     @property

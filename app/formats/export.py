@@ -27,7 +27,7 @@ from simrate.core.scale import Scale
 from simrate.formats.atomic import check_writable_target
 from simrate.formats.pit import LABEL_FILE_WORDS, label_of_score
 
-FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid")
+FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid", "dataset")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).
 encode_json_text = json.encoder.encode_basestring
 #: File name endings and the format they choose when --format is not given.

@@ -25,6 +25,7 @@ from simrate.formats.export import (
 )
 from simrate.formats.pyramid_export import pyramid_table, write_pyramid_table
 from simrate.formats.xlsx_report import write_xlsx_report
+from simrate.services.dataset_export import DatasetOptions, export_dataset
 from simrate.services.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
 
 
@@ -85,21 +86,54 @@ def _pyramid_rows(gold: pd.DataFrame, project: object) -> tuple[pd.DataFrame, li
     return written, [f"{skipped} item(s) not from a pyramid file left out"] if skipped else []
 
 
-def export_project(project: object, out: str | Path, fmt: str | None = None,
-                   allow_unresolved: bool = False,
-                   progress: Progress | None = None) -> ExportReport:
-    """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed)."""
-    out = check_output(out, project.path)
-    chosen, from_extension = choose_format(out, fmt)
-    if chosen == "pit":
-        check_pit_scale(project.scale)
-    # read each table once: the gold table and the second-look count share them
+def _project_gold(project: object) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list]:
+    """(gold, ratings, adjudications, left-out raters), each table read once."""
     items, ratings = project.gold_inputs()
     adjudications = project.adjudications()
     excluded = project.roster.left_out()  # excluded people and machine raters
     gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
                         excluded, project.annotators())
-    del items
+    return gold, ratings, adjudications, excluded
+
+
+def _sources(column: pd.Series) -> dict[str, int]:
+    counts = column.replace("", "none").value_counts()
+    return {str(k): int(v) for k, v in counts.items()}
+
+
+def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
+                   progress: Progress | None, options: DatasetOptions) -> ExportReport:
+    """`--format dataset`: a folder (app/services/dataset_export.py)."""
+    gold, ratings, adjudications, excluded = _project_gold(project)
+    path, counts = export_dataset(project, out, gold, options, allow_unresolved, progress)
+    second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
+                                    excluded)
+    return ExportReport(path=path, format="dataset", format_from_extension=False,
+                        items=len(gold), sources=_sources(gold["source"]),
+                        flagged=counts["flagged"], unrated=counts["unrated"],
+                        second_look=len(second_look))
+
+
+def export_project(project: object, out: str | Path, fmt: str | None = None,
+                   allow_unresolved: bool = False,
+                   progress: Progress | None = None,
+                   dataset: DatasetOptions | None = None) -> ExportReport:
+    """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed).
+
+    `dataset` holds the options of `fmt="dataset"` (a folder); other formats refuse them.
+    """
+    if fmt == "dataset":
+        return _export_folder(project, out, allow_unresolved, progress,
+                              dataset or DatasetOptions())
+    if dataset is not None:
+        raise SimrateError("--split, --license, --title, --keep-rater-names and --with-notes "
+                           "belong to --format dataset")
+    out = check_output(out, project.path)
+    chosen, from_extension = choose_format(out, fmt)
+    if chosen == "pit":
+        check_pit_scale(project.scale)
+    # read each table once: the gold table and the second-look count share them
+    gold, ratings, adjudications, excluded = _project_gold(project)
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
     second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
                                     excluded)
@@ -114,10 +148,9 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
 
     written, notes = _pyramid_rows(gold, project) if chosen == "pyramid" else (gold, [])
     warnings = notes + write_gold(written, out, chosen, project.scale, progress, report_data)
-    sources = written["gold_source" if chosen == "pyramid" else "source"]
-    sources = sources.replace("", "none").value_counts()
+    sources = _sources(written["gold_source" if chosen == "pyramid" else "source"])
     return ExportReport(
         path=out, format=chosen, format_from_extension=from_extension, items=len(written),
-        sources={str(k): int(v) for k, v in sources.items()}, flagged=counts["flagged"],
+        sources=sources, flagged=counts["flagged"],
         unrated=counts["unrated"], second_look=len(second_look), warnings=warnings,
     )

@@ -75,26 +75,35 @@ def project_columns(path: str | Path, by: str | None, with_machines: bool = Fals
     200,000 ids to build and test again)."""
     conn, meta, scale = _open(path)
     try:
-        ids, ords = read_item_ids(conn)
-        item_ords = np.arange(len(ids), dtype=np.int64) if ords is None else ords
-        counted = _counted(conn, with_machines)
-        top = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM annotators").fetchone()[0]
-        scores = read_codes(conn, scale.n_codes, "code IS NOT NULL AND skipped = 0")
-        adjudicated = np.fromiter((r[0] for r in conn.execute(
-            "SELECT item_ord FROM adjudications")), dtype=np.int64)
-        group_of = None
-        if by is not None:
-            column = {"dataset": "dataset", "genre": "genre"}[by]
-            group_of = dict(conn.execute(f"SELECT id, {column} FROM items"))
+        return connection_columns(conn, scale, float(meta.get("threshold", "1.0")), by,
+                                  with_machines)
     finally:
         conn.close()
+
+
+def connection_columns(conn: sqlite3.Connection, scale: Scale, threshold: float,
+                       by: str | None, with_machines: bool = False
+                       ) -> tuple[LongRatings, np.ndarray, dict[str, str] | None]:
+    """project_columns read on a connection that is open already (Project.agreement_columns:
+    a process that has the file open reads it through its one connection)."""
+    ids, ords = read_item_ids(conn)
+    item_ords = np.arange(len(ids), dtype=np.int64) if ords is None else ords
+    counted = _counted(conn, with_machines)
+    top = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM annotators").fetchone()[0]
+    scores = read_codes(conn, scale.n_codes, "code IS NOT NULL AND skipped = 0")
+    adjudicated = np.fromiter((r[0] for r in conn.execute(
+        "SELECT item_ord FROM adjudications")), dtype=np.int64)
+    group_of = None
+    if by is not None:
+        column = {"dataset": "dataset", "genre": "genre"}[by]
+        group_of = dict(conn.execute(f"SELECT id, {column} FROM items"))
     row_of = np.full(top, -1, dtype=np.int64)
     row_of[[a for a, _ in counted]] = np.arange(len(counted))
     scores = scores.take(row_of[scores.aids] >= 0)
     column_of = item_columns(scores.ords, item_ords)
     long = LongRatings(column_of, row_of[scores.aids], scale.low + scores.codes * scale.step,
                        ids, [name for _, name in counted])
-    k = threshold_codes(float(meta.get("threshold", "1.0")), scale.step)
+    k = threshold_codes(threshold, scale.step)
     settled = spread_flags(scores, k, len(ids), column_of)
     settled[item_columns(adjudicated, item_ords)] = True
     return long, ~settled, group_of

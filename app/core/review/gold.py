@@ -89,6 +89,16 @@ def _adjudicated_scores(item_ids: Sequence[str],
     return scores, notes
 
 
+def spread_reached(n: np.ndarray, low: np.ndarray, high: np.ndarray, scale: Scale,
+                   threshold: float) -> np.ndarray:
+    """Per item: two or more counted ratings whose spread (max - min) reaches the threshold,
+    the flag rule before adjudication (a gold table's n_ratings, min and max)."""
+    n, low, high = (np.asarray(a) for a in (n, low, high))
+    with np.errstate(invalid="ignore"):
+        spread_codes = np.rint((high.astype("float64") - low) / scale.step)
+    return (n >= 2) & (spread_codes >= threshold_codes(threshold, scale.step))
+
+
 def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.DataFrame,
                  scale: Scale, threshold: float = 1.0, excluded: Iterable[str] = (),
                  annotators: Sequence[str] | None = None) -> pd.DataFrame:
@@ -106,9 +116,7 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
     adjudicated_score, note = _adjudicated_scores(item_ids, adjudications)
     adjudicated = ~np.isnan(adjudicated_score)
     n = stats["n"]
-    with np.errstate(invalid="ignore"):
-        spread_codes = np.rint((stats["max"] - stats["min"]) / scale.step)
-    flagged = (n >= 2) & (spread_codes >= threshold_codes(threshold, scale.step)) & ~adjudicated
+    flagged = spread_reached(n, stats["min"], stats["max"], scale, threshold) & ~adjudicated
     source = np.select([adjudicated, n >= 2, n == 1], ["adjudicated", "mean", "single"], "")
     columns: dict[str, object] = {
         "item_id": item_ids,

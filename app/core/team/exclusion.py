@@ -54,7 +54,7 @@ def exclude_careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     return RuleResult(list(found), found, threshold)
 
 
-def _last_rule(project: Project) -> dict | None:
+def last_rule(project: Project) -> dict | None:
     """The newest exclude_rule entry of the change log that excluded someone."""
     rows = project.team_tables.read("SELECT new FROM changes WHERE kind = 'exclude_rule' ORDER BY id DESC")
     for (text,) in rows:
@@ -66,7 +66,7 @@ def _last_rule(project: Project) -> dict | None:
 
 def restore_careless(project: Project, by: str = "") -> RuleResult:
     """Take back the workers the last exclude_careless excluded (those still excluded)."""
-    entry = _last_rule(project)
+    entry = last_rule(project)
     if entry is None:
         raise SimrateError("no exclusion by the check-item rule to take back", project.path)
     still = set(project.excluded_annotators())

@@ -1,0 +1,235 @@
+"""README.md of a dataset folder: the data card, in the Hugging Face Hub's layout.
+
+YAML front matter (configs with their data files and split, dataset_info features, licence,
+language, task category, size category, pretty name), then the card itself: the files and
+fields, the scale with its labels, step and guidelines, the raters by kind, agreement, the
+review record, exclusions and check items, and the machine raters' alt-test. Tables show
+figures to three decimals; the section "Figures as JSON" holds them exactly, as the commands
+named there print them. YAML is written by hand (strings JSON-quoted, which YAML reads as
+they are), so no YAML library is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+from simrate.formats.dataset_files import TYPES, Field, WrittenFile, features
+
+Files = Mapping[str, tuple[WrittenFile, list[Field]]]
+LEVEL_ORDER = ("interval", "ordinal", "ratio", "nominal")
+#: Above this many raters the card lists Pearson against the rest instead of the matrix.
+MATRIX_RATERS = 12
+
+
+def _q(text: object) -> str:
+    """A YAML scalar: JSON-quoted text (YAML's double-quoted style reads it the same)."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _cell(text: object) -> str:
+    """Text for a Markdown table cell: no line breaks, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+
+
+def front_matter(facts: Mapping, files: Files) -> list[str]:
+    """The YAML block the Hub and `datasets` read."""
+    split = facts["split"]
+    lines = ["---", f"pretty_name: {_q(facts['title'])}",
+             f"license: {_q(facts['license'].lower())}",
+             "language:", f"- {_q(facts['language'])}",
+             "task_categories:", "- sentence-similarity",
+             "size_categories:", f"- {_q(facts['size_category'])}",
+             "tags:", "- semantic-textual-similarity", "- inter-annotator-agreement",
+             "- simrate", "configs:"]
+    for n, (name, (written, _)) in enumerate(files.items()):
+        lines += [f"- config_name: {name}", "  data_files:",
+                  f"  - split: {_q(split)}", f"    path: {_q(written.path)}"]
+        lines += ["  default: true"] if n == 0 else []
+    lines.append("dataset_info:")
+    for name, (written, fields) in files.items():
+        lines += [f"- config_name: {name}", "  features:"]
+        for feature in features(fields):
+            lines += [f"  - name: {_q(feature['name'])}", f"    dtype: {feature['dtype']}"]
+        lines += ["  splits:", f"  - name: {_q(split)}", f"    num_bytes: {written.size}",
+                  f"    num_examples: {written.rows}",
+                  f"  download_size: {written.size}", f"  dataset_size: {written.size}"]
+    return lines + ["---", ""]
+
+
+def _files_section(facts: Mapping, files: Files) -> list[str]:
+    lines = ["## Files", ""]
+    lines += _table(["configuration", "file", "split", "rows"],
+                    [[name, f"`{w.path}`", facts["split"], f"{w.rows:,}"]
+                     for name, (w, _) in files.items()])
+    lines += ["", "JSON Lines (one object per line), readable by `datasets`, pandas and "
+              "Croissant (`croissant.json`):", "", "```python", "from datasets import "
+              "load_dataset", "", 'gold = load_dataset("path/to/this/folder", "gold")',
+              'ratings = load_dataset("path/to/this/folder", "ratings")', "```", ""]
+    for name, (_, fields) in files.items():
+        lines += [f"Fields of `{name}`:", ""]
+        lines += _table(["field", "type", "meaning"],
+                        [[f"`{f.name}`", TYPES[f.type][0], f.description] for f in fields])
+        lines.append("")
+    return lines
+
+
+def _scale_section(scale: Mapping) -> list[str]:
+    lines = ["## Scale and guidelines", "",
+             f"{scale['title'] or scale['name']}: from {scale['low']:g} to {scale['high']:g} "
+             f"in steps of {scale['step']:g}.", ""]
+    if scale["description"]:
+        lines += [scale["description"], ""]
+    if scale["points"]:
+        lines += _table(["score", "label", "guideline"],
+                        [[f"{p['value']:g}", p["label"], p["guideline"]]
+                         for p in scale["points"]]) + [""]
+    return lines
+
+
+def _raters_section(facts: Mapping) -> list[str]:
+    lines = ["## Raters", ""]
+    if facts["raters"]:
+        lines += _table(["kind", "raters", "items scored", "scores", "skips"],
+                        [[r["kind"], r["raters"], r["items"], r["scores"], r["skips"]]
+                         for r in facts["raters"]]) + [""]
+    else:
+        lines += ["No ratings yet.", ""]
+    lines.append("Raters appear under pseudonyms: rater-NN for people, crowd-NNNN for crowd "
+                 "workers, machine-NN for machine raters; adjudicators who are not raters as "
+                 "adjudicator-NN. Names, logins and platform worker ids are not in this folder."
+                 if facts["pseudonyms"] else
+                 "Raters appear under their names in the project (exported with "
+                 "--keep-rater-names).")
+    lines.append("" if facts["with_notes"] else
+                 "\nNotes and comments of raters and adjudicators are not included.\n")
+    return lines
+
+
+def _alpha_rows(agreement: Mapping) -> list[list[str]]:
+    every, interval = agreement["all_levels"], agreement["with_ci"]
+    levels = [lv for lv in LEVEL_ORDER if lv in every["alpha"]]
+    rows = []
+    for level in sorted(levels, key=lambda lv: lv != agreement["level"]):
+        ci = interval["ci95"].get(level) if level in interval["alpha"] else None
+        shown = ("n/a" if ci is None else f"{ci[0]:.3f} to {ci[1]:.3f}") \
+            if level in interval["alpha"] else "-"
+        rows.append([level + (" (project's level)" if level == agreement["level"] else ""),
+                     _f(every["alpha"][level]),
+                     _f(every.get("alpha_unadjudicated", {}).get(level)), shown])
+    return rows
+
+
+def _pearson_lines(every: Mapping) -> list[str]:
+    names = every["annotators"]
+    if not names:
+        return ["No two raters to correlate.", ""]
+    rest = every["pearson_vs_rest"]
+    if len(names) > MATRIX_RATERS:
+        lines = ["Pearson r of each rater against the mean of the others:", ""]
+        return lines + _table(["rater", "vs rest"], [[a, _f(rest[a])] for a in names]) + [""]
+    rows = [[a] + [_f(every["pearson"][a][b]) for b in names] + [_f(rest[a])] for a in names]
+    return ["Pairwise Pearson r (items both rated, at least "
+            f"{every.get('min_overlap', 10)} shared) and each rater against the mean of "
+            "the others:", ""] + _table(["", *names, "vs rest"], rows) + [""]
+
+
+def _agreement_section(agreement: Mapping) -> list[str]:
+    every = agreement["all_levels"]
+    lines = ["## Agreement", "",
+             f"Over {every['items']:,} items, {every['pairable_items']:,} with two or more "
+             f"ratings, among {len(every['annotators'])} counted raters (people and crowd "
+             "workers who are not excluded; machine raters do not count). Krippendorff's "
+             "alpha, over all items and over the items neither flagged nor adjudicated, "
+             f"with the 95% bootstrap interval ({agreement['ci_method']}) at the project's "
+             "level:", ""]
+    lines += _table(["level", "alpha, all items", "alpha, unadjudicated", "95% CI"],
+                    _alpha_rows(agreement)) + [""]
+    lines += _pearson_lines(every)
+    if agreement["reasons"]:
+        lines += ["n/a means undefined:", ""]
+        lines += [f"- `{key}`: {reason}" for key, reason in sorted(agreement["reasons"].items())]
+        lines.append("")
+    return lines
+
+
+def _review_section(review: Mapping, exclusions: Mapping) -> list[str]:
+    resolution = review["resolution"]
+    lines = ["## Review", "",
+             f"Flag rule: an item is flagged when two or more counted ratings differ by "
+             f"{review['threshold']:g} scale points or more. {review['flagged']:,} of "
+             f"{review['items']:,} items were flagged; {review['flagged_adjudicated']:,} of "
+             f"them were adjudicated, and {review['adjudicated']:,} items were adjudicated in "
+             "all. The gold score is the adjudicated score, else the mean of the counted "
+             "ratings.", ""]
+    lines += _table(["resolution", "items"], sorted(resolution.items())) + [""]
+    lines += ["## Exclusions and check items", "",
+              f"{exclusions['check_items']:,} check items of known score were mixed in. "
+              f"The check-item rule flags a rater whose Pearson with the known scores falls "
+              f"below {exclusions['check_threshold']:g}."]
+    rule = exclusions["rule"]
+    lines.append("The rule has not been applied to exclude raters." if rule is None else
+                 f"Applied with threshold {rule['threshold']:g}, it excluded "
+                 f"{len(rule['excluded'])} rater(s): {', '.join(rule['excluded']) or 'none'}.")
+    excluded = exclusions["excluded"]
+    lines += ["", (f"Excluded raters ({len(excluded)}), whose ratings count in neither gold "
+                   "nor agreement: " + ", ".join(
+                       f"{e['rater']} ({e['kind']}{', check-item rule' if e['by_rule'] else ''})"
+                       for e in excluded)) if excluded else "No rater is excluded.", ""]
+    return lines
+
+
+def _machine_section(machines: Mapping) -> list[str]:
+    if not machines["machines"]:
+        return []
+    lines = ["## Machine raters", "",
+             "The alternative annotator test (Calderon, Reichart and Dror, 2025): can a "
+             "machine rater take a person's place?", ""]
+    rows = []
+    for name, entry in machines["machines"].items():
+        test = entry["alt_test"]
+        verdict = ("not testable" if test["winning_rate"] is None
+                   else "passed" if test["passed"] else "failed")
+        rows.append([name, verdict, _f(test["winning_rate"]),
+                     _f(test["advantage_probability"]), f"{test['epsilon']:g}",
+                     _f(entry["pearson_vs_humans"]), _f(entry["alpha_without"]),
+                     _f(entry["alpha_with"])])
+    return lines + _table(["machine", "alt-test", "winning rate", "advantage rho", "epsilon",
+                           "Pearson vs people", "alpha people", "alpha with it"], rows) + [""]
+
+
+def _json_section(facts: Mapping) -> list[str]:
+    agreement, machines = facts["agreement"], facts["machines"]
+    figures = {"agreement": agreement["all_levels"], "agreement_ci": agreement["with_ci"],
+               "machines": {"machines": machines["machines"]}}
+    commands = [*agreement["commands"], machines["command"]]
+    return ["## Figures as JSON", "",
+            "The figures above exactly, as " + ", ".join(f"`{c}`" for c in commands)
+            + " print them (raters renamed as in the files):", "",
+            "```json", json.dumps(figures, ensure_ascii=False, indent=1), "```", ""]
+
+
+def card_text(facts: Mapping, files: Files) -> str:
+    """The whole README.md."""
+    lines = front_matter(facts, files)
+    lines += [f"# {facts['title']}", "",
+              f"A gold standard of graded text-pair similarity written by simrate on "
+              f"{facts['date']}: the gold score of each pair (configuration `gold`) and every "
+              "individual rating (configuration `ratings`).", ""]
+    lines += _files_section(facts, files)
+    lines += _scale_section(facts["scale"])
+    lines += _raters_section(facts)
+    lines += _agreement_section(facts["agreement"])
+    lines += _review_section(facts["review"], facts["exclusions"])
+    lines += _machine_section(facts["machines"])
+    lines += _json_section(facts)
+    return "\n".join(lines)

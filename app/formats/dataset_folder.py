@@ -1,0 +1,157 @@
+"""A dataset folder as a whole: where it may go, its options, and writing it all or nothing.
+
+The folder is written under a hidden temporary name beside the target (the export's
+leftover naming, app/formats/leftovers.py, so a killed export's folder is swept later) and
+renamed to the target when every file in it is complete and flushed. A target that exists
+must be an empty folder; anything else is refused before a byte is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from simrate.core.errors import SimrateError
+from simrate.core.names import check_name_length
+from simrate.formats.atomic import os_message, refuse_overwriting
+from simrate.formats.leftovers import sweep, temp_name
+
+#: Split names `datasets` accepts (its own rule), in ASCII.
+_SPLIT = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
+#: An SPDX-style licence id (`CC-BY-4.0`, `MIT`, `LicenseRef-mine`) or the Hub's
+#: `unknown` / `other`.
+_LICENSE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]{0,63}")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
+#: Common SPDX ids in their canonical spelling (the Hub writes them in lower case).
+KNOWN_LICENSES = {name.lower(): name for name in (
+    "CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0",
+    "CC-BY-3.0", "CC-BY-SA-3.0", "CC0-1.0", "MIT", "Apache-2.0", "BSD-2-Clause",
+    "BSD-3-Clause", "ODC-By-1.0", "ODbL-1.0", "PDDL-1.0", "CDLA-Permissive-2.0",
+    "CDLA-Sharing-1.0", "GPL-3.0", "LGPL-3.0", "OpenRAIL", "Unlicense")}
+#: The Hub's words for no SPDX licence.
+NO_LICENSE = ("unknown", "other")
+
+
+def check_split(name: str) -> str:
+    """The split name, refused unless `datasets` would take it (letters, digits, _ and .)."""
+    if not _SPLIT.fullmatch(name or "") or len(name) > 100:
+        raise SimrateError(f"--split {name!r}: a split name is letters, digits and '_', "
+                           "parts joined by '.' (train, test, validation)")
+    return name
+
+
+def check_license(name: str) -> str:
+    """The licence id, refused unless it looks like an SPDX id (or unknown / other)."""
+    if not _LICENSE.fullmatch(name or ""):
+        raise SimrateError(f"--license {name!r} is not an SPDX licence id (such as "
+                           "CC-BY-4.0, CC0-1.0, MIT) nor 'unknown' or 'other'")
+    return name
+
+
+def check_language(code: str) -> str:
+    """The language code, refused unless it looks like ISO 639 (en, de, pt-BR)."""
+    if not _LANGUAGE.fullmatch(code or ""):
+        raise SimrateError(f"--language {code!r} is not a language code such as en, de or "
+                           "pt-BR")
+    return code
+
+
+def license_url(name: str) -> str | None:
+    """The SPDX page of a known licence id, None for others."""
+    canonical = KNOWN_LICENSES.get(name.lower())
+    return None if canonical is None else f"https://spdx.org/licenses/{canonical}.html"
+
+
+def check_folder_target(out: str | Path, protected: Sequence[str | Path]) -> Path:
+    """The target folder, refused when it exists and is not an empty folder, or cannot be
+    made (no parent folder, no permission), or names a file the command reads."""
+    path = Path(out)
+    check_name_length(path)
+    refuse_overwriting(path, list(protected) if isinstance(protected, (list, tuple))
+                       else [protected], "the project file itself")
+    if path.exists() or path.is_symlink():
+        if not path.is_dir() or path.is_symlink():
+            raise SimrateError("exists and is not a folder; a dataset is written to a new "
+                               "(or empty) folder", path)
+        if any(os.scandir(path)):
+            raise SimrateError("the folder is not empty; give a new or empty folder "
+                               "(nothing was written)", path)
+    parent = path.absolute().parent
+    if not parent.exists():
+        raise SimrateError(f"folder {str(parent)!r} does not exist", path)
+    if not parent.is_dir():
+        raise SimrateError(f"{str(parent)!r} is not a folder", path)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise SimrateError(f"cannot write in folder {str(parent)!r} (permission denied)", path)
+    return path
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush every file and folder under `folder` to the disk."""
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as handle:
+                os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            fd = os.open(root, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+@contextlib.contextmanager
+def folder_writer(target: Path) -> Iterator[Path]:
+    """Yield a fresh hidden folder beside `target`; renamed to `target` when the block
+    succeeds, removed (with all in it) when it fails or is interrupted."""
+    parent = target.absolute().parent
+    sweep(parent)  # folders that killed exports left behind
+    temp = temp_name(target.absolute(), "export")
+    try:
+        os.mkdir(temp)
+    except OSError as exc:
+        raise SimrateError(f"cannot create a folder in {str(parent)!r}: {os_message(exc)}",
+                           target) from None
+    try:
+        yield temp
+        _fsync_tree(temp)
+        os.rename(temp, target)  # replaces an empty folder; refuses one filled meanwhile
+    except BaseException as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise SimrateError(f"cannot write: {os_message(exc)}", target) from None
+        raise
+    with contextlib.suppress(OSError):
+        fd = os.open(parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _column_name(key: str, taken: set[str]) -> str:
+    """`meta_<key>` with characters other than letters, digits and _ as _, made unique."""
+    base = "meta_" + (re.sub(r"[^A-Za-z0-9_]", "_", key) or "field")
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def meta_columns(metas: list[dict], taken: set[str]) -> dict[str, list[str | None]]:
+    """The source files' extra fields as text columns {name: values} (null where absent)."""
+    keys = list(dict.fromkeys(k for meta in metas for k in meta))
+    taken = set(taken)
+    columns = {}
+    for key in keys:
+        values = [meta.get(key) for meta in metas]
+        columns[_column_name(key, taken)] = [
+            None if v is None else v if isinstance(v, str)
+            else json.dumps(v, ensure_ascii=False) for v in values]
+    return columns

@@ -1,0 +1,189 @@
+"""`simrate export PROJECT DIR --format dataset`: a folder `datasets` loads and Croissant reads.
+
+The folder holds data/gold-<split>.jsonl and data/ratings-<split>.jsonl (two configurations
+of one dataset), README.md (the data card: YAML front matter, then the scale, guidelines,
+raters, agreement and review record) and croissant.json. Raters appear under pseudonyms
+(services/pseudonyms.py) unless `keep_rater_names`; notes only with `with_notes`. The
+folder is written as a hidden sibling and renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simrate.core.review.gold import check_resolved, spread_reached, unresolved_counts
+from simrate.core.team.quality import check_scores
+from simrate.formats.croissant import croissant_json
+from simrate.formats.dataset_card import card_text
+from simrate.formats.dataset_files import Field, write_data_file
+from simrate.formats.dataset_folder import (
+    check_folder_target,
+    check_language,
+    check_license,
+    check_split,
+    folder_writer,
+    meta_columns,
+)
+from simrate.formats.export import Progress
+from simrate.services.dataset_facts import (
+    agreement_facts,
+    exclusion_facts,
+    machine_facts,
+    rater_counts,
+    review_facts,
+    scale_facts,
+    size_category,
+    spread_of,
+)
+from simrate.services.pseudonyms import Pseudonyms
+
+GOLD_FIELDS = [
+    Field("item_id", "string", "The item's id in the project (`<dataset>:<id>` for task files)."),
+    Field("left", "string", "The first text of the pair."),
+    Field("right", "string", "The second text of the pair."),
+    Field("dataset", "string", "The set the item came from (an STS set name, a CLSS level), "
+          "or empty."),
+    Field("genre", "string", "The genre the source file gave, or empty."),
+    Field("reference", "float", "The score the source file carried, if any (not the gold)."),
+    Field("gold", "float", "The gold score: the adjudicated score, else the mean of the "
+          "counted ratings; null when the item has neither."),
+    Field("n_ratings", "int", "How many counted ratings the item has."),
+    Field("sd", "float", "The sample standard deviation of the counted ratings (null below 2)."),
+    Field("spread", "float", "The largest minus the smallest counted rating (null without "
+          "ratings)."),
+    Field("flagged", "bool", "The counted ratings spread by the flag threshold or more."),
+    Field("resolution", "string", "How the gold was settled: adjudicated, mean, single (one "
+          "rating), unresolved (flagged, not adjudicated: the mean) or unrated."),
+    Field("adjudicated_by", "string", "Who adjudicated the item (a pseudonym), or null."),
+    Field("check_item", "bool", "The item was a check item of known score mixed in to "
+          "test raters."),
+]
+NOTE_FIELD = Field("note", "string", "The adjudicator's note (exported with --with-notes).")
+RATING_FIELDS = [
+    Field("item_id", "string", "The rated item (item_id of the gold configuration)."),
+    Field("rater", "string", "The rater's pseudonym: rater-NN (person), crowd-NNNN (crowd "
+          "worker), machine-NN (machine rater)."),
+    Field("rater_kind", "string", "person, crowd or machine."),
+    Field("score", "float", "The score given (null when skipped)."),
+    Field("seconds", "float", "Seconds the rater spent on the item, when recorded."),
+    Field("skipped", "bool", "The rater skipped the item."),
+    Field("excluded", "bool", "The rater is excluded: the rating counts in neither gold nor "
+          "agreement (machine raters never count)."),
+]
+RATING_NOTE = Field("note", "string", "The rater's note (exported with --with-notes).")
+
+
+@dataclass(frozen=True)
+class DatasetOptions:
+    """The choices of `--format dataset` (DESIGN.md)."""
+
+    split: str = "train"
+    license: str = "unknown"
+    title: str = ""
+    keep_rater_names: bool = False
+    with_notes: bool = False
+    language: str = "en"
+
+
+def gold_rows(project: object, gold: pd.DataFrame, names: Pseudonyms,
+              with_notes: bool) -> tuple[pd.DataFrame, list[Field]]:
+    """The gold configuration's rows and fields (meta fields of the source files added)."""
+    items = project.items(["reference", "meta"])
+    adjudications = project.adjudications()
+    by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
+    flagged_now = gold["flagged"].to_numpy(dtype=bool)
+    resolution = np.where(flagged_now, "unresolved", gold["source"].to_numpy(dtype=object))
+    resolution = np.where(gold["gold"].isna(), "unrated", resolution)
+    rows = pd.DataFrame({
+        "item_id": gold["item_id"], "left": gold["left"], "right": gold["right"],
+        "dataset": gold["dataset"], "genre": gold["genre"],
+        "reference": items["reference"].to_numpy(dtype="float64"),
+        "gold": gold["gold"], "n_ratings": gold["n_ratings"], "sd": gold["sd"],
+        "spread": spread_of(gold),
+        "flagged": spread_reached(gold["n_ratings"], gold["min"], gold["max"], project.scale,
+                                  project.threshold),
+        "resolution": resolution.astype(object),
+        "adjudicated_by": [names.of(by.get(i)) if a else None for i, a in
+                           zip(gold["item_id"], gold["adjudicated"], strict=True)],
+        "check_item": gold["item_id"].isin(set(check_scores(project))).to_numpy(),
+    })
+    fields = list(GOLD_FIELDS)
+    for key, values in meta_columns(items["meta"].tolist(), set(rows.columns)).items():
+        rows[key] = values
+        fields.append(Field(key, "string", "A field the source file carried with the item."))
+    if with_notes:
+        rows["note"] = gold["note"].replace("", None)
+        fields.append(NOTE_FIELD)
+    return rows, fields
+
+
+def rating_rows(ratings: pd.DataFrame, names: Pseudonyms, excluded: set[str],
+                with_notes: bool) -> tuple[pd.DataFrame, list[Field]]:
+    """The ratings configuration: every score and skip, raters under their pseudonyms."""
+    skipped = ratings["skipped"].to_numpy(dtype=bool)
+    ratings = ratings[ratings["score"].notna().to_numpy() | skipped]
+    annotator = ratings["annotator"]
+    published = pd.Series(names.names).reindex(annotator).to_numpy(dtype=object)
+    kinds = pd.Series(names.kind).reindex(annotator).to_numpy(dtype=object)
+    rows = pd.DataFrame({
+        "item_id": ratings["item_id"].to_numpy(dtype=object), "rater": published,
+        "rater_kind": kinds, "score": ratings["score"].to_numpy(dtype="float64"),
+        "seconds": ratings["seconds"].to_numpy(dtype="float64"),
+        "skipped": ratings["skipped"].to_numpy(dtype=bool),
+        "excluded": annotator.isin(excluded).to_numpy(),
+    })
+    fields = list(RATING_FIELDS)
+    if with_notes:
+        rows["note"] = ratings["note"].replace("", None).to_numpy(dtype=object)
+        fields.append(RATING_NOTE)
+    return rows, fields
+
+
+def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
+                rows: pd.DataFrame, ratings: pd.DataFrame) -> dict:
+    """Everything the card and croissant.json say besides the files."""
+    title = options.title or project.title or project.path.stem
+    return {
+        "title": title, "license": options.license, "language": options.language,
+        "split": options.split, "size_category": size_category(len(rows)),
+        "scale": scale_facts(project.scale), "raters": rater_counts(ratings, names),
+        "agreement": agreement_facts(project, names), "machines": machine_facts(project, names),
+        "review": review_facts(rows, project.threshold),
+        "exclusions": exclusion_facts(project, names),
+        "pseudonyms": not options.keep_rater_names, "with_notes": options.with_notes,
+        "date": dt.date.today().isoformat(),
+    }
+
+
+def export_dataset(project: object, out: str | Path, gold: pd.DataFrame,
+                   options: DatasetOptions, allow_unresolved: bool = False,
+                   progress: Progress | None = None) -> tuple[Path, dict[str, int]]:
+    """Write the dataset folder; (its path, unresolved counts). RuleError while unresolved."""
+    target = check_folder_target(out, project.path)
+    check_split(options.split)
+    check_license(options.license)
+    check_language(options.language)
+    counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
+    ratings = project.ratings()
+    adjudicators = project.adjudications()["by"].fillna("").tolist()
+    names = Pseudonyms(project.annotators(), project.roster.kinds(), adjudicators,
+                       options.keep_rater_names)
+    rows, fields = gold_rows(project, gold, names, options.with_notes)
+    rated, rating_fields = rating_rows(ratings, names, set(project.excluded_annotators()),
+                                       options.with_notes)
+    facts = _card_facts(project, options, names, rows, ratings)
+    with folder_writer(target) as folder:
+        files = {
+            "gold": (write_data_file(folder, f"data/gold-{options.split}.jsonl", rows, fields,
+                                     progress), fields),
+            "ratings": (write_data_file(folder, f"data/ratings-{options.split}.jsonl", rated,
+                                        rating_fields), rating_fields),
+        }
+        (folder / "README.md").write_text(card_text(facts, files), encoding="utf-8")
+        (folder / "croissant.json").write_text(croissant_json(facts, files), encoding="utf-8")
+    return target, counts
