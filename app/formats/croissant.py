@@ -16,10 +16,10 @@ from simrate.formats.dataset_folder import NO_LICENSE, license_url
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
 _CR = "cr:"
 #: Terms of the Croissant vocabulary used in the `@context` (each maps to cr:<term>).
-_CR_TERMS = ("citeAs", "column", "extract", "field", "fileProperty", "fileObject", "fileSet",
-             "format", "includes", "isLiveDataset", "jsonPath", "key", "md5", "parentField",
-             "path", "recordSet", "references", "regex", "repeated", "replace", "separator",
-             "source", "subField", "transform")
+_CR_TERMS = ("citeAs", "column", "equivalentProperty", "extract", "field", "fileProperty",
+             "fileObject", "fileSet", "format", "includes", "isLiveDataset", "jsonPath", "key",
+             "md5", "parentField", "path", "recordSet", "references", "regex", "repeated",
+             "replace", "samplingRate", "separator", "source", "subField", "transform")
 
 
 def context() -> dict:

@@ -166,7 +166,7 @@ def _review_section(review: Mapping, exclusions: Mapping) -> list[str]:
     resolution = review["resolution"]
     lines = ["## Review", "",
              f"Flag rule: an item is flagged when two or more counted ratings differ by "
-             f"{review['threshold']:g} scale points or more. {review['flagged']:,} of "
+             f"{review['threshold']:g} scale point{'s' * (review['threshold'] != 1)} or more. {review['flagged']:,} of "
              f"{review['items']:,} items were flagged; {review['flagged_adjudicated']:,} of "
              f"them were adjudicated, and {review['adjudicated']:,} items were adjudicated in "
              "all. The gold score is the adjudicated score, else the mean of the counted "
@@ -221,7 +221,7 @@ def _json_section(facts: Mapping) -> list[str]:
 def card_text(facts: Mapping, files: Files) -> str:
     """The whole README.md."""
     lines = front_matter(facts, files)
-    lines += [f"# {facts['title']}", "",
+    lines += [f"# {_cell(facts['title'])}", "",
               f"A gold standard of graded text-pair similarity written by simrate on "
               f"{facts['date']}: the gold score of each pair (configuration `gold`) and every "
               "individual rating (configuration `ratings`).", ""]

@@ -1,0 +1,257 @@
+"""`simrate export PROJECT DIR --format dataset` read back by the real clients: `datasets`,
+`huggingface_hub`'s DatasetCard and `mlcroissant`; the card's figures against `simrate
+agreement --json` and `simrate machine --json`; pseudonyms; a round trip; refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import simrate
+from tests.services.dataset_fixtures import N, PEOPLE, PLANTED, build_project
+
+import datasets  # noqa: E402,I001 - after dataset_fixtures set the offline switches
+import mlcroissant as mlc  # noqa: E402
+from huggingface_hub import DatasetCard  # noqa: E402
+
+GOLD_TYPES = {"item_id": "string", "left": "string", "right": "string", "gold": "float64",
+              "n_ratings": "int64", "sd": "float64", "spread": "float64", "flagged": "bool",
+              "resolution": "string", "adjudicated_by": "string", "check_item": "bool",
+              "meta_topic": "string", "reference": "float64"}
+RATING_TYPES = {"item_id": "string", "rater": "string", "rater_kind": "string",
+                "score": "float64", "seconds": "float64", "skipped": "bool", "excluded": "bool"}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """(project, folder) exported with the default options, and the same with names kept."""
+    capsys = _Capture()
+    folder = tmp_path_factory.mktemp("dataset")
+    project = build_project(capsys, folder)
+    out = folder / "published"
+    done = simrate(capsys, "export", project, out, "--format", "dataset", "--split", "test",
+                   "--license", "CC-BY-4.0")
+    assert done.status == 0, done.err
+    named = folder / "named"
+    done = simrate(capsys, "export", project, named, "--format", "dataset", "--split", "test",
+                   "--keep-rater-names", "--with-notes")
+    assert done.status == 0, done.err
+    return project, out, named
+
+
+class _Capture:
+    """Stands in for capsys in a module-scoped fixture (the output is not looked at)."""
+
+    def readouterr(self):  # noqa: D102 - the capsys protocol
+        return type("Captured", (), {"out": "", "err": ""})
+
+
+def rows_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def card_json(folder: Path) -> dict:
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    return json.loads(re.search(r"## Figures as JSON.*?```json\n(.*?)\n```", text, re.S)[1])
+
+
+def test_datasets_loads_both_configurations(exported, tmp_path):
+    _, out, _ = exported
+    gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "cache"))
+    ratings = datasets.load_dataset(str(out), "ratings", cache_dir=str(tmp_path / "cache"))
+    assert list(gold) == ["test"] and list(ratings) == ["test"]
+    assert gold["test"].num_rows == N
+    assert ratings["test"].num_rows == len(rows_of(out / "data" / "ratings-test.jsonl"))
+    assert ratings["test"].num_rows == N * 3 + 20 + N  # people, crowd, machine
+    features = gold["test"].features
+    assert {k: features[k].dtype for k in GOLD_TYPES} == GOLD_TYPES
+    features = ratings["test"].features
+    assert {k: features[k].dtype for k in RATING_TYPES} == RATING_TYPES
+    first = gold["test"][0]
+    assert first["item_id"] == "d:1" and first["resolution"] == "adjudicated"
+    assert first["gold"] == 4.5 and first["adjudicated_by"] == "adjudicator-01"
+    assert first["flagged"] is True and first["meta_topic"] == "topic-1"
+    assert gold["test"][4]["check_item"] is True
+    kinds = {r["rater"]: r["rater_kind"] for r in ratings["test"]}
+    assert kinds == {"rater-01": "person", "rater-02": "person", "rater-03": "person",
+                     "crowd-0001": "crowd", "crowd-0002": "crowd", "machine-01": "machine"}
+
+
+def test_card_metadata_reads_with_huggingface_hub(exported):
+    _, out, _ = exported
+    card = DatasetCard.load(out / "README.md")
+    data = card.data.to_dict()
+    assert data["license"] == "cc-by-4.0" and data["pretty_name"] == "Planted study"
+    assert data["language"] == ["en"] and data["task_categories"] == ["sentence-similarity"]
+    assert data["size_categories"] == ["n<1K"]
+    assert [c["config_name"] for c in data["configs"]] == ["gold", "ratings"]
+    assert data["configs"][0]["data_files"] == [{"split": "test",
+                                                  "path": "data/gold-test.jsonl"}]
+    assert "## Scale and guidelines" in card.text and "Mostly equivalent" in card.text
+
+
+def test_croissant_validates_and_its_records_equal_the_files(exported):
+    _, out, _ = exported
+    dataset = mlc.Dataset(jsonld=out / "croissant.json")
+    issues = dataset.metadata.ctx.issues
+    assert not issues.errors and not issues.warnings, issues.report()
+    for name in ("gold", "ratings"):
+        expected = rows_of(out / "data" / f"{name}-test.jsonl")
+        records = list(dataset.records(record_set=name))
+        assert len(records) == len(expected)
+        for got, want in zip(records, expected, strict=True):
+            for key, value in want.items():
+                seen = got[f"{name}/{key}"]
+                seen = seen.decode("utf-8") if isinstance(seen, bytes) else seen
+                if isinstance(value, float):  # pandas reads JSON floats to ~15 digits
+                    assert seen == pytest.approx(value, rel=1e-12), (name, key)
+                else:
+                    assert seen == value, (name, key)
+
+
+def test_card_figures_are_those_of_the_commands(exported, capsys):
+    project, out, named = exported
+    mapping = {}
+    for pseudo, real in zip(rows_of(out / "data" / "ratings-test.jsonl"),
+                            rows_of(named / "data" / "ratings-test.jsonl"), strict=True):
+        assert mapping.setdefault(real["rater"], pseudo["rater"]) == pseudo["rater"]
+
+    def renamed(text: str) -> object:
+        for real, pseudo in sorted(mapping.items(), key=lambda kv: -len(kv[0])):
+            text = text.replace(json.dumps(real), json.dumps(pseudo))
+        return json.loads(text)
+
+    figures = card_json(out)
+    every = simrate(capsys, "agreement", project, "--level", "all", "--json")
+    with_ci = simrate(capsys, "agreement", project, "--ci", "--json")
+    machines = simrate(capsys, "machine", project, "--json")
+    assert figures["agreement"] == renamed(every.out)
+    assert figures["agreement_ci"] == renamed(with_ci.out)
+    assert figures["machines"] == renamed(machines.out)
+    assert card_json(named)["agreement"] == json.loads(every.out)
+    text = (out / "README.md").read_text(encoding="utf-8")
+    alpha, (low, high) = json.loads(with_ci.out)["alpha"]["interval"], \
+        json.loads(with_ci.out)["ci95"]["interval"]
+    assert f"| interval (project's level) | {alpha:.3f} |" in text
+    assert f"{low:.3f} to {high:.3f}" in text
+    assert "| person | 3 | 40 | 120 | 0 |" in text and "| crowd | 2 | 10 | 20 | 0 |" in text
+    assert "1 of 40 items were flagged; 1 of them were adjudicated" in text
+    assert "crowd-0002 (crowd)" in text and "1 check items" in text
+    assert "## Machine raters" in text and "| machine-01 |" in text
+
+
+def test_no_name_id_login_or_note_anywhere_by_default(exported):
+    _, out, named = exported
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.name for p in files} == {"README.md", "croissant.json", "gold-test.jsonl",
+                                      "ratings-test.jsonl"}
+    forms = {form for planted in PLANTED for form in (planted, planted.lower())}
+    forms |= {part for person in PEOPLE for part in person.split()} | {"Quentin", "xyzzy"}
+    for path in files:
+        data = path.read_bytes()
+        for form in forms:
+            assert form.encode() not in data, (path.name, form)
+    everything = b"".join(p.read_bytes() for p in named.rglob("*") if p.is_file())
+    for planted in PLANTED:  # the same folder with names and notes asked for has them all
+        assert planted.encode() in everything, planted
+
+
+def test_pseudonyms_are_stable_across_exports(exported, tmp_path, capsys):
+    project, out, _ = exported
+    again = tmp_path / "again"
+    assert simrate(capsys, "export", project, again, "--format", "dataset", "--split",
+                   "test").status == 0
+    for name in ("gold-test.jsonl", "ratings-test.jsonl"):
+        assert (again / "data" / name).read_bytes() == (out / "data" / name).read_bytes()
+
+
+def test_gold_reimported_gives_the_same_items_and_scores(exported, tmp_path, capsys):
+    _, out, _ = exported
+    copy = tmp_path / "gold.jsonl"
+    copy.write_bytes((out / "data" / "gold-test.jsonl").read_bytes())
+    fresh = tmp_path / "fresh.simrate"
+    assert simrate(capsys, "new", fresh, "--scale", "sts").status == 0
+    done = simrate(capsys, "import", fresh, copy)
+    assert done.status == 0, done.err
+    from simrate.core.project import Project
+
+    rows = rows_of(copy)
+    with Project.open(fresh) as project:
+        items = project.items()
+    assert items["item_id"].tolist() == [r["item_id"] for r in rows]
+    assert items["left"].tolist() == [r["left"] for r in rows]
+    assert items["right"].tolist() == [r["right"] for r in rows]
+    assert items["dataset"].tolist() == [r["dataset"] for r in rows]
+    assert items["reference"].tolist() == [r["gold"] for r in rows]
+
+
+def _refused(result, code: int, *words: str) -> None:
+    assert result.status == code, result.err
+    assert result.err.count("\n") == 1 and result.err.startswith("simrate: error: ")
+    assert "Traceback" not in result.err and "Error:" not in result.err
+    for word in words:
+        assert word in result.err
+
+
+def test_refusals_write_nothing(tmp_path, capsys):
+    project = build_project(capsys, tmp_path, adjudicate=False)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    out = tmp_path / "out"
+    _refused(simrate(capsys, "export", project, out, "--format", "dataset"), 3,
+             "1 flagged item not adjudicated")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    _refused(simrate(capsys, "export", project, full, "--format", "dataset",
+                     "--allow-unresolved"), 2, "not empty")
+    _refused(simrate(capsys, "export", project, tmp_path / "items.tsv", "--format", "dataset",
+                     "--allow-unresolved"), 2, "not a folder")
+    _refused(simrate(capsys, "export", project, tmp_path / "no" / "such", "--format",
+                     "dataset", "--allow-unresolved"), 2, "does not exist")
+    _refused(simrate(capsys, "export", project, project, "--format", "dataset"), 2,
+             "project file")
+    _refused(simrate(capsys, "export", project, out, "--format", "dataset", "--split",
+                     "no/slash", "--allow-unresolved"), 2, "--split")
+    _refused(simrate(capsys, "export", project, out, "--format", "dataset", "--license",
+                     "CC BY 4.0", "--allow-unresolved"), 2, "--license")
+    _refused(simrate(capsys, "export", project, tmp_path / "g.tsv", "--split", "dev"), 2,
+             "--split belongs to --format dataset")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + ["full"])
+    assert [p.name for p in full.iterdir()] == ["keep.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = simrate(capsys, "export", project, empty, "--format", "dataset",
+                   "--allow-unresolved")
+    assert done.status == 0 and "warning: exported with 1 flagged" in done.err
+    gold = rows_of(empty / "data" / "gold-train.jsonl")
+    assert gold[0]["resolution"] == "unresolved" and gold[0]["flagged"] is True
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_an_interrupted_export_leaves_no_folder(tmp_path, capsys):
+    from simrate.core.project import Project
+    from simrate.services.dataset_export import DatasetOptions
+    from simrate.services.export import export_project
+
+    project_path = build_project(capsys, tmp_path)
+    out = tmp_path / "out"
+
+    def stop(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with Project.open(project_path) as project, pytest.raises(KeyboardInterrupt):
+        export_project(project, out, "dataset", progress=stop, dataset=DatasetOptions())
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_people_count_in_card_matches_files(exported):
+    _, out, _ = exported
+    ratings = rows_of(out / "data" / "ratings-test.jsonl")
+    people = {r["rater"] for r in ratings if r["rater_kind"] == "person"}
+    assert len(people) == len(PEOPLE)
+    excluded = {r["rater"] for r in ratings if r["excluded"]}
+    assert excluded == {"crowd-0002"}
