@@ -255,3 +255,37 @@ def test_people_count_in_card_matches_files(exported):
     assert len(people) == len(PEOPLE)
     excluded = {r["rater"] for r in ratings if r["excluded"]}
     assert excluded == {"crowd-0002"}
+
+
+@pytest.mark.realdata
+def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
+    from simrate.core.project import Project
+    from simrate.formats.sts import read_sts
+    from simrate.services.dataset_export import DatasetOptions
+    from simrate.services.export import export_project
+    from tests.formats.test_export_realdata import FINE_STS_SCALE, rate_with_reference
+
+    items = read_sts(realdata / "sts2012" / "STS.input.MSRvid.txt")
+    scale = tmp_path / "sts-fine.json"
+    scale.write_text(json.dumps(FINE_STS_SCALE))
+    out = tmp_path / "msrvid"
+    with Project.create(tmp_path / "msrvid.simrate", scale=scale) as project:
+        project.import_items(items, source="STS.input.MSRvid.txt")
+        rate_with_reference(project, items, ("Annelise Brandvold", "Bob Tuckerman"))
+        report = export_project(project, out, "dataset",
+                                dataset=DatasetOptions(license="CC-BY-4.0",
+                                                       title="STS 2012 MSRvid"))
+    assert (report.format, report.items, report.sources) == ("dataset", 750, {"mean": 750})
+    gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "cache"))["train"]
+    assert gold.num_rows == 750 and set(gold["dataset"]) == {"MSRvid"}
+    official = [float(x) for x in
+                (realdata / "sts2012" / "STS.gs.MSRvid.txt").read_text().split()]
+    assert gold["gold"] == pytest.approx(official, abs=1e-9)
+    assert gold["gold"] == pytest.approx(items["reference"].tolist(), abs=1e-12)
+    ratings = datasets.load_dataset(str(out), "ratings", cache_dir=str(tmp_path / "cache"))
+    assert ratings["train"].num_rows == 1500
+    assert set(ratings["train"]["rater"]) == {"rater-01", "rater-02"}
+    records = list(mlc.Dataset(jsonld=out / "croissant.json").records(record_set="gold"))
+    assert len(records) == 750 and records[0]["gold/item_id"] == b"MSRvid:1"
+    text = (out / "README.md").read_text(encoding="utf-8")
+    assert "Annelise" not in text and "| interval (project's level) | 1.000 |" in text

@@ -34,11 +34,13 @@ from PySide6.QtWidgets import (
 from simrate.core.errors import SimrateError
 from simrate.core.review.gold import unresolved_counts
 from simrate.formats.export import FORMATS
+from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
-from simrate.gui.kit.file_dialogs import get_save_file_name
+from simrate.gui.kit.file_dialogs import get_existing_directory, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from simrate.gui.shell.jobs import Job, JobRunner
+from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import ExportReport, export_project
 
 FORMAT_NAMES = {
@@ -49,9 +51,12 @@ FORMAT_NAMES = {
     "pit": "PIT 2015 label file: true/false/---- and score (.label)",
     "jsonl": "JSON lines: one object per item with its ratings (.jsonl)",
     "pyramid": "Pyramid benchmark: pair_id, topic, texts, label, gold, SCUs (.tsv)",
+    "dataset": "Dataset folder: data files, data card, Croissant (Hugging Face datasets)",
 }
 SUFFIXES = {"tsv": ".tsv", "csv": ".csv", "xlsx": ".xlsx", "sts": ".txt", "pit": ".label",
-            "jsonl": ".jsonl", "pyramid": ".tsv"}
+            "jsonl": ".jsonl", "pyramid": ".tsv", "dataset": ""}
+#: The end of a dataset folder's suggested name.
+FOLDER_TAIL = "-dataset"
 
 
 @dataclass(frozen=True)
@@ -96,12 +101,14 @@ def count_unresolved(project_path: str | Path) -> Unresolved:
 
 
 def run_export(project_path: str | Path, out: str, fmt: str, allow_unresolved: bool,
-               job: Job) -> ExportReport:
+               job: Job, dataset: DatasetOptions | None = None) -> ExportReport:
     """Export on a connection of our own; progress reports (and cancels) through `job`."""
     from simrate.core.project import Project
 
     with Project.open(project_path) as project:
-        return export_project(project, out, fmt, allow_unresolved, progress=job.progress)
+        extra = {} if dataset is None else {"dataset": dataset}
+        return export_project(project, out, fmt, allow_unresolved, progress=job.progress,
+                              **extra)
 
 
 class ExportDialog(QDialog):
@@ -144,8 +151,11 @@ class ExportDialog(QDialog):
         self.allow_check.toggled.connect(self._update_buttons)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
+        self.dataset_box = DatasetOptionsBox(self.project_path.stem)
+        self.dataset_box.setVisible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.dataset_box)
         layout.addWidget(self.warning_label)
         layout.addWidget(self.allow_check)
         layout.addWidget(self.progress)
@@ -191,20 +201,34 @@ class ExportDialog(QDialog):
 
     def _on_format(self) -> None:
         fmt = self.format_combo.currentData()
+        self.dataset_box.setVisible(fmt == "dataset")
         text = self.path_edit.text().strip()
         if text:
             path = Path(text)
             if not path.name:  # "/" or ".": no file name to give a suffix yet
                 return
-            if path.suffix.lower() in SUFFIXES.values() or not path.suffix:
+            if fmt == "dataset":
+                stem = path.stem if path.suffix.lower() in SUFFIXES.values() else path.name
+                self.path_edit.setText(str(path.with_name(stem.removesuffix(".gold")
+                                                          + FOLDER_TAIL)))
+            elif path.suffix.lower() in SUFFIXES.values() or not path.suffix:
+                if path.name.endswith(FOLDER_TAIL):
+                    path = path.with_name(path.name.removesuffix(FOLDER_TAIL) + ".gold")
                 self.path_edit.setText(str(path.with_suffix(SUFFIXES[fmt])))
+        self._fit()
 
     def browse(self) -> None:
-        """Ask where to save, starting from the current choice."""
+        """Ask where to save, starting from the current choice (a folder for a dataset)."""
         fmt = self.format_combo.currentData()
-        pattern = f"{fmt.upper()} files (*{SUFFIXES[fmt]});;All files (*)"
-        path, _ = get_save_file_name(self, "Export gold standard",
-                                              self.path_edit.text(), pattern)
+        if fmt == "dataset":
+            current = Path(self.path_edit.text().strip() or str(self.project_path.parent))
+            path = get_existing_directory(self, "Export dataset to an empty folder",
+                                          str(current.parent if not current.is_dir()
+                                              else current))
+        else:
+            pattern = f"{fmt.upper()} files (*{SUFFIXES[fmt]});;All files (*)"
+            path, _ = get_save_file_name(self, "Export gold standard",
+                                         self.path_edit.text(), pattern)
         if path:
             self.path_edit.setText(path)
 
@@ -246,13 +270,14 @@ class ExportDialog(QDialog):
         out = self.path_edit.text().strip()
         fmt = self.format_combo.currentData()
         allow = self.allow_check.isChecked()
+        dataset = self.dataset_box.options() if fmt == "dataset" else None
         self.result_label.setText("")
         self.result_label.setStyleSheet("")
         self.open_folder_button.setVisible(False)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.job = self.runner.start(
-            lambda job: run_export(self.project_path, out, fmt, allow, job),
+            lambda job: run_export(self.project_path, out, fmt, allow, job, dataset),
             finished=self._on_exported, failed=self._on_failed, cancelled=self._on_cancelled,
             progress=self._on_progress)
         self._update_buttons()
@@ -303,7 +328,9 @@ class ExportDialog(QDialog):
     def open_folder(self) -> None:
         """Show the folder of the written file in the system's file manager."""
         if self.report is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(self.report.path).parent)))
+            path = Path(self.report.path)  # a dataset folder is shown itself
+            folder = path if self.report.format == "dataset" else path.parent
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def reject(self) -> None:
         """Escape or Cancel: stop a running export first."""

@@ -88,3 +88,13 @@ def get_save_file_name(parent: QWidget | None = None, caption: str = "", folder:
                                  QFileDialog.FileMode.AnyFile,
                                  QFileDialog.AcceptMode.AcceptSave))
     return (files[0] if files else ""), chosen
+
+
+def get_existing_directory(parent: QWidget | None = None, caption: str = "",
+                           folder: str = "") -> str:
+    """An existing folder (the dialog can make a new one), or "" when cancelled."""
+    dialog = _dialog(parent, caption, folder, "", QFileDialog.FileMode.Directory,
+                     QFileDialog.AcceptMode.AcceptOpen)
+    dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+    files, _ = _run(dialog)
+    return files[0] if files else ""

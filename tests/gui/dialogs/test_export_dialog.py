@@ -117,3 +117,50 @@ def test_a_refused_export_is_explained_in_the_dialog(qtbot, tmp_path):
                     timeout=10000)
     assert "does not exist" in dialog.result_label.text()
     assert dialog.report is None
+
+
+def test_a_dataset_folder_is_chosen_with_a_folder_picker_and_written(qtbot, tmp_path):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    path = make_rated_project(tmp_path / "d.simrate")
+    dialog = open_dialog(qtbot, path, tmp_path)
+    assert not dialog.dataset_box.isVisibleTo(dialog)
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("dataset"))
+    assert dialog.dataset_box.isVisibleTo(dialog)
+    assert dialog.path_edit.text() == str(tmp_path / "d-dataset")
+    chosen = tmp_path / "published"
+    chosen.mkdir()
+    seen = []
+
+    def pick() -> None:  # the folder picker is up: go to the folder and accept it
+        picker = QApplication.activeModalWidget()
+        seen.append(type(picker))
+        picker.setDirectory(str(chosen))
+        picker.accept()
+
+    QTimer.singleShot(300, pick)
+    dialog.browse()
+    assert seen == [QFileDialog] and dialog.path_edit.text() == str(chosen)
+    dialog.dataset_box.license_edit.setText("CC-BY-4.0")
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20000)
+    assert dialog.report.format == "dataset" and str(chosen) in dialog.result_label.text()
+    assert sorted(p.name for p in chosen.iterdir()) == ["README.md", "croissant.json", "data"]
+    card = (chosen / "README.md").read_text(encoding="utf-8")
+    assert 'license: "cc-by-4.0"' in card and "rater-01" in card
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("tsv"))
+    assert dialog.path_edit.text().endswith(".tsv")
+
+
+def test_a_dataset_into_a_full_folder_is_refused_in_the_dialog(qtbot, tmp_path):
+    path = make_rated_project(tmp_path / "f.simrate")
+    dialog = open_dialog(qtbot, path, tmp_path)
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("dataset"))
+    dialog.path_edit.setText(str(tmp_path))  # holds the project: not empty
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.job is None and bool(dialog.result_label.text()),
+                    timeout=20000)
+    assert "not empty" in dialog.result_label.text() and dialog.report is None
