@@ -54,39 +54,64 @@ class WrittenFile:
     sha256: str
 
 
-def _strings(values: pd.Series) -> list[str]:
-    """Text values as JSON strings; None/NaN as null."""
-    return ["null" if v is None or v != v else encode_json_text(str(v))
-            for v in values.astype(object).tolist()]
+#: Adjacent fields are joined into one piece of text while their value combinations
+#: number at most this many: each distinct piece is then built once, not once per row.
+JOINED_COMBINATIONS = 1 << 16
 
 
-def _fragments(part: pd.DataFrame, field: Field) -> list[str]:
-    """One column of some rows as JSON value texts."""
-    values = part[field.name]
+def _coded(values: pd.Series, field: Field) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's code, the distinct `"name": value` texts) of one field."""
     if field.type == "string":
-        return _strings(values)
-    if field.type == "bool":
-        return ["true" if v else "false" for v in values.to_numpy(dtype=bool)]
-    if field.type == "int":
-        return [str(int(v)) for v in values.to_numpy(dtype=np.int64)]
-    return [t or "null" for t in number_texts(values.to_numpy(dtype="float64"))]
+        codes, distinct = pd.factorize(values.astype(object), use_na_sentinel=True)
+        texts = [encode_json_text(str(v)) for v in distinct.tolist()] + ["null"]
+        codes = np.where(codes < 0, len(texts) - 1, codes)
+    elif field.type == "bool":
+        codes, texts = values.to_numpy(dtype=bool).astype(np.int64), ["false", "true"]
+    elif field.type == "int":
+        distinct, codes = np.unique(values.to_numpy(dtype=np.int64), return_inverse=True)
+        texts = [str(int(v)) for v in distinct.tolist()]
+    else:
+        numbers = values.to_numpy(dtype="float64")
+        distinct, codes = np.unique(numbers, return_inverse=True)  # NaNs fold into one
+        texts = [t or "null" for t in number_texts(distinct)]
+    key = encode_json_text(field.name) + ": "
+    return codes.reshape(-1).astype(np.int64), np.array([key + t for t in texts], dtype=object)
 
 
-def _template(fields: Sequence[Field]) -> str:
-    """A str.format template of one JSON object with each key written once."""
-    keys = [encode_json_text(f.name).replace("{", "{{").replace("}", "}}") for f in fields]
-    return "{{" + ", ".join(k + ": {}" for k in keys) + "}}"
+def _joined(left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Two adjacent coded fields as one: the texts of the combinations that occur."""
+    (codes_a, texts_a), (codes_b, texts_b) = left, right
+    width = len(texts_b)
+    distinct, codes = np.unique(codes_a * width + codes_b, return_inverse=True)
+    texts = [texts_a[d // width] + ", " + texts_b[d % width] for d in distinct.tolist()]
+    return codes.reshape(-1), np.array(texts, dtype=object)
+
+
+def _pieces(rows: pd.DataFrame, fields: Sequence[Field]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The fields coded, runs of few-valued adjacent fields joined (see JOINED_COMBINATIONS)."""
+    pieces: list[tuple[np.ndarray, np.ndarray]] = []
+    for field in fields:
+        coded = _coded(rows[field.name], field)
+        if pieces and len(pieces[-1][1]) * len(coded[1]) <= JOINED_COMBINATIONS:
+            pieces[-1] = _joined(pieces[-1], coded)
+        else:
+            pieces.append(coded)
+    return pieces
 
 
 def write_rows(rows: pd.DataFrame, fields: Sequence[Field], handle: IO[str],
                progress: Progress | None = None) -> None:
     """Every row as one JSON object per line, in the fields' order."""
-    template = _template(fields)
+    pieces = _pieces(rows, fields)
     total = len(rows)
     for start, stop in row_chunks(total):
-        part = rows.iloc[start:stop]
-        columns = [_fragments(part, f) for f in fields]
-        handle.write("".join(template.format(*row) + "\n" for row in zip(*columns, strict=True)))
+        line = None
+        for codes, texts in pieces:  # element-wise concatenation of object arrays
+            piece = texts[codes[start:stop]]
+            line = "{" + piece if line is None else line + ", " + piece
+        if line is not None:
+            handle.write("".join((line + "}\n").tolist()))
         if progress:
             progress(stop, total)
 

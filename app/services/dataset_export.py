@@ -16,7 +16,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simrate.core.review.gold import check_resolved, spread_reached, unresolved_counts
+from simrate.core.review.gold import (
+    check_resolved,
+    compute_gold,
+    second_look_items,
+    spread_reached,
+    unresolved_counts,
+)
 from simrate.core.team.quality import check_scores
 from simrate.formats.croissant import croissant_json
 from simrate.formats.dataset_card import card_text
@@ -90,11 +96,10 @@ class DatasetOptions:
     language: str = "en"
 
 
-def gold_rows(project: object, gold: pd.DataFrame, names: Pseudonyms,
+def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
+              adjudications: pd.DataFrame, names: Pseudonyms,
               with_notes: bool) -> tuple[pd.DataFrame, list[Field]]:
     """The gold configuration's rows and fields (meta fields of the source files added)."""
-    items = project.items(["reference", "meta"])
-    adjudications = project.adjudications()
     by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
     flagged_now = gold["flagged"].to_numpy(dtype=bool)
     resolution = np.where(flagged_now, "unresolved", gold["source"].to_numpy(dtype=object))
@@ -160,20 +165,34 @@ def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
     }
 
 
-def export_dataset(project: object, out: str | Path, gold: pd.DataFrame,
-                   options: DatasetOptions, allow_unresolved: bool = False,
-                   progress: Progress | None = None) -> tuple[Path, dict[str, int]]:
-    """Write the dataset folder; (its path, unresolved counts). RuleError while unresolved."""
+@dataclass(frozen=True)
+class DatasetResult:
+    """What export_dataset wrote and found, for the export report."""
+
+    path: Path
+    gold: pd.DataFrame
+    unresolved: dict[str, int]
+    second_look: int
+
+
+def export_dataset(project: object, out: str | Path, options: DatasetOptions,
+                   allow_unresolved: bool = False,
+                   progress: Progress | None = None) -> DatasetResult:
+    """Write the dataset folder; RuleError (nothing written) while items are unresolved."""
     target = check_folder_target(out, project.path)
     check_split(options.split)
     check_license(options.license)
     check_language(options.language)
+    # each table read once: the gold, the ratings file and the card share them
+    items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
+    left_out = project.roster.left_out()
+    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
+                        left_out, project.annotators())
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
-    ratings = project.ratings()
-    adjudicators = project.adjudications()["by"].fillna("").tolist()
-    names = Pseudonyms(project.annotators(), project.roster.kinds(), adjudicators,
-                       options.keep_rater_names)
-    rows, fields = gold_rows(project, gold, names, options.with_notes)
+    names = Pseudonyms(project.annotators(), project.roster.kinds(),
+                       adjudications["by"].fillna("").tolist(), options.keep_rater_names)
+    rows, fields = gold_rows(project, gold, items, adjudications, names, options.with_notes)
+    del items
     rated, rating_fields = rating_rows(ratings, names, set(project.excluded_annotators()),
                                        options.with_notes)
     facts = _card_facts(project, options, names, rows, ratings)
@@ -186,4 +205,6 @@ def export_dataset(project: object, out: str | Path, gold: pd.DataFrame,
         }
         (folder / "README.md").write_text(card_text(facts, files), encoding="utf-8")
         (folder / "croissant.json").write_text(croissant_json(facts, files), encoding="utf-8")
-    return target, counts
+    late = second_look_items(ratings, adjudications, project.scale, project.threshold,
+                             left_out)
+    return DatasetResult(target, gold, counts, len(late))

@@ -104,14 +104,11 @@ def _sources(column: pd.Series) -> dict[str, int]:
 def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
                    progress: Progress | None, options: DatasetOptions) -> ExportReport:
     """`--format dataset`: a folder (app/services/dataset_export.py)."""
-    gold, ratings, adjudications, excluded = _project_gold(project)
-    path, counts = export_dataset(project, out, gold, options, allow_unresolved, progress)
-    second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
-                                    excluded)
-    return ExportReport(path=path, format="dataset", format_from_extension=False,
-                        items=len(gold), sources=_sources(gold["source"]),
-                        flagged=counts["flagged"], unrated=counts["unrated"],
-                        second_look=len(second_look))
+    done = export_dataset(project, out, options, allow_unresolved, progress)
+    return ExportReport(path=done.path, format="dataset", format_from_extension=False,
+                        items=len(done.gold), sources=_sources(done.gold["source"]),
+                        flagged=done.unresolved["flagged"], unrated=done.unresolved["unrated"],
+                        second_look=done.second_look)
 
 
 def export_project(project: object, out: str | Path, fmt: str | None = None,
