@@ -116,16 +116,15 @@ def _raters_section(facts: Mapping) -> list[str]:
 
 
 def _alpha_rows(agreement: Mapping) -> list[list[str]]:
-    every, interval = agreement["all_levels"], agreement["with_ci"]
-    levels = [lv for lv in LEVEL_ORDER if lv in every["alpha"]]
+    figures = agreement["figures"]
+    levels = [lv for lv in LEVEL_ORDER if lv in figures["alpha"]]
     rows = []
     for level in sorted(levels, key=lambda lv: lv != agreement["level"]):
-        ci = interval["ci95"].get(level) if level in interval["alpha"] else None
-        shown = ("n/a" if ci is None else f"{ci[0]:.3f} to {ci[1]:.3f}") \
-            if level in interval["alpha"] else "-"
+        ci = figures.get("ci95", {}).get(level)
         rows.append([level + (" (project's level)" if level == agreement["level"] else ""),
-                     _f(every["alpha"][level]),
-                     _f(every.get("alpha_unadjudicated", {}).get(level)), shown])
+                     _f(figures["alpha"][level]),
+                     _f(figures.get("alpha_unadjudicated", {}).get(level)),
+                     "n/a" if ci is None else f"{ci[0]:.3f} to {ci[1]:.3f}"])
     return rows
 
 
@@ -144,14 +143,14 @@ def _pearson_lines(every: Mapping) -> list[str]:
 
 
 def _agreement_section(agreement: Mapping) -> list[str]:
-    every = agreement["all_levels"]
+    every = agreement["figures"]
     lines = ["## Agreement", "",
              f"Over {every['items']:,} items, {every['pairable_items']:,} with two or more "
              f"ratings, among {len(every['annotators'])} counted raters (people and crowd "
              "workers who are not excluded; machine raters do not count). Krippendorff's "
              "alpha, over all items and over the items neither flagged nor adjudicated, "
-             f"with the 95% bootstrap interval ({agreement['ci_method']}) at the project's "
-             "level:", ""]
+             f"with its 95% bootstrap interval over all items ({agreement['ci_method']}); "
+             "the project's level first:", ""]
     lines += _table(["level", "alpha, all items", "alpha, unadjudicated", "95% CI"],
                     _alpha_rows(agreement)) + [""]
     lines += _pearson_lines(every)
@@ -209,11 +208,11 @@ def _machine_section(machines: Mapping) -> list[str]:
 
 def _json_section(facts: Mapping) -> list[str]:
     agreement, machines = facts["agreement"], facts["machines"]
-    figures = {"agreement": agreement["all_levels"], "agreement_ci": agreement["with_ci"],
+    figures = {"agreement": agreement["figures"],
                "machines": {"machines": machines["machines"]}}
-    commands = [*agreement["commands"], machines["command"]]
+    commands = [agreement["command"], machines["command"]]
     return ["## Figures as JSON", "",
-            "The figures above exactly, as " + ", ".join(f"`{c}`" for c in commands)
+            "The figures above exactly, as " + " and ".join(f"`{c}`" for c in commands)
             + " print them (raters renamed as in the files):", "",
             "```json", json.dumps(figures, ensure_ascii=False, indent=1), "```", ""]
 

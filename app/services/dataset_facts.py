@@ -26,8 +26,7 @@ from simrate.services.pseudonyms import KIND_WORDS, Pseudonyms
 #: The level the card leads with (graded similarity scales are interval data), and the
 #: commands whose JSON the card's figures are.
 PROJECT_LEVEL = "interval"
-AGREEMENT_COMMAND = "simrate agreement PROJECT --level all --json"
-INTERVAL_COMMAND = "simrate agreement PROJECT --ci --json"
+AGREEMENT_COMMAND = "simrate agreement PROJECT --level all --ci --json"
 MACHINE_COMMAND = "simrate machine PROJECT --json"
 
 
@@ -48,18 +47,14 @@ def _reasons(report: Report, names: Pseudonyms) -> dict[str, str]:
 
 
 def agreement_facts(project: object, names: Pseudonyms) -> dict:
-    """The figures of `agreement --level all --json` and `agreement --ci --json`."""
+    """The figures of `agreement --level all --ci --json`, raters under pseudonyms."""
     long, unadjudicated, _ = project.agreement_columns()
-    every = long_agreement_report(long, list(LEVELS), None, unadjudicated,
-                                  min_overlap=DEFAULT_MIN_OVERLAP)
-    interval = long_agreement_report(long, [PROJECT_LEVEL], None, unadjudicated, ci=True,
-                                     ci_method=DEFAULT_CI_METHOD,
-                                     min_overlap=DEFAULT_MIN_OVERLAP)
-    return {"level": PROJECT_LEVEL, "all_levels": _published_report(every, names),
-            "with_ci": _published_report(interval, names),
-            "reasons": _reasons(every, names) | _reasons(interval, names),
-            "ci_method": DEFAULT_CI_METHOD, "min_overlap": DEFAULT_MIN_OVERLAP,
-            "commands": [AGREEMENT_COMMAND, INTERVAL_COMMAND]}
+    report = long_agreement_report(long, list(LEVELS), None, unadjudicated, ci=True,
+                                   ci_method=DEFAULT_CI_METHOD,
+                                   min_overlap=DEFAULT_MIN_OVERLAP)
+    return {"level": PROJECT_LEVEL, "figures": _published_report(report, names),
+            "reasons": _reasons(report, names), "ci_method": DEFAULT_CI_METHOD,
+            "command": AGREEMENT_COMMAND}
 
 
 def machine_facts(project: object, names: Pseudonyms) -> dict:

@@ -125,18 +125,20 @@ def test_card_figures_are_those_of_the_commands(exported, capsys):
         return json.loads(text)
 
     figures = card_json(out)
-    every = simrate(capsys, "agreement", project, "--level", "all", "--json")
-    with_ci = simrate(capsys, "agreement", project, "--ci", "--json")
+    every = simrate(capsys, "agreement", project, "--level", "all", "--ci", "--json")
     machines = simrate(capsys, "machine", project, "--json")
     assert figures["agreement"] == renamed(every.out)
-    assert figures["agreement_ci"] == renamed(with_ci.out)
     assert figures["machines"] == renamed(machines.out)
     assert card_json(named)["agreement"] == json.loads(every.out)
     text = (out / "README.md").read_text(encoding="utf-8")
-    alpha, (low, high) = json.loads(with_ci.out)["alpha"]["interval"], \
-        json.loads(with_ci.out)["ci95"]["interval"]
-    assert f"| interval (project's level) | {alpha:.3f} |" in text
-    assert f"{low:.3f} to {high:.3f}" in text
+    report = json.loads(every.out)
+    for level in ("interval", "ordinal", "ratio", "nominal"):
+        alpha, calm = report["alpha"][level], report["alpha_unadjudicated"][level]
+        low, high = report["ci95"][level]
+        assert f" | {alpha:.3f} | {calm:.3f} | {low:.3f} to {high:.3f} |" in text, level
+    assert "| interval (project's level) |" in text
+    rest = report["pearson_vs_rest"]
+    assert all(f"{r:.3f}" in text for r in rest.values())
     assert "| person | 3 | 40 | 120 | 0 |" in text and "| crowd | 2 | 10 | 20 | 0 |" in text
     assert "1 of 40 items were flagged; 1 of them were adjudicated" in text
     assert "crowd-0002 (crowd)" in text and "1 check items" in text
