@@ -85,8 +85,8 @@ def _files_section(facts: Mapping, files: Files) -> list[str]:
 
 def _scale_section(scale: Mapping) -> list[str]:
     lines = ["## Scale and guidelines", "",
-             f"{scale['title'] or scale['name']}: from {scale['low']:g} to {scale['high']:g} "
-             f"in steps of {scale['step']:g}.", ""]
+             f"Scale `{scale['name']}` ({scale['title'] or scale['name']}): scores from "
+             f"{scale['low']:g} to {scale['high']:g} in steps of {scale['step']:g}.", ""]
     if scale["description"]:
         lines += [scale["description"], ""]
     if scale["points"]:
@@ -162,28 +162,34 @@ def _agreement_section(agreement: Mapping) -> list[str]:
 
 
 def _review_section(review: Mapping, exclusions: Mapping) -> list[str]:
-    resolution = review["resolution"]
     lines = ["## Review", "",
              f"Flag rule: an item is flagged when two or more counted ratings differ by "
-             f"{review['threshold']:g} scale point{'s' * (review['threshold'] != 1)} or more. {review['flagged']:,} of "
-             f"{review['items']:,} items were flagged; {review['flagged_adjudicated']:,} of "
-             f"them were adjudicated, and {review['adjudicated']:,} items were adjudicated in "
-             "all. The gold score is the adjudicated score, else the mean of the counted "
-             "ratings.", ""]
-    lines += _table(["resolution", "items"], sorted(resolution.items())) + [""]
-    lines += ["## Exclusions and check items", "",
-              f"{exclusions['check_items']:,} check items of known score were mixed in. "
-              f"The check-item rule flags a rater whose Pearson with the known scores falls "
-              f"below {exclusions['check_threshold']:g}."]
+             f"{review['threshold']:g} scale point{'s' * (review['threshold'] != 1)} or more. "
+             "The gold score is the adjudicated score, else the mean of the counted ratings.",
+             ""]
+    rows = [["items", review["items"]], ["flagged by the rule", review["flagged"]],
+            ["flagged and adjudicated", review["flagged_adjudicated"]],
+            ["adjudicated in all", review["adjudicated"]]]
+    rows += [[f"gold settled as `{name}`", count]
+             for name, count in sorted(review["resolution"].items())]
+    lines += _table(["", "items"], rows) + [""]
+    return lines + _exclusion_lines(exclusions)
+
+
+def _exclusion_lines(exclusions: Mapping) -> list[str]:
+    lines = ["## Exclusions and check items", "",
+             f"Check items of known score mixed in: {exclusions['check_items']:,}. The "
+             "check-item rule flags a rater whose Pearson with the known scores falls below "
+             f"{exclusions['check_threshold']:g}; "]
     rule = exclusions["rule"]
-    lines.append("The rule has not been applied to exclude raters." if rule is None else
-                 f"Applied with threshold {rule['threshold']:g}, it excluded "
-                 f"{len(rule['excluded'])} rater(s): {', '.join(rule['excluded']) or 'none'}.")
+    lines[-1] += ("it has not been applied to exclude raters." if rule is None else
+                  f"applied with threshold {rule['threshold']:g}, it excluded "
+                  f"{', '.join(rule['excluded']) or 'no one still excluded'}.")
     excluded = exclusions["excluded"]
     lines += ["", (f"Excluded raters ({len(excluded)}), whose ratings count in neither gold "
                    "nor agreement: " + ", ".join(
                        f"{e['rater']} ({e['kind']}{', check-item rule' if e['by_rule'] else ''})"
-                       for e in excluded)) if excluded else "No rater is excluded.", ""]
+                       for e in excluded) + ".") if excluded else "No rater is excluded.", ""]
     return lines
 
 

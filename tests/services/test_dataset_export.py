@@ -140,8 +140,8 @@ def test_card_figures_are_those_of_the_commands(exported, capsys):
     rest = report["pearson_vs_rest"]
     assert all(f"{r:.3f}" in text for r in rest.values())
     assert "| person | 3 | 40 | 120 | 0 |" in text and "| crowd | 2 | 10 | 20 | 0 |" in text
-    assert "1 of 40 items were flagged; 1 of them were adjudicated" in text
-    assert "crowd-0002 (crowd)" in text and "1 check items" in text
+    assert "| flagged by the rule | 1 |" in text and "| flagged and adjudicated | 1 |" in text
+    assert "crowd-0002 (crowd)" in text and "Check items of known score mixed in: 1." in text
     assert "## Machine raters" in text and "| machine-01 |" in text
 
 
