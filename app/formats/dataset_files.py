@@ -1,7 +1,7 @@
 """The data files of a dataset folder: JSON Lines, one object per row, typed by a field list.
 
 Each configuration (gold, ratings) is a list of `Field`s, (name, type, description), and its
-rows a DataFrame holding those columns. A row is one JSON object with every field in the
+rows a column per field (plain object arrays: pandas' string columns cost a conversion). A row is one JSON object with every field in the
 list's order; a missing value (NaN, None) is `null`; numbers are written in Python's
 shortest exact form (the JSONL export's convention), so a reader gets the same float back.
 The same field list gives the card's `dataset_info` features (so `datasets` types a column
@@ -15,7 +15,7 @@ and pandas read them as they are.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -33,6 +33,8 @@ TYPES = {
     "bool": ("bool", "sc:Boolean"),
 }
 ENCODING = "application/jsonlines"
+#: Rows as columns: {field name: a column (array, list or Series)}, or a DataFrame.
+Rows = Mapping[str, object] | pd.DataFrame
 
 
 @dataclass(frozen=True)
@@ -59,19 +61,19 @@ class WrittenFile:
 JOINED_COMBINATIONS = 1 << 16
 
 
-def _coded(values: pd.Series, field: Field) -> tuple[np.ndarray, np.ndarray]:
-    """(each row's code, the distinct `"name": value` texts) of one field."""
+def _coded(values: object, field: Field) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's code, the distinct `"name": value` texts) of one field (a column)."""
     if field.type == "string":
-        codes, distinct = pd.factorize(values.astype(object), use_na_sentinel=True)
+        codes, distinct = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
         texts = [encode_json_text(str(v)) for v in distinct.tolist()] + ["null"]
         codes = np.where(codes < 0, len(texts) - 1, codes)
     elif field.type == "bool":
-        codes, texts = values.to_numpy(dtype=bool).astype(np.int64), ["false", "true"]
+        codes, texts = np.asarray(values, dtype=bool).astype(np.int64), ["false", "true"]
     elif field.type == "int":
-        distinct, codes = np.unique(values.to_numpy(dtype=np.int64), return_inverse=True)
+        distinct, codes = np.unique(np.asarray(values, dtype=np.int64), return_inverse=True)
         texts = [str(int(v)) for v in distinct.tolist()]
     else:
-        numbers = values.to_numpy(dtype="float64")
+        numbers = np.asarray(values, dtype="float64")
         distinct, codes = np.unique(numbers, return_inverse=True)  # NaNs fold into one
         texts = [t or "null" for t in number_texts(distinct)]
     key = encode_json_text(field.name) + ": "
@@ -88,7 +90,7 @@ def _joined(left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.nda
     return codes.reshape(-1), np.array(texts, dtype=object)
 
 
-def _pieces(rows: pd.DataFrame, fields: Sequence[Field]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _pieces(rows: Rows, fields: Sequence[Field]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The fields coded, runs of few-valued adjacent fields joined (see JOINED_COMBINATIONS)."""
     pieces: list[tuple[np.ndarray, np.ndarray]] = []
     for field in fields:
@@ -100,11 +102,11 @@ def _pieces(rows: pd.DataFrame, fields: Sequence[Field]) -> list[tuple[np.ndarra
     return pieces
 
 
-def write_rows(rows: pd.DataFrame, fields: Sequence[Field], handle: IO[str],
+def write_rows(rows: Rows, fields: Sequence[Field], handle: IO[str],
                progress: Progress | None = None) -> None:
     """Every row as one JSON object per line, in the fields' order."""
     pieces = _pieces(rows, fields)
-    total = len(rows)
+    total = len(rows[fields[0].name]) if fields else 0
     for start, stop in row_chunks(total):
         line = None
         for codes, texts in pieces:  # element-wise concatenation of object arrays
@@ -116,7 +118,7 @@ def write_rows(rows: pd.DataFrame, fields: Sequence[Field], handle: IO[str],
             progress(stop, total)
 
 
-def write_data_file(folder: Path, relative: str, rows: pd.DataFrame, fields: Sequence[Field],
+def write_data_file(folder: Path, relative: str, rows: Rows, fields: Sequence[Field],
                     progress: Progress | None = None) -> WrittenFile:
     """Write `rows` to folder/relative (a new file in a fresh folder); what was written."""
     path = folder / relative
@@ -127,7 +129,8 @@ def write_data_file(folder: Path, relative: str, rows: pd.DataFrame, fields: Seq
     with open(path, "rb") as written:
         for block in iter(lambda: written.read(1 << 20), b""):
             digest.update(block)
-    return WrittenFile(relative, len(rows), path.stat().st_size, digest.hexdigest())
+    count = len(rows[fields[0].name]) if fields else 0
+    return WrittenFile(relative, count, path.stat().st_size, digest.hexdigest())
 
 
 def features(fields: Sequence[Field]) -> list[dict]:

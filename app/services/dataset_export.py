@@ -96,55 +96,62 @@ class DatasetOptions:
     language: str = "en"
 
 
+def _text(values: object) -> np.ndarray:
+    """A text column as a plain object array."""
+    return np.asarray(values, dtype=object)
+
+
 def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
               adjudications: pd.DataFrame, names: Pseudonyms,
-              with_notes: bool) -> tuple[pd.DataFrame, list[Field]]:
-    """The gold configuration's rows and fields (meta fields of the source files added)."""
+              with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field]]:
+    """The gold configuration's columns and fields (meta fields of the source files added)."""
     by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
-    flagged_now = gold["flagged"].to_numpy(dtype=bool)
-    resolution = np.where(flagged_now, "unresolved", gold["source"].to_numpy(dtype=object))
-    resolution = np.where(gold["gold"].isna(), "unrated", resolution)
-    rows = pd.DataFrame({
-        "item_id": gold["item_id"], "left": gold["left"], "right": gold["right"],
-        "dataset": gold["dataset"], "genre": gold["genre"],
+    item_ids = _text(gold["item_id"])
+    resolution = np.where(gold["flagged"].to_numpy(dtype=bool), "unresolved",
+                          _text(gold["source"]))
+    resolution = np.where(gold["gold"].isna().to_numpy(), "unrated", resolution)
+    adjudicated = np.flatnonzero(gold["adjudicated"].to_numpy(dtype=bool))
+    adjudicated_by = np.full(len(gold), None, dtype=object)
+    adjudicated_by[adjudicated] = [names.of(by.get(i)) for i in item_ids[adjudicated].tolist()]
+    rows = {
+        "item_id": item_ids, "left": _text(gold["left"]), "right": _text(gold["right"]),
+        "dataset": _text(gold["dataset"]), "genre": _text(gold["genre"]),
         "reference": items["reference"].to_numpy(dtype="float64"),
-        "gold": gold["gold"], "n_ratings": gold["n_ratings"], "sd": gold["sd"],
-        "spread": spread_of(gold),
+        "gold": gold["gold"].to_numpy(dtype="float64"), "n_ratings": gold["n_ratings"],
+        "sd": gold["sd"].to_numpy(dtype="float64"), "spread": spread_of(gold),
         "flagged": spread_reached(gold["n_ratings"], gold["min"], gold["max"], project.scale,
                                   project.threshold),
-        "resolution": resolution.astype(object),
-        "adjudicated_by": [names.of(by.get(i)) if a else None for i, a in
-                           zip(gold["item_id"], gold["adjudicated"], strict=True)],
-        "check_item": gold["item_id"].isin(set(check_scores(project))).to_numpy(),
-    })
+        "resolution": _text(resolution), "adjudicated_by": adjudicated_by,
+        "check_item": pd.Index(item_ids).isin(list(check_scores(project))),
+    }
     fields = list(GOLD_FIELDS)
-    for key, values in meta_columns(items["meta"].tolist(), set(rows.columns)).items():
-        rows[key] = values
+    for key, values in meta_columns(items["meta"].tolist(), set(rows)).items():
+        rows[key] = _text(values)
         fields.append(Field(key, "string", "A field the source file carried with the item."))
     if with_notes:
-        rows["note"] = gold["note"].replace("", None)
+        rows["note"] = _text(gold["note"].replace("", None))
         fields.append(NOTE_FIELD)
     return rows, fields
 
 
 def rating_rows(ratings: pd.DataFrame, names: Pseudonyms, excluded: set[str],
-                with_notes: bool) -> tuple[pd.DataFrame, list[Field]]:
+                with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field]]:
     """The ratings configuration: every score and skip, raters under their pseudonyms."""
     skipped = ratings["skipped"].to_numpy(dtype=bool)
-    ratings = ratings[ratings["score"].notna().to_numpy() | skipped]
-    annotator = ratings["annotator"]
-    published = pd.Series(names.names).reindex(annotator).to_numpy(dtype=object)
-    kinds = pd.Series(names.kind).reindex(annotator).to_numpy(dtype=object)
-    rows = pd.DataFrame({
-        "item_id": ratings["item_id"].to_numpy(dtype=object), "rater": published,
-        "rater_kind": kinds, "score": ratings["score"].to_numpy(dtype="float64"),
-        "seconds": ratings["seconds"].to_numpy(dtype="float64"),
-        "skipped": ratings["skipped"].to_numpy(dtype=bool),
-        "excluded": annotator.isin(excluded).to_numpy(),
-    })
+    keep = ratings["score"].notna().to_numpy() | skipped
+    codes, raters = pd.factorize(_text(ratings["annotator"])[keep])
+    rows = {
+        "item_id": _text(ratings["item_id"])[keep],
+        "rater": _text([names[r] for r in raters])[codes],
+        "rater_kind": _text([names.kind[r] for r in raters])[codes],
+        "score": ratings["score"].to_numpy(dtype="float64")[keep],
+        "seconds": ratings["seconds"].to_numpy(dtype="float64")[keep],
+        "skipped": skipped[keep],
+        "excluded": np.isin(raters, list(excluded))[codes] if len(raters) else skipped[keep],
+    }
     fields = list(RATING_FIELDS)
     if with_notes:
-        rows["note"] = ratings["note"].replace("", None).to_numpy(dtype=object)
+        rows["note"] = _text(ratings["note"].replace("", None))[keep]
         fields.append(RATING_NOTE)
     return rows, fields
 
@@ -155,7 +162,7 @@ def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
     title = options.title or project.title or project.path.stem
     return {
         "title": title, "license": options.license, "language": options.language,
-        "split": options.split, "size_category": size_category(len(rows)),
+        "split": options.split, "size_category": size_category(len(rows["item_id"])),
         "scale": scale_facts(project.scale), "raters": rater_counts(ratings, names),
         "agreement": agreement_facts(project, names), "machines": machine_facts(project, names),
         "review": review_facts(rows, project.threshold),

@@ -9,6 +9,8 @@ pseudonyms and counts rows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -88,16 +90,17 @@ def rater_counts(ratings: pd.DataFrame, names: Pseudonyms) -> list[dict]:
     return rows
 
 
-def review_facts(gold_rows: pd.DataFrame, threshold: float) -> dict:
+def review_facts(gold_rows: Mapping[str, np.ndarray], threshold: float) -> dict:
     """How many items the flag rule caught, and how each item's gold was settled."""
-    resolution = gold_rows["resolution"].value_counts()
-    flagged = gold_rows["flagged"].to_numpy(dtype=bool)
-    adjudicated = (gold_rows["resolution"] == "adjudicated").to_numpy()
-    return {"threshold": threshold, "items": len(gold_rows),
+    resolution = np.asarray(gold_rows["resolution"], dtype=object)
+    settled, counts = np.unique(resolution.astype(str), return_counts=True)
+    flagged = np.asarray(gold_rows["flagged"], dtype=bool)
+    adjudicated = resolution == "adjudicated"
+    return {"threshold": threshold, "items": len(resolution),
             "flagged": int(flagged.sum()),
             "flagged_adjudicated": int((flagged & adjudicated).sum()),
             "adjudicated": int(adjudicated.sum()),
-            "resolution": {str(k): int(v) for k, v in resolution.items()}}
+            "resolution": {str(k): int(v) for k, v in zip(settled, counts, strict=True)}}
 
 
 def exclusion_facts(project: object, names: Pseudonyms) -> dict:

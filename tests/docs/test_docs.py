@@ -86,7 +86,9 @@ def test_the_commands_are_found():
 
 def test_the_tutorial_runs_against_the_sample(tmp_path):
     shutil.copytree(ROOT / "sample_data", tmp_path / "sample_data")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
+           "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "hf")}  # `datasets` neither downloads nor leaves a cache
     tutorial = DOCS / "tutorial.md"
     commands = [line for line in simrate_lines(tutorial)
                 if not re.match(r"simrate (--sample|demo\.simrate)", line)]  # the window
@@ -104,6 +106,10 @@ def test_the_tutorial_runs_against_the_sample(tmp_path):
         assert done.returncode == 0, f"{code}\n{done.stderr}"
         assert "Traceback" not in done.stderr
     assert (tmp_path / "gold.xlsx").stat().st_size > 0
+    # the tutorial ends with a dataset folder that `datasets` loaded in the last block
+    assert sorted(p.name for p in (tmp_path / "demo-dataset").iterdir()) == [
+        "README.md", "croissant.json", "data"]
+    assert "20 items; news-04 3.0 adjudicated" in done.stdout
 
 
 def test_the_readme_picture_is_one_the_rendering_script_makes():

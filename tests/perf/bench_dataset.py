@@ -27,23 +27,23 @@ GOAL = 2.0
 CHILD = """
 import resource, sys, time
 from simrate.cli import main
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 status = main(["export", *sys.argv[1:], "--allow-unresolved"])
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"RESULT {status} {seconds:.3f} {peak:.1f}")
+print(f"RESULT {status} {seconds:.3f} {cpu:.3f} {peak:.1f}")
 """
 
 
-def run(args: list[str]) -> tuple[float, float]:
-    """(seconds inside the command, peak MB) of one export in a fresh process."""
+def run(args: list[str]) -> tuple[float, float, float]:
+    """(seconds inside the command, CPU seconds, peak MB) of one export in a fresh process."""
     done = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True,
                           text=True, cwd=ROOT, check=False)
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT")), None)
     if line is None or line.split()[1] != "0":
         raise SystemExit(f"export failed:\n{done.stdout}\n{done.stderr}")
-    _, _, seconds, peak = line.split()
-    return float(seconds), float(peak)
+    _, _, seconds, cpu, peak = line.split()
+    return float(seconds), float(cpu), float(peak)
 
 
 def folder_size(path: Path) -> float:
@@ -66,24 +66,34 @@ def main() -> None:
               f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
               f"{os.getloadavg()[0]:.1f}, {args.repeat} runs each, in turns)\n")
         times: dict[str, list[float]] = {"jsonl": [], "dataset": []}
+        cpus: dict[str, list[float]] = {"jsonl": [], "dataset": []}
         peaks: dict[str, float] = {"jsonl": 0.0, "dataset": 0.0}
         outs = {"jsonl": folder / "gold.jsonl", "dataset": folder / "dataset-0"}
         for n in range(args.repeat):
             for fmt in ("jsonl", "dataset"):
                 out = outs[fmt] if fmt == "jsonl" else folder / f"dataset-{n}"
                 extra = ["--format", "dataset"] if fmt == "dataset" else []
-                seconds, peak = run([str(project), str(out), *extra])
+                seconds, cpu, peak = run([str(project), str(out), *extra])
                 times[fmt].append(seconds)
+                cpus[fmt].append(cpu)
                 peaks[fmt] = max(peaks[fmt], peak)
-                print(f"run {n + 1}: {fmt:<8}{seconds:>8.2f} s")
-        print(f"\n{'format':<9}{'median s':>10}{'peak MB':>10}{'size MB':>10}")
-        medians = {fmt: statistics.median(values) for fmt, values in times.items()}
-        for fmt in times:
-            print(f"{fmt:<9}{medians[fmt]:>10.2f}{peaks[fmt]:>10.0f}"
-                  f"{folder_size(outs[fmt]):>10.1f}")
-        ratio = medians["dataset"] / medians["jsonl"]
-        print(f"\ndataset / jsonl = {ratio:.2f} (goal <= {GOAL:g}): "
-              + ("ok" if ratio <= GOAL else "OVER"))
+                print(f"run {n + 1}: {fmt:<8}{seconds:>8.2f} s, {cpu:.2f} s CPU, load "
+                      f"{os.getloadavg()[0]:.1f}")
+        report(times, cpus, peaks, outs)
+
+
+def report(times: dict, cpus: dict, peaks: dict, outs: dict) -> None:
+    """The medians side by side and the ratios (wall clock, and CPU time)."""
+    print(f"\n{'format':<9}{'median s':>10}{'CPU s':>8}{'peak MB':>10}{'size MB':>10}")
+    medians = {fmt: statistics.median(values) for fmt, values in times.items()}
+    cpu = {fmt: statistics.median(values) for fmt, values in cpus.items()}
+    for fmt in times:
+        print(f"{fmt:<9}{medians[fmt]:>10.2f}{cpu[fmt]:>8.2f}{peaks[fmt]:>10.0f}"
+              f"{folder_size(outs[fmt]):>10.1f}")
+    ratio = medians["dataset"] / medians["jsonl"]
+    print(f"\ndataset / jsonl = {ratio:.2f} (goal <= {GOAL:g}): "
+          + ("ok" if ratio <= GOAL else "OVER")
+          + f"; CPU time {cpu['dataset'] / cpu['jsonl']:.2f}")
 
 
 if __name__ == "__main__":
