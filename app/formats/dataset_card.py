@@ -12,6 +12,7 @@ they are), so no YAML library is needed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 
 from simrate.formats.dataset_files import TYPES, Field, WrittenFile, features
@@ -22,9 +23,17 @@ LEVEL_ORDER = ("interval", "ordinal", "ratio", "nominal")
 MATRIX_RATERS = 12
 
 
+#: Characters a YAML reader refuses even in quotes, or takes as line breaks (U+0085,
+#: U+2028, U+2029): written as escapes in a double-quoted scalar.
+_NOT_YAML_TEXT = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd"
+                            "\U00010000-\U0010ffff]")
+
+
 def _q(text: object) -> str:
-    """A YAML scalar: JSON-quoted text (YAML's double-quoted style reads it the same)."""
-    return json.dumps(str(text), ensure_ascii=False)
+    """A YAML scalar: JSON-quoted text (YAML's double-quoted style reads it the same), with
+    the characters YAML would refuse or break lines at escaped."""
+    return _NOT_YAML_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                              json.dumps(str(text), ensure_ascii=False))
 
 
 def _f(value: float | None) -> str:
@@ -37,7 +46,7 @@ def _cell(text: object) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
 
 

@@ -291,3 +291,37 @@ def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
     assert len(records) == 750 and records[0]["gold/item_id"] == b"MSRvid:1"
     text = (out / "README.md").read_text(encoding="utf-8")
     assert "Annelise" not in text and "| interval (project's level) | 1.000 |" in text
+
+
+def test_title_and_language_reach_the_card_and_croissant(exported, tmp_path, capsys):
+    project, _, _ = exported
+    out = tmp_path / "titled"
+    title = 'Paraphrases: "STS" \u00e9t\u00e9 \U0001f600 | line\u2028two'
+    done = simrate(capsys, "export", project, out, "--format", "dataset", "--title", title,
+                   "--language", "de", "--license", "other")
+    assert done.status == 0, done.err
+    data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert data["pretty_name"] == title and data["language"] == ["de"]
+    assert data["license"] == "other"
+    document = json.loads((out / "croissant.json").read_text(encoding="utf-8"))
+    assert document["name"] == title and document["inLanguage"] == "de"
+    assert "license" not in document  # `other` names no licence
+    assert not mlc.Dataset(jsonld=out / "croissant.json").metadata.ctx.issues.errors
+    bad = simrate(capsys, "export", project, tmp_path / "x", "--format", "dataset",
+                  "--language", "English")
+    _refused(bad, 2, "--language")
+    assert not (tmp_path / "x").exists()
+
+
+def test_pseudonyms_widen_past_their_digits_and_keep_join_order():
+    from simrate.services.pseudonyms import Pseudonyms
+
+    people = [f"p{n}" for n in range(120)]
+    workers = [f"W{n}" for n in range(3)]
+    names = Pseudonyms(people + workers, {**{p: "human" for p in people},
+                                           **{w: "crowd" for w in workers}},
+                       adjudicators=["p3", "boss", ""])
+    assert names["p0"] == "rater-001" and names["p119"] == "rater-120"
+    assert names["W2"] == "crowd-0003" and names.kind["W2"] == "crowd"
+    assert names.of("p3") == "rater-004" and names.of("boss") == "adjudicator-01"
+    assert names.of("") is None
