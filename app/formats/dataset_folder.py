@@ -72,8 +72,7 @@ def check_folder_target(out: str | Path, protected: Sequence[str | Path]) -> Pat
     made (no parent folder, no permission), or names a file the command reads."""
     path = Path(out)
     check_name_length(path)
-    refuse_overwriting(path, list(protected) if isinstance(protected, (list, tuple))
-                       else [protected], "the project file itself")
+    refuse_overwriting(path, protected, "the project file itself")
     if path.exists() or path.is_symlink():
         if not path.is_dir() or path.is_symlink():
             raise SimrateError("exists and is not a folder; a dataset is written to a new "

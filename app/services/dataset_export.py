@@ -186,7 +186,7 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
                    allow_unresolved: bool = False,
                    progress: Progress | None = None) -> DatasetResult:
     """Write the dataset folder; RuleError (nothing written) while items are unresolved."""
-    target = check_folder_target(out, project.path)
+    target = check_folder_target(out, [project.path])
     check_split(options.split)
     check_license(options.license)
     check_language(options.language)

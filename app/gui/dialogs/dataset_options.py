@@ -16,13 +16,14 @@ from simrate.services.dataset_export import DatasetOptions
 class DatasetOptionsBox(QWidget):
     """Split, licence, title, --keep-rater-names and --with-notes as widgets."""
 
-    def __init__(self, title: str = "", parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         defaults = DatasetOptions()
         self.split_edit = QLineEdit(defaults.split)
         self.license_edit = QLineEdit(defaults.license)
         self.license_edit.setToolTip("An SPDX licence id such as CC-BY-4.0, CC0-1.0 or MIT")
-        self.title_edit = QLineEdit(title)
+        self.title_edit = QLineEdit()
+        self.title_edit.setPlaceholderText("the project's title")
         self.names_check = QCheckBox("Keep raters' names (otherwise rater-01, crowd-0001, \u2026)")
         self.notes_check = QCheckBox("Include raters' and adjudicators' notes")
         form = QFormLayout(self)

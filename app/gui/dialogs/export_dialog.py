@@ -151,7 +151,7 @@ class ExportDialog(QDialog):
         self.allow_check.toggled.connect(self._update_buttons)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.dataset_box = DatasetOptionsBox(self.project_path.stem)
+        self.dataset_box = DatasetOptionsBox()
         self.dataset_box.setVisible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
