@@ -157,7 +157,7 @@ def rating_rows(ratings: pd.DataFrame, names: Pseudonyms, excluded: set[str],
 
 
 def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
-                rows: pd.DataFrame, ratings: pd.DataFrame) -> dict:
+                rows: dict[str, np.ndarray], ratings: pd.DataFrame) -> dict:
     """Everything the card and croissant.json say besides the files."""
     title = options.title or project.title or project.path.stem
     return {
@@ -170,6 +170,13 @@ def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
         "pseudonyms": not options.keep_rater_names, "with_notes": options.with_notes,
         "date": dt.date.today().isoformat(),
     }
+
+
+def _part(progress: Progress | None, before: int, total: int) -> Progress | None:
+    """Progress of one file told as progress of all rows (those of earlier files done)."""
+    if progress is None:
+        return None
+    return lambda done, _: progress(before + done, total)
 
 
 @dataclass(frozen=True)
@@ -203,15 +210,18 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     rated, rating_fields = rating_rows(ratings, names, set(project.excluded_annotators()),
                                        options.with_notes)
     facts = _card_facts(project, options, names, rows, ratings)
+    n_gold, n_rated = len(rows["item_id"]), len(rated["item_id"])
     with folder_writer(target) as folder:
         files = {
             "gold": (write_data_file(folder, f"data/gold-{options.split}.jsonl", rows, fields,
-                                     progress), fields),
+                                     _part(progress, 0, n_gold + n_rated)), fields),
             "ratings": (write_data_file(folder, f"data/ratings-{options.split}.jsonl", rated,
-                                        rating_fields), rating_fields),
+                                        rating_fields, _part(progress, n_gold,
+                                                             n_gold + n_rated)), rating_fields),
         }
-        (folder / "README.md").write_text(card_text(facts, files), encoding="utf-8")
-        (folder / "croissant.json").write_text(croissant_json(facts, files), encoding="utf-8")
+        for name, text in (("README.md", card_text(facts, files)),
+                           ("croissant.json", croissant_json(facts, files))):
+            (folder / name).write_text(text, encoding="utf-8", newline="")
     late = second_look_items(ratings, adjudications, project.scale, project.threshold,
                              left_out)
     return DatasetResult(target, gold, counts, len(late))

@@ -105,7 +105,8 @@ def review_facts(gold_rows: Mapping[str, np.ndarray], threshold: float) -> dict:
 
 def exclusion_facts(project: object, names: Pseudonyms) -> dict:
     """Excluded raters (pseudonyms, kinds), the check items and the check-item rule."""
-    excluded = [a for a in project.annotators() if a in set(project.excluded_annotators())]
+    left_out = set(project.excluded_annotators())
+    excluded = [a for a in project.annotators() if a in left_out]
     rule = last_rule(project)
     by_rule = set(rule["annotators"]) if rule else set()
     still = [a for a in excluded if a in by_rule]

@@ -325,3 +325,19 @@ def test_pseudonyms_widen_past_their_digits_and_keep_join_order():
     assert names["W2"] == "crowd-0003" and names.kind["W2"] == "crowd"
     assert names.of("p3") == "rater-004" and names.of("boss") == "adjudicator-01"
     assert names.of("") is None
+
+
+def test_progress_counts_the_rows_of_both_files(exported, tmp_path):
+    from simrate.core.project import Project
+    from simrate.services.dataset_export import DatasetOptions
+    from simrate.services.export import export_project
+
+    project_path, out, _ = exported
+    told = []
+    with Project.open(project_path) as project:
+        export_project(project, tmp_path / "again", "dataset",
+                       progress=lambda done, total: told.append((done, total)),
+                       dataset=DatasetOptions(split="test"))
+    total = N + len(rows_of(out / "data" / "ratings-test.jsonl"))
+    assert told[-1] == (total, total) and (N, total) in told
+    assert [d for d, _ in told] == sorted(d for d, _ in told)
