@@ -44,6 +44,9 @@ class Field:
     name: str
     type: str
     description: str
+    #: False for a text column whose values are (nearly) all different, such as the item's
+    #: texts: they are encoded one by one instead of looked up among the distinct ones.
+    repeats: bool = True
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,11 @@ JOINED_COMBINATIONS = 1 << 16
 
 def _coded(values: object, field: Field) -> tuple[np.ndarray, np.ndarray]:
     """(each row's code, the distinct `"name": value` texts) of one field (a column)."""
-    if field.type == "string":
+    if field.type == "string" and not field.repeats:
+        texts = ["null" if v is None or v != v else encode_json_text(str(v))
+                 for v in np.asarray(values, dtype=object).tolist()]
+        codes = np.arange(len(texts))
+    elif field.type == "string":
         codes, distinct = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
         texts = [encode_json_text(str(v)) for v in distinct.tolist()] + ["null"]
         codes = np.where(codes < 0, len(texts) - 1, codes)
@@ -120,17 +127,29 @@ def write_rows(rows: Rows, fields: Sequence[Field], handle: IO[str],
 
 def write_data_file(folder: Path, relative: str, rows: Rows, fields: Sequence[Field],
                     progress: Progress | None = None) -> WrittenFile:
-    """Write `rows` to folder/relative (a new file in a fresh folder); what was written."""
+    """Write `rows` to folder/relative (a new file in a fresh folder); what was written.
+    The SHA-256 is taken of the bytes on their way to the file."""
     path = folder / relative
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        write_rows(rows, fields, handle, progress)
     digest = hashlib.sha256()
-    with open(path, "rb") as written:
-        for block in iter(lambda: written.read(1 << 20), b""):
-            digest.update(block)
+    with open(path, "wb") as raw:
+        sink = _HashingWriter(raw, digest)
+        write_rows(rows, fields, sink, progress)
     count = len(rows[fields[0].name]) if fields else 0
-    return WrittenFile(relative, count, path.stat().st_size, digest.hexdigest())
+    return WrittenFile(relative, count, sink.size, digest.hexdigest())
+
+
+class _HashingWriter:
+    """A text sink that writes UTF-8 bytes to a file and feeds them to a hash."""
+
+    def __init__(self, raw: IO[bytes], digest: object):
+        self.raw, self.digest, self.size = raw, digest, 0
+
+    def write(self, text: str) -> None:  # noqa: D102 - the file protocol
+        data = text.encode("utf-8")
+        self.digest.update(data)
+        self.raw.write(data)
+        self.size += len(data)
 
 
 def features(fields: Sequence[Field]) -> list[dict]:

@@ -49,9 +49,10 @@ from simrate.services.dataset_facts import (
 from simrate.services.pseudonyms import Pseudonyms
 
 GOLD_FIELDS = [
-    Field("item_id", "string", "The item's id in the project (`<dataset>:<id>` for task files)."),
-    Field("left", "string", "The first text of the pair."),
-    Field("right", "string", "The second text of the pair."),
+    Field("item_id", "string", "The item's id in the project (`<dataset>:<id>` for task files).",
+          repeats=False),
+    Field("left", "string", "The first text of the pair.", repeats=False),
+    Field("right", "string", "The second text of the pair.", repeats=False),
     Field("dataset", "string", "The set the item came from (an STS set name, a CLSS level), "
           "or empty."),
     Field("genre", "string", "The genre the source file gave, or empty."),

@@ -70,3 +70,17 @@ def test_no_rows_write_nothing():
     handle = io.StringIO()
     write_rows(frame(0), FIELDS, handle)
     assert handle.getvalue() == ""
+
+
+def test_texts_written_one_by_one_read_back_the_same(tmp_path):
+    from simrate.formats.dataset_files import write_data_file
+
+    rows = frame(3_000)
+    fields = [Field(f.name, f.type, f.description, repeats=f.name != "text") for f in FIELDS]
+    written = write_data_file(tmp_path, "data/x.jsonl", rows, fields)
+    data = (tmp_path / "data" / "x.jsonl").read_bytes()
+    assert [json.loads(line) for line in data.decode("utf-8").splitlines()] == expected(rows)
+    import hashlib
+
+    assert (written.rows, written.size) == (3_000, len(data))
+    assert written.sha256 == hashlib.sha256(data).hexdigest()
