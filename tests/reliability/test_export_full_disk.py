@@ -35,3 +35,14 @@ def test_export_to_a_full_disk(tmp_path, big_project, fmt):
     assert proc.returncode == 2, proc.stderr
     one_line_error(proc.stderr, f"{out}: ", "the disk is full")
     assert left == []  # no .part file, no scratch file beside the target
+
+
+def test_a_dataset_folder_to_a_full_disk_leaves_no_folder(tmp_path, big_project):
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    out = folder / "published"
+    proc, left = run_cli_on_small_disk(folder, 64, "export", big_project, out, "--format",
+                                       "dataset")
+    assert proc.returncode == 2, proc.stderr
+    one_line_error(proc.stderr, f"{out}: ", "the disk is full")
+    assert left == []  # neither the folder nor its hidden temporary one

@@ -341,3 +341,20 @@ def test_progress_counts_the_rows_of_both_files(exported, tmp_path):
     total = N + len(rows_of(out / "data" / "ratings-test.jsonl"))
     assert told[-1] == (total, total) and (N, total) in told
     assert [d for d, _ in told] == sorted(d for d, _ in told)
+
+
+def test_a_killed_exports_folder_is_swept_by_the_next(exported, tmp_path, capsys):
+    import subprocess
+    import sys
+
+    from simrate.formats import leftovers
+
+    project, _, _ = exported
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f".published.simrate-export-{leftovers._HOST}-{dead}-abc123.part"
+    (stale / "data").mkdir(parents=True)
+    (stale / "data" / "gold-train.jsonl").write_text("{}\n")
+    done = simrate(capsys, "export", project, tmp_path / "published", "--format", "dataset")
+    assert done.status == 0, done.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["published"]
