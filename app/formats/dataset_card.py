@@ -80,6 +80,8 @@ def _files_section(facts: Mapping, files: Files) -> list[str]:
     lines += _table(["configuration", "file", "split", "rows"],
                     [[name, f"`{w.path}`", facts["split"], f"{w.rows:,}"]
                      for name, (w, _) in files.items()])
+    if "ratings" not in files:
+        lines += ["", "No ratings yet, so no `ratings` configuration."]
     lines += ["", "JSON Lines (one object per line), readable by `datasets`, pandas and "
               "Croissant (`croissant.json`):", "", "```python", "from datasets import "
               "load_dataset", "", 'gold = load_dataset("path/to/this/folder", "gold")',

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simrate.core.errors import SimrateError
 from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
@@ -199,6 +200,9 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     check_license(options.license)
     check_language(options.language)
     # each table read once: the gold, the ratings file and the card share them
+    if not project.n_items:
+        raise SimrateError("the project has no items: a dataset needs at least one",
+                           project.path)
     items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
     left_out = project.roster.left_out()
     gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
@@ -213,13 +217,13 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     facts = _card_facts(project, options, names, rows, ratings)
     n_gold, n_rated = len(rows["item_id"]), len(rated["item_id"])
     with folder_writer(target) as folder:
-        files = {
-            "gold": (write_data_file(folder, f"data/gold-{options.split}.jsonl", rows, fields,
-                                     _part(progress, 0, n_gold + n_rated)), fields),
-            "ratings": (write_data_file(folder, f"data/ratings-{options.split}.jsonl", rated,
-                                        rating_fields, _part(progress, n_gold,
-                                                             n_gold + n_rated)), rating_fields),
-        }
+        files = {"gold": (write_data_file(folder, f"data/gold-{options.split}.jsonl", rows,
+                                          fields, _part(progress, 0, n_gold + n_rated)),
+                          fields)}
+        if n_rated:  # `datasets` refuses a split without rows: no ratings, no configuration
+            files["ratings"] = (write_data_file(
+                folder, f"data/ratings-{options.split}.jsonl", rated, rating_fields,
+                _part(progress, n_gold, n_gold + n_rated)), rating_fields)
         for name, text in (("README.md", card_text(facts, files)),
                            ("croissant.json", croissant_json(facts, files))):
             (folder / name).write_text(text, encoding="utf-8", newline="")

@@ -358,3 +358,26 @@ def test_a_killed_exports_folder_is_swept_by_the_next(exported, tmp_path, capsys
     done = simrate(capsys, "export", project, tmp_path / "published", "--format", "dataset")
     assert done.status == 0, done.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["published"]
+
+
+def test_a_project_without_ratings_gives_the_gold_configuration_only(tmp_path, capsys):
+    project = tmp_path / "p.simrate"
+    assert simrate(capsys, "new", project, "--scale", "sts").status == 0
+    items = tmp_path / "items.tsv"
+    items.write_text("id\tleft\tright\na\tx\ty\nb\tu\tv\n", encoding="utf-8")
+    assert simrate(capsys, "import", project, items).status == 0
+    out = tmp_path / "out"
+    _refused(simrate(capsys, "export", project, out, "--format", "dataset"), 3,
+             "2 items with no rating")
+    done = simrate(capsys, "export", project, out, "--format", "dataset", "--allow-unresolved")
+    assert done.status == 0, done.err
+    gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "c"))["train"]
+    assert gold["gold"] == [None, None] and gold["resolution"] == ["unrated", "unrated"]
+    assert [c["config_name"] for c in DatasetCard.load(out / "README.md").data.configs] == \
+        ["gold"]
+    assert [r["name"] for r in json.loads((out / "croissant.json").read_text())["recordSet"]] \
+        == ["gold"]
+    empty = tmp_path / "empty.simrate"
+    assert simrate(capsys, "new", empty, "--scale", "sts").status == 0
+    _refused(simrate(capsys, "export", empty, tmp_path / "none", "--format", "dataset"), 2,
+             "no items")
