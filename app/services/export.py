@@ -125,6 +125,9 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     if dataset is not None:
         raise SimrateError("--split, --license, --title, --keep-rater-names and --with-notes "
                            "belong to --format dataset")
+    if fmt is None and Path(out).is_dir():
+        raise SimrateError("is a folder; give a file name to write, or --format dataset to "
+                           "write a dataset folder (the folder must be empty)", out)
     out = check_output(out, project.path)
     chosen, from_extension = choose_format(out, fmt)
     if chosen == "pit":

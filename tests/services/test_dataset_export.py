@@ -221,6 +221,7 @@ def test_refusals_write_nothing(tmp_path, capsys):
                      "CC BY 4.0", "--allow-unresolved"), 2, "--license")
     _refused(simrate(capsys, "export", project, tmp_path / "g.tsv", "--split", "dev"), 2,
              "--split belongs to --format dataset")
+    _refused(simrate(capsys, "export", project, full), 2, "--format dataset")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + ["full"])
     assert [p.name for p in full.iterdir()] == ["keep.txt"]
     empty = tmp_path / "empty"
