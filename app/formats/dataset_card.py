@@ -86,6 +86,9 @@ def _files_section(facts: Mapping, files: Files) -> list[str]:
               "Croissant (`croissant.json`):", "", "```python", "from datasets import "
               "load_dataset", "", 'gold = load_dataset("path/to/this/folder", "gold")',
               'ratings = load_dataset("path/to/this/folder", "ratings")', "```", ""]
+    if facts.get("left_out"):
+        lines += ["Fields of the source files left out of this folder:", ""]
+        lines += [f"- `{_cell(entry)}`" for entry in facts["left_out"]] + [""]
     for name, (_, fields) in files.items():
         lines += [f"Fields of `{name}`:", ""]
         lines += _table(["field", "type", "meaning"],

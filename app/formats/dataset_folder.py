@@ -143,14 +143,17 @@ def _column_name(key: str, taken: set[str]) -> str:
     return name
 
 
-def meta_columns(metas: list[dict], taken: set[str]) -> dict[str, list[str | None]]:
-    """The source files' extra fields as text columns {name: values} (null where absent)."""
+def meta_texts(metas: list[dict]) -> dict[str, list[str | None]]:
+    """The source files' extra fields as texts {key: values} (None where absent), keys in
+    the order first seen; a JSON value that is not a string is written as JSON."""
     keys = list(dict.fromkeys(k for meta in metas for k in meta))
+    return {key: [None if v is None else v if isinstance(v, str)
+                  else json.dumps(v, ensure_ascii=False)
+                  for v in (meta.get(key) for meta in metas)] for key in keys}
+
+
+def meta_columns(texts: dict[str, list[str | None]], taken: set[str]
+                 ) -> dict[str, list[str | None]]:
+    """meta_texts as columns named `meta_<key>` (letters, digits and _; made unique)."""
     taken = set(taken)
-    columns = {}
-    for key in keys:
-        values = [meta.get(key) for meta in metas]
-        columns[_column_name(key, taken)] = [
-            None if v is None else v if isinstance(v, str)
-            else json.dumps(v, ensure_ascii=False) for v in values]
-    return columns
+    return {_column_name(key, taken): values for key, values in texts.items()}

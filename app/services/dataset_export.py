@@ -35,6 +35,7 @@ from simrate.formats.dataset_folder import (
     check_split,
     folder_writer,
     meta_columns,
+    meta_texts,
 )
 from simrate.formats.export import Progress
 from simrate.services.dataset_facts import (
@@ -47,6 +48,7 @@ from simrate.services.dataset_facts import (
     size_category,
     spread_of,
 )
+from simrate.services.dataset_privacy import left_out_fields
 from simrate.services.pseudonyms import Pseudonyms
 
 GOLD_FIELDS = [
@@ -105,8 +107,9 @@ def _text(values: object) -> np.ndarray:
 
 def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
               adjudications: pd.DataFrame, names: Pseudonyms,
-              with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field]]:
-    """The gold configuration's columns and fields (meta fields of the source files added)."""
+              with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field], list[str]]:
+    """The gold configuration's columns and fields (meta fields of the source files added),
+    and the source fields left out for privacy ("field: why")."""
     by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
     item_ids = _text(gold["item_id"])
     resolution = np.where(gold["flagged"].to_numpy(dtype=bool), "unresolved",
@@ -127,13 +130,18 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
         "check_item": pd.Index(item_ids).isin(list(check_scores(project))),
     }
     fields = list(GOLD_FIELDS)
-    for key, values in meta_columns(items["meta"].tolist(), set(rows)).items():
+    texts = meta_texts(items["meta"].tolist())
+    people = [*names.names, *adjudications["by"].fillna("").tolist()]
+    left_out = left_out_fields(texts, people, names.keep_names, with_notes)
+    kept = {key: values for key, values in texts.items() if key not in left_out}
+    for key, values in meta_columns(kept, set(rows)).items():
         rows[key] = _text(values)
         fields.append(Field(key, "string", "A field the source file carried with the item."))
+    rows_left_out = list(left_out.values())
     if with_notes:
         rows["note"] = _text(gold["note"].replace("", None))
         fields.append(NOTE_FIELD)
-    return rows, fields
+    return rows, fields, rows_left_out
 
 
 def rating_rows(ratings: pd.DataFrame, names: Pseudonyms, excluded: set[str],
@@ -189,6 +197,24 @@ class DatasetResult:
     gold: pd.DataFrame
     unresolved: dict[str, int]
     second_look: int
+    left_out: list[str]
+
+
+def _write_folder(target: Path, facts: dict, gold: tuple[dict, list[Field]],
+                  ratings: tuple[dict, list[Field]], split: str,
+                  progress: Progress | None) -> None:
+    """The data files, then the card and croissant.json that describe them."""
+    n_gold, n_rated = len(gold[0]["item_id"]), len(ratings[0]["item_id"])
+    with folder_writer(target) as folder:
+        files = {"gold": (write_data_file(folder, f"data/gold-{split}.jsonl", *gold,
+                                          _part(progress, 0, n_gold + n_rated)), gold[1])}
+        if n_rated:  # `datasets` refuses a split without rows: no ratings, no configuration
+            files["ratings"] = (write_data_file(
+                folder, f"data/ratings-{split}.jsonl", *ratings,
+                _part(progress, n_gold, n_gold + n_rated)), ratings[1])
+        for name, text in (("README.md", card_text(facts, files)),
+                           ("croissant.json", croissant_json(facts, files))):
+            (folder / name).write_text(text, encoding="utf-8", newline="")
 
 
 def export_dataset(project: object, out: str | Path, options: DatasetOptions,
@@ -199,34 +225,23 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     check_split(options.split)
     check_license(options.license)
     check_language(options.language)
-    # each table read once: the gold, the ratings file and the card share them
     if not project.n_items:
         raise SimrateError("the project has no items: a dataset needs at least one",
                            project.path)
+    # each table read once: the gold, the ratings file and the card share them
     items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
-    left_out = project.roster.left_out()
+    not_counted = project.roster.left_out()
     gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
-                        left_out, project.annotators())
+                        not_counted, project.annotators())
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
     names = Pseudonyms(project.annotators(), project.roster.kinds(),
                        adjudications["by"].fillna("").tolist(), options.keep_rater_names)
-    rows, fields = gold_rows(project, gold, items, adjudications, names, options.with_notes)
+    rows, fields, dropped = gold_rows(project, gold, items, adjudications, names,
+                                      options.with_notes)
     del items
-    rated, rating_fields = rating_rows(ratings, names, set(project.excluded_annotators()),
-                                       options.with_notes)
-    facts = _card_facts(project, options, names, rows, ratings)
-    n_gold, n_rated = len(rows["item_id"]), len(rated["item_id"])
-    with folder_writer(target) as folder:
-        files = {"gold": (write_data_file(folder, f"data/gold-{options.split}.jsonl", rows,
-                                          fields, _part(progress, 0, n_gold + n_rated)),
-                          fields)}
-        if n_rated:  # `datasets` refuses a split without rows: no ratings, no configuration
-            files["ratings"] = (write_data_file(
-                folder, f"data/ratings-{options.split}.jsonl", rated, rating_fields,
-                _part(progress, n_gold, n_gold + n_rated)), rating_fields)
-        for name, text in (("README.md", card_text(facts, files)),
-                           ("croissant.json", croissant_json(facts, files))):
-            (folder / name).write_text(text, encoding="utf-8", newline="")
+    rated = rating_rows(ratings, names, set(project.excluded_annotators()), options.with_notes)
+    facts = _card_facts(project, options, names, rows, ratings) | {"left_out": dropped}
+    _write_folder(target, facts, (rows, fields), rated, options.split, progress)
     late = second_look_items(ratings, adjudications, project.scale, project.threshold,
-                             left_out)
-    return DatasetResult(target, gold, counts, len(late))
+                             not_counted)
+    return DatasetResult(target, gold, counts, len(late), dropped)

@@ -108,7 +108,17 @@ def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
     return ExportReport(path=done.path, format="dataset", format_from_extension=False,
                         items=len(done.gold), sources=_sources(done.gold["source"]),
                         flagged=done.unresolved["flagged"], unrated=done.unresolved["unrated"],
-                        second_look=done.second_look)
+                        second_look=done.second_look,
+                        warnings=[f"source field left out of the dataset: {field}"
+                                  for field in done.left_out])
+
+
+def _check_file_target(out: str | Path, project_path: Path, fmt: str | None) -> Path:
+    """check_output, with a folder named without --format pointed to --format dataset."""
+    if fmt is None and Path(out).is_dir():
+        raise SimrateError("is a folder; give a file name to write, or --format dataset to "
+                           "write a dataset folder (the folder must be empty)", out)
+    return check_output(out, project_path)
 
 
 def export_project(project: object, out: str | Path, fmt: str | None = None,
@@ -125,10 +135,7 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     if dataset is not None:
         raise SimrateError("--split, --license, --title, --keep-rater-names and --with-notes "
                            "belong to --format dataset")
-    if fmt is None and Path(out).is_dir():
-        raise SimrateError("is a folder; give a file name to write, or --format dataset to "
-                           "write a dataset folder (the folder must be empty)", out)
-    out = check_output(out, project.path)
+    out = _check_file_target(out, project.path, fmt)
     chosen, from_extension = choose_format(out, fmt)
     if chosen == "pit":
         check_pit_scale(project.scale)

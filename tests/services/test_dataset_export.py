@@ -382,3 +382,35 @@ def test_a_project_without_ratings_gives_the_gold_configuration_only(tmp_path, c
     assert simrate(capsys, "new", empty, "--scale", "sts").status == 0
     _refused(simrate(capsys, "export", empty, tmp_path / "none", "--format", "dataset"), 2,
              "no items")
+
+
+def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
+    project = tmp_path / "p.simrate"
+    assert simrate(capsys, "new", project, "--scale", "sts").status == 0
+    items = tmp_path / "items.tsv"
+    items.write_text("id\tleft\tright\ttopic\tworker_id\tcoded_as\tcomment\trating:Quillfeather\n"
+                     "a\tx\ty\tt1\tA3QX9PLATFORMW1\tMargarethe Quillfeather\tsee Quentin\t4\n"
+                     "b\tu\tv\tt2\tA3QX9PLATFORMW1\tsomeone\tok\t3\n", encoding="utf-8")
+    assert simrate(capsys, "import", project, items).status == 0
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("item_id,annotator,score\na,Margarethe Quillfeather,3\n"
+                       "b,Margarethe Quillfeather,2\n", encoding="utf-8")
+    assert simrate(capsys, "import", project, ratings).status == 0
+    out = tmp_path / "out"
+    done = simrate(capsys, "export", project, out, "--format", "dataset")
+    assert done.status == 0, done.err
+    assert done.err.count("source field left out of the dataset") == 4
+    data = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    for planted in (b"A3QX9PLATFORMW1", b"Margarethe", b"Quillfeather", b"Quentin"):
+        assert planted not in data, planted
+    gold = rows_of(out / "data" / "gold-train.jsonl")
+    assert [g["meta_topic"] for g in gold] == ["t1", "t2"] and "meta_coded_as" not in gold[0]
+    text = (out / "README.md").read_text(encoding="utf-8")
+    assert "`worker_id: names raters or their scores (--keep-rater-names)`" in text
+    assert "(a field named after a rater)" in text
+    named = tmp_path / "named"
+    assert simrate(capsys, "export", project, named, "--format", "dataset",
+                   "--keep-rater-names", "--with-notes").status == 0
+    first = rows_of(named / "data" / "gold-train.jsonl")[0]
+    assert first["meta_worker_id"] == "A3QX9PLATFORMW1" and first["meta_comment"] == "see Quentin"
+    assert first["meta_rating_Quillfeather"] == "4"
