@@ -63,6 +63,8 @@ def test_datasets_loads_both_configurations(exported, tmp_path):
     gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "cache"))
     ratings = datasets.load_dataset(str(out), "ratings", cache_dir=str(tmp_path / "cache"))
     assert list(gold) == ["test"] and list(ratings) == ["test"]
+    default = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
+    assert default["test"].column_names == gold["test"].column_names  # gold is the default
     assert gold["test"].num_rows == N
     assert ratings["test"].num_rows == len(rows_of(out / "data" / "ratings-test.jsonl"))
     assert ratings["test"].num_rows == N * 3 + 20 + N  # people, crowd, machine
