@@ -416,3 +416,28 @@ def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
     first = rows_of(named / "data" / "gold-train.jsonl")[0]
     assert first["meta_worker_id"] == "A3QX9PLATFORMW1" and first["meta_comment"] == "see Quentin"
     assert first["meta_rating_Quillfeather"] == "4"
+
+
+@pytest.mark.realdata
+def test_pit_2015_dev_keeps_its_extra_fields_as_text(realdata, tmp_path, capsys):
+    from simrate.core.project import Project
+    from simrate.formats.pit import read_pit
+    from tests.formats.test_export_realdata import rate_with_reference
+
+    items = read_pit(realdata / "pit2015" / "dev.head300.data")
+    project = tmp_path / "pit.simrate"
+    with Project.create(project, scale="sts") as opened:
+        opened.import_items(items, source="dev.head300.data")
+        rate_with_reference(opened, items, ("Tweet Reader One", "Tweet Reader Two"))
+    out = tmp_path / "pit"
+    done = simrate(capsys, "export", project, out, "--format", "dataset", "--split",
+                   "validation")
+    assert done.status == 0, done.err
+    gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "c"))["validation"]
+    assert gold.num_rows == 300 and gold["genre"][0] == "A Walk To Remember"
+    assert gold["meta_topic_id"][0] == "17" and gold["meta_votes_yes"][0] == "1"
+    assert gold.features["meta_votes_yes"].dtype == "string"
+    assert gold["gold"] == pytest.approx(items["reference"].tolist())
+    records = list(mlc.Dataset(jsonld=out / "croissant.json").records(record_set="gold"))
+    assert [r["gold/meta_topic_id"].decode() for r in records] == gold["meta_topic_id"]
+    assert b"Tweet Reader" not in b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
