@@ -345,6 +345,11 @@ class Project(ImportMethods):
         return self.column_cache.get(self._conn, lambda: tables.read_scope_columns(
             self._conn, self._index, self.scale.n_codes))
 
+    def snapshot(self):
+        """A context in which every read sees the file in one state (tables.read_snapshot):
+        an export's files and figures then agree while others keep rating."""
+        return tables.read_snapshot(self._conn)
+
     def agreement_columns(self, by: str | None = None, with_machines: bool = False) -> tuple:
         """(long-form ratings, unadjudicated mask, {item: group} or None): the inputs of
         `simrate agreement`, read on this project's connection (agreement/inputs.py)."""

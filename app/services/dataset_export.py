@@ -228,6 +228,13 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     if not project.n_items:
         raise SimrateError("the project has no items: a dataset needs at least one",
                            project.path)
+    with project.snapshot():  # the files and the card's figures from one state of the file
+        return _export(project, target, options, allow_unresolved, progress)
+
+
+def _export(project: object, target: Path, options: DatasetOptions, allow_unresolved: bool,
+            progress: Progress | None) -> DatasetResult:
+    """export_dataset's reading and writing, inside one read transaction."""
     # each table read once: the gold, the ratings file and the card share them
     items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
     not_counted = project.roster.left_out()

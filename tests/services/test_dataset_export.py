@@ -441,3 +441,20 @@ def test_pit_2015_dev_keeps_its_extra_fields_as_text(realdata, tmp_path, capsys)
     records = list(mlc.Dataset(jsonld=out / "croissant.json").records(record_set="gold"))
     assert [r["gold/meta_topic_id"].decode() for r in records] == gold["meta_topic_id"]
     assert b"Tweet Reader" not in b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+
+
+def test_reads_inside_a_snapshot_see_one_state_while_another_connection_rates(tmp_path):
+    from simrate.core.project import Project
+    from tests.formats.export_fixtures import make_project
+
+    path = tmp_path / "p.simrate"
+    make_project(path).close()
+    with Project.open(path) as reader, Project.open(path) as rater:
+        before = len(reader.ratings())
+        with reader.snapshot():
+            assert len(reader.ratings()) == before
+            rater.rate("t:2", "a late rater", 2.0)  # commits on its own connection
+            assert len(reader.ratings()) == before
+            long, _, _ = reader.agreement_columns()
+            assert "a late rater" not in long.raters
+        assert len(reader.ratings()) == before + 1

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,21 @@ RATING_FRAME_COLUMNS = [
     "item_id", "annotator", "code", "score", "note", "skipped", "seconds", "updated_at",
 ]
 _ITEM_SQL = "SELECT id, ord, left, right, dataset, genre, reference, meta FROM items"
+
+
+@contextlib.contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every read inside sees the file as one state: a read transaction (WAL keeps other
+    processes' commits out of it until it ends). Inside one already, nothing changes."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")  # nothing was written: this only ends the read
 
 
 def read_items(conn: sqlite3.Connection, columns: Sequence[str] | None = None) -> pd.DataFrame:
