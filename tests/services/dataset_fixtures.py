@@ -6,15 +6,18 @@ exclusion. Every planted string is in PLANTED, for the privacy test to look for.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from tests.cli.helpers import simrate
 
-# `datasets` and `huggingface_hub` never reach the network in these tests
+# `datasets` and `huggingface_hub` never reach the network in these tests, and keep what
+# they cache out of the user's home
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="simrate-test-hf-"))
 
 N = 40
 PEOPLE = ("Margarethe Quillfeather", "Bartholomew Znidarsic", "Oksana Vrublevska")

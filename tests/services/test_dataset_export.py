@@ -27,7 +27,7 @@ RATING_TYPES = {"item_id": "string", "rater": "string", "rater_kind": "string",
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    """(project, folder) exported with the default options, and the same with names kept."""
+    """(project, its folder as published by default, the same with names and notes kept)."""
     capsys = _Capture()
     folder = tmp_path_factory.mktemp("dataset")
     project = build_project(capsys, folder)
