@@ -275,6 +275,9 @@ def run(argv: Sequence[str]) -> int:
             from simrate.core.names import check_dataset
 
             args.dataset = check_dataset(args.dataset)
+        from simrate.commands.option_types import check_rater_options
+
+        check_rater_options(args)  # one rule for every option that names a rater
         module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
         try:
             return int(module.run(args) or 0)
@@ -293,6 +296,10 @@ def run(argv: Sequence[str]) -> int:
         build_gui_parser().print_help()
         return 0
     args = build_gui_parser().parse_args(argv)
+    if args.annotator is not None:
+        from simrate.core.names import check_rater_name
+
+        args.annotator = check_rater_name(args.annotator, "--annotator name")
     from simrate.gui.shell.main import launch
 
     project = args.project
