@@ -139,7 +139,7 @@ $$;
 DROP FUNCTION IF EXISTS simrate.add_person(text, text, text, text);
 -- person_key: the name's identity key (hub_schema/raters.py); a person is a human rater
 CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
-                                              verifier text, person_key text)
+                                              verifier text, person_key text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   wanted text := CASE person_kind WHEN 'annotator' THEN @annotators_lit
@@ -150,9 +150,6 @@ BEGIN
   IF wanted IS NULL THEN
     RAISE EXCEPTION 'a role is annotator or organizer, not %', person_kind;
   END IF;
-  -- one namespace: the rater of the name's key (`ANA` is `ana`); refused, naming the
-  -- kind, when a crowd worker or machine rater holds it
-  person := simrate.claim_rater(person, person_key, 'human');
   IF EXISTS (SELECT 1 FROM simrate.people WHERE annotator = person AND login <> person_login
              AND removed_at IS NULL) THEN
     RAISE EXCEPTION '% is already on this hub under another login', person;
@@ -161,6 +158,9 @@ BEGIN
   THEN
     RAISE EXCEPTION 'the login % is another person''s on this hub', person_login;
   END IF;
+  -- one namespace: the rater of the name's key (`ANA` is `ana`); refused, naming the
+  -- kind, when a crowd worker or machine rater holds it
+  person := simrate.claim_rater(person, person_key, 'human');
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = person_login) THEN
     IF NOT EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login) THEN
       RAISE EXCEPTION 'a PostgreSQL role named % exists and is not one of this hub''s people',
