@@ -72,7 +72,9 @@ WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
 #: it, a name another kind holds there (hub_schema/raters.py): never a kind changed.
 CLAIM_RATER = "SELECT simrate.claim_rater(%s, %s, %s)"
 HAS_KIND = """
-SELECT 1 WHERE to_regprocedure('simrate.claim_rater(text, text, text)') IS NOT NULL
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
+  AND to_regprocedure('simrate.claim_rater(text, text, text)') IS NOT NULL
 """
 UPSERT_SETTING = """
 INSERT INTO simrate.settings AS s (key, value) VALUES (%s, %s)
