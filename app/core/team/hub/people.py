@@ -139,6 +139,8 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
         raise explain(exc, url) from None
     finally:
         conn.close()
+    if isinstance(project, Project):  # the organizer's replica knows her at once
+        project.roster.add(name)
     return login, url_for(url, login)
 
 

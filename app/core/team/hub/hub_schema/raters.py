@@ -58,6 +58,24 @@ DROP TRIGGER IF EXISTS keep_key ON simrate.annotators;
 CREATE TRIGGER keep_key BEFORE INSERT OR UPDATE OF name, key ON simrate.annotators
   FOR EACH ROW EXECUTE FUNCTION simrate.keep_key();
 
+-- a rating pushed under another spelling of a rater's name (`ANA` from a replica that had
+-- not pulled `ana` yet) goes under the rater's name: one rater, one set of ratings
+CREATE OR REPLACE FUNCTION simrate.rating_rater() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  held text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM simrate.annotators a WHERE a.name = NEW.annotator) THEN
+    SELECT a.name INTO held FROM simrate.annotators a
+    WHERE a.key = simrate.rater_key(NEW.annotator, NULL);
+    NEW.annotator := coalesce(held, NEW.annotator);
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS rating_rater ON simrate.ratings;
+CREATE TRIGGER rating_rater BEFORE INSERT ON simrate.ratings
+  FOR EACH ROW EXECUTE FUNCTION simrate.rating_rater();
+
 -- the rater `p_name` names (its key: `ANA` is `ana`), added with kind `p_kind` when no
 -- rater has the key; another kind's is refused, naming that kind (SQLSTATE SR403)
 CREATE OR REPLACE FUNCTION simrate.claim_rater(p_name text, p_key text, p_kind text)
