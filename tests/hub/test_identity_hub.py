@@ -1,0 +1,89 @@
+"""One rater identity where the hub and a replica disagree for a while (issue 31): the hub
+decides by itself, and a replica that lags is refused with one line, never mixed up.
+The cases that hold alike on the file and the hub are in tests/contract/test_identity.py."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from simrate.core.errors import SimrateError
+from simrate.core.names import rater_key
+from simrate.core.project import Project
+from simrate.core.team.hub.people import add_person, remove_person
+from simrate.core.team.hub.sync import sync_once
+from tests.contract.backends import frame_of
+from tests.hub.webhub import published_study
+
+NFC_ZOE, NFD_ZOE = "Zo\u00eb", "Zoe\u0308"
+
+
+def lease(hub, worker: str) -> str:
+    with hub.admin() as conn:
+        return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '')",
+                            (worker,)).fetchone()[0]
+
+
+def hub_kinds(hub) -> dict[str, str]:
+    with hub.admin() as conn:
+        return dict(conn.execute("SELECT name, kind FROM simrate.annotators").fetchall())
+
+
+def test_a_worker_who_came_before_the_sync_keeps_his_name_and_the_person_is_refused(
+        hub, tmp_path):
+    """Case 1 with the replica behind: `carol` is imported into the organizer's file after
+    publishing, and before its sync a web worker `carol` starts a task. The sync is refused
+    with one line naming the crowd worker; no answer of the worker becomes the person's."""
+    path, _ = published_study(hub, tmp_path, items=20, per_task=2, n_checks=0, annotator=None)
+    with Project.open(path) as project:
+        project.import_ratings(frame_of(["carol"]), source="late.csv")
+        assert lease(hub, "carol") == "carol"
+        with pytest.raises(SimrateError, match="'carol' is a crowd worker") as caught:
+            sync_once(project)
+        assert "\n" not in str(caught.value)
+        assert project.roster.kinds()["carol"] == "human"
+        assert sorted(project.ratings().query("annotator == 'carol'")["item_id"]) == \
+            ["i001", "i002"]
+    assert hub_kinds(hub)["carol"] == "crowd"
+    with hub.admin() as conn:  # the person's ratings never went in under the worker
+        assert conn.execute("SELECT count(*) FROM simrate.ratings WHERE annotator = 'carol'"
+                            ).fetchone()[0] == 0
+
+
+def test_the_hub_itself_refuses_a_second_spelling_and_a_kind_change(hub, tmp_path):
+    """Clients that do not ask first meet the hub's own rules: a unique key across kinds,
+    no key for a name that is not ASCII refused, `claim_rater` never changes a kind."""
+    published_study(hub, tmp_path, items=4, per_task=2, n_checks=0, annotator=None)
+    assert lease(hub, "W1") == "W1"
+    with hub.connect_as(hub.organizer, "org-secret") as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("INSERT INTO simrate.annotators (name, kind) VALUES ('w1', 'human')")
+        with pytest.raises(psycopg.Error, match="without its identity key"):
+            conn.execute("INSERT INTO simrate.annotators (name) VALUES ('J\u00fcrgen')")
+        with pytest.raises(psycopg.Error, match="'W1' is a crowd worker"):
+            conn.execute("SELECT simrate.claim_rater('w1', NULL, 'machine')")
+        assert conn.execute("SELECT simrate.claim_rater(%s, %s, 'human')",
+                            (NFC_ZOE, rater_key(NFC_ZOE))).fetchone() == (NFC_ZOE,)
+        assert conn.execute("SELECT simrate.claim_rater(%s, %s, 'human')",
+                            (NFC_ZOE.upper(), rater_key(NFC_ZOE))).fetchone() == (NFC_ZOE,)
+    kinds = hub_kinds(hub)
+    assert kinds["W1"] == "crowd" and kinds[NFC_ZOE] == "human" and "w1" not in kinds
+
+
+def test_team_add_and_remove_typed_in_nfd_are_the_one_person(hub, tmp_path):
+    """Cases 9 and 10 on the hub: `team add` in NFD, then in NFC, is one person with one
+    login; `team remove` in NFD takes that login's access away for real."""
+    path, _ = published_study(hub, tmp_path, items=4, per_task=2, n_checks=0, annotator=None)
+    with Project.open(path) as project:
+        login, _url = add_person(project, NFD_ZOE, "annotator", "her-pw")
+        again, _url = add_person(project, NFC_ZOE.upper(), "annotator", "her-pw")
+        assert again == login
+        hub.remember(login, "her-pw")
+        with hub.admin() as conn:
+            assert conn.execute("SELECT annotator FROM simrate.people").fetchall() == [
+                (NFC_ZOE,)]
+        with hub.connect_as(login, "her-pw") as conn:
+            assert conn.execute("SELECT simrate.my_name()").fetchone() == (NFC_ZOE,)
+        assert remove_person(project, NFD_ZOE) == login
+    with pytest.raises(psycopg.OperationalError):
+        hub.connect_as(login, "her-pw").close()
