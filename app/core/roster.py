@@ -188,6 +188,8 @@ class Roster:
         if problem:
             raise SimrateError(problem.replace("annotator name", what), self.path)
         stored = self.name_of(text)
+        if not strict and stored in new:  # checked once in this transaction (bulk rows)
+            return new[stored], stored
         aid = new.get(stored) or self._ids.get(stored)
         row = None if aid is None else conn.execute(
             "SELECT name, kind FROM annotators WHERE id = ?", (aid,)).fetchone()
@@ -205,7 +207,8 @@ class Roster:
             stored = text
             aid = raters.insert(conn, stored, kind)
             log_change(conn, "annotator", annotator=stored, new=stored)
-        new[stored] = aid
+        if stored not in self._ids:  # added, or added by another process: for `remember`
+            new[stored] = aid
         return aid, stored
 
     def one_spelling(self, conn: sqlite3.Connection, frame, source: str = ""):

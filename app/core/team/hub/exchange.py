@@ -62,10 +62,15 @@ ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
     by = EXCLUDED.by, at = EXCLUDED.at
 WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
 """
+#: An exclusion: the rater of the name's key (whatever spelling the hub holds it under),
+#: added first when the hub lacks it.
 UPSERT_ANNOTATOR = """
-INSERT INTO simrate.annotators AS a (name, excluded, key) VALUES (%s, %s, %s)
-ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
-WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
+WITH added AS (
+  INSERT INTO simrate.annotators (name, excluded, key) VALUES (%(name)s, %(excluded)s, %(key)s)
+  ON CONFLICT DO NOTHING RETURNING name)
+UPDATE simrate.annotators a SET excluded = %(excluded)s
+WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(excluded)s
+  AND NOT EXISTS (SELECT 1 FROM added)
 """
 #: A rater added here (a person of an import, a machine rater, a crowd worker of a results
 #: file): the hub takes the rater of its key when of the same kind, and refuses, naming
@@ -323,7 +328,8 @@ def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> i
         for name, kind in raters:  # first: an exclusion names a rater the hub holds
             batch.add(CLAIM_RATER, (name, rater_key(name), kind))
     for name, excluded in annotators:
-        batch.add(UPSERT_ANNOTATOR, (name, excluded, rater_key(name)))
+        batch.add(UPSERT_ANNOTATOR, {"name": name, "excluded": excluded,
+                                     "key": rater_key(name)})
     for row in adjudications:
         batch.add(UPSERT_ADJUDICATION, row)
     threshold = outbox.threshold
