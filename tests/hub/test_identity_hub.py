@@ -87,3 +87,36 @@ def test_team_add_and_remove_typed_in_nfd_are_the_one_person(hub, tmp_path):
         assert remove_person(project, NFD_ZOE) == login
     with pytest.raises(psycopg.OperationalError):
         hub.connect_as(login, "her-pw").close()
+
+
+@pytest.mark.parametrize("how", ["ratings", "machine"])
+def test_an_import_on_the_organizers_replica_claims_its_raters_on_the_hub_first(
+        hub, tmp_path, how):
+    """Cases 1 and 4 while the hub can be reached: the import asks the hub before it
+    writes, so a worker who took the name there meanwhile refuses it at once, in one line,
+    and the file stays as it was."""
+    from tests.reliability.helpers import one_line_error
+
+    path, _ = published_study(hub, tmp_path, items=20, per_task=2, n_checks=0, annotator=None)
+    assert lease(hub, "carol") == "carol"
+    if how == "ratings":
+        source = tmp_path / "late.csv"
+        source.write_text("item_id,annotator,score\ni001,Carol,2\ni002,ann,3\n",
+                          encoding="utf-8")
+        args = ["import", path, source]
+    else:
+        source = tmp_path / "scores.tsv"
+        source.write_text("item_id\tscore\ni001\t2\n", encoding="utf-8")
+        args = ["import", path, source, "--machine", "CAROL"]
+    done = hub.simrate(*args)
+    assert done.returncode == 2, done.stderr
+    one_line_error(done.stderr, "'carol' is a crowd worker", "(on the hub)")
+    with Project.open(path) as project:
+        assert project.annotators() == ["alice"]
+    assert hub_kinds(hub)["carol"] == "crowd"
+    fresh = tmp_path / "fresh.csv"  # a name nobody holds: claimed, then synced as usual
+    fresh.write_text("item_id,annotator,score\ni003,dan,1\n", encoding="utf-8")
+    assert hub.simrate("import", path, fresh).returncode == 0
+    assert hub_kinds(hub)["dan"] == "human"
+    with pytest.raises(psycopg.Error, match="'dan' is a human annotator"):
+        lease(hub, "DAN")
