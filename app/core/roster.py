@@ -217,8 +217,8 @@ class Roster:
         table writes one rater two ways. Names that are not allowed stay as they are (the
         planner refuses them with their line)."""
         names = [n for n in frame["annotator"].unique() if isinstance(n, str)]
-        stored = dict(conn.execute("SELECT name, id FROM annotators"))
-        keys = {rater_key(n): n for n in reversed(list(stored))}
+        stored = dict(conn.execute("SELECT name, id FROM annotators ORDER BY id"))
+        keys = {rater_key(n): n for n in reversed(list(stored))}  # the first of a key
         seen: dict[str, str] = {}
         rename = {}
         for name in names:
