@@ -120,3 +120,28 @@ def test_an_import_on_the_organizers_replica_claims_its_raters_on_the_hub_first(
     assert hub_kinds(hub)["dan"] == "human"
     with pytest.raises(psycopg.Error, match="'dan' is a human annotator"):
         lease(hub, "DAN")
+
+
+def test_publishing_again_gives_an_older_hubs_raters_their_keys(hub, tmp_path):
+    """A hub made before the identity rule: publishing again keys its raters (the first of
+    two spellings keeps the key, names that are not ASCII get theirs from the publisher)
+    and gives every person a rater row; then the rule holds there too."""
+    from simrate.core.team.hub.publish import publish
+
+    path, _ = published_study(hub, tmp_path, items=4, per_task=2, n_checks=0, annotator=None)
+    with hub.admin() as conn:
+        conn.execute("DROP TRIGGER keep_key ON simrate.annotators")
+        conn.execute("DROP INDEX simrate.annotators_key")
+        conn.execute("ALTER TABLE simrate.annotators DROP COLUMN key")
+        for name in ("Bob", "BOB", NFC_ZOE):
+            conn.execute("INSERT INTO simrate.annotators (name) VALUES (%s)", (name,))
+        conn.execute("INSERT INTO simrate.people (login, annotator, kind) "
+                     "VALUES ('old_p', 'Olga', 'annotator')")
+    with Project.open(path) as project:
+        publish(project, hub.url())
+    with hub.admin() as conn:
+        keys = dict(conn.execute("SELECT name, key FROM simrate.annotators").fetchall())
+    assert keys["Bob"] == "bob" and keys["BOB"] is None
+    assert keys[NFC_ZOE] == rater_key(NFC_ZOE) and keys["Olga"] == "olga"
+    with pytest.raises(psycopg.Error, match="'Olga' is a human annotator"):
+        lease(hub, "olga")
