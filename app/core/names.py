@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from functools import lru_cache
 from pathlib import Path
 
 from simrate.core.errors import SimrateError, cut
@@ -174,20 +175,22 @@ def mixed_script_word(name: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # bulk writes name the same raters row after row
 def rater_name_problem(name: str, what: str = "rater name") -> str | None:
     """Why `name` cannot be the name of a rater (a person, crowd worker or machine rater),
     else None. `name` is taken as given: callers strip and NFC it (`check_rater_name`)."""
-    if not isinstance(name, str) or not name.strip():
+    if not name.strip():
         return f"the {what} is empty or only white space; a rater needs a name"
     text = nfc(name.strip())
     if len(text) > MAX_RATER_CHARS:
         return (f"the {what} has more than {MAX_RATER_CHARS} characters "
                 f"({len(text)} given: {cut(repr(text))})")
-    char = next((ch for ch in text if _invisible(ch)), None)
+    char = hidden_character(text) if text.isascii() else next(
+        (ch for ch in text if _invisible(ch)), None)
     if char is not None:
         return (f"{what} {cut(repr(text))} holds {describe(char)}, an invisible or control "
                 "character; names hold only characters that can be seen")
-    word = mixed_script_word(text)
+    word = None if text.isascii() else mixed_script_word(text)  # ASCII letters: Latin
     if word is not None:
         return (f"{what} {cut(repr(text))} mixes scripts within the word {cut(repr(word))} "
                 "(say, a Cyrillic letter among Latin ones); write each word in one script")
