@@ -5,9 +5,9 @@ it itself, since replicas lag behind it.
 The key is `simrate.core.names.rater_key` (NFKC, case folded). PostgreSQL cannot compute
 it alike everywhere (`lower` follows the database's locale, and there is no case folding
 before PostgreSQL 18), so the hub computes it only for names in printable ASCII, where it
-is plain lower case, and takes it from the client for the others: organizers' clients
-(`team add`, `team sync`, `team publish`) send it; a web worker id is ASCII by rule. A row
-without a key is refused. `simrate.claim_rater` is the one way a rater is added: it takes
+is plain lower case (in the C collation: a Turkish locale would lower `I` to `ı`), and
+takes it from the client for the others: organizers' clients (`team add`, `team sync`,
+`team publish`) send it; a web worker id is ASCII by rule. A row without a key is refused. `simrate.claim_rater` is the one way a rater is added: it takes
 the rater of the key when its kind matches and refuses another kind with one line naming
 it. Rows are never deleted on the hub, so a name, once a rater's, stays theirs.
 """
@@ -25,7 +25,7 @@ ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS key text;
 CREATE OR REPLACE FUNCTION simrate.rater_key(p_name text, p_key text) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT CASE WHEN p_name ~ '^[ -~]*$'
-    THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g')) ELSE p_key END
+    THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C") ELSE p_key END
 $$;
 
 CREATE OR REPLACE FUNCTION simrate.kind_words(p_kind text) RETURNS text
