@@ -7,9 +7,10 @@ it alike everywhere (`lower` follows the database's locale, and there is no case
 before PostgreSQL 18), so the hub computes it only for names in printable ASCII, where it
 is plain lower case (in the C collation: a Turkish locale would lower `I` to `ı`), and
 takes it from the client for the others: organizers' clients (`team add`, `team sync`,
-`team publish`) send it; a web worker id is ASCII by rule. A row without a key is refused. `simrate.claim_rater` is the one way a rater is added: it takes
-the rater of the key when its kind matches and refuses another kind with one line naming
-it. Rows are never deleted on the hub, so a name, once a rater's, stays theirs.
+`team publish`) send it; a web worker id is ASCII by rule. A row without a key is
+refused. `simrate.claim_rater` is the one way a rater is added: it takes the rater of the
+key when its kind matches and refuses another kind with one line naming it. Rows are never
+deleted on the hub, so a name, once a rater's, stays theirs.
 """
 
 from __future__ import annotations
