@@ -146,3 +146,21 @@ def test_a_name_option_in_nfd_or_upper_case_finds_the_rater(tmp_path):
     with Project.open(path) as project:
         assert project.annotators() == ["alice", NFC_ZOE]
         assert project.rating("i002", "alice") == 3.0
+
+
+def test_undoing_a_machine_import_takes_the_new_machine_rater_back(tmp_path):
+    """A machine rater comes with its first import, so an undo (say, after the hub refused
+    its name) leaves no machine behind to be claimed again."""
+    from simrate.services.machine_import import import_machine
+
+    path = make_project(tmp_path / "p.simrate")
+    scores = tmp_path / "bot.tsv"
+    scores.write_text("item_id\tscore\ni001\t2\ni002\t3\n", encoding="utf-8")
+    with Project.open(path) as project:
+        import_machine(project, scores, "bot")
+        assert project.roster.machines() == ["bot"]
+        done = project.undo_import()
+        assert done["annotators_removed"] == 1 and "bot" not in project.roster
+        import_machine(project, scores, "BOT")  # a new one, under the name given now
+        import_machine(project, scores, "bot")  # the same machine again: nothing new
+        assert project.roster.machines() == ["BOT"]
