@@ -278,15 +278,23 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def check_name_options(args: argparse.Namespace) -> None:
+    """Datasets and rater names of the options, each by its one rule (core/names.py)."""
+    from simrate.commands.option_types import check_rater_options
+
+    if getattr(args, "dataset", None) is not None:
+        from simrate.core.names import check_dataset
+
+        args.dataset = check_dataset(args.dataset)
+    check_rater_options(args)
+
+
 def run(argv: Sequence[str]) -> int:
     """Parse `argv` and run the command; raises SimrateError for bad input."""
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
         args = _parse_command(argv)
-        if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
-            from simrate.core.names import check_dataset
-
-            args.dataset = check_dataset(args.dataset)
+        check_name_options(args)  # one rule for every --dataset, one for every rater name
         module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
         try:
             return int(module.run(args) or 0)
@@ -305,6 +313,7 @@ def run(argv: Sequence[str]) -> int:
         build_gui_parser().print_help()
         return 0
     args = build_gui_parser().parse_args(argv)
+    check_name_options(args)
     from simrate.gui.shell.main import launch
 
     project = args.project

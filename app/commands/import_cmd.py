@@ -107,10 +107,20 @@ def _check_machine_options(args: argparse.Namespace) -> None:
                                f"rater is named by --machine); leave {_flag(option)} out")
 
 
+def _claim(project: Project, names, kind: str) -> None:
+    """On an organizer's hub replica, the new raters are claimed on the hub first: a name
+    it holds as another kind is refused before anything is written (hub/claims.py)."""
+    if project.meta("hub_url"):
+        from simrate.core.team.hub.claims import claim_new_raters
+
+        claim_new_raters(project, names, kind)
+
+
 def _import_machine(project: Project, args: argparse.Namespace) -> None:
     from simrate.commands import login_name
     from simrate.services.machine_import import import_machine
 
+    _claim(project, [args.machine], "machine")  # an organizer's replica: hub first
     for path in args.files:
         done = import_machine(project, path, args.machine, args.format, args.dataset,
                               by=args.by or login_name())
@@ -183,8 +193,10 @@ def run(args: argparse.Namespace) -> int:
                 note = f", {present} already present" if present else ""
                 print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})")
             elif kind == "turk":
+                _claim(project, frame["annotator"].unique(), "crowd")
                 _import_turk(project, path, frame)
             elif kind == "ratings":
+                _claim(project, frame["annotator"].unique(), "human")
                 counts = project.import_ratings(frame, source=path)
                 print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
                       f"{counts['unchanged']} unchanged")

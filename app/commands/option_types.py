@@ -27,3 +27,28 @@ def finite_float(text: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"not a finite number: {text[:40]!r}")
     return value
+
+
+#: Options that name raters (people, crowd workers, machine raters, organizers).
+RATER_OPTIONS = (("annotator", "--annotator"), ("machine", "--machine"), ("by", "--by"))
+#: Options that give several rater names.
+RATER_LISTS = (("exclude", "--exclude"), ("include", "--include"), ("annotators", "NAME"))
+
+
+def check_rater_options(args: argparse.Namespace) -> None:
+    """One rule for every option that names a rater (core/names.py): each is put in NFC,
+    or SimrateError (one line) says why it cannot be a name. `team ... NAME` names a
+    person; `agreement --by` is a grouping, not a name."""
+    from simrate.core.names import check_rater_name
+
+    command = getattr(args, "command", None)
+    for attr, option in RATER_OPTIONS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and not (attr == "by" and command == "agreement"):
+            setattr(args, attr, check_rater_name(value, f"{option} name"))
+    for attr, option in RATER_LISTS:
+        values = getattr(args, attr, None)
+        if isinstance(values, list):
+            setattr(args, attr, [check_rater_name(v, f"{option} name") for v in values])
+    if command == "team" and isinstance(getattr(args, "name", None), str):
+        args.name = check_rater_name(args.name, "person's name")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from simrate.core.names import MAX_RATER_CHARS, rater_name_problem
 
 #: Columns of an item table returned by every pair reader.
 #: item_id: str, unique; left/right: str texts; dataset, genre: str ("" when unknown);
@@ -23,30 +24,14 @@ RATING_COLUMNS = ("item_id", "annotator", "score", "note", "line")
 #: The longest text (item text, note, name, id) simrate reads, stores and writes, in
 #: characters; readers refuse longer fields with the line and this limit.
 MAX_TEXT_CHARS = 1_000_000
-#: The longest annotator or dataset name, in characters.
-MAX_NAME_CHARS = 200
+#: The longest annotator name, in characters (core/names.py).
+MAX_NAME_CHARS = MAX_RATER_CHARS
 
 
 def name_problem(name: str) -> str | None:
-    """Why `name` cannot be an annotator name (None when it can).
-
-    Names go into file names, headers (`rating:<name>`) and one-line messages, so they
-    hold no control characters (NUL, tab, CR, LF, U+2028 and the like) and stay short.
-    """
-    if not name.strip():
-        return "an annotator needs a name"
-    if len(name) > MAX_NAME_CHARS:
-        return f"an annotator name has at most {MAX_NAME_CHARS} characters ({len(name)} given)"
-    bad = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
-    if bad is not None:
-        return (f"annotator name {name[:40]!r} holds the control character U+{ord(bad):04X}; "
-                "names may not hold control characters")
-    bad = next((ch for ch in name if unicodedata.category(ch) == "Cf"), None)
-    if bad is not None:  # zero-width and bidi controls: two names would look the same
-        return (f"annotator name {name[:40]!r} holds U+{ord(bad):04X} "
-                f"({unicodedata.name(bad, 'a format character')}), a character that cannot "
-                "be seen; remove it")
-    return None
+    """Why `name` cannot be an annotator name (None when it can): the rules of every rater
+    name (`simrate.core.names.rater_name_problem`)."""
+    return rater_name_problem(name, "annotator name")
 
 
 def item_frame(rows: dict[str, list]) -> pd.DataFrame:

@@ -8,6 +8,13 @@
   controls (U+202A-U+202E, U+2066-U+2069). Two names that differ only by such a character
   would look the same everywhere we show them, and a line break breaks every one-line
   listing.
+- Rater names (people, crowd workers, machine raters, organizers) follow stricter rules,
+  `rater_name_problem`: at most `MAX_RATER_CHARS` characters, no character that cannot be
+  seen (the controls above, line and paragraph separators, every default-ignorable code
+  point such as U+3164 HANGUL FILLER or U+034F, the blank U+2800, private-use and
+  unassigned code points) and no word that mixes scripts (a Cyrillic `а` inside `ana`).
+  `rater_key` (NFKC, case folded, white space runs as one space) is the identity: two
+  names with one key are one rater, so `ANA`, `ａｎａ` and an NFD `Zoë` find `ana` and `Zoë`.
 - A file name (one component of a path) holds at most 255 bytes, the limit of Linux,
   macOS and Windows file systems; our temporary names beside it are kept under that too.
 """
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from functools import lru_cache
 from pathlib import Path
 
 from simrate.core.errors import SimrateError, cut
@@ -116,3 +124,92 @@ def check_name_length(path: str | Path, spare: int = 0) -> None:
         extra = f" ({spare} kept for SQLite's -journal file beside it)" if spare else ""
         raise SimrateError(f"the file name is {size} bytes long; file names hold at most "
                            f"{limit} bytes{extra}; choose a shorter name", path)
+
+
+#: The longest rater name, in characters (after NFC): names go into one-line listings,
+#: headers (`rating:<name>`), login names and file names.
+MAX_RATER_CHARS = 64
+
+#: Default-ignorable code points (Unicode's DerivedCoreProperties) and blanks that print as
+#: nothing: a name holding one looks like a name without it.
+_INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+#: Scripts that share words: Japanese writes Han, hiragana and katakana together, Korean
+#: Hangul and Han.
+_SCRIPT_FAMILY = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HANGUL": "CJK",
+                  "KATAKANA-HIRAGANA": "CJK"}
+#: First words of letter names that name no script (they fit any word).
+_NO_SCRIPT = {"MODIFIER", "FEMININE", "MASCULINE", "IDEOGRAPHIC"}
+
+
+def _invisible(char: str) -> bool:
+    code = ord(char)
+    if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        return True
+    return any(low <= code <= high for low, high in _INVISIBLE_RANGES)
+
+
+def _script(char: str) -> str | None:
+    """The script of a letter (from its Unicode name), None for other characters."""
+    if not unicodedata.category(char).startswith("L"):
+        return None
+    words = unicodedata.name(char, "").split()
+    if words and words[0] in ("FULLWIDTH", "HALFWIDTH"):
+        words = words[1:]
+    if not words or words[0] in _NO_SCRIPT:
+        return None
+    return _SCRIPT_FAMILY.get(words[0], words[0])
+
+
+def mixed_script_word(name: str) -> str | None:
+    """The first word of `name` whose letters come from two scripts (`аna`), else None."""
+    for word in name.split():
+        scripts = {s for s in map(_script, unicodedata.normalize("NFKC", word)) if s}
+        if len(scripts) > 1:
+            return word
+    return None
+
+
+@lru_cache(maxsize=4096)  # bulk writes name the same raters row after row
+def rater_name_problem(name: str, what: str = "rater name") -> str | None:
+    """Why `name` cannot be the name of a rater (a person, crowd worker or machine rater),
+    else None. `name` is taken as given: callers strip and NFC it (`check_rater_name`)."""
+    if not name.strip():
+        return f"the {what} is empty or only white space; a rater needs a name"
+    text = nfc(name.strip())
+    if len(text) > MAX_RATER_CHARS:
+        return (f"the {what} has more than {MAX_RATER_CHARS} characters "
+                f"({len(text)} given: {cut(repr(text))})")
+    char = hidden_character(text) if text.isascii() else next(
+        (ch for ch in text if _invisible(ch)), None)
+    if char is not None:
+        return (f"{what} {cut(repr(text))} holds {describe(char)}, an invisible or control "
+                "character; names hold only characters that can be seen")
+    word = None if text.isascii() else mixed_script_word(text)  # ASCII letters: Latin
+    if word is not None:
+        return (f"{what} {cut(repr(text))} mixes scripts within the word {cut(repr(word))} "
+                "(say, a Cyrillic letter among Latin ones); write each word in one script")
+    return None
+
+
+def check_rater_name(name: str, what: str = "rater name") -> str:
+    """`name` stripped and in NFC, or SimrateError (one line) saying why it cannot name a
+    rater."""
+    problem = rater_name_problem(name, what)
+    if problem:
+        raise SimrateError(problem)
+    return nfc(name.strip())
+
+
+def rater_key(name: str) -> str:
+    """The identity of a rater name: NFKC, case folded, white space runs as one space.
+    Two names with one key are one rater (`Ana`, `ANA`, `ａｎａ`; `Zoë` either way)."""
+    if name.isascii():
+        return " ".join(name.lower().split())
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join(folded.split())

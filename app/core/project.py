@@ -35,12 +35,19 @@ from simrate.core.events import (
     SettingsChanged,
     Verdict,
 )
-from simrate.core.names import check_name_length
+from simrate.core.names import check_name_length, check_rater_name
 from simrate.core.review.flags import FlagIndex
 from simrate.core.review.gold import compute_gold
 from simrate.core.roster import Roster
 from simrate.core.scale import Scale, load_scale
-from simrate.core.store import TableAccess, create_store, open_store, read_meta, transaction
+from simrate.core.store import (
+    HUMAN,
+    TableAccess,
+    create_store,
+    open_store,
+    read_meta,
+    transaction,
+)
 
 
 class Project(ImportMethods):
@@ -250,8 +257,8 @@ class Project(ImportMethods):
                       skipped: bool, seconds: float | None,
                       expect: RatingState | None = None) -> RatingState:
         ord_, added = self.item_ord(item_id), {}
-        with transaction(self._conn, self.path) as conn:
-            aid = self.roster.id_for(conn, annotator, added)
+        with transaction(self._conn, self.path) as conn:  # a person's: never another kind's
+            aid, annotator = self.roster.resolve(conn, annotator, added, HUMAN, strict=True)
             old, new = tables.write_rating(conn, self.scale, ord_, aid, item_id, annotator,
                                            RatingState(code, note, skipped, seconds), expect)
         self.roster.remember(added)
@@ -270,7 +277,7 @@ class Project(ImportMethods):
         added, written = {}, []
         with transaction(self._conn, self.path) as conn:
             for item_id, annotator, code, note, skipped, seconds, *at in rows:
-                aid = self.roster.id_for(conn, annotator, added)
+                aid, annotator = self.roster.resolve(conn, annotator, added)
                 written.append((item_id, annotator, *tables.write_rating(
                     conn, self.scale, self.item_ord(item_id), aid, item_id, annotator,
                     RatingState(code, note, bool(skipped), seconds), at=at[0] if at else None)))
@@ -313,6 +320,7 @@ class Project(ImportMethods):
         """Write exactly this verdict (code None withdraws); returns the one it replaced.
         With `expect`, only over that stored verdict (see set_rating_state)."""
         ord_ = self.item_ord(item_id)
+        by = check_rater_name(by, "name of who adjudicates") if by else ""
         with transaction(self._conn, self.path) as conn:
             old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by, expect)
         self._publish(AdjudicationChanged(item_id, by, old, verdict))

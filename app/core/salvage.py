@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simrate.core.data import raters
 from simrate.core.errors import SimrateError
 from simrate.core.integrity import CannotCheck, open_read_only
 from simrate.core.store import create_store, transaction
@@ -213,6 +214,7 @@ def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> S
             if gone:
                 salvage.dropped[table] = gone
                 salvage.copied[table] -= gone
+        raters.upgrade(conn)  # identity keys of an older file's raters; the id mark
         _add_objects(conn, objects, ("trigger",))  # after the copy, which must not fire them
     return salvage
 

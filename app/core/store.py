@@ -11,16 +11,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from simrate.core.data.migrate import migrate, needs_migration
+from simrate.core.data import raters
+from simrate.core.data.migrate import migrate, needs_migration, upgrade
 from simrate.core.data.open_files import HeldConnection
 from simrate.core.errors import SimrateError, cut
 from simrate.core.write_errors import write_error
 
 #: 2: sources in their own table, ratings remember the bulk import that wrote them
 #: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
-#: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
+#: 3: annotators.kind, people or machine raters (issue 17; migrate.upgrade).
 #: 4: import_replaced.was_batch, the import that had written a replaced row (issue 22).
-SCHEMA_VERSION = 4
+#: 5: annotators.key, one rater per identity key, ids never reused (core/data/raters.py).
+SCHEMA_VERSION = 5
 #: Kinds of annotator: people, and machine raters (scores from a model, issue 17), and
 #: crowd workers (named by their platform's WorkerId; never the same annotator as a person
 #: of the project or a machine rater, whatever the names: see Project.import_ratings).
@@ -48,7 +50,8 @@ CREATE TABLE annotators (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     excluded INTEGER NOT NULL DEFAULT 0,
-    kind TEXT NOT NULL DEFAULT 'human'
+    kind TEXT NOT NULL DEFAULT 'human',
+    key TEXT
 );
 CREATE TABLE ratings (
     item_ord INTEGER NOT NULL REFERENCES items(ord),
@@ -171,6 +174,7 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
+        raters.install(conn)
         rows = {"schema_version": str(SCHEMA_VERSION), "created": str(time.time()), **meta}
         conn.executemany("INSERT INTO meta VALUES (?, ?)", rows.items())
         conn.execute("COMMIT")
@@ -243,34 +247,8 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     if needs_migration(conn) and migrate(conn, path):
         meta["schema_version"] = "2"
     if int(meta.get("schema_version", "0")) < SCHEMA_VERSION:
-        meta = _migrate(conn, meta)
+        meta = upgrade(conn, meta, SCHEMA_VERSION)
     return conn, meta
-
-
-def _migrate(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
-    """Bring a file of an older schema up to this one, in one transaction.
-
-    Schema 3 adds annotators.kind (every existing annotator is a person), schema 4
-    import_replaced.was_batch (rows replaced before it stay untagged); schema 2's tables
-    come from app/core/data/migrate.py first. A file we may not write stays as it is and reads as
-    having no machine raters.
-    """
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
-        if "kind" not in columns:
-            conn.execute("ALTER TABLE annotators ADD COLUMN kind TEXT NOT NULL DEFAULT 'human'")
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(import_replaced)")}
-        if "was_batch" not in columns:
-            conn.execute("ALTER TABLE import_replaced ADD COLUMN was_batch INTEGER")
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                     (str(SCHEMA_VERSION),))
-        conn.execute("COMMIT")
-    except sqlite3.Error:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        return meta
-    return {**meta, "schema_version": str(SCHEMA_VERSION)}
 
 
 def check_meta(meta: dict[str, str]) -> int:

@@ -86,7 +86,7 @@ def _check_workers(project: Project, frame: pd.DataFrame, source: str) -> None:
     """No WorkerId is the name of a person of the project or of a machine rater (checked
     before the file's new items go in; import_ratings checks again in its transaction)."""
     kinds = project.roster.kinds()
-    names = frame["annotator"].astype(str).str.strip()
+    names = frame["annotator"].astype(str).map(project.roster.name_of)  # `ANA` is `ana`
     clash = names.map(lambda name: kinds.get(name, CROWD) != CROWD).to_numpy(bool)
     if clash.any():
         row = int(np.flatnonzero(clash)[0])

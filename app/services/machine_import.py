@@ -70,10 +70,13 @@ def on_grid(project: Project, frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def import_machine(project: Project, path: str | Path, name: str, fmt: str = "auto",
                    dataset: str | None = None, by: str = "") -> MachineImport:
-    """Register `name` as a machine rater and import its scores (all or nothing)."""
+    """Register `name` as a machine rater and import its scores (all or nothing). A new
+    machine rater is added by the import itself, so that undoing it takes the rater back
+    too (a name another kind holds is refused, naming that kind)."""
     frame = read_machine_frame(project, path, name.strip(), fmt, dataset)
     frame, rounded = on_grid(project, frame)
     project.plan_ratings(frame, str(path))  # unknown items: refused before anything is written
-    project.roster.add_machine(name, by=by)
+    if name.strip() in project.roster or not len(frame):
+        project.roster.add_machine(name, by=by)  # a known name: checked (and logged) here
     counts = project.import_ratings(frame, source=str(path), kind=MACHINE)
     return MachineImport(name.strip(), counts, rounded)

@@ -93,7 +93,9 @@ def test_schema_1_file_is_migrated(tmp_path):
     with Project.create(path, scale="sts"):
         pass
     conn = sqlite3.connect(path)
-    conn.executescript("CREATE TABLE a2 AS SELECT id, name, excluded FROM annotators;"
+    conn.executescript("CREATE TABLE a2 (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+                       "excluded INTEGER NOT NULL DEFAULT 0);"  # the annotators of schema 1
+                       "INSERT INTO a2 SELECT id, name, excluded FROM annotators;"
                        "DROP TABLE annotators; ALTER TABLE a2 RENAME TO annotators;"
                        "INSERT INTO annotators VALUES (1, 'old', 0);"
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version';")

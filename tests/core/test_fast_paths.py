@@ -21,7 +21,7 @@ from simrate.core.frames import item_frame, rating_frame
 from simrate.core.project import Project
 from simrate.core.review.flags import FlagIndex
 from simrate.core.scale import threshold_codes
-from simrate.core.store import SCHEMA_VERSION
+from simrate.core.store import MACHINE, SCHEMA_VERSION
 
 
 def items(ids: list[str], dataset: str = "d") -> pd.DataFrame:
@@ -119,8 +119,11 @@ def test_info_counts_again_when_a_writer_commits_meanwhile(busy, monkeypatch):
 def test_info_leaves_machine_raters_out_of_the_flags(busy):
     busy.roster.add_machine("bot")
     flagged = busy.flagged_ids()
-    for item in busy.item_ids():  # a machine far from everyone flags nothing
-        busy.rate(item, "bot", 0.0 if busy.rating(item, "ann") != 0.0 else 5.0)
+    items = busy.item_ids()  # a machine far from everyone flags nothing
+    busy.import_ratings(rating_frame({
+        "item_id": items, "annotator": ["bot"] * len(items),
+        "score": [0.0 if busy.rating(item, "ann") != 0.0 else 5.0 for item in items],
+        "note": [""] * len(items), "line": list(range(1, len(items) + 1))}), kind=MACHINE)
     assert busy.flagged_ids() == flagged
     assert summary(busy.path)["flagged"] == busy.counts()["flagged"] == len(flagged)
 

@@ -65,7 +65,7 @@ def test_team_remove_revokes_the_link_and_bad_links_are_refused(tmp_path, capsys
         machine = project.roster.add_machine("model")
     del machine
     refused = simrate(capsys, "team", "invite", path, "model")
-    assert refused.status == 2 and "not a person" in refused.err
+    assert refused.status == 2 and "is a machine rater" in refused.err
     with TestClient(create_app(path), raise_server_exceptions=False) as client:
         page = client.get(f"/invite/{token}")
         assert page.status_code == 200

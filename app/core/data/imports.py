@@ -76,6 +76,7 @@ class ImportMethods:
     def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
         """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
         frame = nfc_columns(frame, ("item_id", "annotator"))
+        frame = self.roster.one_spelling(self._conn, frame, source)
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
@@ -92,6 +93,7 @@ class ImportMethods:
         frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/names.py
         with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
             first, new_items, index = self._new_items(conn, items, source)
+            frame = self.roster.one_spelling(conn, frame, source)  # `ANA` is `ana`
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, index, self.scale, source, known)
             check_kinds(plan, self.roster.kinds(conn), kind, source)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.frames import name_problem
+from simrate.core.names import nfc, rater_key
 from simrate.core.project import Project
+from simrate.core.roster import kind_clash
 from simrate.core.store import read_meta
 from simrate.core.team.teamdb import ensure_team_tables, has_table
 
@@ -38,12 +40,14 @@ class AssignmentPlan:
 
 def check_names(annotators: Sequence[str]) -> list[str]:
     """Stripped annotator names; SimrateError for an empty or repeated name."""
-    names = [str(name).strip() for name in annotators]
+    names = [nfc(str(name).strip()) for name in annotators]
     for name in names:
         problem = name_problem(name)
         if problem:
             raise SimrateError(problem)
-    repeated = sorted({name for name in names if names.count(name) > 1})
+    keys = [rater_key(name) for name in names]  # `ana` and `ANA` are one annotator
+    repeated = sorted({name for name, key in zip(names, keys, strict=True)
+                       if keys.count(key) > 1})
     if repeated:
         raise SimrateError(f"annotator named twice: {', '.join(repeated)}")
     return names
@@ -110,6 +114,11 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
     item_ids = [i for i in items["item_id"] if i not in checks]
     if not item_ids:
         raise SimrateError("no items to assign (only check items?)", project.path)
+    known = project.roster.kinds()
+    annotators = [project.roster.name_of(name) for name in check_names(annotators)]
+    for name in annotators:  # an assignment is people's work
+        if known.get(name, "human") != "human":
+            raise SimrateError(kind_clash(name, known[name], "human"), project.path)
     plan = assign(item_ids, annotators, per_item, seed)
     rows = [(project.item_ord(item_id), name) for name, ids in plan.items.items()
             for item_id in ids]

@@ -16,6 +16,7 @@ import time
 
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
+from simrate.core.names import nfc, rater_key
 from simrate.core.project import Project
 from simrate.core.team.teamdb import has_table
 
@@ -34,14 +35,10 @@ def _hash(token: str) -> str:
 
 
 def invite(project: Project, name: str, by: str = "") -> str:
-    """A new link token for annotator `name` (added as a person when new); logged."""
-    name = name.strip()
-    kinds = dict(project.team_tables.read("SELECT name, kind FROM annotators"))
-    if name in kinds and kinds[name] != "human":
-        raise SimrateError(f"{name!r} is a {kinds[name]} rater, not a person of the team; "
-                           "only people get a link", project.path)
-    if name not in kinds:
-        project.roster.add(name)  # SimrateError for a name that cannot be an annotator
+    """A new link token for annotator `name` (added as a person when new); logged. The
+    link names the person of the name's key (`ZOË`, an NFD `Zoë` are `Zoë`); a name held
+    by a crowd worker or machine rater is refused with one line naming that kind."""
+    name = project.roster.add(name)  # SimrateError for a name no person may have
     token = secrets.token_urlsafe(32)
     with project.team_tables.transaction() as conn:
         conn.execute(INVITE_SCHEMA)
@@ -55,14 +52,20 @@ def revoke(project: Project, name: str, by: str = "") -> int:
     """Revoke every live link of annotator `name`; returns how many."""
     if not has_table(project, "web_invites"):
         return 0
-    live = project.team_tables.read("SELECT COUNT(*) FROM web_invites WHERE annotator = ? AND "
-                                    "revoked_at IS NULL", (name,))[0][0]
-    if not live:
+    key = rater_key(nfc(name.strip()))  # the links of `Zoë` typed in any form or case
+    held = [n for (n,) in project.team_tables.read(
+        "SELECT DISTINCT annotator FROM web_invites WHERE revoked_at IS NULL")
+        if rater_key(n) == key]
+    if not held:
         return 0
+    name = project.roster.name_of(held[0])
+    marks = ",".join("?" * len(held))
     with project.team_tables.transaction() as conn:
-        conn.execute("UPDATE web_invites SET revoked_at = ? WHERE annotator = ? AND "
-                     "revoked_at IS NULL", (time.time(), name))
-        log_change(conn, "web_invite_revoked", by, annotator=name, new={"links": live})
+        now = time.time()
+        live = conn.execute(f"UPDATE web_invites SET revoked_at = ? WHERE annotator IN "
+                            f"({marks}) AND revoked_at IS NULL", (now, *held)).rowcount
+        if live:
+            log_change(conn, "web_invite_revoked", by, annotator=name, new={"links": live})
     return int(live)
 
 
@@ -71,9 +74,17 @@ def invitee(project: Project, token: str) -> str | None:
     if not token or len(token) > 100 or not has_table(project, "web_invites"):
         return None
     rows = project.team_tables.read(
-        "SELECT i.annotator FROM web_invites i JOIN annotators a ON a.name = i.annotator "
-        "WHERE i.token_hash = ? AND i.revoked_at IS NULL AND a.kind = 'human'", (_hash(token),))
-    return rows[0][0] if rows else None
+        "SELECT annotator FROM web_invites WHERE token_hash = ? AND revoked_at IS NULL",
+        (_hash(token),))
+    if not rows:
+        return None
+    # the person of the link's name: its key finds her when the link was made with an NFD
+    # name, and another process may have added her since this one read its roster
+    name = nfc(rows[0][0])
+    found = project.team_tables.read(
+        "SELECT name FROM annotators WHERE (name = ? OR key = ?) AND kind = 'human' "
+        "ORDER BY name = ? DESC LIMIT 1", (name, rater_key(name), name))
+    return found[0][0] if found else None
 
 
 def next_item(project: Project, name: str) -> tuple[str, str, str, int, int] | None:

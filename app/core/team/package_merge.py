@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import RuleError, SimrateError
 from simrate.core.project import Project
@@ -112,8 +113,9 @@ def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
     if missing:
         raise SimrateError(f"package item {missing[0]!r} is not in this project "
                            f"({len(missing)} such items)", package.path)
-    row = conn.execute("SELECT id, excluded FROM annotators WHERE name = ?",
-                       (report.annotator,)).fetchone()
+    found = raters.find(conn, report.annotator)
+    row = None if found is None else conn.execute(
+        "SELECT id, excluded FROM annotators WHERE id = ?", (found[0],)).fetchone()
     report.excluded = bool(row and row[1])
     existing = {} if row is None else {
         o: (c, n, s) for o, c, n, s in conn.execute(
@@ -208,14 +210,14 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
     if not writes:
         return
     name = report.annotator
-    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (name,)).fetchone()
-    if row is not None and row[1] != HUMAN:  # a package holds a person's ratings
-        raise SimrateError(kind_clash(name, row[1], HUMAN), report.path)
+    row = raters.find(conn, name)  # the rater of the name's key (`ANA` is `ana`)
+    if row is not None and row[2] != HUMAN:  # a package holds a person's ratings
+        raise SimrateError(kind_clash(row[1], row[2], HUMAN), report.path)
     if row is None:
-        aid = conn.execute("INSERT INTO annotators (name) VALUES (?)", (name,)).lastrowid
+        aid = raters.insert(conn, name, HUMAN)
         log_change(conn, "annotator", who=who, annotator=name, new=name)
     else:
-        aid = row[0]
+        aid, name = row[0], row[1]
     now = time.time()
     score = project.scale.from_code
     for ord_, (item_id, _n, code, note, skipped, seconds), old, _conflict in writes:

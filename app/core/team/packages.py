@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from simrate import __version__
+from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.frames import name_problem
@@ -126,8 +127,7 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
         with transaction(conn, path):
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows.items())
             if not own.empty:
-                aid = conn.execute("INSERT INTO annotators (name) VALUES (?)",
-                                   (annotator,)).lastrowid
+                aid = raters.insert(conn, annotator, HUMAN)
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
                 conn.executemany(
                     "INSERT INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
@@ -215,6 +215,7 @@ def make_package(project: Project, out: str | Path, annotator: str,
     out, annotator = Path(out), nfc(annotator.strip())
     check_name_length(out, spare=len("-journal"))  # SQLite's files beside it
     _check_package_target(out, annotator)
+    annotator = project.roster.name_of(annotator)  # `ANA` is the person `ana`
     held = project.roster.kinds().get(annotator, HUMAN)
     if held != HUMAN:
         raise SimrateError(kind_clash(annotator, held, HUMAN), project.path)

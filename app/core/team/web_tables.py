@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from simrate.core.errors import SimrateError
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}")
+WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/names.py
 
 WEB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_studies (

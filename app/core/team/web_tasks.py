@@ -12,12 +12,13 @@ import secrets
 import sqlite3
 import time
 
-from simrate.core.data import tables
+from simrate.core.data import raters, tables
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.events import RatingState
 from simrate.core.frames import name_problem
 from simrate.core.project import Project
+from simrate.core.roster import KIND_WORDS
 from simrate.core.store import CROWD
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (
@@ -41,19 +42,27 @@ def check_worker_id(worker: str) -> str:
     return worker
 
 
-def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]) -> int:
-    """The annotator id of this crowd worker, adding them with kind crowd; WebRefusal when
-    the id is the name of a person or machine rater of the project."""
-    row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?", (worker,)).fetchone()
-    if row is not None:
-        if row[1] != CROWD:
-            raise WebRefusal("this worker id cannot be used for this study", 403)
-        return int(row[0])
-    aid = conn.execute("INSERT INTO annotators (name, kind) VALUES (?, ?)",
-                       (worker, CROWD)).lastrowid
+def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]
+                ) -> tuple[int, str]:
+    """(annotator id, stored name) of this crowd worker (the rater of the id's key: `CAROL`
+    is the worker `carol`), adding them with kind crowd; WebRefusal when a person or
+    machine rater of the project holds that key."""
+    found = raters.find(conn, worker)
+    if found is not None:
+        aid, name, held = found
+        if held != CROWD:
+            raise held_by_other_kind(held)
+        return aid, name
+    aid = raters.insert(conn, worker, CROWD)
     log_change(conn, "annotator", annotator=worker, new={"name": worker, "kind": CROWD})
     added[worker] = aid
-    return aid
+    return aid, worker
+
+
+def held_by_other_kind(held: str) -> WebRefusal:
+    """The refusal of a worker id that names a rater of another kind (one namespace)."""
+    return WebRefusal(f"this worker id is the name of {KIND_WORDS.get(held, held)} of this "
+                      "project; it cannot be used for this study", 403)
 
 
 # ----------------------------------------------------------------- leasing
@@ -99,6 +108,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
         ensure_web_tables(conn)
         study = _open_study(conn, study_name)
         _expire(conn, study.name, now)
+        aid, worker = _worker_aid(conn, worker, added)  # one namespace: refused if not crowd
         live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))
         if live is not None:
             if (cookie and hmac.compare_digest(cookie, live.cookie)) or \
@@ -106,7 +116,6 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
                 return live
             raise WebRefusal("this worker already has a task open in another browser; "
                              "go back to it, or wait until it times out", 409)
-        aid = _worker_aid(conn, worker, added)
         lease_ = _new_task(conn, study, worker, aid, session, now, fresh=bool(added))
     if added:
         project.roster.remember(added)
@@ -301,11 +310,12 @@ def _unrated_slot(conn: sqlite3.Connection, study_name: str, task: str,
 def _rater_of(conn: sqlite3.Connection, worker: str, ord_: int) -> int:
     """The crowd worker's annotator id; WebRefusal when the name is no crowd worker's or
     the item holds their rating already."""
-    aid_row = conn.execute("SELECT id, kind FROM annotators WHERE name = ?",
-                           (worker,)).fetchone()
-    if aid_row is None or aid_row[1] != CROWD:
+    found = raters.find(conn, worker)
+    if found is None:
         raise WebRefusal("this worker id cannot be used for this study", 403)
-    aid = int(aid_row[0])
+    if found[2] != CROWD:
+        raise held_by_other_kind(found[2])
+    aid = found[0]
     if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                     (ord_, aid)).fetchone():
         raise WebRefusal("this item was rated already", 409)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from simrate.core.errors import SimrateError
+from simrate.core.names import check_rater_name
 from simrate.core.project import Project
 from simrate.core.roster import kind_clash
 from simrate.core.store import HUMAN
@@ -62,8 +63,9 @@ class ApplicationContext(QObject):
         Raises SimrateError when the file is not a readable project; the previous project
         stays open in that case.
         """
-        annotator = annotator.strip()
+        annotator = check_rater_name(annotator, "annotator name")  # one rule (names.py)
         project = path if isinstance(path, Project) else Project.open(path)
+        annotator = project.roster.name_of(annotator)  # `ANA` or an NFD `Zoë`: the one rater
         held = project.roster.kinds().get(annotator, HUMAN)
         if held != HUMAN:  # people rate here: never under a machine rater or crowd worker
             if project is not path:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from simrate.core.machine.report import machine_counts
+from simrate.core.frames import rating_frame
 from simrate.core.project import Project
+from simrate.core.store import MACHINE
 from tests.core.frames import make_rated_project
 
 
@@ -11,8 +13,10 @@ def test_counts_only_items_a_counted_human_scored(tmp_path):
     with Project.open(make_rated_project(tmp_path / "m.simrate", n_items=6)) as project:
         assert machine_counts(project) == {}
         project.roster.add_machine("bot")
-        for item in ("d:1", "d:2", "d:3"):
-            project.rate(item, "bot", 2.0)
+        # a machine's scores come in as a machine import (Project.rate is a person's)
+        project.import_ratings(rating_frame({
+            "item_id": ["d:1", "d:2", "d:3"], "annotator": ["bot"] * 3, "score": [2.0] * 3,
+            "note": [""] * 3, "line": [1, 2, 3]}), kind=MACHINE)
         for rater in ("ann", "ben", "cat"):
             project.rate("d:3", rater, None)  # nobody but the machine scored d:3 now
         assert machine_counts(project) == {"bot": (3, 2)}

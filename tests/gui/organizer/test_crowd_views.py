@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QScrollArea
 from simrate.core.agreement.correlation import pearson_matrix, pearson_vs_rest
 from simrate.core.machine.report import machine_report
 from simrate.core.project import Project
+from simrate.core.store import MACHINE
 from simrate.gui.agreement.agreement_watch import AgreementWatcher
 from simrate.gui.organizer.dashboard import Dashboard
 from simrate.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
@@ -165,9 +166,11 @@ def test_rater_table_model(qtmodeltester, crowd):
 def test_machine_verdict_appears_on_the_dashboard(qtbot, crowd):
     project, _watcher, dashboard = crowd
     project.roster.add_machine("bot")
+    rows = []  # a machine's scores come by a machine import (Project.rate is a person's)
     for item_id in project.item_ids():
         scores = project.ratings().query("item_id == @item_id")["score"]
-        project.rate(item_id, "bot", float(np.rint(scores.mean() * 4) / 4))
+        rows.append((item_id, "bot", float(np.rint(scores.mean() * 4) / 4)))
+    project.import_ratings(make_ratings(rows), kind=MACHINE)
     panel = dashboard.machines
     dashboard.machine_watch.compute()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.isVisibleTo(dashboard),
@@ -199,7 +202,7 @@ def test_a_machine_report_finishing_after_shutdown_is_dropped(qtbot, crowd):
     (its watch may already be deleted), and nothing is emitted."""
     project, _watcher, dashboard = crowd
     project.roster.add_machine("bot")
-    project.rate(project.item_ids()[0], "bot", 2.0)
+    project.import_ratings(make_ratings([(project.item_ids()[0], "bot", 2.0)]), kind=MACHINE)
     watch = dashboard.machine_watch
     emitted = []
     watch.updated.connect(lambda *args: emitted.append(args))

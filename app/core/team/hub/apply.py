@@ -123,9 +123,11 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     names = [r[0] for r in rows]
     copies = hub_copies(project, "hub_annotators", names)
     for name, excluded, kind, _seq in rows:
-        if kind == "machine" and name not in project.roster:
+        # one namespace: a name this file holds as another kind is refused (one line)
+        if kind == "machine":
             project.roster.add_machine(name, by=HUB_WHO)
-        project.roster.add(name, CROWD if kind == CROWD else HUMAN)
+        else:
+            project.roster.add(name, CROWD if kind == CROWD else HUMAN)
         local = annotator_values(project).get(name, 0)
         pending = name in copies and copies[name] != (int(local),)
         if not pending and bool(local) != bool(excluded):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from simrate.core.names import rater_key
 from simrate.core.team.hub.connection import Batch, HubError, Result, explain
 
 #: Rows fetched per query while pulling.
@@ -61,18 +62,24 @@ ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
     by = EXCLUDED.by, at = EXCLUDED.at
 WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
 """
+#: An exclusion: the rater of the name's key (whatever spelling the hub holds it under),
+#: added first when the hub lacks it.
 UPSERT_ANNOTATOR = """
-INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
-ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
-WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
+WITH added AS (
+  INSERT INTO simrate.annotators (name, excluded, key) VALUES (%(name)s, %(excluded)s, %(key)s)
+  ON CONFLICT DO NOTHING RETURNING name)
+UPDATE simrate.annotators a SET excluded = %(excluded)s
+WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(excluded)s
+  AND NOT EXISTS (SELECT 1 FROM added)
 """
-UPSERT_MACHINE = """
-INSERT INTO simrate.annotators AS a (name, excluded, kind) VALUES (%s, false, 'machine')
-ON CONFLICT (name) DO UPDATE SET kind = 'machine' WHERE a.kind <> 'machine'
-"""
+#: A rater added here (a person of an import, a machine rater, a crowd worker of a results
+#: file): the hub takes the rater of its key when of the same kind, and refuses, naming
+#: it, a name another kind holds there (hub_schema/raters.py): never a kind changed.
+CLAIM_RATER = "SELECT simrate.claim_rater(%s, %s, %s)"
 HAS_KIND = """
 SELECT 1 FROM information_schema.columns
 WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
+  AND to_regprocedure('simrate.claim_rater(text, text, text)') IS NOT NULL
 """
 UPSERT_SETTING = """
 INSERT INTO simrate.settings AS s (key, value) VALUES (%s, %s)
@@ -106,6 +113,8 @@ class Outbox:
     queued_upto: int = 0
     #: (name, change_id) of machine raters added here.
     machines: list[tuple] = field(default_factory=list)
+    #: (name, kind, change_id) of raters added here (imports, crowd results, web studies).
+    raters: list[tuple] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -245,7 +254,7 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
               "ON CONFLICT (replica) DO NOTHING", (replica,))
     mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                      (replica,))
-    kind = batch.add(HAS_KIND) if outbox.machines else None
+    kind = batch.add(HAS_KIND) if outbox.machines or outbox.raters else None
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
     # not with items: ratings of new items would find no item before the items are written
@@ -313,12 +322,14 @@ def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> i
     many."""
     adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
     annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
-    machines = [r[:1] for r in outbox.machines if r[-1] > acked]
+    raters = [r[:2] for r in outbox.raters if r[-1] > acked]
+    raters += [(r[0], "machine") for r in outbox.machines if r[-1] > acked]
     if has_kind:  # else: publish again to upgrade
-        for row in machines:
-            batch.add(UPSERT_MACHINE, row)
-    for row in annotators:
-        batch.add(UPSERT_ANNOTATOR, row)
+        for name, kind in raters:  # first: an exclusion names a rater the hub holds
+            batch.add(CLAIM_RATER, (name, rater_key(name), kind))
+    for name, excluded in annotators:
+        batch.add(UPSERT_ANNOTATOR, {"name": name, "excluded": excluded,
+                                     "key": rater_key(name)})
     for row in adjudications:
         batch.add(UPSERT_ADJUDICATION, row)
     threshold = outbox.threshold

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from simrate.core.errors import SimrateError, cut
+from simrate.core.names import check_rater_name, nfc, rater_key
 from simrate.core.project import Project
+from simrate.core.roster import kind_clash
+from simrate.core.store import HUMAN
 from simrate.core.team.hub.connection import connect, explain, hub_info, url_for
 from simrate.core.team.hub.hub_schema import login_name
 from simrate.core.team.hub.replica import read_link
@@ -88,6 +91,18 @@ def _free_login(conn: Any, name: str, login: str, chosen: bool) -> str:
     return login
 
 
+def hub_name(conn: Any, name: str) -> str:
+    """The name under which the hub holds the rater (or person) of `name`'s identity key
+    (core/names.py), else `name` itself."""
+    key = rater_key(name)
+    row = conn.execute("SELECT name FROM simrate.annotators WHERE key = %s OR name = %s "
+                       "ORDER BY name = %s DESC LIMIT 1", (key, name, name)).fetchone()
+    if row is not None:
+        return row[0]
+    people = [r[0] for r in conn.execute("SELECT annotator FROM simrate.people").fetchall()]
+    return next((p for p in people if rater_key(p) == key), name)
+
+
 def add_person(project: Project | tuple[str, str], name: str, kind: str,
                new_password: str | None, password: str | None = None,
                login: str | None = None) -> tuple[str, str]:
@@ -98,9 +113,12 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
-    name = name.strip()
-    if not name:
-        raise SimrateError("a person needs a name")
+    name = check_rater_name(name, "person's name")
+    if isinstance(project, Project):  # a rater of another kind not pushed to the hub yet
+        local = project.roster.name_of(name)
+        held = project.roster.kinds().get(local, HUMAN)
+        if held != HUMAN:
+            raise SimrateError(kind_clash(local, held, HUMAN), project.path)
     if kind not in KINDS:
         raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
     chosen = login is not None
@@ -108,17 +126,21 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     check_login(login)  # before anything reaches the hub: a refused add changes nothing
     conn = _organizer_connection(url, uuid, password)
     try:
+        name = hub_name(conn, name)  # `ANA` is the hub's `ana`, an NFD `Zoë` its `Zoë`
         login = _free_login(conn, name, login, chosen)
         verifier = None
         if new_password:
             verifier = conn.pgconn.encrypt_password(new_password.encode("utf-8"),
                                                     login.encode("utf-8"),
                                                     b"scram-sha-256").decode("ascii")
-        conn.execute("SELECT simrate.add_person(%s, %s, %s, %s)", (name, login, kind, verifier))
+        conn.execute("SELECT simrate.add_person(%s, %s, %s, %s, %s)",
+                     (name, login, kind, verifier, rater_key(name)))
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     finally:
         conn.close()
+    if isinstance(project, Project):  # the organizer's replica knows her at once
+        project.roster.add(name)
     return login, url_for(url, login)
 
 
@@ -130,7 +152,8 @@ def remove_person(project: Project | tuple[str, str], name: str,
     url, uuid = hub_of(project) if isinstance(project, Project) else project
     conn = _organizer_connection(url, uuid, password)
     try:
-        return conn.execute("SELECT simrate.remove_person(%s)", (name,)).fetchone()[0]
+        return conn.execute("SELECT simrate.remove_person(%s)",
+                            (hub_name(conn, nfc(name.strip())),)).fetchone()[0]
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     finally:

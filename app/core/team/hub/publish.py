@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from simrate.core.names import rater_key
 from simrate.core.project import Project
 from simrate.core.team.blind import source_name
 from simrate.core.team.hub.backoff import patiently
@@ -22,6 +23,7 @@ from simrate.core.team.hub.hub_schema import (
     HUB_SCHEMA_VERSION,
     ROLES_SQL,
     fill,
+    fill_keys,
     quote_ident,
     role_names,
     schema_statements,
@@ -140,6 +142,7 @@ def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
     conn.execute(f"SET LOCAL ROLE {owner}")
     for statement in schema_statements(roles):
         conn.execute(statement)
+    fill_keys(conn, rater_key)  # raters written before the identity rule (raters.py)
     values = {"project_uuid": uuid, "hub_schema": str(HUB_SCHEMA_VERSION),
               **{f"role_{k}": v for k, v in roles.items()}}
     conn.cursor().executemany(
@@ -180,10 +183,10 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
                u.genre, u.reference, u.meta, u.source
         FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
         ORDER BY u.ord""")
-    conn.cursor().executemany(
-        "INSERT INTO simrate.annotators (name, excluded, kind) VALUES (%s, %s, %s) "
-        "ON CONFLICT (name) DO NOTHING",
-        [(n, bool(e), k) for n, e, k in project.team_tables.read(
+    conn.cursor().executemany(  # a rater the hub holds already (by name or key) stays
+        "INSERT INTO simrate.annotators (name, excluded, kind, key) VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT DO NOTHING",
+        [(n, bool(e), k, rater_key(n)) for n, e, k in project.team_tables.read(
             "SELECT name, excluded, kind FROM annotators")])
     ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
                                          "seconds", "updated_at"), _local_ratings(project))

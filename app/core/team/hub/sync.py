@@ -118,12 +118,15 @@ def collect(project: Project, link: Link) -> Outbox:
             annotators[annotator] = change_id
         elif kind == "machine" and annotator is not None:
             outbox.machines.append((annotator, change_id))
+        elif kind == "annotator" and annotator is not None:
+            outbox.raters.append((annotator, change_id))
         elif kind == "threshold":
             threshold = change_id
         elif kind == "import_items":
             items = True
     outbox.adjudications = _changed_adjudications(project, adjudications)
     outbox.annotators = _changed_annotators(project, annotators)
+    outbox.raters = _new_raters(project, outbox.raters)
     if threshold is not None and project.meta("hub_threshold") != str(project.threshold):
         outbox.threshold = (project.threshold, threshold)
     if items:
@@ -181,6 +184,14 @@ def _changed_annotators(project: Project, keys: dict[str, int]) -> list[tuple]:
     hub = hub_copies(project, "hub_annotators", list(keys))
     return [(name, bool(local[name]), change_id) for name, change_id in keys.items()
             if name in local and hub.get(name) != (int(local[name]),)]
+
+
+def _new_raters(project: Project, added: list[tuple]) -> list[tuple]:
+    """(name, kind, change_id) of the raters added here that the file still holds: the hub
+    gets a row for each (claimed there by key and kind), so that no crowd worker or rater
+    of another kind can take the name meanwhile."""
+    kinds = project.roster.kinds()
+    return [(name, kinds[name], change_id) for name, change_id in added if name in kinds]
 
 
 def _new_items(project: Project) -> list[tuple]:

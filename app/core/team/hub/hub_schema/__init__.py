@@ -46,7 +46,8 @@ login) and `pg_locks` stay readable as PostgreSQL ships them.
 
 The package holds the SQL in parts: `names` (constants, role names, quoting, `fill`),
 `tables` (tables, stamps, change log, NOTIFY, the later-edit rule), `access` (roles,
-privileges, row-level security, hardening, connection limits) and `web` (web studies).
+privileges, row-level security, hardening, connection limits), `raters` (one rater
+identity: unique keys across kinds, `claim_rater`) and `web` (web studies).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from simrate.core.team.hub.hub_schema.names import (
     quote_literal,
     role_names,
 )
+from simrate.core.team.hub.hub_schema.raters import RATER_LOCK, fill_keys, raters_sql
 from simrate.core.team.hub.hub_schema.tables import (
     FUNCTIONS_SQL,
     LATER_EDIT_SQL,
@@ -84,9 +86,9 @@ from simrate.core.team.hub.hub_schema.web import (
 __all__ = [
     "ANNOTATOR_CONNECTION_LIMIT", "CHANNEL", "CLOCK_LOCK", "FUNCTIONS_SQL", "HARDEN_SQL",
     "HUB_SCHEMA_VERSION", "LATER_EDIT_SQL", "LIMITS_SQL", "LOGGED", "MAX_CLOCK_LEAD",
-    "PULLED_TABLES", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
-    "WEB_LOCK", "WEB_TABLES_SQL", "fill", "login_name", "quote_ident", "quote_literal",
-    "role_names", "schema_statements", "triggers_sql", "web_role_names", "web_statements",
+    "PULLED_TABLES", "RATER_LOCK", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
+    "WEB_LOCK", "WEB_TABLES_SQL", "fill", "fill_keys", "login_name", "quote_ident", "quote_literal",
+    "raters_sql", "role_names", "schema_statements", "triggers_sql", "web_role_names", "web_statements",
 ]
 
 
@@ -94,5 +96,5 @@ def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
             fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles),
-            *web_statements(roles)]
+            raters_sql(roles), *web_statements(roles)]
 

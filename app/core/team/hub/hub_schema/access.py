@@ -37,7 +37,7 @@ GRANT SELECT, INSERT, UPDATE ON simrate.annotators, simrate.adjudications TO @or
 GRANT SELECT ON simrate.people, simrate.changes TO @organizers;
 GRANT EXECUTE ON FUNCTION simrate.my_name(), simrate.my_kind(), simrate.my_channel(),
                           simrate.people_list() TO @annotators, @organizers;
-GRANT EXECUTE ON FUNCTION simrate.add_person(text, text, text, text),
+GRANT EXECUTE ON FUNCTION simrate.add_person(text, text, text, text, text),
                           simrate.remove_person(text) TO @organizers;
 GRANT EXECUTE ON FUNCTION simrate.announce(), simrate.announce_ratings()
   TO @annotators, @organizers;

@@ -7,7 +7,7 @@ import hashlib
 import re
 
 #: Version of the hub schema; a hub made by a newer simrate is refused with a clear line.
-HUB_SCHEMA_VERSION = 2
+HUB_SCHEMA_VERSION = 3  # 3: one rater identity (raters.py)
 #: NOTIFY channel for items and settings, which every role reads (notifications are per
 #: database); other writes go to secret channels (`simrate.my_channel()`).
 CHANNEL = "simrate"

@@ -136,8 +136,10 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
   ORDER BY p.kind DESC, p.annotator
 $$;
 
+DROP FUNCTION IF EXISTS simrate.add_person(text, text, text, text);
+-- person_key: the name's identity key (hub_schema/raters.py); a person is a human rater
 CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
-                                              verifier text)
+                                              verifier text, person_key text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   wanted text := CASE person_kind WHEN 'annotator' THEN @annotators_lit
@@ -156,6 +158,9 @@ BEGIN
   THEN
     RAISE EXCEPTION 'the login % is another person''s on this hub', person_login;
   END IF;
+  -- one namespace: the rater of the name's key (`ANA` is `ana`); refused, naming the
+  -- kind, when a crowd worker or machine rater holds it
+  person := simrate.claim_rater(person, person_key, 'human');
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = person_login) THEN
     IF NOT EXISTS (SELECT 1 FROM simrate.people WHERE login = person_login) THEN
       RAISE EXCEPTION 'a PostgreSQL role named % exists and is not one of this hub''s people',

@@ -173,10 +173,12 @@ DECLARE
   new_task text;
 BEGIN
   st := simrate.web_open_study(p_study);
-  IF p_worker IS NULL OR p_worker !~ '^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}$' THEN
+  IF p_worker IS NULL OR p_worker !~ '^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}$' THEN
     PERFORM simrate.web_refuse('the link lacks a valid worker id (PROLIFIC_PID or worker)',
                                400);
   END IF;
+  -- the crowd worker of the id's key (`CAROL` is `carol`); another kind's name: SR403
+  p_worker := simrate.claim_rater(p_worker, NULL, 'crowd');
   p_session := CASE WHEN coalesce(p_session, '') ~ '^[A-Za-z0-9_.:-]{0,100}$'
                     THEN coalesce(p_session, '') ELSE '' END;
   -- one worker's leases one at a time (two tabs pressing Start at once get one task)
@@ -193,10 +195,6 @@ BEGIN
     END IF;
     PERFORM simrate.web_refuse('this worker already has a task open in another browser; '
                                'go back to it, or wait until it times out', 409);
-  END IF;
-  IF EXISTS (SELECT 1 FROM simrate.annotators a WHERE a.name = p_worker AND a.kind <> 'crowd')
-     OR EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = p_worker) THEN
-    PERFORM simrate.web_refuse('this worker id cannot be used for this study', 403);
   END IF;
   SELECT array_agg(q.item_id ORDER BY q.used, q.rank) INTO picked FROM (
     SELECT p.item_id, p.used, p.rank FROM simrate.web_pool p
@@ -227,10 +225,6 @@ BEGIN
     slot_items := slot_items[1:pos] || one || slot_items[pos + 1:];
     slot_checks := slot_checks[1:pos] || true || slot_checks[pos + 1:];
   END LOOP;
-  IF NOT EXISTS (SELECT 1 FROM simrate.annotators a WHERE a.name = p_worker) THEN
-    INSERT INTO simrate.annotators (name, kind) VALUES (p_worker, 'crowd')
-    ON CONFLICT (name) DO NOTHING;
-  END IF;
   new_task := 'w' || lpad(nextval('simrate.web_task_numbers')::text, 6, '0');
   INSERT INTO simrate.web_tasks (study, task, worker, session, cookie, token, state,
                                  leased_at, expires_at)

@@ -1,0 +1,82 @@
+"""The annotators table as one namespace of raters: lookups by identity key, inserts that
+never reuse an id, and the schema 5 upgrade that brings both to older files.
+
+A rater's `key` (`simrate.core.names.rater_key`: NFKC, case folded) is unique in the
+file, whatever the kind (person, crowd worker, machine rater), so `ANA` or an NFD `Zoë`
+can never become a second row beside `ana` or `Zoë`. Ids come from a high-water mark
+kept in `meta` (`annotator_top`, raised by a trigger on every insert, whatever its route):
+an id freed by an undone import is never given to another rater, so a process that still
+holds the old id in its cache cannot write under someone else's name (Roster.id_for
+checks the id against the row before it writes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from simrate.core.names import rater_key
+
+#: The meta key of the highest annotator id ever given.
+TOP_KEY = "annotator_top"
+
+TOP = f"COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{TOP_KEY}'), 0)"
+
+#: Statements of the namespace, for a new file and for the upgrade (one per entry: the
+#: trigger's body holds semicolons).
+STATEMENTS = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS annotators_key ON annotators(key)",
+    f"""CREATE TRIGGER IF NOT EXISTS annotators_top AFTER INSERT ON annotators
+    WHEN NEW.id > {TOP}
+    BEGIN
+        INSERT OR REPLACE INTO meta (key, value) VALUES ('{TOP_KEY}', CAST(NEW.id AS TEXT));
+    END""",
+)
+
+
+def install(conn: sqlite3.Connection) -> None:
+    """Create the key index and the id high-water trigger (inside the caller's transaction)."""
+    for statement in STATEMENTS:
+        conn.execute(statement)
+
+
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Schema 5, inside the caller's transaction: annotators.key filled from the names (of
+    two names with one key, written before this rule, the later keeps no key and stays a
+    rater of its own, found by its exact name), the index, the trigger and the mark."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
+    if "key" not in columns:
+        conn.execute("ALTER TABLE annotators ADD COLUMN key TEXT")
+    seen: set[str] = set()
+    for aid, name in conn.execute("SELECT id, name FROM annotators ORDER BY id").fetchall():
+        key = rater_key(name)
+        conn.execute("UPDATE annotators SET key = ? WHERE id = ?",
+                     (None if key in seen else key, aid))
+        seen.add(key)
+    install(conn)
+    conn.execute(f"INSERT OR REPLACE INTO meta (key, value) SELECT '{TOP_KEY}', "
+                 f"CAST(max(COALESCE(MAX(id), 0), {TOP}) AS TEXT) FROM annotators")
+
+
+def has_keys(conn: sqlite3.Connection) -> bool:
+    """True when the file's annotators carry keys (schema 5 or later)."""
+    return any(row[1] == "key" for row in conn.execute("PRAGMA table_info(annotators)"))
+
+
+def find(conn: sqlite3.Connection, name: str) -> tuple[int, str, str] | None:
+    """(id, stored name, kind) of the rater `name` names: its exact (NFC) name first, else
+    the one whose key it shares; None when there is none."""
+    row = conn.execute("SELECT id, name, kind FROM annotators WHERE name = ?",
+                       (name,)).fetchone()
+    if row is None and has_keys(conn):
+        row = conn.execute("SELECT id, name, kind FROM annotators WHERE key = ?",
+                           (rater_key(name),)).fetchone()
+    return None if row is None else (int(row[0]), row[1], row[2])
+
+
+def insert(conn: sqlite3.Connection, name: str, kind: str) -> int:
+    """Add rater `name` (already checked, NFC) of `kind` with an id above every id ever
+    given; returns the id. The caller has checked that no rater holds the key."""
+    return conn.execute(
+        f"INSERT INTO annotators (id, name, kind, key) SELECT "
+        f"max(COALESCE(MAX(id), 0), {TOP}) + 1, ?, ?, ? FROM annotators",
+        (name, kind, rater_key(name))).lastrowid
