@@ -37,8 +37,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", metavar="NAME")
     p.add_argument("--base-url", default="http://127.0.0.1:8000",
                    help="where simrate serve answers, as the person reaches it")
+    p = verbs.add_parser("token", help="a sync link: the annotator syncs through simrate "
+                         "serve on this organizer's replica, with no login of their own")
+    p.add_argument("project")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--base-url", default="http://127.0.0.1:8000",
+                   help="where simrate serve answers, as the person reaches it")
     p = verbs.add_parser("join", help="make a local replica of a hub")
-    p.add_argument("url", metavar="URL")
+    p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team token)")
     p.add_argument("local", metavar="LOCAL.simrate")
     _wait_option(p)
     p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
@@ -68,7 +74,26 @@ def _wait(args: argparse.Namespace) -> float:
 def run(args: argparse.Namespace) -> int:
     """Run one team subcommand."""
     return {"publish": _publish, "add": _add, "remove": _remove, "join": _join,
-            "sync": _sync, "harden": _harden, "invite": _invite}[args.team_command](args)
+            "sync": _sync, "harden": _harden, "invite": _invite,
+            "token": _token}[args.team_command](args)
+
+
+def _token(args: argparse.Namespace) -> int:
+    from simrate.core.project import Project
+    from simrate.core.team.hub.service import issue_token
+    from simrate.core.team.hub.service_client import make_link
+
+    if not args.base_url.lower().startswith(("http://", "https://")):
+        raise SimrateError(f"--base-url must start with http:// or https://, not "
+                           f"{args.base_url!r}")
+    with Project.open(args.project) as project:
+        token, login = with_password(lambda pw: issue_token(project, args.name, pw))
+    print(make_link(args.base_url, token))
+    print(f"a sync link for {args.name.strip()} (login {login}): they join with `simrate team "
+          f"join LINK FILE` and sync through `simrate serve {args.project}`; keep it secret; "
+          f"`simrate team remove {args.project} {args.name.strip()}` revokes it",
+          file=sys.stderr)
+    return 0
 
 
 def _invite(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ from simrate.core.errors import SimrateError
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web.backends import FileBackend
+from simrate.web.sync_service import SyncService
 from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +68,8 @@ class Pages:
             Route("/study/{name}/rate", self.rate, methods=["POST"]),
             Route("/invite/{token}", self.invite_page, methods=["GET"]),
             Route("/invite/{token}/rate", self.invite_rate, methods=["POST"]),
+            # annotators' sync rounds, on an organizer's hub replica (sync_service.py)
+            Route("/sync/round", SyncService(self.backend).round, methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
 

@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.requests import Request
 
 MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
+SYNC_MAX_BODY = 4 * 1024 * 1024  # a sync round (sync_service.py): its client sends 1,000
+# ratings a request at most
 COOKIE = "simrate_task"
 INVITE_COOKIE = "simrate_invite"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -117,8 +119,9 @@ class Guard:
                 message = {**message, "headers": headers + SECURITY_HEADERS}
             await send(message)
 
+        limit = SYNC_MAX_BODY if scope.get("path") == "/sync/round" else MAX_BODY
         for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > MAX_BODY):
+            if key == b"content-length" and (not value.isdigit() or int(value) > limit):
                 return await _short(send_guarded, 413, b"the request is too large")
         try:
             await self.app(scope, receive, send_guarded)

@@ -26,6 +26,7 @@ from simrate.core.project import Project
 from simrate.core.team.hub.backoff import Backoff
 from simrate.core.team.hub.connection import HubError
 from simrate.core.team.hub.replica import meta_int, read_link, watermarks
+from simrate.core.team.hub.service_client import is_service_url, session_for_service
 from simrate.core.team.hub.session import HubSession
 from simrate.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
 
@@ -66,8 +67,9 @@ class HubSync(QObject):
         self.link = read_link(project)
         uuid = project.meta("project_uuid") or ""
         organizer = self.link.organizer
-        self.session = HubSession(self.link.url, self.link.replica, organizer, uuid,
-                                  password, linger=None if organizer else linger)
+        self.session = session_for_service(project) if is_service_url(self.link.url) \
+            else HubSession(self.link.url, self.link.replica, organizer, uuid, password,
+                            linger=None if organizer else linger)
         self.listener = HubSession(self.link.url, self.link.replica, True, uuid, password) \
             if organizer else None
         if poll_seconds is None:

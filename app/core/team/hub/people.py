@@ -150,10 +150,15 @@ def remove_person(project: Project | tuple[str, str], name: str,
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
+    from simrate.core.team.hub.service import revoke_tokens
+
     conn = _organizer_connection(url, uuid, password)
     try:
-        return conn.execute("SELECT simrate.remove_person(%s)",
-                            (hub_name(conn, nfc(name.strip())),)).fetchone()[0]
+        with conn.transaction():  # the login and every sync link (service.py) at once
+            login = conn.execute("SELECT simrate.remove_person(%s)",
+                                 (hub_name(conn, nfc(name.strip())),)).fetchone()[0]
+            revoke_tokens(conn, login)
+        return login
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     finally:

@@ -39,6 +39,12 @@ from simrate.core.team.hub.exchange import (
     exchange,
 )
 from simrate.core.team.hub.hub_schema import MAX_CLOCK_LEAD
+from simrate.core.team.hub.service_client import (
+    TOKEN_KEY,
+    is_service_url,
+    service_exchange,
+    session_for_service,
+)
 from simrate.core.team.hub.replica import (
     Link,
     ensure_tables,
@@ -272,6 +278,11 @@ def sync_once(project: Project, password: str | None = None, wait: float = 0.0
 def _sync_once(project: Project, password: str | None) -> SyncReport:
     link = read_link(project)
     outbox = collect(project, link)
+    if is_service_url(link.url):  # through `simrate serve` (service_client.py)
+        received = service_exchange(link.url, project.meta(TOKEN_KEY) or "", link.replica,
+                                    outbox, watermarks(project, tables_for(link)),
+                                    project.meta("project_uuid") or "")
+        return absorb(project, link, outbox, received)
     conn = connect(link.url, password)
     try:
         info = hub_info(conn, link.url)
@@ -305,5 +316,7 @@ def session_for(project: Project, password: str | None = None):
     from simrate.core.team.hub.session import HubSession
 
     link = read_link(project)
+    if is_service_url(link.url):
+        return session_for_service(project)
     return HubSession(link.url, link.replica, link.organizer, project.meta("project_uuid") or "",
                       password)

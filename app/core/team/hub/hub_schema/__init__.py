@@ -75,6 +75,7 @@ from simrate.core.team.hub.hub_schema.tables import (
     TABLES_SQL,
     triggers_sql,
 )
+from simrate.core.team.hub.hub_schema.service import service_statements
 from simrate.core.team.hub.hub_schema.web import (
     WEB_FUNCTIONS_SQL,
     WEB_LOCK,
@@ -96,5 +97,6 @@ def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
             fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles),
-            raters_sql(roles), *web_statements(roles)]
+            raters_sql(roles), *web_statements(roles),
+            *service_statements(roles, web_role_names(roles))]
 

@@ -1,0 +1,145 @@
+"""The sync service of `simrate serve` (issue 33): annotators' sync rounds over HTTP.
+
+On an organizer's hub replica the server already holds a small pool of warm connections
+as the hub's web login (hub_backend.py), which may call the hub's functions and read or
+write no table. `POST /sync/round` (JSON, the person's token as `Authorization: Bearer`)
+is one call of `simrate.sync_round` on one of them (hub_schema/service.py): the hub finds
+the person from the token, so nothing in the body can name another. The call commits
+without waiting for the disk, and `simrate.web_flush()` in the same message waits for it
+instead, the hub's write lock released (hub_backend._write_then_flush): the answer comes
+after the round is on disk.
+
+Errors answer JSON `{"error": one line, "kind": ...}` with the kinds of a direct round
+(service_client.py reads them): 401 removed (a revoked, forged or removed person's
+token), 403 refused, 503 full (no pooled connection free in time, or the hub's limits),
+502 unreachable (the hub does not answer the server).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+LOG = logging.getLogger("simrate.web")
+
+ROUND_CALL = "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)"
+BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]{16,200})$")
+UUID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
+TABLES = ("settings", "items", "ratings")
+
+
+class BadRound(Exception):
+    """A request that is no sync round (answered 400)."""
+
+
+def refusal(text: str, kind: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": text, "kind": kind}, status_code=status,
+                        headers={"Cache-Control": "no-store"})
+
+
+def parse_round(token_header: str, body: bytes) -> tuple:
+    """(token, replica, upto, ratings JSON, marks JSON) of a request; BadRound if none."""
+    found = BEARER.match(token_header or "")
+    if not found:
+        raise BadRound("no sync token: send the one of your link as 'Authorization: Bearer'")
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise BadRound("the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise BadRound("the body is not a JSON object")
+    replica, upto = data.get("replica"), data.get("upto", 0)
+    ratings, marks = data.get("ratings", []), data.get("marks", {})
+    if not isinstance(replica, str) or not UUID.match(replica):
+        raise BadRound("replica: not a replica id")
+    if not isinstance(upto, int) or isinstance(upto, bool) or upto < 0:
+        raise BadRound("upto: not a change id")
+    if not isinstance(ratings, list) or not all(isinstance(r, dict) for r in ratings):
+        raise BadRound("ratings: not a list of ratings")
+    if not isinstance(marks, dict) or not all(
+            t in TABLES and isinstance(m, int) and not isinstance(m, bool)
+            for t, m in marks.items()):
+        raise BadRound("marks: not the watermarks of settings, items and ratings")
+    return (found.group(1), replica, upto, json.dumps(ratings), json.dumps(marks))
+
+
+class SyncService:
+    """The `/sync/round` endpoint over a HubBackend's pool."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    async def round(self, request: Request) -> JSONResponse:
+        if getattr(self.backend, "pool", None) is None:
+            return refusal("this server serves no hub: run `simrate serve` on the "
+                           "organizer's hub replica", "error", 404)
+        try:
+            params = parse_round(request.headers.get("authorization", ""),
+                                 await request.body())
+        except BadRound as exc:
+            return refusal(str(exc), "error", 400)
+        return await self._call(params)
+
+    async def _call(self, params: tuple) -> JSONResponse:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        for attempt in range(3):
+            try:
+                async with self.backend.pool.connection() as conn:
+                    answer = await _round_then_flush(conn, params)
+                return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+            except psycopg.Error as exc:
+                state = exc.sqlstate or ""
+                if state in ("40P01", "40001") and attempt < 2:
+                    continue
+                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
+                    continue  # a pooled connection the hub closed: again on a fresh one
+                return _hub_refusal(exc)
+            except PoolTimeout:
+                return refusal("the sync service has no hub connection free in time (its "
+                               "pool is busy)", "full", 503)
+        return refusal("the hub deadlocked three times", "error", 503)
+
+
+def _hub_refusal(exc) -> JSONResponse:
+    """The answer for an error of the hub's function or of the hub itself."""
+    import psycopg
+
+    state = exc.sqlstate or ""
+    text = (exc.diag.message_primary if getattr(exc, "diag", None) else None) or \
+        str(exc).strip().splitlines()[0][:200]
+    if state == "SR401":
+        return refusal(text, "removed", 401)
+    if state == "SR403" or state == "42501":
+        return refusal(text, "refused", 403)
+    if state.startswith("53"):
+        return refusal(f"the hub is full: {text}", "full", 503)
+    if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57")):
+        return refusal(f"the hub does not answer the sync service: {text}", "unreachable", 502)
+    LOG.warning("sync round refused by the hub: %s", text)
+    return refusal(f"the hub refused the round: {text}", "error", 400)
+
+
+async def _round_then_flush(conn, params: tuple) -> dict:
+    """The round's answer: its call in a transaction whose commit does not wait for the
+    disk, then, in the same message, `simrate.web_flush()`, whose commit does."""
+    import psycopg
+
+    cursor = psycopg.AsyncClientCursor(conn)
+    call = cursor.mogrify(ROUND_CALL, params)
+    try:
+        await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
+                             "SELECT simrate.web_flush()")
+    except psycopg.Error:
+        await conn.rollback()
+        raise
+    while cursor.description is None and cursor.nextset():
+        pass
+    row = await cursor.fetchone()
+    answer = row[0]
+    return answer if isinstance(answer, dict) else json.loads(answer)
