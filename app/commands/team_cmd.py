@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _token(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.service import issue_token
-    from simrate.core.team.hub.service_client import make_link
+    from simrate.core.team.hub.serve_sync.tokens import issue_token
+    from simrate.core.team.hub.serve_sync.client import make_link
 
     if not args.base_url.lower().startswith(("http://", "https://")):
         raise SimrateError(f"--base-url must start with http:// or https://, not "

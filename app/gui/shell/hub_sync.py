@@ -26,7 +26,7 @@ from simrate.core.project import Project
 from simrate.core.team.hub.backoff import Backoff
 from simrate.core.team.hub.connection import HubError
 from simrate.core.team.hub.replica import meta_int, read_link, watermarks
-from simrate.core.team.hub.service_client import is_service_url, session_for_service
+from simrate.core.team.hub.serve_sync.client import is_service_url, session_for_service
 from simrate.core.team.hub.session import HubSession
 from simrate.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
 
@@ -50,6 +50,16 @@ COUNT_SECONDS = 1.0
 LISTEN_SECONDS = 0.2
 
 
+
+def _exchange_session(project: Project, link, uuid: str, password: str | None,
+                      linger: float):
+    """The session a window's rounds go over: direct (HubSession), or through the sync
+    service of `simrate serve` for a replica joined by a sync link (serve_sync/)."""
+    if is_service_url(link.url):
+        return session_for_service(project)
+    return HubSession(link.url, link.replica, link.organizer, uuid, password,
+                      linger=None if link.organizer else linger)
+
 class HubSync(QObject):
     """Keeps one replica in sync; `status_changed` after every round or state change."""
 
@@ -67,9 +77,7 @@ class HubSync(QObject):
         self.link = read_link(project)
         uuid = project.meta("project_uuid") or ""
         organizer = self.link.organizer
-        self.session = session_for_service(project) if is_service_url(self.link.url) \
-            else HubSession(self.link.url, self.link.replica, organizer, uuid, password,
-                            linger=None if organizer else linger)
+        self.session = _exchange_session(project, self.link, uuid, password, linger)
         self.listener = HubSession(self.link.url, self.link.replica, True, uuid, password) \
             if organizer else None
         if poll_seconds is None:

@@ -23,7 +23,8 @@ def join(url: str, path: str | Path, password: str | None = None,
     """Create the replica at `path` and fill it from the hub; returns it open, and the
     first round's report. Nothing is left at `path` when joining fails. While the hub is
     full or unreachable it tries again with backoff for up to `wait` seconds."""
-    from simrate.core.team.hub.service_client import is_service_url, join_service
+    from simrate.core.team.hub.serve_sync.client import is_service_url
+    from simrate.core.team.hub.serve_sync.joining import join_service
 
     path = Path(path)
     service = is_service_url(url)
@@ -32,7 +33,7 @@ def join(url: str, path: str | Path, password: str | None = None,
     if path.exists():
         raise SimrateError("already exists; choose another name for the new replica", path)
     say = progress or (lambda _text: None)
-    if service:  # a sync link: through `simrate serve` (service_client.py)
+    if service:  # a sync link: through `simrate serve` (serve_sync/client.py)
         return patiently(lambda: join_service(url, path, say), wait)
     return patiently(lambda: _join_once(url, path, password, say), wait)
 

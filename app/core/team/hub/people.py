@@ -150,14 +150,14 @@ def remove_person(project: Project | tuple[str, str], name: str,
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
-    from simrate.core.team.hub.service import revoke_tokens
-
     conn = _organizer_connection(url, uuid, password)
     try:
         with conn.transaction():  # the login and every sync link (service.py) at once
             login = conn.execute("SELECT simrate.remove_person(%s)",
                                  (hub_name(conn, nfc(name.strip())),)).fetchone()[0]
-            revoke_tokens(conn, login)
+            if conn.execute("SELECT to_regprocedure('simrate.sync_revoke(text)') IS NOT NULL"
+                            ).fetchone()[0]:  # a hub with the sync service (serve_sync/)
+                conn.execute("SELECT simrate.sync_revoke(%s)", (login,))
         return login
     except psycopg.Error as exc:
         raise explain(exc, url) from None

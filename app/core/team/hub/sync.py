@@ -39,7 +39,7 @@ from simrate.core.team.hub.exchange import (
     exchange,
 )
 from simrate.core.team.hub.hub_schema import MAX_CLOCK_LEAD
-from simrate.core.team.hub.service_client import (
+from simrate.core.team.hub.serve_sync.client import (
     TOKEN_KEY,
     is_service_url,
     service_exchange,
@@ -278,7 +278,7 @@ def sync_once(project: Project, password: str | None = None, wait: float = 0.0
 def _sync_once(project: Project, password: str | None) -> SyncReport:
     link = read_link(project)
     outbox = collect(project, link)
-    if is_service_url(link.url):  # through `simrate serve` (service_client.py)
+    if is_service_url(link.url):  # through `simrate serve` (serve_sync/client.py)
         received = service_exchange(link.url, project.meta(TOKEN_KEY) or "", link.replica,
                                     outbox, watermarks(project, tables_for(link)),
                                     project.meta("project_uuid") or "")

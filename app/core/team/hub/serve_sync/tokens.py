@@ -69,12 +69,3 @@ def issue_token(project: Project, name: str, password: str | None = None) -> tup
         conn.close()
     return token, login
 
-
-def revoke_tokens(conn: Any, login: str) -> int:
-    """Revoke every sync token of `login` over an organizer's connection (a hub without
-    the sync service has none); returns how many."""
-    found = conn.execute(
-        "SELECT to_regprocedure('simrate.sync_revoke(text)') IS NOT NULL").fetchone()[0]
-    if not found:
-        return 0
-    return int(conn.execute("SELECT simrate.sync_revoke(%s)", (login,)).fetchone()[0])

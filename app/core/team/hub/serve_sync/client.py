@@ -124,7 +124,7 @@ def service_exchange(base: str, token: str, replica: str, outbox: Outbox,
         sent = time.time()
         answer = post_round(base, token, body)
         offset = (sent + time.time()) / 2 - float(answer["clock"])
-        _check_project(answer, project_uuid)
+        check_project(answer, project_uuid)
         acked = int(answer["acked"]) if acked is None else acked
         pushed += int(answer["pushed"])
         refused.extend(tuple(r) for r in answer["refused"])
@@ -148,7 +148,7 @@ def _take_pages(answer: dict, rows: dict[str, list[tuple]], marks: dict[str, int
     return full
 
 
-def _check_project(answer: dict, project_uuid: str) -> None:
+def check_project(answer: dict, project_uuid: str) -> None:
     from simrate.core.team.hub.connection import check_version
 
     check_version(int(answer.get("hub_schema") or 0))
@@ -205,40 +205,3 @@ def session_for_service(project: Any):
     return ServiceSession(link.url, project.meta(TOKEN_KEY) or "", link.replica,
                           project.meta("project_uuid") or "")
 
-
-def join_service(link: str, path: Any, say: Any) -> tuple[Any, Any]:
-    """Create the replica at `path` from the sync service of a sync link, filled by a
-    first round; returns it open, and the round's report. Nothing is left at `path` when
-    that fails."""
-    import uuid
-
-    from simrate.core.project import Project
-    from simrate.core.scale import Scale
-    from simrate.core.team.hub.join import _discard
-    from simrate.core.team.hub.replica import link_replica, set_meta, watermarks
-    from simrate.core.team.hub.sync import absorb, collect
-
-    base, token = split_link(link)
-    replica = str(uuid.uuid4())
-    skip = 2 ** 62  # the first call reads who the token names, and the settings only
-    hello = post_round(base, token, {"replica": replica, "upto": 0, "ratings": [],
-                                     "marks": {"settings": 0, "items": skip, "ratings": skip}})
-    _check_project(hello, "")
-    settings = {row[0]: row[1] for row in hello["settings"]}
-    scale = Scale.from_dict(json.loads(settings["scale"]), "the hub")
-    project = Project.create(path, scale=scale, title=settings.get("title", ""))
-    try:
-        with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_replica": replica, TOKEN_KEY: token})
-        linked = link_replica(project, base, "annotator", hello["name"], hello["project_uuid"])
-        project.roster.add(hello["name"])
-        say("downloading items and ratings")
-        outbox = collect(project, linked)
-        received = service_exchange(base, token, replica, outbox,
-                                    watermarks(project, TABLES), hello["project_uuid"])
-        say("saving")
-        report = absorb(project, linked, outbox, received)
-    except BaseException:
-        _discard(project, path)
-        raise
-    return project, report
