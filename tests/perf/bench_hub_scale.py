@@ -1,7 +1,7 @@
 """Benchmark: hundreds of annotators' windows against one hub with default connection slots.
 
 Run: python tests/perf/bench_hub_scale.py [--replicas 500] [--seconds 60] [--processes 10]
-     [--pace 2-5] [--pgbouncer] [--replica-folder DIR]
+     [--pace 2-5] [--pgbouncer | --through-serve] [--nice 10] [--replica-folder DIR]
 Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postgres` user;
 with --pgbouncer, Debian's pgbouncer as well.
 The server runs on loopback with its default durability (fsync on) and a default number
@@ -15,6 +15,11 @@ is tried again after the window's Backoff (exponential, full jitter), and rating
 meanwhile wait for it; with nothing to send the replica looks for news every
 ANNOTATOR_POLL_SECONDS. Each replica rates one item every 2-5 s (uniformly drawn) for
 --seconds, then syncs until nothing is pending (the window closing with `team sync`).
+
+With --through-serve the replicas join by sync links and sync through the sync service
+of two `simrate serve` processes on the organizer's replica (issue 33), half on each; the
+CPU of those processes is reported beside the hub's. The simulated windows run at
+--nice (10 by default), below the organizer (this process) and the hub.
 
 With --pgbouncer the replicas reach the hub through PgBouncer in transaction mode (a
 pool of one server connection per login, at most POOLED server connections in all), as
@@ -199,6 +204,7 @@ def worker(config: dict) -> None:
     from simrate.core.team.hub.join import join
     from simrate.gui.shell import hub_sync
 
+    os.nice(config.get("nice", 0))  # the windows below the organizer and the hub
     replicas = []
     for person in config["people"]:
         project, _ = join(person["url"], person["path"], wait=120.0)
@@ -347,6 +353,7 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
     n_items = int(opts.seconds / low) + 5
     os.chmod(folder, 0o755)
     bouncer = None
+    servers: list = []
     try:
         hub = Hub(cluster, "scale", folder)
         os.environ["PGPASSFILE"] = str(hub.passfile)
@@ -355,6 +362,8 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
         publish(organizer, hub.url())
         team = add_annotators(hub, hub_of(organizer), opts.replicas, "rater")
         url = hub.url
+        if opts.through_serve:  # the annotators through two `simrate serve` processes
+            servers, url = start_service(organizer, team)
         if opts.pgbouncer:  # the annotators through the pooler; the organizer goes direct
             bouncer = start_bouncer(cluster, hub, opts.replicas)
             url = lambda login: bouncer.url(login, hub.name)  # noqa: E731
@@ -370,7 +379,7 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
             if not part:
                 continue
             config = {"people": part, "seconds": opts.seconds, "items": items,
-                      "pace": [low, high]}
+                      "pace": [low, high], "nice": opts.nice}
             workers.append(subprocess.Popen(
                 [sys.executable, __file__, "--worker", json.dumps(config)], env=env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT))
@@ -383,6 +392,7 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
         time.sleep(1.0)  # the organizer's link is up before anyone rates
         cpu_before = server_cpu(cluster)
         pooler_before = process_cpu(bouncer.pid(), False) if bouncer else 0
+        service_before = sum(process_cpu(s.process.pid, False) for s in servers)
         start = time.time() + 1.0
         for w in workers:
             w.stdin.write(f"{start!r}\n")
@@ -403,6 +413,8 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
         cpu = server_cpu(cluster) - cpu_before
         pooler = ((process_cpu(bouncer.pid(), False) - pooler_before) / os.sysconf("SC_CLK_TCK")
                   if bouncer else 0.0)
+        service = (sum(process_cpu(s.process.pid, False) for s in servers)
+                   - service_before) / os.sysconf("SC_CLK_TCK")
         with hub.admin() as admin:
             on_hub = set(admin.execute(
                 "SELECT annotator, item_id FROM simrate.ratings").fetchall())
@@ -442,6 +454,9 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
             "pgbouncer": bool(bouncer), "pooler_cpu": pooler,
             "replica_folder": opts.replica_folder or "temporary folder (the hub's disk)",
             "pooler_per_rating_ms": 1000 * pooler / max(1, len(made)),
+            "through_serve": bool(servers), "service_cpu": service,
+            "service_per_rating_ms": 1000 * service / max(1, len(made)),
+            "nice": opts.nice,
             "peak_connections": sampler.peak,
             "lock_waiting_mean": sampler.waiting / max(1, sampler.samples),
             "lock_waiting_peak": sampler.peak_waiting,
@@ -450,6 +465,23 @@ def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
     finally:
         if bouncer is not None:
             bouncer.remove()
+        for server in servers:
+            server.stop()
+
+
+def start_service(organizer, team: list[tuple[str, str]]):
+    """Sync tokens for the team and two `simrate serve` processes on the organizer's
+    replica; returns (the servers, {login: the sync link of its person}), the replicas
+    spread over the two servers."""
+    from simrate.core.team.hub.serve_sync.client import make_link
+    from simrate.core.team.hub.serve_sync.tokens import issue_tokens
+    from tests.web.servers import Server
+
+    tokens = issue_tokens(organizer, [name for name, _login in team])
+    servers = [Server(organizer.path) for _ in range(2)]
+    links = {login: make_link(servers[k % 2].url, tokens[name][0])
+             for k, (name, login) in enumerate(team)}
+    return servers, links.__getitem__
 
 
 def start_bouncer(cluster, hub, replicas: int):
@@ -477,6 +509,8 @@ def report(res: dict) -> None:
          f"{res['replicas']} x {res['seconds']} s ({res['processes']} processes), one "
          f"rating every {res['pace']} s each"
          + (", through PgBouncer (transaction mode)" if res["pgbouncer"] else "")
+         + (", through two `simrate serve` (sync service)" if res["through_serve"] else "")
+         + f", windows at nice {res['nice']}"
          + f"; replicas' files in {res['replica_folder']}"),
         ("ratings made / on the hub / lost",
          f"{res['made']:,} / {res['on_hub']:,} / {res['lost']} "
@@ -498,7 +532,9 @@ def report(res: dict) -> None:
          f"{res['hub_cpu']:.1f} s in {res['wall']:.0f} s; {res['cpu_per_rating_ms']:.2f} ms "
          "per rating" + (f"; PgBouncer {res['pooler_cpu']:.1f} s, "
                          f"{res['pooler_per_rating_ms']:.2f} ms per rating"
-                         if res["pgbouncer"] else "")),
+                         if res["pgbouncer"] else "")
+         + (f"; the two serve processes {res['service_cpu']:.1f} s, "
+            f"{res['service_per_rating_ms']:.2f} ms per rating" if res["through_serve"] else "")),
         ("round's connection held p50 / p95; refused try",
          f"{ms(res['hold_p50'])} / {ms(res['hold_p95'])}; {ms(res['refused_hold_p50'])}"),
         ("replicas' processes CPU", f"{res['client_cpu']:.1f} s ("
@@ -538,6 +574,12 @@ def main() -> None:
                              "disk, as when each window runs on a computer of its own")
     parser.add_argument("--pgbouncer", action="store_true",
                         help="the annotators through PgBouncer in transaction mode")
+    parser.add_argument("--through-serve", action="store_true",
+                        help="the annotators through the sync service of two `simrate serve` "
+                             "processes (sync links); the organizer goes direct")
+    parser.add_argument("--nice", type=int, default=10,
+                        help="niceness of the simulated windows' processes (default 10: below "
+                             "the organizer and the hub)")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     opts = parser.parse_args()
     res = run(opts)

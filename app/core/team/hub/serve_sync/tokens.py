@@ -40,9 +40,15 @@ def _check_service_schema(conn: Any) -> None:
 
 
 def issue_token(project: Project, name: str, password: str | None = None) -> tuple[str, str]:
-    """A new sync token for annotator `name` of the hub; returns (token, their login).
-    Makes the hub's web login first when this replica has none (its password goes to the
-    password file), and sets its connection limit."""
+    """A new sync token for annotator `name` of the hub; returns (token, their login)."""
+    return issue_tokens(project, [name], password)[name]
+
+
+def issue_tokens(project: Project, names: list[str], password: str | None = None
+                 ) -> dict[str, tuple[str, str]]:
+    """A new sync token for each annotator of `names` ({name: (token, login)}), in one
+    transaction. Makes the hub's web login first when this replica has none (its password
+    goes to the password file), and sets its connection limit."""
     import psycopg
 
     from simrate.core.team.hub.people import hub_name
@@ -53,13 +59,16 @@ def issue_token(project: Project, name: str, password: str | None = None) -> tup
                            project.path)
     url, uuid = hub_of(project)
     conn = _organizer_connection(url, uuid, password)
-    token = secrets.token_urlsafe(32)
+    issued = {}
     try:
         _check_service_schema(conn)
         with conn.transaction():
-            login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
-                                 (hub_name(conn, nfc(name.strip())), token_hash(token))
-                                 ).fetchone()[0]
+            for name in names:
+                token = secrets.token_urlsafe(32)
+                login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
+                                     (hub_name(conn, nfc(name.strip())), token_hash(token))
+                                     ).fetchone()[0]
+                issued[name] = (token, login)
         if not project.meta(WEB_LOGIN_KEY):
             _make_web_login(project, conn)
         conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
@@ -67,5 +76,4 @@ def issue_token(project: Project, name: str, password: str | None = None) -> tup
         raise explain(exc, url) from None
     finally:
         conn.close()
-    return token, login
-
+    return issued
