@@ -97,13 +97,35 @@ class SyncService:
                 state = exc.sqlstate or ""
                 if state in ("40P01", "40001") and attempt < 2:
                     continue
-                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
-                    continue  # a pooled connection the hub closed: again on a fresh one
+                if isinstance(exc, psycopg.OperationalError) and not state:
+                    if attempt < 2:
+                        continue  # a pooled connection the hub closed: again on a fresh one
+                    return await self._why()
                 return _hub_refusal(exc)
             except PoolTimeout:
-                return refusal("the sync service has no hub connection free in time (its "
-                               "pool is busy)", "full", 503)
+                return await self._why()
         return refusal("the hub deadlocked three times", "error", 503)
+
+    async def _why(self) -> JSONResponse:
+        """The answer when no pooled connection served: one connection tried now says
+        whether the hub is full (its limits) or does not answer; if it connects, the pool
+        is busy."""
+        import psycopg
+
+        from simrate.core.team.hub.connection import CONNECT_TIMEOUT, classify, first_line
+
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                self.backend.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        except psycopg.Error as exc:
+            if classify(exc) == "full":
+                return refusal("the sync service's login has no connection left on the hub "
+                               f"({first_line(exc)})", "full", 503)
+            return refusal(f"the hub does not answer the sync service ({first_line(exc)})",
+                           "unreachable", 502)
+        await conn.close()
+        return refusal("the sync service has no hub connection free in time (its pool is "
+                       "busy)", "full", 503)
 
 
 def _hub_refusal(exc) -> JSONResponse:

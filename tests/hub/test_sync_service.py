@@ -129,3 +129,42 @@ def test_a_stopped_server_is_unreachable_and_the_changes_stay_pending(hub, serve
 
     assert pending_count(alice) == 1
     alice.close()
+
+
+def test_many_items_and_ratings_travel_in_pages_and_chunks(hub, tmp_path):
+    from simrate.core.team.hub.hub_schema.service import SYNC_PAGE
+    from simrate.core.team.hub.serve_sync.client import CHUNK
+
+    n_items = SYNC_PAGE + 700
+    path, _logins, tokens = service_team(hub, tmp_path, {"Alice": "annotator"}, n_items)
+    with Server(path) as server:
+        alice = join_through(server, tokens["Alice"], tmp_path / "alice.simrate")
+        assert alice.n_items == n_items
+        rated = [f"d:{i}" for i in range(1, 2 * CHUNK + 200)]
+        for item in rated:
+            alice.rate(item, "Alice", 1.0)
+        report = sync_once(alice)
+        assert (report.pushed, report.pending) == (len(rated), 0)
+        alice.close()
+        again = join_through(server, tokens["Alice"], tmp_path / "again.simrate")
+        assert again.n_items == n_items and len(again.ratings()) == len(rated)
+        again.close()
+        server.stop()
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.ratings") == [(len(rated),)]
+
+
+def test_a_service_without_a_free_hub_connection_says_full_in_one_line(hub, served, tmp_path):
+    path, server, _logins, tokens = served
+    target = tmp_path / "alice.simrate"
+    join_through(server, tokens["Alice"], target).close()
+    with Project.open(path) as organizer:
+        web_login = organizer.meta("hub_web_login")
+    with hub.admin() as conn:  # the service's login may hold no connection now
+        conn.execute(f'ALTER ROLE "{web_login}" CONNECTION LIMIT 0')
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE usename = %s", (web_login,))
+    done = hub.simrate("team", "sync", target, "--json")
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["hub"] == "full"
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "hub full" in lines[0], done.stderr
