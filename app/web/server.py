@@ -72,7 +72,8 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
                                 h11_max_incomplete_event_size=16 * 1024)
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        where = " through the hub" if isinstance(backend, HubBackend) else ""
+        where = " through the hub, and annotators' sync links (simrate team token)," \
+            if isinstance(backend, HubBackend) else ""
         say(f"serving {len(open_studies)} open studies of {path}{where} on "
             f"http://{shown}:{bound[1]}/ " + (f"({', '.join(open_studies)})" if open_studies
                                              else "(none open: simrate crowd study)"),

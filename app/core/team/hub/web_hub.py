@@ -125,7 +125,8 @@ def web_url(project: Project) -> str:
     login = project.meta(WEB_LOGIN_KEY)
     if not login:
         raise SimrateError("this replica has no web login on the hub yet: create a study "
-                           "first (simrate crowd study)", project.path)
+                           "(simrate crowd study) or a sync link (simrate team token) first",
+                           project.path)
     return url_for(project.meta("hub_url") or "", login)
 
 
