@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from simrate.commands.option_help import describe_options
 from simrate.commands.option_types import finite_float, whole_number
 from simrate.core.errors import SimrateError
 from simrate.locations import installed_version
@@ -221,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", type=finite_float, default=None, metavar="E",
                    help="cost-benefit margin of the alt-test (0.2)")
     p.add_argument("--json", action="store_true")
+    describe_options(parser)
     return parser
 
 
@@ -251,6 +253,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quit-when-shown", action="store_true",
                         help="quit as soon as the window is shown, printing its title: "
                         "checks that an installation works")
+    describe_options(parser, "window")
     return parser
 
 
