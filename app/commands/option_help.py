@@ -125,5 +125,6 @@ def undescribed(parser: argparse.ArgumentParser, path: str = "simrate") -> list[
             for name, child in action.choices.items():
                 missing += undescribed(child, f"{path} {name}")
         elif not isinstance(action, argparse._HelpAction) and not (action.help or "").strip():
-            missing.append(f"{path} {action.option_strings[0] if action.option_strings else action.dest}")
+            name = action.option_strings[0] if action.option_strings else action.dest
+            missing.append(f"{path} {name}")
     return missing
