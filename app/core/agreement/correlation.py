@@ -1,8 +1,8 @@
 """Pearson and Spearman correlation between raters, over the units both rated (never by position).
 
-All functions take a raters x units array with NaN for a missing rating. Undefined values (no
-common units, fewer than MIN_PEARSON_ITEMS, no variance) are NaN in arrays, with the reason available from
-`pair_reason`; no function prints a numpy warning.
+All functions take a raters x units array with NaN for a missing rating. Undefined values
+(no common units, fewer than MIN_PEARSON_ITEMS, no variance) are NaN in arrays, with the
+reason available from `pair_reason`; no function prints a numpy warning.
 """
 
 from __future__ import annotations
