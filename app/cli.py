@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from simrate.commands.option_help import describe_options
 from simrate.commands.option_types import finite_float, whole_number
 from simrate.core.errors import SimrateError
+from simrate.core.names import UNDISPUTED_NOTE
 from simrate.locations import installed_version
 
 COMMANDS = (
@@ -81,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations")
+    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations",
+                       description="Krippendorff's alpha over all items (the figure to "
+                       "report), and over the undisputed ones. " + UNDISPUTED_NOTE + ".")
     p.add_argument("project", nargs="?")
     p.add_argument("--ratings", metavar="FILE")
     p.add_argument("--level", choices=LEVELS, default="interval")

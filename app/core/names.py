@@ -116,3 +116,13 @@ def check_name_length(path: str | Path, spare: int = 0) -> None:
         extra = f" ({spare} kept for SQLite's -journal file beside it)" if spare else ""
         raise SimrateError(f"the file name is {size} bytes long; file names hold at most "
                            f"{limit} bytes{extra}; choose a shorter name", path)
+
+
+#: What the agreement's subset of items neither flagged nor adjudicated is called where a
+#: person reads it (`agreement`'s output and --help, the dashboard, the XLSX report). Its
+#: JSON key stays `alpha_unadjudicated` (DESIGN.md); "unadjudicated" read as "every item not
+#: yet adjudicated" and made a figure inflated by construction look like the headline.
+UNDISPUTED_NAME = "undisputed"
+UNDISPUTED_NOTE = ("undisputed items = items never flagged nor adjudicated: their ratings "
+                   "agreed within the flagging threshold, so alpha over them is higher by "
+                   "construction; report alpha over all items")

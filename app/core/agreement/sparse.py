@@ -321,9 +321,8 @@ def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None,
     others rated the unit, as in correlation.vs_rest_correlation. With `counted` (a per-rater
     mask) only those raters make up "the others", for every rater alike (an excluded
     worker or a machine is compared with the people who count). Like the pairwise figures
-    (pairwise_pearson), it needs `min_overlap` units in common: a rater who shares 2 units
-    with the others has no "r vs rest" where no pair of raters sharing 2 has an r (and never
-    fewer than MIN_PEARSON_ITEMS: over two units r is +1 or -1 whatever the scores).
+    (pairwise_pearson), it needs `min_overlap` units in common, never fewer than
+    MIN_PEARSON_ITEMS (over two units r is +1 or -1 whatever the scores).
     """
     count = len(long.raters)
     value = tame_magnitude(long.value)
