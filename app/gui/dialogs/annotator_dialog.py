@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.fitting import WrappedLabel
 
 #: What the dialog says about blindness, in a blind window and in organizer mode.
@@ -29,6 +30,7 @@ class AnnotatorDialog(QDialog):
     def __init__(self, names: list[str], last: str = "", parent: QWidget | None = None,
                  organizer: bool = False):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Who is rating?")
         self.name_box = QComboBox()
         self.name_box.setEditable(True)

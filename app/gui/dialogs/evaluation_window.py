@@ -36,6 +36,7 @@ from simrate.core.evaluation import (
 )
 from simrate.core.evaluation_text import TITLES, format_report
 from simrate.gui.kit.accessible import named
+from simrate.gui.kit.closing import close_button
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.gui.shell.jobs import JobRunner
@@ -232,13 +233,18 @@ class EvaluationWindow(QWidget):
         controls.addWidget(add)
         controls.addWidget(self.remove_button)
         controls.addWidget(self.evaluate_button)
+        self.close_button = close_button(self)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.pairs_view)
         splitter.addWidget(self._results())
         splitter.setSizes([140, 460])
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(splitter, 1)
+        layout.addLayout(bottom)
 
     def _results(self) -> QWidget:
         """The status line with Copy, the table, and the command line's text report."""
@@ -296,8 +302,10 @@ class EvaluationWindow(QWidget):
         self.pairs_model.remove(row)
 
     def set_task(self, task: str) -> None:
-        """Choose clss, sts or pit."""
-        self.task_combo.setCurrentIndex(self.task_combo.findData(task))
+        """Choose clss, sts or pit (anything else leaves the choice as it is)."""
+        index = self.task_combo.findData(task)
+        if index >= 0:
+            self.task_combo.setCurrentIndex(index)
 
     # ------------------------------------------------------------------ evaluating
     def evaluate(self) -> None:

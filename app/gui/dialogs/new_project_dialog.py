@@ -27,6 +27,7 @@ from simrate.core.scale import load_scale
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.services.file_import import ImportRequest
@@ -109,6 +110,7 @@ class NewProjectDialog(QDialog):
     def __init__(self, start_folder: str = "", parent: QWidget | None = None,
                  last_scale: str = "", annotator: str = ""):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("New project from a file")
         self.start_folder = start_folder
         self.project_folder = project_folder(start_folder)
