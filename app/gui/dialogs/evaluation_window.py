@@ -233,18 +233,22 @@ class EvaluationWindow(QWidget):
         controls.addWidget(add)
         controls.addWidget(self.remove_button)
         controls.addWidget(self.evaluate_button)
-        self.close_button = close_button(self)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.pairs_view)
         splitter.addWidget(self._results())
         splitter.setSizes([140, 460])
-        bottom = QHBoxLayout()
-        bottom.addStretch(1)
-        bottom.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(splitter, 1)
-        layout.addLayout(bottom)
+        layout.addLayout(self._bottom_row())
+
+    def _bottom_row(self) -> QHBoxLayout:
+        """Close, at the bottom right (Esc and Ctrl+W close too)."""
+        self.close_button = close_button(self)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.close_button)
+        return bottom
 
     def _results(self) -> QWidget:
         """The status line with Copy, the table, and the command line's text report."""
