@@ -140,3 +140,21 @@ def test_nothing_is_clipped_and_every_control_is_named_at_1366x768():
     assert sorted(seen) == sorted(VIEWS)
     assert problems == [], "\n".join(problems)
     assert unnamed == [], "\n".join(unnamed)
+
+
+def test_every_dialog_state_fits_at_1366x768():
+    """The dialogs again after they change: a note shown for a new name, long names and
+    paths, an error line (tools/render_states.py). Nothing clipped, overlapping or unnamed."""
+    from render_states import STATES, render_states
+
+    seen, problems, unnamed = [], [], []
+
+    def look(name, windows):
+        seen.append(name)
+        problems.extend(f"{name}: {p}" for p in problems_in(windows))
+        unnamed.extend(f"{name}: {p}" for p in unnamed_in(windows))
+
+    render_states(None, (1366, 768), observer=look)
+    assert seen == list(STATES)
+    assert problems == [], "\n".join(problems)
+    assert unnamed == [], "\n".join(unnamed)

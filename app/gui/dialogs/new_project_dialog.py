@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
+    QLayout,
     QLineEdit,
     QVBoxLayout,
     QWidget,
@@ -28,6 +28,7 @@ from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
+from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.services.file_import import ImportRequest
@@ -135,8 +136,7 @@ class NewProjectDialog(QDialog):
         self._project_edited = False
         self._auto_title = ""
         self.project_edit.textEdited.connect(lambda _t: setattr(self, "_project_edited", True))
-        self.problem_label = QLabel()
-        self.problem_label.setWordWrap(True)
+        self.problem_label = WrappedLabel()
         self.problem_label.setStyleSheet(colour_style(ERROR_COLOUR))
         self.pyramid_box = PyramidChoiceBox(self)
         self.pyramid_box.setVisible(False)
@@ -158,6 +158,8 @@ class NewProjectDialog(QDialog):
         self.buttons.accepted.connect(self._accept_if_valid)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # never smaller than the contents: a problem line shown grows the dialog
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addLayout(form)
         layout.addWidget(self.pyramid_box)
         layout.addWidget(self.problem_label)
