@@ -9,6 +9,7 @@ import sys
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.formats.textio import reference_note
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -181,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
             if kind == "items":
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""
-                print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})")
+                print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})"
+                      f"{reference_note(frame)}")
             elif kind == "turk":
                 _import_turk(project, path, frame)
             elif kind == "ratings":

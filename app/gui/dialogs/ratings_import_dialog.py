@@ -224,6 +224,9 @@ def describe(preview: ImportPreview) -> str:
               f"{preview.unchanged:,} unchanged"]
     if changed:
         counts.insert(1, f"{changed:,} with a new note")
+    if preview.skips:
+        counts.insert(1, f"<b>{preview.skips:,}</b> skip{'s' * (preview.skips != 1)} "
+                         "(cannot judge)")
     lines.append(" \u00b7 ".join(counts))
     if preview.kind == "package" and preview.unrated:
         lines.append(f"{preview.unrated:,} items of the package were left unrated")
