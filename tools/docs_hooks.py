@@ -7,8 +7,8 @@ from the running code, so the reference cannot drift from the program:
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section.
-Pictures of the window are made before the build by tools/render_views.py when it exists
-(see `on_pre_build`).
+Pictures of the window are committed files in docs/images (tools/render_views.py --docs
+makes them; tests/docs/test_pictures.py keeps them current), not made at build time.
 """
 
 from __future__ import annotations
@@ -148,17 +148,3 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return GENERATORS[match.group(1)]()
 
     return MARKER.sub(generate, markdown)
-
-
-def on_pre_build(config) -> None:
-    """Render the window's pictures into docs/images when the rendering script exists."""
-    script = ROOT / "tools" / "render_views.py"
-    images = Path(config["docs_dir"]) / "images"
-    if not script.exists():
-        return
-    import os
-    import subprocess
-
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, str(script), "--out", str(images), "--size", "1366x768"],
-                   check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
