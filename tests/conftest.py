@@ -12,7 +12,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "sample_data"
-REALDATA = ROOT.parent / "shared" / "realdata"
+#: ../shared/realdata beside the checkout; SIMRATE_REALDATA names it elsewhere (a worktree
+#: that is not beside shared/).
+REALDATA = Path(os.environ.get("SIMRATE_REALDATA") or ROOT.parent / "shared" / "realdata")
 
 
 @pytest.fixture
