@@ -32,7 +32,13 @@ from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_CO
 from simrate.gui.organizer.queue_model import QueueModel
 from simrate.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
 from simrate.gui.organizer.verdict_view import VerdictView
-from simrate.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
+from simrate.gui.rating.score_keys import (
+    KeyActions,
+    show_score,
+    show_state,
+    stepped,
+    typing_example,
+)
 from simrate.gui.rating.text_pane import item_place
 from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.shell.undo import push_action
@@ -240,7 +246,9 @@ class AdjudicationQueue(QWidget):
             by = f" by {verdict['by']}" if verdict["by"] else ""
             text, colour = f"\u2713 Adjudicated{by}", SAVED_COLOUR
         else:
-            text = "Type the adjudicated score (digits, + and \u2212), then Enter"
+            example = typing_example(self.scale)
+            text = ("Type the adjudicated score" + (f" ({example})" if example else "")
+                    + ", or step with + and \u2212; then Enter")
             colour = self.palette().color(self.palette().ColorRole.Mid).darker(150)
         show_state(self.state_label, text, colour)
         self.withdraw_button.setEnabled(verdict is not None)

@@ -30,7 +30,14 @@ from simrate.core.events import RatingState
 from simrate.core.scale import fmt
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 from simrate.gui.rating.scale_widget import ScaleWidget
-from simrate.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
+from simrate.gui.rating.score_keys import (
+    KeyActions,
+    big_score_label,
+    show_score,
+    show_state,
+    stepped,
+    typing_example,
+)
 from simrate.gui.rating.session import SKIPPED
 from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.rating.text_pane import PairTexts, item_place
@@ -246,8 +253,10 @@ class RatingPanel(QWidget):
 
     def _hint(self) -> str:
         low, high = fmt(self.scale.low), fmt(self.scale.high)
-        return (f"Type a score from {low} to {high}; + and \u2212 move it by {fmt(self.scale.step)};"
-                " Enter saves and moves on. Hover the scale or press F1 for the guidelines.")
+        example = typing_example(self.scale)
+        return (f"Type a score from {low} to {high}" + (f" ({example})" if example else "")
+                + f"; + and \u2212 move it by {fmt(self.scale.step)}; Enter saves and moves on. "
+                "Hover the scale or press F1 for the guidelines.")
 
     # ----------------------------------------------------------- editing the pending score
     def set_pending_code(self, code: int) -> None:

@@ -51,16 +51,20 @@ class KeyActions:
             else:  # off the scale as a whole number: only a fraction's digit
                 name, text = f"digit_{digit}", f"Digit {digit} after a decimal point"
             self.add(name, text, [str(digit)], lambda _=False, k=str(digit): type_key(k))
-        self.add("decimal_point", f"Decimal point: the fraction follows ({_example(scale)})",
-                 ["."], lambda: type_key("."))
+        example = typing_example(scale)
+        self.add("decimal_point", "Decimal point: the fraction follows"
+                 + (f" ({example})" if example else ""), ["."], lambda: type_key("."))
         self.add("increase", f"{noun} up one step", ["+", "=", "Up"], lambda: step_by(1))
         self.add("decrease", f"{noun} down one step", ["-", "Down"], lambda: step_by(-1))
 
 
-def _example(scale: Scale) -> str:
-    """How a value with a fraction is typed on this scale: `3 . 2 5 is 3.25`."""
-    codes = [c for c in range(scale.n_codes) if fmt(scale.from_code(c)).find(".") > 0]
-    value = fmt(scale.from_code(codes[len(codes) // 2])) if codes else "3.5"
+def typing_example(scale: Scale) -> str:
+    """How a value with a fraction is typed on this scale (`3 . 2 5 is 3.25`); '' on a scale
+    of whole numbers only."""
+    codes = [c for c in range(scale.n_codes) if "." in fmt(scale.from_code(c))]
+    if not codes:
+        return ""
+    value = fmt(scale.from_code(codes[len(codes) * 3 // 4]))
     return f"{' '.join(value)} is {value}"
 
 
