@@ -3,8 +3,9 @@
 Left, the queue (largest disagreement first, second-look items marked). Right, the item:
 its two texts, every rater's score as a mark on the scale, their notes, and the verdict.
 The keys are the rating view's (DESIGN.md): digits set the adjudicated score, a decimal
-point typed after them goes on (`3`, `.`, `2`, `5` is 3.25), `+`/`-` (Up/Down) move it by a step, Enter saves it with the note and moves to the next item of
-the queue; Left/Right move along the queue without saving; Delete withdraws a verdict.
+point typed after them goes on (`3`, `.`, `2`, `5` is 3.25), `+`/`-` (Up/Down) move it by a
+step, Enter saves it with the note and moves to the next item of the queue; Left/Right move
+along the queue without saving; Delete withdraws a verdict.
 Each verdict is one undoable command. Everything shown is read back from the project.
 """
 

@@ -166,8 +166,8 @@ def test_every_contract_key_is_in_a_menu(window):
                     stack.append(action.menu())
                 for key in action.shortcuts():
                     shown.add(key.toString())
-    for key in ("0", "1", "2", "3", "4", "5", "9", ".", "+", "-", "Up", "Down", "Return", "Enter", "Left",
-                "Right", "Del", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Q"):
+    for key in ("0", "1", "2", "3", "4", "5", "9", ".", "+", "-", "Up", "Down", "Return",
+                "Enter", "Left", "Right", "Del", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Q"):
         assert key in shown, key
 
 
