@@ -7,10 +7,10 @@ not on the scale's grid is refused with a line, and the typing starts again.
 The rules, key by key:
 - a digit with no decimal point typed starts a new whole number (`3` then `4` is 4);
 - `.` after a whole number goes on to the fraction (`.` first is `0.`);
-- a digit after the point is added while the text can still become a grid value (`3.2`
-  on a 0.25 grid may become 3.25); when the text is already a whole grid value with a
-  fraction that the digit cannot continue (`3.25` then `4`), the digit starts a new whole
-  number; otherwise (`3.3` on a 0.25 grid) the value is refused.
+- a digit after the point is added while the text is a grid value or can still become one
+  (`3.2` on a 0.25 grid may become 3.25, `3.50` is 3.5); otherwise the value typed is
+  refused (`3.3` on a 0.25 grid, `3.254`, `4.5` on a scale that ends at 4), whatever came
+  before it: a digit never silently starts another number once a point is typed.
 
 This module knows no Qt: the rating view and the adjudication queue feed it keys.
 """
@@ -66,12 +66,7 @@ class TypedScore:
             return self._point()
         if "." not in self.text:
             return self._settle(key)
-        longer = self.text + key
-        if self._could_become(longer) or self._code(longer) is not None:
-            return self._settle(longer)
-        if self._code(self.text) is not None and not self.text.endswith("."):
-            return self._settle(key)  # `3.25` then `4`: a new whole number
-        return self._refuse(longer)
+        return self._settle(self.text + key)
 
     def _point(self) -> Typed:
         if "." in self.text:

@@ -82,9 +82,17 @@ def test_typed_fraction_is_the_score_saved(qtbot, window):
     assert window.context.project.rating("d:2", "alice") == 0.5
 
 
-def test_a_new_digit_after_a_whole_fraction_starts_again(qtbot, window):
+def test_after_a_point_digits_go_on_and_never_start_another_number(qtbot, window):
+    """`1.75` then `2` is 1.752, refused: not a quiet 2. The next digit starts afresh."""
+    lines = []
+    window.rating_panel.message.connect(lines.append)
     keys(qtbot, window, Qt.Key.Key_1, Qt.Key.Key_Period, Qt.Key.Key_7, Qt.Key.Key_5,
-         Qt.Key.Key_2, Qt.Key.Key_Return)
+         Qt.Key.Key_2)
+    assert lines[-1].startswith("score 1.752 is not on the grid of scale clss")
+    assert window.rating_panel.pending_code is None
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") is None
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Return)
     assert window.context.project.rating("d:1", "alice") == 2.0
 
 
