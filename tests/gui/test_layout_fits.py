@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (
@@ -142,7 +143,8 @@ def test_nothing_is_clipped_and_every_control_is_named_at_1366x768():
     assert unnamed == [], "\n".join(unnamed)
 
 
-def test_every_dialog_state_fits_at_1366x768():
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=["1366x768", "1920x1080"])
+def test_every_dialog_state_fits(size):
     """The dialogs again after they change: a note shown for a new name, long names and
     paths, an error line (tools/render_states.py). Nothing clipped, overlapping or unnamed."""
     from render_states import STATES, render_states
@@ -154,7 +156,7 @@ def test_every_dialog_state_fits_at_1366x768():
         problems.extend(f"{name}: {p}" for p in problems_in(windows))
         unnamed.extend(f"{name}: {p}" for p in unnamed_in(windows))
 
-    render_states(None, (1366, 768), observer=look)
+    render_states(None, size, observer=look)
     assert seen == list(STATES)
     assert problems == [], "\n".join(problems)
     assert unnamed == [], "\n".join(unnamed)
