@@ -124,6 +124,18 @@ def evaluation_error(renderer):
     return window
 
 
+def rating_long_name(renderer):
+    """The rating view of an annotator with a long name (the status bar says who rates)."""
+    from render_views import settle
+
+    window = renderer.window
+    window.context.close_project()
+    window.open_project(str(renderer.sample), annotator=LONG_NAME)
+    window.resize(*renderer.size)
+    settle(0.5)
+    return window
+
+
 STATES = {
     "who-is-rating-new-name": who_is_rating_new,
     "who-is-rating-organizer": who_is_rating_organizer,
@@ -133,6 +145,7 @@ STATES = {
     "import-ratings-error": import_ratings_error,
     "export-error": export_error,
     "evaluation-error": evaluation_error,
+    "rating-long-name": rating_long_name,
 }
 
 
@@ -155,17 +168,19 @@ def render_states(out: Path | None, size=(1366, 768), observer=None) -> list[Pat
         for name, make in STATES.items():
             shown = make(renderer)
             settle(0.6)
+            over = None if shown is renderer.window else shown
             if observer is not None:
-                observer(name, [renderer.window, shown])
+                observer(name, [renderer.window] + ([over] if over else []))
             if out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 path = out / f"{name}-{size[0]}x{size[1]}.png"
                 from render_views import screen_picture
 
-                screen_picture(renderer.window, shown).save(str(path), "PNG")
+                screen_picture(renderer.window, over).save(str(path), "PNG")
                 written.append(path)
-            shown.close()
-            shown.deleteLater()
+            if over is not None:
+                over.close()
+                over.deleteLater()
             settle(0.05)
         renderer.close()
     return written
