@@ -252,7 +252,7 @@ class AnnotatorReport(QWidget):
         """The name filter, the check-item rule and Refresh."""
         self.filter_edit = filter_field(self.proxy, "Filter by name")
         self.careless_button = QPushButton(
-            f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
+            f"Exclude careless (check r < {DEFAULT_CHECK_THRESHOLD:g})")
         self.careless_button.setToolTip(CARELESS_TIP)
         self.careless_button.clicked.connect(self.exclude_careless)
         refresh = QPushButton("Refresh")
