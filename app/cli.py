@@ -255,7 +255,8 @@ def build_gui_parser() -> argparse.ArgumentParser:
                         help="open the bundled sample project (built on first use)")
     parser.add_argument("--quit-when-shown", action="store_true",
                         help="quit as soon as the window is shown, printing its title: "
-                        "checks that an installation works")
+                        "checks that an installation works, offscreen too (it asks no "
+                        "question: a project opens as --annotator, else the login name)")
     describe_options(parser, "window")
     return parser
 

@@ -37,7 +37,7 @@ BY_COMMAND = {
     ("import", "format"): "the input format (default auto: from the file's name and content)",
     ("import", "annotator"): "whose ratings the file holds, when it has no annotator column",
     ("import", "dataset"): "the dataset name given to the imported items (default: from the "
-                           "file name)",
+                           "file, its name or a dataset column)",
     ("agreement", "project"): "the project file (.simrate); or give --ratings instead",
     ("agreement", "ratings"): "a ratings file (item_id, then one column per annotator) to "
                               "measure without a project",
