@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
     p.add_argument("--min-overlap", type=whole_number, default=10, metavar="K",
-                   help="pairwise Pearson only for raters sharing at least K items (10)")
+                   help="pairwise Pearson only for raters sharing at least K items (10; "
+                   "never fewer than 3, over which r is always +1 or -1)")
     p.add_argument("--with-machines", action="store_true",
                    help="project: count machine raters in alpha and Pearson too")
     p.add_argument("--json", action="store_true")
