@@ -61,10 +61,12 @@ class KeyActions:
 def typing_example(scale: Scale) -> str:
     """How a value with a fraction is typed on this scale (`3 . 2 5 is 3.25`); '' on a scale
     of whole numbers only."""
-    codes = [c for c in range(scale.n_codes) if "." in fmt(scale.from_code(c))]
-    if not codes:
+    written = [fmt(scale.from_code(c)) for c in range(scale.n_codes)]
+    fractions = [value for value in written if "." in value]
+    if not fractions:
         return ""
-    value = fmt(scale.from_code(codes[len(codes) * 3 // 4]))
+    # DESIGN.md's own example where the scale has it, else one three quarters up
+    value = "3.25" if "3.25" in fractions else fractions[len(fractions) * 3 // 4]
     return f"{' '.join(value)} is {value}"
 
 
