@@ -47,7 +47,8 @@ class MergeReport:
     annotator: str
     package_id: str
     items: int = 0
-    added: int = 0
+    added: int = 0  # scores new to the project
+    skips: int = 0  # "cannot judge" marks new to the project (not ratings: no score)
     changed: int = 0
     unchanged: int = 0
     unrated: int = 0
@@ -57,9 +58,10 @@ class MergeReport:
 
     def summary(self) -> str:
         """One line for the command line."""
-        text = (f"{self.path}: {self.annotator}: {self.added} ratings added, {self.changed} "
-                f"changed, {self.unchanged} unchanged, {self.unrated} of {self.items} items "
-                "not rated")
+        skips = f", {self.skips} skip{'s' * (self.skips != 1)} added" if self.skips else ""
+        text = (f"{self.path}: {self.annotator}: {self.added} ratings added{skips}, "
+                f"{self.changed} changed, {self.unchanged} unchanged, {self.unrated} of "
+                f"{self.items} items not rated")
         if self.conflicts:
             how = "kept as in the project" if self.resolve == "keep" else "taken from the package"
             text += f"; {len(self.conflicts)} conflicts {how} (--resolve {self.resolve})"
@@ -152,6 +154,8 @@ def _compare(project: Project, package: PackageContents, rating: tuple,
                             _score_text(project, code, skipped, note))
     if conflict is not None:
         report.conflicts.append(conflict)
+    elif old is None and skipped:
+        report.skips += 1
     elif old is None:
         report.added += 1
     else:
@@ -229,6 +233,7 @@ def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
                    new=None if code is None else score(code),
                    note_old=old[1] if old else None, note_new=note)
     log_change(conn, "merge_package", who=who, annotator=name, new={
-        "package": report.package_id, "added": report.added, "changed": report.changed,
+        "package": report.package_id, "added": report.added, "skips": report.skips,
+        "changed": report.changed,
         "unchanged": report.unchanged, "conflicts": len(report.conflicts),
         "resolve": report.resolve})
