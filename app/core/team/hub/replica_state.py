@@ -30,18 +30,6 @@ def local_ratings(project: Project, keys: list[tuple[str, str]]
     return found
 
 
-def queued_times(project: Project, keys: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
-    """{(item_id, annotator): when this machine last changed it} from the outbox."""
-    if not keys or not project.team_tables.read(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='hub_outbox'"):
-        return {}
-    wanted = set(keys)
-    return {(r[0], r[1]): float(r[2]) for r in project.team_tables.read(
-        "SELECT i.id, a.name, max(o.at) FROM hub_outbox o JOIN items i ON i.ord = o.item_ord "
-        "JOIN annotators a ON a.id = o.annotator_id GROUP BY o.item_ord, o.annotator_id")
-        if (r[0], r[1]) in wanted}
-
-
 def hub_copies(project: Project, table: str, keys: list) -> dict:
     """The replica's copies of hub values for these keys: {key: values tuple}."""
     if not keys:
