@@ -127,11 +127,12 @@ def apply_exclusions(project: Project, rows: list[tuple], refused: set[str]) -> 
     found, applied = [], 0
     with project.edit() as change:
         start = _outbox_end(change.conn)
-        for name, excluded, at in rows:
+        for name, (excluded, at) in {r[0]: (r[1], r[2]) for r in rows}.items():
             mine = bool(local.get(name, 0))
             if name not in local or mine == bool(excluded):
                 continue
-            if name in copies and copies[name] != (int(mine),):  # pending here
+            if tuple(copies.get(name, (0,))) != (int(mine),):  # pending here (no copy:
+                # the hub had not heard of an exclusion)
                 later = name not in refused and made.get(name, 0.0) > float(at or 0)
                 found.append(conflict("exclusion", name, mine, made.get(name, 0.0),
                                       bool(excluded), float(at or 0), "here" if later else "hub"))
