@@ -19,9 +19,10 @@ APP = Path(__file__).resolve().parents[2] / "app"
 #: The one module allowed to write the project file's ratings, adjudications, exclusions.
 ALLOWED = {"core/data/writes.py"}
 #: Modules that write the hub's copies (PostgreSQL), each for one reason: the push of a
-#: sync round, the first upload of `team publish`, the hub's web study functions.
-HUB_ALLOWED = {"core/team/hub/exchange.py", "core/team/hub/publish.py",
-               "core/team/hub/hub_schema/web.py"}
+#: sync round (ratings; adjudications, exclusions and undone ratings), the first upload of
+#: `team publish`, the hub's web study functions.
+HUB_ALLOWED = {"core/team/hub/exchange.py", "core/team/hub/push_others.py",
+               "core/team/hub/publish.py", "core/team/hub/hub_schema/web.py"}
 
 _VERB = r"(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
 LOCAL = re.compile(
