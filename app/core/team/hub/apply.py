@@ -26,7 +26,7 @@ from simrate.core.team.hub.later_wins import (
     apply_verdicts,
     conflict,
 )
-from simrate.core.team.hub.outbox import queued_times
+from simrate.core.team.hub.replica_state import queued_times, queued_upto
 from simrate.core.team.hub.replica_state import ABSENT_RATING, hub_copies, local_ratings
 
 
@@ -162,8 +162,7 @@ def _apply_ratings(project: Project, rows: list[tuple],
     rows = [r for r in rows if project.has_item(r[0])]
     if not rows:
         return 0, []
-    keys = [(r[0], r[1]) for r in rows]
-    local = local_ratings(project, keys)
+    local = local_ratings(project, keys := [(r[0], r[1]) for r in rows])
     copies = hub_copies(project, "hub_ratings", keys)
     made = queued_times(project, "rating", keys)
     writes, lost = [], []
@@ -181,7 +180,7 @@ def _apply_ratings(project: Project, rows: list[tuple],
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at)))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
-    queued_before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
+    queued_before = queued_upto(project)
     project.apply_ratings(writes)
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)

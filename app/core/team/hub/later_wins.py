@@ -17,7 +17,7 @@ import sqlite3
 from simrate.core.data.changelog import log_change
 from simrate.core.events import Verdict
 from simrate.core.project import Project
-from simrate.core.team.hub.outbox import queued_times
+from simrate.core.team.hub.replica_state import queued_times
 from simrate.core.team.hub.replica import ensure_tables
 from simrate.core.team.hub.replica_state import adjudication_values, annotator_values, hub_copies
 

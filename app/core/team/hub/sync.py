@@ -49,7 +49,7 @@ from simrate.core.team.hub.replica import (
     watermarks,
 )
 from simrate.core.team.hub.later_wins import record_others
-from simrate.core.team.hub.outbox import (
+from simrate.core.team.hub.replica_state import (
     changed_exclusions,
     changed_ratings,
     changed_verdicts,
@@ -104,7 +104,7 @@ def collect(project: Project, link: Link) -> Outbox:
     """Local changes the hub has not acknowledged and does not hold yet.
 
     Ratings, adjudications, exclusions and machine raters come from the outbox, which
-    every write fills (replica.py, outbox.py); the threshold and new items from their
+    every write fills (replica.py, replica_state.py); the threshold and new items from their
     copies of the hub's values; `since`/`upto` are change-log ids for the hub's ack.
     """
     if not has_outbox(project):
