@@ -82,11 +82,18 @@ class SyncReport:
         return found
 
 
-def conflict_line(conflicts: int) -> str:
-    """The one line that tells a person their edits lost to later ones."""
+def conflict_line(conflicts: int, found: list | tuple = ()) -> str:
+    """The one line that tells a person their edits met other ones (`found`: the report's
+    conflict list; without it, or with rating edits that lost only, the rating wording)."""
     edits = "edit" if conflicts == 1 else "edits"
-    return (f"{conflicts} rating {edits} made here lost to a later edit of the same rating "
-            "made on another machine; both values are in the change log")
+    if all(c["kind"] == "rating" and c["won"] == "hub" for c in found):
+        return (f"{conflicts} rating {edits} made here lost to a later edit of the same "
+                "rating made on another machine; both values are in the change log")
+    lost = sum(c["won"] == "hub" for c in found)
+    kinds = ", ".join(sorted({c["kind"] for c in found}))
+    return (f"{conflicts} {edits} ({kinds}) met another value from another machine: the "
+            f"later one won ({lost} made here lost, {conflicts - lost} made here won); "
+            "both values are in the change log")
 
 
 def clock_line(offset: float) -> str | None:
