@@ -120,7 +120,10 @@ def test_an_older_exclusion_is_refused_by_the_hub(hub, crew):
     report = sync_once(org)
     assert hub_one(hub, "SELECT excluded FROM simrate.annotators WHERE name = 'Bea'") == (False,)
     assert org.excluded_annotators() == [] and report.conflicts == 1
-    assert report.conflict_list[0]["kind"] == "exclusion"
+    lost = report.conflict_list[0]
+    assert (lost["kind"], lost["key"], lost["here"], lost["hub"], lost["won"]) == (
+        "exclusion", "Bea", True, False, "hub")
+    assert 0 < lost["here_at"] < lost["hub_at"]  # both edit times, the hub's the later
     assert hub_one(hub, "SELECT count(*) FROM simrate.changes "
                         "WHERE kind = 'exclusions_refused'") == (1,)
 

@@ -66,7 +66,8 @@ def apply_received(project: Project, link: Link, received: Received,
                                                   kept_verdicts.values()], set(kept_verdicts))
     exclusions, more = apply_exclusions(
         project, [(r[0], r[1], r[3]) for r in rows.get("annotators", [])]
-        + [tuple(r[:3]) for r in kept_exclusions.values()], set(kept_exclusions))
+        + [tuple(r[:3]) for r in kept_exclusions.values()],
+        {r[0]: r[2] for r in (outbox.annotators if outbox else []) if r[0] in kept_exclusions})
     conflicts = [conflict("rating", f"{key[0]}/{key[1]}", _logged(project, mine, mine_at),
                           mine_at, _logged(project, theirs, at), at, "hub")
                  for key, mine, mine_at, theirs, at in lost]

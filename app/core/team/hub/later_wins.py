@@ -117,13 +117,15 @@ def apply_verdicts(project: Project, rows: list[tuple], refused: set[str]) -> tu
     return applied, found
 
 
-def apply_exclusions(project: Project, rows: list[tuple], refused: set[str]) -> tuple[int, list]:
-    """Apply pulled (name, excluded, at) values by the later-edit rule; returns
+def apply_exclusions(project: Project, rows: list[tuple], refused: dict[str, float]
+                     ) -> tuple[int, list]:
+    """Apply pulled (name, excluded, at) values by the later-edit rule; `refused`: {name:
+    when this machine made the exclusion the hub refused in this push}. Returns
     (exclusions written, conflicts)."""
     names = [r[0] for r in rows]
     local = annotator_values(project)
     copies = hub_copies(project, "hub_annotators", names)
-    made = queued_times(project, "exclude", names)
+    made = {**queued_times(project, "exclude", names), **refused}
     found, applied = [], 0
     with project.edit() as change:
         start = _outbox_end(change.conn)
