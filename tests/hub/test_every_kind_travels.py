@@ -17,7 +17,7 @@ import pytest
 from simrate.core.events import RatingChanged, RatingState
 from simrate.core.project import Project
 from simrate.core.team.hub.sync import pending_count, sync_once
-from tests.core.frames import make_ratings
+from tests.core.frames import make_items, make_ratings
 from tests.hub.hubs import join_as, team
 
 
@@ -45,27 +45,39 @@ def hub_one(hub, sql: str, params: tuple = ()) -> tuple | None:
         return admin.execute(sql, params).fetchone()
 
 
+def renamed_items(prefix: str, n: int):
+    items = make_items(n)
+    items["item_id"] = [f"{prefix}:{i}" for i in range(1, n + 1)]
+    return items
+
+
 def test_changes_written_while_a_pull_is_applied_reach_the_hub(hub, crew):
-    org, laptop = crew["org"], crew["laptop"]
+    org, olga, laptop = crew["org"], crew["olga"], crew["laptop"]
     laptop.rate("d:1", "Alice", 2.0)
     sync_once(laptop)  # the organizer's next pull brings this rating
+    olga.import_items(renamed_items("o", 2), "olga.tsv")
+    sync_once(olga)  # and these items
     other = Project.open(org.path)  # another program on the organizer's file
     wrote = []
 
     def meanwhile(event):
-        if isinstance(event, RatingChanged) and not wrote:
+        if not wrote:  # the first change the pull applies
             wrote.append(True)
             other.refresh()
+            other.import_items(renamed_items("x", 2), "x.tsv")
+        if isinstance(event, RatingChanged) and len(wrote) == 1:
+            wrote.append(True)
             other.adjudicate("d:2", 3.0, by="org")
             other.adjudicate("d:3", 1.0, by="org")
             other.set_excluded("Bea", True, by="org")
 
     org.subscribe(meanwhile)
     report = sync_once(org)
-    assert wrote and report.pending == 3  # written after the collect: pending, not lost
-    assert pending_count(other) == 3
+    assert len(wrote) == 2 and report.pending == 5  # written after the collect: pending
+    assert pending_count(other) == 5
     report = sync_once(org)
-    assert (report.pending, report.pushed) == (0, 3)
+    assert (report.pending, report.pushed) == (0, 5)
+    assert hub_one(hub, "SELECT count(*) FROM simrate.items WHERE id IN ('x:1', 'x:2')") == (2,)
     assert hub_one(hub, "SELECT code FROM simrate.adjudications WHERE item_id = 'd:2'") == (12,)
     assert hub_one(hub, "SELECT code FROM simrate.adjudications WHERE item_id = 'd:3'") == (4,)
     assert hub_one(hub, "SELECT excluded FROM simrate.annotators WHERE name = 'Bea'") == (True,)

@@ -127,10 +127,23 @@ def _apply_items(project: Project, rows: list[tuple]) -> int:
         })
         project.import_items(frame, source="hub")
     if rows:
-        last = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
         with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_item_ord": last})
+            set_meta(conn, {"hub_item_ord": _known_up_to(conn, {r[0] for r in rows})})
     return len(new)
+
+
+def _known_up_to(conn, pulled: set[str]) -> int:
+    """The highest ord up to which every item is on the hub: the items known before, then
+    those the pull brought; not past an item imported here meanwhile (by another program
+    while the pull was applied), which the next round must still send."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'hub_item_ord'").fetchone()
+    known = int(float(row[0])) if row else -1
+    for ord_, item_id in conn.execute("SELECT ord, id FROM items WHERE ord > ? ORDER BY ord",
+                                      (known,)):
+        if item_id not in pulled:
+            break
+        known = ord_
+    return known
 
 
 def _meta(text: str | None) -> dict:
