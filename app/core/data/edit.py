@@ -25,6 +25,7 @@ from simrate.core.events import (
     RatingState,
     Verdict,
 )
+from simrate.core.names import nfc
 from simrate.core.store import HUMAN, transaction
 
 #: The project (app/core/project.py, which imports this module: not imported back).
@@ -55,8 +56,12 @@ class Edit:
              who: str = "") -> tuple[RatingState, RatingState]:
         """Write one rating (see writes.write_rating); (old, new), new is old when nothing
         changed. `ord_`/`aid` when the caller read them in this transaction already."""
-        if aid is None and wanted.empty and self.project.roster.id_of(annotator) is None:
-            return _EMPTY, _EMPTY  # clearing what an unknown annotator never rated
+        if aid is None and wanted.empty:  # as stored now, whatever this object's cache says
+            row = self.conn.execute("SELECT id FROM annotators WHERE name = ?",
+                                    (nfc(annotator.strip()),)).fetchone()
+            if row is None:
+                return _EMPTY, _EMPTY  # clearing what an unknown annotator never rated
+            aid = row[0]
         ord_ = self.project.item_ord(item_id) if ord_ is None else ord_
         aid = self.rater(annotator) if aid is None else aid
         mark = writes.undo_mark(self.conn) if expect is not None else -1
