@@ -189,3 +189,19 @@ def test_a_no_op_leaves_nothing_to_push(hub, crew):
     org.adjudicate("d:9", 2.0, by="org")
     org.set_excluded("Olga", True, by="org")
     assert len(org.changes()) == before and pending_count(org) == 0
+
+
+def test_raters_an_import_adds_reach_the_hub_with_their_kind(hub, crew):
+    """A person or crowd worker imported into the organizer's replica after publishing is
+    known to the hub, as that kind, after the next sync (so that no other kind can take
+    the name there)."""
+    from simrate.core.store import CROWD
+
+    org = crew["org"]
+    org.import_ratings(make_ratings([("d:1", "carol", 2.0)]), "crowd.csv", kind=CROWD)
+    org.import_ratings(make_ratings([("d:2", "dan", 1.0)]), "dan.csv")
+    sync_once(org)
+    for name, kind in (("carol", "crowd"), ("dan", "human")):
+        assert hub_one(hub, "SELECT kind FROM simrate.annotators WHERE name = %s",
+                       (name,)) == (kind,)
+    assert org.team_tables.read("SELECT count(*) FROM hub_outbox")[0][0] == 0

@@ -154,16 +154,14 @@ def _meta(text: str | None) -> dict:
 
 def _apply_annotators(project: Project, rows: list[tuple]) -> int:
     """Add the hub's annotators this replica lacks (their exclusions: later_wins.py)."""
-    machines = []
     for name, _excluded, kind, _at, _seq in rows:
         if kind == "machine" and name not in project.roster:
             project.roster.add_machine(name, by=HUB_WHO)
-            machines.append((name,))
         project.roster.add(name, CROWD if kind == CROWD else HUMAN)
-    if machines:  # the hub has them: nothing to send back
+    if rows:  # the hub has them: nothing to send back
         with project.team_tables.transaction() as conn:
-            conn.executemany("DELETE FROM hub_outbox WHERE kind = 'machine' AND annotator = ?",
-                             machines)
+            conn.executemany("DELETE FROM hub_outbox WHERE kind IN ('machine', 'rater') "
+                             "AND annotator = ?", [(r[0],) for r in rows])
     return 0
 
 
@@ -196,17 +194,27 @@ def _apply_ratings(project: Project, rows: list[tuple],
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
     queued_before = queued_upto(project)
     project.apply_ratings(writes)
+    _record_pulled(project, rows, queued_before, lost)
+    return len(writes), lost
+
+
+def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
+                   lost: list[tuple]) -> None:
+    """The copies of the pulled ratings, the outbox rows the pull's own writes left gone,
+    and a `conflict` entry per edit of this machine that lost."""
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
         # what the pull wrote equals the hub's copy: nothing to send, so no need to look
-        # at it again (a key queued since, by anyone, with another value stays queued)
+        # at it again (a key queued since, by anyone, with another value stays queued);
+        # the raters it added are the hub's already
         conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
+        conn.executemany("DELETE FROM hub_outbox WHERE id > ? AND kind = 'rater' AND "
+                         "annotator = ?", [(queued_before, a) for a in {r[1] for r in rows}])
         for (item_id, annotator), mine, mine_at, theirs, at in lost:
             log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
                        old=_logged(project, mine, mine_at), new=_logged(project, theirs, at))
-    return len(writes), lost
 
 
 def _logged(project: Project, value: tuple, at: float) -> dict:

@@ -66,6 +66,11 @@ UPSERT_MACHINE = """
 INSERT INTO simrate.annotators AS a (name, excluded, kind) VALUES (%s, false, 'machine')
 ON CONFLICT (name) DO UPDATE SET kind = 'machine' WHERE a.kind <> 'machine'
 """
+#: A rater added here, unless the hub knows the name already (whatever its kind there).
+INSERT_RATER = """
+INSERT INTO simrate.annotators (name, excluded, kind) VALUES (%s, false, %s)
+ON CONFLICT (name) DO NOTHING
+"""
 HAS_KIND = """
 SELECT 1 FROM information_schema.columns
 WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
@@ -102,6 +107,8 @@ class Outbox:
     queued_upto: int = 0
     #: (name, change_id) of machine raters added here.
     machines: list[tuple] = field(default_factory=list)
+    #: (name, kind, outbox id) of the other raters added here (people, crowd workers).
+    raters: list[tuple] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -246,7 +253,7 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, boo
               "ON CONFLICT (replica) DO NOTHING", (replica,))
     mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                      (replica,))
-    kind = batch.add(HAS_KIND) if outbox.machines else None
+    kind = batch.add(HAS_KIND) if outbox.machines or outbox.raters else None
     stamped = batch.add(HAS_EXCLUDED_AT) if outbox.annotators else None
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
@@ -298,7 +305,7 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stampe
                batch.add(UPSERT_RATING, r[:7]) for r in ratings]
     refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
     reads = queue_others(batch, outbox.adjudications, outbox.annotators, stamped)
-    others = _queue_writes(batch, outbox, acked, has_kind) if fresh else 0
+    others = _queue_writes(batch, outbox, fresh, has_kind)
 
     def result(results: list[Result]) -> tuple[int, list[tuple], dict]:
         changed = sum(results[i].rowcount for i in upserts)
@@ -315,13 +322,16 @@ def _refused_params(ratings: list[tuple]) -> tuple:
             [r[3] for r in ratings], [bool(r[4]) for r in ratings])
 
 
-def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> int:
-    """Add the machine raters and the threshold (adjudications and exclusions: see
-    push_others.py); returns how many writes."""
+def _queue_writes(batch: Batch, outbox: Outbox, fresh: bool, has_kind: bool) -> int:
+    """Add the raters (from the outbox: sent again after a lost reply, which changes
+    nothing on the hub) and, unless the hub took this round already, the threshold
+    (adjudications and exclusions: push_others.py); returns how many settings."""
     if has_kind:  # else: publish again to upgrade
         for name, _last in outbox.machines:
             batch.add(UPSERT_MACHINE, (name,))
-    threshold = outbox.threshold
+        for name, kind, _last in outbox.raters:
+            batch.add(INSERT_RATER, (name, kind))
+    threshold = outbox.threshold if fresh else None
     if threshold is not None:
         batch.add(UPSERT_SETTING, ("threshold", str(threshold[0])))
     return threshold is not None

@@ -88,6 +88,11 @@ OUTBOX_TRIGGERS = (
     "CREATE TRIGGER IF NOT EXISTS hub_outbox_machine AFTER INSERT ON annotators "
     f"WHEN NEW.kind = 'machine' BEGIN {_ADD}('machine', -1, NEW.id, NULL, NEW.name, {_NOW}); "
     "END",
+    # every other rater added (by an import, a package merge, a web study...): the hub
+    # learns the name and its kind (person or crowd worker) before any rating of theirs
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_rater AFTER INSERT ON annotators "
+    f"WHEN NEW.kind <> 'machine' BEGIN {_ADD}('rater', -1, NEW.id, NULL, NEW.name, {_NOW}); "
+    "END",
     # an annotator's replica holds only the person's own ratings: the hub takes no other
     # from it, so any other would stay on this machine for ever
     "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
@@ -111,6 +116,8 @@ SEED_OUTBOX = (
     "FROM hub_adjudications h",
     f"{_ADD[:-8]} SELECT 'exclude', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
     "WHERE a.excluded = 1 OR a.name IN (SELECT name FROM hub_annotators)",
+    f"{_ADD[:-8]} SELECT 'rater', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
+    "WHERE a.kind <> 'machine' AND a.name NOT IN (SELECT name FROM hub_annotators)",
 )
 
 

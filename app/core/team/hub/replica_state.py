@@ -160,6 +160,18 @@ def changed_exclusions(project: Project, upto: int) -> list[tuple]:
             in project.team_tables.read(CHANGED_EXCLUSIONS, (upto,))]
 
 
+QUEUED_RATERS = """
+SELECT o.annotator, a.kind, max(o.id) FROM hub_outbox o JOIN annotators a ON a.name = o.annotator
+WHERE o.id <= ? AND o.kind = 'rater' GROUP BY o.annotator
+"""
+
+
+def queued_raters(project: Project, upto: int) -> list[tuple]:
+    """(name, kind, outbox id) of the people and crowd workers added here and still here
+    (an undone import's rater is gone: only its clears travel)."""
+    return [tuple(r) for r in project.team_tables.read(QUEUED_RATERS, (upto,))]
+
+
 def queued_machines(project: Project, upto: int) -> list[tuple]:
     """(name, outbox id) of machine raters added here and not yet taken by the hub."""
     return [tuple(r) for r in project.team_tables.read(QUEUED_MACHINES, (upto,))]

@@ -54,6 +54,7 @@ from simrate.core.team.hub.replica_state import (
     changed_ratings,
     changed_verdicts,
     queued_machines,
+    queued_raters,
     queued_upto,
 )
 
@@ -128,6 +129,7 @@ def collect(project: Project, link: Link) -> Outbox:
     outbox.adjudications = changed_verdicts(project, upto)
     outbox.annotators = changed_exclusions(project, upto)
     outbox.machines = queued_machines(project, upto)
+    outbox.raters = queued_raters(project, upto)
     copy = project.meta("hub_threshold")
     if copy is not None and copy != str(project.threshold):
         outbox.threshold = (project.threshold, outbox.upto)
