@@ -21,6 +21,7 @@ from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
+from simrate.core.data.edit import edit as open_edit
 from simrate.core.data.imports import ImportMethods
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.errors import SimrateError
@@ -271,9 +272,7 @@ class Project(ImportMethods):
         manager yielding an `Edit` (app/core/data/edit.py) whose `rate`, `verdict` and `exclude`
         write through app/core/data/writes.py; its events are published after the commit.
         `undo`: every write in it is an undo (the hub takes it only over what it held)."""
-        from simrate.core.data.edit import edit
-
-        return edit(self, self._conn, foreign_keys, undo, bulk)
+        return open_edit(self, self._conn, foreign_keys, undo, bulk)
 
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)

@@ -100,7 +100,10 @@ def apply_verdicts(project: Project, rows: list[tuple], refused: set[str]) -> tu
             pair = (None, "") if mine is None else (mine[0], mine[1])
             if pair == (code, note) or (pair[0] is None and code is None):
                 continue
-            if pair != tuple(copies.get(item_id, (None, ""))):  # pending here
+            copy = tuple(copies.get(item_id, (None, "")))
+            if pair != copy and item_id not in refused and (code, note) == copy:
+                continue  # pending here, and nothing new there (an echo of our own)
+            if pair != copy:  # pending here
                 mine_at = max(0.0 if mine is None else float(mine[3]), made.get(item_id, 0.0))
                 later = item_id not in refused and mine_at > float(at or 0)
                 found.append(conflict("adjudication", item_id, _score(project, pair[0]),
@@ -133,8 +136,10 @@ def apply_exclusions(project: Project, rows: list[tuple], refused: dict[str, flo
             mine = bool(local.get(name, 0))
             if name not in local or mine == bool(excluded):
                 continue
-            if tuple(copies.get(name, (0,))) != (int(mine),):  # pending here (no copy:
-                # the hub had not heard of an exclusion)
+            copy = tuple(copies.get(name, (0,)))  # no copy: never excluded there
+            if copy != (int(mine),) and name not in refused and copy == (int(excluded),):
+                continue  # pending here, and nothing new there
+            if copy != (int(mine),):  # pending here
                 later = name not in refused and made.get(name, 0.0) > float(at or 0)
                 found.append(conflict("exclusion", name, mine, made.get(name, 0.0),
                                       bool(excluded), float(at or 0), "here" if later else "hub"))
