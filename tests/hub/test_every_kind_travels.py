@@ -205,3 +205,29 @@ def test_raters_an_import_adds_reach_the_hub_with_their_kind(hub, crew):
         assert hub_one(hub, "SELECT kind FROM simrate.annotators WHERE name = %s",
                        (name,)) == (kind,)
     assert org.team_tables.read("SELECT count(*) FROM hub_outbox")[0][0] == 0
+
+
+def test_a_verdict_changed_during_the_round_is_no_conflict_and_goes_next(hub, crew):
+    """The pull brings back this round's own verdict while a newer one was written here
+    meanwhile: nothing from another machine, so no conflict; the newer one goes next."""
+    from simrate.core.team.hub.connection import connect
+    from simrate.core.team.hub.exchange import exchange
+    from simrate.core.team.hub.replica import read_link, watermarks
+    from simrate.core.team.hub.sync import absorb, collect, tables_for
+
+    org = crew["org"]
+    link = read_link(org)
+    org.adjudicate("d:5", 1.0, by="org")
+    outbox = collect(org, link)
+    later()
+    org.adjudicate("d:5", 2.0, by="org")  # while the round is on the network
+    conn = connect(link.url)
+    try:
+        received = exchange(conn, link.replica, outbox, watermarks(org, tables_for(link)),
+                            True)
+    finally:
+        conn.close()
+    report = absorb(org, link, outbox, received)
+    assert (report.conflicts, report.pending) == (0, 1) and org.verdict("d:5").code == 8
+    assert sync_once(org).pending == 0
+    assert hub_one(hub, "SELECT code FROM simrate.adjudications WHERE item_id = 'd:5'") == (8,)
