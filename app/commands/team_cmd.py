@@ -222,7 +222,8 @@ def _sync(args: argparse.Namespace) -> int:
         print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
               f"pending {report['pending']}")
         if report["conflicts"]:
-            print(f"{args.project}: {conflict_line(report['conflicts'])}")
+            print(f"{args.project}: "
+                  f"{conflict_line(report['conflicts'], report.get('conflict_list', ()))}")
     if clock_line(offset):
         print(f"simrate: warning: {clock_line(offset)}", file=sys.stderr)
     return 0

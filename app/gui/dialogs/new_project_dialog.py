@@ -28,8 +28,8 @@ from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
-from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
+from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.services.file_import import ImportRequest
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from simrate.core.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
-from simrate.gui.agreement.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from simrate.gui.agreement import agreement_watch as watch
 from simrate.gui.agreement.distribution_chart import DistributionChart
 from simrate.gui.agreement.pearson_view import PearsonView
 from simrate.gui.kit.accessible import named
@@ -64,7 +64,7 @@ class AgreementTableModel(QAbstractTableModel):
     HEADERS = ("Items", f"{ALPHA} all", "95% CI", "Undisputed items", f"{ALPHA} undisputed",
                "95% CI")
 
-    def __init__(self, watcher: AgreementWatcher, grouping: str = "dataset", parent=None):
+    def __init__(self, watcher: watch.AgreementWatcher, grouping: str = "dataset", parent=None):
         super().__init__(parent)
         self.watcher = watcher
         self.grouping = grouping
@@ -146,7 +146,7 @@ class AgreementTableModel(QAbstractTableModel):
 class Dashboard(QWidget):
     """The organizer's agreement panel."""
 
-    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None,
+    def __init__(self, watcher: watch.AgreementWatcher, parent: QWidget | None = None,
                  extra: dict[str, QWidget] | None = None):
         super().__init__(parent)
         self.watcher = watcher
@@ -384,8 +384,8 @@ class Dashboard(QWidget):
         self.table_model.refresh(intervals_changed=True)
 
     def _show_intervals(self) -> None:
-        for label, key in ((self.interval_label, OVERALL_ALL),
-                           (self.interval_unadjudicated_label, OVERALL_UNADJUDICATED)):
+        for label, key in ((self.interval_label, watch.OVERALL_ALL),
+                           (self.interval_unadjudicated_label, watch.OVERALL_UNADJUDICATED)):
             interval = self.watcher.interval(key)
             if interval is not None:
                 label.setText(f"95% interval {format_interval(interval)}")

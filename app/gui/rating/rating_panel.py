@@ -39,8 +39,8 @@ from simrate.gui.rating.score_keys import (
     typing_example,
 )
 from simrate.gui.rating.session import SKIPPED
-from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.rating.text_pane import PairTexts, item_place
+from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.undo import push_action
 

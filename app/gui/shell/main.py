@@ -11,7 +11,6 @@ import ctypes
 import os
 import sys
 
-
 #: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
 XCB_LIBRARIES = (
     ("libxcb-cursor.so.0", "libxcb-cursor0"),

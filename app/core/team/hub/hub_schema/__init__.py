@@ -53,6 +53,7 @@ identity: unique keys across kinds, `claim_rater`) and `web` (web studies).
 from __future__ import annotations
 
 from simrate.core.team.hub.hub_schema.access import HARDEN_SQL, LIMITS_SQL, ROLES_SQL, SECURITY_SQL
+from simrate.core.team.hub.hub_schema.later_wins import LATER_OTHERS_SQL
 from simrate.core.team.hub.hub_schema.names import (
     ANNOTATOR_CONNECTION_LIMIT,
     CHANNEL,
@@ -95,6 +96,7 @@ __all__ = [
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles),
+            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles),
+            fill(LATER_OTHERS_SQL, roles), fill(LIMITS_SQL, roles),
             raters_sql(roles), *web_statements(roles)]
 
