@@ -8,8 +8,10 @@ import os
 import sys
 from collections.abc import Sequence
 
+from simrate.commands.option_help import describe_options
 from simrate.commands.option_types import finite_float, whole_number
 from simrate.core.errors import SimrateError
+from simrate.core.names import UNDISPUTED_NOTE
 from simrate.locations import installed_version
 
 COMMANDS = (
@@ -80,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("project")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations")
+    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations",
+                       description="Krippendorff's alpha over all items (the figure to "
+                       "report), and over the undisputed ones. " + UNDISPUTED_NOTE + ".")
     p.add_argument("project", nargs="?")
     p.add_argument("--ratings", metavar="FILE")
     p.add_argument("--level", choices=LEVELS, default="interval")
@@ -88,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
     p.add_argument("--min-overlap", type=whole_number, default=10, metavar="K",
-                   help="pairwise Pearson only for raters sharing at least K items (10)")
+                   help="pairwise Pearson only for raters sharing at least K items (10; "
+                   "never fewer than 3, over which r is always +1 or -1)")
     p.add_argument("--with-machines", action="store_true",
                    help="project: count machine raters in alpha and Pearson too")
     p.add_argument("--json", action="store_true")
@@ -233,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", type=finite_float, default=None, metavar="E",
                    help="cost-benefit margin of the alt-test (0.2)")
     p.add_argument("--json", action="store_true")
+    describe_options(parser)
     return parser
 
 
@@ -262,7 +268,9 @@ def build_gui_parser() -> argparse.ArgumentParser:
                         help="open the bundled sample project (built on first use)")
     parser.add_argument("--quit-when-shown", action="store_true",
                         help="quit as soon as the window is shown, printing its title: "
-                        "checks that an installation works")
+                        "checks that an installation works, offscreen too (it asks no "
+                        "question: a project opens as --annotator, else the login name)")
+    describe_options(parser, "window")
     return parser
 
 

@@ -12,10 +12,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "sample_data"
-#: ../shared/realdata beside the checkout, or two levels up for a git worktree (wt/NAME)
-REALDATA = next((p for p in (ROOT.parent / "shared" / "realdata",
-                             ROOT.parent.parent / "shared" / "realdata") if p.is_dir()),
-                ROOT.parent / "shared" / "realdata")
+#: ../shared/realdata beside the checkout; SIMRATE_REALDATA names it elsewhere (a worktree
+#: that is not beside shared/).
+REALDATA = Path(os.environ.get("SIMRATE_REALDATA") or ROOT.parent / "shared" / "realdata")
 
 
 @pytest.fixture

@@ -2,12 +2,13 @@
 
 A page holds a marker such as `<!-- generated: cli -->`; the hook replaces it with text made
 from the running code, so the reference cannot drift from the program:
-- `cli`: every subcommand and option, from the argparse parsers of app/cli.py;
+- `cli`: every subcommand and option, from the argparse parsers of app/cli.py, with the
+  descriptions `--help` prints (app/commands/option_help.py);
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section.
-Pictures of the window are made before the build by tools/render_views.py when it exists
-(see `on_pre_build`).
+Pictures of the window are committed files in docs/images (tools/render_views.py --docs
+makes them; tests/docs/test_pictures.py keeps them current), not made at build time.
 """
 
 from __future__ import annotations
@@ -40,54 +41,6 @@ def _helps(parser: argparse.ArgumentParser) -> dict[str, str]:
     return {}
 
 
-#: What an argument without a help text of its own means, by its name (the same meaning in
-#: every command that has it).
-MEANINGS = {
-    "project": "the project file (`.simrate`)",
-    "json": "print one JSON object on standard output and nothing else there",
-    "by": "who is doing this, for the change log (default: your login name)",
-    "dataset": "only the items of this dataset",
-    "out": "the file to write (written whole or not at all)",
-    "name": "the person, rater or study it is about",
-    "annotator": "the annotator's name",
-    "files": "the input files",
-    "seed": "the seed of the random draw (the same seed draws the same)",
-    "format": "the file format (`auto`: from the name and content)",
-    "per_item": "how many ratings each item gets",
-    "url": "a libpq URL or connection string, without a password",
-    "per_task": "items in each task",
-    "checks": "check items mixed into each task (or package)",
-    "organizer": "open in organizer mode (not blind)",
-    "title": "the project's title",
-    "ratings": "a ratings file to work on, without a project",
-    "level": "the level of measurement (`all`: the four)",
-    "ci": "add 95% intervals",
-    "ci_method": "`units` (bootstrap over items) or `hayes` (Hayes and Krippendorff)",
-    "threshold": "flag items whose ratings differ by at least this many points",
-    "item_id": "the item's id",
-    "note": "a note kept with the verdict",
-    "allow_unresolved": "export even while flagged items are unresolved or items unrated",
-    "test": "binary paraphrase pairs, or ranking questions",
-    "min_words": "leave out contributors shorter than this many words",
-    "shared_words": "which words count as shared",
-    "tokens": "how text is cut into words",
-    "contributor_text": "a contributor's text: its parts, or its label",
-    "task": "the shared task whose measures to use",
-    "sample": "only N items, drawn at random",
-    "annotators": "the annotators to split the items among",
-    "item_ids": "the items to mark (or unmark)",
-    "from_reference": "mark every item that has a reference score, with that score",
-    "remove": "unmark instead of mark",
-    "role": "what the person may do on the hub",
-    "local": "the replica file to make on this machine",
-    "lease_minutes": "minutes a worker has for a task before it goes back to the pool",
-    "completion_url": "where the last page sends the worker (the platform's completion link)",
-    "close": "close the study (no new tasks)",
-    "host": "the address to listen on",
-    "port": "the port to listen on",
-}
-
-
 def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
     rows = []
     for action in parser._actions:
@@ -99,12 +52,14 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
                 name += f" `{action.metavar or action.dest.upper()}`"
         else:
             name = f"`{action.metavar or action.dest.upper()}`"
-        notes = [action.help or MEANINGS.get(action.dest, "")]
+        # The text `--help` prints (app/commands/option_help.py fills what cli.py leaves out).
+        notes = [parser._get_formatter()._expand_help(action) if action.help else ""]
         if action.choices and not isinstance(action.choices, dict):
             notes.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
         if action.required and action.option_strings:
             notes.append("required")
-        if action.default not in (None, False, [], "", argparse.SUPPRESS) and action.nargs != 0:
+        if (action.default not in (None, False, [], "", argparse.SUPPRESS) and action.nargs != 0
+                and "default" not in notes[0]):
             notes.append(f"default `{action.default}`")
         text = "; ".join(n for n in notes if n).replace("|", "\\|")
         rows.append(f"| {name} | {text} |")
@@ -193,17 +148,3 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return GENERATORS[match.group(1)]()
 
     return MARKER.sub(generate, markdown)
-
-
-def on_pre_build(config) -> None:
-    """Render the window's pictures into docs/images when the rendering script exists."""
-    script = ROOT / "tools" / "render_views.py"
-    images = Path(config["docs_dir"]) / "images"
-    if not script.exists():
-        return
-    import os
-    import subprocess
-
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, str(script), "--out", str(images), "--size", "1366x768"],
-                   check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)

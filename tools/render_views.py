@@ -12,6 +12,14 @@ Pictures, by name (NAME-WIDTHxHEIGHT.png): start, rating, items, agreement, queu
 team, crowd (the Annotators report, which also lists crowd workers), new-project, evaluation,
 and the other dialogs and panels: new-pyramid-project, join, who-is-rating, import-ratings,
 agreement-dock (the Agreement dock beside the rating view).
+
+The pictures the README and the documentation show are committed files in docs/images, so
+they render in a clone and on a code host. `--docs` makes them again, in 256 colours (a
+screen of flat colours loses nothing visible and the PNG is a quarter of the size):
+
+    QT_QPA_PLATFORM=offscreen python tools/render_views.py --docs
+
+tests/docs/test_pictures.py renders them afresh and fails when a committed one has drifted.
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ VIEWS = ("start", "rating", "items", "agreement", "queue", "export", "team", "cr
          "new-project", "evaluation",
          # and the other dialogs, for the layout test as much as for the documentation
          "new-pyramid-project", "join", "who-is-rating", "import-ratings", "agreement-dock")
+#: The pictures the README and docs/*.md show, committed in docs/images at 1366x768.
+DOCS_PICTURES = ("start", "rating", "agreement", "queue", "team", "crowd", "new-project",
+                 "evaluation")
+DOCS_IMAGES = ROOT / "docs" / "images"
+DOCS_SIZE = (1366, 768)
 #: The newcomer who rates the sample in the rating pictures.
 RATER = "dana"
 
@@ -150,6 +163,7 @@ class Renderer:
         dialog = NewProjectDialog(str(self.folder), self.window)
         dialog.source_edit.setText(str(SAMPLE_PAIRS))
         dialog.project_edit.setText(str(self.folder / "my-study.simrate"))
+        dialog.name_edit.setText(RATER)
         dialog.show()
         settle()
         picture = self.shot(dialog)
@@ -313,9 +327,30 @@ class Renderer:
         settle(0.1)
 
 
-def render_all(out: Path | None, sizes=SIZES, observer=None) -> list[Path]:
+def save_picture(picture, path: Path, compact: bool = False) -> None:
+    """Write a picture as PNG; `compact`: in at most 256 colours, without dithering."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage
+
+    image = picture.toImage()
+    if compact:
+        image = image.convertToFormat(QImage.Format.Format_Indexed8,
+                                      Qt.ImageConversionFlag.AvoidDither
+                                      | Qt.ImageConversionFlag.ThresholdDither)
+    if not image.save(str(path), "PNG", 9 if compact else -1):
+        raise OSError(f"cannot write {path}")
+
+
+def render_docs(out: Path = DOCS_IMAGES) -> list[Path]:
+    """The pictures the documentation shows, compact, into `out` (docs/images)."""
+    return render_all(out, (DOCS_SIZE,), names=DOCS_PICTURES, compact=True)
+
+
+def render_all(out: Path | None, sizes=SIZES, observer=None, names=None,
+               compact: bool = False) -> list[Path]:
     """Render every view at every size into `out` (None: show them only, to `observer`,
-    called with the view's name, the size and the windows on screen); the files written."""
+    called with the view's name, the size and the windows on screen); only the pictures
+    in `names` are saved (default: all); the files written."""
     from simrate.gui.shell.main import create_application
     from simrate.gui.shell.sample import ensure_sample_project
 
@@ -344,11 +379,10 @@ def render_all(out: Path | None, sizes=SIZES, observer=None) -> list[Path]:
                     renderer.observer = (lambda windows, name=name, size=size:
                                          observer(name, size, windows))
                 picture = step()
-                if out is None:
+                if out is None or names is not None and name not in names:
                     continue
                 path = out / f"{name}-{size[0]}x{size[1]}.png"
-                if not picture.save(str(path), "PNG"):
-                    raise OSError(f"cannot write {path}")
+                save_picture(picture, path, compact)
                 written.append(path)
             renderer.close()
     return written
@@ -364,9 +398,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="pictures", help="folder for the PNG files")
     parser.add_argument("--size", action="append", type=parse_size,
                         help="WIDTHxHEIGHT (repeatable; default 1366x768 and 1920x1080)")
+    parser.add_argument("--docs", action="store_true",
+                        help="make the documentation's committed pictures in docs/images")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    for path in render_all(Path(args.out), tuple(args.size or SIZES)):
+    paths = (render_docs() if args.docs
+             else render_all(Path(args.out), tuple(args.size or SIZES)))
+    for path in paths:
         print(path)
     return 0
 

@@ -15,6 +15,7 @@ from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import Report
 from simrate.core.agreement.sparse import LongRatings
 from simrate.core.errors import SimrateError
+from simrate.core.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
 
@@ -111,7 +112,7 @@ def _alpha_lines(report: Report, levels: Sequence[str], method: str, notes: _Not
     figures, why = report.figures, report.reasons
     header = ["Krippendorff's alpha", "all items"]
     if "alpha_unadjudicated" in figures:
-        header.append("unadjudicated")
+        header.append(f"{UNDISPUTED_NAME} items")
     if "ci95" in figures:
         header.append(f"95% CI, all items ({CI_NAMES[method]})")
     rows = [header]
@@ -174,5 +175,5 @@ def render(report: Report, levels: Sequence[str], method: str, by: str | None) -
     for name, group in report.groups.items():
         lines += [""] + _scope_lines(f"{by} {name or '(none)'}", group, levels, method)
     if "alpha_unadjudicated" in report.figures:
-        lines += ["", "unadjudicated = items neither flagged nor adjudicated"]
+        lines += ["", UNDISPUTED_NOTE]
     return lines

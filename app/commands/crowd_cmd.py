@@ -78,7 +78,11 @@ def run_study(args: argparse.Namespace) -> int:
                                 by=_who(args.by),
                                 new_web_password=getattr(args, "new_web_password", False))
         if project.meta("hub_url"):
-            from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY, mirror_hub_studies, password_file
+            from simrate.core.team.hub.web_hub import (
+                WEB_LOGIN_KEY,
+                mirror_hub_studies,
+                password_file,
+            )
 
             mirror_hub_studies(project)
             print(f"{args.project}: the study is on the hub; simrate serve connects as "

@@ -9,6 +9,7 @@ import sys
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.formats.textio import reference_note
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -182,27 +183,33 @@ def run(args: argparse.Namespace) -> int:
     formats = _formats(args)
     with Project.open(args.project) as project:
         for path, fmt in zip(args.files, formats, strict=True):
-            kind, frame, chosen = _read(path, fmt, args)
-            if frame is not None and frame.attrs.get("encoding") == "cp1252":
-                print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
-                      "(cp1252)", file=sys.stderr)
-            for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
-                print(f"{path}: warning: {warning}", file=sys.stderr)
-            if kind == "items":
-                added, present = project.import_items(frame, source=path)
-                note = f", {present} already present" if present else ""
-                print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})")
-            elif kind == "turk":
-                _claim(project, frame["annotator"].unique(), "crowd")
-                _import_turk(project, path, frame)
-            elif kind == "ratings":
-                _claim(project, frame["annotator"].unique(), "human")
-                counts = project.import_ratings(frame, source=path)
-                print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
-                      f"{counts['unchanged']} unchanged")
-            else:
-                from simrate.core.team.package_merge import merge_package
-
-                report = merge_package(project, path, resolve=args.resolve)
-                print(report.summary())
+            _import_file(project, path, fmt, args)
     return 0
+
+
+def _import_file(project: Project, path: str, fmt: str, args: argparse.Namespace) -> None:
+    """Import one file (all or nothing) and print what it did."""
+    kind, frame, chosen = _read(path, fmt, args)
+    if frame is not None and frame.attrs.get("encoding") == "cp1252":
+        print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
+              "(cp1252)", file=sys.stderr)
+    for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
+        print(f"{path}: warning: {warning}", file=sys.stderr)
+    if kind == "items":
+        added, present = project.import_items(frame, source=path)
+        note = f", {present} already present" if present else ""
+        print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})"
+              f"{reference_note(frame)}")
+    elif kind == "turk":
+        _claim(project, frame["annotator"].unique(), "crowd")
+        _import_turk(project, path, frame)
+    elif kind == "ratings":
+        _claim(project, frame["annotator"].unique(), "human")
+        counts = project.import_ratings(frame, source=path)
+        print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
+              f"{counts['unchanged']} unchanged")
+    else:
+        from simrate.core.team.package_merge import merge_package
+
+        report = merge_package(project, path, resolve=args.resolve)
+        print(report.summary())

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _token(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.serve_sync.tokens import issue_token
     from simrate.core.team.hub.serve_sync.client import make_link
+    from simrate.core.team.hub.serve_sync.tokens import issue_token
 
     if not args.base_url.lower().startswith(("http://", "https://")):
         raise SimrateError(f"--base-url must start with http:// or https://, not "
@@ -247,7 +247,8 @@ def _sync(args: argparse.Namespace) -> int:
         print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
               f"pending {report['pending']}")
         if report["conflicts"]:
-            print(f"{args.project}: {conflict_line(report['conflicts'])}")
+            print(f"{args.project}: "
+                  f"{conflict_line(report['conflicts'], report.get('conflict_list', ()))}")
     if clock_line(offset):
         print(f"simrate: warning: {clock_line(offset)}", file=sys.stderr)
     return 0

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
 from simrate.core.errors import SimrateError
 from simrate.core.frames import DEBATABLE, TRUE, DatasetInput
 
@@ -79,8 +80,9 @@ def _as_pair(gold: Sequence[float], system: Sequence[float]) -> tuple[np.ndarray
 
 def _undefined_correlation(gold: np.ndarray, system: np.ndarray) -> str | None:
     """Why a correlation of these values is undefined, or None when it is defined."""
-    if gold.size < 2:
-        return f"{gold.size} item{'s' if gold.size != 1 else ''}: needs at least 2"
+    if gold.size < MIN_PEARSON_ITEMS:  # over 2 items r is +1 or -1 whatever the scores
+        return (f"{gold.size} item{'s' if gold.size != 1 else ''}: needs at least "
+                f"{MIN_PEARSON_ITEMS}")
     # Constancy is tested on the raw values, not on deviations from a float mean,
     # which are not exactly zero for equal values.
     if system.max() == system.min():
@@ -114,7 +116,7 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> Measure:
 
 
 def pearson(gold: Sequence[float], system: Sequence[float]) -> Measure:
-    """Pearson's r between gold and system scores; undefined for fewer than 2 or constant."""
+    """Pearson's r between gold and system scores; undefined for fewer than 3 or constant."""
     gold_arr, system_arr = _as_pair(gold, system)
     reason = _undefined_correlation(gold_arr, system_arr)
     return Measure.undefined(reason) if reason else _correlation(gold_arr, system_arr)

@@ -213,3 +213,13 @@ def rater_key(name: str) -> str:
         return " ".join(name.lower().split())
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return " ".join(folded.split())
+
+
+#: What the agreement's subset of items neither flagged nor adjudicated is called where a
+#: person reads it (`agreement`'s output and --help, the dashboard, the XLSX report). Its
+#: JSON key stays `alpha_unadjudicated` (DESIGN.md); "unadjudicated" read as "every item not
+#: yet adjudicated" and made a figure inflated by construction look like the headline.
+UNDISPUTED_NAME = "undisputed"
+UNDISPUTED_NOTE = ("undisputed items = items never flagged nor adjudicated: their ratings "
+                   "agreed within the flagging threshold, so alpha over them is higher by "
+                   "construction; report alpha over all items")

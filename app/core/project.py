@@ -24,12 +24,11 @@ from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.imports import ImportMethods
 from simrate.core.data.item_index import ItemIndex
+from simrate.core.edits.edit import edit as open_edit
 from simrate.core.errors import SimrateError
 from simrate.core.events import (
-    AdjudicationChanged,
     Event,
     RatingChanged,
-    RatingsImported,
     RatingState,
     Reloaded,
     SettingsChanged,
@@ -41,7 +40,6 @@ from simrate.core.review.gold import compute_gold
 from simrate.core.roster import Roster
 from simrate.core.scale import Scale, load_scale
 from simrate.core.store import (
-    HUMAN,
     TableAccess,
     create_store,
     open_store,
@@ -64,6 +62,7 @@ class Project(ImportMethods):
         self.last_import = 0  # change-log id of this object's last bulk import
         self.column_cache = ColumnCache()  # see scope_columns
         self.roster = Roster(conn, path, self._publish)
+        self.roster.edit = self.edit  # exclusions go through the one write path
         self.team_tables = TableAccess(conn, path)  # the team modules' own tables
         self._load_index()
         self.agreement = AgreementModel(self)
@@ -256,13 +255,10 @@ class Project(ImportMethods):
     def _write_rating(self, item_id: str, annotator: str, code: int | None, note: str | None,
                       skipped: bool, seconds: float | None,
                       expect: RatingState | None = None) -> RatingState:
-        ord_, added = self.item_ord(item_id), {}
-        with transaction(self._conn, self.path) as conn:  # a person's: never another kind's
-            aid, annotator = self.roster.resolve(conn, annotator, added, HUMAN, strict=True)
-            old, new = tables.write_rating(conn, self.scale, ord_, aid, item_id, annotator,
-                                           RatingState(code, note, skipped, seconds), expect)
-        self.roster.remember(added)
-        self._publish(self._rating_event(item_id, annotator, old, new))
+        with self.edit() as change:  # a person's: never another kind's
+            old, _new = change.rate(item_id, annotator,
+                                    RatingState(code, note, skipped, seconds), expect,
+                                    strict=True)
         return old
 
     def _rating_event(self, item_id: str, annotator: str, old: RatingState,
@@ -274,31 +270,17 @@ class Project(ImportMethods):
         """Save a hub's (item_id, annotator, code, note, skipped, seconds[, made at]) rows
         in one transaction, published as `rate` would (over `bulk` rows: as one bulk
         event); a row's edit time, when given, is kept."""
-        added, written = {}, []
-        with transaction(self._conn, self.path) as conn:
+        with self.edit(bulk=bulk) as change:
             for item_id, annotator, code, note, skipped, seconds, *at in rows:
-                aid, annotator = self.roster.resolve(conn, annotator, added)
-                written.append((item_id, annotator, *tables.write_rating(
-                    conn, self.scale, self.item_ord(item_id), aid, item_id, annotator,
-                    RatingState(code, note, bool(skipped), seconds), at=at[0] if at else None)))
-        self.roster.remember(added)
-        if len(written) > bulk:
-            self._publish(RatingsImported({"added": 0, "changed": len(written), "unchanged": 0}))
-            return
-        for item_id, annotator, old, new in written:
-            self._publish(self._rating_event(item_id, annotator, old, new))
+                change.rate(item_id, annotator, RatingState(code, note, bool(skipped), seconds),
+                            at=at[0] if at else None)
 
-    def team_ratings_written(self, rows: Sequence[tuple]) -> None:
-        """Publish ratings a team module wrote with tables.write_rating in its own committed
-        transaction (the web page: a slot and its rating in one), as `rate` would: rows of
-        (item_id, annotator, old, new). An annotator another process added is read into
-        the roster first; an item this object has not loaded yet (imported elsewhere since)
-        reaches it with the next `refresh`, as every change of another process does."""
-        if any(a.strip() not in self.roster for _i, a, _o, _n in rows):
-            self.roster.reload()
-        for item_id, annotator, old, new in rows:
-            if self.has_item(item_id):
-                self._publish(self._rating_event(item_id, annotator, old, new))
+    def edit(self, foreign_keys: bool = True, undo: bool = False, bulk: int = 2000):
+        """The one write transaction of ratings, adjudications and exclusions: a context
+        manager yielding an `Edit` (app/core/edits/edit.py) whose `rate`, `verdict` and `exclude`
+        write through app/core/edits/writes.py; its events are published after the commit.
+        `undo`: every write in it is an undo (the hub takes it only over what it held)."""
+        return open_edit(self, self._conn, foreign_keys, undo, bulk)
 
     def _score_of(self, code: int | None) -> float | None:
         return None if code is None else self.scale.from_code(code)
@@ -319,12 +301,9 @@ class Project(ImportMethods):
                     expect: Verdict | None = None) -> Verdict:
         """Write exactly this verdict (code None withdraws); returns the one it replaced.
         With `expect`, only over that stored verdict (see set_rating_state)."""
-        ord_ = self.item_ord(item_id)
         by = check_rater_name(by, "name of who adjudicates") if by else ""
-        with transaction(self._conn, self.path) as conn:
-            old = tables.write_verdict(conn, self.scale, ord_, item_id, verdict, by, expect)
-        self._publish(AdjudicationChanged(item_id, by, old, verdict))
-        return old
+        with self.edit() as change:
+            return change.verdict(item_id, verdict, by, expect)
 
     def adjudications(self) -> pd.DataFrame:
         """Adjudications: item_id, code, score, note, by, at."""

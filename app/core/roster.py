@@ -23,7 +23,7 @@ from pathlib import Path
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
-from simrate.core.events import AnnotatorAdded, AnnotatorExcluded, Event
+from simrate.core.events import AnnotatorAdded, Event
 from simrate.core.frames import name_problem
 from simrate.core.names import check_rater_name, nfc, rater_key
 from simrate.core.store import CROWD, HUMAN, MACHINE, transaction
@@ -46,6 +46,7 @@ class Roster:
 
     def __init__(self, conn: sqlite3.Connection, path: Path, publish: Callable[[Event], None]):
         self._conn, self.path, self._publish = conn, path, publish
+        self.edit: Callable = lambda: None  # Project.edit, set by the project
         self.reload()
 
     def reload(self) -> None:
@@ -111,27 +112,8 @@ class Roster:
         unknown = [a for a in names if a not in self._ids]
         if unknown:
             raise SimrateError(f"no annotator named {unknown[0]!r} in this project", self.path)
-        with transaction(self._conn, self.path) as conn:
-            old = [bool(conn.execute("SELECT excluded FROM annotators WHERE name = ?",
-                                     (name,)).fetchone()[0]) for name in names]
-            moved = [n for n, was in zip(names, old, strict=True)
-                     if expect is not None and was != expect]
-            if moved:
-                now = "excluded" if not expect else "counted again"
-                raise SimrateError(f"the exclusion of {moved[0]!r} was changed elsewhere ("
-                                   f"{now}) since this step; the newer state stays and this "
-                                   "step cannot be undone or redone")
-            conn.executemany("UPDATE annotators SET excluded = ? WHERE name = ?",
-                             [(int(excluded), name) for name in names])
-            for name, was in zip(names, old, strict=True):
-                # who: the organizer (never the excluded annotator, log_change's default)
-                log_change(conn, "exclude", by or "unknown", annotator=name, old=was,
-                           new=excluded)
-            if rule is not None:
-                log_change(conn, "exclude_rule", by or "unknown",
-                           new={**rule, "annotators": list(names), "excluded": excluded})
-        self._publish(AnnotatorExcluded(", ".join(names), excluded))
-        return old
+        with self.edit() as change:  # Project.edit: app/core/edits/writes.py
+            return change.exclude(list(names), excluded, by, rule, expect)
 
     def add(self, name: str, kind: str = HUMAN) -> str:
         """Add an annotator who has no ratings yet (a team hub's person, or a crowd worker

@@ -10,7 +10,13 @@ import pandas as pd
 from simrate.core.errors import SimrateError
 from simrate.core.frames import item_frame
 from simrate.formats.sts import read_gold_key
-from simrate.formats.textio import read_text, with_encoding, without_gc, without_trailing_blank_lines
+from simrate.formats.textio import (
+    read_text,
+    with_encoding,
+    with_reference_from,
+    without_gc,
+    without_trailing_blank_lines,
+)
 
 LEVELS = ("paragraph2sentence", "sentence2phrase", "phrase2word", "word2sense")
 INPUT_NAME = re.compile(r"^(?P<level>[^.]+)\.(?P<split>.+)\.input\.tsv$", re.IGNORECASE)
@@ -106,4 +112,5 @@ def read_clss(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     rows["reference"] = ([scores[n - 1] for n in rows["line"]] if scores is not None
                          else [float("nan")] * len(rows["line"]))
     rows["dataset"] = [level] * len(rows["line"])
-    return with_encoding(item_frame(rows), source.encoding)
+    frame = with_encoding(item_frame(rows), source.encoding)
+    return with_reference_from(frame, gold_path, sum(r == r for r in rows["reference"]))

@@ -33,7 +33,8 @@ encode_json_text = json.encoder.encode_basestring
 #: File name endings and the format they choose when --format is not given.
 EXTENSIONS = {
     ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".xlsx": "xlsx", ".jsonl": "jsonl",
-    ".ndjson": "jsonl", ".txt": "sts", ".gs": "sts", ".label": "pit", ".output": "pit",
+    ".ndjson": "jsonl", ".txt": "sts", ".gs": "sts", ".sts": "sts", ".label": "pit",
+    ".output": "pit",
 }
 TEXT_COLUMNS = ("item_id", "dataset", "genre", "left", "right", "source", "note")
 BOOL_COLUMNS = ("flagged", "adjudicated")

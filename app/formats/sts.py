@@ -13,6 +13,7 @@ from simrate.formats.textio import (
     parse_number,
     read_text,
     with_encoding,
+    with_reference_from,
     without_gc,
     without_trailing_blank_lines,
 )
@@ -103,4 +104,5 @@ def read_sts(path: str | Path, dataset: str | None = None) -> pd.DataFrame:
     count = len(rows["line"])
     rows.update(dataset=[dataset] * count, genre=[""] * count, reference=reference,
                 meta=[{} for _ in range(count)])
-    return with_encoding(item_frame(rows), source.encoding)
+    frame = with_encoding(item_frame(rows), source.encoding)
+    return with_reference_from(frame, gold_path, sum(r == r for r in reference))

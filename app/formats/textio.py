@@ -323,6 +323,27 @@ def with_encoding(frame: pd.DataFrame, encoding: str) -> pd.DataFrame:
     return frame
 
 
+def with_reference_from(frame: pd.DataFrame, gold_path: Path | None,
+                        count: int) -> pd.DataFrame:
+    """Note in `frame.attrs["reference_from"]` the gold key read beside an input into the
+    items' reference scores, and how many it gave: an import says so (the user did not
+    name that file)."""
+    if gold_path is not None:
+        frame.attrs["reference_from"] = (str(gold_path), count)
+    return frame
+
+
+def reference_note(frame: pd.DataFrame | None) -> str:
+    """`; reference scores of 750 items read from the gold key beside it, STS.gs.x.txt`,
+    or '' when no gold key was read."""
+    found = frame.attrs.get("reference_from") if frame is not None else None
+    if not found:
+        return ""
+    path, count = found
+    return (f"; reference scores of {count:,} items read from the gold key beside it, "
+            f"{Path(path).name}")
+
+
 def normalise_name(name: str) -> str:
     """A column name compared loosely: lower case, without spaces, '_' and '-'."""
     return "".join(ch for ch in name.strip().lower() if ch not in " _-")

@@ -9,7 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from simrate.core.errors import SimrateError
-from simrate.core.review.gold import check_resolved, compute_gold, second_look_items, unresolved_counts
+from simrate.core.review.gold import (
+    check_resolved,
+    compute_gold,
+    second_look_items,
+    unresolved_counts,
+)
 from simrate.core.scale import Scale
 from simrate.core.team.quality import annotator_frame
 from simrate.formats.atomic import atomic_open

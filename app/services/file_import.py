@@ -18,6 +18,7 @@ import pandas as pd
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.formats.textio import reference_note
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class ImportResult:
     fmt: str
     added: int
     unchanged: int
+    #: `; reference scores of N items read from the gold key beside it, NAME` or ''.
+    reference: str = ""
 
     def summary(self) -> str:
         """One line for the status bar."""
@@ -57,7 +60,7 @@ class ImportResult:
         name = self.request.source.name
         if self.request.more_sources:
             name += f" and {len(self.request.more_sources)} more"
-        return f"{name}: {self.added:,} {what}{plural} added{extra} ({self.fmt})"
+        return f"{name}: {self.added:,} {what}{plural} added{extra} ({self.fmt}){self.reference}"
 
 
 def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
@@ -116,7 +119,7 @@ def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
             _remove_project_file(request.project_path)
         raise
     project.close()
-    return ImportResult(request, kind, fmt, added, present)
+    return ImportResult(request, kind, fmt, added, present, reference_note(frame))
 
 
 def _parts_by_source(request: ImportRequest, frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:

@@ -43,6 +43,7 @@ class ImportPreview:
     annotators: list[str]
     new_annotators: list[str]
     added: int = 0
+    skips: int = 0  # "cannot judge" marks new to the project (a package's skips)
     changed: int = 0  # same score, new note (conflicts are counted apart)
     unchanged: int = 0
     unrated: int = 0  # package items the annotator left unrated
@@ -52,7 +53,7 @@ class ImportPreview:
     @property
     def changes_anything(self) -> bool:
         """True when committing would write something."""
-        return bool(self.added or self.changed)
+        return bool(self.added or self.skips or self.changed)
 
 
 def is_package(path: str | Path) -> bool:
@@ -112,7 +113,7 @@ def _package_preview(project: Project, source: Path) -> ImportPreview:
     known = set(project.annotators())
     preview = ImportPreview(source, "package", [report.annotator],
                             [] if report.annotator in known else [report.annotator],
-                            added=report.added, changed=report.changed,
+                            added=report.added, skips=report.skips, changed=report.changed,
                             unchanged=report.unchanged, unrated=report.unrated,
                             excluded=[report.annotator] if report.excluded else [])
     preview.conflicts = [ConflictRow(c.item_id, report.annotator, c.project, c.package)

@@ -30,8 +30,8 @@ from simrate.formats.xlsx_report import (
 )
 
 ALPHA_HEADER = ["dataset", "items", "items with 2+ ratings", "flagged", "adjudicated",
-                "alpha (all items)", "items needing no adjudication",
-                "alpha (those items)", "remark"]
+                "alpha (all items)", "undisputed items (never flagged nor adjudicated)",
+                "alpha (undisputed items only)", "remark"]
 WIDTHS = [24, 10, 14, 10, 12, 14, 16, 14, 36, 12, 12, 12, 12, 12, 12, 12]
 NUMBER_FORMAT = "0.000"
 ALL = "(all)"
@@ -103,7 +103,7 @@ def _alpha_rows(report: AgreementSheet, flagged: np.ndarray, adjudicated: np.nda
         mask = report.mask(group)
         scope = report.scope(group)
         reasons = [(what, scope.reasons.get((key, "interval"))) for what, key in
-                   (("all items", "alpha"), ("those items", "alpha_unadjudicated"))]
+                   (("all items", "alpha"), ("undisputed items", "alpha_unadjudicated"))]
         remark = "; ".join(f"{what}: {reason}" for what, reason in reasons if reason)
         report.append([
             report.maker.text(report.group_label(group)), scope.figures["items"],

@@ -27,8 +27,8 @@ from simrate.core.errors import SimrateError
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web.backends import FileBackend
-from simrate.web.sync_service import SyncService
 from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
+from simrate.web.sync_service import SyncService
 
 HERE = Path(__file__).resolve().parent
 LOG = logging.getLogger("simrate.web")  # the server's own log (stderr), never a response

@@ -269,3 +269,27 @@ def test_project_without_ratings(tmp_path, capsys):
 def test_not_a_project(tmp_path, capsys):
     path = write(tmp_path, "x.simrate", "hello")
     assert "x.simrate" in error_line(capsys, path)
+
+
+def test_the_subset_is_named_for_what_it_holds(project_path, capsys):
+    """The text report names the subset of items never flagged nor adjudicated
+    "undisputed", says in one line why its alpha is higher, and `--help` says it too."""
+    from simrate.core.names import UNDISPUTED_NOTE
+
+    result = simrate(capsys, "agreement", project_path)
+    assert result.status == 0, result.err
+    header = next(line for line in result.out.splitlines() if "Krippendorff" in line)
+    assert header.split()[-4:] == ["all", "items", "undisputed", "items"]
+    assert "unadjudicated" not in result.out
+    assert result.out.rstrip().endswith(UNDISPUTED_NOTE)
+    help_text = simrate_help(capsys, "agreement")
+    assert " ".join(UNDISPUTED_NOTE.split()) in " ".join(help_text.split())
+
+
+def simrate_help(capsys, *command: str) -> str:
+    from simrate.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    return capsys.readouterr().out

@@ -59,3 +59,16 @@ def test_output_is_the_project(project_path, capsys):
                      "--allow-unresolved")
     assert result.status == 2 and "project file itself" in result.err
     assert project_path.read_bytes() == before
+
+
+def test_sts_ending_chooses_sts_and_unknown_endings_are_listed(project_path, tmp_path, capsys):
+    assert simrate(capsys, "adjudicate", project_path, "t:1", "1.5", "--by", "me").status == 0
+    assert simrate(capsys, "adjudicate", project_path, "t:3", "0", "--by", "me").status == 0
+    result = simrate(capsys, "export", project_path, tmp_path / "gold.sts")
+    assert result.status == 0, result.err
+    assert "as sts (chosen from the file name" in result.out
+    assert (tmp_path / "gold.sts").read_text() == "1.500\n2.000\n0.000\n"
+    result = simrate(capsys, "export", project_path, tmp_path / "gold.gold")
+    assert result.status == 2 and result.err.count("\n") == 1
+    assert "known endings: .csv, .gs, .jsonl, .label, .ndjson, .output, .sts, .tab, .tsv, " \
+        ".txt, .xlsx" in result.err

@@ -13,10 +13,3 @@ def test_a_missing_project_is_named_even_without_a_display(capsys, tmp_path, mon
     assert result.err.strip() == f"simrate: error: {tmp_path / 'nosuch.simrate'}: no such project file"
 
 
-def test_the_unattended_check_refuses_to_wait_for_a_dialog(capsys, tmp_path, monkeypatch):
-    """Without --annotator the window would ask who is rating, and nobody would answer."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # the sample is built here
-    result = simrate(capsys, "--sample", "--quit-when-shown")
-    assert result.status == 2
-    assert result.err.strip() == ("simrate: error: --quit-when-shown opens a project only "
-                                  "with --annotator NAME")

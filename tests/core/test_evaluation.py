@@ -79,7 +79,7 @@ def test_constant_system_is_undefined_with_a_reason(measure):
 
 def test_constant_gold_and_too_few_items_are_undefined():
     assert pearson([2, 2, 2], [1, 2, 3]).reason == "gold scores are constant"
-    assert pearson([1], [1]).value is None and "needs at least 2" in pearson([1], [1]).reason
+    assert pearson([1], [1]).value is None and "needs at least 3" in pearson([1], [1]).reason
     assert pearson([], []).value is None
 
 

@@ -381,6 +381,7 @@ def test_a_failed_commit_leaves_the_last_import_as_it_was(project, monkeypatch):
         raise SimrateError("cannot save to the project: the disk is full", path)
 
     monkeypatch.setattr("simrate.core.data.imports.transaction", commit_fails)
+    monkeypatch.setattr("simrate.core.edits.edit.transaction", commit_fails)
     for write in (lambda: project.import_ratings(make_ratings([("x:2", "bob", 2.0)]), "b.csv"),
                   lambda: project.import_items(make_items(2, "new"), "new.tsv")):
         with pytest.raises(SimrateError, match="disk is full"):

@@ -112,28 +112,6 @@ def test_the_tutorial_runs_against_the_sample(tmp_path):
     assert "20 items; news-04 3.0 adjudicated" in done.stdout
 
 
-def test_the_readme_picture_is_one_the_rendering_script_makes():
-    """README.md shows docs/screenshot-agreement.png: a whole 1366x768 screen, as
-    tools/render_views.py renders the Agreement view (`--size 1366x768`)."""
-    import struct
-
-    picture = ROOT / "docs" / "screenshot-agreement.png"
-    assert "docs/screenshot-agreement.png" in (ROOT / "README.md").read_text(encoding="utf-8")
-    head = picture.read_bytes()[:24]
-    assert head[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", head[16:24]) == (1366, 768)
-
-
-def test_every_picture_the_docs_show_is_one_the_script_renders():
-    sys.path.insert(0, str(ROOT / "tools"))
-    from render_views import VIEWS
-
-    for page in DOCS.glob("*.md"):
-        for name in re.findall(r"\]\(images/([a-z-]+)-1366x768\.png\)", page.read_text(
-                encoding="utf-8")):
-            assert name in VIEWS, f"{page.name} shows {name!r}, which no script renders"
-
-
 def test_the_readme_stays_short():
     """The README is the way in (at most 300 lines); the rest lives in docs/."""
     lines = (Path(__file__).resolve().parents[2] / "README.md").read_text(

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns, item_frame, rating_frame
+from simrate.core.frames import (
+    GOLD_COLUMNS,
+    RATING_PREFIX,
+    annotator_columns,
+    item_frame,
+    rating_frame,
+)
 from simrate.core.project import Project
 
 #: Texts that must survive an export byte for byte.

@@ -113,7 +113,7 @@ def test_ratings_sheet_is_long(report):
 def test_agreement_table_matches_the_krippendorff_package(report):
     out, gold, _ = report
     header, table = find_table(sheet_rows(out, "agreement"), "dataset")
-    assert header[5] == "alpha (all items)" and header[7] == "alpha (those items)"
+    assert header[5] == "alpha (all items)" and header[7] == "alpha (undisputed items only)"
     by_name = {row[0]: row for row in table}
     assert list(by_name) == ["alpha", "beta", "(all)"]
     data = gold[[f"rating:{r}" for r in RATERS]].to_numpy().T
@@ -304,4 +304,4 @@ def test_report_of_a_project_without_any_rating(tmp_path):
     header, table = find_table(sheet_rows(tmp_path / "r.xlsx", "agreement"), "dataset")
     (row,) = [r for r in table if r[0] == "(all)"]
     assert row[1:8] == [2, 0, 0, 2, None, 0, None]
-    assert row[8] == "all items: no ratings; those items: no ratings"
+    assert row[8] == "all items: no ratings; undisputed items: no ratings"

@@ -372,12 +372,14 @@ def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
 
     from simrate.services.evaluation import evaluate_files
 
-    gold = write(tmp_path, "gold.tsv", "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\n")
-    system = write(tmp_path, "run.txt", "1\n2\n3\n4\n")
+    gold = write(tmp_path, "gold.tsv",
+                 "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\ne\tY\t2\n")
+    system = write(tmp_path, "run.txt", "1\n2\n3\n4\n5\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         report = evaluate_files("sts", [(gold, system)])
     x = {r.name: r for r in report.datasets}["X"]
     assert x.n == 0 and x.counts == {"excluded": 2}
-    assert x.measures["pearson"].value is None and "needs at least 2" in x.measures["pearson"].reason
-    assert report.totals["mean"].value is None and report.totals["all"].value == 1.0
+    pearson = x.measures["pearson"]
+    assert pearson.value is None and "needs at least 3" in pearson.reason
+    assert report.totals["mean"].value is None and report.totals["all"].value == 0.5

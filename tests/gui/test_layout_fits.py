@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (
@@ -138,5 +139,24 @@ def test_nothing_is_clipped_and_every_control_is_named_at_1366x768():
 
     render_all(None, sizes=((1366, 768),), observer=look)
     assert sorted(seen) == sorted(VIEWS)
+    assert problems == [], "\n".join(problems)
+    assert unnamed == [], "\n".join(unnamed)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=["1366x768", "1920x1080"])
+def test_every_dialog_state_fits(size):
+    """The dialogs again after they change: a note shown for a new name, long names and
+    paths, an error line (tools/render_states.py). Nothing clipped, overlapping or unnamed."""
+    from render_states import STATES, render_states
+
+    seen, problems, unnamed = [], [], []
+
+    def look(name, windows):
+        seen.append(name)
+        problems.extend(f"{name}: {p}" for p in problems_in(windows))
+        unnamed.extend(f"{name}: {p}" for p in unnamed_in(windows))
+
+    render_states(None, size, observer=look)
+    assert seen == list(STATES)
     assert problems == [], "\n".join(problems)
     assert unnamed == [], "\n".join(unnamed)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from simrate.core.project import Project
-from simrate.core.team.hub.serve_sync.tokens import issue_token
 from simrate.core.team.hub.serve_sync.client import make_link
+from simrate.core.team.hub.serve_sync.tokens import issue_token
 from tests.hub.hubs import team
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.hub.hubs import ROOT, Hub, join_as, team
+from tests.hub.soak_organizer import OrganizerSide, check_organizer, cli_writer, web_writer
 
 
 @dataclass
@@ -35,6 +36,8 @@ class SoakResult:
     missing_on_hub: list[str] = field(default_factory=list)
     missing_at_organizer: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: The organizer's writers (soak_organizer.py): CLI, web page and their sync loop.
+    organizer: OrganizerSide = field(default_factory=OrganizerSide)
 
 
 def deleted_files(pid: int) -> list[str]:
@@ -62,6 +65,10 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
     rng = random.Random(seed)
     organizer, logins = team(hub, folder, {"ana": "annotator"}, n_items=n_items)
     organizer_path = organizer.path
+    from simrate.core.team import web_study
+
+    web_study.set_study(organizer, "s", per_task=10, checks=0, per_item=2)
+    organizer.rate(f"d:{n_items}", "bob", 1.0)  # a rater the organizer excludes and includes
     organizer.close()
     replica = folder / "ana.simrate"
     join_as(hub, logins["ana"], replica).close()
@@ -89,9 +96,9 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
                 processes.discard(process)
                 result.reads += 1
 
-    def syncer() -> None:
+    def syncer(path: Path) -> None:
         while not stop.is_set():
-            process = cli("team", "sync", replica)
+            process = cli("team", "sync", path)
             if rng.random() < 0.25:  # kill -9 at a random moment of the sync
                 time.sleep(rng.uniform(0.05, 1.0))
                 process.send_signal(signal.SIGKILL)
@@ -113,7 +120,12 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
 
     threads = [threading.Thread(target=reader, args=(c,), daemon=True)
                for c in ("info", "flagged")]
-    threads.append(threading.Thread(target=syncer, daemon=True))
+    threads += [threading.Thread(target=syncer, args=(p,), daemon=True)
+                for p in (replica, organizer_path)]
+    threads += [threading.Thread(target=cli_writer, daemon=True, args=(
+                    organizer_path, env, result.organizer, stop, random.Random(seed + 1))),
+                threading.Thread(target=web_writer, daemon=True, args=(
+                    organizer_path, result.organizer, stop, random.Random(seed + 2)))]
     start = time.monotonic()
     for thread in threads:
         thread.start()
@@ -158,6 +170,7 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
     with Project.open(organizer_path) as project:
         scale = project.scale
         mine = {item: project.rating(item, "ana") for item in result.acknowledged}
+    check_organizer(hub, organizer_path, result.organizer)
     for item, score in result.acknowledged.items():
         if on_hub.get(item) != scale.to_code(score):
             result.missing_on_hub.append(item)

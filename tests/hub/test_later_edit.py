@@ -240,8 +240,12 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
         again.rate("d:9", "Alice", 5.0)
     assert hub.simrate("team", "sync", desktop_path).returncode == 0
     done = hub.simrate("team", "sync", laptop_path, "--json")
-    assert json.loads(done.stdout) == {"pushed": 0, "pulled": 1, "pending": 0,
-                                       "conflicts": 1, "hub": "reachable"}
+    found = json.loads(done.stdout)
+    listed = found.pop("conflict_list")  # the documented keys, and the list beside them
+    assert found == {"pushed": 0, "pulled": 1, "pending": 0, "conflicts": 1,
+                     "hub": "reachable"}
+    assert [(c["kind"], c["key"], c["here"]["score"], c["hub"]["score"], c["won"])
+            for c in listed] == [("rating", "d:9/Alice", 1.0, 5.0, "hub")]
 
 
 def test_the_window_says_when_an_edit_made_here_lost(qtbot, hub, tmp_path):

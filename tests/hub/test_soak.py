@@ -1,4 +1,7 @@
-"""The short multi-process soak (60 s) of issue 22: see tests/hub/soak.py."""
+"""The short multi-process soak (60 s) of issues 22 and 31: the annotator's window, CLI
+readers and a sync loop on her replica; the organizer's CLI writes, the web page and a
+sync loop on the organizer's; kill -9 among them all (tests/hub/soak.py,
+soak_organizer.py)."""
 
 from __future__ import annotations
 
@@ -17,3 +20,6 @@ def test_window_readers_and_syncs_killed_at_random_lose_nothing_acknowledged(hub
     assert result.errors == []
     assert result.missing_on_hub == []
     assert result.missing_at_organizer == []
+    side = result.organizer  # adjudications, exclusions, web ratings: every one acknowledged
+    assert side.errors == [] and side.missing == []
+    assert side.changes >= 10 and sum(side.web.values()) >= 20 and side.kills >= 2

@@ -179,7 +179,15 @@ def test_vs_rest_follows_min_overlap(tmp_path):
     text = run_cli("agreement", "--ratings", source).stdout
     row = next(line for line in text.splitlines() if line.strip().startswith("c "))
     assert row.split()[-2:] == ["n/a", "[1]"] and "1.000    1.000" not in row
+    # --min-overlap 2 cannot give a figure over two items: r would be +1 or -1 whatever
+    # the scores (never fewer than three shared items)
     loose = json.loads(run_cli("agreement", "--ratings", source, "--min-overlap", "2",
                                "--json").stdout)
-    assert loose["pearson_vs_rest"]["c"] is not None
-    assert loose["pearson"]["c"]["b"] is not None
+    assert loose["pearson_vs_rest"]["c"] is None and loose["pearson"]["c"]["b"] is None
+    assert "only two common items" in run_cli("agreement", "--ratings", source,
+                                              "--min-overlap", "2").stdout
+    source.write_text(source.read_text() + "i2,c,4\n")  # a third shared item
+    third = json.loads(run_cli("agreement", "--ratings", source, "--min-overlap", "3",
+                               "--json").stdout)
+    assert third["pearson_vs_rest"]["c"] is not None
+    assert third["pearson"]["c"]["b"] is not None

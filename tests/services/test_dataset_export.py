@@ -8,14 +8,13 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from tests.cli.helpers import simrate
-from tests.services.dataset_fixtures import N, PEOPLE, PLANTED, build_project
-
 import datasets  # noqa: E402,I001 - after dataset_fixtures set the offline switches
 import mlcroissant as mlc  # noqa: E402
+import pytest
 from huggingface_hub import DatasetCard  # noqa: E402
+
+from tests.cli.helpers import simrate
+from tests.services.dataset_fixtures import PEOPLE, PLANTED, N, build_project
 
 GOLD_TYPES = {"item_id": "string", "left": "string", "right": "string", "gold": "float64",
               "n_ratings": "int64", "sd": "float64", "spread": "float64", "flagged": "bool",

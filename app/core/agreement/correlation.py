@@ -1,8 +1,8 @@
 """Pearson and Spearman correlation between raters, over the units both rated (never by position).
 
-All functions take a raters x units array with NaN for a missing rating. Undefined values (no
-common units, one common unit, no variance) are NaN in arrays, with the reason available from
-`pair_reason`; no function prints a numpy warning.
+All functions take a raters x units array with NaN for a missing rating. Undefined values
+(no common units, fewer than MIN_PEARSON_ITEMS, no variance) are NaN in arrays, with the
+reason available from `pair_reason`; no function prints a numpy warning.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ import numpy as np
 
 REASON_NO_COMMON = "no common items"
 REASON_ONE_COMMON = "only one common item"
+REASON_TWO_COMMON = "only two common items (r would be +1 or -1 whatever the scores)"
+#: Fewest shared items for a Pearson r: two points always lie on a line, so over two items r
+#: is +1 or -1 whatever the scores, says nothing, and drawn it stretches a chart's axis.
+MIN_PEARSON_ITEMS = 3
 REASON_NO_VARIANCE = "no variance"
 REASON_NO_OTHERS = "no other rater rated the same items"
 
@@ -45,8 +49,8 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
     """r of two equally long vectors, or (NaN, reason)."""
     if x.size == 0:
         return np.nan, REASON_NO_COMMON
-    if x.size == 1:
-        return np.nan, REASON_ONE_COMMON
+    if x.size < MIN_PEARSON_ITEMS:
+        return np.nan, REASON_ONE_COMMON if x.size == 1 else REASON_TWO_COMMON
     if x.min() == x.max() or y.min() == y.max():
         return np.nan, REASON_NO_VARIANCE
     dx = x - x.mean()
@@ -144,8 +148,9 @@ def pearson_vs_rest(data: np.ndarray) -> np.ndarray:
 
 def correlation_from_sums(n: int, sx: Fraction | int, sy: Fraction | int, sxx: Fraction | int,
                           syy: Fraction | int, sxy: Fraction | int) -> float | None:
-    """Pearson r from exact sums; None with fewer than two pairs or no variance."""
-    if n < 2:
+    """Pearson r from exact sums; None with fewer than MIN_PEARSON_ITEMS pairs or no
+    variance."""
+    if n < MIN_PEARSON_ITEMS:
         return None
     var_x = n * sxx - sx * sx
     var_y = n * syy - sy * sy

@@ -378,7 +378,7 @@ class LiveAgreement:
         known = [(a, i) for a, i in enumerate(pos) if i is not None]
         for k, (a, i) in enumerate(known):
             n, sx, sxx = self._rsum[i]
-            out[a, a] = 1.0 if correlation_from_sums(n, sx, sx, sxx, sxx, sxx) else np.nan
+            out[a, a] = 1.0 if n >= 2 and n * sxx - sx * sx > 0 else np.nan  # values vary
             for b, j in known[k + 1:]:
                 r = correlation_from_sums(self._pn[i][j], self._psx[i][j], self._psx[j][i],
                                           self._psxx[i][j], self._psxx[j][i], self._psxy[i][j])

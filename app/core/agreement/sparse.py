@@ -33,9 +33,11 @@ from simrate.core.agreement.batch import (
     midranks,
 )
 from simrate.core.agreement.correlation import (
+    MIN_PEARSON_ITEMS,
     REASON_NO_COMMON,
     REASON_NO_OTHERS,
     REASON_ONE_COMMON,
+    REASON_TWO_COMMON,
     _pearson,
     tame_magnitude,
 )
@@ -220,6 +222,7 @@ def _pair_reasons(n: np.ndarray, undefined: np.ndarray, min_overlap: int) -> dic
     for i, j, k in zip(rows.tolist(), cols.tolist(), n[rows, cols].tolist(), strict=True):
         if i != j:
             reasons[(i, j)] = (REASON_NO_COMMON if k == 0 else REASON_ONE_COMMON if k == 1
+                               else REASON_TWO_COMMON if k == 2
                                else few if k < min_overlap else REASON_FLAT)
     return reasons
 
@@ -241,14 +244,15 @@ def pairwise_pearson(long: LongRatings, min_overlap: int = DEFAULT_MIN_OVERLAP
         flat_a = var_a <= _VARIANCE_TOLERANCE * n * sxx
         flat_b = flat_a.T
         r = (n * sxy - sx * sx.T) / np.sqrt(var_a * var_b)
-    undefined = (n < np.maximum(2, min_overlap)) | flat_a | flat_b
+    fewest = max(MIN_PEARSON_ITEMS, min_overlap)
+    undefined = (n < fewest) | flat_a | flat_b
     r = np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))
     reasons = _pair_reasons(n, undefined, min_overlap)
     # Where a pair's own spread is tiny beside the rater's mean over all their units, the
     # one-pass sums lose digits (n * sxx - sx^2): those pairs are worked out again, two-pass.
     with np.errstate(invalid="ignore"):
         lossy = (var_a < _RECHECK * n * sxx) | (var_b < _RECHECK * n * sxx.T)
-    _recheck(long, value, lossy & (n >= np.maximum(2, min_overlap)), r, reasons)
+    _recheck(long, value, lossy & (n >= fewest), r, reasons)
     diagonal, self_reasons = _self_cells(long, per_rater)
     np.fill_diagonal(r, diagonal)
     reasons.update(self_reasons)
@@ -310,15 +314,15 @@ def _grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
 
 
 def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None,
-                    min_overlap: int = 2) -> tuple[np.ndarray, dict[int, str]]:
+                    min_overlap: int = MIN_PEARSON_ITEMS) -> tuple[np.ndarray, dict[int, str]]:
     """Each rater's Pearson with the mean of the others on each unit (NaN where undefined).
 
     Over the units the rater rated and someone else did too; the mean is over whichever
     others rated the unit, as in correlation.vs_rest_correlation. With `counted` (a per-rater
     mask) only those raters make up "the others", for every rater alike (an excluded
     worker or a machine is compared with the people who count). Like the pairwise figures
-    (pairwise_pearson), it needs `min_overlap` units in common: a rater who shares 2 units
-    with the others has no "r vs rest" where no pair of raters sharing 2 has an r.
+    (pairwise_pearson), it needs `min_overlap` units in common, never fewer than
+    MIN_PEARSON_ITEMS (over two units r is +1 or -1 whatever the scores).
     """
     count = len(long.raters)
     value = tame_magnitude(long.value)
@@ -345,8 +349,8 @@ def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None,
     noise = (sxx <= _VARIANCE_TOLERANCE ** 2 * size_x) | (syy <= _VARIANCE_TOLERANCE ** 2 * size_y)
     flat = ~(x_low < x_high) | ~(y_low < y_high) | ~(sxx * syy > 0.0) | noise
     reasons = _undefined_reasons(n, flat)
-    for i in np.flatnonzero((n >= 2) & (n < min_overlap)):
-        reasons[int(i)] = reason_few_common(min_overlap)
+    for i in np.flatnonzero((n >= 2) & (n < max(MIN_PEARSON_ITEMS, min_overlap))):
+        reasons[int(i)] = REASON_TWO_COMMON if n[i] == 2 else reason_few_common(min_overlap)
     r[list(reasons)] = np.nan
     return r, reasons
 

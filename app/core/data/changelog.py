@@ -27,8 +27,10 @@ CHANGE_KINDS: dict[str, str] = {
     "package": "a package written for one annotator",
     "merge_package": "a returned package merged: the annotator and the counts",
     "crowd_batch": "a crowd batch written: its name, tasks and slots",
-    "conflict": "a rating edit made on this machine that lost on the hub to a later edit of "
-                "the same rating made on another machine: both values and both edit times",
+    "conflict": "a rating, verdict or exclusion of this machine that met another value on "
+                "the hub (a later edit made on another machine, which won, or an older "
+                "one this machine's later edit replaced or kept): both values, both edit "
+                "times, and which one won",
     "web_study": "a web study created, changed or closed: its settings",
     "web_lease": "a task of a web study leased to a worker: the task and its items",
     "web_invite": "a personal link made for a team member to rate in the browser",

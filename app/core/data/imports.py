@@ -67,8 +67,8 @@ class ImportMethods:
     def undo_import(self, batch: int | None = None, by: str = "") -> dict:
         """Undo one bulk import (of items or ratings) by its change-log id, default the last
         one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
-        with transaction(self._conn, self.path) as conn:
-            entry, counts = undo_bulk_import(conn, batch, by)
+        with self.edit(undo=True) as change:  # an undo is an edit made now (writes.py)
+            entry, counts = undo_bulk_import(change.conn, batch, by)
         self._load_index()  # the roster too: the annotators the import added may be gone
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
@@ -91,7 +91,8 @@ class ImportMethods:
         line, never written into."""
         added: dict[str, int] = {}
         frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/names.py
-        with transaction(self._conn, self.path, foreign_keys=False) as conn:  # see write_arrays
+        with self.edit(foreign_keys=False) as change:  # see write_arrays
+            conn = change.conn
             first, new_items, index = self._new_items(conn, items, source)
             frame = self.roster.one_spelling(conn, frame, source)  # `ANA` is `ana`
             known = dict(conn.execute("SELECT name, id FROM annotators"))

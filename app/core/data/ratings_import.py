@@ -19,6 +19,7 @@ import pandas as pd
 from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import read_codes
 from simrate.core.data.item_index import ItemIndex
+from simrate.core.edits.writes import insert_import_rows, undo_import_rows
 from simrate.core.errors import SimrateError
 from simrate.core.frames import RATING_COLUMNS, name_problem
 from simrate.core.roster import kind_clash
@@ -27,8 +28,6 @@ from simrate.core.scale import Scale
 #: Status codes of ArrayPlan.status, and their names in PlannedRating.status.
 ADDED, UNCHANGED, NOTE, SCORE = 0, 1, 2, 3
 STATUS_NAMES = ("added", "unchanged", "note", "score")
-_INSERT = ("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, skipped, "
-           "seconds, updated_at, batch) VALUES (?,?,?,?,0,?,?,?)")
 
 
 @dataclass(frozen=True)
@@ -294,7 +293,7 @@ def write_arrays(conn: sqlite3.Connection, plan: ArrayPlan, aids: list[int],
     notes = np.where(plan.notes[writing] == "", plan.old_notes[writing], plan.notes[writing])
     seconds = [None if s != s else s for s in plan.seconds[writing].tolist()]  # NaN: none
     now = time.time()
-    conn.executemany(_INSERT, zip(plan.ords[writing].tolist(), row_aids[writing].tolist(),
+    insert_import_rows(conn, zip(plan.ords[writing].tolist(), row_aids[writing].tolist(),
                                   plan.codes[writing].tolist(), notes.tolist(), seconds,
                                   [now] * writing.size, [batch] * writing.size, strict=True))
     return counts, batch
@@ -344,11 +343,7 @@ def undo_ratings_import(conn: sqlite3.Connection, batch: int) -> dict[str, int]:
     ratings but in that import's `import_replaced`: there they become what this import had
     replaced (or go, where this import had added them), so that undoing the later import
     brings back nothing of this one."""
-    removed = conn.execute("DELETE FROM ratings WHERE batch = ?", (batch,)).rowcount
-    restored = conn.execute(
-        "INSERT OR IGNORE INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
-        "updated_at, batch) SELECT item_ord, annotator_id, code, note, skipped, seconds, "
-        "updated_at, was_batch FROM import_replaced WHERE batch = ?", (batch,)).rowcount
+    removed, restored = undo_import_rows(conn, batch)  # app/core/edits/writes.py
     conn.execute(
         "UPDATE import_replaced SET (code, note, skipped, seconds, updated_at, was_batch) = "
         "(SELECT p.code, p.note, p.skipped, p.seconds, p.updated_at, p.was_batch FROM "

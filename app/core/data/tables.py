@@ -6,16 +6,13 @@ import contextlib
 import itertools
 import json
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import read_codes
 from simrate.core.data.item_index import ItemIndex
-from simrate.core.errors import SimrateError
 from simrate.core.events import RatingState, Verdict
 from simrate.core.scale import Scale
 
@@ -185,79 +182,6 @@ def read_changes(conn: sqlite3.Connection) -> pd.DataFrame:
     for col in ("old", "new"):
         data[col] = [json.loads(v) if v is not None else None for v in data[col]]
     return pd.DataFrame({c: pd.Series(data[c], dtype=object) for c in columns})
-
-
-def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, item_id: str,
-                 annotator: str, wanted: RatingState, expect: RatingState | None = None,
-                 at: float | None = None) -> tuple[RatingState, RatingState]:
-    """Write one rating and its change-log row inside the caller's transaction; a note of
-    None keeps the stored note. Returns (old, new) states.
-
-    With `expect` (undo and redo: what the action left there), SimrateError when the stored
-    rating is another one: a change the action did not make, which it must not overwrite.
-    `at` is when the edit was made (a hub's rating keeps its own); by default now, and
-    always after the stamp of the value it replaces, so an edit made after seeing a value
-    from another machine counts as the later one even when this machine's clock is behind.
-    """
-    old = read_rating_state(conn, ord_, aid)
-    if expect is not None and not old.same_as(expect):
-        raise SimrateError(f"{annotator}'s rating of {item_id!r} was changed elsewhere "
-                           f"(to {_rating_words(old, scale)}) since this step; the newer "
-                           "value stays and this step cannot be undone or redone")
-    new = RatingState(wanted.code, old.note if wanted.note is None else wanted.note,
-                      wanted.skipped, wanted.seconds)
-    if new.empty:
-        conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?", (ord_, aid))
-    else:
-        if at is None:
-            at = time.time()
-            prior = conn.execute("SELECT updated_at FROM ratings WHERE item_ord = ? AND "
-                                 "annotator_id = ?", (ord_, aid)).fetchone()
-            if prior is not None and prior[0] >= at:
-                at = prior[0] + 0.001
-        conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
-                     "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
-                     (ord_, aid, new.code, new.note, int(new.skipped), new.seconds, at))
-
-    def score(code: int | None) -> float | None:
-        return None if code is None else scale.from_code(code)
-
-    log_change(conn, "skip" if new.skipped else "rating", item_id=item_id, annotator=annotator,
-               old=score(old.code), new=score(new.code), note_old=old.note or None,
-               note_new=wanted.note)
-    return old, new
-
-
-def _rating_words(state: RatingState, scale: Scale) -> str:
-    """`3.25`, `skipped` or `nothing`, for messages."""
-    if state.skipped:
-        return "skipped"
-    if state.code is not None:
-        return f"{scale.from_code(state.code):g}"
-    return "a note only" if state.note else "nothing"
-
-
-def write_verdict(conn: sqlite3.Connection, scale: Scale, ord_: int, item_id: str,
-                  verdict: Verdict, by: str, expect: Verdict | None = None) -> Verdict:
-    """Write an item's verdict (code None withdraws) and its change-log row inside the
-    caller's transaction; returns the verdict it replaced. With `expect`, SimrateError
-    when the stored verdict is another one (see write_rating)."""
-    old = read_verdict(conn, ord_)
-    if expect is not None and (old.code, old.note) != (expect.code, expect.note):
-        now = "none" if old.code is None else f"{scale.from_code(old.code):g}"
-        raise SimrateError(f"the adjudication of {item_id!r} was changed elsewhere (to "
-                           f"{now}) since this step; the newer value stays and this step "
-                           "cannot be undone or redone")
-    if verdict.code is None:
-        conn.execute("DELETE FROM adjudications WHERE item_ord = ?", (ord_,))
-    else:
-        conn.execute("INSERT OR REPLACE INTO adjudications VALUES (?,?,?,?,?)",
-                     (ord_, verdict.code, verdict.note, by, time.time()))
-    log_change(conn, "adjudication", by, item_id,
-               old=None if old.code is None else scale.from_code(old.code),
-               new=None if verdict.code is None else scale.from_code(verdict.code),
-               note_old=old.note or None, note_new=verdict.note)
-    return old
 
 
 def read_adjudication_inputs(conn: sqlite3.Connection

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import RuleError, SimrateError
+from simrate.core.events import RatingState
 from simrate.core.project import Project
 from simrate.core.roster import kind_clash
-from simrate.core.store import HUMAN, open_store, read_meta, transaction
+from simrate.core.store import HUMAN, open_store, read_meta
 from simrate.core.team.package_checks import check_issued, check_values
 from simrate.core.team.package_file import PackageContents, read_package
 
@@ -47,7 +47,8 @@ class MergeReport:
     annotator: str
     package_id: str
     items: int = 0
-    added: int = 0
+    added: int = 0  # scores new to the project
+    skips: int = 0  # "cannot judge" marks new to the project (not ratings: no score)
     changed: int = 0
     unchanged: int = 0
     unrated: int = 0
@@ -57,9 +58,10 @@ class MergeReport:
 
     def summary(self) -> str:
         """One line for the command line."""
-        text = (f"{self.path}: {self.annotator}: {self.added} ratings added, {self.changed} "
-                f"changed, {self.unchanged} unchanged, {self.unrated} of {self.items} items "
-                "not rated")
+        skips = f", {self.skips} skip{'s' * (self.skips != 1)} added" if self.skips else ""
+        text = (f"{self.path}: {self.annotator}: {self.added} ratings added{skips}, "
+                f"{self.changed} changed, {self.unchanged} unchanged, {self.unrated} of "
+                f"{self.items} items not rated")
         if self.conflicts:
             how = "kept as in the project" if self.resolve == "keep" else "taken from the package"
             text += f"; {len(self.conflicts)} conflicts {how} (--resolve {self.resolve})"
@@ -152,6 +154,8 @@ def _compare(project: Project, package: PackageContents, rating: tuple,
                             _score_text(project, code, skipped, note))
     if conflict is not None:
         report.conflicts.append(conflict)
+    elif old is None and skipped:
+        report.skips += 1
     elif old is None:
         report.added += 1
     else:
@@ -180,55 +184,40 @@ def merge_package(project: Project, path: str | Path, resolve: str | None = None
     differ in the package) refuse the merge with a RuleError listing them, unless `resolve`
     is "keep" (the project's values stay) or "theirs" (the package's values replace them; the
     old ones stay in the change log). Merging the same package again changes nothing. The
-    write goes through its own connection, like another process would, and `project` then
-    picks it up with refresh(), as any other open Project on the file can.
+    write is one transaction of `project.edit()`, published as any rating is.
     """
     if resolve not in (None, "keep", "theirs"):
         raise SimrateError(f"resolve must be 'keep' or 'theirs', not {resolve!r}")
     path = Path(path)
     package = read_package(path)
-    conn, _meta = open_store(project.path)
-    try:
-        with transaction(conn, project.path):
-            annotator = _check_origin(project, conn, package)
-            report = MergeReport(path, annotator, package.meta.get("project_uuid", ""),
-                                 resolve=resolve)
-            differing = _plan(project, conn, package, report)
-            if report.conflicts and resolve is None:
-                raise RuleError(report.refusal(), path)
-            _write(conn, project, report, differing, by or f"package {path.name}")
-    finally:
-        conn.close()
-    project.refresh()
+    with project.edit() as change:  # the one write path (app/core/edits/edit.py)
+        annotator = _check_origin(project, change.conn, package)
+        report = MergeReport(path, annotator, package.meta.get("project_uuid", ""),
+                             resolve=resolve)
+        differing = _plan(project, change.conn, package, report)
+        if report.conflicts and resolve is None:
+            raise RuleError(report.refusal(), path)
+        _write(change, report, differing, by or f"package {path.name}")
     return report
 
 
-def _write(conn: sqlite3.Connection, project: Project, report: MergeReport,
-           differing: list[tuple], who: str) -> None:
+def _write(change, report: MergeReport, differing: list[tuple], who: str) -> None:
     """Write the differing ratings (conflicts only when resolved as theirs) and log them."""
     writes = [d for d in differing if d[3] is None or report.resolve == "theirs"]
     if not writes:
         return
     name = report.annotator
-    row = raters.find(conn, name)  # the rater of the name's key (`ANA` is `ana`)
+    row = raters.find(change.conn, name)  # the rater of the name's key (`ANA` is `ana`)
     if row is not None and row[2] != HUMAN:  # a package holds a person's ratings
         raise SimrateError(kind_clash(row[1], row[2], HUMAN), report.path)
-    if row is None:
-        aid = raters.insert(conn, name, HUMAN)
-        log_change(conn, "annotator", who=who, annotator=name, new=name)
-    else:
-        aid, name = row[0], row[1]
-    now = time.time()
-    score = project.scale.from_code
-    for ord_, (item_id, _n, code, note, skipped, seconds), old, _conflict in writes:
-        conn.execute("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
-                             "skipped, seconds, updated_at) VALUES (?,?,?,?,?,?,?)",
-                     (ord_, aid, code, note, skipped, seconds, now))
-        log_change(conn, "skip" if skipped else "rating", who=who, item_id=item_id,
-                   annotator=name, old=None if old is None or old[0] is None else score(old[0]),
-                   new=None if code is None else score(code),
-                   note_old=old[1] if old else None, note_new=note)
-    log_change(conn, "merge_package", who=who, annotator=name, new={
-        "package": report.package_id, "added": report.added, "changed": report.changed,
+    if row is not None:
+        name = row[1]
+    aid = change.rater(name)
+    for ord_, (item_id, _n, code, note, skipped, seconds), _old, _conflict in writes:
+        change.rate(item_id, name, RatingState(code, note, bool(skipped), seconds),
+                    ord_=ord_, aid=aid, who=who)
+    log_change(change.conn, "merge_package", who=who, annotator=name, new={
+        "package": report.package_id, "added": report.added, "skips": report.skips,
+        "changed": report.changed,
         "unchanged": report.unchanged, "conflicts": len(report.conflicts),
         "resolve": report.resolve})

@@ -28,6 +28,7 @@ import pandas as pd
 from simrate import __version__
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
+from simrate.core.edits.writes import insert_package_rows
 from simrate.core.errors import SimrateError
 from simrate.core.frames import name_problem
 from simrate.core.names import NAME_MAX, check_name_length, fit_name, nfc
@@ -129,10 +130,8 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
             if not own.empty:
                 aid = raters.insert(conn, annotator, HUMAN)
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
-                conn.executemany(
-                    "INSERT INTO ratings (item_ord, annotator_id, code, note, skipped, seconds, "
-                    "updated_at) VALUES (?,?,?,?,?,?,?)",
-                    [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
+                insert_package_rows(  # app/core/edits/writes.py
+                    conn, [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
                       int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
                       float(r.updated_at)) for r in own.itertuples(index=False)])
         return meta["project_uuid"]  # the package's own id, made by Project.create

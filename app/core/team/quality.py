@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
 from simrate.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
@@ -125,7 +126,7 @@ def _check_table(long: LongRatings, known: np.ndarray) -> dict[str, np.ndarray]:
     x_low, x_high = _grouped_extremes(rater, x, count)
     k_low, k_high = _grouped_extremes(rater, k, count)
     flat_x, flat_k = ~(x_low < x_high), ~(k_low < k_high)
-    r[(n < 2) | flat_x | flat_k] = np.nan
+    r[(n < MIN_PEARSON_ITEMS) | flat_x | flat_k] = np.nan  # over 2 checks r is always +-1
     return {"checks": n.astype(np.int64), "check_pearson": r, "check_mae": mae,
             "constant": (n > 1) & flat_x & ~flat_k}
 

@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import time
 
-from simrate.core.data import raters, tables
+from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.events import RatingState
@@ -252,7 +252,8 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
     now = time.time() if now is None else now
     code = _parse_score(project, score)
     written: list[tuple] = []
-    with project.team_tables.transaction() as conn:
+    with project.edit() as change:  # a slot and its rating in one (app/core/edits/edit.py)
+        conn = change.conn
         ensure_web_tables(conn)
         found = _task_to_write(conn, study_name, cookie, token)
         if found.state == "done":
@@ -266,12 +267,11 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
         ord_, item_id = unrated
         aid = _rater_of(conn, found.worker, ord_)
         seconds = _seconds_taken(conn, study_name, found.task, now)
-        old, new = tables.write_rating(conn, project.scale, ord_, aid, item_id, found.worker,
-                                       RatingState(code, "", False, seconds))
+        old, new = change.rate(item_id, found.worker, RatingState(code, "", False, seconds),
+                               ord_=ord_, aid=aid)
         _mark_rated(conn, study_name, found.task, slot, now, seconds)
         written.append((item_id, found.worker, old, new))
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
-    project.team_ratings_written(written)
     return after, written
 
 

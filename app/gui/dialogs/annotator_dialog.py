@@ -7,9 +7,13 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QLayout,
     QVBoxLayout,
     QWidget,
 )
+
+from simrate.gui.kit.closing import close_keys
+from simrate.gui.kit.fitting import WrappedLabel
 
 #: What the dialog says about blindness, in a blind window and in organizer mode.
 BLIND_TEXT = ("Your ratings are saved under this name. You see only your own ratings, never "
@@ -26,6 +30,7 @@ class AnnotatorDialog(QDialog):
     def __init__(self, names: list[str], last: str = "", parent: QWidget | None = None,
                  organizer: bool = False):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Who is rating?")
         self.name_box = QComboBox()
         self.name_box.setEditable(True)
@@ -37,23 +42,26 @@ class AnnotatorDialog(QDialog):
         # typing replaces the offered name, never adds to it ("lead" + "zoe" = "leadzoe")
         self.name_box.lineEdit().selectAll()
         self._known = set(names)
-        self.new_note = QLabel()
-        self.new_note.setWordWrap(True)
+        self.new_note = WrappedLabel()
         self.name_box.editTextChanged.connect(self._show_if_new)
         self._show_if_new()
-        explain = QLabel(ORGANIZER_TEXT if organizer else BLIND_TEXT)
-        explain.setWordWrap(True)
+        explain = WrappedLabel(ORGANIZER_TEXT if organizer else BLIND_TEXT)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._accept_if_named)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # The dialog is never smaller than its contents: a note shown grows it, so notes
+        # never overlap or lose their last lines.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addWidget(QLabel("<b>Your name</b>"))
         layout.addWidget(self.name_box)
         layout.addWidget(self.new_note)
         layout.addWidget(explain)
         layout.addWidget(self.buttons)
-        self.setMinimumWidth(380)
+        # wide enough for a long offered name; a longer typed one scrolls, as in any field
+        self.name_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.name_box.setMinimumWidth(360)
         for control in (self.name_box, self.name_box.lineEdit()):
             control.setAccessibleName("Your name")  # the bold label above is no buddy
 
@@ -72,6 +80,8 @@ class AnnotatorDialog(QDialog):
                               "project yet and will be added as a new annotator."
                               if self.is_new() else "")
         self.new_note.setVisible(self.is_new())
+        if self.isVisible():
+            self.adjustSize()  # room for the note, or back to the size without it
 
     def name(self) -> str:
         """The name typed or chosen, trimmed."""

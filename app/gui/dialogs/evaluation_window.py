@@ -36,6 +36,7 @@ from simrate.core.evaluation import (
 )
 from simrate.core.evaluation_text import TITLES, format_report
 from simrate.gui.kit.accessible import named
+from simrate.gui.kit.closing import close_button
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.gui.shell.jobs import JobRunner
@@ -239,6 +240,15 @@ class EvaluationWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(splitter, 1)
+        layout.addLayout(self._bottom_row())
+
+    def _bottom_row(self) -> QHBoxLayout:
+        """Close, at the bottom right (Esc and Ctrl+W close too)."""
+        self.close_button = close_button(self)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.close_button)
+        return bottom
 
     def _results(self) -> QWidget:
         """The status line with Copy, the table, and the command line's text report."""
@@ -296,8 +306,10 @@ class EvaluationWindow(QWidget):
         self.pairs_model.remove(row)
 
     def set_task(self, task: str) -> None:
-        """Choose clss, sts or pit."""
-        self.task_combo.setCurrentIndex(self.task_combo.findData(task))
+        """Choose clss, sts or pit (anything else leaves the choice as it is)."""
+        index = self.task_combo.findData(task)
+        if index >= 0:
+            self.task_combo.setCurrentIndex(index)
 
     # ------------------------------------------------------------------ evaluating
     def evaluate(self) -> None:

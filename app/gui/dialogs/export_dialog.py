@@ -37,6 +37,7 @@ from simrate.formats.export import FORMATS
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_existing_directory, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from simrate.gui.shell.jobs import Job, JobRunner
@@ -117,6 +118,7 @@ class ExportDialog(QDialog):
     def __init__(self, project_path: str | Path, scale, start_folder: str = "",
                  runner: JobRunner | None = None, parent: QWidget | None = None):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Export gold standard")
         self.project_path = Path(project_path)
         self.scale = scale

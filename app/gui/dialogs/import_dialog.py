@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.errors import SimrateError
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.shell.jobs import Job, JobRunner
 from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source
 
@@ -54,6 +55,7 @@ class ImportErrorDialog(QDialog):
 
     def __init__(self, error: SimrateError, parent: QWidget | None = None):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Import failed")
         self.error = error
         self.file = error.path or ""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from simrate.core.errors import SimrateError
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_save_file_name
 from simrate.gui.shell.jobs import JobRunner
 
@@ -34,6 +35,7 @@ class JoinDialog(QDialog):
 
     def __init__(self, folder: str, parent: QWidget | None = None):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Join a team hub")
         self.folder = folder
         self.runner = JobRunner(parent=self)

@@ -1,5 +1,10 @@
 """NewProjectDialog: a project from a file of pairs (or several pyramid files), with the
-choice of scale; for pyramid files also the test, non-paraphrases per paraphrase and seed."""
+choice of scale; for pyramid files also the test, non-paraphrases per paraphrase and seed.
+
+It also asks who is rating, so the project it creates always opens (no second question to
+cancel), and it proposes to save the project in the folder of the last project opened, or
+else in the user's Documents folder: never beside the input by default, which may be a
+download folder, a shared read-only data folder or the program's own sample data."""
 
 from __future__ import annotations
 
@@ -11,17 +16,20 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLabel,
+    QLayout,
     QLineEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from simrate.core.names import text_problem
 from simrate.core.scale import load_scale
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from simrate.gui.kit.accessible import name_form_fields
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
+from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.services.file_import import ImportRequest
 
@@ -70,23 +78,43 @@ def guess_scale(source: Path, last: str = "") -> str:
     return implied_scale(source) or (last if last in ("clss", "sts") else "sts")
 
 
-def default_target(source: Path, many: bool) -> Path | None:
-    """The project file proposed beside the source, or None while the typed path cannot
-    have one (a folder such as `/` or `..`, a name that is all suffix)."""
+def default_target(source: Path, many: bool, folder: Path | None = None) -> Path | None:
+    """The project file proposed for a source, in `folder` (default: beside the source), or
+    None while the typed path cannot have one (a folder such as `/` or `..`, a name that is
+    all suffix)."""
     try:
-        return source.with_name("pyramids.simrate") if many else source.with_suffix(".simrate")
+        beside = source.with_name("pyramids.simrate") if many else source.with_suffix(".simrate")
     except ValueError:
         return None
+    return beside if folder is None else folder / beside.name
+
+
+def project_folder(last_folder: str) -> Path:
+    """Where a new project is saved unless the user says otherwise: the folder of the last
+    project opened, unless that is the sample's (the program's own data folder); else the
+    Documents folder; else the home folder."""
+    from PySide6.QtCore import QStandardPaths
+
+    from simrate.gui.shell.sample import sample_folder
+
+    last = Path(last_folder) if last_folder else None
+    if last is not None and last.is_dir() and last.resolve() != sample_folder().resolve():
+        return last
+    documents = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation)
+    return Path(documents) if documents and Path(documents).is_dir() else Path.home()
 
 
 class NewProjectDialog(QDialog):
     """Choose the file of pairs, the scale, a title and where to save the project."""
 
     def __init__(self, start_folder: str = "", parent: QWidget | None = None,
-                 last_scale: str = ""):
+                 last_scale: str = "", annotator: str = ""):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("New project from a file")
         self.start_folder = start_folder
+        self.project_folder = project_folder(start_folder)
         self.last_scale = last_scale  # the scale last chosen for generic pairs
         self.source_edit = QLineEdit()
         self.source_edit.setPlaceholderText("A file of pairs: TSV, CSV, XLSX, STS, CLSS, PIT\u2026 "
@@ -101,12 +129,14 @@ class NewProjectDialog(QDialog):
         self.scale_box.activated.connect(self._on_scale_chosen)
         self.title_edit = QLineEdit()
         self.project_edit = QLineEdit()
-        self.project_edit.setPlaceholderText("Where to save the .simrate project file")
+        self.project_edit.setPlaceholderText(f"Where to save the .simrate project file (in "
+                                             f"{self.project_folder} unless you choose)")
+        self.name_edit = QLineEdit(annotator)
+        self.name_edit.setPlaceholderText("Who is rating: your ratings are saved under it")
         self._project_edited = False
         self._auto_title = ""
         self.project_edit.textEdited.connect(lambda _t: setattr(self, "_project_edited", True))
-        self.problem_label = QLabel()
-        self.problem_label.setWordWrap(True)
+        self.problem_label = WrappedLabel()
         self.problem_label.setStyleSheet(colour_style(ERROR_COLOUR))
         self.pyramid_box = PyramidChoiceBox(self)
         self.pyramid_box.setVisible(False)
@@ -120,6 +150,7 @@ class NewProjectDialog(QDialog):
         form.addRow("Scale:", self.scale_box)
         form.addRow("Title:", self.title_edit)
         form.addRow("Save project as:", path_row(self.project_edit, self._browse_project))
+        form.addRow("Your name:", self.name_edit)
         name_form_fields(form)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
@@ -127,6 +158,8 @@ class NewProjectDialog(QDialog):
         self.buttons.accepted.connect(self._accept_if_valid)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # never smaller than the contents: a problem line shown grows the dialog
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addLayout(form)
         layout.addWidget(self.pyramid_box)
         layout.addWidget(self.problem_label)
@@ -178,7 +211,7 @@ class NewProjectDialog(QDialog):
         if not source.name:  # "/" or "~/..": a path being typed names no file yet
             return
         if not self._project_edited:
-            target = default_target(source, many)
+            target = default_target(source, many, self.project_folder)
             if target is not None:
                 self.project_edit.setText(str(target))
         index = self.scale_box.findData(guess_scale(source, self.last_scale))
@@ -217,13 +250,23 @@ class NewProjectDialog(QDialog):
             return f"{target} already exists: choose another name, or open it instead."
         if self.scale_box.currentData() == OTHER_SCALE and not self.scale_file:
             return "Choose the scale file."
-        return self.pyramid_box.problem() if self.is_pyramid() else ""
+        return (self.pyramid_box.problem() if self.is_pyramid() else "") or self._name_problem()
+
+    def _name_problem(self) -> str:
+        if not self.annotator():
+            return "Type your name: the new project opens with your ratings under it."
+        problem = text_problem(self.annotator(), "name")
+        return problem[:1].upper() + problem[1:] + "." if problem else ""
 
     def _accept_if_valid(self) -> None:
         problem = self.problem()
         self.problem_label.setText(problem)
         if not problem:
             self.accept()
+
+    def annotator(self) -> str:
+        """Who rates in the new project (it opens under this name)."""
+        return self.name_edit.text().strip()
 
     def generic_scale(self) -> str | None:
         """The built-in scale chosen for generic pairs (to offer next time), or None when the

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from simrate.core.errors import SimrateError
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields, named
+from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
 from simrate.gui.shell.jobs import JobRunner
@@ -71,6 +72,7 @@ class RatingsImportDialog(QDialog):
     def __init__(self, project_path: str | Path, organizer: str = "", start_folder: str = "",
                  runner: JobRunner | None = None, parent: QWidget | None = None):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Import ratings")
         self.project_path = Path(project_path)
         self.organizer = organizer
@@ -222,6 +224,9 @@ def describe(preview: ImportPreview) -> str:
               f"{preview.unchanged:,} unchanged"]
     if changed:
         counts.insert(1, f"{changed:,} with a new note")
+    if preview.skips:
+        counts.insert(1, f"<b>{preview.skips:,}</b> skip{'s' * (preview.skips != 1)} "
+                         "(cannot judge)")
     lines.append(" \u00b7 ".join(counts))
     if preview.kind == "package" and preview.unrated:
         lines.append(f"{preview.unrated:,} items of the package were left unrated")

@@ -2,9 +2,10 @@
 
 Left, the queue (largest disagreement first, second-look items marked). Right, the item:
 its two texts, every rater's score as a mark on the scale, their notes, and the verdict.
-The keys are the rating view's (DESIGN.md): digits set the adjudicated score, `+`/`-`
-(Up/Down) move it by a step, Enter saves it with the note and moves to the next item of
-the queue; Left/Right move along the queue without saving; Delete withdraws a verdict.
+The keys are the rating view's (DESIGN.md): digits set the adjudicated score, a decimal
+point typed after them goes on (`3`, `.`, `2`, `5` is 3.25), `+`/`-` (Up/Down) move it by a
+step, Enter saves it with the note and moves to the next item of the queue; Left/Right move
+along the queue without saving; Delete withdraws a verdict.
 Each verdict is one undoable command. Everything shown is read back from the project.
 """
 
@@ -32,8 +33,15 @@ from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_CO
 from simrate.gui.organizer.queue_model import QueueModel
 from simrate.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
 from simrate.gui.organizer.verdict_view import VerdictView
-from simrate.gui.rating.score_keys import KeyActions, show_score, show_state, stepped
+from simrate.gui.rating.score_keys import (
+    KeyActions,
+    show_score,
+    show_state,
+    stepped,
+    typing_example,
+)
 from simrate.gui.rating.text_pane import item_place
+from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.shell.undo import push_action
 
 
@@ -55,6 +63,7 @@ class AdjudicationQueue(QWidget):
         self.records = records or AdjudicationRecords(self.project)
         self.current_id: str | None = None
         self.pending_code: int | None = None
+        self.typing = TypedScore(self.scale)
         self.marks: list[RaterScore] = []  # every rater's record of the current item
         self._excluded = set(self.project.roster.left_out())
         self.model = QueueModel(self.project, self.review, self)
@@ -137,7 +146,7 @@ class AdjudicationQueue(QWidget):
     # ------------------------------------------------------------------ keys
     def _create_actions(self) -> None:
         add = self.keys.add
-        self.keys.add_score_keys(self.scale, "Verdict", self.set_pending_value, self.step_by)
+        self.keys.add_score_keys(self.scale, "Verdict", self.type_key, self.step_by)
         add("save_next", "Save verdict and go to next flagged item", ["Return", "Enter"],
             self.save_and_next)
         add("previous", "Previous item in the queue", ["Left"], lambda: self.move_by(-1))
@@ -197,6 +206,7 @@ class AdjudicationQueue(QWidget):
         item = self.project.item(item_id)
         self.current_id = item_id
         self.pending_code = None
+        self.typing.reset()
         self.view.texts.show_item(item)
         where = item_place(item)
         self.item_label.setText(f"<b>{item_id}</b>" + (f" &nbsp; ({where})" if where else ""))
@@ -226,14 +236,20 @@ class AdjudicationQueue(QWidget):
             "adjudicated" if status.adjudicated else "not flagged") + mean)
         verdict = self.records.get(self.current_id)
         saved = None if verdict is None else self.scale.to_code(verdict["score"])
-        pending, _shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code)
-        if pending is not None:
+        typed = self.typing.unfinished
+        pending, _shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code,
+                                     typed)
+        if typed:
+            text, colour = f"Typing {typed}\u2026 not a score on this scale yet", PENDING_COLOUR
+        elif pending is not None:
             text, colour = "Not saved \u2013 Enter saves the verdict and moves on", PENDING_COLOUR
         elif verdict is not None:
             by = f" by {verdict['by']}" if verdict["by"] else ""
             text, colour = f"\u2713 Adjudicated{by}", SAVED_COLOUR
         else:
-            text = "Type the adjudicated score (digits, + and \u2212), then Enter"
+            example = typing_example(self.scale)
+            text = ("Type the adjudicated score" + (f" ({example})" if example else "")
+                    + ", or step with + and \u2212; then Enter")
             colour = self.palette().color(self.palette().ColorRole.Mid).darker(150)
         show_state(self.state_label, text, colour)
         self.withdraw_button.setEnabled(verdict is not None)
@@ -259,15 +275,20 @@ class AdjudicationQueue(QWidget):
         """Make `code` the pending verdict (saved with Enter)."""
         if self.current_id is None:
             return
+        self.typing.reset()
         self.pending_code = max(0, min(self.scale.max_code, int(code)))
         self._refresh_verdict()
 
-    def set_pending_value(self, value: float) -> None:
-        """Make `value` the pending verdict; values off the scale are refused with a message."""
-        try:
-            self.set_pending_code(self.scale.to_code(value))
-        except SimrateError as exc:
-            self.message.emit(str(exc))
+    def type_key(self, key: str) -> None:
+        """A digit or the decimal point typed: the pending verdict is what was typed so far;
+        a value off the scale or its grid is refused with a line, never rounded."""
+        if self.current_id is None:
+            return
+        typed = self.typing.key(key)
+        if typed.refusal:
+            self.message.emit(typed.refusal)
+        self.pending_code = typed.code
+        self._refresh_verdict()
 
     def step_by(self, steps: int) -> None:
         """Move the pending verdict by whole steps, starting from the saved one or the mean."""
@@ -292,6 +313,10 @@ class AdjudicationQueue(QWidget):
         """Save the pending verdict (and note), then show the next item of the queue."""
         item_id = self.current_id
         if item_id is None:
+            return
+        if self.typing.unfinished:
+            self.message.emit(self.typing.refuse_unfinished())
+            self._refresh_verdict()
             return
         note = self.note_edit.text().strip()
         verdict = self.records.get(item_id)
@@ -339,6 +364,7 @@ class AdjudicationQueue(QWidget):
             self.failed.emit(str(exc))
             return False
         self.pending_code = None
+        self.typing.reset()
         return True
 
     # ------------------------------------------------------------------ following the project

@@ -43,18 +43,20 @@ from simrate.gui.shell.row_model import SortFilterProxy, filter_field
 from simrate.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
-#: (report key, column title, number format or None for text)
+#: (report key, column title, number format or None for text). The columns that judge a
+#: rater (agreement with the rest, then with the check items) come right after the name, so
+#: they are on screen however narrow the dock; the counts and the warning follow.
 COLUMNS = (
     ("excluded", "Counted", None),
     ("annotator", "Annotator", None),
+    ("pearson_vs_rest", "r vs rest", "{:.3f}"),
+    ("check_pearson", "Check r", "{:.3f}"),
+    ("check_mae", "Check MAE", "{:.2f}"),
+    ("checks", "Checks", "{:,}"),
     ("rated", "Rated", "{:,}"),
     ("skipped", "Skipped", "{:,}"),
     ("mean", "Mean", "{:.2f}"),
     ("sd", "SD", "{:.2f}"),
-    ("pearson_vs_rest", "r vs rest", "{:.3f}"),
-    ("checks", "Checks", "{:,}"),
-    ("check_pearson", "Check r", "{:.3f}"),
-    ("check_mae", "Check MAE", "{:.2f}"),
     ("seconds_per_item", "s / item", "{:.1f}"),
     ("flag_reason", "Warning", None),
 )
@@ -250,7 +252,7 @@ class AnnotatorReport(QWidget):
         """The name filter, the check-item rule and Refresh."""
         self.filter_edit = filter_field(self.proxy, "Filter by name")
         self.careless_button = QPushButton(
-            f"Exclude careless workers (check-item r < {DEFAULT_CHECK_THRESHOLD:g})")
+            f"Exclude careless (check r < {DEFAULT_CHECK_THRESHOLD:g})")
         self.careless_button.setToolTip(CARELESS_TIP)
         self.careless_button.clicked.connect(self.exclude_careless)
         refresh = QPushButton("Refresh")

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 
 from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
-from simrate.gui.agreement.agreement_watch import OVERALL_ALL, OVERALL_UNADJUDICATED, AgreementWatcher
+from simrate.core.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
+from simrate.gui.agreement import agreement_watch as watch
 from simrate.gui.agreement.distribution_chart import DistributionChart
 from simrate.gui.agreement.pearson_view import PearsonView
 from simrate.gui.kit.accessible import named
@@ -60,10 +61,10 @@ def format_interval(interval: tuple[float, float] | None) -> str:
 class AgreementTableModel(QAbstractTableModel):
     """Table 4: per group, alpha over all items and over unadjudicated ones, with intervals."""
 
-    HEADERS = ("Items", f"{ALPHA} all", "95% CI", "Unadj. items", f"{ALPHA} unadj.",
+    HEADERS = ("Items", f"{ALPHA} all", "95% CI", "Undisputed items", f"{ALPHA} undisputed",
                "95% CI")
 
-    def __init__(self, watcher: AgreementWatcher, grouping: str = "dataset", parent=None):
+    def __init__(self, watcher: watch.AgreementWatcher, grouping: str = "dataset", parent=None):
         super().__init__(parent)
         self.watcher = watcher
         self.grouping = grouping
@@ -145,7 +146,7 @@ class AgreementTableModel(QAbstractTableModel):
 class Dashboard(QWidget):
     """The organizer's agreement panel."""
 
-    def __init__(self, watcher: AgreementWatcher, parent: QWidget | None = None,
+    def __init__(self, watcher: watch.AgreementWatcher, parent: QWidget | None = None,
                  extra: dict[str, QWidget] | None = None):
         super().__init__(parent)
         self.watcher = watcher
@@ -212,25 +213,31 @@ class Dashboard(QWidget):
         return _box(top, self.status_label, self._headline(), _rule(), self._counts())
 
     def _headline(self) -> QGridLayout:
+        """Alpha over all items, large (the figure to report); the undisputed, smaller."""
         big = QFont(self.font())
         big.setPointSizeF(big.pointSizeF() * 2.0)
         big.setBold(True)
+        smaller = QFont(big)
+        smaller.setPointSizeF(self.font().pointSizeF() * 1.3)
         self.alpha_label, self.alpha_unadjudicated_label = QLabel(), QLabel()
         self.alpha_label.setObjectName("alphaAll")
         self.alpha_unadjudicated_label.setObjectName("alphaUnadjudicated")
         self.interval_label, self.interval_unadjudicated_label = QLabel(), QLabel()
         self.alpha_caption, self.unadjudicated_caption = QLabel(), QLabel()
+        self.undisputed_note = QLabel(UNDISPUTED_NOTE[:1].upper() + UNDISPUTED_NOTE[1:] + ".")
+        self.undisputed_note.setWordWrap(True)
         headline = QGridLayout()
         headline.setHorizontalSpacing(18)
-        for column, (value, interval, caption) in enumerate((
-                (self.alpha_label, self.interval_label, self.alpha_caption),
+        for column, (value, interval, caption, font) in enumerate((
+                (self.alpha_label, self.interval_label, self.alpha_caption, big),
                 (self.alpha_unadjudicated_label, self.interval_unadjudicated_label,
-                 self.unadjudicated_caption))):
-            value.setFont(big)
+                 self.unadjudicated_caption, smaller))):
+            value.setFont(font)
             caption.setWordWrap(True)
             headline.addWidget(caption, 0, column)
             headline.addWidget(value, 1, column)
             headline.addWidget(interval, 2, column)
+        headline.addWidget(self.undisputed_note, 3, 0, 1, 2)
         return headline
 
     def _counts(self) -> QGridLayout:
@@ -340,8 +347,8 @@ class Dashboard(QWidget):
         level = head.level
         self.alpha_caption.setText(f"Krippendorff's {ALPHA} ({level}), all "
                                    f"{head.rated_items:,} rated items")
-        self.unadjudicated_caption.setText(f"{ALPHA} over {head.unadjudicated_items:,} "
-                                           "unadjudicated items")
+        self.unadjudicated_caption.setText(f"{ALPHA} over the {head.unadjudicated_items:,} "
+                                           f"{UNDISPUTED_NAME} items only")
         self.alpha_label.setText(format_alpha(head.alpha))
         self.alpha_unadjudicated_label.setText(format_alpha(head.alpha_unadjudicated))
         counts = {"rated": f"{head.rated_items:,} / {head.items:,}",
@@ -377,8 +384,8 @@ class Dashboard(QWidget):
         self.table_model.refresh(intervals_changed=True)
 
     def _show_intervals(self) -> None:
-        for label, key in ((self.interval_label, OVERALL_ALL),
-                           (self.interval_unadjudicated_label, OVERALL_UNADJUDICATED)):
+        for label, key in ((self.interval_label, watch.OVERALL_ALL),
+                           (self.interval_unadjudicated_label, watch.OVERALL_UNADJUDICATED)):
             interval = self.watcher.interval(key)
             if interval is not None:
                 label.setText(f"95% interval {format_interval(interval)}")

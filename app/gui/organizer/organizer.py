@@ -362,6 +362,8 @@ class Organizer(QObject):
         if self.evaluation is None:
             self.evaluation = EvaluationWindow(self.context.settings.get(LAST_FOLDER),
                                                parent=self.window)
+            # the project's own task to start with (its scale is named after it)
+            self.evaluation.set_task(self.context.project.scale.name)
         self.evaluation.show()
         self.evaluation.raise_()
         self.evaluation.activateWindow()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from simrate.core.errors import SimrateError
 from simrate.core.team.hub.people import Person
 from simrate.gui.kit.accessible import named
+from simrate.gui.kit.closing import close_keys, close_row
 from simrate.gui.shell.jobs import JobRunner
 from simrate.gui.shell.row_model import RowTableModel
 
@@ -64,6 +65,7 @@ class AddPersonDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Add a person")
         self.name_edit = QLineEdit()
         self.role_combo = QComboBox()
@@ -275,7 +277,9 @@ def open_team_window(window) -> QDialog:
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     panel = TeamPanel(window, dialog)
     dialog.panel = panel
-    QVBoxLayout(dialog).addWidget(panel)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(panel)
+    layout.addWidget(close_row(dialog))
     dialog.finished.connect(lambda _code: panel.shutdown())
     window.context.project_closing.connect(dialog.close)
     dialog.resize(760, 420)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from simrate.core.errors import SimrateError
 from simrate.core.team.web_study import set_study, study_status
+from simrate.gui.kit.closing import close_row
 from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -174,7 +175,9 @@ def open_web_studies_window(window) -> QDialog:
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     panel = WebStudiesPanel(window.context.project, dialog)
     dialog.panel = panel
-    QVBoxLayout(dialog).addWidget(panel)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(panel)
+    layout.addWidget(close_row(dialog))
     dialog.finished.connect(lambda _code: panel.timer.stop())
     window.context.project_closing.connect(dialog.close)
     dialog.resize(760, 360)

@@ -1,6 +1,7 @@
 """RatingPanel: the two texts, the scale and this annotator's score, driven by the keyboard.
 
-Keys (DESIGN.md): digits set the integer score and `+`/`-` (Up/Down) move it by a step;
+Keys (DESIGN.md): digits set the integer score, a decimal point typed after them goes on
+(`3`, `.`, `2`, `5` is 3.25) and `+`/`-` (Up/Down) move it by a step;
 these set a *pending* score, drawn as an orange ring and labelled "not saved". Enter
 saves it (one committed transaction, one undo step) and moves to the next item this
 annotator has not rated. Left/Right move without changing anything: a pending score is
@@ -29,9 +30,17 @@ from simrate.core.events import RatingState
 from simrate.core.scale import fmt
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 from simrate.gui.rating.scale_widget import ScaleWidget
-from simrate.gui.rating.score_keys import KeyActions, big_score_label, show_score, show_state, stepped
+from simrate.gui.rating.score_keys import (
+    KeyActions,
+    big_score_label,
+    show_score,
+    show_state,
+    stepped,
+    typing_example,
+)
 from simrate.gui.rating.session import SKIPPED
 from simrate.gui.rating.text_pane import PairTexts, item_place
+from simrate.gui.rating.typed_score import TypedScore
 from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.undo import push_action
 
@@ -58,6 +67,7 @@ class RatingPanel(QWidget):
         self.project = context.project
         self.scale = self.project.scale
         self.pending_code: int | None = None
+        self.typing = TypedScore(self.scale)
         self._record = RatingState()
         self._build_widgets()
         self.keys = KeyActions(self)
@@ -151,7 +161,7 @@ class RatingPanel(QWidget):
     # ----------------------------------------------------------- actions (the keyboard contract)
     def _create_actions(self) -> None:
         add = self.keys.add
-        self.keys.add_score_keys(self.scale, "Score", self.set_pending_value, self.step_by)
+        self.keys.add_score_keys(self.scale, "Score", self.type_key, self.step_by)
         add("save_next", "Save and go to next unrated", ["Return", "Enter"], self.save_and_next)
         add("previous", "Previous item", ["Left"], self.session.go_previous)
         add("next", "Next item", ["Right"], self.session.go_next)
@@ -173,6 +183,7 @@ class RatingPanel(QWidget):
         where = item_place(item)
         self.item_label.setText(f"{item_id}" + (f"   ({where})" if where else ""))
         self.pending_code = None
+        self.typing.reset()
         self._load_record()
 
     def _on_row_changed(self, row: int) -> None:
@@ -201,14 +212,18 @@ class RatingPanel(QWidget):
 
     def _refresh_score(self) -> None:
         saved = self.saved_code()
-        pending, shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code)
+        typed = self.typing.unfinished
+        pending, shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code,
+                                    typed)
         skipped = self.session.state[self.session.current_row] == SKIPPED
         label, guideline = self._describe(shown)
         if shown is None:
             label = "Skipped: you cannot judge this pair" if skipped else "No score yet"
         self.point_label.setText(label)
         self.guideline_label.setText(guideline)
-        if pending is not None:
+        if typed:
+            text, colour = f"Typing {typed}\u2026 not a score on this scale yet", PENDING_COLOUR
+        elif pending is not None:
             text, colour = "Not saved \u2013 press Enter to save", PENDING_COLOUR
         elif saved is not None:
             text, colour = "\u2713 Saved", SAVED_COLOUR
@@ -238,21 +253,26 @@ class RatingPanel(QWidget):
 
     def _hint(self) -> str:
         low, high = fmt(self.scale.low), fmt(self.scale.high)
-        return (f"Type a score from {low} to {high}; + and \u2212 move it by {fmt(self.scale.step)};"
-                " Enter saves and moves on. Hover the scale or press F1 for the guidelines.")
+        example = typing_example(self.scale)
+        return (f"Type a score from {low} to {high}" + (f" ({example})" if example else "")
+                + f"; + and \u2212 move it by {fmt(self.scale.step)}; Enter saves and moves on. "
+                "Hover the scale or press F1 for the guidelines.")
 
     # ----------------------------------------------------------- editing the pending score
     def set_pending_code(self, code: int) -> None:
-        """Make `code` the pending score (not saved until Enter)."""
+        """Make `code` the pending score (not saved until Enter); what was typed is over."""
+        self.typing.reset()
         self.pending_code = max(0, min(self.scale.max_code, int(code)))
         self._refresh_score()
 
-    def set_pending_value(self, value: float) -> None:
-        """Make `value` the pending score; values off the scale are refused with a message."""
-        try:
-            self.set_pending_code(self.scale.to_code(value))
-        except SimrateError as exc:
-            self.message.emit(str(exc))
+    def type_key(self, key: str) -> None:
+        """A digit or the decimal point typed: the pending score is what was typed so far;
+        a value off the scale or its grid is refused with a line, never rounded."""
+        typed = self.typing.key(key)
+        if typed.refusal:
+            self.message.emit(typed.refusal)
+        self.pending_code = typed.code
+        self._refresh_score()
 
     def step_by(self, steps: int) -> None:
         """Move the pending score by whole steps; from nothing, start at the end moved from."""
@@ -288,6 +308,10 @@ class RatingPanel(QWidget):
         note = self.note_edit.text().strip()
         saved = self.saved_code()
         skipped = self.session.state[self.session.current_row] == SKIPPED
+        if self.typing.unfinished:
+            self.message.emit(self.typing.refuse_unfinished())
+            self._refresh_score()
+            return
         if self.pending_code is not None:
             seconds = round(self.session.elapsed(), 3)
             new = RatingState(self.pending_code, note, False, seconds)
@@ -306,6 +330,7 @@ class RatingPanel(QWidget):
                               f"{fmt(self.scale.high)}), or skip the item with Ctrl+K")
             return
         self.pending_code = None
+        self.typing.reset()
         self.go_next_unrated()
 
     def go_next_unrated(self) -> None:
@@ -321,6 +346,7 @@ class RatingPanel(QWidget):
     def clear_rating(self) -> None:
         """Delete: clear this annotator's score or skip for the item (the note stays)."""
         self.pending_code = None
+        self.typing.reset()
         if self.saved_code() is None and self.session.state[self.session.current_row] != SKIPPED:
             self._refresh_score()
             return

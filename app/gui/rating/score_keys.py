@@ -1,7 +1,8 @@
 """Typing a score by keyboard, the same way in the rating view (an annotator's score) and in
 the adjudication queue (the organizer's verdict), as DESIGN.md asks.
 
-Digits set the integer score and `+`/`=`/Up, `-`/Down move it by one step. What they set is
+Digits set the integer score, a decimal point typed after them goes on (`3`, `.`, `2`, `5`
+is 3.25, read by TypedScore), and `+`/`=`/Up, `-`/Down move it by one step. What they set is
 a *pending* score: a ring on the scale and a number in the pending colour, until Enter saves
 it. Every key is a QAction that acts only while the keyboard focus is inside the view that
 owns it, so the item list and the search box keep their own arrows and digits; the views put
@@ -38,19 +39,35 @@ class KeyActions:
         self.by_name[name] = action
         return action
 
-    def add_score_keys(self, scale: Scale, noun: str, set_value: Callable[[float], None],
+    def add_score_keys(self, scale: Scale, noun: str, type_key: Callable[[str], None],
                        step_by: Callable[[int], None]) -> None:
-        """Digits for the scale's whole numbers, and one step up or down; `noun` names what
-        they set in the menu (Score, Verdict)."""
-        for value in range(int(scale.low), int(scale.high) + 1):
-            if value < scale.low:
-                continue
-            point = scale.point_for(value)
-            label = f" \u2013 {point.label}" if point and point.value == value else ""
-            self.add(f"score_{value}", f"{noun} {value}{label}", [str(value)],
-                     lambda _=False, v=value: set_value(v))
+        """The ten digits and the decimal point, each handed to `type_key` as typed, and one
+        step up or down; `noun` names what they set in the menu (Score, Verdict)."""
+        for digit in range(10):
+            point = scale.point_for(digit)
+            if scale.low <= digit <= scale.high:
+                label = f" \u2013 {point.label}" if point and point.value == digit else ""
+                name, text = f"score_{digit}", f"{noun} {digit}{label}"
+            else:  # off the scale as a whole number: only a fraction's digit
+                name, text = f"digit_{digit}", f"Digit {digit} after a decimal point"
+            self.add(name, text, [str(digit)], lambda _=False, k=str(digit): type_key(k))
+        example = typing_example(scale)
+        self.add("decimal_point", "Decimal point: the fraction follows"
+                 + (f" ({example})" if example else ""), ["."], lambda: type_key("."))
         self.add("increase", f"{noun} up one step", ["+", "=", "Up"], lambda: step_by(1))
         self.add("decrease", f"{noun} down one step", ["-", "Down"], lambda: step_by(-1))
+
+
+def typing_example(scale: Scale) -> str:
+    """How a value with a fraction is typed on this scale (`3 . 2 5 is 3.25`); '' on a scale
+    of whole numbers only."""
+    written = [fmt(scale.from_code(c)) for c in range(scale.n_codes)]
+    fractions = [value for value in written if "." in value]
+    if not fractions:
+        return ""
+    # DESIGN.md's own example where the scale has it, else one three quarters up
+    value = "3.25" if "3.25" in fractions else fractions[len(fractions) * 3 // 4]
+    return f"{' '.join(value)} is {value}"
 
 
 def stepped(base: int | None, steps: int, scale: Scale) -> int:
@@ -74,14 +91,16 @@ def big_score_label(factor: float = 2.0) -> QLabel:
 
 
 def show_score(scale_widget: ScaleWidget, score_label: QLabel, saved: int | None,
-               pending: int | None) -> tuple[int | None, int | None]:
+               pending: int | None, typed: str = "") -> tuple[int | None, int | None]:
     """Draw the saved score and the pending one on the scale and in the big number (the
-    pending one in its colour); returns (pending, shown), pending None when it is the saved."""
+    pending one in its colour); returns (pending, shown), pending None when it is the saved.
+    `typed` is a fraction still being typed (`3.2`): shown as typed, on no grid point yet."""
     pending = pending if pending != saved else None
     shown = pending if pending is not None else saved
     scale_widget.set_codes(saved, pending)
-    score_label.setText("\u2013" if shown is None else fmt(scale_widget.scale.from_code(shown)))
-    set_style(score_label, colour_style(PENDING_COLOUR) if pending is not None else "")
+    text = "\u2013" if shown is None else fmt(scale_widget.scale.from_code(shown))
+    score_label.setText(typed or text)
+    set_style(score_label, colour_style(PENDING_COLOUR) if pending is not None or typed else "")
     return pending, shown
 
 

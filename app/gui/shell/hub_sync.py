@@ -67,7 +67,7 @@ class HubSync(QObject):
     #: The hub asked for a password libpq did not have (the window asks the user).
     password_needed = Signal()
     #: A round found edits of this machine that lost to later ones (how many).
-    conflicts_found = Signal(int)
+    conflicts_found = Signal(int, list)  # how many, and the report's conflict list
 
     def __init__(self, project: Project, password: str | None = None,
                  poll_seconds: float | None = None, parent: QObject | None = None,
@@ -204,7 +204,7 @@ class HubSync(QObject):
         self.status_changed.emit()
         if report.conflicts:
             self.conflicts += report.conflicts
-            self.conflicts_found.emit(report.conflicts)
+            self.conflicts_found.emit(report.conflicts, list(report.conflict_list))
 
     def _went_offline(self, exc: SimrateError) -> None:
         self.online = False

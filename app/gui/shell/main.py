@@ -11,8 +11,6 @@ import ctypes
 import os
 import sys
 
-from simrate.core.errors import SimrateError
-
 #: Libraries the xcb platform plugin loads (soname, Debian/Ubuntu package).
 XCB_LIBRARIES = (
     ("libxcb-cursor.so.0", "libxcb-cursor0"),
@@ -128,9 +126,19 @@ def check_launch(project: str | None, annotator: str | None, organizer: bool, sa
                 from simrate.core.team.blind import check_organizer_mode
 
                 check_organizer_mode(probe)  # never on an annotator's replica of a hub
-    if quit_when_shown and (project is not None or sample) and not annotator:
-        # the check runs unattended: it must not wait on the "who is rating?" dialog
-        raise SimrateError("--quit-when-shown opens a project only with --annotator NAME")
+
+
+def unattended_name() -> str:
+    """Who a check run (--quit-when-shown without --annotator) opens a project as: the
+    login name, else `check`. The run answers no "Who is rating?" question (nobody would,
+    offscreen) and rates nothing, so the name is written nowhere but, in organizer mode,
+    the change log's line that the project was opened in that mode."""
+    import getpass
+
+    try:
+        return getpass.getuser() or "check"
+    except (KeyError, OSError):  # no login name in some containers
+        return "check"
 
 
 def wind_down(window, quit_when_shown: bool) -> None:
@@ -151,6 +159,8 @@ def launch(project: str | None = None, annotator: str | None = None,
     """Open the window (on a project, the sample project, or the start page); returns the
     exit status."""
     check_launch(project, annotator, organizer, sample, quit_when_shown)
+    if quit_when_shown and not annotator and (project is not None or sample):
+        annotator = unattended_name()  # the check must not wait on "Who is rating?"
     problem = platform_problem()
     if problem:
         print(f"simrate: error: {problem}", file=sys.stderr)

@@ -25,7 +25,7 @@ from simrate.core.errors import SimrateError
 from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.dialogs.annotator_dialog import ask_annotator
 from simrate.gui.dialogs.import_dialog import ImportController
-from simrate.gui.dialogs.new_project_dialog import PAIR_FILES, NewProjectDialog
+from simrate.gui.dialogs.new_project_dialog import PAIR_FILES
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.organizer.organizer import Organizer
 from simrate.gui.rating.guidelines_panel import GuidelinesPanel
@@ -34,10 +34,10 @@ from simrate.gui.rating.progress_panel import ProgressPanel
 from simrate.gui.rating.rating_panel import RatingPanel
 from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.menus import build_menus, shortcuts_html
+from simrate.gui.shell.project_creation import ProjectCreation
 from simrate.gui.shell.settings import (
     LAST_ANNOTATOR,
     LAST_FOLDER,
-    LAST_SCALE,
     TEXT_SIZE,
     TEXT_SIZE_RANGE,
     WINDOW_GEOMETRY,
@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.start_page)
         self.setCentralWidget(self.stack)
         self.imports = ImportController(self, context.thread_pool)
+        self.creation = ProjectCreation(self)
         self.imports.finished.connect(self._on_import_finished)
         # Another process (a CLI import, a merged package, a second window) may write to the
         # file: a cheap check (SQLite's data_version) picks that up while the window is open.
@@ -278,13 +279,9 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------- imports
     def new_project_from_file(self) -> None:
-        """Ask for a pairs file and a scale; create the project in the background."""
-        settings = self.context.settings
-        dialog = NewProjectDialog(settings.get(LAST_FOLDER), self, settings.get(LAST_SCALE))
-        if dialog.exec() == NewProjectDialog.DialogCode.Accepted:
-            if dialog.generic_scale():
-                settings.set(LAST_SCALE, dialog.generic_scale())
-            self.imports.start(dialog.request())
+        """Ask for a pairs file, a scale and who rates; create the project in the background
+        and open it."""
+        self.creation.ask()
 
     def import_into_project(self) -> None:
         """Ask for a file and import it into the open project in the background."""
@@ -303,9 +300,7 @@ class MainWindow(QMainWindow):
 
     def _on_import_finished(self, result: ImportResult) -> None:
         self.statusBar().showMessage(result.summary(), 10000)
-        if result.request.new_scale is not None:
-            self.open_project(str(result.request.project_path))
-        else:
+        if not self.creation.open_created(result):
             self.context.refresh()
 
     def _on_undo_index(self, index: int) -> None:

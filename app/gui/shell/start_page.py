@@ -135,10 +135,10 @@ class StartPage(QWidget):
         self.open_button.clicked.connect(self.open_other)
         self.sample_button.clicked.connect(self.open_sample)
         self.sample_organizer_button.clicked.connect(self.open_sample_as_organizer)
-        hint = QLabel("New here? Rate the sample to try the keys: digits set the score, "
-                      "+ and \u2212 move it by a quarter, Enter saves and moves on. Open it "
-                      "as organizer to see how three raters compare, the pairs they differ "
-                      "on, and one already settled.")
+        hint = QLabel("New here? Rate the sample to try the keys: type the score (3 . 2 5 "
+                      "is 3.25), + and \u2212 move it by a quarter, Enter saves and moves "
+                      "on. Open it as organizer to see how three raters compare, the pairs "
+                      "they differ on, and one already settled.")
         hint.setWordWrap(True)
         hint.setObjectName("startHint")
         actions = QVBoxLayout()

@@ -106,9 +106,9 @@ class HubLink(QObject):
         self.sync.deleteLater()
         self.sync = self.status = None
 
-    def _tell_conflicts(self, count: int) -> None:
-        """Say in the status bar that edits made here lost to later ones."""
-        self.window.statusBar().showMessage(conflict_line(count) + ".",
+    def _tell_conflicts(self, count: int, found: list) -> None:
+        """Say in the status bar that edits made here met other ones (the later won)."""
+        self.window.statusBar().showMessage(conflict_line(count, found) + ".",
                                             CONFLICT_MESSAGE_MS)
 
     def _ask_password(self) -> None:

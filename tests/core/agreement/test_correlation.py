@@ -96,3 +96,32 @@ def test_extreme_magnitudes_neither_overflow_nor_warn():
                                    atol=1e-12)
         np.testing.assert_allclose(pearson_vs_rest(data * scale), pearson_vs_rest(data),
                                    atol=1e-12)
+
+
+def test_two_common_items_give_no_r_anywhere():
+    """Two points always lie on a line: r over two shared items would be +1 or -1 whatever
+    the scores. Every route (dense, vs rest, sparse, live sums, checks) leaves it undefined."""
+    from simrate.core.agreement.correlation import REASON_TWO_COMMON
+    from simrate.core.agreement.live import LiveAgreement
+    from simrate.core.agreement.sparse import LongRatings, pairwise_pearson
+    from simrate.core.agreement.sparse import pearson_vs_rest as long_vs_rest
+
+    data = np.array([[1.0, 2.0, np.nan], [3.0, 1.0, 2.0]])
+    matrix, reasons = correlation_matrix(data)
+    assert np.isnan(matrix[0, 1]) and reasons[(0, 1)] == REASON_TWO_COMMON
+    assert vs_rest_correlation(data, 0) == (pytest.approx(np.nan, nan_ok=True),
+                                            REASON_TWO_COMMON)
+    long = LongRatings.from_matrix(data)
+    assert np.isnan(pairwise_pearson(long, 1).r[0, 1])
+    rest, rest_reasons = long_vs_rest(long, min_overlap=1)
+    assert np.isnan(rest[0]) and rest_reasons[0] == REASON_TWO_COMMON
+    live = LiveAgreement()
+    for rater, row in enumerate(data):
+        for unit, value in enumerate(row):
+            if not np.isnan(value):
+                live.set_rating(unit, rater, float(value))
+    assert live.pearson_vs_rest()[0] is None
+    assert np.isnan(live.pearson_among([0, 1])[0, 1])
+    assert live.pearson_among([0, 1])[0, 0] == 1.0  # a rater's own values still vary
+    live.set_rating(2, 0, 3.0)  # the third shared item: now r is a figure
+    assert live.pearson_vs_rest()[0] == pytest.approx(-0.5)

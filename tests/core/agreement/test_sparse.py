@@ -58,7 +58,7 @@ def test_pearson_and_vs_rest_equal_dense_reference(data, min_overlap):
         for j in range(data.shape[0]):
             if i != j and both[i, j] < min_overlap:
                 assert np.isnan(pairs.r[i, j])
-                expected = (reasons[(i, j)] if both[i, j] < 2
+                expected = (reasons[(i, j)] if both[i, j] < 3  # 2: r would be +-1
                             else reason_few_common(min_overlap))
                 assert pairs.reasons[(i, j)] == expected
             else:
@@ -146,16 +146,17 @@ def test_dense_pair_sums_refuse_a_repeated_rating():
 
 
 def test_pearson_of_a_pair_far_from_its_raters_means_keeps_its_digits():
-    """Found by the hypothesis test above: rater 1's mean (28) is far from the two units it
-    shares with rater 0 (0.01 and 0.02), so one-pass sums lost seven digits (r came out as
+    """Found by the hypothesis test above: rater 1's mean (21) is far from the units it
+    shares with rater 0 (0.01, 0.02, 0), so one-pass sums lost seven digits (r came out as
     -0.999999999 instead of -1). Such pairs are worked out again, two-pass."""
     nan = np.nan
-    data = np.array([[nan, 0.02, 0.01], [83.95, 0.01, 0.02]])
+    data = np.array([[nan, 0.02, 0.01, 0.03], [83.95, 0.01, 0.02, 0.0]])
     pairs = pairwise_pearson(LongRatings.from_matrix(data), 2)
     dense, _reasons = correlation_matrix(data)
-    assert pairs.r[0, 1] == pairs.r[1, 0] == dense[0, 1] == -1.0
+    assert pairs.r[0, 1] == pairs.r[1, 0] == dense[0, 1]
+    assert abs(pairs.r[0, 1] + 1.0) < 1e-12  # one pass gave -0.999999999
     assert (0, 1) not in pairs.reasons
-    flat = np.array([[nan, 0.02, 0.02], [83.95, 0.01, 0.02]])  # rater 0 constant there
+    flat = np.array([[nan, 0.02, 0.02, 0.02], [83.95, 0.01, 0.02, 0.0]])  # rater 0 constant
     pairs = pairwise_pearson(LongRatings.from_matrix(flat), 2)
     assert np.isnan(pairs.r[0, 1])
     assert pairs.reasons[(0, 1)] == correlation_matrix(flat)[1][(0, 1)]

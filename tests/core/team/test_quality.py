@@ -151,3 +151,20 @@ def test_empty_and_undefined_figures(project):
     for key in ("sd", "pearson_vs_rest", "check_pearson", "check_mae", "seconds_per_item"):
         assert row[key] is None, key
     assert row["flagged"] is False
+
+
+def test_check_pearson_over_two_checks_is_undefined():
+    """Over two check items r is +1 or -1 whatever the scores: no figure, no flag from it."""
+    import numpy as np
+
+    from simrate.core.agreement.sparse import LongRatings
+    from simrate.core.team.quality import _check_table
+
+    data = np.array([[1.0, 3.0, 2.0], [2.0, 1.0, 3.0]])  # rater 1: r -1 on checks 0 and 1
+    known = np.array([1.0, 3.0, np.nan])
+    table = _check_table(LongRatings.from_matrix(data), known)
+    assert table["checks"].tolist() == [2, 2]
+    assert np.isnan(table["check_pearson"]).all()
+    known = np.array([1.0, 3.0, 2.0])  # three checks: now a figure
+    assert _check_table(LongRatings.from_matrix(data), known)["check_pearson"][1] == \
+        pytest.approx(-0.5)

@@ -150,3 +150,24 @@ def test_a_narrow_window_stacks_the_agreement_view_in_one_column(qtbot, settings
     assert sections["heatmap"].parentWidget() is sections["over_time"].parentWidget()
     assert not dashboard.findChild(QScrollArea).horizontalScrollBar().isVisible()
     window.context.close_project()
+
+
+def test_a_new_raters_first_two_items_do_not_stretch_the_chart(qtbot):
+    """A rater who shares two items with the rest has no r yet (it would be -1 or +1): the
+    chart draws no point for them and its axis does not reach down to -1."""
+    import pandas as pd
+
+    from simrate.core.agreement.reports.over_time import agreement_over_time
+    from simrate.gui.agreement.agreement_view import OverTimeChart
+
+    rows = []
+    for i in range(8):  # two careful raters
+        rows += [(f"i{i}", "ax", float(i % 5), 2.0 * i), (f"i{i}", "bo", float(i % 5), 2.0 * i + 1)]
+    rows += [("i0", "new", 3.0, 100.0), ("i1", "new", 0.0, 101.0)]  # r vs rest would be -1
+    ratings = pd.DataFrame(rows, columns=["item_id", "annotator", "score", "updated_at"])
+    _step, points = agreement_over_time(ratings, every=2)
+    assert points[-1].vs_rest["new"] is None
+    chart = OverTimeChart()
+    qtbot.addWidget(chart)
+    chart.set_points(points, ["ax", "bo", "new"])
+    assert chart._bounds()[0] >= 0.0

@@ -97,6 +97,7 @@ def test_from_the_dialog_on_the_four_real_files_to_rating_a_pair(qtbot, settings
     files = sorted((realdata / "pyramid").glob("*.pyr"))
     choose(qtbot, dialog, files)
     dialog.project_edit.setText(str(tmp_path / "pyramids.simrate"))
+    dialog.name_edit.setText("carol")  # who is rating, asked with the file
     expected = dialog.pyramid_box.items()
     assert dialog.problem() == "" and expected == 702  # 351 paraphrases, 351 drawn
     with qtbot.waitSignal(window.imports.finished, timeout=20000):

@@ -84,6 +84,24 @@ def test_note_is_saved_with_the_verdict(qtbot, queue):
     assert (record["score"], record["note"]) == (4.0, "smaller text omits the date")
 
 
+def test_typed_verdict_is_the_value_typed(qtbot, queue):
+    """`1`, `.`, `7`, `5` is 1.75; `3.3` is off the 0.25 grid and refused, not rounded."""
+    order = expected_order(queue.project)
+    lines = []
+    queue.message.connect(lines.append)
+    press(qtbot, Qt.Key.Key_1, Qt.Key.Key_Period, Qt.Key.Key_7)
+    assert queue.score_label.text() == "1.7"
+    press(qtbot, Qt.Key.Key_5, Qt.Key.Key_Return)
+    press(qtbot, Qt.Key.Key_3, Qt.Key.Key_Period, Qt.Key.Key_3, Qt.Key.Key_Return)
+    assert lines[-2].startswith("score 3.3 is not on the grid of scale")
+    verdicts = queue.project.adjudications().set_index("item_id")["score"].to_dict()
+    assert verdicts == {order[0]: 1.75}
+    assert queue.current_id == order[1]
+    press(qtbot, Qt.Key.Key_3, Qt.Key.Key_Period, Qt.Key.Key_5, Qt.Key.Key_Return)
+    verdicts = queue.project.adjudications().set_index("item_id")["score"].to_dict()
+    assert verdicts == {order[0]: 1.75, order[1]: 3.5}
+
+
 def test_enter_without_a_score_saves_nothing(qtbot, queue):
     first = queue.current_id
     with qtbot.waitSignal(queue.message):

@@ -98,3 +98,11 @@ def test_without_check_items_the_careless_rule_says_why_it_is_off(qtbot, tmp_pat
     assert QThreadPool.globalInstance().waitForDone(30_000)
     bridge.detach()
     project.close()
+
+
+def test_the_columns_that_judge_a_rater_come_first():
+    """r vs rest and the check-item figures right after the name: on screen in a narrow
+    dock, never scrolled off to the right."""
+    keys = [key for key, _title, _fmt in COLUMNS]
+    assert keys[:6] == ["excluded", "annotator", "pearson_vs_rest", "check_pearson",
+                        "check_mae", "checks"]

@@ -68,6 +68,12 @@ def test_unadjudicated_alpha_and_counts_follow_an_adjudication(qtbot, organizer)
     qtbot.waitUntil(lambda: dashboard.count_labels["adjudicated"].text() == "1", timeout=2000)
     assert dashboard.count_labels["flagged"].text() == str(len(flagged) - 1)
     assert dashboard.alpha_unadjudicated_label.text() == expected_unadjudicated()
+    # named for what it holds, smaller than the headline, and said why it is higher
+    assert "undisputed items only" in dashboard.unadjudicated_caption.text()
+    assert "higher by construction" in dashboard.undisputed_note.text()
+    assert dashboard.undisputed_note.isVisibleTo(dashboard)
+    assert (dashboard.alpha_unadjudicated_label.font().pointSizeF()
+            < dashboard.alpha_label.font().pointSizeF())
 
 
 def test_level_choice_changes_every_alpha(qtbot, organizer):

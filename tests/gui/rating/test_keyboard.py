@@ -56,11 +56,73 @@ def test_steps_stop_at_the_ends_of_the_scale(qtbot, window):
     assert window.context.project.rating("d:1", "alice") == 4.0
 
 
-def test_digit_beyond_the_scale_is_not_a_key_binding(qtbot, window):
+def test_digit_beyond_the_scale_is_refused_with_a_line(qtbot, window):
     assert "score_5" not in window.rating_panel.actions_by_name  # CLSS ends at 4
+    lines = []
+    window.rating_panel.message.connect(lines.append)
     keys(qtbot, window, Qt.Key.Key_5, Qt.Key.Key_Return)
     assert window.context.project.rating("d:1", "alice") is None
     assert current_id(window) == "d:1"  # nothing to save: Enter does not move on
+    assert "score 5 is outside scale clss" in lines[0]
+
+
+def test_typed_fraction_is_the_score_saved(qtbot, window):
+    """`3`, `.`, `2`, `5` is 3.25: the score the annotator typed, not the last digit."""
+    panel = window.rating_panel
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Period, Qt.Key.Key_2)
+    assert panel.score_label.text() == "3.2"  # shown as typed, not yet a score
+    assert "not a score on this scale yet" in panel.state_label.text()
+    keys(qtbot, window, Qt.Key.Key_5)
+    assert panel.score_label.text() == "3.25"
+    assert panel.scale_widget.pending_code == panel.scale.to_code(3.25)
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") == 3.25
+    # On the next item: a leading point is 0., and `.5` then `0` is still 0.5.
+    keys(qtbot, window, Qt.Key.Key_Period, Qt.Key.Key_5, Qt.Key.Key_0, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:2", "alice") == 0.5
+
+
+def test_after_a_point_digits_go_on_and_never_start_another_number(qtbot, window):
+    """`1.75` then `2` is 1.752, refused: not a quiet 2. The next digit starts afresh."""
+    lines = []
+    window.rating_panel.message.connect(lines.append)
+    keys(qtbot, window, Qt.Key.Key_1, Qt.Key.Key_Period, Qt.Key.Key_7, Qt.Key.Key_5,
+         Qt.Key.Key_2)
+    assert lines[-1].startswith("score 1.752 is not on the grid of scale clss")
+    assert window.rating_panel.pending_code is None
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") is None
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") == 2.0
+
+
+def test_a_fraction_off_the_grid_is_refused_never_rounded(qtbot, window):
+    panel = window.rating_panel
+    project = window.context.project
+    lines = []
+    panel.message.connect(lines.append)
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Period, Qt.Key.Key_3)
+    assert lines == ["score 3.3 is not on the grid of scale clss (0-4, step 0.25): not taken, "
+                     "type the score again"]
+    keys(qtbot, window, Qt.Key.Key_Return)
+    assert project.rating("d:1", "alice") is None and current_id(window) == "d:1"
+    # Enter on an unfinished fraction refuses it too: 3.2 is neither 3 nor 3.25.
+    keys(qtbot, window, Qt.Key.Key_3, Qt.Key.Key_Period, Qt.Key.Key_2, Qt.Key.Key_Return)
+    assert project.rating("d:1", "alice") is None and current_id(window) == "d:1"
+    assert lines[-1].startswith("score 3.2 is not on the grid of scale clss")
+    # A point past the end of the scale: 4.5 is refused, not made 4.
+    keys(qtbot, window, Qt.Key.Key_4, Qt.Key.Key_Period, Qt.Key.Key_5, Qt.Key.Key_Return)
+    assert project.rating("d:1", "alice") is None
+    assert lines[-2].startswith("score 4.5 is outside scale clss")  # then "Type a score first"
+
+
+def test_steps_go_on_from_a_typed_fraction(qtbot, window):
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Period, Qt.Key.Key_5, Qt.Key.Key_Plus,
+         Qt.Key.Key_5)  # the step ends the typing: 5 is a new whole number, refused
+    assert window.rating_panel.pending_code is None
+    keys(qtbot, window, Qt.Key.Key_2, Qt.Key.Key_Period, Qt.Key.Key_5, Qt.Key.Key_Plus,
+         Qt.Key.Key_Return)
+    assert window.context.project.rating("d:1", "alice") == 2.75
 
 
 def test_left_right_move_without_changing_anything(qtbot, window):
@@ -112,8 +174,8 @@ def test_every_contract_key_is_in_a_menu(window):
                     stack.append(action.menu())
                 for key in action.shortcuts():
                     shown.add(key.toString())
-    for key in ("0", "1", "2", "3", "4", "+", "-", "Up", "Down", "Return", "Enter", "Left",
-                "Right", "Del", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Q"):
+    for key in ("0", "1", "2", "3", "4", "5", "9", ".", "+", "-", "Up", "Down", "Return",
+                "Enter", "Left", "Right", "Del", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Q"):
         assert key in shown, key
 
 

@@ -128,11 +128,11 @@ def test_the_file_menu_opens_the_sample_as_organizer(start_window):
     assert start_window.context.organizer and start_window.asked == []
 
 
-def run_simrate(*args: str, data: Path) -> subprocess.CompletedProcess:
+def run_simrate(*args: str, data: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_DATA_HOME=str(data), QT_QPA_PLATFORM="offscreen",
                PYTHONPATH=str(ROOT), HOME=str(data))
     return subprocess.run([sys.executable, "-m", "simrate", *args], capture_output=True,
-                          text=True, env=env, timeout=120, cwd=data)
+                          text=True, env=env, timeout=120, cwd=cwd or data)
 
 
 def test_sample_organizer_opens_with_no_dialog_from_the_command_line(tmp_path):
@@ -143,6 +143,24 @@ def test_sample_organizer_opens_with_no_dialog_from_the_command_line(tmp_path):
     assert len(built) == 1
     with Project.open(built[0]) as project:
         assert project.annotators() == ["ana", "ben", "chloe"]
+
+
+def test_the_check_alone_answers_no_question_and_changes_nothing(tmp_path):
+    """`simrate --sample --quit-when-shown`, offscreen with nobody to answer "Who is
+    rating?": it opens as the login name (no dialog), prints the title and quits, and the
+    project holds no new annotator."""
+    first = run_simrate("--sample", "--quit-when-shown", data=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"window shown: {SAMPLE_TITLE} \u2013 simrate"
+    built = next(tmp_path.rglob(SAMPLE_NAME))
+    with Project.open(built) as project:
+        assert project.annotators() == ["ana", "ben", "chloe"]
+        changes = len(project.changes())
+    # not from the data folder: its simrate/ (the sample's folder) would shadow the package
+    again = run_simrate(str(built), "--quit-when-shown", data=tmp_path, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    with Project.open(built) as project:
+        assert len(project.changes()) == changes
 
 
 def test_the_sample_module_prints_the_path_of_the_new_sample(tmp_path):

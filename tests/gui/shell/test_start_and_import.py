@@ -204,3 +204,56 @@ def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_windo
         go_on.set()
     with Project.open(project_path) as other:
         assert other.n_items == 11
+
+
+def test_a_created_project_opens_as_the_name_given_and_is_in_recent_projects(
+        qtbot, start_window, settings, tmp_path, monkeypatch):
+    """The New project dialog asks who is rating: the project opens as that person with no
+    second question (nothing to cancel), and Recent projects lists it."""
+    from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
+
+    source = tmp_path / "data" / "pairs.tsv"
+    source.parent.mkdir()
+    source.write_text("id\tsentence1\tsentence2\np1\tleft\tright\np2\tup\tdown\n")
+    settings.set(LAST_ANNOTATOR, "dave")
+    seen = {}
+
+    def fill_in(dialog):
+        dialog.source_edit.setText(str(source))
+        seen["name"] = dialog.name_edit.text()
+        seen["target"] = dialog.project_edit.text()
+        dialog.project_edit.setText(str(tmp_path / "made.simrate"))
+        dialog.name_edit.setText("erin")
+        assert dialog.problem() == ""
+        return NewProjectDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(NewProjectDialog, "exec", fill_in)
+    with qtbot.waitSignal(start_window.imports.finished, timeout=10000):
+        start_window.new_project_from_file()
+    assert seen["name"] == "dave"  # the last name offered
+    assert Path(seen["target"]).parent != source.parent  # not beside the input by default
+    context = start_window.context
+    assert context.project is not None and context.annotator == "erin"
+    assert start_window.asked == []  # no "Who is rating?" after the dialog
+    assert settings.recent_projects()[0] == str((tmp_path / "made.simrate").resolve())
+
+
+def test_the_new_project_dialog_needs_a_name_and_proposes_a_sensible_folder(qtbot, tmp_path,
+                                                                            monkeypatch):
+    from simrate.gui.dialogs.new_project_dialog import NewProjectDialog, project_folder
+
+    monkeypatch.setattr(sample_module, "sample_folder", lambda: tmp_path / "appdata")
+    (tmp_path / "appdata").mkdir()
+    assert project_folder(str(tmp_path)) == tmp_path  # the last project's folder
+    assert project_folder(str(tmp_path / "appdata")) != tmp_path / "appdata"  # not the sample's
+    assert project_folder("").is_dir()  # Documents, else home
+    source = tmp_path / "pairs.tsv"
+    source.write_text("id\tsentence1\tsentence2\np1\tleft\tright\n")
+    dialog = NewProjectDialog(str(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.source_edit.setText(str(source))
+    assert dialog.problem().startswith("Type your name")
+    dialog.name_edit.setText("zoe\u200b")
+    assert "invisible" in dialog.problem()
+    dialog.name_edit.setText("zoe")
+    assert dialog.problem() == ""

@@ -19,38 +19,42 @@ from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
 from simrate.core.store import CROWD, HUMAN
 from simrate.core.team.hub.exchange import Outbox, Received
+from simrate.core.team.hub.later.later_wins import (
+    HUB_WHO,
+    apply_exclusions,
+    apply_verdicts,
+    conflict,
+)
 from simrate.core.team.hub.replica import Link, ensure_tables, set_meta
 from simrate.core.team.hub.replica_state import (
     ABSENT_RATING,
-    adjudication_values,
-    annotator_values,
     hub_copies,
     local_ratings,
     queued_times,
+    queued_upto,
 )
 
-#: Who the local change log names for exclusions that came from the hub.
-HUB_WHO = "hub"
-
-#: Delete the outbox rows above an id whose key holds the value of the hub's copy.
+#: Delete the outbox rows of ratings above an id whose key holds the value of the hub's copy.
 PRUNE_QUEUED = """
 DELETE FROM hub_outbox WHERE id > ? AND id IN (
     SELECT o.id FROM hub_outbox o
-    JOIN items i ON i.ord = o.item_ord
-    JOIN annotators a ON a.id = o.annotator_id
-    LEFT JOIN ratings r ON r.item_ord = o.item_ord AND r.annotator_id = o.annotator_id
-    LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
-    WHERE o.id > ? AND r.code IS h.code AND COALESCE(r.note, '') = COALESCE(h.note, '')
+    LEFT JOIN items i ON i.id = o.item_id
+    LEFT JOIN annotators a ON a.name = o.annotator
+    LEFT JOIN ratings r ON r.item_ord = i.ord AND r.annotator_id = a.id
+    LEFT JOIN hub_ratings h ON h.item_id = o.item_id AND h.annotator = o.annotator
+    WHERE o.id > ? AND o.kind = 'rating' AND r.code IS h.code
+      AND COALESCE(r.note, '') = COALESCE(h.note, '')
       AND COALESCE(r.skipped, 0) = COALESCE(h.skipped, 0))
 """
 
 
 def apply_received(project: Project, link: Link, received: Received,
-                   outbox: Outbox | None = None) -> tuple[int, int]:
+                   outbox: Outbox | None = None) -> tuple[int, list[dict]]:
     """Apply every pulled table, in an order where each row finds what it refers to;
-    returns how many rows changed the replica (echoes of our own pushes do not), and how
-    many of this machine's rating edits lost to a later edit (conflicts). `outbox` is what
-    this round pushed (the hub's answer to refused ratings is applied over those values)."""
+    returns how many rows changed the replica (echoes of our own pushes do not), and the
+    conflicts met (later_wins.py: this machine's edits that lost, and newer ones kept).
+    `outbox` is what this round pushed (the hub's answer to refused values is applied
+    over those values)."""
     rows = received.rows
     applied = (_apply_settings(project, rows.get("settings", []))
                + _apply_items(project, rows.get("items", []))
@@ -58,10 +62,33 @@ def apply_received(project: Project, link: Link, received: Received,
     refused = {(r[0], r[1]) for r in received.refused}
     sent = {} if outbox is None else {(r[0], r[1]): (r[2], r[3], int(r[4]))
                                       for r in outbox.ratings if (r[0], r[1]) in refused}
-    ratings, conflicts = _apply_ratings(project, _latest(received.refused,
-                                                         rows.get("ratings", [])), sent)
-    return (applied + ratings + _apply_adjudications(project, rows.get("adjudications", [])),
-            conflicts)
+    ratings, lost = _apply_ratings(project, _latest(received.refused,
+                                                    rows.get("ratings", [])), sent)
+    kept_verdicts, kept_exclusions = _kept(outbox, received)
+    verdicts, found = apply_verdicts(
+        project, rows.get("adjudications", []) + [(*r[:5], float("inf")) for r in
+                                                  kept_verdicts.values()], set(kept_verdicts))
+    exclusions, more = apply_exclusions(
+        project, [(r[0], r[1], r[3]) for r in rows.get("annotators", [])]
+        + [tuple(r[:3]) for r in kept_exclusions.values()],
+        {r[0]: r[2] for r in (outbox.annotators if outbox else []) if r[0] in kept_exclusions})
+    conflicts = [conflict("rating", f"{key[0]}/{key[1]}", _logged(project, mine, mine_at),
+                          mine_at, _logged(project, theirs, at), at, "hub")
+                 for key, mine, mine_at, theirs, at in lost]
+    return applied + ratings + verdicts + exclusions, conflicts + found + more
+
+
+def _kept(outbox: Outbox | None, received: Received) -> tuple[dict, dict]:
+    """The hub's rows of the adjudications and exclusions it kept over this push's."""
+    if outbox is None:
+        return {}, {}
+    sent_v = {r[0]: (r[1], r[2]) for r in outbox.adjudications}
+    sent_e = {r[0]: r[1] for r in outbox.annotators}
+    verdicts = {r[0]: r for r in received.others.get("verdicts_after", [])
+                if r[0] in sent_v and (r[1], r[2]) != sent_v[r[0]]}
+    exclusions = {r[0]: r for r in received.others.get("exclusions_after", [])
+                  if r[0] in sent_e and bool(r[1]) != sent_e[r[0]]}
+    return verdicts, exclusions
 
 
 def _latest(*lists: list[tuple]) -> list[tuple]:
@@ -104,10 +131,23 @@ def _apply_items(project: Project, rows: list[tuple]) -> int:
         })
         project.import_items(frame, source="hub")
     if rows:
-        last = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
         with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_item_ord": last})
+            set_meta(conn, {"hub_item_ord": _known_up_to(conn, {r[0] for r in rows})})
     return len(new)
+
+
+def _known_up_to(conn, pulled: set[str]) -> int:
+    """The highest ord up to which every item is on the hub: the items known before, then
+    those the pull brought; not past an item imported here meanwhile (by another program
+    while the pull was applied), which the next round must still send."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'hub_item_ord'").fetchone()
+    known = int(float(row[0])) if row else -1
+    for ord_, item_id in conn.execute("SELECT ord, id FROM items WHERE ord > ? ORDER BY ord",
+                                      (known,)):
+        if item_id not in pulled:
+            break
+        known = ord_
+    return known
 
 
 def _meta(text: str | None) -> dict:
@@ -117,41 +157,32 @@ def _meta(text: str | None) -> dict:
 
 
 def _apply_annotators(project: Project, rows: list[tuple]) -> int:
-    if not rows:
-        return 0
-    applied = 0
-    names = [r[0] for r in rows]
-    copies = hub_copies(project, "hub_annotators", names)
-    for name, excluded, kind, _seq in rows:
-        # one namespace: a name this file holds as another kind is refused (one line)
+    """Add the hub's annotators this replica lacks (their exclusions: later_wins.py); one
+    namespace: a name this file holds as another kind is refused (one line)."""
+    for name, _excluded, kind, _at, _seq in rows:
         if kind == "machine":
             project.roster.add_machine(name, by=HUB_WHO)
         else:
             project.roster.add(name, CROWD if kind == CROWD else HUMAN)
-        local = annotator_values(project).get(name, 0)
-        pending = name in copies and copies[name] != (int(local),)
-        if not pending and bool(local) != bool(excluded):
-            project.set_excluded(name, bool(excluded), by=HUB_WHO)
-            applied += 1
-    with project.team_tables.transaction() as conn:
-        ensure_tables(conn)
-        conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
-                         [(r[0], int(r[1])) for r in rows])
-    return applied
+    if rows:  # the hub has them: nothing to send back
+        with project.team_tables.transaction() as conn:
+            conn.executemany("DELETE FROM hub_outbox WHERE kind IN ('machine', 'rater') "
+                             "AND annotator = ?", [(r[0],) for r in rows])
+    return 0
 
 
 def _apply_ratings(project: Project, rows: list[tuple],
-                   refused: dict[tuple[str, str], tuple]) -> tuple[int, int]:
+                   refused: dict[tuple[str, str], tuple]) -> tuple[int, list]:
     """Apply pulled ratings by the later-edit rule; `refused` holds the values of pushed
     edits the hub refused (it holds a later one), which give way to the hub's whatever this
-    machine's clock says (unless edited again since). Returns (rows written, conflicts)."""
+    machine's clock says (unless edited again since). Returns (rows written, the edits
+    of this machine that lost)."""
     rows = [r for r in rows if project.has_item(r[0])]
     if not rows:
-        return 0, 0
-    keys = [(r[0], r[1]) for r in rows]
-    local = local_ratings(project, keys)
+        return 0, []
+    local = local_ratings(project, keys := [(r[0], r[1]) for r in rows])
     copies = hub_copies(project, "hub_ratings", keys)
-    made = queued_times(project, keys)
+    made = queued_times(project, "rating", keys)
     writes, lost = [], []
     for item_id, annotator, code, note, skipped, seconds, at, _seq in rows:
         key = (item_id, annotator)
@@ -167,19 +198,29 @@ def _apply_ratings(project: Project, rows: list[tuple],
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at)))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
-    queued_before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
+    queued_before = queued_upto(project)
     project.apply_ratings(writes)
+    _record_pulled(project, rows, queued_before, lost)
+    return len(writes), lost
+
+
+def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
+                   lost: list[tuple]) -> None:
+    """The copies of the pulled ratings, the outbox rows the pull's own writes left gone,
+    and a `conflict` entry per edit of this machine that lost."""
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
         # what the pull wrote equals the hub's copy: nothing to send, so no need to look
-        # at it again (a key queued since, by anyone, with another value stays queued)
+        # at it again (a key queued since, by anyone, with another value stays queued);
+        # the raters it added are the hub's already
         conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
+        conn.executemany("DELETE FROM hub_outbox WHERE id > ? AND kind = 'rater' AND "
+                         "annotator = ?", [(queued_before, a) for a in {r[1] for r in rows}])
         for (item_id, annotator), mine, mine_at, theirs, at in lost:
             log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
                        old=_logged(project, mine, mine_at), new=_logged(project, theirs, at))
-    return len(writes), len(lost)
 
 
 def _logged(project: Project, value: tuple, at: float) -> dict:
@@ -187,29 +228,3 @@ def _logged(project: Project, value: tuple, at: float) -> dict:
     code, note, skipped = value
     return {"score": None if code is None else project.scale.from_code(code), "note": note,
             "skipped": bool(skipped), "at": at}
-
-
-def _apply_adjudications(project: Project, rows: list[tuple]) -> int:
-    rows = [r for r in rows if project.has_item(r[0])]
-    if not rows:
-        return 0
-    applied = 0
-    local = adjudication_values(project)
-    copies = hub_copies(project, "hub_adjudications", [r[0] for r in rows])
-    for item_id, code, note, by, _at, _seq in rows:
-        mine = local.get(item_id)
-        mine_pair = (None, "") if mine is None else (mine[0], mine[1])
-        if mine_pair != copies.get(item_id, (None, "")):
-            continue  # a local adjudication not pushed yet
-        if mine_pair == (code, note):
-            continue
-        if code is None:
-            project.adjudicate(item_id, None, by=by)
-        else:
-            project.adjudicate(item_id, project.scale.from_code(code), note=note, by=by)
-        applied += 1
-    with project.team_tables.transaction() as conn:
-        ensure_tables(conn)
-        conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
-                         [(r[0], r[1], r[2]) for r in rows])
-    return applied

@@ -15,6 +15,12 @@ from typing import Any
 
 from simrate.core.names import rater_key
 from simrate.core.team.hub.connection import Batch, HubError, Result, explain
+from simrate.core.team.hub.later.push_others import (
+    HAS_EXCLUDED_AT,
+    queue_others,
+    queue_undo_rating,
+    read_others,
+)
 
 #: Rows fetched per query while pulling.
 PAGE = 50_000
@@ -24,7 +30,8 @@ PULL_SQL = {
     "items": 'SELECT id, "left", "right", dataset, genre, reference, meta, source, seq '
              "FROM simrate.items",
     # a hub made before machine raters travelled has no kind column: NULL there
-    "annotators": "SELECT name, excluded, to_jsonb(a) ->> 'kind', seq FROM simrate.annotators a",
+    "annotators": "SELECT name, excluded, to_jsonb(a) ->> 'kind', "
+                  "(to_jsonb(a) ->> 'excluded_at')::float8, seq FROM simrate.annotators a",
     "ratings": "SELECT item_id, annotator, code, note, skipped, seconds, updated_at, seq "
                "FROM simrate.ratings",
     "adjudications": "SELECT item_id, code, note, by, at, seq FROM simrate.adjudications",
@@ -55,22 +62,6 @@ JOIN unnest(%s::text[], %s::text[], %s::integer[], %s::text[], %s::boolean[])
      AS k(item_id, annotator, code, note, skipped)
   ON r.item_id = k.item_id AND r.annotator = k.annotator
 WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (k.code, k.note, k.skipped)
-"""
-UPSERT_ADJUDICATION = """
-INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at) VALUES (%s, %s, %s, %s, %s)
-ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
-    by = EXCLUDED.by, at = EXCLUDED.at
-WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
-"""
-#: An exclusion: the rater of the name's key (whatever spelling the hub holds it under),
-#: added first when the hub lacks it.
-UPSERT_ANNOTATOR = """
-WITH added AS (
-  INSERT INTO simrate.annotators (name, excluded, key) VALUES (%(name)s, %(excluded)s, %(key)s)
-  ON CONFLICT DO NOTHING RETURNING name)
-UPDATE simrate.annotators a SET excluded = %(excluded)s
-WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(excluded)s
-  AND NOT EXISTS (SELECT 1 FROM added)
 """
 #: A rater added here (a person of an import, a machine rater, a crowd worker of a results
 #: file): the hub takes the rater of its key when of the same kind, and refuses, naming
@@ -113,7 +104,7 @@ class Outbox:
     queued_upto: int = 0
     #: (name, change_id) of machine raters added here.
     machines: list[tuple] = field(default_factory=list)
-    #: (name, kind, change_id) of raters added here (imports, crowd results, web studies).
+    #: (name, kind, outbox id) of the other raters added here (people, crowd workers).
     raters: list[tuple] = field(default_factory=list)
 
     @property
@@ -136,6 +127,11 @@ class Received:
     refused: list[tuple] = field(default_factory=list)
     #: Seconds this machine's clock is ahead of the hub's (negative: behind).
     clock_offset: float = 0.0
+    #: The hub's adjudications and exclusions of the keys pushed, read before and after
+    #: the push's writes (push_others.py): what it kept and what it replaced.
+    others: dict[str, list[tuple]] = field(default_factory=dict)
+    #: Conflicts the push met (later_wins.record_others), filled when it is recorded.
+    conflicts: list[dict] = field(default_factory=list)
 
     @property
     def pulled(self) -> int:
@@ -163,9 +159,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
 
     try:
         try:
-            acked, has_kind = _begin_push(conn, replica, outbox)
+            acked, has_kind, stamped = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
-            pushed = _queue_push(batch, outbox, acked, has_kind)
+            pushed = _queue_push(batch, outbox, acked, has_kind, stamped)
             pages, hub_clock = _queue_after_push(batch, replica, marks, organizer)
             sent = time.time()
             results = batch.run()
@@ -173,12 +169,12 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
         except BaseException:
             _roll_back(conn)
             raise
-        count, refused = pushed(results)
+        count, refused, others = pushed(results)
         rows, new_marks = _collect_pages(conn, results, pages, marks, organizer)
         offset = (sent + answered) / 2 - float(results[hub_clock].rows[0][0])
     except psycopg.Error as exc:
         raise explain(exc, url) from None
-    return Received(acked, count, rows, new_marks, refused, offset)
+    return Received(acked, count, rows, new_marks, refused, offset, others)
 
 
 def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
@@ -236,7 +232,7 @@ def _roll_back(conn: Any) -> None:
 _rehearsed: weakref.WeakSet = weakref.WeakSet()
 
 
-def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
+def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, bool]:
     """Begin the push's transaction, lock this replica's row, read and raise the id the
     hub acknowledged (and see whether the hub knows machine raters, when some are to go):
     one message, before any write, so this transaction holds no lock another replica waits
@@ -255,6 +251,7 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
                      (replica,))
     kind = batch.add(HAS_KIND) if outbox.machines or outbox.raters else None
+    stamped = batch.add(HAS_EXCLUDED_AT) if outbox.annotators else None
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
     # not with items: ratings of new items would find no item before the items are written
@@ -267,7 +264,8 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool]:
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
-    return int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows)
+    return (int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows),
+            stamped is not None and bool(results[stamped].rows))
 
 
 def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
@@ -287,8 +285,8 @@ def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
     batch.add("RELEASE SAVEPOINT rehearsal")
 
 
-def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
-                ) -> Callable[[list[Result]], tuple[int, list[tuple]]]:
+def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stamped: bool
+                ) -> Callable[[list[Result]], tuple[int, list[tuple], dict]]:
     """Add the push's writes to the batch; returns what reads, from the batch's results,
     how many rows changed the hub and the hub's rows for the ratings it kept another value
     for (its trigger refuses an edit older than the one it holds).
@@ -300,14 +298,18 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
     for row in outbox.items:  # first: ratings refer to them
         batch.add(INSERT_ITEM, row[:8])
     ratings = outbox.ratings
-    upserts = [batch.add(UPSERT_RATING, r[:7]) for r in ratings]
+    upserts = [queue_undo_rating(batch, r) if len(r) > 8 and r[8] else
+               batch.add(UPSERT_RATING, r[:7]) for r in ratings]
     refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
-    others = _queue_writes(batch, outbox, acked, has_kind) if fresh else 0
+    reads = queue_others(batch, outbox.adjudications, outbox.annotators, stamped)
+    others = _queue_writes(batch, outbox, fresh, has_kind)
 
-    def result(results: list[Result]) -> tuple[int, list[tuple]]:
+    def result(results: list[Result]) -> tuple[int, list[tuple], dict]:
         changed = sum(results[i].rowcount for i in upserts)
         kept = results[refused].rows if refused is not None else []
-        return changed + (len(outbox.items) if fresh else 0) + others, kept
+        sent = len(outbox.adjudications) + len(outbox.annotators)
+        return (changed + (len(outbox.items) if fresh else 0) + others + sent, kept,
+                read_others(results, reads))
 
     return result
 
@@ -317,26 +319,20 @@ def _refused_params(ratings: list[tuple]) -> tuple:
             [r[3] for r in ratings], [bool(r[4]) for r in ratings])
 
 
-def _queue_writes(batch: Batch, outbox: Outbox, acked: int, has_kind: bool) -> int:
-    """Add the outbox rows other than items and ratings newer than `acked`; returns how
-    many."""
-    adjudications = [r[:5] for r in outbox.adjudications if r[-1] > acked]
-    annotators = [r[:2] for r in outbox.annotators if r[-1] > acked]
-    raters = [r[:2] for r in outbox.raters if r[-1] > acked]
-    raters += [(r[0], "machine") for r in outbox.machines if r[-1] > acked]
+def _queue_writes(batch: Batch, outbox: Outbox, fresh: bool, has_kind: bool) -> int:
+    """Add the raters (from the outbox: sent again after a lost reply, which changes
+    nothing on the hub; each claimed by its key and kind, hub_schema/raters.py) and, unless
+    the hub took this round already, the threshold (adjudications and exclusions:
+    push_others.py); returns how many settings."""
     if has_kind:  # else: publish again to upgrade
-        for name, kind in raters:  # first: an exclusion names a rater the hub holds
+        for name, _last in outbox.machines:
+            batch.add(CLAIM_RATER, (name, rater_key(name), "machine"))
+        for name, kind, _last in outbox.raters:
             batch.add(CLAIM_RATER, (name, rater_key(name), kind))
-    for name, excluded in annotators:
-        batch.add(UPSERT_ANNOTATOR, {"name": name, "excluded": excluded,
-                                     "key": rater_key(name)})
-    for row in adjudications:
-        batch.add(UPSERT_ADJUDICATION, row)
-    threshold = outbox.threshold
-    if threshold is not None and threshold[1] > acked:
+    threshold = outbox.threshold if fresh else None
+    if threshold is not None:
         batch.add(UPSERT_SETTING, ("threshold", str(threshold[0])))
-    return (len(adjudications) + len(annotators)
-            + (threshold is not None and threshold[1] > acked))
+    return threshold is not None
 
 
 def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: bool = True

@@ -263,8 +263,9 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
                             (started - 1.0,)).fetchall()
         conn.executemany("DELETE FROM hub_ratings WHERE item_id = ? AND annotator = ?",
                          [(item, name) for _, _, item, name in late])
-        conn.executemany("INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-                         "VALUES (?, ?, ?)", [(o, a, time.time()) for o, a, _, _ in late])
+        conn.executemany("INSERT INTO hub_outbox (item_ord, annotator_id, item_id, "
+                         "annotator, at) VALUES (?, ?, ?, ?, ?)",
+                         [(o, a, i, n, time.time()) for o, a, i, n in late])
         conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
                      "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
         conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "

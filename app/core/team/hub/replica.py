@@ -50,16 +50,49 @@ _MADE = f"CASE WHEN NEW.updated_at < {_NOW} - 1.0 THEN {_NOW} ELSE NEW.updated_a
 OUTBOX_TABLE = """CREATE TABLE hub_outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT, item_ord INTEGER NOT NULL,
     annotator_id INTEGER NOT NULL, at REAL NOT NULL)"""
+#: Columns added to the outbox when every kind of change began to travel (issue 31): the
+#: kind, the keys by name (an undone import's rater is gone from `annotators` by the time
+#: the round reads the outbox) and whether the change is an undo's (core/edits/writes.py).
+OUTBOX_COLUMNS = (("kind", "TEXT NOT NULL DEFAULT 'rating'"), ("item_id", "TEXT"),
+                  ("annotator", "TEXT"), ("undo", "INTEGER NOT NULL DEFAULT 0"))
+_ITEM = "(SELECT id FROM items WHERE ord = {row}.item_ord)"
+_RATER = "(SELECT name FROM annotators WHERE id = {row}.annotator_id)"
+_ADD = "INSERT INTO hub_outbox (kind, item_ord, annotator_id, item_id, annotator, at) VALUES "
+
+
+def _rating_trigger(name: str, event: str, row: str, at: str) -> str:
+    return (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON ratings BEGIN {_ADD}"
+            f"('rating', {row}.item_ord, {row}.annotator_id, {_ITEM.format(row=row)}, "
+            f"{_RATER.format(row=row)}, {at}); END")
+
+
+def _verdict_trigger(name: str, event: str, row: str, at: str) -> str:
+    return (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON adjudications BEGIN "
+            f"{_ADD}('adjudication', {row}.item_ord, -1, {_ITEM.format(row=row)}, NULL, {at}); "
+            "END")
+
+
+_VERDICT_MADE = f"CASE WHEN NEW.at < {_NOW} - 1.0 THEN {_NOW} ELSE NEW.at END"
+#: The old triggers of the outbox (ratings only, keyed by ids), dropped when upgrading.
+OLD_TRIGGERS = ("hub_outbox_insert", "hub_outbox_update", "hub_outbox_delete")
 OUTBOX_TRIGGERS = (
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_insert AFTER INSERT ON ratings BEGIN "
-    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-    f"VALUES (NEW.item_ord, NEW.annotator_id, {_MADE}); END",
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_update AFTER UPDATE ON ratings BEGIN "
-    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-    f"VALUES (NEW.item_ord, NEW.annotator_id, {_MADE}); END",
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_delete AFTER DELETE ON ratings BEGIN "
-    "INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-    f"VALUES (OLD.item_ord, OLD.annotator_id, {_NOW}); END",
+    _rating_trigger("hub_outbox_rating_insert", "INSERT", "NEW", _MADE),
+    _rating_trigger("hub_outbox_rating_update", "UPDATE", "NEW", _MADE),
+    _rating_trigger("hub_outbox_rating_delete", "DELETE", "OLD", _NOW),
+    _verdict_trigger("hub_outbox_verdict_insert", "INSERT", "NEW", _VERDICT_MADE),
+    _verdict_trigger("hub_outbox_verdict_update", "UPDATE", "NEW", _VERDICT_MADE),
+    _verdict_trigger("hub_outbox_verdict_delete", "DELETE", "OLD", _NOW),
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_exclude AFTER UPDATE OF excluded ON annotators "
+    f"WHEN NEW.excluded IS NOT OLD.excluded BEGIN {_ADD}"
+    f"('exclude', -1, NEW.id, NULL, NEW.name, {_NOW}); END",
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_machine AFTER INSERT ON annotators "
+    f"WHEN NEW.kind = 'machine' BEGIN {_ADD}('machine', -1, NEW.id, NULL, NEW.name, {_NOW}); "
+    "END",
+    # every other rater added (by an import, a package merge, a web study...): the hub
+    # learns the name and its kind (person or crowd worker) before any rating of theirs
+    "CREATE TRIGGER IF NOT EXISTS hub_outbox_rater AFTER INSERT ON annotators "
+    f"WHEN NEW.kind <> 'machine' BEGIN {_ADD}('rater', -1, NEW.id, NULL, NEW.name, {_NOW}); "
+    "END",
     # an annotator's replica holds only the person's own ratings: the hub takes no other
     # from it, so any other would stay on this machine for ever
     "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
@@ -69,6 +102,22 @@ OUTBOX_TRIGGERS = (
     "SELECT RAISE(ABORT, 'this is an annotator''s replica of a hub: it holds only that "
     "person''s own ratings, and the hub would take no other; import them into the "
     "organizer''s replica'); END",
+)
+#: Every value that may differ from the hub's copy goes in once when the outbox is made
+#: or upgraded; a round sends only what differs.
+SEED_OUTBOX = (
+    f"{_ADD[:-8]} SELECT 'rating', r.item_ord, r.annotator_id, i.id, a.name, r.updated_at "
+    "FROM ratings r JOIN items i ON i.ord = r.item_ord JOIN annotators a "
+    "ON a.id = r.annotator_id",
+    f"{_ADD[:-8]} SELECT 'rating', -1, -1, h.item_id, h.annotator, {_NOW} FROM hub_ratings h",
+    f"{_ADD[:-8]} SELECT 'adjudication', d.item_ord, -1, i.id, NULL, d.at "
+    "FROM adjudications d JOIN items i ON i.ord = d.item_ord",
+    f"{_ADD[:-8]} SELECT 'adjudication', -1, -1, h.item_id, NULL, {_NOW} "
+    "FROM hub_adjudications h",
+    f"{_ADD[:-8]} SELECT 'exclude', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
+    "WHERE a.excluded = 1 OR a.name IN (SELECT name FROM hub_annotators)",
+    f"{_ADD[:-8]} SELECT 'rater', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
+    "WHERE a.kind <> 'machine' AND a.name NOT IN (SELECT name FROM hub_annotators)",
 )
 
 
@@ -96,20 +145,26 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
 
 
 def ensure_outbox(conn: sqlite3.Connection) -> None:
-    """Create the outbox and its triggers if missing (inside a write transaction).
+    """Create the outbox and its triggers if missing, or bring an older one up to every
+    kind of change (inside a write transaction).
 
-    A replica linked by an older simrate has no outbox: every rating it holds, and every
-    key the hub holds for it, goes in once, so that what older routes never sent (imports,
-    undo) is compared with the hub's copy at the next round.
+    A replica linked by an older simrate has no outbox, or one of ratings alone: every
+    value it holds, and every key the hub holds for it, goes in once, so that what older
+    routes never sent (imports, undo, adjudications and exclusions written while a round
+    applied its pull) is compared with the hub's copy at the next round.
     """
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                    "AND name = 'hub_outbox'").fetchone() is None:
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(hub_outbox)")}
+    if "undo" in columns:
+        return
+    if not columns:
         conn.execute(OUTBOX_TABLE)
-        conn.execute("INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-                     "SELECT item_ord, annotator_id, updated_at FROM ratings")
-        conn.execute(f"INSERT INTO hub_outbox (item_ord, annotator_id, at) "
-                     f"SELECT i.ord, a.id, {_NOW} FROM hub_ratings h "
-                     "JOIN items i ON i.id = h.item_id JOIN annotators a ON a.name = h.annotator")
+    for name, kind in OUTBOX_COLUMNS:
+        conn.execute(f"ALTER TABLE hub_outbox ADD COLUMN {name} {kind}")
+    conn.execute("DELETE FROM hub_outbox")  # the seed below queues every key again
+    for name in OLD_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for statement in SEED_OUTBOX:
+        conn.execute(statement)
     for statement in OUTBOX_TRIGGERS:
         conn.execute(statement)
 
@@ -117,7 +172,7 @@ def ensure_outbox(conn: sqlite3.Connection) -> None:
 def has_outbox(project: Project) -> bool:
     """True once the file's ratings leave their keys in the outbox."""
     return bool(project.team_tables.read(
-        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'hub_outbox_delete'"))
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'hub_outbox_exclude'"))
 
 
 def set_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:

@@ -1,4 +1,13 @@
-"""Reading a replica's values and its copies of the hub's values, by key, in bulk."""
+"""Reading a replica's values, its copies of the hub's values, and its outbox.
+
+The outbox: triggers (replica.py) leave a row in `hub_outbox` for every write of a rating,
+an adjudication, an exclusion or a machine rater, whatever wrote it and whenever (also while
+a round applies its pull), keyed by names. A round sends the keys whose value differs from
+the replica's copy of the hub's, with the time this machine made the change; the outbox
+rows it read go once the hub has taken them (sync.py). A key whose newest outbox row is an
+undo's goes out as an undo: the hub takes it only over the value this machine last saw
+there (its copy), so a newer value made on another machine stays (exchange.py).
+"""
 
 from __future__ import annotations
 
@@ -28,18 +37,6 @@ def local_ratings(project: Project, keys: list[tuple[str, str]]
         if rows:
             found[(item_id, annotator)] = tuple(rows[0][2:])
     return found
-
-
-def queued_times(project: Project, keys: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
-    """{(item_id, annotator): when this machine last changed it} from the outbox."""
-    if not keys or not project.team_tables.read(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='hub_outbox'"):
-        return {}
-    wanted = set(keys)
-    return {(r[0], r[1]): float(r[2]) for r in project.team_tables.read(
-        "SELECT i.id, a.name, max(o.at) FROM hub_outbox o JOIN items i ON i.ord = o.item_ord "
-        "JOIN annotators a ON a.id = o.annotator_id GROUP BY o.item_ord, o.annotator_id")
-        if (r[0], r[1]) in wanted}
 
 
 def hub_copies(project: Project, table: str, keys: list) -> dict:
@@ -80,3 +77,120 @@ def adjudication_values(project: Project) -> dict[str, tuple]:
 def annotator_values(project: Project) -> dict[str, int]:
     """{name: excluded} of the replica's annotators."""
     return dict(project.team_tables.read("SELECT name, excluded FROM annotators"))
+
+#: The queued ratings whose local value differs from the hub's copy (absent on either side
+#: counts as no score, no note, not skipped), with the time this machine made the change
+#: (the later of the row's `updated_at` and its outbox time), the newest outbox id, whether
+#: that row is an undo's, and the hub's copy (the value an undo may replace).
+CHANGED_RATINGS = """
+SELECT q.item_id, q.annotator, r.code, COALESCE(r.note, ''), COALESCE(r.skipped, 0),
+       r.seconds, max(COALESCE(r.updated_at, 0), q.at), q.last, l.undo,
+       h.code, COALESCE(h.note, ''), COALESCE(h.skipped, 0)
+FROM (SELECT item_id, annotator, max(at) AS at, max(id) AS last FROM hub_outbox
+      WHERE id <= ? AND kind = 'rating' GROUP BY item_id, annotator) q
+JOIN hub_outbox l ON l.id = q.last
+LEFT JOIN items i ON i.id = q.item_id
+LEFT JOIN annotators a ON a.name = q.annotator
+LEFT JOIN ratings r ON r.item_ord = i.ord AND r.annotator_id = a.id
+LEFT JOIN hub_ratings h ON h.item_id = q.item_id AND h.annotator = q.annotator
+WHERE (r.code IS NOT h.code OR COALESCE(r.note, '') <> COALESCE(h.note, '')
+   OR COALESCE(r.skipped, 0) <> COALESCE(h.skipped, 0))
+"""
+
+#: The same for adjudications: item_id, code, note, by, made at, last id, undo, copy.
+CHANGED_VERDICTS = """
+SELECT q.item_id, d.code, COALESCE(d.note, ''), COALESCE(d.by, ''),
+       max(COALESCE(d.at, 0), q.at), q.last, l.undo, h.code, COALESCE(h.note, '')
+FROM (SELECT item_id, max(at) AS at, max(id) AS last FROM hub_outbox
+      WHERE id <= ? AND kind = 'adjudication' GROUP BY item_id) q
+JOIN hub_outbox l ON l.id = q.last
+LEFT JOIN items i ON i.id = q.item_id
+LEFT JOIN adjudications d ON d.item_ord = i.ord
+LEFT JOIN hub_adjudications h ON h.item_id = q.item_id
+WHERE d.code IS NOT h.code OR (d.code IS NOT NULL AND COALESCE(d.note, '') <> COALESCE(h.note, ''))
+"""
+
+#: The same for exclusions: name, excluded, made at, last id, undo, copy.
+CHANGED_EXCLUSIONS = """
+SELECT q.annotator, a.excluded, q.at, q.last, l.undo, h.excluded
+FROM (SELECT annotator, max(at) AS at, max(id) AS last FROM hub_outbox
+      WHERE id <= ? AND kind = 'exclude' GROUP BY annotator) q
+JOIN hub_outbox l ON l.id = q.last
+JOIN annotators a ON a.name = q.annotator
+LEFT JOIN hub_annotators h ON h.name = q.annotator
+WHERE h.excluded IS NOT a.excluded
+"""
+
+QUEUED_MACHINES = """
+SELECT DISTINCT annotator, max(id) FROM hub_outbox WHERE id <= ? AND kind = 'machine'
+GROUP BY annotator
+"""
+
+
+def queued_upto(project: Project) -> int:
+    """The newest outbox id now (a round reads up to it)."""
+    return project.team_tables.read("SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
+
+
+def changed_ratings(project: Project, upto: int, only: str | None = None) -> list[tuple]:
+    """(item_id, annotator, code, note, skipped, seconds, made at, outbox id, undo, copy's
+    code, note, skipped) of the queued ratings the hub's copy lacks; `only`: of that
+    annotator alone (an annotator's replica sends only the person's own)."""
+    sql, params = CHANGED_RATINGS, (upto,)
+    if only is not None:
+        sql, params = sql + " AND q.annotator = ?", (upto, only)
+    return [(item_id, name, code, note, bool(skipped), seconds, float(at), last, bool(undo),
+             hub_code, hub_note, bool(hub_skipped))
+            for (item_id, name, code, note, skipped, seconds, at, last, undo, hub_code,
+                 hub_note, hub_skipped) in project.team_tables.read(sql, params)]
+
+
+def changed_verdicts(project: Project, upto: int) -> list[tuple]:
+    """(item_id, code, note, by, made at, outbox id, undo, copy's code, note)."""
+    return [(i, c, n, b, float(at), last, bool(undo), hc, hn)
+            for i, c, n, b, at, last, undo, hc, hn
+            in project.team_tables.read(CHANGED_VERDICTS, (upto,))]
+
+
+def changed_exclusions(project: Project, upto: int) -> list[tuple]:
+    """(name, excluded, made at, outbox id, undo, copy's excluded or None)."""
+    return [(name, bool(excluded), float(at), last, bool(undo),
+             None if copy is None else bool(copy))
+            for name, excluded, at, last, undo, copy
+            in project.team_tables.read(CHANGED_EXCLUSIONS, (upto,))]
+
+
+QUEUED_RATERS = """
+SELECT o.annotator, a.kind, max(o.id) FROM hub_outbox o JOIN annotators a ON a.name = o.annotator
+WHERE o.id <= ? AND o.kind = 'rater' GROUP BY o.annotator
+"""
+
+
+def queued_raters(project: Project, upto: int) -> list[tuple]:
+    """(name, kind, outbox id) of the people and crowd workers added here and still here
+    (an undone import's rater is gone: only its clears travel)."""
+    return [tuple(r) for r in project.team_tables.read(QUEUED_RATERS, (upto,))]
+
+
+def queued_machines(project: Project, upto: int) -> list[tuple]:
+    """(name, outbox id) of machine raters added here and not yet taken by the hub."""
+    return [tuple(r) for r in project.team_tables.read(QUEUED_MACHINES, (upto,))]
+
+
+def queued_times(project: Project, kind: str, keys: list) -> dict:
+    """{key: when this machine last changed it} from the outbox; keys are (item_id,
+    annotator) for ratings, item ids for adjudications, names for exclusions."""
+    if not keys:
+        return {}
+    key = {"rating": "item_id, annotator", "adjudication": "item_id",
+           "exclude": "annotator"}[kind]
+    wanted = set(keys)
+    width = key.count(",") + 1
+    rows = project.team_tables.read(
+        f"SELECT {key}, max(at) FROM hub_outbox WHERE kind = ? GROUP BY {key}", (kind,))
+    found = {}
+    for row in rows:
+        k = tuple(row[:width]) if width > 1 else row[0]
+        if k in wanted:
+            found[k] = float(row[width])
+    return found

@@ -39,12 +39,7 @@ from simrate.core.team.hub.exchange import (
     exchange,
 )
 from simrate.core.team.hub.hub_schema import MAX_CLOCK_LEAD
-from simrate.core.team.hub.serve_sync.client import (
-    TOKEN_KEY,
-    is_service_url,
-    service_exchange,
-    session_for_service,
-)
+from simrate.core.team.hub.later.later_wins import record_others
 from simrate.core.team.hub.replica import (
     Link,
     ensure_tables,
@@ -55,9 +50,18 @@ from simrate.core.team.hub.replica import (
     watermarks,
 )
 from simrate.core.team.hub.replica_state import (
-    adjudication_values,
-    annotator_values,
-    hub_copies,
+    changed_exclusions,
+    changed_ratings,
+    changed_verdicts,
+    queued_machines,
+    queued_raters,
+    queued_upto,
+)
+from simrate.core.team.hub.serve_sync.client import (
+    TOKEN_KEY,
+    is_service_url,
+    service_exchange,
+    session_for_service,
 )
 
 
@@ -73,18 +77,30 @@ class SyncReport:
     conflicts: int = 0
     #: Seconds this machine's clock is ahead of the hub's (not part of the JSON).
     clock_offset: float = 0.0
+    #: Every conflict: kind, key, both values and edit times, and which one won.
+    conflict_list: tuple = ()
 
     def as_dict(self) -> dict:
         """The JSON object of `simrate team sync --json`."""
-        return {"pushed": self.pushed, "pulled": self.pulled, "pending": self.pending,
-                "conflicts": self.conflicts, "hub": self.hub}
+        found = {"pushed": self.pushed, "pulled": self.pulled, "pending": self.pending,
+                 "conflicts": self.conflicts, "hub": self.hub}
+        if self.conflict_list:  # each: kind, key, both values and edit times, who won
+            found["conflict_list"] = list(self.conflict_list)
+        return found
 
 
-def conflict_line(conflicts: int) -> str:
-    """The one line that tells a person their edits lost to later ones."""
+def conflict_line(conflicts: int, found: list | tuple = ()) -> str:
+    """The one line that tells a person their edits met other ones (`found`: the report's
+    conflict list; without it, or with rating edits that lost only, the rating wording)."""
     edits = "edit" if conflicts == 1 else "edits"
-    return (f"{conflicts} rating {edits} made here lost to a later edit of the same rating "
-            "made on another machine; both values are in the change log")
+    if all(c["kind"] == "rating" and c["won"] == "hub" for c in found):
+        return (f"{conflicts} rating {edits} made here lost to a later edit of the same "
+                "rating made on another machine; both values are in the change log")
+    lost = sum(c["won"] == "hub" for c in found)
+    kinds = ", ".join(sorted({c["kind"] for c in found}))
+    return (f"{conflicts} {edits} ({kinds}) met another value from another machine: the "
+            f"later one won ({lost} made here lost, {conflicts - lost} made here won); "
+            "both values are in the change log")
 
 
 def clock_line(offset: float) -> str | None:
@@ -101,42 +117,29 @@ def clock_line(offset: float) -> str | None:
 def collect(project: Project, link: Link) -> Outbox:
     """Local changes the hub has not acknowledged and does not hold yet.
 
-    Ratings come from the outbox, which every write to `ratings` fills (replica.py);
-    everything else from the change log since the last acknowledged id.
+    Ratings, adjudications, exclusions and machine raters come from the outbox, which
+    every write fills (replica.py, replica_state.py); the threshold and new items from their
+    copies of the hub's values; `since`/`upto` are change-log ids for the hub's ack.
     """
     if not has_outbox(project):
         with project.team_tables.transaction() as conn:
             ensure_tables(conn)
     since = meta_int(project, "hub_pushed")
-    rows = project.team_tables.read("SELECT id, kind, item_id, annotator FROM changes WHERE id > ? "
-                        "ORDER BY id", (since,))
-    outbox = Outbox(since, rows[-1][0] if rows else since)
-    outbox.queued_upto = project.team_tables.read(
-        "SELECT COALESCE(max(id), 0) FROM hub_outbox")[0][0]
-    outbox.ratings = _changed_ratings(project, link, outbox.queued_upto)
-    if not rows or not link.organizer:
+    last = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    outbox = Outbox(since, max(since, last))
+    upto = outbox.queued_upto = queued_upto(project)
+    outbox.ratings = changed_ratings(project, upto,
+                                     None if link.organizer else (link.name or ""))
+    if not link.organizer:
         return outbox
-    adjudications, annotators, threshold, items = {}, {}, None, False
-    for change_id, kind, item_id, annotator in rows:
-        if kind == "adjudication" and item_id is not None:
-            adjudications[item_id] = change_id
-        elif kind == "exclude" and annotator is not None:
-            annotators[annotator] = change_id
-        elif kind == "machine" and annotator is not None:
-            outbox.machines.append((annotator, change_id))
-        elif kind == "annotator" and annotator is not None:
-            outbox.raters.append((annotator, change_id))
-        elif kind == "threshold":
-            threshold = change_id
-        elif kind == "import_items":
-            items = True
-    outbox.adjudications = _changed_adjudications(project, adjudications)
-    outbox.annotators = _changed_annotators(project, annotators)
-    outbox.raters = _new_raters(project, outbox.raters)
-    if threshold is not None and project.meta("hub_threshold") != str(project.threshold):
-        outbox.threshold = (project.threshold, threshold)
-    if items:
-        outbox.items = _new_items(project)
+    outbox.adjudications = changed_verdicts(project, upto)
+    outbox.annotators = changed_exclusions(project, upto)
+    outbox.machines = queued_machines(project, upto)
+    outbox.raters = queued_raters(project, upto)
+    copy = project.meta("hub_threshold")
+    if copy is not None and copy != str(project.threshold):
+        outbox.threshold = (project.threshold, outbox.upto)
+    outbox.items = _new_items(project)
     return outbox
 
 
@@ -145,60 +148,6 @@ def collect(project: Project, link: Link) -> Outbox:
 #: round then takes in a batch instead of one rating, and the live figure stays within a
 #: second of the rating.
 LIVE_GAP = 0.25
-
-#: The queued keys whose local value differs from the hub's copy (absent on either side
-#: counts as no score, no note, not skipped), with the time this machine made the change:
-#: the later of the row's `updated_at` and its outbox time.
-CHANGED_RATINGS = """
-SELECT i.id, a.name, r.code, COALESCE(r.note, ''), COALESCE(r.skipped, 0), r.seconds,
-       max(COALESCE(r.updated_at, 0), q.at), q.last
-FROM (SELECT item_ord, annotator_id, max(at) AS at, max(id) AS last FROM hub_outbox
-      WHERE id <= ? GROUP BY item_ord, annotator_id) q
-JOIN items i ON i.ord = q.item_ord
-JOIN annotators a ON a.id = q.annotator_id
-LEFT JOIN ratings r ON r.item_ord = q.item_ord AND r.annotator_id = q.annotator_id
-LEFT JOIN hub_ratings h ON h.item_id = i.id AND h.annotator = a.name
-WHERE r.code IS NOT h.code OR COALESCE(r.note, '') <> COALESCE(h.note, '')
-   OR COALESCE(r.skipped, 0) <> COALESCE(h.skipped, 0)
-"""
-
-
-def _changed_ratings(project: Project, link: Link, upto: int) -> list[tuple]:
-    """(item_id, annotator, code, note, skipped, seconds, made at, outbox id) of the queued
-    ratings the hub's copy lacks; an annotator's replica sends only the person's own."""
-    sql, params = CHANGED_RATINGS, (upto,)
-    if not link.organizer:
-        sql, params = sql + " AND a.name = ?", (upto, link.name or "")
-    return [(item_id, name, code, note, bool(skipped), seconds, float(at), last)
-            for item_id, name, code, note, skipped, seconds, at, last
-            in project.team_tables.read(sql, params)]
-
-
-def _changed_adjudications(project: Project, keys: dict[str, int]) -> list[tuple]:
-    local = adjudication_values(project)
-    hub = hub_copies(project, "hub_adjudications", list(keys))
-    out = []
-    for item_id, change_id in keys.items():
-        code, note, by, at = local.get(item_id, (None, "", "", time.time()))
-        if (code, note) != hub.get(item_id, (None, "")):
-            out.append((item_id, code, note, by, at, change_id))
-    return out
-
-
-def _changed_annotators(project: Project, keys: dict[str, int]) -> list[tuple]:
-    local = annotator_values(project)
-    hub = hub_copies(project, "hub_annotators", list(keys))
-    return [(name, bool(local[name]), change_id) for name, change_id in keys.items()
-            if name in local and hub.get(name) != (int(local[name]),)]
-
-
-def _new_raters(project: Project, added: list[tuple]) -> list[tuple]:
-    """(name, kind, change_id) of the raters added here that the file still holds: the hub
-    gets a row for each (claimed there by key and kind), so that no crowd worker or rater
-    of another kind can take the name meanwhile."""
-    kinds = project.roster.kinds()
-    return [(name, kinds[name], change_id) for name, change_id in added if name in kinds]
-
 
 def _new_items(project: Project) -> list[tuple]:
     known = meta_int(project, "hub_item_ord")
@@ -216,7 +165,8 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
     before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     from simrate.core.team.hub.apply import apply_received  # local writes through Project
 
-    applied, conflicts = apply_received(project, link, received, outbox)
+    applied, found = apply_received(project, link, received, outbox)
+    found = received.conflicts + found
     after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
@@ -227,8 +177,8 @@ def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> 
             values["hub_pushed"] = after
         set_meta(conn, values)
     pending = collect(project, link).size
-    return SyncReport(received.pushed, applied, pending, conflicts=conflicts,
-                      clock_offset=received.clock_offset)
+    return SyncReport(received.pushed, applied, pending, conflicts=len(found),
+                      clock_offset=received.clock_offset, conflict_list=tuple(found))
 
 
 def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
@@ -241,10 +191,7 @@ def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
                          [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings
                           if (r[0], r[1]) not in refused])
         conn.execute("DELETE FROM hub_outbox WHERE id <= ?", (outbox.queued_upto,))
-        conn.executemany("INSERT OR REPLACE INTO hub_adjudications VALUES (?,?,?)",
-                         [(r[0], r[1], r[2]) for r in outbox.adjudications])
-        conn.executemany("INSERT OR REPLACE INTO hub_annotators VALUES (?,?)",
-                         [(r[0], int(r[1])) for r in outbox.annotators])
+        received.conflicts = record_others(conn, outbox, received)
         values: dict[str, object] = {"hub_pushed": max(outbox.upto, outbox.since)}
         if outbox.threshold is not None:
             values["hub_threshold"] = outbox.threshold[0]

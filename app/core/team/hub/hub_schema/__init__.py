@@ -53,6 +53,7 @@ identity: unique keys across kinds, `claim_rater`) and `web` (web studies).
 from __future__ import annotations
 
 from simrate.core.team.hub.hub_schema.access import HARDEN_SQL, LIMITS_SQL, ROLES_SQL, SECURITY_SQL
+from simrate.core.team.hub.hub_schema.later_wins import LATER_OTHERS_SQL
 from simrate.core.team.hub.hub_schema.names import (
     ANNOTATOR_CONNECTION_LIMIT,
     CHANNEL,
@@ -67,6 +68,7 @@ from simrate.core.team.hub.hub_schema.names import (
     role_names,
 )
 from simrate.core.team.hub.hub_schema.raters import RATER_LOCK, fill_keys, raters_sql
+from simrate.core.team.hub.hub_schema.service import service_statements
 from simrate.core.team.hub.hub_schema.tables import (
     FUNCTIONS_SQL,
     LATER_EDIT_SQL,
@@ -75,7 +77,6 @@ from simrate.core.team.hub.hub_schema.tables import (
     TABLES_SQL,
     triggers_sql,
 )
-from simrate.core.team.hub.hub_schema.service import service_statements
 from simrate.core.team.hub.hub_schema.web import (
     WEB_FUNCTIONS_SQL,
     WEB_LOCK,
@@ -96,7 +97,8 @@ __all__ = [
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles), fill(LIMITS_SQL, roles),
+            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles),
+            fill(LATER_OTHERS_SQL, roles), fill(LIMITS_SQL, roles),
             raters_sql(roles), *web_statements(roles),
             *service_statements(roles, web_role_names(roles))]
 
