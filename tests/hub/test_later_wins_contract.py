@@ -73,9 +73,10 @@ class Side:
         return found
 
 
-@pytest.fixture(params=["file", "hub"])
+@pytest.fixture(params=["file", "hub", "service"])
 def backend(request, tmp_path):
-    """("file" | "hub", {kind: Side})."""
+    """("file" | "hub" | "service", {kind: Side}); "service": Alice's laptop syncs through
+    `simrate serve` (a sync link, issue 33), her desktop and the organizers direct."""
     if request.param == "file":
         one = make_project(tmp_path / "shared.simrate")
         one.rate("d:1", "Alice", 1.0)  # Alice known to both windows
@@ -85,8 +86,26 @@ def backend(request, tmp_path):
         two.close()
         return
     people = request.getfixturevalue("crew")
+    if request.param == "service":
+        yield from through_service(people, tmp_path)
+        return
     yield "hub", {Rating: Side(people["laptop"], people["desktop"], True),
                   Adjudication: Side(people["org"], people["olga"], True)}
+
+
+def through_service(people: dict, tmp_path):
+    """The crew with Alice's laptop replaced by a replica joined through `simrate serve`."""
+    from simrate.core.team.hub.serve_sync.tokens import issue_token
+    from tests.hub.servicehub import join_through
+    from tests.web.servers import Server
+
+    token, _login = issue_token(people["org"], "Alice")
+    with Server(people["org"].path) as server:
+        laptop = join_through(server, token, tmp_path / "laptop-service.simrate")
+        yield "service", {Rating: Side(laptop, people["desktop"], True),
+                          Adjudication: Side(people["org"], people["olga"], True)}
+        laptop.close()
+        server.stop()
 
 
 def later() -> None:
@@ -123,7 +142,7 @@ def test_an_undo_never_erases_a_newer_value_written_elsewhere(backend, kind):
         refused = True
     reported = side.settle(side.first, side.second)
     assert refused or reported == 1  # refused at once, or reported by the sync
-    assert (name, refused) in {("file", True), ("hub", False)}
+    assert (name, refused) in {("file", True), ("hub", False), ("service", False)}
     assert kind.read(side.first) == kind.read(side.second) == 4.0
 
 
