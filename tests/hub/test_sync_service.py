@@ -168,3 +168,20 @@ def test_a_service_without_a_free_hub_connection_says_full_in_one_line(hub, serv
     assert json.loads(done.stdout)["hub"] == "full"
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "hub full" in lines[0], done.stderr
+
+
+def test_team_token_prints_a_link_that_joins_and_refuses_a_non_annotator(hub, served, tmp_path):
+    path, server, _logins, _tokens = served
+    done = hub.simrate("team", "token", path, "Bob", "--base-url", server.url + "/")
+    assert done.returncode == 0, done.stderr
+    made = done.stdout.strip()
+    assert made.startswith(server.url + "/team/") and "\n" not in made
+    joined = hub.simrate("team", "join", made, tmp_path / "bob.simrate")
+    assert joined.returncode == 0 and "joined as Bob" in joined.stdout, joined.stderr
+    for name in ("Nobody", "Bea"):
+        refused = hub.simrate("team", "token", path, name)
+        assert refused.returncode == 2 and refused.stdout == ""
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and "not an annotator of this hub" in lines[0], refused.stderr
+    bad = hub.simrate("team", "token", path, "Bob", "--base-url", "ftp://x")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
