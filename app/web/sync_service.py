@@ -67,11 +67,20 @@ def parse_round(token_header: str, body: bytes) -> tuple:
     return (found.group(1), replica, upto, json.dumps(ratings), json.dumps(marks))
 
 
+#: Rounds one sync link may start (per server process): `ROUND_BURST` at once (a person's
+#: few machines, a join's pages), `ROUNDS_PER_SECOND` after; a window makes one round
+#: after a rating and one every 30 s otherwise.
+ROUNDS_PER_SECOND, ROUND_BURST = 5.0, 20.0
+
+
 class SyncService:
     """The `/sync/round` endpoint over a HubBackend's pool."""
 
     def __init__(self, backend):
+        from simrate.web.security import Buckets
+
         self.backend = backend
+        self.rounds = Buckets(ROUNDS_PER_SECOND, ROUND_BURST)
 
     async def round(self, request: Request) -> JSONResponse:
         if getattr(self.backend, "pool", None) is None:
@@ -82,6 +91,9 @@ class SyncService:
                                  await request.body())
         except BadRound as exc:
             return refusal(str(exc), "error", 400)
+        if not self.rounds.allow(params[0]):
+            return refusal("too many sync rounds from this link at once; the next one "
+                           "waits", "full", 429)
         return await self._call(params)
 
     async def _call(self, params: tuple) -> JSONResponse:

@@ -174,3 +174,19 @@ def test_an_annotators_own_login_cannot_borrow_the_service_stamp(hub, served, tm
                      "WHERE item_id = 'd:1'", (time.time(),))
     assert hub_rows(hub, "SELECT annotator, login FROM simrate.ratings") == \
         [("Bob", logins["Bob"])]
+
+
+def test_a_link_that_sends_rounds_without_pause_is_slowed_down(hub, served):
+    from simrate.web.sync_service import ROUND_BURST
+
+    _path, server, _logins, tokens = served
+    body = fresh_body()
+    with httpx.Client(timeout=20) as client:
+        codes = [client.post(server.url + "/sync/round", json=body, headers={
+            "Authorization": f"Bearer {tokens['Alice']}"}).status_code
+            for _ in range(int(ROUND_BURST) + 15)]
+        other = client.post(server.url + "/sync/round", json=fresh_body(), headers={
+            "Authorization": f"Bearer {tokens['Bob']}"})
+    assert codes[:int(ROUND_BURST)] == [200] * int(ROUND_BURST)
+    assert 429 in codes
+    assert other.status_code == 200  # another person's link is not held back
