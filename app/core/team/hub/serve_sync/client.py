@@ -22,14 +22,14 @@ import urllib.request
 from typing import Any
 
 from simrate.core.team.hub.connection import HubError
-from simrate.core.team.hub.exchange import Outbox, Received
+from simrate.core.team.hub.exchange import ANNOTATOR_TABLES, Outbox, Received
 
 #: Seconds the client waits for the server's answer.
 TIMEOUT = 30
 #: Ratings sent per request (the server refuses bodies over its limit).
 CHUNK = 1000
-#: The tables an annotator's replica pulls.
-TABLES = ("settings", "items", "ratings")
+#: The tables an annotator's replica pulls (the columns and rows of each: sync_round).
+TABLES = ANNOTATOR_TABLES
 #: Meta key of the replica: the person's token at the sync service.
 TOKEN_KEY = "hub_token"
 
