@@ -185,3 +185,20 @@ def test_team_token_prints_a_link_that_joins_and_refuses_a_non_annotator(hub, se
         assert len(lines) == 1 and "not an annotator of this hub" in lines[0], refused.stderr
     bad = hub.simrate("team", "token", path, "Bob", "--base-url", "ftp://x")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_two_serve_processes_share_the_hub(hub, served, tmp_path):
+    path, first, _logins, tokens = served
+    with Server(path) as second:
+        alice = join_through(first, tokens["Alice"], tmp_path / "alice.simrate")
+        bob = join_through(second, tokens["Bob"], tmp_path / "bob.simrate")
+        alice.rate("d:1", "Alice", 1.0)
+        bob.rate("d:1", "Bob", 2.0)
+        assert sync_once(alice).pushed == sync_once(bob).pushed == 1
+        assert [len(p.ratings()) for p in (alice, bob)] == [1, 1]  # each their own only
+        for project in (alice, bob):
+            project.close()
+        second.stop()
+    with Project.open(path) as organizer:
+        sync_once(organizer)
+        assert sorted(organizer.ratings()["annotator"]) == ["Alice", "Bob"]
