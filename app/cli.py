@@ -8,7 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from simrate.commands.option_types import finite_float, whole_number
+from simrate.commands.option_types import count, finite_float, host_name, whole_number
+from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
 from simrate.core.errors import SimrateError
 from simrate.locations import installed_version
 
@@ -29,8 +30,8 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors follow our one-line error format (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        raise SimrateError(message)
+        """One line, no usage block: the line says where the usage is shown instead."""
+        raise SimrateError(f"{message} ('{self.prog} --help' shows the usage)")
 
 
 class _VersionAction(argparse._VersionAction):
@@ -67,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", choices=("binary", "ranking"), default=None,
                    help="pyramid: binary pairs (default), or ranking questions as "
                    "question-candidate pairs")
-    p.add_argument("--seed", type=whole_number, default=None, help="pyramid: the draw of pairs (0)")
+    p.add_argument("--seed", type=count, default=None, help="pyramid: the draw of pairs (0)")
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
     p.add_argument("--machine", metavar="NAME",
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
-    p.add_argument("--min-overlap", type=whole_number, default=10, metavar="K",
+    p.add_argument("--min-overlap", type=count, default=10, metavar="K",
                    help="pairwise Pearson only for raters sharing at least K items (10)")
     p.add_argument("--with-machines", action="store_true",
                    help="project: count machine raters in alpha and Pearson too")
@@ -116,9 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--out", required=True)
     p.add_argument("--test", choices=("binary", "ranking"), default="binary")
-    p.add_argument("--seed", type=whole_number, default=0)
-    p.add_argument("--min-words", type=whole_number, default=3)
-    p.add_argument("--min-shared", type=whole_number, default=4,
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--min-words", type=count, default=3)
+    p.add_argument("--min-shared", type=count, default=4,
                    help="non-paraphrase pairs match on at least this many words (more than 3)")
     add_reading_options(p)
     p.add_argument("--json", action="store_true")
@@ -133,10 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT.simrate")
     p.add_argument("--annotator", required=True)
     p.add_argument("--dataset")
-    p.add_argument("--sample", type=whole_number)
-    p.add_argument("--seed", type=whole_number, default=None,
+    p.add_argument("--sample", type=count)
+    p.add_argument("--seed", type=count, default=None,
                    help="the draw of --sample and --checks (0)")
-    p.add_argument("--checks", type=whole_number, default=None, metavar="K",
+    p.add_argument("--checks", type=count, default=None, metavar="K",
                    help="mix in K check items (default: all)")
 
     p = sub.add_parser("annotators", help="per-annotator report")
@@ -157,8 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("assign", help="split items among annotators, K per item")
     p.add_argument("project")
     p.add_argument("annotators", nargs="+", metavar="NAME")
-    p.add_argument("--per-item", type=whole_number, required=True, metavar="K")
-    p.add_argument("--seed", type=whole_number, default=0)
+    p.add_argument("--per-item", type=count, required=True, metavar="K")
+    p.add_argument("--seed", type=count, default=0)
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
@@ -182,15 +183,15 @@ def build_parser() -> argparse.ArgumentParser:
     q = crowd.add_parser("export", help="write one row per task: K items plus C checks")
     q.add_argument("project")
     q.add_argument("out", metavar="OUT.csv")
-    q.add_argument("--per-task", type=whole_number, required=True, metavar="K")
-    q.add_argument("--checks", type=whole_number, default=0, metavar="C")
-    q.add_argument("--seed", type=whole_number, default=0)
+    q.add_argument("--per-task", type=count, required=True, metavar="K")
+    q.add_argument("--checks", type=count, default=0, metavar="C")
+    q.add_argument("--seed", type=count, default=0)
     q = crowd.add_parser("study", help="create, change or close a web study (simrate serve)")
     q.add_argument("project")
     q.add_argument("name", metavar="NAME")
-    q.add_argument("--per-task", type=whole_number, default=None, metavar="K")
-    q.add_argument("--checks", type=whole_number, default=None, metavar="C")
-    q.add_argument("--per-item", type=whole_number, default=None, metavar="R")
+    q.add_argument("--per-task", type=count, default=None, metavar="K")
+    q.add_argument("--checks", type=count, default=None, metavar="C")
+    q.add_argument("--per-item", type=count, default=None, metavar="R")
     q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
     q.add_argument("--completion-url", default=None, metavar="URL")
     q.add_argument("--close", action="store_true")
@@ -203,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="serve the open web studies (needs simrate[web])")
     p.add_argument("project")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", type=host_name, default="127.0.0.1")
     p.add_argument("--port", type=whole_number, default=8000)
     p.add_argument("--starts-per-ip", type=finite_float, default=60.0, metavar="N",
                    help="tasks one client address may start a minute (per server process)")
@@ -345,10 +346,12 @@ def skip_final_collection() -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    if argv is None:
+        escape_what_cannot_be_shown()
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except SimrateError as exc:
-        print(f"simrate: error: {exc}", file=sys.stderr)
+        print(f"simrate: error: {one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("simrate: interrupted", file=sys.stderr)
@@ -358,5 +361,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("SIMRATE_DEBUG"):
             raise
-        print(f"simrate: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"simrate: error: {one_line(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
         return 1
+

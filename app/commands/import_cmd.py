@@ -9,6 +9,7 @@ import sys
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.core.values import quoted, whole
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -134,7 +135,8 @@ def _undo(args: argparse.Namespace) -> int:
     if args.files:
         raise SimrateError("give files to import or --undo, not both")
     if args.undo != "last" and not (args.undo.isascii() and args.undo.isdigit()):
-        raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
+        raise SimrateError(f"--undo takes an import's change-log id, not {quoted(args.undo)}")
+    undo = None if args.undo == "last" else whole(args.undo, "--undo")
     extra = _given(args, [*OPTION_FORMATS, "machine"])
     if args.format != "auto":
         extra.insert(0, "format")
@@ -144,7 +146,7 @@ def _undo(args: argparse.Namespace) -> int:
     from simrate.commands import login_name
 
     with Project.open(args.project) as project:
-        done = project.undo_import(None if args.undo == "last" else int(args.undo),
+        done = project.undo_import(undo,
                                    by=args.by or login_name())
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""

@@ -23,6 +23,7 @@ from simrate.core.frames import item_frame
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import binary_pairs, derive_tests, ranking_questions
 from simrate.core.pyramid.words import WordRules
+from simrate.core.values import quoted, whole
 from simrate.formats.pyramid import read_pyramid
 
 TESTS = ("binary", "ranking")
@@ -162,8 +163,8 @@ def parse_negatives(value: str | int | None) -> str | int:
     if text == "all":
         return "all"
     if text.isascii() and text.isdigit():  # not ３ or ٣, which int() reads too
-        return int(text)
-    raise SimrateError(f"--negatives must be 'all' or a whole number, not {value!r}")
+        return whole(text, "--negatives")
+    raise SimrateError(f"--negatives must be 'all' or a whole number, not {quoted(str(value))}")
 
 
 def read_pyramid_items(path: str | Path, negatives: str | int | None = DEFAULT_NEGATIVES,
