@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 
 from simrate.commands.option_types import count, finite_float, host_name, whole_number
-from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
-from simrate.core.errors import SimrateError
+from simrate.commands.terminal import escape_what_cannot_be_shown, flush_notes, one_line
+from simrate.core.errors import SimrateError, cut
 from simrate.locations import installed_version
 
 COMMANDS = (
@@ -259,7 +259,13 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
     """Parse a subcommand; item ids may come before or after options (`checks P --remove X`)."""
     parser = build_parser()
     if argv[0] not in INTERMIXED:
-        return parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand's parser, whose --help shows the options
+            where = " ".join([argv[0]] + [getattr(args, dest) for dest in (
+                "crowd_command", "team_command") if getattr(args, dest, None)])
+            raise SimrateError(f"unrecognized arguments: {cut(' '.join(extra), 80)} "
+                               f"('simrate {where} --help' shows the usage)")
+        return args
     subparsers = next(a for a in parser._actions  # argparse keeps its subparsers here
                       if isinstance(a, argparse._SubParsersAction))
     args = subparsers.choices[argv[0]].parse_intermixed_args(argv[1:])
@@ -277,19 +283,27 @@ def run(argv: Sequence[str]) -> int:
 
             args.dataset = check_dataset(args.dataset)
         module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
+        status = 1
         try:
-            return int(module.run(args) or 0)
+            status = int(module.run(args) or 0)
+            return status
         except SimrateError as exc:
             from simrate.core.integrity import with_way_out
 
-            raise with_way_out(exc) from None
+            raise with_way_out(exc, getattr(args, "project", None)) from None
         except (KeyboardInterrupt, BrokenPipeError, MemoryError):
             raise
+        except OSError as exc:  # a path the system refused: a name too long, a loop, ...
+            from simrate.core.write_errors import os_error
+
+            raise os_error(exc) from None
         except Exception as exc:
             error = _damaged_project(exc, args)
             if error is None:
                 raise
             raise error from None
+        finally:
+            flush_notes(status == 0)
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0

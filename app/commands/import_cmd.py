@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from simrate.commands.terminal import note as terminal_note
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
@@ -54,7 +54,7 @@ def _formats(args: argparse.Namespace) -> list[str]:
         refuse_if_open(path, args.project)  # never read the project by another route
         fmt = detect_format(path) if args.format == "auto" else args.format
         if args.format == "auto":
-            print(f"{path}: detected format '{fmt}'", file=sys.stderr)
+            terminal_note(f"{path}: detected format '{fmt}'")
         _check_options(path, fmt, args)
         chosen.append(fmt)
     return chosen
@@ -68,7 +68,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
 
     note = xlsx_sheet_note(path) if is_xlsx(path) else None
     if note:
-        print(f"{path}: {note}", file=sys.stderr)
+        terminal_note(f"{path}: {note}")
     if chosen == "ratings":
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen
@@ -176,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
         for path, fmt in zip(args.files, formats, strict=True):
             kind, frame, chosen = _read(path, fmt, args)
             if frame is not None and frame.attrs.get("encoding") == "cp1252":
-                print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
-                      "(cp1252)", file=sys.stderr)
+                terminal_note(f"{path}: no line is UTF-8 beyond ASCII; read as "
+                              "Windows-1252 (cp1252)")
             for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
-                print(f"{path}: warning: {warning}", file=sys.stderr)
+                terminal_note(f"{path}: warning: {warning}")
             if kind == "items":
                 added, present = project.import_items(frame, source=path)
                 note = f", {present} already present" if present else ""

@@ -33,3 +33,5 @@ host_name = _option_type(lambda text: values.host_name(text, "the value"), "host
 #: A text on one line: no control, line-breaking or invisible character.
 one_line_text = _option_type(lambda text: values.one_line_text(text, "the value"),
                              "one_line_text")
+#: An http: or https: address a person is sent to.
+web_address = _option_type(lambda text: values.web_address(text, "the value"), "web_address")

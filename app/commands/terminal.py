@@ -27,3 +27,21 @@ _BREAKERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def one_line(text: str) -> str:
     """`text` as a single line: characters that would break or forge lines are escaped."""
     return _BREAKERS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+#: Notes of the running command (a detected format, a sheet chosen), shown once it succeeds:
+#: a refused command prints its one error line and nothing else on stderr.
+_NOTES: list[str] = []
+
+
+def note(text: str) -> None:
+    """Keep a note for stderr, printed when the command succeeds (see `flush_notes`)."""
+    _NOTES.append(text)
+
+
+def flush_notes(succeeded: bool) -> None:
+    """Print the notes kept (when the command succeeded), then forget them."""
+    if succeeded:
+        for text in _NOTES:
+            print(text, file=sys.stderr)
+    _NOTES.clear()

@@ -156,7 +156,7 @@ def _apply_settings(conn: sqlite3.Connection) -> None:
 
 def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     """Create a new project file at `path` (which must not exist) and return a connection."""
-    if path.exists():
+    if path.exists() or path.is_symlink():  # a dangling or looping link too: never removed
         raise SimrateError("already exists; choose another name or open it", path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():

@@ -44,7 +44,7 @@ def whole(text: str, what: str, minimum: int | None = None) -> int:
     if not (text.isascii() and digits.isdigit()):
         raise SimrateError(f"{what} must be a whole number, not {quoted(text)}")
     if len(digits) > 40 or len(digits.lstrip("0")) > 19 or abs(int(text)) > WHOLE_MAX:
-        raise SimrateError(f"{what} is too large: {quoted(text)} (at most {WHOLE_MAX:,})")
+        raise SimrateError(f"{what}: too large: {quoted(text)} (at most {WHOLE_MAX:,})")
     value = int(text)
     if minimum is not None and value < minimum:
         raise SimrateError(f"{what} must be {minimum} or more, not {quoted(text)}")
@@ -101,8 +101,14 @@ def url(text: str, what: str, schemes: tuple[str, ...]) -> str:
         raise SimrateError(f"{what}: not a URL: {quoted(text)}") from None
     if parts.scheme.lower() not in schemes:
         allowed = " or ".join(f"{s}:" for s in schemes)
-        raise SimrateError(f"{what} must be a {allowed} URL, not {quoted(text)}")
+        raise SimrateError(f"{what} must be an address of {allowed}, not {quoted(text)}")
     if not parts.hostname:
         raise SimrateError(f"{what}: the URL names no host: {quoted(text)}")
     host_name(parts.hostname, what)
     return text
+
+
+def web_address(text: str, what: str) -> str:
+    """`text` as an http: or https: address to send a person to (no javascript:, file:,
+    data:, no control characters): `team invite --base-url`, `crowd study --completion-url`."""
+    return url(text, what, ("http", "https"))

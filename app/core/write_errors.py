@@ -39,3 +39,16 @@ def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the
         return SimrateError(f"{what}: the file or its folder can no longer be opened (moved, "
                             "deleted or unmounted?)", path)
     return SimrateError(f"{what}: {text}", path)
+
+
+def os_error(exc: OSError) -> SimrateError:
+    """A SimrateError for a path the system refused (a name too long, a symlink loop, a
+    read-only folder, a device), naming the path: the last line of defence of the command
+    line for an OSError that no reader or writer turned into words of its own."""
+    path = exc.filename if isinstance(exc.filename, (str, bytes, os.PathLike)) else None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    reason = exc.strerror or str(exc) or "the system refused it"
+    if exc.filename2 is not None:
+        reason += f" (with {os.fsdecode(exc.filename2)})"
+    return SimrateError(f"cannot use this path: {reason}", path)
