@@ -11,19 +11,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from simrate.core.check_open import refuse_long_path
 from simrate.core.data.migrate import migrate, needs_migration
 from simrate.core.data.open_files import HeldConnection
 from simrate.core.errors import SimrateError, cut
 from simrate.core.write_errors import write_error
 
-#: 2: sources in their own table, ratings remember the bulk import that wrote them
-#: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
+#: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
 #: 3: annotators.kind, people or machine raters (issue 17; _migrate below).
 #: 4: import_replaced.was_batch, the import that had written a replaced row (issue 22).
 SCHEMA_VERSION = 4
-#: Kinds of annotator: people, and machine raters (scores from a model, issue 17), and
-#: crowd workers (named by their platform's WorkerId; never the same annotator as a person
-#: of the project or a machine rater, whatever the names: see Project.import_ratings).
+#: Kinds of annotator: people, machine raters (issue 17) and crowd workers (by WorkerId; never
+#: the same annotator as a person or a machine rater, whatever the names: import_ratings).
 HUMAN, MACHINE, CROWD = "human", "machine", "crowd"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
@@ -104,6 +103,7 @@ def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
 
 def _connect(path: Path) -> sqlite3.Connection:
     """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
+    refuse_long_path(path)  # SQLite's own words would be "unable to open", or "damaged"
     conn = _sqlite_connect(str(path), timeout=10.0)
     conn.hold(path)
     conn.execute("PRAGMA busy_timeout = 10000")
