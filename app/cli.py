@@ -293,10 +293,6 @@ def run(argv: Sequence[str]) -> int:
             raise with_way_out(exc, getattr(args, "project", None)) from None
         except (KeyboardInterrupt, BrokenPipeError, MemoryError):
             raise
-        except OSError as exc:  # a path the system refused: a name too long, a loop, ...
-            from simrate.core.write_errors import os_error
-
-            raise os_error(exc) from None
         except Exception as exc:
             error = _damaged_project(exc, args)
             if error is None:
@@ -372,6 +368,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path the system refused: a name too long, a loop, read-only
+        if os.environ.get("SIMRATE_DEBUG"):
+            raise
+        from simrate.core.write_errors import os_error
+
+        print(f"simrate: error: {one_line(str(os_error(exc)))}", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("SIMRATE_DEBUG"):
             raise

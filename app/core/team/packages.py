@@ -14,6 +14,7 @@ person and merge as one annotator. A package from any other project is refused.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
@@ -197,7 +198,8 @@ def _write_package(project: Project, out: Path, annotator: str, origin_id: str,
         raise SimrateError(f"cannot write the package: {exc.strerror or exc}", out) from None
     finally:
         for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a read-only folder: nothing was made there
+                Path(str(partial) + suffix).unlink(missing_ok=True)
     return package_id
 
 
