@@ -30,8 +30,5 @@ count = _option_type(lambda text: values.whole(text, "the value", minimum=0), "c
 finite_float = _option_type(lambda text: values.finite(text, "the value"), "finite_float")
 #: A host to listen on or connect to.
 host_name = _option_type(lambda text: values.host_name(text, "the value"), "host_name")
-#: A text on one line: no control, line-breaking or invisible character.
-one_line_text = _option_type(lambda text: values.one_line_text(text, "the value"),
-                             "one_line_text")
 #: An http: or https: address a person is sent to.
 web_address = _option_type(lambda text: values.web_address(text, "the value"), "web_address")
