@@ -277,29 +277,7 @@ def run(argv: Sequence[str]) -> int:
     """Parse `argv` and run the command; raises SimrateError for bad input."""
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
-        args = _parse_command(argv)
-        if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
-            from simrate.core.names import check_dataset
-
-            args.dataset = check_dataset(args.dataset)
-        module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
-        status = 1
-        try:
-            status = int(module.run(args) or 0)
-            return status
-        except SimrateError as exc:
-            from simrate.core.integrity import with_way_out
-
-            raise with_way_out(exc, getattr(args, "project", None)) from None
-        except (KeyboardInterrupt, BrokenPipeError, MemoryError):
-            raise
-        except Exception as exc:
-            error = _damaged_project(exc, args)
-            if error is None:
-                raise
-            raise error from None
-        finally:
-            flush_notes(status == 0)
+        return _run_command(_parse_command(argv))
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0
@@ -317,6 +295,33 @@ def run(argv: Sequence[str]) -> int:
             args.annotator = SAMPLE_ORGANIZER  # the sample's organizer: no dialog to answer
     return launch(project, annotator=args.annotator, organizer=args.organizer,
                   quit_when_shown=args.quit_when_shown)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run a parsed subcommand: notes on stderr only when it succeeds, a damaged project
+    told as such."""
+    if getattr(args, "dataset", None) is not None:  # one rule for every --dataset
+        from simrate.core.names import check_dataset
+
+        args.dataset = check_dataset(args.dataset)
+    module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
+    status = 1
+    try:
+        status = int(module.run(args) or 0)
+        return status
+    except SimrateError as exc:
+        from simrate.core.integrity import with_way_out
+
+        raise with_way_out(exc, getattr(args, "project", None)) from None
+    except (KeyboardInterrupt, BrokenPipeError, MemoryError):
+        raise
+    except Exception as exc:
+        error = _damaged_project(exc, args)
+        if error is None:
+            raise
+        raise error from None
+    finally:
+        flush_notes(status == 0)
 
 
 def _damaged_project(exc: Exception, args: argparse.Namespace) -> SimrateError | None:

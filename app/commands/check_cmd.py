@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from simrate.core.errors import SimrateError
-from simrate.core.check_open import check_openable
+from simrate.core.data.check_open import check_openable
 from simrate.core.integrity import CannotCheck, find_problems
 
 

@@ -9,7 +9,7 @@ from simrate.commands.terminal import note as terminal_note
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
-from simrate.core.values import quoted, whole
+from simrate.core.data.values import quoted, whole
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {

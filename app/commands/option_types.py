@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 
 from simrate.core.errors import SimrateError
-from simrate.core import values
+from simrate.core.data import values
 
 
 def _option_type(rule: Callable[[str], object], name: str) -> Callable[[str], object]:

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from simrate.core.check_open import (  # noqa: F401 (CannotCheck, open_read_only: the API)
+from simrate.core.data.check_open import (  # noqa: F401 (CannotCheck, open_read_only: the API)
     CannotCheck,
     open_read_only,
     refuse_newer,

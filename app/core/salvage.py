@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simrate.core.errors import SimrateError
-from simrate.core.check_open import (
+from simrate.core.data.check_open import (
     CannotCheck,
     check_openable,
     open_read_only,

@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from simrate.core.check_open import refuse_long_path
 from simrate.core.data.migrate import migrate, needs_migration
 from simrate.core.data.open_files import HeldConnection
 from simrate.core.errors import SimrateError, cut
-from simrate.core.write_errors import write_error
+from simrate.core.write_errors import refuse_long_path, write_error
 
 #: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
 #: 3: annotators.kind, people or machine raters (issue 17; _migrate below).

@@ -23,7 +23,7 @@ from simrate.core.frames import item_frame
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import binary_pairs, derive_tests, ranking_questions
 from simrate.core.pyramid.words import WordRules
-from simrate.core.values import quoted, whole
+from simrate.core.data.values import quoted, whole
 from simrate.formats.pyramid import read_pyramid
 
 TESTS = ("binary", "ranking")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.core.check_open import SQLITE_PATH_MAX
+from simrate.core.data.check_open import SQLITE_PATH_MAX
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
 

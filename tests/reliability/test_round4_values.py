@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.core import values
+from simrate.core.data import values
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from tests.cli.helpers import simrate

@@ -38,7 +38,7 @@ import sqlite3
 import time
 
 from simrate.core.data.changelog import log_change
-from simrate.core.values import web_address
+from simrate.core.data.values import web_address
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.store import CROWD

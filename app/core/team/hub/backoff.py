@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from simrate.core.errors import SimrateError
 from simrate.core.team.hub.connection import HubError
-from simrate.core.values import finite
+from simrate.core.data.values import finite
 
 T = TypeVar("T")
 

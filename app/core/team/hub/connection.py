@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simrate.core.errors import SimrateError
-from simrate.core.values import host_name
+from simrate.core.data.values import host_name
 from simrate.core.team.hub.hub_schema import HUB_SCHEMA_VERSION
 
 #: Seconds libpq waits for the server before the hub counts as unreachable.

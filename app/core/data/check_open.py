@@ -20,23 +20,7 @@ import sqlite3
 from pathlib import Path
 
 from simrate.core.errors import SimrateError
-
-
-#: The longest absolute path SQLite opens a database at: its unix VFS holds full path names
-#: in 512 bytes, and the `-journal` name beside the file must fit too.
-SQLITE_PATH_MAX = 512 - len("-journal")
-
-
-def refuse_long_path(path: Path) -> None:
-    """SimrateError when SQLite cannot open a file at `path` for its absolute length alone
-    (a healthy project there would otherwise read as "unable to open", or as damaged)."""
-    import os
-
-    size = len(os.fsencode(os.path.abspath(path)))
-    if size > SQLITE_PATH_MAX:
-        raise SimrateError(f"its absolute path is {size:,} bytes long, and SQLite opens "
-                           f"project files only up to {SQLITE_PATH_MAX} bytes: move the "
-                           "project (or rename its folders) to a shorter path", path)
+from simrate.core.write_errors import SQLITE_PATH_MAX, refuse_long_path  # noqa: F401
 
 
 class CannotCheck(Exception):
