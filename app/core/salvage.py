@@ -214,21 +214,24 @@ def _objects(damaged: sqlite3.Connection) -> list[tuple[str, str, str]]:
 
 
 def _add_objects(conn: sqlite3.Connection, objects: list[tuple[str, str, str]],
-                 kinds: tuple[str, ...]) -> None:
-    """Make the damaged file's objects of these kinds that the new file lacks."""
+                 kinds: tuple[str, ...], salvage: Salvage) -> None:
+    """Make the damaged file's objects of these kinds that the new file lacks (a table
+    whose definition cannot be made again is named in `salvage.left_behind`)."""
     have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     for kind, name, sql in objects:
         if kind in kinds and name not in have:
             try:
                 conn.execute(sql)
             except sqlite3.DatabaseError:  # a damaged definition: the file works without it
-                continue
+                if kind == "table":
+                    salvage.left_behind.append(f"table {name}, whose definition is damaged, "
+                                               "with its rows")
 
 
 def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> Salvage:
     salvage = Salvage(out)
     objects = _objects(damaged)
-    _add_objects(conn, objects, ("table", "index"))
+    _add_objects(conn, objects, ("table", "index"), salvage)
     with transaction(conn, out, foreign_keys=False):
         for table, wanted in _tables(conn).items():
             columns = _columns_there(damaged, table, wanted, salvage)
@@ -241,7 +244,8 @@ def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> S
             if gone:
                 salvage.dropped[table] = gone
                 salvage.copied[table] -= gone
-        _add_objects(conn, objects, ("trigger",))  # after the copy, which must not fire them
+        # triggers after the copy, which must not fire them
+        _add_objects(conn, objects, ("trigger",), salvage)
     return salvage
 
 
