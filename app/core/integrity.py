@@ -162,7 +162,9 @@ def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     path = Path(path)
     problems = _problems(path, quick, without_wal=False)
     wal = wal_beside(path)
-    if problems and wal is not None:
+    # only SQLite's own complaints can come from a -wal of another file: a renamed column
+    # or a bad value in a sound -wal is the project's own change, damaged
+    if problems and wal is not None and problems[0].startswith("SQLite"):
         try:
             if not _problems(path, quick, without_wal=True):
                 return [stray_wal_problem(path, wal)]

@@ -29,7 +29,7 @@ def typed_options(parser: argparse.ArgumentParser, path: str = "simrate"):
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 yield from typed_options(sub, f"{path} {name}")
-        elif action.type is not None:
+        elif getattr(action.type, "__name__", "") in ("count", "whole_number", "finite_float"):
             yield path, "/".join(action.option_strings) or action.dest, action.type
 
 

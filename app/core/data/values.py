@@ -42,7 +42,7 @@ def whole(text: str, what: str, minimum: int | None = None) -> int:
     """`text` as a whole number within 64 bits (and at least `minimum`)."""
     digits = text[1:] if text[:1] in "+-" else text
     if not (text.isascii() and digits.isdigit()):
-        raise SimrateError(f"{what} must be a whole number, not {quoted(text)}")
+        raise SimrateError(f"{what}: not a whole number: {quoted(text)}")
     if len(digits) > 40 or len(digits.lstrip("0")) > 19 or abs(int(text)) > WHOLE_MAX:
         raise SimrateError(f"{what}: too large: {quoted(text)} (at most {WHOLE_MAX:,})")
     value = int(text)
@@ -58,9 +58,9 @@ def finite(text: str, what: str, minimum: float | None = None) -> float:
             raise ValueError(text)  # float() reads fullwidth digits, 1_0 and " 1" too
         value = float(text)
     except ValueError:
-        raise SimrateError(f"{what} must be a number, not {quoted(text)}") from None
+        raise SimrateError(f"{what}: not a number: {quoted(text)}") from None
     if not math.isfinite(value):
-        raise SimrateError(f"{what} must be a finite number, not {quoted(text)}")
+        raise SimrateError(f"{what}: not a finite number: {quoted(text)}")
     if minimum is not None and value < minimum:
         raise SimrateError(f"{what} must be {minimum:g} or more, not {quoted(text)}")
     return value
