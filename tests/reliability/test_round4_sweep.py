@@ -191,9 +191,11 @@ def _one_case(case: dict, folder: Path, project: Path) -> str | None:
 
     from simrate.cli import main
 
+    os.chdir(folder.parent)
     if folder.exists():
         shutil.rmtree(folder)
     _prepare(folder, project)
+    os.chdir(folder)  # a relative name a command writes lands in the folder watched
     argv = [a.replace("{P}", str(folder / "p.simrate")).replace("{D}", str(folder))
             for a in case["argv"]]
     before = _snapshot(folder)
