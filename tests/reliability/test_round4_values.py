@@ -208,3 +208,35 @@ def test_the_web_hub_password_line_for_a_socket_folder():
 def test_project_file_still_opens(project):
     with Project.open(project) as opened:
         assert opened.n_items > 0
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid"])
+def test_a_symlink_loop_is_one_line_for_every_export_format(capsys, project, fmt):
+    loop, other = project.parent / "loop", project.parent / "other"
+    loop.symlink_to(other)
+    other.symlink_to(loop)
+    result = simrate(capsys, "export", project, loop, "--format", fmt, "--allow-unresolved")
+    assert result.status == 2
+    one_line_error(result.err, "symbolic link that leads in a loop")
+    assert loop.is_symlink() and other.is_symlink()  # neither replaced nor removed
+
+
+@pytest.mark.parametrize("args", [["import", "{p}", "{loop}"],
+                                  ["crowd", "export", "{p}", "{loop}", "--per-task", "3"],
+                                  ["crowd", "export", "{loop}", "{d}/t.csv", "--per-task", "3"],
+                                  ["pyramid", "{loop}", "--out", "{d}/x.tsv"],
+                                  ["pyramid", str(SAMPLES / "D9901.pyr"), "--out", "{loop}"],
+                                  ["package", "{p}", "{loop}", "--annotator", "ana"],
+                                  ["new", "{loop}", "--scale", "clss"],
+                                  ["check", "{loop}"], ["check", "{p}", "--salvage", "{loop}"]])
+def test_a_symlink_loop_as_input_or_output_is_one_line(capsys, project, args):
+    loop, other = project.parent / "loop", project.parent / "other"
+    loop.symlink_to(other)
+    other.symlink_to(loop)
+    before = sorted(project.parent.iterdir())
+    argv = [a.replace("{p}", str(project)).replace("{loop}", str(loop)).replace(
+        "{d}", str(project.parent)) for a in args]
+    result = simrate(capsys, *argv)
+    assert result.status == 2
+    one_line_error(result.err, str(loop))
+    assert sorted(project.parent.iterdir()) == before
