@@ -195,3 +195,11 @@ def test_a_path_past_sqlites_limit_is_said_as_such_never_damaged(tmp_path):
                               "move the project")
         assert "damaged" not in line and "header" not in line
     assert sorted(p.name for p in folder.iterdir()) == ["p.simrate"]
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_folder_where_sqlite_keeps_its_journal_is_named(capsys, project, suffix):
+    Path(f"{project}{suffix}").mkdir()
+    result = simrate(capsys, "check", project)
+    assert result.status == 2
+    one_line_error(result.err, f"{project}{suffix} beside it is a folder", "move it")

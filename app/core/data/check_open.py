@@ -33,6 +33,11 @@ def check_openable(path: Path) -> None:
 
     _check_header(path)
     refuse_long_path(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        beside = Path(f"{path}{suffix}")
+        if beside.exists() and not beside.is_file():
+            raise SimrateError(f"{beside} beside it is a folder, a device or a pipe, where "
+                               f"SQLite keeps its {suffix} file: move it out of the way", path)
 
 
 def _journals(path: Path) -> list[Path]:
