@@ -31,6 +31,8 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         """One line, no usage block: the line says where the usage is shown instead."""
+        if message.endswith("expected one argument"):  # `--threshold -1e308`: read as an option
+            message += " (a value that starts with '-' is given as --OPTION=VALUE)"
         raise SimrateError(f"{message} ('{self.prog} --help' shows the usage)")
 
 

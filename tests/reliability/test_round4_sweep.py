@@ -323,6 +323,8 @@ def test_an_argparse_error_is_one_line_that_says_where_the_usage_is(capsys, proj
     assert result.status == 2
     assert result.err.count("\n") == 1 and "usage:" not in result.err
     assert "'simrate agreement --help' shows the usage" in result.err
+    result = simrate(capsys, "flagged", project, "--threshold", "-1e308")
+    assert result.err.count("\n") == 1 and "is given as --OPTION=VALUE" in result.err
     result = simrate(capsys, "crowd", "study", project, "s", "--no-such-option")
     assert result.err.count("\n") == 1
     assert "unrecognized arguments: --no-such-option ('simrate crowd study --help'" in result.err
