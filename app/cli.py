@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
+from simrate.commands.dispatch import check_name_options, run_command
 from simrate.commands.option_help import describe_options
-from simrate.commands.option_types import finite_float, whole_number
-from simrate.core.errors import SimrateError
+from simrate.commands.option_types import count, finite_float, host_name, whole_number
+from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
+from simrate.core.errors import SimrateError, cut
 from simrate.core.names import UNDISPUTED_NOTE
 from simrate.locations import installed_version
 
@@ -31,8 +32,10 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors follow our one-line error format (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        raise SimrateError(message)
+        """One line, no usage block: the line says where the usage is shown instead."""
+        if message.endswith("expected one argument"):  # `--threshold -1e308`: read as an option
+            message += " (a value that starts with '-' is given as --OPTION=VALUE)"
+        raise SimrateError(f"{message} ('{self.prog} --help' shows the usage)")
 
 
 class _VersionAction(argparse._VersionAction):
@@ -69,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", choices=("binary", "ranking"), default=None,
                    help="pyramid: binary pairs (default), or ranking questions as "
                    "question-candidate pairs")
-    p.add_argument("--seed", type=whole_number, default=None, help="pyramid: the draw of pairs (0)")
+    p.add_argument("--seed", type=count, default=None, help="pyramid: the draw of pairs (0)")
     p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
                    help="project: how to settle conflicting ratings (default: refuse)")
     p.add_argument("--machine", metavar="NAME",
@@ -91,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
-    p.add_argument("--min-overlap", type=whole_number, default=10, metavar="K",
+    p.add_argument("--min-overlap", type=count, default=10, metavar="K",
                    help="pairwise Pearson only for raters sharing at least K items (10; "
                    "never fewer than 3, over which r is always +1 or -1)")
     p.add_argument("--with-machines", action="store_true",
@@ -133,9 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--out", required=True)
     p.add_argument("--test", choices=("binary", "ranking"), default="binary")
-    p.add_argument("--seed", type=whole_number, default=0)
-    p.add_argument("--min-words", type=whole_number, default=3)
-    p.add_argument("--min-shared", type=whole_number, default=4,
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--min-words", type=count, default=3)
+    p.add_argument("--min-shared", type=count, default=4,
                    help="non-paraphrase pairs match on at least this many words (more than 3)")
     add_reading_options(p)
     p.add_argument("--json", action="store_true")
@@ -150,10 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT.simrate")
     p.add_argument("--annotator", required=True)
     p.add_argument("--dataset")
-    p.add_argument("--sample", type=whole_number)
-    p.add_argument("--seed", type=whole_number, default=None,
+    p.add_argument("--sample", type=count)
+    p.add_argument("--seed", type=count, default=None,
                    help="the draw of --sample and --checks (0)")
-    p.add_argument("--checks", type=whole_number, default=None, metavar="K",
+    p.add_argument("--checks", type=count, default=None, metavar="K",
                    help="mix in K check items (default: all)")
 
     p = sub.add_parser("annotators", help="per-annotator report")
@@ -174,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("assign", help="split items among annotators, K per item")
     p.add_argument("project")
     p.add_argument("annotators", nargs="+", metavar="NAME")
-    p.add_argument("--per-item", type=whole_number, required=True, metavar="K")
-    p.add_argument("--seed", type=whole_number, default=0)
+    p.add_argument("--per-item", type=count, required=True, metavar="K")
+    p.add_argument("--seed", type=count, default=0)
     p.add_argument("--dataset")
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
@@ -199,15 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
     q = crowd.add_parser("export", help="write one row per task: K items plus C checks")
     q.add_argument("project")
     q.add_argument("out", metavar="OUT.csv")
-    q.add_argument("--per-task", type=whole_number, required=True, metavar="K")
-    q.add_argument("--checks", type=whole_number, default=0, metavar="C")
-    q.add_argument("--seed", type=whole_number, default=0)
+    q.add_argument("--per-task", type=count, required=True, metavar="K")
+    q.add_argument("--checks", type=count, default=0, metavar="C")
+    q.add_argument("--seed", type=count, default=0)
     q = crowd.add_parser("study", help="create, change or close a web study (simrate serve)")
     q.add_argument("project")
     q.add_argument("name", metavar="NAME")
-    q.add_argument("--per-task", type=whole_number, default=None, metavar="K")
-    q.add_argument("--checks", type=whole_number, default=None, metavar="C")
-    q.add_argument("--per-item", type=whole_number, default=None, metavar="R")
+    q.add_argument("--per-task", type=count, default=None, metavar="K")
+    q.add_argument("--checks", type=count, default=None, metavar="C")
+    q.add_argument("--per-item", type=count, default=None, metavar="R")
     q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
     q.add_argument("--completion-url", default=None, metavar="URL")
     q.add_argument("--close", action="store_true")
@@ -220,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="serve the open web studies (needs simrate[web])")
     p.add_argument("project")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", type=host_name, default="127.0.0.1")
     p.add_argument("--port", type=whole_number, default=8000)
     p.add_argument("--starts-per-ip", type=finite_float, default=60.0, metavar="N",
                    help="tasks one client address may start a minute (per server process)")
@@ -278,7 +281,13 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
     """Parse a subcommand; item ids may come before or after options (`checks P --remove X`)."""
     parser = build_parser()
     if argv[0] not in INTERMIXED:
-        return parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand's parser, whose --help shows the options
+            where = " ".join([argv[0]] + [getattr(args, dest) for dest in (
+                "crowd_command", "team_command") if getattr(args, dest, None)])
+            raise SimrateError(f"unrecognized arguments: {cut(' '.join(extra), 80)} "
+                               f"('simrate {where} --help' shows the usage)")
+        return args
     subparsers = next(a for a in parser._actions  # argparse keeps its subparsers here
                       if isinstance(a, argparse._SubParsersAction))
     args = subparsers.choices[argv[0]].parse_intermixed_args(argv[1:])
@@ -286,37 +295,11 @@ def _parse_command(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def check_name_options(args: argparse.Namespace) -> None:
-    """Datasets and rater names of the options, each by its one rule (core/names.py)."""
-    from simrate.commands.option_types import check_rater_options
-
-    if getattr(args, "dataset", None) is not None:
-        from simrate.core.names import check_dataset
-
-        args.dataset = check_dataset(args.dataset)
-    check_rater_options(args)
-
-
 def run(argv: Sequence[str]) -> int:
     """Parse `argv` and run the command; raises SimrateError for bad input."""
     argv = list(argv)
     if argv and argv[0] in COMMANDS:
-        args = _parse_command(argv)
-        check_name_options(args)  # one rule for every --dataset, one for every rater name
-        module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
-        try:
-            return int(module.run(args) or 0)
-        except SimrateError as exc:
-            from simrate.core.integrity import with_way_out
-
-            raise with_way_out(exc) from None
-        except (KeyboardInterrupt, BrokenPipeError, MemoryError):
-            raise
-        except Exception as exc:
-            error = _damaged_project(exc, args)
-            if error is None:
-                raise
-            raise error from None
+        return run_command(_parse_command(argv))
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0
@@ -335,15 +318,6 @@ def run(argv: Sequence[str]) -> int:
             args.annotator = SAMPLE_ORGANIZER  # the sample's organizer: no dialog to answer
     return launch(project, annotator=args.annotator, organizer=args.organizer,
                   quit_when_shown=args.quit_when_shown)
-
-
-def _damaged_project(exc: Exception, args: argparse.Namespace) -> SimrateError | None:
-    """The "damaged project" error when a command failed on a damaged project file."""
-    from simrate.core.integrity import damage_error
-
-    paths = [getattr(args, "project", None)]
-    paths += [f for f in getattr(args, "files", None) or [] if str(f).endswith(".simrate")]
-    return damage_error(exc, [p for p in paths if p])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -374,18 +348,28 @@ def skip_final_collection() -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    if argv is None:
+        escape_what_cannot_be_shown()
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except SimrateError as exc:
-        print(f"simrate: error: {exc}", file=sys.stderr)
+        print(f"simrate: error: {one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("simrate: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path the system refused: a name too long, a loop, read-only
+        if os.environ.get("SIMRATE_DEBUG"):
+            raise
+        from simrate.core.write_errors import os_error
+
+        print(f"simrate: error: {one_line(str(os_error(exc)))}", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("SIMRATE_DEBUG"):
             raise
-        print(f"simrate: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"simrate: error: {one_line(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
         return 1
+

@@ -6,7 +6,8 @@ from the running code, so the reference cannot drift from the program:
   descriptions `--help` prints (app/commands/option_help.py);
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
-- `reliability`: the guarantee table, from README.md's Reliability section.
+- `reliability`: the guarantee table, from README.md's Reliability section;
+- `value-rules`: which rule of app/core/values.py each typed option follows, from the parsers.
 Pictures of the window are committed files in docs/images (tools/render_views.py --docs
 makes them; tests/docs/test_pictures.py keeps them current), not made at build time.
 """
@@ -135,11 +136,39 @@ def reliability_reference() -> str:
     return re.sub(r"\]\(#([^)]+)\)", r"](index.md)", section)
 
 
+#: The rules of app/core/values.py, by the name of the option type that applies each.
+RULE_NAMES = {
+    "count": "whole number, 0 or more, within 64 bits, ASCII digits",
+    "whole_number": "whole number within 64 bits, ASCII digits, one optional sign",
+    "finite_float": "finite number, ASCII (no nan, inf, `_`, padding)",
+    "host_name": "host name (letters, digits, `-` between dots) or IP address",
+    "web_address": "`http:` or `https:` address with a valid host, no control characters",
+}
+
+
+def _typed_options(parser: argparse.ArgumentParser, path: str):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _typed_options(sub, f"{path} {name}")
+        elif getattr(action.type, "__name__", "") in RULE_NAMES:
+            yield path, action.option_strings[-1], RULE_NAMES[action.type.__name__]
+
+
+def value_rules_reference() -> str:
+    from simrate.cli import build_parser
+
+    rows = [f"| `{path} {option}` | {rule} |"
+            for path, option, rule in _typed_options(build_parser(), "simrate")]
+    return "\n".join(["| option | rule |", "|---|---|", *rows])
+
+
 GENERATORS = {
     "cli": cli_reference,
     "schema": schema_reference,
     "change-kinds": change_kinds_reference,
     "reliability": reliability_reference,
+    "value-rules": value_rules_reference,
 }
 
 

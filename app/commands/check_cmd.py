@@ -7,17 +7,15 @@ import argparse
 import json
 from pathlib import Path
 
+from simrate.core.check.check_open import check_openable
+from simrate.core.check.integrity import CannotCheck, find_problems
 from simrate.core.errors import SimrateError
-from simrate.core.integrity import CannotCheck, find_problems
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the file; print what is damaged. Exit 0 when nothing is, 2 when something is."""
     path = Path(args.project)
-    if not path.exists():
-        raise SimrateError("no such project file", path)
-    if path.is_dir():
-        raise SimrateError("is a folder, not a project file", path)
+    check_openable(path)  # a FIFO, a device, a folder, a name too long: said, never opened
     if args.salvage is not None:
         return salvage(path, Path(args.salvage), args.json)
     try:
@@ -28,7 +26,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False))
     elif not problems:
         print(f"{path}: no damage found (SQLite integrity check, tables and columns, "
-              "texts, scores)")
+              "texts, scores, web studies)")
+    elif problems[0].startswith("the file itself is sound"):
+        print(f"{path}: {problems[0]}")
     else:
         print(f"{path}: {len(problems)} problem(s) found")
         for problem in problems:
@@ -45,16 +45,17 @@ def run(args: argparse.Namespace) -> int:
 
 def salvage(path: Path, out: Path, as_json: bool) -> int:
     """Copy what can be read into `out`, then check the new file; exit 0 when it is sound."""
-    from simrate.core.salvage import salvage_project
+    from simrate.core.check.salvage import salvage_project
 
-    if out.exists():
+    if out.exists() or out.is_symlink():
         raise SimrateError("already exists; give the name of a new file to salvage into", out)
     done = salvage_project(path, out)
     problems = find_problems(out)
     if as_json:
         print(json.dumps({"out": str(out), "copied": done.copied, "unreadable": done.unreadable,
                           "given_up": done.given_up, "dropped": done.dropped,
-                          "texts_mended": done.texts_mended, "problems": problems},
+                          "texts_mended": done.texts_mended, "left_behind": done.left_behind,
+                          "problems": problems},
                          ensure_ascii=False))
     else:
         print("\n".join(f"{path}: {line}" for line in done.lines()))

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from simrate.commands.terminal import note as terminal_note
 from simrate.core.data.open_files import refuse_if_open
+from simrate.core.data.values import quoted, whole
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.formats.textio import reference_note
@@ -54,7 +55,7 @@ def _formats(args: argparse.Namespace) -> list[str]:
         refuse_if_open(path, args.project)  # never read the project by another route
         fmt = detect_format(path) if args.format == "auto" else args.format
         if args.format == "auto":
-            print(f"{path}: detected format '{fmt}'", file=sys.stderr)
+            terminal_note(f"{path}: detected format '{fmt}'")
         _check_options(path, fmt, args)
         chosen.append(fmt)
     return chosen
@@ -68,7 +69,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace):
 
     note = xlsx_sheet_note(path) if is_xlsx(path) else None
     if note:
-        print(f"{path}: {note}", file=sys.stderr)
+        terminal_note(f"{path}: {note}")
     if chosen == "ratings":
         return "ratings", read_ratings(path, annotator=args.annotator,
                                        annotator_column=args.annotator_column), chosen
@@ -145,7 +146,8 @@ def _undo(args: argparse.Namespace) -> int:
     if args.files:
         raise SimrateError("give files to import or --undo, not both")
     if args.undo != "last" and not (args.undo.isascii() and args.undo.isdigit()):
-        raise SimrateError(f"--undo takes an import's change-log id, not {args.undo!r}")
+        raise SimrateError(f"--undo takes an import's change-log id, not {quoted(args.undo)}")
+    undo = None if args.undo == "last" else whole(args.undo, "--undo")
     extra = _given(args, [*OPTION_FORMATS, "machine"])
     if args.format != "auto":
         extra.insert(0, "format")
@@ -155,7 +157,7 @@ def _undo(args: argparse.Namespace) -> int:
     from simrate.commands import login_name
 
     with Project.open(args.project) as project:
-        done = project.undo_import(None if args.undo == "last" else int(args.undo),
+        done = project.undo_import(undo,
                                    by=args.by or login_name())
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
@@ -191,10 +193,9 @@ def _import_file(project: Project, path: str, fmt: str, args: argparse.Namespace
     """Import one file (all or nothing) and print what it did."""
     kind, frame, chosen = _read(path, fmt, args)
     if frame is not None and frame.attrs.get("encoding") == "cp1252":
-        print(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 "
-              "(cp1252)", file=sys.stderr)
+        terminal_note(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 (cp1252)")
     for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
-        print(f"{path}: warning: {warning}", file=sys.stderr)
+        terminal_note(f"{path}: warning: {warning}")
     if kind == "items":
         added, present = project.import_items(frame, source=path)
         note = f", {present} already present" if present else ""

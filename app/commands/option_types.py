@@ -1,32 +1,37 @@
-"""Types of command-line option values: numbers written in ASCII digits only (int() and
-float() alone also read fullwidth and Arabic-Indic digits, `1_000` and padded text), and
-finite (argparse would take nan and inf)."""
+"""Types of command-line option values, each the argparse face of one rule of
+app/core/values.py (the rules environment variables and stored settings follow too)."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+
+from simrate.core.data import values
+from simrate.core.errors import SimrateError
 
 
-def whole_number(text: str) -> int:
-    """A whole-number option: ASCII digits with an optional sign (int() alone also reads
-    fullwidth and Arabic-Indic digits, `1_000` and surrounding spaces)."""
-    if not (text.isascii() and text.lstrip("+-").isdigit() and len(text) - len(
-            text.lstrip("+-")) <= 1):
-        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}")
-    return int(text)
+def _option_type(rule: Callable[[str], object], name: str) -> Callable[[str], object]:
+    """An argparse type from a rule; argparse adds the option's name to the message."""
+    def convert(text: str) -> object:
+        try:
+            return rule(text)
+        except SimrateError as exc:
+            message = exc.message.removeprefix("the value: ").removeprefix("the value ")
+            raise argparse.ArgumentTypeError(message) from None
+    convert.__name__ = name
+    return convert
 
 
-def finite_float(text: str) -> float:
-    """A number option: finite (nan and inf are refused where argparse reads them)."""
-    try:
-        if not text.isascii() or "_" in text or text != text.strip():
-            raise ValueError(text)  # float() reads fullwidth digits, 1_0 and " 1" too
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text[:40]!r}")
-    return value
+#: A whole number within 64 bits, either sign.
+whole_number = _option_type(lambda text: values.whole(text, "the value"), "whole_number")
+#: A count, a seed, a size: a whole number, 0 or more.
+count = _option_type(lambda text: values.whole(text, "the value", minimum=0), "count")
+#: A finite number (nan and inf are refused where argparse reads them).
+finite_float = _option_type(lambda text: values.finite(text, "the value"), "finite_float")
+#: A host to listen on or connect to.
+host_name = _option_type(lambda text: values.host_name(text, "the value"), "host_name")
+#: An http: or https: address a person is sent to.
+web_address = _option_type(lambda text: values.web_address(text, "the value"), "web_address")
 
 
 #: Options that name raters (people, crowd workers, machine raters, organizers).
@@ -47,8 +52,8 @@ def check_rater_options(args: argparse.Namespace) -> None:
         if isinstance(value, str) and not (attr == "by" and command == "agreement"):
             setattr(args, attr, check_rater_name(value, f"{option} name"))
     for attr, option in RATER_LISTS:
-        values = getattr(args, attr, None)
-        if isinstance(values, list):
-            setattr(args, attr, [check_rater_name(v, f"{option} name") for v in values])
+        given = getattr(args, attr, None)
+        if isinstance(given, list):
+            setattr(args, attr, [check_rater_name(v, f"{option} name") for v in given])
     if command == "team" and isinstance(getattr(args, "name", None), str):
         args.name = check_rater_name(args.name, "person's name")

@@ -16,6 +16,8 @@ T = TypeVar("T")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `team` command and its subcommands."""
+    from simrate.commands.option_types import web_address
+
     team = sub.add_parser("team", help="work as a team through a PostgreSQL hub")
     verbs = team.add_subparsers(dest="team_command", metavar="ACTION",
                                 parser_class=type(team))
@@ -35,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("invite", help="a personal link to rate in the browser (simrate serve)")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--base-url", default="http://127.0.0.1:8000",
+    p.add_argument("--base-url", default="http://127.0.0.1:8000", type=web_address,
                    help="where simrate serve answers, as the person reaches it")
     p = verbs.add_parser("token", help="a sync link: the annotator syncs through simrate "
                          "serve on this organizer's replica, with no login of their own")

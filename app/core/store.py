@@ -15,17 +15,15 @@ from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, upgrade
 from simrate.core.data.open_files import HeldConnection
 from simrate.core.errors import SimrateError, cut
-from simrate.core.write_errors import write_error
+from simrate.core.write_errors import refuse_long_path, write_error
 
-#: 2: sources in their own table, ratings remember the bulk import that wrote them
-#: (app/core/data/migrate.py brings version 1 files up to date when they are opened).
+#: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
 #: 3: annotators.kind, people or machine raters (issue 17; migrate.upgrade).
 #: 4: import_replaced.was_batch, the import that had written a replaced row (issue 22).
 #: 5: annotators.key, one rater per identity key, ids never reused (core/data/raters.py).
 SCHEMA_VERSION = 5
-#: Kinds of annotator: people, and machine raters (scores from a model, issue 17), and
-#: crowd workers (named by their platform's WorkerId; never the same annotator as a person
-#: of the project or a machine rater, whatever the names: see Project.import_ratings).
+#: Kinds of annotator: people, machine raters (issue 17) and crowd workers (by WorkerId; never
+#: the same annotator as a person or a machine rater, whatever the names: import_ratings).
 HUMAN, MACHINE, CROWD = "human", "machine", "crowd"
 #: Stored in the SQLite header (PRAGMA application_id) so other tools can tell our files apart.
 APPLICATION_ID = 0x53524154  # "SRAT"
@@ -107,6 +105,7 @@ def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
 
 def _connect(path: Path) -> sqlite3.Connection:
     """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
+    refuse_long_path(path)  # SQLite's own words would be "unable to open", or "damaged"
     conn = _sqlite_connect(str(path), timeout=10.0)
     conn.hold(path)
     conn.execute("PRAGMA busy_timeout = 10000")
@@ -159,7 +158,7 @@ def _apply_settings(conn: sqlite3.Connection) -> None:
 
 def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     """Create a new project file at `path` (which must not exist) and return a connection."""
-    if path.exists():
+    if path.exists() or path.is_symlink():  # a dangling or looping link too: never removed
         raise SimrateError("already exists; choose another name or open it", path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():

@@ -39,3 +39,31 @@ def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the
         return SimrateError(f"{what}: the file or its folder can no longer be opened (moved, "
                             "deleted or unmounted?)", path)
     return SimrateError(f"{what}: {text}", path)
+
+
+def os_error(exc: OSError) -> SimrateError:
+    """A SimrateError for a path the system refused (a name too long, a symlink loop, a
+    read-only folder, a device), naming the path: the last line of defence of the command
+    line for an OSError that no reader or writer turned into words of its own."""
+    path = exc.filename if isinstance(exc.filename, (str, bytes, os.PathLike)) else None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    reason = exc.strerror or str(exc) or "the system refused it"
+    if exc.filename2 is not None:
+        reason += f" (with {os.fsdecode(exc.filename2)})"
+    return SimrateError(f"cannot use this path: {reason}", path)
+
+
+#: The longest absolute path SQLite opens a database at: its unix VFS holds full path names
+#: in 512 bytes, and the `-journal` name beside the file must fit too.
+SQLITE_PATH_MAX = 512 - len("-journal")
+
+
+def refuse_long_path(path: Path) -> None:
+    """SimrateError when SQLite cannot open a file at `path` for its absolute length alone
+    (a healthy project there would otherwise read as "unable to open", or as damaged)."""
+    size = len(os.fsencode(os.path.abspath(path)))
+    if size > SQLITE_PATH_MAX:
+        raise SimrateError(f"its absolute path is {size:,} bytes long, and SQLite opens "
+                           f"project files only up to {SQLITE_PATH_MAX} bytes: move the "
+                           "project (or rename its folders) to a shorter path", path)

@@ -39,6 +39,7 @@ def check_writable_target(path: str | Path, protected: Sequence[str | Path] = ()
                            "give a file name without the slash", path)
     path = Path(path)
     check_name_length(path)
+    refuse_loop(path)
     refuse_overwriting(path, protected, what)
     if path.is_dir():
         raise SimrateError("is a folder; give a file name to write", path)
@@ -54,12 +55,30 @@ def check_writable_target(path: str | Path, protected: Sequence[str | Path] = ()
     return path
 
 
+def refuse_loop(path: Path) -> None:
+    """SimrateError when `path` is a symbolic link that leads in a loop (pathlib's resolve()
+    raises RuntimeError on one, and opening it fails with ELOOP)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SimrateError("is a symbolic link that leads in a loop (to itself, or through "
+                               "others back to it); give another name", path) from None
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: compared as given
+        return path.absolute()
+
+
 def refuse_overwriting(out: Path, protected: Sequence[str | Path], what: str) -> None:
     """SimrateError when `out` is one of the `protected` files or a journal of one."""
     for given in protected:
         given = Path(given)
         for path in [given] + [Path(f"{given}{s}") for s in ("-wal", "-shm", "-journal")]:
-            same = out.resolve() == path.resolve()
+            same = _resolved(out) == _resolved(path)
             if not same and out.exists() and path.exists():
                 same = os.path.samefile(out, path)
             if same:
@@ -124,9 +143,19 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def _copy_into(temp: Path, target: Path) -> None:
-    """Write the finished file into a special target, then remove the temporary file."""
+    """Write the finished file into a special target, then remove the temporary file. A
+    named pipe is opened without waiting: with no reader at its other end the write would
+    wait for ever, and is refused instead."""
     try:
-        with open(temp, "rb") as source, open(target, "wb") as sink:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise SimrateError("is a named pipe that no program reads; start the reader "
+                                   "first, or give a file name", target) from None
+            raise
+        os.set_blocking(fd, True)
+        with open(temp, "rb") as source, open(fd, "wb") as sink:
             shutil.copyfileobj(source, sink, 1 << 20)
     finally:
         temp.unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from simrate.formats.textio import (
     normalise_newlines,
     parse_number,
     read_bytes,
+    refuse_bomless_utf16,
     sniff_delimiter,
     tsv_records,
     wide_encoding,
@@ -168,6 +169,7 @@ def detect_format(path: str | Path) -> str:
                            ".xlsx; save it as one", path)
     nul = -1 if wide_encoding(data) else data.find(b"\x00", 0, HEAD_BYTES)
     if nul >= 0:
+        refuse_bomless_utf16(data, path)
         raise SimrateError("a NUL byte: a binary file of a kind simrate does not read", path,
                            data.count(b"\n", 0, nul) + 1)
     return _text_format(_head_text(path, data), suffix)

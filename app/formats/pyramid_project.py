@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.data.values import quoted, whole
 from simrate.core.errors import SimrateError
 from simrate.core.frames import item_frame
 from simrate.core.pyramid.model import Pyramid
@@ -162,8 +163,8 @@ def parse_negatives(value: str | int | None) -> str | int:
     if text == "all":
         return "all"
     if text.isascii() and text.isdigit():  # not ３ or ٣, which int() reads too
-        return int(text)
-    raise SimrateError(f"--negatives must be 'all' or a whole number, not {value!r}")
+        return whole(text, "--negatives")
+    raise SimrateError(f"--negatives must be 'all' or a whole number, not {quoted(str(value))}")
 
 
 def read_pyramid_items(path: str | Path, negatives: str | int | None = DEFAULT_NEGATIVES,

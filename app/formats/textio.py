@@ -119,6 +119,30 @@ def _decode_wide(data: bytes, codec: str, path: Path | None) -> str:
     return text.lstrip("\ufeff")
 
 
+def bomless_utf16(data: bytes) -> str | None:
+    """"UTF-16LE" or "UTF-16BE" when `data` looks like UTF-16 text without a byte-order mark
+    (a NUL byte beside most letters, always on the same side), else None."""
+    head, pairs = data[:4096], len(data[:4096]) // 2
+    if pairs < 2 or b"\x00" not in head:
+        return None
+    even, odd = head[0:pairs * 2:2].count(0), head[1:pairs * 2:2].count(0)
+    if odd >= 0.4 * pairs and even <= 0.02 * pairs:
+        return "UTF-16LE"
+    if even >= 0.4 * pairs and odd <= 0.02 * pairs:
+        return "UTF-16BE"
+    return None
+
+
+def refuse_bomless_utf16(data: bytes, path: Path | None) -> None:
+    """SimrateError for UTF-16 text without a byte-order mark: read as UTF-8 its NUL bytes
+    would be taken for binary data, or slip into the texts."""
+    codec = bomless_utf16(data)
+    if codec is not None:
+        raise SimrateError(f"this looks like {codec} text without a byte-order mark (a NUL "
+                           "byte beside every letter); save it as UTF-8, or as UTF-16 with "
+                           "its byte-order mark", path, 1)
+
+
 def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
     """Decode UTF-8 (with or without BOM), else cp1252; return (text, encoding used).
 
@@ -131,6 +155,7 @@ def decode(data: bytes, path: Path | None = None) -> tuple[str, str]:
     wide = wide_encoding(data)
     if wide is not None:
         return _decode_wide(data, wide, path), wide
+    refuse_bomless_utf16(data, path)
     bom = data.startswith(codecs.BOM_UTF8)
     body = data
     while body.startswith(codecs.BOM_UTF8):

@@ -57,11 +57,23 @@ def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str =
     return read_machine_scores(path, items["item_id"].tolist(), name)
 
 
-def on_grid(project: Project, frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Scores rounded to the nearest step within the scale; (frame, how many changed)."""
+def on_grid(project: Project, frame: pd.DataFrame, path: str | Path | None = None
+            ) -> tuple[pd.DataFrame, int]:
+    """Scores rounded to the nearest step within the scale; (frame, how many changed).
+
+    A score further outside the scale than the scale is wide (1e308 on 0-5) is refused: it
+    is not a score on this scale that rounding could keep."""
     scale = project.scale
     top = int(round((scale.high - scale.low) / scale.step))
     raw = frame["score"].to_numpy(float)
+    width = scale.high - scale.low
+    far = (raw < scale.low - width) | (raw > scale.high + width)
+    if far.any():
+        row = int(np.flatnonzero(far)[0])
+        line = int(frame["line"].iat[row]) if "line" in frame.columns else None
+        raise SimrateError(f"score {raw[row]:g} is far outside the scale {scale.describe()} "
+                           "(more than its width beyond it): give scores on the project's "
+                           "scale", path, line)
     codes = np.clip(np.rint((raw - scale.low) / scale.step), 0, top)
     snapped = scale.low + codes * scale.step
     changed = int((np.abs(snapped - raw) > 1e-9).sum())
@@ -74,7 +86,7 @@ def import_machine(project: Project, path: str | Path, name: str, fmt: str = "au
     machine rater is added by the import itself, so that undoing it takes the rater back
     too (a name another kind holds is refused, naming that kind)."""
     frame = read_machine_frame(project, path, name.strip(), fmt, dataset)
-    frame, rounded = on_grid(project, frame)
+    frame, rounded = on_grid(project, frame, path)
     project.plan_ratings(frame, str(path))  # unknown items: refused before anything is written
     if name.strip() in project.roster or not len(frame):
         project.roster.add_machine(name, by=by)  # a known name: checked (and logged) here

@@ -113,7 +113,11 @@ def test_the_total_wait_comes_from_the_option_or_the_environment(monkeypatch):
     assert total_wait() == 7.5
     assert total_wait(2) == 2.0
     monkeypatch.setenv("SIMRATE_HUB_WAIT", "soon")
-    with pytest.raises(SimrateError, match="SIMRATE_HUB_WAIT must be a number"):
+    with pytest.raises(SimrateError, match="SIMRATE_HUB_WAIT: not a number"):
         total_wait()
+    for endless in ("inf", "Infinity", "nan", "1e400"):  # the rule of --wait: never for ever
+        monkeypatch.setenv("SIMRATE_HUB_WAIT", endless)
+        with pytest.raises(SimrateError, match="SIMRATE_HUB_WAIT: not a finite number"):
+            total_wait()
     with pytest.raises(SimrateError, match="0 or more seconds"):
         total_wait(-1)

@@ -132,8 +132,75 @@ def _check_bytes(data: bytes, names=NAMES) -> None:
             path = Path(folder) / file_name
             path.write_bytes(data)
             _check_file(path)
+            if file_name in CLI_NAMES:
+                _check_cli_import(path)
             for stale in Path(folder).glob("*"):
                 stale.unlink()
+
+
+#: The names a generated file is also imported under by the command line (`simrate import
+#: P FILE`, format detected): a refusal must leave the project as it was, to the byte.
+CLI_NAMES = ("fuzz.tsv", "fuzz.csv", "fuzz.jsonl", "fuzz.xlsx", "Batch_1_batch_results.csv")
+
+
+def _digest(path: Path) -> tuple[str, str]:
+    """(SHA-256 of the file's bytes, SHA-256 of its content as SQL), read immutably."""
+    import hashlib
+    import sqlite3
+
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    try:
+        content = hashlib.sha256("\n".join(conn.iterdump()).encode("utf-8",
+                                                                   "surrogatepass"))
+    finally:
+        conn.close()
+    return hashlib.sha256(path.read_bytes()).hexdigest(), content.hexdigest()
+
+
+def _project_for_cli() -> tuple[Path, Path]:
+    """(project the CLI imports into, its pristine copy): items x:1..x:3 and s:1..s:3."""
+    if "cli" not in _CACHE:
+        import shutil
+
+        from simrate.core.project import Project
+        from tests.reliability.helpers import make_items
+
+        folder = Path(tempfile.mkdtemp(prefix="fuzz-cli-"))
+        pristine = folder / "pristine.simrate"
+        with Project.create(pristine, scale="sts") as project:
+            project.import_items(make_items(3))
+        target = folder / "p.simrate"
+        shutil.copyfile(pristine, target)
+        _CACHE["cli"] = (target, pristine, _digest(pristine))
+    return _CACHE["cli"][:2]
+
+
+def _check_cli_import(path: Path) -> None:
+    """`simrate import P path`: exit 0, or 2/3 with one line and the project unchanged."""
+    import contextlib
+    import shutil
+
+    from simrate.cli import main
+
+    project, pristine = _project_for_cli()
+    before = _CACHE["cli"][2]
+    out, err = io.StringIO(), io.StringIO()
+    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["import", str(project), str(path)])
+    except _Overtime:
+        raise AssertionError(f"simrate import {path.name}: over {CALL_SECONDS} s") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    lines = err.getvalue().strip().splitlines()
+    if status == 0:
+        shutil.copyfile(pristine, project)  # accepted: the next example starts afresh
+        return
+    assert status in (2, 3), f"import {path.name}: exit {status}: {err.getvalue()[-800:]}"
+    assert len(lines) == 1 and lines[0].startswith("simrate: error: "), err.getvalue()[-800:]
+    assert not Path(f"{project}-wal").exists() and not Path(f"{project}-shm").exists()
+    assert _digest(project) == before, f"import {path.name} refused, yet the project changed"
 
 
 # ---------------------------------------------------------------- strategies

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.core.integrity import find_problems
+from simrate.core.check.integrity import find_problems
 from simrate.core.project import Project
 from simrate.core.team.quality import check_scores
 

@@ -74,7 +74,7 @@ class ArrayPlan:
 
 def _codes(scores: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
     """(codes, bad) with the rule of Scale.to_code applied to every score at once."""
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # ±1e308: refused below, no warning
         steps = (scores - scale.low) / scale.step
         nearest = np.rint(steps)
         bad = ~np.isfinite(scores) | (scores < scale.low - 1e-9) | (scores > scale.high + 1e-9)

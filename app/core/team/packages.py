@@ -14,6 +14,7 @@ person and merge as one annotator. A package from any other project is refused.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
@@ -145,7 +146,7 @@ def _check_package_target(out: Path, annotator: str) -> None:
     if problem:
         raise SimrateError(problem.replace("an annotator needs a name",
                                            "a package needs an annotator name"))
-    if out.exists():
+    if out.exists() or out.is_symlink():
         raise SimrateError("already exists; choose another name", out)
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
@@ -182,7 +183,7 @@ def _write_package(project: Project, out: Path, annotator: str, origin_id: str,
             package_id = _fill_package(partial, annotator, origin_id, own)
         except (SimrateError, sqlite3.Error, OSError) as exc:
             raise _package_write_error(exc, partial, out) from None
-        if out.exists():
+        if out.exists() or out.is_symlink():  # a link (even a dangling one) is not replaced
             raise SimrateError("already exists; choose another name", out)
         os.replace(partial, out)
     except SimrateError as exc:
@@ -196,7 +197,8 @@ def _write_package(project: Project, out: Path, annotator: str, origin_id: str,
         raise SimrateError(f"cannot write the package: {exc.strerror or exc}", out) from None
     finally:
         for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a read-only folder: nothing was made there
+                Path(str(partial) + suffix).unlink(missing_ok=True)
     return package_id
 
 

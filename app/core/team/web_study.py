@@ -38,6 +38,7 @@ import sqlite3
 import time
 
 from simrate.core.data.changelog import log_change
+from simrate.core.data.values import web_address
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.store import CROWD
@@ -89,7 +90,7 @@ def _check_url(url: str) -> str:
     if url and not re.fullmatch(r"https?://[^\s<>\"'`]{1,2000}", url):
         raise SimrateError(f"--completion-url must be an http:// or https:// address, "
                            f"not {url[:60]!r}")
-    return url
+    return url and web_address(url, "--completion-url")
 
 
 def set_study(project: Project, name: str, per_task: int | None = None,

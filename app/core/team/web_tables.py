@@ -128,9 +128,33 @@ class WebRefusal(SimrateError):
 
 
 def row_study(row: tuple) -> Study:
-    """A Study from a row of STUDY_COLUMNS."""
+    """A Study from a row of STUDY_COLUMNS; a "damaged project" SimrateError when a value is
+    not what simrate writes (a text where a count belongs, no items per task, ...)."""
     name, k, c, r, minutes, url, code, secret, is_open = row
-    return Study(name, int(k), int(c), int(r), float(minutes), url, code, secret, bool(is_open))
+    problem = study_row_problem(row)
+    if problem:
+        raise SimrateError(f"damaged project: {problem}")
+    return Study(name, k, c, r, float(minutes), url, code, secret, bool(is_open))
+
+
+def _count(value: object, least: int) -> bool:
+    return type(value) is int and least <= value < 2**31
+
+
+def study_row_problem(row: tuple) -> str | None:
+    """What is wrong with a web_studies row of STUDY_COLUMNS (None: nothing)."""
+    name, k, c, r, minutes, url, code, secret, is_open = row
+    label = f"web study {name!r:.40}"
+    if not (isinstance(name, str) and STUDY_NAME.fullmatch(name)):
+        return f"{label}: its name is not one simrate makes"
+    for column, value, least in (("per_task", k, 1), ("checks", c, 0), ("per_item", r, 1)):
+        if not _count(value, least):
+            return f"{label}: {column} is {value!r:.40}, not a whole number of {least} or more"
+    if not (type(minutes) in (int, float) and 0 < minutes < 1e7):
+        return f"{label}: lease_minutes is {minutes!r:.40}, not a positive number of minutes"
+    if not all(isinstance(v, str) for v in (url, code, secret)) or is_open not in (0, 1):
+        return f"{label}: its completion URL, code, secret or open flag is not readable"
+    return None
 
 
 STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_url, code, "

@@ -96,7 +96,7 @@ class Job(QRunnable):
             self.outbox.put((self, "failed", (exc,)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug must reach the user as a message
-            from simrate.core.integrity import damage_error
+            from simrate.core.check.integrity import damage_error
 
             error = damage_error(exc, self.files) or SimrateError(f"{type(exc).__name__}: {exc}")
             self.outbox.put((self, "failed", (error,)))

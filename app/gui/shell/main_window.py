@@ -207,12 +207,12 @@ class MainWindow(QMainWindow):
             if not Path(path).is_file():
                 self.context.settings.remove_recent_project(str(path))
                 self.start_page.refresh()
-            from simrate.core.integrity import with_way_out
+            from simrate.core.check.integrity import with_way_out
 
             self.show_error(str(with_way_out(exc)))
             return False
         except Exception as exc:
-            from simrate.core.integrity import damage_error
+            from simrate.core.check.integrity import damage_error
 
             error = damage_error(exc, [path])
             if error is None:
@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
     def report_damage(self, exc: BaseException) -> bool:
         """Show the "damaged project" message if `exc` came from a damaged project file
         (the open one); True if it did. The window's hook for unexpected errors calls it."""
-        from simrate.core.integrity import damage_error
+        from simrate.core.check.integrity import damage_error
 
         project = self.context.project
         error = damage_error(exc, [project.path] if project is not None else [])

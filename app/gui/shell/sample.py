@@ -14,6 +14,7 @@ sample file untouched (a window may have it open) and gets the new one beside it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -113,7 +114,11 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
         raise SimrateError(f"cannot create the folder for the sample: {exc.strerror}",
                            folder) from None
     # Built under a temporary name and renamed: a half-built sample never exists.
-    handle, temporary = tempfile.mkstemp(prefix=".sample-", suffix=".simrate", dir=folder)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".sample-", suffix=".simrate", dir=folder)
+    except OSError as exc:  # a read-only folder (or a full disk)
+        raise SimrateError(f"cannot write in the folder for the sample: {exc.strerror}",
+                           folder) from None
     os.close(handle)
     os.unlink(temporary)
     try:
@@ -123,7 +128,8 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
         _publish_once(Path(temporary), target)
     finally:
         for suffix in ("", "-wal", "-shm"):
-            Path(temporary + suffix).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                Path(temporary + suffix).unlink(missing_ok=True)
     return target
 
 

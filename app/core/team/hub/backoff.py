@@ -12,12 +12,14 @@ set, or the command's --wait) and raises the last refusal.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from simrate.core.data.values import finite
 from simrate.core.errors import SimrateError
 from simrate.core.team.hub.connection import HubError
 
@@ -71,14 +73,8 @@ def total_wait(value: float | None = None) -> float:
         text = os.environ.get(WAIT_VARIABLE, "").strip()
         if not text:
             return DEFAULT_WAIT
-        try:
-            if not text.isascii() or "_" in text:  # float() reads ３０ and 3_0 too
-                raise ValueError(text)
-            seconds = float(text)
-        except ValueError:
-            raise SimrateError(f"{WAIT_VARIABLE} must be a number of seconds, not {text!r}"
-                               ) from None
-    if not seconds >= 0:  # also refuses NaN
+        seconds = finite(text, WAIT_VARIABLE)  # the rule of --wait: inf would wait for ever
+    if not (seconds >= 0 and math.isfinite(seconds)):  # also refuses NaN
         raise SimrateError(f"the wait for the hub must be 0 or more seconds, not {seconds}")
     return float(seconds)
 

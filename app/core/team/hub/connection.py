@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from simrate.core.data.values import host_name
 from simrate.core.errors import SimrateError
 from simrate.core.team.hub.hub_schema import HUB_SCHEMA_VERSION
 
@@ -65,7 +66,14 @@ def parse_url(url: str) -> dict[str, str]:
     if parts.get("password"):
         raise HubError("the URL holds a password; keep it out of commands and files: put it "
                        "in ~/.pgpass or PGPASSWORD instead")
-    return {k: str(v) for k, v in parts.items()}
+    parts = {k: str(v) for k, v in parts.items()}
+    for host in parts.get("host", "").split(","):
+        if host and not host.startswith(("/", "@")):  # "/": a socket folder; "@": abstract
+            try:
+                host_name(host, "the hub URL")
+            except SimrateError as exc:
+                raise HubError(exc.message) from None
+    return parts
 
 
 def url_for(url: str, user: str) -> str:

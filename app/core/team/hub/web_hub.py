@@ -73,7 +73,9 @@ def set_hub_study(project: Project, study, password: str | None = None,
 
 
 def _make_web_login(project: Project, conn: Any) -> str:
-    """Create the web login with a new random password, written to the password file."""
+    """Create the web login with a new random password, written to the password file
+    FIRST: a password the hub has but no file holds would take the study page down. When
+    the hub then refuses the change, the file gets its earlier text back."""
     from simrate.core.team.hub.replica import set_meta
 
     roles = dict(conn.execute("SELECT key, value FROM simrate.hub WHERE key LIKE 'role_%%'"
@@ -82,13 +84,31 @@ def _make_web_login(project: Project, conn: Any) -> str:
     password = secrets.token_urlsafe(24)
     verifier = conn.pgconn.encrypt_password(password.encode(), login.encode(),
                                             b"scram-sha-256").decode("ascii")
-    conn.execute("SELECT simrate.web_login(%s)", (verifier,))
     info = conn.info
-    host = info.host if not info.host.startswith("/") else "localhost"
-    path = remember_password(host, str(info.port), info.dbname, login, password)
+    path, before = remember_password(password_hosts(info.host), str(info.port), info.dbname,
+                                     login, password)
+    try:
+        conn.execute("SELECT simrate.web_login(%s)", (verifier,))
+    except BaseException:
+        _write_lines(path, before)
+        raise
     with project.team_tables.transaction() as local:
         set_meta(local, {WEB_LOGIN_KEY: login})
     return str(path)
+
+
+#: Socket folders libpq builds commonly use as their default: libpq matches a connection
+#: through its default folder against a password line for `localhost`.
+DEFAULT_SOCKET_FOLDERS = ("/tmp", "/var/run/postgresql", "/run/postgresql")
+
+
+def password_hosts(host: str) -> list[str]:
+    """The host fields of password lines libpq matches for a connection to `host`: the
+    socket folder itself for a Unix socket (and `localhost` when it may be libpq's
+    default folder), else the host name."""
+    if not host.startswith("/"):
+        return [host]
+    return [host] + (["localhost"] if host.rstrip("/") in DEFAULT_SOCKET_FOLDERS else [])
 
 
 def password_file() -> Path:
@@ -100,21 +120,35 @@ def _escape(field: str) -> str:
     return field.replace("\\", "\\\\").replace(":", "\\:")
 
 
-def remember_password(host: str, port: str, dbname: str, login: str, password: str) -> Path:
-    """Put one line for this login in the password file (an older line for the same
-    server, database and login is replaced); the file stays readable by its owner only."""
+def remember_password(hosts: list[str], port: str, dbname: str, login: str,
+                      password: str) -> tuple[Path, list[str] | None]:
+    """Put a line for this login in the password file per host field (an older line for
+    the same server, database and login is replaced); the file stays readable by its
+    owner only. Returns the file and its earlier lines (None: there was none). SimrateError,
+    with nothing changed, when the file cannot be written."""
     path = password_file()
-    key = ":".join(_escape(f) for f in (host, port, dbname, login)) + ":"
-    lines = []
-    if path.exists():
-        lines = [line for line in path.read_text(encoding="utf-8").splitlines()
-                 if not line.startswith(key)]
-    lines.append(key + _escape(password))
+    keys = [":".join(_escape(f) for f in (host, port, dbname, login)) + ":" for host in hosts]
+    try:
+        before = path.read_text(encoding="utf-8").splitlines() if path.exists() else None
+        lines = [line for line in before or [] if not line.startswith(tuple(keys))]
+        _write_lines(path, lines + [key + _escape(password) for key in keys])
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not a text file"
+        raise SimrateError(f"cannot save the new web password in the password file ({reason});"
+                           " the hub's password was not changed: make the file writable or set"
+                           " PGPASSFILE to a file that is", path) from None
+    return path, before
+
+
+def _write_lines(path: Path, lines: list[str] | None) -> None:
+    """Write `lines` to the password file, owner-only (None: remove the file)."""
+    if lines is None:
+        path.unlink(missing_ok=True)
+        return
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
+        fh.write("".join(line + "\n" for line in lines))
     os.chmod(path, 0o600)
-    return path
 
 
 def web_url(project: Project) -> str:

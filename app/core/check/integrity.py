@@ -18,6 +18,13 @@ import json
 import sqlite3
 from pathlib import Path
 
+from simrate.core.check.check_open import (  # noqa: F401 (CannotCheck, open_read_only: the API)
+    CannotCheck,
+    open_read_only,
+    refuse_newer,
+    stray_wal_problem,
+    wal_beside,
+)
 from simrate.core.errors import SimrateError, cut
 
 #: Words of SQLite and Python errors that mean the file itself is damaged.
@@ -64,8 +71,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def with_way_out(exc: SimrateError) -> SimrateError:
-    """`exc`, with the way out added when it says a project file cannot be read."""
+def with_way_out(exc: SimrateError, project: str | Path | None = None) -> SimrateError:
+    """`exc`, with the way out added when it says a project file cannot be read (a damaged
+    row read without knowing its file is named as in `project`)."""
+    if exc.path is None and project is not None and exc.message.startswith("damaged project"):
+        exc = SimrateError(exc.message, project, exc.line)
     if exc.path is None or "simrate check" in exc.message or not exc.message.startswith(
             ("not a readable simrate project", "damaged project")):
         return exc
@@ -121,14 +131,19 @@ def _expected_tables() -> dict[str, list[str]]:
 
 
 def _optional_tables() -> dict[str, list[str]]:
-    """Tables that team work adds when first used: checked when present."""
+    """Tables that team work, crowd batches, web studies, invitations and a hub replica add
+    when first used: checked when present."""
     from simrate.core.team.crowd import CROWD_SCHEMA
+    from simrate.core.team.hub.replica import OUTBOX_TABLE, REPLICA_SCHEMA
+    from simrate.core.team.invites import INVITE_SCHEMA
     from simrate.core.team.teamdb import TEAM_SCHEMA
+    from simrate.core.team.web_tables import WEB_SCHEMA
 
     conn = sqlite3.connect(":memory:")
     try:
-        conn.executescript("CREATE TABLE items (ord INTEGER PRIMARY KEY);"
-                           + TEAM_SCHEMA + CROWD_SCHEMA)
+        conn.executescript("CREATE TABLE items (ord INTEGER PRIMARY KEY);" + ";".join(
+            (TEAM_SCHEMA, CROWD_SCHEMA, WEB_SCHEMA, INVITE_SCHEMA, REPLICA_SCHEMA,
+             OUTBOX_TABLE)))
         return {name: [row[1] for row in conn.execute(f"PRAGMA table_info({name})")]
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
                 if name != "items"}
@@ -136,46 +151,35 @@ def _optional_tables() -> dict[str, list[str]]:
         conn.close()
 
 
-class CannotCheck(Exception):
-    """The file cannot be opened at all (no permission, a read-only place): no verdict."""
-
-
-def open_read_only(path: Path) -> sqlite3.Connection:
-    """A read-only connection that hands texts over as bytes (we decode them ourselves).
-
-    In a read-only folder a WAL file's shared index cannot be made; the file is then read
-    as immutable (what it holds on disk)."""
-    for option in ("mode=ro", "immutable=1"):
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True, timeout=10.0,
-                               check_same_thread=False)
-        conn.text_factory = bytes
-        try:
-            conn.execute("PRAGMA schema_version").fetchone()  # page 1 only: opens the file
-            return conn
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            text = str(exc).lower()
-            if "unable to open" not in text and "readonly" not in text:
-                raise CannotCheck(str(exc)) from None
-        except sqlite3.DatabaseError:
-            conn.close()
-            raise  # not a database at all: find_problems says so
-    raise CannotCheck("the file cannot be opened for reading")
-
-
 def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     """What is damaged in the project file at `path`, one sentence per problem ([] if none).
 
     `quick` uses SQLite's quick_check (no index cross-check) and stops at the first kind of
     problem found; `simrate check` runs everything. CannotCheck when the file cannot be
-    opened at all (that says nothing about damage).
+    opened at all (that says nothing about damage); SimrateError when a newer simrate made
+    it. When the file is sound without its -wal file, that is the one problem told.
     """
     path = Path(path)
+    problems = _problems(path, quick, without_wal=False)
+    wal = wal_beside(path)
+    # only SQLite's own complaints can come from a -wal of another file: a renamed column
+    # or a bad value in a sound -wal is the project's own change, damaged
+    if problems and wal is not None and problems[0].startswith("SQLite"):
+        try:
+            if not _problems(path, quick, without_wal=True):
+                return [stray_wal_problem(path, wal)]
+        except (CannotCheck, SimrateError):
+            pass
+    return problems
+
+
+def _problems(path: Path, quick: bool, without_wal: bool) -> list[str]:
     try:
-        conn = open_read_only(path)
+        conn = open_read_only(path, without_wal)
     except sqlite3.DatabaseError as exc:
         return [f"SQLite cannot read the file: {_one_line(_plain(exc))}"]
     try:
+        refuse_newer(conn, path)
         problems: list[str] = []
         for label, step in _STEPS:
             try:
@@ -316,6 +320,27 @@ def _value_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
     return problems
 
 
+def _web_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
+    """The web studies' settings and the times of their tasks, as the web page relies on."""
+    from simrate.core.team.web_tables import STUDY_COLUMNS, study_row_problem
+
+    present = {_decode(r[0]) for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'web_%'")}
+    problems = []
+    if "web_studies" in present:
+        for row in conn.execute(f"SELECT {STUDY_COLUMNS} FROM web_studies").fetchmany(LIMIT):
+            problem = study_row_problem(tuple(_decode(v) if isinstance(v, bytes) else v
+                                              for v in row))
+            problems += [problem] if problem else []
+    if "web_tasks" in present:
+        (bad,) = conn.execute(
+            "SELECT count(*) FROM web_tasks WHERE typeof(leased_at) NOT IN ('real', 'integer')"
+            " OR typeof(expires_at) NOT IN ('real', 'integer')").fetchone()
+        problems += [f"table web_tasks: {bad} task(s) whose lease times are not numbers"
+                     ] if bad else []
+    return problems
+
+
 #: The checks of `find_problems`, in order, with what each reads (for its messages).
 _STEPS = (
     ("SQLite cannot check the file", _sqlite_check),
@@ -323,4 +348,5 @@ _STEPS = (
     ("checking references between tables", _reference_check),
     ("reading the texts", _text_check),
     ("reading the scores", _value_check),
+    ("reading the web studies", _web_check),
 )

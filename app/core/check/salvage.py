@@ -17,9 +17,17 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simrate.core.check.check_open import (
+    CannotCheck,
+    check_openable,
+    open_read_only,
+    refuse_newer,
+    stray_wal_problem,
+    wal_beside,
+)
+from simrate.core.check.integrity import find_problems
 from simrate.core.data import raters
 from simrate.core.errors import SimrateError
-from simrate.core.integrity import CannotCheck, open_read_only
 from simrate.core.store import create_store, transaction
 
 #: Rows read per query while a range reads cleanly.
@@ -49,6 +57,9 @@ class Salvage:
     given_up: list[str] = field(default_factory=list)
     texts_mended: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
+    #: What was not copied at all, a sentence each (columns this version does not know, a
+    #: -wal file that cannot be applied).
+    left_behind: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """A summary for the command line, a line per fact."""
@@ -61,6 +72,7 @@ class Salvage:
             lines.append(f"{table}: too damaged to read further; what was read is copied")
         for table, n in self.dropped.items():
             lines.append(f"{table}: {n:,} row(s) dropped: their item or annotator was lost")
+        lines += [f"left behind: {what}" for what in self.left_behind]
         if self.texts_mended:
             lines.append(f"{self.texts_mended:,} text(s) with bytes that are not UTF-8: kept, "
                          "with those bytes shown as \ufffd")
@@ -92,12 +104,19 @@ def _key(conn: sqlite3.Connection, table: str) -> str:
     return keys[0][1] if without_rowid else "rowid"
 
 
-def _columns_there(damaged: sqlite3.Connection, table: str, wanted: list[str]) -> list[str]:
+def _columns_there(damaged: sqlite3.Connection, table: str, wanted: list[str],
+                   salvage: Salvage) -> list[str]:
+    """The columns of `wanted` the damaged table has; columns it has beyond them are named
+    in `salvage.left_behind` (never dropped without a word)."""
     try:
-        have = {r[1].decode("utf-8", "replace") if isinstance(r[1], bytes) else r[1]
-                for r in damaged.execute(f"PRAGMA table_info({table})")}
+        have = [r[1].decode("utf-8", "replace") if isinstance(r[1], bytes) else r[1]
+                for r in damaged.execute(f"PRAGMA table_info({table})")]
     except sqlite3.DatabaseError:
-        have = set()
+        have = []
+    extra = [c for c in have if c not in wanted]
+    if extra:
+        salvage.left_behind.append(f"table {table}: column(s) {', '.join(extra)}, which this "
+                                   "version of simrate does not know, with their values")
     return [c for c in wanted if c in have]
 
 
@@ -151,26 +170,35 @@ def _read_meta(damaged: sqlite3.Connection, path: Path) -> dict[str, str]:
 
 
 def salvage_project(path: str | Path, out: str | Path) -> Salvage:
-    """Copy what can be read of the project at `path` into a new project at `out`."""
+    """Copy what can be read of the project at `path` into a new project at `out`.
+
+    A file made by a newer simrate is refused (its columns would be left behind); a -wal
+    file that makes a sound file unreadable is left behind, and said so."""
     path, out = Path(path), Path(out)
-    if not path.is_file():
-        raise SimrateError("no such project file", path)
+    check_openable(path)
+    wal = wal_beside(path)
+    without_wal = wal is not None and find_problems(path) == [stray_wal_problem(path, wal)]
     try:
-        damaged = open_read_only(path)
+        damaged = open_read_only(path, without_wal)
     except CannotCheck as exc:
         raise SimrateError(f"cannot be read: {exc}", path) from None
     except sqlite3.DatabaseError:
         raise SimrateError("not a project file SQLite can read at all (its header is "
                            "gone); nothing can be salvaged", path) from None
     try:
+        refuse_newer(damaged, path)
         meta = _read_meta(damaged, path)
         conn = create_store(out, meta)
         try:
-            return _fill(damaged, conn, out)
+            done = _fill(damaged, conn, out)
         finally:
             conn.close()
     finally:
         damaged.close()
+    if without_wal:
+        done.left_behind.append(f"the -wal file {wal}, which cannot be applied to the file "
+                                "(another project's, or damaged)")
+    return done
 
 
 def _objects(damaged: sqlite3.Connection) -> list[tuple[str, str, str]]:
@@ -187,24 +215,27 @@ def _objects(damaged: sqlite3.Connection) -> list[tuple[str, str, str]]:
 
 
 def _add_objects(conn: sqlite3.Connection, objects: list[tuple[str, str, str]],
-                 kinds: tuple[str, ...]) -> None:
-    """Make the damaged file's objects of these kinds that the new file lacks."""
+                 kinds: tuple[str, ...], salvage: Salvage) -> None:
+    """Make the damaged file's objects of these kinds that the new file lacks (a table
+    whose definition cannot be made again is named in `salvage.left_behind`)."""
     have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     for kind, name, sql in objects:
         if kind in kinds and name not in have:
             try:
                 conn.execute(sql)
             except sqlite3.DatabaseError:  # a damaged definition: the file works without it
-                continue
+                if kind == "table":
+                    salvage.left_behind.append(f"table {name}, whose definition is damaged, "
+                                               "with its rows")
 
 
 def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> Salvage:
     salvage = Salvage(out)
     objects = _objects(damaged)
-    _add_objects(conn, objects, ("table", "index"))
+    _add_objects(conn, objects, ("table", "index"), salvage)
     with transaction(conn, out, foreign_keys=False):
         for table, wanted in _tables(conn).items():
-            columns = _columns_there(damaged, table, wanted)
+            columns = _columns_there(damaged, table, wanted, salvage)
             if table == "meta" or not columns:
                 continue
             _copy_table(damaged, conn, table, columns, _key(conn, table), salvage)
@@ -215,7 +246,8 @@ def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> S
                 salvage.dropped[table] = gone
                 salvage.copied[table] -= gone
         raters.upgrade(conn)  # identity keys of an older file's raters; the id mark
-        _add_objects(conn, objects, ("trigger",))  # after the copy, which must not fire them
+        # triggers after the copy, which must not fire them
+        _add_objects(conn, objects, ("trigger",), salvage)
     return salvage
 
 
