@@ -1,4 +1,4 @@
-"""simrate team publish|add|remove|join|sync|harden: work as a team through a PostgreSQL hub."""
+"""simrate team publish|add|remove|invite|token|join|sync|harden: work as a team through a PostgreSQL hub."""
 
 from __future__ import annotations
 
@@ -34,17 +34,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
-    p = verbs.add_parser("invite", help="a personal link to rate in the browser (simrate serve)")
-    p.add_argument("project")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("--base-url", default="http://127.0.0.1:8000", type=web_address,
-                   help="where simrate serve answers, as the person reaches it")
-    p = verbs.add_parser("token", help="a sync link: the annotator syncs through simrate "
-                         "serve on this organizer's replica, with no login of their own")
-    p.add_argument("project")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("--base-url", default="http://127.0.0.1:8000",
-                   help="where simrate serve answers, as the person reaches it")
+    for verb, text in (("invite", "a personal link to rate in the browser (simrate serve)"),
+                       ("token", "a sync link: the annotator syncs through simrate serve on "
+                                 "this organizer's replica, with no login of their own")):
+        p = verbs.add_parser(verb, help=text)
+        p.add_argument("project")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--base-url", default="http://127.0.0.1:8000", type=web_address,
+                       help="where simrate serve answers, as the person reaches it")
     p = verbs.add_parser("join", help="make a local replica of a hub")
     p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team token)")
     p.add_argument("local", metavar="LOCAL.simrate")
@@ -85,9 +82,6 @@ def _token(args: argparse.Namespace) -> int:
     from simrate.core.team.hub.serve_sync.client import make_link
     from simrate.core.team.hub.serve_sync.tokens import issue_token
 
-    if not args.base_url.lower().startswith(("http://", "https://")):
-        raise SimrateError(f"--base-url must start with http:// or https://, not "
-                           f"{args.base_url!r}")
     with Project.open(args.project) as project:
         token, login = with_password(lambda pw: issue_token(project, args.name, pw))
     print(make_link(args.base_url, token))
