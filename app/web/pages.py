@@ -26,6 +26,7 @@ from simrate.core.errors import SimrateError
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web.backends import FileBackend
+from simrate.web.slow_clients import SlowBody
 from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
 from simrate.web.study_pages import StudyRoutes
 
@@ -135,7 +136,12 @@ class Pages(StudyRoutes):
     async def refused(self, request: Request, exc: Exception) -> Response:
         back = back_link(request)
         if isinstance(exc, (Refused, web.WebRefusal)):
-            return self.message(exc.message, exc.status, back)
+            return self.message(exc.message, exc.status, getattr(exc, "back", "") or back)
+        if isinstance(exc, SlowBody):  # one line, and the connection closed
+            LOG.warning("closed a connection from %s: its request body took too long",
+                        client_of(request))
+            return PlainTextResponse("the request took too long", status_code=408,
+                                     headers={"connection": "close"})
         if isinstance(exc, ClientDisconnect):  # the client left mid-request: one line
             LOG.warning("client %s left during %s %s", client_of(request), request.method,
                         request.url.path[:80])

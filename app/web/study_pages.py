@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import time
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -85,11 +86,17 @@ class StudyRoutes:
         self.check_platform_study(study, form.get("study_id", ""))
         if not self.starts.allow(f"{name}\0{worker}"):
             raise Refused("too many requests; wait a moment", 429)
-        host = address_key(request.client.host if request.client else "")
-        if not self.ip_starts.allow(host):
-            raise Refused("too many tasks started from this address; wait a moment", 429)
-        lease = await self.backend.lease(name, worker, form.get("session", ""),
-                                         request.cookies.get(COOKIE), host)
+        raw = request.client.host if request.client else ""
+        link = f"/study/{name}?" + urlencode({"PROLIFIC_PID": worker, "STUDY_ID": form.get(
+            "study_id", ""), "SESSION_ID": form.get("session", "")})
+        if not self.ip_starts.allow(address_key(raw) or raw):
+            raise Refused("too many tasks started from this address; wait a moment", 429,
+                          back=link)
+        try:
+            lease = await self.backend.lease(name, worker, form.get("session", ""),
+                                             request.cookies.get(COOKIE), address_key(raw))
+        except web.WebRefusal as refusal:
+            raise Refused(refusal.message, refusal.status, back=link) from None
         if lease.done:  # this worker finished a task of the study: the code again
             return self.done_page(study, lease, with_back=False)
         response = RedirectResponse(f"/study/{name}/task", status_code=303)

@@ -124,7 +124,8 @@ def worker_journey(driver, base: str, worker: str) -> list[str]:
     link = f"{base}/study/s?PROLIFIC_PID={worker}&STUDY_ID=x&SESSION_ID=y"
     landing_at_top(driver, link)
     instructions = driver.find_element(By.ID, "instructions")
-    assert "<img src=x" in instructions.text and not instructions.find_elements(By.TAG_NAME, "img")
+    assert "<img src=x" in instructions.text
+    assert not instructions.find_elements(By.TAG_NAME, "img")
     assert len(instructions.find_elements(By.TAG_NAME, "strong")) == 30
     assert len(driver.find_elements(By.CSS_SELECTOR, "#consent li")) == 2
     start = driver.find_element(By.ID, "start")

@@ -2,9 +2,11 @@
 
 A task that has no rating yet is cheap to ask for and costs the study a whole task, so:
 
-- its lease is short (web_tasks.FIRST_RATING_MINUTES) until its first rating, then runs its
+- its lease is short (FIRST_RATING_MINUTES) until its first rating, then runs its
   full length; a task never rated leaves no row, no rater and no change-log entry behind;
-- one client address (an IPv6 /64 counts as one) holds at most UNRATED_PER_ADDRESS of them;
+- one client address (an IPv6 /64 counts as one) holds at most UNRATED_PER_ADDRESS of them
+  (the address the reverse proxy on this machine forwards; a request from this machine
+  without one has no limit per address);
 - all addresses together hold at most UNRATED_SHARE of the study's tasks (at least
   UNRATED_LEAST); when that is reached, the oldest of them that has had EVICT_AFTER seconds
   to get its first rating is given up for the new one, and when none has, the start is
@@ -23,10 +25,12 @@ import sqlite3
 
 from simrate.core.team.web_tables import Study, WebRefusal
 
-UNRATED_PER_ADDRESS = 3
-UNRATED_SHARE = 0.2
-UNRATED_LEAST = 5
-EVICT_AFTER = 30.0
+#: A new task's lease runs this long (at most) until its first rating, then its full length.
+FIRST_RATING_MINUTES = 5.0
+UNRATED_PER_ADDRESS = 5
+UNRATED_SHARE = 0.5
+UNRATED_LEAST = 10
+EVICT_AFTER = 60.0
 
 
 def make_room(conn: sqlite3.Connection, study: Study, address: str, now: float,
@@ -66,13 +70,17 @@ def _has_checks(conn: sqlite3.Connection) -> bool:
 
 def address_key(host: str) -> str:
     """The key of a client address for the limits: an IPv6 address by its /64 (one
-    subscriber's block), anything else as given."""
+    subscriber's block), anything else as given; '' (no limit per address) for this
+    machine itself, which is a reverse proxy that sent no X-Forwarded-For, or a test."""
     import ipaddress
 
     try:
         parsed = ipaddress.ip_address(host)
     except ValueError:
         return host[:64]
+    if parsed.is_loopback or (parsed.version == 6 and parsed.ipv4_mapped is not None
+                              and parsed.ipv4_mapped.is_loopback):
+        return ""
     if parsed.version == 6:
         if parsed.ipv4_mapped is not None:
             return str(parsed.ipv4_mapped)

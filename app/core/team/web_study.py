@@ -276,10 +276,17 @@ def study_status(project: Project, now: float | None = None) -> dict:
             "web_tasks u ON u.study = s.study AND u.task = s.task WHERE u.worker = t.worker "
             "AND s.study = t.study AND s.rated_at IS NOT NULL) FROM web_tasks t "
             "WHERE t.study = ? GROUP BY t.worker ORDER BY t.worker", (study.name,))}
+        if study.option("code_per_task"):
+            for worker, task in read("SELECT worker, task FROM web_tasks WHERE study = ? AND "
+                                     "state = 'done' ORDER BY task", (study.name,)):
+                workers[worker].setdefault("codes", []).append(study.code_for(task))
         out[study.name] = {
             "open": study.open, "per_task": study.per_task, "checks": study.checks,
             "per_item": study.per_item, "lease_minutes": study.lease_minutes,
             "completion_url": study.completion_url, "completion_code": study.code,
+            "partial_code": study.option("partial_code", ""),
+            "code_per_task": bool(study.option("code_per_task")),
+            "prolific_study": study.option("prolific_study", ""),
             "tasks": {"done": int(states.get("done", 0)),
                       "leased": int(states.get("leased", 0)),
                       "expired": int(states.get("expired", 0)),

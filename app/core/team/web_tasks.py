@@ -20,7 +20,7 @@ from simrate.core.frames import name_problem
 from simrate.core.project import Project
 from simrate.core.store import CROWD
 from simrate.core.team.teamdb import has_table
-from simrate.core.team.web_flood import make_room
+from simrate.core.team.web_flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
@@ -58,10 +58,6 @@ def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]) ->
 
 
 # ----------------------------------------------------------------- leasing
-#: A new task's lease runs this long (at most) until its first rating, then its full length.
-FIRST_RATING_MINUTES = 5.0
-
-
 def _drop_task(conn: sqlite3.Connection, study: str, task: str) -> None:
     """A task without a rating goes, leaving nothing behind: its slots back to the pool,
     its rows deleted (no rater was added for it and nothing was logged)."""
