@@ -65,9 +65,11 @@ class StudyRoutes:
         lease, _slot = await self.backend.task(study.name, cookie)
         if lease is None or lease.worker != worker:
             return None
-        if lease.done or (lease.rated and (not study.open or lease.state != "leased"
-                                           or lease.expires_at <= time.time())):
+        if lease.done:
             return self.done_page(study, lease)
+        if lease.rated and (not study.open or lease.state != "leased"
+                            or lease.expires_at <= time.time()):
+            return self.done_page(study, lease, partial=True)
         return None
 
     def check_platform_study(self, study: web.Study, study_id: str) -> None:

@@ -20,6 +20,7 @@ from tests.web.client import (  # noqa: E402
     rate,
     send_hostile_requests,
     start,
+    completion_code,
     whole_task,
 )
 from tests.web.projects import make_project  # noqa: E402
@@ -127,6 +128,10 @@ def test_the_task_cookie_is_httponly_and_samesite_strict(path):
 
 @pytest.mark.parametrize("headers", [{"origin": "https://evil.example"},
                                      {"origin": "null"},
+                                     {"origin": "https://testserver"},  # scheme
+                                     {"origin": "http://testserver:8080"},  # port
+                                     {"origin": "http://testserver:x"},
+                                     {"origin": "http://testserver.evil.example"},
                                      {"sec-fetch-site": "cross-site"},
                                      {"sec-fetch-site": "same-site"}])
 def test_a_cross_site_write_is_refused(path, headers):
@@ -138,6 +143,14 @@ def test_a_cross_site_write_is_refused(path, headers):
         assert answer.status_code == 403 and "refused" in answer.text
     ratings, _slots, tasks = web_rows(path)
     assert ratings.empty and [t[2] for t in tasks] == ["W1"]
+
+
+@pytest.mark.parametrize("origin", ["http://testserver", "http://TESTSERVER:80"])
+def test_a_same_origin_write_is_taken(path, origin):
+    with client_for(path) as client:
+        assert start(client, "s", "W1", origin=origin).status_code == 303
+        page = item_page(client, "s")
+        assert rate(client, "s", page.text, "2", origin=origin).status_code == 303
 
 
 def test_a_write_without_the_tasks_token_is_refused(path):
@@ -307,3 +320,55 @@ def test_a_score_float_would_misread_is_refused_and_stores_nothing(path, score):
         assert answer.status_code == 400, answer.text
     ratings, _slots, _tasks = web_rows(path)
     assert ratings.empty
+
+
+# ------------------------------------------------------------------ completion flow
+def test_a_prolific_study_id_other_than_the_studys_is_refused(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", options={"prolific_study": "PS1"})
+    with client_for(path) as client:
+        assert client.get("/study/s?PROLIFIC_PID=W1&STUDY_ID=PS2").status_code == 403
+        landing = client.get("/study/s?PROLIFIC_PID=W1&STUDY_ID=PS1&SESSION_ID=z")
+        assert landing.status_code == 200
+        form = form_of(landing.text)
+        refused = client.post("/study/s/start", data={**form, "study_id": "PS2"},
+                              follow_redirects=False)
+        assert refused.status_code == 403
+        assert client.post("/study/s/start", data=form,
+                           follow_redirects=False).status_code == 303
+    assert [t[2] for t in web_rows(path)[2]] == ["W1"]
+
+
+def test_a_task_cut_short_shows_the_partial_code_with_a_line_that_says_so(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", options={"partial_code": "PART-1"},
+                      completion_url="https://example.org/c?cc={code}")
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        assert rate(client, "s", item_page(client, "s").text, "2").status_code == 303
+        with Project.open(path) as project:
+            web.set_study(project, "s", close=True)
+        page = item_page(client, "s")
+        assert page.status_code == 200
+        assert completion_code(page.text) == "PART-1", page.text
+        assert "This study was closed before every pair was rated" in page.text
+        assert 'href="https://example.org/c?cc=PART-1"' in page.text
+        # the link opened again in this browser: the same page
+        again = client.get("/study/s?worker=W1")
+        assert completion_code(again.text) == "PART-1"
+    with client_for(path) as client:  # a task never rated: no code, a plain refusal
+        assert client.get("/study/s?worker=W2").status_code == 410
+
+
+def test_a_code_per_task_is_the_tasks_own_and_listed_in_the_status(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", completion_code="PROLIFIC1",
+                      options={"code_per_task": True})
+    with client_for(path) as client:
+        first, _ = whole_task(client, "s", "W1")
+        client.cookies.clear()
+        second, _ = whole_task(client, "s", "W2")
+    assert first != second and "PROLIFIC1" not in (first, second)
+    with Project.open(path) as project:
+        workers = web.study_status(project)["s"]["workers"]
+    assert workers["W1"]["codes"] == [first] and workers["W2"]["codes"] == [second]

@@ -166,7 +166,7 @@ def _settled(project: Project, name: str, old: Study | None, per_task: int | Non
     return Study(name, per_task or old.per_task, n_checks, per_item or old.per_item,
                  lease_minutes or old.lease_minutes,
                  old.completion_url if url is None else url, old.code, old.secret,
-                 not close)
+                 not close, old.options)
 
 
 def _write_study(project: Project, study: Study, old: Study | None, close: bool,
