@@ -450,3 +450,45 @@ def test_an_acknowledged_web_rating_is_on_the_hubs_disk_before_the_page_says_sav
     rated = {str(s) for (s,) in hub_rows(
         hub, "SELECT slot FROM simrate.web_slots WHERE rated_at IS NOT NULL")}
     assert rated == set(acknowledged)
+
+
+BAD_SETTINGS = [
+    {"name": "<img src=x onerror=alert(1)>"}, {"name": "../../etc"}, {"name": ""},
+    {"url": "javascript:alert(1)"}, {"url": "https://x/ y"}, {"lease": -1.0},
+    {"lease": 0.0}, {"lease": float("nan")}, {"per_task": 0}, {"per_item": 0},
+    {"checks": -1}, {"code": "<b>"}, {"options": "not json"}, {"options": "[1]"},
+    {"options": '{"frame_from": "javascript:alert(1)"}'},
+    {"options": '{"partial_code": "a b"}'}, {"secret": "short"},
+]
+
+
+@pytest.mark.parametrize("bad", BAD_SETTINGS, ids=lambda bad: "-".join(map(str, bad)))
+def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path, bad):
+    """Any client of an organizer's login meets the hub's own checks, not only simrate's."""
+    from simrate.core.team.hub.people import _organizer_connection, hub_of
+
+    path, _ = published_study(hub, tmp_path, items=4, checks=1, per_task=2, n_checks=0,
+                              annotator=None)
+    with Project.open(path) as project:
+        url, uuid = hub_of(project)
+    good = {"name": "t", "per_task": 2, "checks": 0, "per_item": 1, "lease": 10.0,
+            "url": "https://example.org/c?cc={code}", "code": "CODE-1", "secret": "k" * 64,
+            "options": '{"partial_code": "P1"}'}
+    call = ("SELECT simrate.web_set_study(%(name)s, %(per_task)s, %(checks)s, %(per_item)s, "
+            "%(lease)s, %(url)s, true, '{}', %(code)s, %(secret)s, %(options)s)")
+    conn = _organizer_connection(url, uuid, None)
+    try:
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(call, {**good, **bad})
+        assert refused.value.sqlstate == "22023"
+        assert str(refused.value).startswith("web study refused: ")
+        conn.rollback()
+        conn.execute(call, good)  # the same call with good settings is taken
+        conn.commit()
+    finally:
+        conn.close()
+    # the table refuses a bad row even from a login that may write it (a later bug)
+    with pytest.raises(psycopg.errors.CheckViolation), hub.admin() as admin:
+        admin.execute("UPDATE simrate.web_studies SET completion_url = 'javascript:x'")
+    assert hub_rows(hub, "SELECT name, completion_url FROM simrate.web_studies ORDER BY 1") \
+        == [("s", ""), ("t", "https://example.org/c?cc={code}")]
