@@ -70,7 +70,7 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
         config = uvicorn.Config(app, lifespan="on", http=BoundedH11,
                                 server_header=False, access_log=False, log_level="warning",
                                 proxy_headers=True, timeout_graceful_shutdown=20,
-                                timeout_keep_alive=5, limit_concurrency=max_connections,
+                                timeout_keep_alive=15, limit_concurrency=max_connections,
                                 h11_max_incomplete_event_size=16 * 1024)
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]

@@ -1,8 +1,9 @@
 """Bounds on slow and broken clients, per `simrate serve` process.
 
 - Headers: a connection that has not sent a whole request line and headers within
-  HEADER_SECONDS of opening (or of its last answer) is closed (uvicorn's own keep-alive
-  timer covers only an idle connection, not one that sends a few bytes and stops).
+  HEADER_SECONDS of opening, or of the first byte of its next request, is closed (uvicorn's
+  own keep-alive timer covers only an idle connection, and stops at the first byte, so a
+  client sending a byte now and then would hold the connection for ever).
 - Bodies: a request whose body has not arrived in full within BODY_SECONDS is answered 408
   and its connection closed (ASGI layer, `BodyDeadline`).
 - Connections: at most `--max-connections` open at once; requests beyond it are answered
@@ -19,8 +20,8 @@ import time
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-HEADER_SECONDS = 10.0
-BODY_SECONDS = 20.0
+HEADER_SECONDS = 30.0
+BODY_SECONDS = 30.0
 LOG = logging.getLogger("simrate.web")
 
 
@@ -33,14 +34,19 @@ class BoundedH11(H11Protocol):
         super().connection_made(transport)
         self._arm()
 
-    def _arm(self) -> None:
+    def _arm(self, started: str = "opened") -> None:
         self._disarm()
-        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._too_slow)
+        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._too_slow, started)
 
     def _disarm(self) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._arm("began a request")  # its line and headers have a deadline
+        super().data_received(data)
 
     def handle_events(self) -> None:
         before = self.cycle
@@ -49,21 +55,21 @@ class BoundedH11(H11Protocol):
             self._disarm()
 
     def on_response_complete(self) -> None:
-        self._arm()  # the next request on this connection has its own deadline
+        self._disarm()  # idle now: uvicorn's keep-alive timer takes over
         super().on_response_complete()
 
     def connection_lost(self, exc) -> None:
         self._disarm()
         super().connection_lost(exc)
 
-    def _too_slow(self) -> None:
+    def _too_slow(self, started: str) -> None:
         self._header_timer = None
         if self.transport.is_closing() or (self.cycle is not None
                                            and not self.cycle.response_complete):
             return
         host = self.client[0] if self.client else "?"
-        LOG.warning("closed a connection from %s: no whole request in %.0f s", host,
-                    HEADER_SECONDS)
+        LOG.warning("closed a connection from %s: no whole request %.0f s after it %s", host,
+                    HEADER_SECONDS, started)
         self.transport.close()
 
 
