@@ -45,7 +45,7 @@ def make_room(conn: sqlite3.Connection, study: Study, address: str, now: float,
     if address and sum(1 for _t, a, _l in unrated if a == address) >= UNRATED_PER_ADDRESS:
         raise WebRefusal("tasks started from this address wait for their first rating; "
                          "rate those, or try again in a few minutes", 429)
-    if len(unrated) < UNRATED_LEAST or len(unrated) < unrated_cap(conn, study):
+    if len(unrated) < UNRATED_LEAST or len(unrated) < unrated_cap(conn, study, len(unrated)):
         return
     task, _address, leased_at = unrated[0]
     if leased_at > now - EVICT_AFTER:
@@ -53,12 +53,15 @@ def make_room(conn: sqlite3.Connection, study: Study, address: str, now: float,
     drop(conn, study.name, task)
 
 
-def unrated_cap(conn: sqlite3.Connection, study: Study) -> int:
-    """The most tasks without a rating the study holds at once: a share of its tasks."""
-    pool = conn.execute("SELECT COUNT(*) FROM web_fill WHERE study = ? AND item_ord NOT IN "
-                        "(SELECT item_ord FROM check_items)" if _has_checks(conn) else
-                        "SELECT COUNT(*) FROM web_fill WHERE study = ?",
-                        (study.name,)).fetchone()[0]
+def unrated_cap(conn: sqlite3.Connection, study: Study, held: int) -> int:
+    """The most tasks without a rating the study holds at once: a share of its tasks. The
+    pool is counted only as far as needed to tell whether `held` is below the cap (a
+    count of a pool of 200,000 pairs on every start would cost more than the lease)."""
+    needed = math.ceil((held + 1) / UNRATED_SHARE * max(1, study.per_task) / study.per_item)
+    checks = "AND item_ord NOT IN (SELECT item_ord FROM check_items)" \
+        if _has_checks(conn) else ""
+    pool = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM web_fill WHERE study = ? "
+                        f"{checks} LIMIT ?)", (study.name, needed + 1)).fetchone()[0]
     tasks = math.ceil(pool * study.per_item / max(1, study.per_task))
     return max(UNRATED_LEAST, math.ceil(tasks * UNRATED_SHARE))
 

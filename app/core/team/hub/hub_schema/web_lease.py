@@ -145,9 +145,12 @@ BEGIN
   IF unrated < @least THEN
     RETURN;
   END IF;
+  -- the pool counted only as far as needed to tell (not all 200,000 pairs on every start)
   SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
                                     / greatest(1, st.per_task)) * @share))::integer
-  INTO cap FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check;
+  INTO cap FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
+                 LIMIT ceil((unrated + 1) / @share * greatest(1, st.per_task)
+                            / st.per_item)::integer + 1) q;
   IF unrated < cap THEN
     RETURN;
   END IF;
