@@ -18,8 +18,8 @@ from starlette.responses import RedirectResponse, Response
 
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
-from simrate.core.team.web_flood import address_key
-from simrate.core.team.web_options import completion_link
+from simrate.core.team.crowdweb.flood import address_key
+from simrate.core.team.crowdweb.options import completion_link
 from simrate.web.markdown import render
 from simrate.web.security import COOKIE, Refused
 

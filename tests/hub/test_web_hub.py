@@ -44,7 +44,8 @@ def test_a_whole_task_on_the_hub_reaches_the_organizers_replica_with_task_slot_s
         client = httpx.Client(base_url=server.url, timeout=10)
         code, seen = whole_task(client, "s", "W1", score="3")
         assert len(seen) == 5
-        again = client.get("/study/s/task", follow_redirects=True)  # a reload after the end: the code again
+        # a reload after the end: the code again
+        again = client.get("/study/s/task", follow_redirects=True)
         assert 'id="completion-code"' in again.text
         assert server.stop()[0] == 0
     with Project.open(path) as project:

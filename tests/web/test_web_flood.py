@@ -1,7 +1,7 @@
 """A flood of made-up workers cannot lock a study (issue 32): 2,000 worker ids from 2,000
 client addresses (X-Forwarded-For, which `simrate serve` trusts from this machine, the
 reverse proxy's place) press Start on a study of 100 tasks and never rate. They hold at
-most the share of the pool web_flood.py allows, real workers keep and finish their tasks,
+most the share of the pool crowdweb/flood.py allows, real workers keep and finish their tasks,
 and once the made-up leases run out nothing of them is left: no rater, no task, no change.
 """
 
@@ -16,13 +16,13 @@ import httpx
 
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.web_flood import (
+from simrate.core.team.crowdweb.flood import (
     EVICT_AFTER,
     FIRST_RATING_MINUTES,
     UNRATED_PER_ADDRESS,
     UNRATED_SHARE,
 )
-from tests.web.client import form_of, item_page, rate, start
+from tests.web.client import item_page, rate, start
 from tests.web.projects import make_project
 from tests.web.servers import Server
 

@@ -41,7 +41,7 @@ from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.store import CROWD
-from simrate.core.team import web_options
+from simrate.core.team.crowdweb import options as web_options
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
     STUDY_COLUMNS,
@@ -112,7 +112,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     A new study needs `per_task`. Its item pool is every item that is not a check item;
     re-running adds items imported since. `completion_code` is the code the worker is shown
     (the requester's own, as set on the platform; else one made at random); `options` the
-    further settings of web_options.py (None: as they were). All in one logged transaction.
+    further settings of crowdweb/options.py (None: as they were). All in one logged transaction.
     """
     _check_settings(name, per_task, checks, per_item, lease_minutes)
     url = None if completion_url is None else web_options.check_url(completion_url)

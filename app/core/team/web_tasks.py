@@ -20,7 +20,7 @@ from simrate.core.frames import name_problem
 from simrate.core.project import Project
 from simrate.core.store import CROWD
 from simrate.core.team.teamdb import has_table
-from simrate.core.team.web_flood import FIRST_RATING_MINUTES, make_room
+from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
@@ -114,7 +114,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
     holds is given up when it has no rating yet (a stranger with the worker's id cannot
     keep the worker out), else refused (409). A worker who finished a task of the study
     gets it back (done: the page shows the code) unless `again`. A study without items
-    left for this worker refuses with 410; the flood limits of web_flood.py apply.
+    left for this worker refuses with 410; the flood limits of crowdweb/flood.py apply.
     """
     check_worker_id(worker)
     session = session if re.fullmatch(r"[A-Za-z0-9_.:-]{0,100}", session or "") else ""
@@ -308,8 +308,8 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
         aid = _worker_aid(conn, found.worker, added)
         if rated_at is None:
             _refuse_rated_elsewhere(conn, ord_, aid)
-            wanted = RatingState(code, "", False, _seconds_taken(conn, study_name, found.task,
-                                                                 now))
+            seconds = _seconds_taken(conn, study_name, found.task, now)
+            wanted = RatingState(code, "", False, seconds)
         else:  # a correction: the later edit wins; the same score again changes nothing
             stored = tables.read_rating_state(conn, ord_, aid)
             if stored.code == code:
@@ -323,8 +323,7 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
             _mark_rated(conn, study_name, found.task, slot, now, wanted.seconds)
         written.append((item_id, found.worker, old, new))
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
-    if added:
-        project.roster.remember(added)
+    project.roster.remember(added)  # the rater added by the first rating, if any
     project.team_ratings_written(written)
     return after, written
 

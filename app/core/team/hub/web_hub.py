@@ -28,7 +28,7 @@ from simrate.core.project import Project
 from simrate.core.team.hub.connection import HubError, explain, url_for
 from simrate.core.team.hub.hub_schema import web_role_names
 from simrate.core.team.hub.people import _organizer_connection, hub_of
-from simrate.core.team.web_options import options_text
+from simrate.core.team.crowdweb.options import options_text
 
 #: Meta key of the replica: the hub login `simrate serve` connects as.
 WEB_LOGIN_KEY = "hub_web_login"

@@ -1,5 +1,5 @@
 """The hub's own check of what an organizer's login stores as a web study (issue 32): the
-rules of web_study.py and web_options.py again, in `web_check_study`, which `web_set_study`
+rules of web_study.py and crowdweb/options.py again, in `web_check_study`, which `web_set_study`
 runs first (SQLSTATE 22023, one sentence), and a table constraint (new rows) behind it; so
 a `javascript:` URL, a study named `../x` or a lease of -1 is refused whatever client the
 login uses."""

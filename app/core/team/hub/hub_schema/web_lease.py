@@ -1,12 +1,12 @@
 """The hub's web functions that lease tasks (see web.py for the roles and tables): the
-same rules as the file's (app/core/team/web_tasks.py and web_flood.py): a lease is short
+same rules as the file's (app/core/team/web_tasks.py and crowdweb/flood.py): a lease is short
 until its first rating; a task never rated is dropped without a trace (no rater row, no
 change); a live task is the cookie's; limits on tasks without a rating per address and in
 total; a worker who finished a task of the study gets it back (the page shows the code)."""
 
 from __future__ import annotations
 
-from simrate.core.team.web_flood import (
+from simrate.core.team.crowdweb.flood import (
     EVICT_AFTER,
     FIRST_RATING_MINUTES,
     UNRATED_LEAST,
@@ -121,7 +121,7 @@ BEGIN
   RETURN st;
 END $$;
 
--- the limits on tasks without a rating (web_flood.py): per address, and in total a share
+-- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
 -- of the study's tasks, the oldest of which is given up once it had its time
 CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
                                                  p_now double precision)
@@ -273,7 +273,7 @@ END $$;
 
 
 def lease_sql() -> str:
-    """The functions above with the limits of web_flood.py written in."""
+    """The functions above with the limits of crowdweb/flood.py written in."""
     return (WEB_LEASE_SQL.replace("@per_address", str(UNRATED_PER_ADDRESS))
             .replace("@least", str(UNRATED_LEAST)).replace("@share", repr(UNRATED_SHARE))
             .replace("@evict_after", repr(EVICT_AFTER))
