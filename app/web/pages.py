@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from simrate.core.errors import SimrateError
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
+from simrate.web import mturk
 from simrate.web.backends import FileBackend
 from simrate.web.slow_clients import SlowBody
 from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
@@ -72,9 +73,12 @@ class Pages(StudyRoutes):
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
 
-    def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
+    def page(self, name: str, status: int = 200, frame_from: str = "", **values
+             ) -> HTMLResponse:
+        """A page; `frame_from`: the origin that may frame it (Mechanical Turk mode)."""
         return HTMLResponse(self.templates.get_template(name).render(**values),
-                            status_code=status, headers={"cache-control": "no-store"})
+                            status_code=status, headers={"cache-control": "no-store",
+                                                         **mturk.headers_for(frame_from)})
 
     def message(self, text: str, status: int, back: str = "") -> HTMLResponse:
         return self.page("message.html", status, message=text, back=back)

@@ -129,7 +129,10 @@ class Guard:
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"server",)]
-                message = {**message, "headers": headers + SECURITY_HEADERS}
+                own = {k.lower() for k, _v in headers}  # a page of a study that may be framed
+                added = [(k, v) for k, v in SECURITY_HEADERS if k not in own and not (
+                    k == b"x-frame-options" and b"content-security-policy" in own)]
+                message = {**message, "headers": headers + added}
             await send(message)
 
         for key, value in scope.get("headers", []):

@@ -20,6 +20,7 @@ from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
+from simrate.web import mturk
 from simrate.web.markdown import render
 from simrate.web.security import COOKIE, Refused
 
@@ -31,7 +32,11 @@ class StudyRoutes:
         name = request.path_params["name"]
         study = await self.study_or_refuse(name, closed_ok=True)
         query = request.query_params
-        worker = query.get("PROLIFIC_PID") or query.get("worker") or ""
+        frame_from = study.option("frame_from", "")
+        turker, turk_session, preview = mturk.from_link(query, frame_from)
+        if preview:  # a HIT's preview: the page without a task
+            return self.landing_page(study, "", "", "", preview=True)
+        worker = turker or query.get("PROLIFIC_PID") or query.get("worker") or ""
         try:
             web.check_worker_id(worker)
         except web.WebRefusal as refusal:
@@ -42,19 +47,23 @@ class StudyRoutes:
             return mine
         if not study.open:
             raise Refused("this study is closed", 410)
+        return self.landing_page(study, worker, turk_session or query.get("SESSION_ID", ""),
+                                 query.get("STUDY_ID", ""))
+
+    def landing_page(self, study: web.Study, worker: str, session: str, study_id: str,
+                     preview: bool = False) -> Response:
         scale = self.backend.scale
         return self.page("landing.html", title=self.backend.title or "Rate text pairs",
-                         study=study.name, worker=worker,
-                         session=query.get("SESSION_ID", "")[:100],
-                         study_id=query.get("STUDY_ID", "")[:100],
-                         start_token=study.start_token(worker),
+                         frame_from=study.option("frame_from", ""), preview=preview,
+                         study=study.name, worker=worker, session=session[:100],
+                         study_id=study_id[:100], start_token=study.start_token(worker),
                          size=study.per_task + study.checks, scale_title=scale.title,
                          scale_description=scale.description, points=self.points(),
                          top=fmt(scale.high), low=fmt(scale.low), step=fmt(scale.step),
                          example=fmt(scale.from_code(round((scale.high - scale.low)
                                                          / scale.step) // 2)),
                          instructions=render(study.option("instructions", "")),
-                         consent=render(study.option("consent", "")), extra=[])
+                         consent=render(study.option("consent", "")))
 
     async def finished_here(self, request: Request, study: web.Study, worker: str):
         """The code page when this browser holds a task of this worker that is finished
@@ -102,8 +111,10 @@ class StudyRoutes:
         if lease.done:  # this worker finished a task of the study: the code again
             return self.done_page(study, lease, with_back=False)
         response = RedirectResponse(f"/study/{name}/task", status_code=303)
+        framed = bool(study.option("frame_from")) and request.url.scheme == "https"
         response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
-                            path=f"/study/{name}", httponly=True, samesite="strict",
+                            path=f"/study/{name}", httponly=True,
+                            samesite="none" if framed else "strict",
                             secure=request.url.scheme == "https")
         return response
 
@@ -146,13 +157,14 @@ class StudyRoutes:
             return self.ended(study, lease)
         if slot is None:
             raise Refused("no such item in this task", 404)
-        return self.item_page(name, lease, slot, saved)
+        return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""))
 
     def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
-                  status: int = 200) -> Response:
+                  status: int = 200, frame_from: str = "") -> Response:
         scale = self.backend.scale
         shown = "" if saved is None else fmt(saved)
-        return self.page("item.html", status, action=f"/study/{name}/rate", token=lease.token,
+        return self.page("item.html", status, frame_from, action=f"/study/{name}/rate",
+                         token=lease.token,
                          slot=slot.slot, position=slot.slot, size=lease.size, left=slot.left,
                          right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
                          step=fmt(scale.step), points=self.points(),
@@ -203,9 +215,12 @@ class StudyRoutes:
         live = study.open and lease.expires_at > time.time()
         back = f"/study/{study.name}/task/{lease.size}" if with_back and live and not partial \
             else ""
-        return self.page("done.html", code=code, line=line, return_url=url,
+        turk = mturk.submit_to(lease.session)
+        return self.page("done.html", frame_from=study.option("frame_from", ""), code=code,
+                         line=line, return_url=url if turk is None else "", back=back,
                          redirect_seconds=int(study.option("redirect_seconds", 0) or 0),
-                         back=back)
+                         turk_submit=turk[0] if turk else "",
+                         assignment=turk[1] if turk else "")
 
 
 async def read_form_of(request: Request) -> dict[str, str]:

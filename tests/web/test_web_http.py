@@ -372,3 +372,39 @@ def test_a_code_per_task_is_the_tasks_own_and_listed_in_the_status(path):
     with Project.open(path) as project:
         workers = web.study_status(project)["s"]["workers"]
     assert workers["W1"]["codes"] == [first] and workers["W2"]["codes"] == [second]
+
+
+def test_mechanical_turk_mode_frames_the_page_and_posts_the_assignment_back(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", completion_code="TURK1",
+                      options={"frame_from": "https://worker.mturk.com"})
+    with client_for(path) as client:
+        preview = client.get("/study/s?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
+        assert preview.status_code == 200 and 'id="preview"' in preview.text
+        assert re.search(r'<button type="submit" id="start" disabled>', preview.text)
+        csp = preview.headers["content-security-policy"]
+        assert "frame-ancestors https://worker.mturk.com" in csp
+        assert "x-frame-options" not in preview.headers
+        link = ("/study/s?workerId=A1TURKER&assignmentId=3ASSIGN9&hitId=H1"
+                "&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com")
+        landing = client.get(link)
+        assert form_of(landing.text)["worker"] == "A1TURKER"
+        client.post("/study/s/start", data=form_of(landing.text), follow_redirects=False)
+        for _ in range(10):
+            page = item_page(client, "s")
+            if completion_code(page.text):
+                break
+            rate(client, "s", page.text, "2")
+        assert completion_code(page.text) == "TURK1"
+        assert ('action="https://workersandbox.mturk.com/mturk/externalSubmit"' in page.text)
+        assert form_of(page.text)["assignmentId"] == "3ASSIGN9"
+        assert form_of(page.text)["completion_code"] == "TURK1"
+        assert "form-action 'self' https://www.mturk.com https://workersandbox.mturk.com" in \
+            page.headers["content-security-policy"]
+        # another study (no such mode): never framed, the HIT's fields ignored
+        other = client.get("/study/t?workerId=A1TURKER&assignmentId=3ASSIGN9"
+                           "&turkSubmitTo=https%3A%2F%2Fwww.mturk.com")
+        assert other.status_code == 400  # no worker id of its own kind in the link
+        plain = client.get("/study/t?worker=W5")
+        assert "frame-ancestors 'none'" in plain.headers["content-security-policy"]
+        assert plain.headers["x-frame-options"] == "DENY"
