@@ -493,3 +493,44 @@ def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path
         admin.execute("UPDATE simrate.web_studies SET completion_url = 'javascript:x'")
     assert hub_rows(hub, "SELECT name, completion_url FROM simrate.web_studies ORDER BY 1") \
         == [("s", ""), ("t", "https://example.org/c?cc={code}")]
+
+
+def test_a_flood_on_the_hub_holds_its_share_and_leaves_no_rater_nor_change(hub, tmp_path):
+    """The hub's web_lease applies the file's flood limits: made-up workers from many
+    addresses hold at most half of a 100-task study, one /64 at most 5 tasks, and none of
+    them becomes a rater or writes a change; a real worker's first rating does both."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from simrate.core.team.crowdweb.flood import UNRATED_PER_ADDRESS, UNRATED_SHARE
+
+    path, _ = published_study(hub, tmp_path, items=200, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)
+    with Project.open(path) as project:
+        study = web.get_study(project, "s")
+    changes_before = hub_rows(hub, "SELECT count(*) FROM simrate.changes")[0][0]
+    with Server(path) as server:
+        def fake(number: int) -> int:
+            worker = f"F{number}"
+            address = f"198.18.{number // 250}.{number % 250}" if number < 300 else \
+                f"2001:db8:5:1::{number:x}"
+            form = {"worker": worker, "session": "", "study_id": "",
+                    "start_token": study.start_token(worker)}
+            with httpx.Client(base_url=server.url, timeout=30) as client:
+                return client.post("/study/s/start", data=form,
+                                   headers={"x-forwarded-for": address}).status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            statuses = list(pool.map(fake, range(340)))
+        real = httpx.Client(base_url=server.url, timeout=30)
+        assert start(real, "s", "R1").status_code in (303, 503)
+        assert server.stop()[0] == 0
+    assert statuses.count(303) <= int(100 * UNRATED_SHARE)
+    assert set(statuses) <= {303, 429, 503}
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.web_tasks WHERE address LIKE "
+                         "'2001:db8:5:1:%%'")[0][0] <= UNRATED_PER_ADDRESS
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.annotators WHERE name LIKE 'F%%' "
+                         "OR name = 'R1'") == [(0,)]
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.changes")[0][0] == changes_before
+    # every made-up lease is short: it runs out within FIRST_RATING_MINUTES
+    assert hub_rows(hub, "SELECT max(expires_at - leased_at) FROM simrate.web_tasks") == \
+        [(300.0,)]
