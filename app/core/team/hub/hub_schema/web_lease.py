@@ -145,6 +145,13 @@ BEGIN
   IF unrated < @least THEN
     RETURN;
   END IF;
+  -- near the cap, the study's starts one at a time (counted again once the lock is held),
+  -- so leases under way at once cannot pass it together
+  PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
+  SELECT count(*) INTO unrated FROM simrate.web_tasks t
+  WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
+    SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
+    AND s.rated_at IS NOT NULL);
   -- the pool counted only as far as needed to tell (not all 200,000 pairs on every start)
   SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
                                     / greatest(1, st.per_task)) * @share))::integer
