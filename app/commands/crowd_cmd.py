@@ -16,8 +16,6 @@ import sys
 from pathlib import Path
 
 from simrate.core.errors import SimrateError
-from simrate.core.project import Project
-from simrate.core.team.crowd import batch_frame, make_batch, record_batch
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,12 +33,15 @@ def run_export(args: argparse.Namespace) -> int:
     The batch is recorded only once the file is written in full and on disk (before it
     takes its name): a write that fails (a full disk) records nothing, and a record that
     fails leaves no file. Either way the project is as it was."""
+    from simrate.core.project import Project
     from simrate.formats.atomic import atomic_open, check_writable_target
     from simrate.formats.leftovers import is_special
 
     # a device or pipe (/dev/stdout) is written last, from a finished temporary file
     special = is_special(Path(args.out))
     check_writable_target(args.out, [args.project])  # before the batch is recorded
+    from simrate.core.team.crowd import batch_frame, make_batch, record_batch
+
     with Project.open(args.project) as project:
         batch = make_batch(project, args.per_task, args.checks, args.seed)
         frame = batch_frame(batch, project)
@@ -118,6 +119,7 @@ def _page_options(args: argparse.Namespace) -> dict:
 
 def run_study(args: argparse.Namespace) -> int:
     """Create, change or close a web study kept in the project."""
+    from simrate.core.project import Project
     from simrate.core.team.web_study import set_study, study_status
 
     options = _page_options(args)
@@ -151,6 +153,7 @@ def run_study(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """Each study's tasks done, leased and left, ratings per item and workers."""
+    from simrate.core.project import Project
     from simrate.core.team.web_study import study_status
 
     with Project.open(args.project) as project:
