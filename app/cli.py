@@ -193,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", default=None)
     p.add_argument("--json", action="store_true")
 
+    from simrate.commands.crowd_cmd import add_study_page_options
     from simrate.commands.team_cmd import add_parser as add_team_parser
 
     add_team_parser(sub)
@@ -217,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--by", default=None)
     q.add_argument("--new-web-password", action="store_true",
                    help="on a hub: give the login simrate serve uses a new password")
+    add_study_page_options(q)
     q = crowd.add_parser("status", help="tasks, ratings per item and workers of each study")
     q.add_argument("project")
     q.add_argument("--json", action="store_true")
@@ -227,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=whole_number, default=8000)
     p.add_argument("--starts-per-ip", type=finite_float, default=60.0, metavar="N",
                    help="tasks one client address may start a minute (per server process)")
+
+    p.add_argument("--max-connections", type=whole_number, default=1000, metavar="N",
+                   help="open connections this process serves at once (more wait or get 503)")
 
     p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
                        "and the way out")

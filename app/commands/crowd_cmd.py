@@ -1,6 +1,9 @@
 """simrate crowd export PROJECT OUT.csv --per-task K [--checks C] [--seed S]
 simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lease-minutes M]
                     [--completion-url URL] [--close]
+                    [--completion-code CODE] [--partial-code CODE] [--code-per-task]
+                    [--prolific-study ID] [--instructions FILE.md] [--consent FILE.md]
+                    [--allow-frame-from ORIGIN] [--redirect-seconds N]
 simrate crowd status PROJECT [--json]"""
 
 from __future__ import annotations
@@ -13,8 +16,6 @@ import sys
 from pathlib import Path
 
 from simrate.core.errors import SimrateError
-from simrate.core.project import Project
-from simrate.core.team.crowd import batch_frame, make_batch, record_batch
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,12 +33,15 @@ def run_export(args: argparse.Namespace) -> int:
     The batch is recorded only once the file is written in full and on disk (before it
     takes its name): a write that fails (a full disk) records nothing, and a record that
     fails leaves no file. Either way the project is as it was."""
+    from simrate.core.project import Project
     from simrate.formats.atomic import atomic_open, check_writable_target
     from simrate.formats.leftovers import is_special
 
     # a device or pipe (/dev/stdout) is written last, from a finished temporary file
     special = is_special(Path(args.out))
     check_writable_target(args.out, [args.project])  # before the batch is recorded
+    from simrate.core.team.crowd import batch_frame, make_batch, record_batch
+
     with Project.open(args.project) as project:
         batch = make_batch(project, args.per_task, args.checks, args.seed)
         frame = batch_frame(batch, project)
@@ -68,15 +72,63 @@ def _who(given: str | None) -> str:
         return "organizer"
 
 
+def add_study_page_options(q: argparse.ArgumentParser) -> None:
+    """The options of what the worker's page shows (`crowd study`)."""
+    from simrate.commands.option_types import whole_number
+
+    q.add_argument("--completion-code", default=None, metavar="CODE",
+                   help="the code the platform expects (Prolific: the study's completion code)")
+    q.add_argument("--partial-code", default=None, metavar="CODE",
+                   help="the code shown for a task that ran out or whose study closed")
+    q.add_argument("--code-per-task", action=argparse.BooleanOptionalAction, default=None,
+                   help="a code of its own per task (crowd status --json lists them)")
+    q.add_argument("--prolific-study", default=None, metavar="ID",
+                   help="refuse a start whose STUDY_ID is another")
+    q.add_argument("--instructions", default=None, metavar="FILE.md")
+    q.add_argument("--consent", default=None, metavar="FILE.md")
+    q.add_argument("--allow-frame-from", default=None, metavar="ORIGIN",
+                   help="let this origin show the page in a frame (Mechanical Turk)")
+    q.add_argument("--redirect-seconds", type=whole_number, default=None, metavar="N",
+                   help="send the worker to --completion-url N seconds after the code (0: "
+                        "never, the default; the worker presses the button)")
+
+
+def _markdown_file(name: str | None) -> str | None:
+    """The text of an instructions or consent file (UTF-8); SimrateError naming the file
+    and line of a byte that is not."""
+    if name is None:
+        return None
+    try:
+        data = Path(name).read_bytes()
+    except OSError as exc:
+        raise SimrateError(f"cannot read it: {exc.strerror or exc}", name) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise SimrateError("not UTF-8 text", name, line) from None
+
+
+def _page_options(args: argparse.Namespace) -> dict:
+    return {"partial_code": args.partial_code, "code_per_task": args.code_per_task,
+            "prolific_study": args.prolific_study,
+            "instructions": _markdown_file(args.instructions),
+            "consent": _markdown_file(args.consent), "frame_from": args.allow_frame_from,
+            "redirect_seconds": args.redirect_seconds}
+
+
 def run_study(args: argparse.Namespace) -> int:
     """Create, change or close a web study kept in the project."""
+    from simrate.core.project import Project
     from simrate.core.team.web_study import set_study, study_status
 
+    options = _page_options(args)
     with Project.open(args.project) as project:
         study, what = set_study(project, args.name, args.per_task, args.checks, args.per_item,
                                 args.lease_minutes, args.completion_url, args.close,
                                 by=_who(args.by),
-                                new_web_password=getattr(args, "new_web_password", False))
+                                new_web_password=getattr(args, "new_web_password", False),
+                                completion_code=args.completion_code, options=options)
         if project.meta("hub_url"):
             from simrate.core.team.hub.web_hub import (
                 WEB_LOGIN_KEY,
@@ -101,6 +153,7 @@ def run_study(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     """Each study's tasks done, leased and left, ratings per item and workers."""
+    from simrate.core.project import Project
     from simrate.core.team.web_study import study_status
 
     with Project.open(args.project) as project:

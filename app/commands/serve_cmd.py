@@ -1,4 +1,5 @@
-"""simrate serve PROJECT [--host 127.0.0.1] [--port 8000]: the web rating page."""
+"""simrate serve PROJECT [--host 127.0.0.1] [--port 8000] [--starts-per-ip N]
+[--max-connections N]: the web rating page."""
 
 from __future__ import annotations
 
@@ -18,5 +19,8 @@ def run(args: argparse.Namespace) -> int:
         raise SimrateError(f"--port must be between 0 and 65535, not {args.port}")
     if not args.starts_per_ip > 0:
         raise SimrateError(f"--starts-per-ip must be a positive number, not {args.starts_per_ip:g}")
-    serve(args.project, args.host, args.port, ip_starts_per_minute=args.starts_per_ip)
+    if not 10 <= args.max_connections <= 1_000_000:
+        raise SimrateError(f"--max-connections must be 10 or more, not {args.max_connections}")
+    serve(args.project, args.host, args.port, ip_starts_per_minute=args.starts_per_ip,
+          max_connections=args.max_connections)
     return 0

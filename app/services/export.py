@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from simrate.core.errors import SimrateError
+from simrate.core.names import check_name_length
 from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
@@ -120,6 +121,7 @@ def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
 
 def _check_file_target(out: str | Path, project_path: Path, fmt: str | None) -> Path:
     """check_output, with a folder named without --format pointed to --format dataset."""
+    check_name_length(out)  # before any look at the path (is_dir raises on a long name)
     if fmt is None and Path(out).is_dir():
         raise SimrateError("is a folder; give a file name to write, or --format dataset to "
                            "write a dataset folder (the folder must be empty)", out)

@@ -109,9 +109,9 @@ class FileBackend:
     async def study(self, name: str) -> web.Study | None:
         return await self.call(web.get_study, name)
 
-    async def lease(self, name: str, worker: str, session: str, cookie: str | None
-                    ) -> web.Lease:
-        return await self.call(web.lease, name, worker, session, cookie)
+    async def lease(self, name: str, worker: str, session: str, cookie: str | None,
+                    address: str = "") -> web.Lease:
+        return await self.call(web.lease, name, worker, session, cookie, address=address)
 
     async def task(self, name: str, cookie: str) -> tuple[web.Lease | None, web.Slot | None]:
         def both(project: Project):
@@ -122,8 +122,25 @@ class FileBackend:
 
         return await self.call(both)
 
-    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str) -> None:
-        await self.call(web.rate_slot, name, cookie, token, slot, score)
+    async def slot(self, name: str, cookie: str, slot: int
+                   ) -> tuple[web.Lease | None, web.Slot | None, float | None]:
+        """The task the cookie names, its slot and the score saved for it (or None)."""
+        def read(project: Project):
+            found = web.task_by_cookie(project, name, cookie)
+            viewed = None if found is None else web.slot_view(project, found, slot)
+            return (found, None, None) if viewed is None else (found, *viewed)
+
+        return await self.call(read)
+
+    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str
+                   ) -> int | None:
+        """Save (or correct) the slot's score; the task's next unrated slot (None: none)."""
+        def write(project: Project):
+            after, _ = web.rate_slot(project, name, cookie, token, slot, score)
+            following = web.next_slot(project, after) if after.state == "leased" else None
+            return None if following is None else following.slot
+
+        return await self.call(write)
 
     async def invitee(self, token: str) -> str | None:
         return await self.call(invitee_now, token)

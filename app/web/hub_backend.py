@@ -9,6 +9,7 @@ from pathlib import Path
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
+from simrate.core.team.web_tables import read_options
 from simrate.web.security import Refused
 
 
@@ -121,9 +122,9 @@ class HubBackend:
 
     @staticmethod
     def _lease(name: str, row: tuple) -> web.Lease:
-        task, worker, cookie, token, state, size, rated, expires = row[:8]
+        task, worker, cookie, token, state, size, rated, expires, session = row[:9]
         return web.Lease(name, task, worker, cookie, token, state, int(size), int(rated),
-                         float(expires))
+                         float(expires), session)
 
     async def study(self, name: str) -> web.Study | None:
         if not web.STUDY_NAME.fullmatch(name or ""):
@@ -131,15 +132,15 @@ class HubBackend:
         rows = await self._rows("SELECT * FROM simrate.web_study(%s)", (name,))
         if not rows:
             return None
-        n, k, c, r, minutes, url, code, secret, is_open = rows[0]
+        n, k, c, r, minutes, url, code, secret, is_open, options = rows[0]
         return web.Study(n, int(k), int(c), int(r), float(minutes), url, code, secret,
-                         bool(is_open))
+                         bool(is_open), read_options(options))
 
-    async def lease(self, name: str, worker: str, session: str, cookie: str | None
-                    ) -> web.Lease:
+    async def lease(self, name: str, worker: str, session: str, cookie: str | None,
+                    address: str = "") -> web.Lease:
         web.check_worker_id(worker)
-        rows = await self._rows("SELECT * FROM simrate.web_lease(%s, %s, %s, %s)",
-                                (name, worker, session or "", cookie or ""))
+        rows = await self._rows("SELECT * FROM simrate.web_lease(%s, %s, %s, %s, %s)",
+                                (name, worker, session or "", cookie or "", address))
         return self._lease(name, rows[0])
 
     async def task(self, name: str, cookie: str) -> tuple[web.Lease | None, web.Slot | None]:
@@ -149,17 +150,35 @@ class HubBackend:
         if not rows or not hmac.compare_digest(rows[0][2], cookie):
             return None, None
         row = rows[0]
-        slot = None if row[8] is None else web.Slot(int(row[8]), 0, row[9], row[10])
+        slot = None if row[9] is None else web.Slot(int(row[9]), 0, row[10], row[11])
         return self._lease(name, row), slot
 
-    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str) -> None:
+    async def slot(self, name: str, cookie: str, slot: int
+                   ) -> tuple[web.Lease | None, web.Slot | None, float | None]:
+        """The task the cookie names, its slot and the score saved for it (or None)."""
+        if not cookie or len(cookie) > 200:
+            return None, None, None
+        rows = await self._rows("SELECT * FROM simrate.web_slot(%s, %s, %s)",
+                                (name, cookie, slot))
+        if not rows or not hmac.compare_digest(rows[0][2], cookie):
+            return None, None, None
+        row = rows[0]
+        if row[9] is None:
+            return self._lease(name, row), None, None
+        saved = None if row[12] is None else self._scale.from_code(int(row[12]))
+        return self._lease(name, row), web.Slot(int(row[9]), 0, row[10], row[11]), saved
+
+    async def rate(self, name: str, cookie: str, token: str, slot: int, score: str
+                   ) -> int | None:
         try:
             code = self._scale.parse(str(score)[:40])
         except SimrateError:
             raise web.WebRefusal(f"the score must be a value of the scale "
                                  f"{self._scale.describe()}", 400) from None
-        await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
-                         (name, cookie, token, slot, code), flush_after=True)
+        rows = await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
+                                (name, cookie, token, slot, code), flush_after=True)
+        answer = rows[0][0] if rows else "done"
+        return int(answer) if answer.isdigit() else None
 
     async def invitee(self, token: str) -> str | None:
         raise Refused("personal links are served from a plain project file; on a hub each "

@@ -13,12 +13,11 @@ from __future__ import annotations
 import contextlib
 import hmac
 import logging
-import time
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -26,8 +25,11 @@ from starlette.staticfiles import StaticFiles
 from simrate.core.errors import SimrateError
 from simrate.core.scale import fmt
 from simrate.core.team import web_study as web
+from simrate.web import mturk
 from simrate.web.backends import FileBackend
 from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
+from simrate.web.slow_clients import SlowBody
+from simrate.web.study_pages import StudyRoutes
 from simrate.web.sync_service import SyncService
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +49,7 @@ def invite_write_token(token: str) -> str:
     return hmac.new(token.encode(), b"write", "sha256").hexdigest()
 
 
-class Pages:
+class Pages(StudyRoutes):
     """The routes of the app over one backend: the templates, and the rate limits of
     this process (writes per task, task starts per worker and per client address)."""
 
@@ -65,6 +67,7 @@ class Pages:
             Route("/study/{name}", self.landing, methods=["GET"]),
             Route("/study/{name}/start", self.start, methods=["POST"]),
             Route("/study/{name}/task", self.task, methods=["GET"]),
+            Route("/study/{name}/task/{slot}", self.pair, methods=["GET"]),
             Route("/study/{name}/rate", self.rate, methods=["POST"]),
             Route("/invite/{token}", self.invite_page, methods=["GET"]),
             Route("/invite/{token}/rate", self.invite_rate, methods=["POST"]),
@@ -73,92 +76,29 @@ class Pages:
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
 
-    def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
+    def page(self, name: str, status: int = 200, frame_from: str = "", **values
+             ) -> HTMLResponse:
+        """A page; `frame_from`: the origin that may frame it (Mechanical Turk mode)."""
         return HTMLResponse(self.templates.get_template(name).render(**values),
-                            status_code=status, headers={"cache-control": "no-store"})
+                            status_code=status, headers={"cache-control": "no-store",
+                                                         **mturk.headers_for(frame_from)})
 
-    def message(self, text: str, status: int) -> HTMLResponse:
-        return self.page("message.html", status, message=text)
+    def message(self, text: str, status: int, back: str = "") -> HTMLResponse:
+        return self.page("message.html", status, message=text, back=back)
 
-    async def study_or_refuse(self, name: str) -> web.Study:
+    def points(self) -> list[dict]:
+        return scale_points(self.backend.scale)
+
+    async def study_or_refuse(self, name: str, closed_ok: bool = False) -> web.Study:
         study = await self.backend.study(name)
         if study is None:
             raise Refused("no such study", 404)
-        if not study.open:
+        if not study.open and not closed_ok:
             raise Refused("this study is closed", 410)
         return study
 
     async def home(self, request: Request) -> Response:
         return PlainTextResponse("simrate: ready\n", headers={"cache-control": "no-store"})
-
-    async def landing(self, request: Request) -> Response:
-        study = await self.study_or_refuse(request.path_params["name"])
-        query = request.query_params
-        worker = query.get("PROLIFIC_PID") or query.get("worker") or ""
-        try:
-            web.check_worker_id(worker)
-        except web.WebRefusal as refusal:
-            raise Refused(refusal.message, refusal.status) from None
-        scale = self.backend.scale
-        return self.page("landing.html", title=self.backend.title or "Rate text pairs",
-                         study=study.name, worker=worker,
-                         session=query.get("SESSION_ID", "")[:100],
-                         start_token=study.start_token(worker),
-                         size=study.per_task + study.checks, scale_title=scale.title,
-                         scale_description=scale.description, points=scale_points(scale),
-                         top=fmt(scale.high), step=fmt(scale.step))
-
-    async def start(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        form = await read_form(request)
-        study = await self.study_or_refuse(name)
-        worker = form.get("worker", "")
-        if not hmac.compare_digest(study.start_token(worker), form.get("start_token", "")):
-            raise Refused("refused: open your study link again", 403)
-        if not self.starts.allow(f"{name}\0{worker}"):
-            raise Refused("too many requests; wait a moment", 429)
-        if not self.ip_starts.allow(request.client.host if request.client else ""):
-            raise Refused("too many tasks started from this address; wait a moment", 429)
-        lease = await self.backend.lease(name, worker, form.get("session", ""),
-                                         request.cookies.get(COOKIE))
-        response = RedirectResponse(f"/study/{name}/task", status_code=303)
-        response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
-                            path=f"/study/{name}/", httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https")
-        return response
-
-    async def task(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        study = await self.study_or_refuse(name)
-        lease, slot = await self.backend.task(name, request.cookies.get(COOKIE, ""))
-        if lease is None:
-            raise Refused("no task is open in this browser; open your study link again", 403)
-        if lease.done:
-            return self.page("done.html", code=study.code, completion_url=study.completion_url)
-        if lease.state != "leased" or lease.expires_at <= time.time():
-            raise Refused("the time for this task ran out; open your study link again for "
-                          "a new one", 409)
-        if slot is None:  # rated in full meanwhile: the task is done
-            return self.page("done.html", code=study.code, completion_url=study.completion_url)
-        scale = self.backend.scale
-        return self.page("item.html", action=f"/study/{name}/rate", token=lease.token,
-                         slot=slot.slot, position=lease.rated + 1, size=lease.size,
-                         left=slot.left, right=slot.right, low=fmt(scale.low),
-                         high=fmt(scale.high), step=fmt(scale.step), points=scale_points(scale))
-
-    async def rate(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        form = await read_form(request)
-        cookie = request.cookies.get(COOKIE, "")
-        if not cookie or not form.get("token"):
-            raise Refused("refused: this page has expired; open your study link again", 403)
-        if not self.writes.allow(cookie[:64]):
-            raise Refused("too many requests; wait a moment", 429)
-        slot = form.get("slot", "")
-        if not (slot.isascii() and slot.isdigit()) or len(slot) > 6:
-            raise Refused("no such item in this task", 400)
-        await self.backend.rate(name, cookie, form["token"], int(slot), form.get("score", ""))
-        return RedirectResponse(f"/study/{name}/task", status_code=303)
 
     async def invite_page(self, request: Request) -> Response:
         token = request.path_params["token"]
@@ -201,21 +141,44 @@ class Pages:
         return RedirectResponse(f"/invite/{token}", status_code=303)
 
     async def refused(self, request: Request, exc: Exception) -> Response:
-        if isinstance(exc, Refused):
-            return self.message(exc.message, exc.status)
-        if isinstance(exc, web.WebRefusal):
-            return self.message(exc.message, exc.status)
+        back = back_link(request)
+        if isinstance(exc, (Refused, web.WebRefusal)):
+            return self.message(exc.message, exc.status, getattr(exc, "back", "") or back)
+        if isinstance(exc, SlowBody):  # one line, and the connection closed
+            LOG.warning("closed a connection from %s: its request body took too long",
+                        client_of(request))
+            return PlainTextResponse("the request took too long", status_code=408,
+                                     headers={"connection": "close"})
+        if isinstance(exc, ClientDisconnect):  # the client left mid-request: one line
+            LOG.warning("client %s left during %s %s", client_of(request), request.method,
+                        request.url.path[:80])
+            return Response(status_code=400)
         if isinstance(exc, SimrateError):  # the file is busy or cannot be written: no detail
-            LOG.warning("refused with 503: %s", exc)
-            return self.message("the server is busy; try again in a moment", 503)
-        LOG.error("unexpected error on %s", request.url.path, exc_info=exc)
-        return self.message("something went wrong; try again in a moment", 500)
+            LOG.warning("refused with 503: %s", str(exc)[:200])
+            return self.message("the server is busy; try again in a moment", 503, back)
+        LOG.error("unexpected error on %s", request.url.path[:80], exc_info=exc)
+        return self.message("something went wrong; try again in a moment", 500, back)
 
     @staticmethod
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         text = {404: "not found", 405: "method not allowed"}.get(status, "refused")
         return PlainTextResponse(text, status_code=status if 400 <= status < 500 else 400)
+
+
+def back_link(request: Request) -> str:
+    """The way back to the task from an error page: the pair the request was about, else
+    the task's next pair; a personal link's page; nothing for a landing page."""
+    parts = request.url.path.split("/")
+    if len(parts) >= 4 and parts[1] == "study" and COOKIE in request.cookies:
+        return f"/study/{parts[2]}/task"
+    if len(parts) >= 3 and parts[1] == "invite" and INVITE_COOKIE in request.cookies:
+        return f"/invite/{parts[2]}"
+    return ""
+
+
+def client_of(request: Request) -> str:
+    return request.client.host if request.client else "?"
 
 
 def _lifespan(backend, owns: bool):

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 
+from simrate.web.slow_clients import deadline_receive
+
 MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
 SYNC_MAX_BODY = 4 * 1024 * 1024  # a sync round (sync_service.py): its client sends 1,000
 # ratings a request at most
@@ -36,9 +38,9 @@ SECURITY_HEADERS = [
 class Refused(Exception):
     """A short answer for the browser with an HTTP status."""
 
-    def __init__(self, message: str, status: int):
+    def __init__(self, message: str, status: int, back: str = ""):
         super().__init__(message)
-        self.message, self.status = message, status
+        self.message, self.status, self.back = message, status, back
 
 
 class Buckets:
@@ -61,15 +63,27 @@ class Buckets:
         return allowed
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def _same_origin(request: Request) -> bool:
-    """False for a write that a page of another site sent (CSRF)."""
+    """False for a write that a page of another site sent (CSRF): the Origin must name
+    this server's scheme, host and port (the scheme as the proxy on this machine says)."""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return False
     origin = request.headers.get("origin")
     if origin is None:
         return True
-    return urlsplit(origin).netloc == request.headers.get("host", "") and origin != "null"
+    try:
+        theirs = urlsplit(origin)
+        their_port = theirs.port or DEFAULT_PORTS.get(theirs.scheme)
+        here = request.url
+        our_port = here.port or DEFAULT_PORTS.get(here.scheme)
+    except ValueError:  # a port that is no number
+        return False
+    return (theirs.scheme, (theirs.hostname or "").lower(), their_port) == \
+        (here.scheme, (here.hostname or "").lower(), our_port) and origin != "null"
 
 
 async def read_form(request: Request) -> dict[str, str]:
@@ -80,7 +94,8 @@ async def read_form(request: Request) -> dict[str, str]:
     if kind != "application/x-www-form-urlencoded":
         raise Refused("send the page's own form", 415)
     length = request.headers.get("content-length")
-    if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
+    if length is not None and (not (length.isascii() and length.isdigit())
+                               or int(length) > MAX_BODY):
         raise Refused("the request is too large", 413)
     body = b""
     async for chunk in request.stream():
@@ -116,7 +131,10 @@ class Guard:
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"server",)]
-                message = {**message, "headers": headers + SECURITY_HEADERS}
+                own = {k.lower() for k, _v in headers}  # a page of a study that may be framed
+                added = [(k, v) for k, v in SECURITY_HEADERS if k not in own and not (
+                    k == b"x-frame-options" and b"content-security-policy" in own)]
+                message = {**message, "headers": headers + added}
             await send(message)
 
         limit = SYNC_MAX_BODY if scope.get("path") == "/sync/round" else MAX_BODY
@@ -124,7 +142,7 @@ class Guard:
             if key == b"content-length" and (not value.isdigit() or int(value) > limit):
                 return await _short(send_guarded, 413, b"the request is too large")
         try:
-            await self.app(scope, receive, send_guarded)
+            await self.app(scope, deadline_receive(receive), send_guarded)
         except Exception:  # noqa: BLE001 - a short answer, never a traceback
             if not started:
                 await _short(send_guarded, 500, b"something went wrong; try again")

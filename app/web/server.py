@@ -15,6 +15,7 @@ from simrate.core.errors import SimrateError
 from simrate.web.backends import backend_for
 from simrate.web.hub_backend import HubBackend
 from simrate.web.pages import create_app
+from simrate.web.slow_clients import BoundedH11, raise_file_limit
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -52,7 +53,7 @@ def _server_class():
 
 
 def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
-          say=print, ip_starts_per_minute: float = 60.0) -> None:
+          say=print, ip_starts_per_minute: float = 60.0, max_connections: int = 1000) -> None:
     """Serve the open studies until SIGTERM or SIGINT; the file (or the hub, for an
     organizer's replica) is opened before the port answers, and closed after the last
     request under way has finished."""
@@ -65,10 +66,11 @@ def serve(path: str | Path, host: str = "127.0.0.1", port: int = 8000,
         open_studies = backend.open_studies()
         sock = listening_socket(host, port)
         app = create_app(path, backend=backend, ip_starts_per_minute=ip_starts_per_minute)
-        config = uvicorn.Config(app, lifespan="on",
+        raise_file_limit()
+        config = uvicorn.Config(app, lifespan="on", http=BoundedH11,
                                 server_header=False, access_log=False, log_level="warning",
                                 proxy_headers=True, timeout_graceful_shutdown=20,
-                                timeout_keep_alive=30,
+                                timeout_keep_alive=15, limit_concurrency=max_connections,
                                 h11_max_incomplete_event_size=16 * 1024)
         bound = sock.getsockname()
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]

@@ -81,6 +81,16 @@ class FileBackend:
         """A web worker starts a task; returns the task's worker name."""
         return self._do(lambda: web.lease(self.project, "s", worker).worker)
 
+    def start(self, worker: str) -> str:
+        """A web worker starts a task and rates its first pair (the rating that makes the
+        worker a rater); returns the task's worker name."""
+        return self.web_rate(self._do(lambda: web.lease(self.project, "s", worker)))
+
+    def web_rate(self, lease) -> str:
+        """The first pair of a leased task rated 2 through the page's function."""
+        self._do(lambda: web.rate_slot(self.project, "s", lease.cookie, lease.token, 1, "2"))
+        return lease.worker
+
     def rate(self, item: str, name: str, value: float) -> None:
         self._do(lambda: self.project.rate(item, name, value))
 
@@ -146,9 +156,24 @@ class HubBackend(FileBackend):
         """The hub's own lease function (as `simrate serve` calls it), unaided by Python."""
         def call():
             with self.hub.admin() as conn:
-                return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '')",
+                return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '', '')",
                                     (worker,)).fetchone()[0]
         return self._do(call)
+
+    def start(self, worker: str) -> str:
+        """The hub's own lease and rate functions (as `simrate serve` calls them)."""
+        def call():
+            with self.hub.admin() as conn:
+                name, cookie, token = conn.execute(
+                    "SELECT worker, cookie, token FROM simrate.web_lease('s', %s, '', '', '')",
+                    (worker,)).fetchone()
+                conn.execute("SELECT simrate.web_rate('s', %s, %s, 1, %s)",
+                             (cookie, token, self.project.scale.to_code(2.0)))
+                return name
+        return self._do(call)
+
+    def web_rate(self, lease) -> str:
+        raise NotImplementedError  # the hub's leases are started by `start`
 
     def rate(self, item: str, name: str, value: float) -> None:
         super().rate(item, name, value)

@@ -73,7 +73,7 @@ def test_a_name_typed_in_nfd_is_the_nfc_rater_and_can_rate(backend):
 def test_a_crowd_workers_name_is_refused_to_people_and_machines(backend):
     """Case 2: the person who would take a crowd worker's name would get the worker's open
     task and answers; every route refuses, naming the crowd worker."""
-    assert backend.lease("carol") == "carol"
+    assert backend.start("carol") == "carol"
     backend.sync()
     refused(lambda: backend.add_person("Carol"), "'carol'", "crowd worker")
     refused(lambda: backend.rate(ITEMS[0], "CAROL", 1.0), "crowd worker")
@@ -109,12 +109,24 @@ def test_a_person_imported_after_publishing_is_never_let_in_as_a_worker(backend)
 def test_a_machine_import_never_turns_a_crowd_worker_into_a_machine(backend):
     """Case 4: on the hub the organizer's file has not pulled the worker yet; the hub
     refuses the machine under his name, and his task goes on."""
-    assert backend.lease("wk7") == "wk7"
+    assert backend.start("wk7") == "wk7"
     line = refused(lambda: backend.import_machine("wk7"), "crowd worker")
     assert "wk7" in line
     assert backend.raters()["wk7"] == CROWD
     # his task stays his (refused only because it is open in his browser, not 403)
     refused(lambda: backend.lease("WK7"), "already has a task open")
+
+
+def test_a_start_that_never_rated_holds_no_name_and_writes_nothing_under_a_person(backend):
+    """A lease alone adds no rater (a flood leaves nothing behind, issue 32); if a person
+    takes the name meanwhile, the worker's first rating is refused, naming the person's
+    kind, and nothing is stored under the person."""
+    assert backend.lease("erin") == "erin"
+    assert "erin" not in backend.raters()
+    assert backend.add_person("Erin") == "Erin"
+    assert backend.raters()["Erin"] == HUMAN
+    refused(lambda: backend.start("erin"), "human annotator")
+    assert backend.ratings_of("Erin") == {} and "erin" not in backend.raters()
 
 
 # ------------------------------------------------------------------ ids never reused

@@ -20,7 +20,7 @@ NFC_ZOE, NFD_ZOE = "Zo\u00eb", "Zoe\u0308"
 
 def lease(hub, worker: str) -> str:
     with hub.admin() as conn:
-        return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '')",
+        return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '', '')",
                             (worker,)).fetchone()[0]
 
 

@@ -44,7 +44,8 @@ def test_a_whole_task_on_the_hub_reaches_the_organizers_replica_with_task_slot_s
         client = httpx.Client(base_url=server.url, timeout=10)
         code, seen = whole_task(client, "s", "W1", score="3")
         assert len(seen) == 5
-        again = client.get("/study/s/task")  # a reload after the end: the code again
+        # a reload after the end: the code again
+        again = client.get("/study/s/task", follow_redirects=True)
         assert 'id="completion-code"' in again.text
         assert server.stop()[0] == 0
     with Project.open(path) as project:
@@ -82,9 +83,9 @@ def test_fifty_workers_on_two_hub_servers_never_get_a_slot_twice_nor_overfill(hu
             base = (one, two)[number % 2].url
             done = 0
             with httpx.Client(base_url=base, timeout=60) as client:
-                landing = client.get(f"/study/s?worker=W{number}")
                 barrier.wait()
-                while True:
+                while True:  # one task per worker id: a new id for each further task
+                    landing = client.get(f"/study/s?worker=W{number}-{done}")
                     answer = client.post("/study/s/start", data=form_of(landing.text))
                     if answer.status_code == 410:
                         return done
@@ -92,16 +93,16 @@ def test_fifty_workers_on_two_hub_servers_never_get_a_slot_twice_nor_overfill(hu
                         time.sleep(0.5)
                         continue
                     if answer.status_code != 303:
-                        errors.append(answer.text)
+                        errors.append(str(answer.status_code) + answer.text[-300:])
                         return done
                     while True:
-                        page = client.get("/study/s/task")
+                        page = client.get("/study/s/task", follow_redirects=True)
                         if 'id="completion-code"' in page.text:
                             break
                         rated = client.post("/study/s/rate",
                                             data={**form_of(page.text), "score": "2"})
                         if rated.status_code != 303:
-                            errors.append(rated.text)
+                            errors.append(str(rated.status_code) + rated.text[-300:])
                             return done
                     done += 1
 
@@ -135,7 +136,7 @@ def test_the_web_login_may_only_lease_and_rate_through_its_functions(hub, tmp_pa
     with Server(path) as server:  # a task of W1, through the page
         client = httpx.Client(base_url=server.url, timeout=10)
         assert start(client, "s", "W1").status_code == 303
-        page = client.get("/study/s/task")
+        page = client.get("/study/s/task", follow_redirects=True)
         form = form_of(page.text)
         cookie = client.cookies.get("simrate_task")
         assert server.stop()[0] == 0
@@ -150,14 +151,15 @@ def test_the_web_login_may_only_lease_and_rate_through_its_functions(hub, tmp_pa
                           "VALUES ('i002', 'Ann', 1, 0)",
                           "INSERT INTO simrate.annotators (name) VALUES ('X')",
                           "SELECT simrate.web_set_study('t', 1, 0, 1, 1, '', true, '{}', "
-                          "'c', 's')",
+                          "'c', 's', '{}')",
                           "SELECT simrate.web_login('x')",
                           "SELECT simrate.web_expire('s', NULL, 1e12)",
+                          "SELECT simrate.web_release('s', '{w000001}', true)",
                           "SELECT simrate.add_person('X', 'x', 'organizer', NULL)"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
         # a rating needs the task's cookie and its token: another's token is refused
-        other = conn.execute("SELECT token FROM simrate.web_lease('s', 'W2', '', '')"
+        other = conn.execute("SELECT token FROM simrate.web_lease('s', 'W2', '', '', '')"
                              ).fetchone()[0]
         with pytest.raises(psycopg.Error) as refused:
             conn.execute("SELECT simrate.web_rate('s', %s, %s, %s, 1)",
@@ -166,10 +168,11 @@ def test_the_web_login_may_only_lease_and_rate_through_its_functions(hub, tmp_pa
         # a person of the team, or a rater of the project, is no crowd worker
         for name in ("Ann", "alice"):
             with pytest.raises(psycopg.Error) as person:
-                conn.execute("SELECT * FROM simrate.web_lease('s', %s, '', '')", (name,))
+                conn.execute("SELECT * FROM simrate.web_lease('s', %s, '', '', '')", (name,))
             assert person.value.sqlstate == "SR403"
         assert conn.execute("SELECT simrate.web_rate('s', %s, %s, %s, 1)",
-                            (cookie, form["token"], int(form["slot"]))).fetchone() == ("saved",)
+                            (cookie, form["token"], int(form["slot"]))).fetchone() == (
+            str(int(form["slot"]) + 1),)  # saved: the next slot to rate
     finally:
         conn.close()
     written = hub_rows(hub, "SELECT annotator, login FROM simrate.ratings WHERE login = %s",
@@ -218,15 +221,17 @@ def test_a_lease_not_finished_in_time_goes_back_to_the_pool(hub, tmp_path):
         first = httpx.Client(base_url=server.url, timeout=10)
         second = httpx.Client(base_url=server.url, timeout=10)
         assert start(first, "s", "W1").status_code == 303
-        page = first.get("/study/s/task")
+        page = first.get("/study/s/task", follow_redirects=True)
         assert first.post("/study/s/rate", data={**form_of(page.text), "score": "2"}
                           ).status_code == 303
         assert start(second, "s", "W2").status_code == 410  # every item is leased
         time.sleep(1.5)
-        late = first.get("/study/s/task")
-        assert late.status_code == 409
+        late = first.get("/study/s/task", follow_redirects=True)
+        # the time ran out after one rating: the code for the work done, with a line saying so
+        assert late.status_code == 200 and 'id="completion-code"' in late.text
+        assert "ran out before every pair was rated" in late.text
         assert start(second, "s", "W2").status_code == 303  # the three unrated came back
-        assert second.get("/study/s/task").text.count("Pair 1 of 3")
+        assert second.get("/study/s/task", follow_redirects=True).text.count("Pair 1 of 3")
         stale = first.post("/study/s/rate", data={**form_of(page.text), "score": "2"})
         assert stale.status_code == 409
         assert server.stop()[0] == 0
@@ -246,7 +251,7 @@ def test_sigterm_stops_a_hub_server_cleanly_and_loses_no_acknowledged_rating(hub
         def rate_on():
             try:
                 while not stop.is_set():
-                    form = form_of(client.get("/study/s/task").text)
+                    form = form_of(client.get("/study/s/task", follow_redirects=True).text)
                     if client.post("/study/s/rate", data={**form, "score": "3"}
                                    ).status_code == 303:
                         acknowledged.append(form["slot"])
@@ -281,7 +286,7 @@ def test_web_ratings_reach_the_organizers_replica_live(hub, tmp_path):
         with Server(path) as server:
             client = httpx.Client(base_url=server.url, timeout=10)
             assert start(client, "s", "W1").status_code == 303
-            page = client.get("/study/s/task")
+            page = client.get("/study/s/task", follow_redirects=True)
             sent = time.monotonic()
             assert client.post("/study/s/rate", data={**form_of(page.text), "score": "1"}
                                ).status_code == 303
@@ -338,7 +343,7 @@ def test_random_bodies_to_every_endpoint_on_the_hub_get_short_4xx_and_store_noth
     app = create_app(path, backend=HubBackend(path))
     with TestClient(app, raise_server_exceptions=False) as client:
         start(client, "s", "W1")
-        client.get("/study/s/task")
+        client.get("/study/s/task", follow_redirects=True)
         before = hub_state(hub)
         send_hostile_requests(client, rng, 300)
     assert hub_state(hub) == before
@@ -357,13 +362,13 @@ def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
     with TestClient(create_app(path, backend=HubBackend(path)),
                     raise_server_exceptions=False) as client:
         start(client, "s", "W1")
-        page = client.get("/study/s/task")
+        page = client.get("/study/s/task", follow_redirects=True)
         owner = hub_rows(hub, "SELECT value FROM simrate.hub WHERE key = 'role_owner'")[0][0]
         group = web_role_names({"owner": owner})["web"]
         with hub.admin() as conn:  # the hub takes the web login's rights away meanwhile
             conn.execute(f'REVOKE EXECUTE ON FUNCTION simrate.web_rate(text, text, text, '
                          f'integer, integer), simrate.web_task(text, text) FROM "{group}"')
-        answers = [client.get("/study/s/task"),
+        answers = [client.get("/study/s/task", follow_redirects=True),
                    client.post("/study/s/rate", data={**form_of(page.text), "score": "2"})]
     for answer in answers:
         assert answer.status_code == 503
@@ -391,7 +396,7 @@ def test_exclude_careless_drops_a_careless_web_worker_after_the_hub_sync(hub, tm
             client = httpx.Client(base_url=server.url, timeout=10)
             assert start(client, "s", worker).status_code == 303
             while True:
-                page = client.get("/study/s/task")
+                page = client.get("/study/s/task", follow_redirects=True)
                 if 'id="completion-code"' in page.text:
                     break
                 item = re.search(r'id="left">left text ([^<]*)<', page.text).group(1)
@@ -429,7 +434,7 @@ def test_an_acknowledged_web_rating_is_on_the_hubs_disk_before_the_page_says_sav
         cluster.sql("SELECT pg_reload_conf()")
         try:
             for _ in range(3):
-                form = form_of(client.get("/study/s/task").text)
+                form = form_of(client.get("/study/s/task", follow_redirects=True).text)
                 answer = client.post("/study/s/rate", data={**form, "score": "4"},
                                      follow_redirects=False)
                 assert answer.status_code == 303, answer.text
@@ -446,3 +451,86 @@ def test_an_acknowledged_web_rating_is_on_the_hubs_disk_before_the_page_says_sav
     rated = {str(s) for (s,) in hub_rows(
         hub, "SELECT slot FROM simrate.web_slots WHERE rated_at IS NOT NULL")}
     assert rated == set(acknowledged)
+
+
+BAD_SETTINGS = [
+    {"name": "<img src=x onerror=alert(1)>"}, {"name": "../../etc"}, {"name": ""},
+    {"url": "javascript:alert(1)"}, {"url": "https://x/ y"}, {"lease": -1.0},
+    {"lease": 0.0}, {"lease": float("nan")}, {"per_task": 0}, {"per_item": 0},
+    {"checks": -1}, {"code": "<b>"}, {"options": "not json"}, {"options": "[1]"},
+    {"options": '{"frame_from": "javascript:alert(1)"}'},
+    {"options": '{"partial_code": "a b"}'}, {"secret": "short"},
+]
+
+
+@pytest.mark.parametrize("bad", BAD_SETTINGS, ids=lambda bad: "-".join(map(str, bad)))
+def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path, bad):
+    """Any client of an organizer's login meets the hub's own checks, not only simrate's."""
+    from simrate.core.team.hub.people import _organizer_connection, hub_of
+
+    path, _ = published_study(hub, tmp_path, items=4, checks=1, per_task=2, n_checks=0,
+                              annotator=None)
+    with Project.open(path) as project:
+        url, uuid = hub_of(project)
+    good = {"name": "t", "per_task": 2, "checks": 0, "per_item": 1, "lease": 10.0,
+            "url": "https://example.org/c?cc={code}", "code": "CODE-1", "secret": "k" * 64,
+            "options": '{"partial_code": "P1"}'}
+    call = ("SELECT simrate.web_set_study(%(name)s, %(per_task)s, %(checks)s, %(per_item)s, "
+            "%(lease)s, %(url)s, true, '{}', %(code)s, %(secret)s, %(options)s)")
+    conn = _organizer_connection(url, uuid, None)
+    try:
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(call, {**good, **bad})
+        assert refused.value.sqlstate == "22023"
+        assert str(refused.value).startswith("web study refused: ")
+        conn.rollback()
+        conn.execute(call, good)  # the same call with good settings is taken
+        conn.commit()
+    finally:
+        conn.close()
+    # the table refuses a bad row even from a login that may write it (a later bug)
+    with pytest.raises(psycopg.errors.CheckViolation), hub.admin() as admin:
+        admin.execute("UPDATE simrate.web_studies SET completion_url = 'javascript:x'")
+    assert hub_rows(hub, "SELECT name, completion_url FROM simrate.web_studies ORDER BY 1") \
+        == [("s", ""), ("t", "https://example.org/c?cc={code}")]
+
+
+def test_a_flood_on_the_hub_holds_its_share_and_leaves_no_rater_nor_change(hub, tmp_path):
+    """The hub's web_lease applies the file's flood limits: made-up workers from many
+    addresses hold at most half of a 100-task study, one /64 at most 5 tasks, and none of
+    them becomes a rater or writes a change; a real worker's first rating does both."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from simrate.core.team.crowdweb.flood import UNRATED_PER_ADDRESS, UNRATED_SHARE
+
+    path, _ = published_study(hub, tmp_path, items=200, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)
+    with Project.open(path) as project:
+        study = web.get_study(project, "s")
+    changes_before = hub_rows(hub, "SELECT count(*) FROM simrate.changes")[0][0]
+    with Server(path) as server:
+        def fake(number: int) -> int:
+            worker = f"F{number}"
+            address = f"198.18.{number // 250}.{number % 250}" if number < 300 else \
+                f"2001:db8:5:1::{number:x}"
+            form = {"worker": worker, "session": "", "study_id": "",
+                    "start_token": study.start_token(worker)}
+            with httpx.Client(base_url=server.url, timeout=30) as client:
+                return client.post("/study/s/start", data=form,
+                                   headers={"x-forwarded-for": address}).status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            statuses = list(pool.map(fake, range(340)))
+        real = httpx.Client(base_url=server.url, timeout=30)
+        assert start(real, "s", "R1").status_code in (303, 503)
+        assert server.stop()[0] == 0
+    assert statuses.count(303) <= int(100 * UNRATED_SHARE)
+    assert set(statuses) <= {303, 429, 503}
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.web_tasks WHERE address LIKE "
+                         "'2001:db8:5:1:%%'")[0][0] <= UNRATED_PER_ADDRESS
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.annotators WHERE name LIKE 'F%%' "
+                         "OR name = 'R1'") == [(0,)]
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.changes")[0][0] == changes_before
+    # every made-up lease is short: it runs out within FIRST_RATING_MINUTES
+    assert hub_rows(hub, "SELECT max(expires_at - leased_at) FROM simrate.web_tasks") == \
+        [(300.0,)]

@@ -15,22 +15,23 @@ from simrate.core.team.hub.sync import session_for, sync_round
 from tests.hub.webhub import published_study
 from tests.web.servers import Server, free_port
 from tests.web.test_web_browser import (  # noqa: F401 - the fixture
+    HOSTILE,
+    OPTIONS,
+    STORED,
+    TYPED,
     browser_factory,
-    progress,
-    rate_by_keys,
+    stored_in_slot_order,
     wait_for,
+    worker_journey,
 )
 
 
 def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_them_live(
         hub, tmp_path, browser_factory):  # noqa: F811 - the fixture
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
     path, _ = published_study(hub, tmp_path, items=8, checks=2, per_task=3, n_checks=1,
-                              annotator=None)
+                              annotator=None, texts=(HOSTILE, "b & c"))
     with Project.open(path) as project:
-        code = web.get_study(project, "s").code
+        web.set_study(project, "s", options=OPTIONS)
     organizer = Project.open(path)
     session = session_for(organizer)
     arrived: dict[str, int] = {}
@@ -51,24 +52,9 @@ def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_the
             # the follower owns the organizer's project from here on (one thread at a time)
             follower = threading.Thread(target=follow)
             follower.start()
-            for worker, width in (("P1", 1100), ("P2", 360)):
-                driver = browser_factory(width, 800)
-                driver.get(f"{server.url}/study/s?PROLIFIC_PID={worker}&STUDY_ID=x"
-                           "&SESSION_ID=y")
-                start = driver.find_element(By.ID, "start")
-                assert driver.switch_to.active_element == start
-                start.send_keys(Keys.ENTER)
-                wait_for(lambda d=driver: progress(d) == "Pair 1 of 4")
-                assert driver.title != "owned"
-                typed[worker].append(rate_by_keys(driver, "3+"))
-                typed[worker].append(rate_by_keys(driver, "2--"))
-                driver.refresh()  # resumes at the first unrated item
-                wait_for(lambda d=driver: progress(d) == "Pair 3 of 4")
-                typed[worker].append(rate_by_keys(driver, "+"))
-                typed[worker].append(rate_by_keys(driver, "9-4"))
-                assert driver.find_element(By.ID, "completion-code").text == code
-                driver.refresh()
-                assert driver.find_element(By.ID, "completion-code").text == code
+            for worker, (width, height) in (("P1", (1366, 768)), ("P2", (360, 640))):
+                typed[worker] = worker_journey(browser_factory(width, height), server.url,
+                                               worker)
             wait_for(lambda: arrived.get("P1") == 4 and arrived.get("P2") == 4, 15)
             stop.set()
             follower.join(10)
@@ -77,19 +63,16 @@ def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_the
         stop.set()
         session.close()
         organizer.close()
-    assert typed == {"P1": ["3.25", "1.5", "0", "4"], "P2": ["3.25", "1.5", "0", "4"]}
+    assert typed == {"P1": TYPED, "P2": TYPED}
     with Project.open(path) as project:
         from simrate.core.team.hub.web_hub import mirror_hub_studies
 
+        pull = session_for(project)
+        try:
+            sync_round(project, pull)  # the corrections too, by the usual pull
+        finally:
+            pull.close()
         mirror_hub_studies(project)
-        ratings = project.ratings()
         for worker in ("P1", "P2"):
-            mine = ratings[ratings["annotator"] == worker]
-            order = project.team_tables.read(
-                "SELECT i.id FROM web_slots s JOIN web_tasks t ON t.study = s.study AND "
-                "t.task = s.task JOIN items i ON i.ord = s.item_ord WHERE t.worker = ? "
-                "ORDER BY s.slot", (worker,))
-            scores = mine.set_index("item_id").loc[[i for (i,) in order], "score"].tolist()
-            assert scores == [3.25, 1.5, 0.0, 4.0]
-            assert mine["seconds"].notna().all()
+            assert stored_in_slot_order(project, worker) == STORED
         assert project.roster.kinds()["P1"] == "crowd"

@@ -11,14 +11,15 @@ from tests.web.projects import make_project
 
 def published_study(hub, folder: Path, items: int = 40, checks: int = 3, per_task: int = 4,
                     n_checks: int = 1, per_item: int = 2, lease_minutes: float | None = None,
-                    annotator: str | None = "Ann") -> tuple[Path, dict[str, str]]:
+                    annotator: str | None = "Ann", texts: tuple[str, str] | None = None
+                    ) -> tuple[Path, dict[str, str]]:
     """A project of `items` pairs and `checks` check items published to `hub`, with an
     annotator (login in the hub's password file) and an open web study `s`; returns the
     organizer's replica and {annotator name: login}."""
     from simrate.core.team.hub.people import add_person
     from simrate.core.team.hub.publish import publish
 
-    path = make_project(folder / "organizer.simrate", items=items, checks=checks)
+    path = make_project(folder / "organizer.simrate", items=items, checks=checks, texts=texts)
     logins = {}
     with Project.open(path) as project:
         publish(project, hub.url())

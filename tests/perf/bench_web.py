@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -91,7 +92,7 @@ async def worker(number: int, urls: list[str], latencies: list[float],
         if answer.status_code != 303:
             return f"start {answer.status_code}"
         while True:
-            page = await client.get("/study/bench/task")
+            page = await client.get("/study/bench/task", follow_redirects=True)
             if 'id="completion-code"' in page.text:
                 return "done"
             form = form_of(page.text)
@@ -114,9 +115,17 @@ async def all_workers(urls: list[str], latencies: list[float], acked: list[tuple
         try:
             return await worker(number, urls, latencies, acked)
         except httpx.HTTPError as exc:
-            return f"{type(exc).__name__}"
+            return f"{type(exc).__name__} ({str(exc)[:60]})"
 
     return await asyncio.gather(*(one(n) for n in range(ARGS.workers)))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process has used so far (Linux /proc)."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -202,9 +211,11 @@ def main_hub() -> None:
             latencies: list[float] = []
             acked: list[tuple] = []
             load_before = os.getloadavg()[0]
+            cpu_before = sum(cpu_seconds(s.process.pid) for s in servers)
             began = time.perf_counter()
             outcomes = asyncio.run(all_workers([s.url for s in servers], latencies, acked))
             wall = time.perf_counter() - began
+            cpu = sum(cpu_seconds(s.process.pid) for s in servers) - cpu_before
             load_after = os.getloadavg()[0]
             time.sleep(2.0)  # the last NOTIFY's round
             stop.set()
@@ -249,6 +260,8 @@ def main_hub() -> None:
                   f"organizer's replica {len(in_replica)}; lost on the hub {lost_hub}, lost in "
                   f"the replica {lost_replica}; slots given twice {twice}; items over the cap "
                   f"{over}")
+            print(f"server CPU (the serve processes, not PostgreSQL): {cpu:.1f} s, "
+                  f"{cpu / max(1, len(latencies)) * 1000:.2f} ms a rating")
             print(f"dashboard: {len(dashboard)} of {len(keys)} ratings seen live in the "
                   f"organizer's replica; POST answered -> in the replica p50 "
                   f"{statistics.median(dashboard) * 1000:.0f} ms, p95 "
@@ -273,9 +286,11 @@ def main() -> None:
                    for _ in range(ARGS.servers)]
         latencies: list[float] = []
         acked: list[tuple] = []
+        cpu_before = sum(cpu_seconds(s.process.pid) for s in servers)
         started = time.perf_counter()
         outcomes = asyncio.run(all_workers([s.url for s in servers], latencies, acked))
         wall = time.perf_counter() - started
+        cpu = sum(cpu_seconds(s.process.pid) for s in servers) - cpu_before
         stopped = [s.stop() for s in servers]
         statuses = [status for status, _out, _err in stopped]
         for _status, _out, err in stopped:
@@ -298,13 +313,15 @@ def main() -> None:
         p95 = ordered[int(0.95 * (len(ordered) - 1))] if ordered else float("nan")
         print(f"{ARGS.workers} workers on {ARGS.servers} server processes (exit {statuses}): "
               f"{sum(o == 'done' for o in outcomes)} tasks done, other outcomes "
-              f"{sorted({o for o in outcomes if o != 'done'})}")
+              f"{sorted(Counter(o for o in outcomes if o != 'done').items())}")
         print(f"rating POST: {len(ordered)} in {wall:.1f} s ({len(ordered) / wall:.0f}/s); "
               f"p50 {statistics.median(ordered) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
               f"max {ordered[-1] * 1000:.1f} ms (goal p95 <= 50 ms; Potato: "
               f"{POTATO['rating POST']})")
         print(f"ratings acknowledged {len(acked)}, in the file {len(stored)}, lost {lost}; "
               f"slots given twice {twice}; items over the cap {over}")
+        print(f"server CPU: {cpu:.1f} s for {len(ordered)} ratings (with their pages, starts "
+              f"and landings): {cpu / max(1, len(ordered)) * 1000:.2f} ms a rating")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ def start(client, study: str, worker: str, session: str = "", **headers):
 
 
 def item_page(client, study: str):
-    return client.get(f"/study/{study}/task")
+    """The task's page: its next pair (by that pair's own address), or its code."""
+    return client.get(f"/study/{study}/task", follow_redirects=True)
 
 
 def rate(client, study: str, page_text: str, score: str, **headers):

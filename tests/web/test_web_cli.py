@@ -110,3 +110,49 @@ def test_exclude_careless_drops_a_careless_web_worker(tmp_path, capsys):
     assert report["careless"]["checks"] == 3 and report["careless"]["flagged"]
     assert report["careful"]["check_pearson"] == 1.0 and not report["careful"]["flagged"]
     assert report["careful"]["seconds_per_item"] is not None
+
+
+def test_crowd_study_takes_the_platforms_code_instructions_and_consent(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=8, checks=1)
+    (tmp_path / "how.md").write_text("# How\n\nRate **both** texts.\n", encoding="utf-8")
+    (tmp_path / "consent.md").write_text("- I agree\n", encoding="utf-8")
+    made = simrate(capsys, "crowd", "study", path, "s", "--per-task", 2,
+                   "--completion-code", "C1ABC2", "--partial-code", "PART",
+                   "--prolific-study", "64f0", "--instructions", tmp_path / "how.md",
+                   "--consent", tmp_path / "consent.md", "--redirect-seconds", 5,
+                   "--completion-url", "https://app.prolific.com/submissions/complete?cc={code}")
+    assert made.status == 0, made.err
+    assert "completion code C1ABC2" in made.out
+    status = simrate(capsys, "crowd", "status", path, "--json").json()["studies"]["s"]
+    assert status["completion_code"] == "C1ABC2" and status["partial_code"] == "PART"
+    assert status["prolific_study"] == "64f0"
+    with Project.open(path) as project:
+        study = web.get_study(project, "s")
+    assert study.option("instructions").startswith("# How") and study.option("consent")
+    assert study.option("redirect_seconds") == 5
+    # a later change keeps them; an empty value takes one away
+    simrate(capsys, "crowd", "study", path, "s", "--per-item", 2, "--partial-code", "")
+    with Project.open(path) as project:
+        study = web.get_study(project, "s")
+    assert study.code == "C1ABC2" and study.option("partial_code") is None
+    assert study.option("consent") == "- I agree\n"
+
+
+def test_crowd_study_refuses_bad_page_options_with_one_line(tmp_path, capsys):
+    path = make_project(tmp_path / "p.simrate", items=8, checks=1)
+    (tmp_path / "bad.md").write_bytes(b"fine\nline two \xff\n")
+    cases = [(["--instructions", tmp_path / "bad.md"], f"{tmp_path / 'bad.md'}:2: not UTF-8"),
+             (["--consent", tmp_path / "missing.md"], "missing.md"),
+             (["--completion-code", "a b"], "--completion-code"),
+             (["--completion-url", "https://x/?c={secret}"], "placeholders"),
+             (["--completion-url", "javascript:alert(1)"], "--completion-url"),
+             (["--allow-frame-from", "javascript:x"], "--allow-frame-from"),
+             (["--redirect-seconds", 9999], "--redirect-seconds")]
+    for options, words in cases:
+        refused = simrate(capsys, "crowd", "study", path, "s", "--per-task", 2, *options)
+        assert refused.status == 2, options
+        lines = refused.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("simrate: error: ") and words in lines[0]
+        assert "Traceback" not in refused.err
+    with Project.open(path) as project:
+        assert web.studies(project) == []

@@ -15,6 +15,7 @@ from simrate.web.pages import create_app  # noqa: E402
 from simrate.web.security import MAX_BODY  # noqa: E402
 from tests.web.client import (  # noqa: E402
     Inputs,
+    completion_code,
     form_of,
     item_page,
     rate,
@@ -67,7 +68,16 @@ def test_the_last_page_redirects_to_the_completion_url(path):
     with client_for(path) as client:
         whole_task(client, "s", "W1")
         done = item_page(client, "s")
-    assert 'http-equiv="refresh" content="3;url=https://example.org/done?cc=ABC"' in done.text
+        # by default no automatic redirect: a button back to the platform, the code copyable
+        assert 'id="completion-link" href="https://example.org/done?cc=ABC"' in done.text
+        assert 'http-equiv="refresh"' not in done.text and 'id="copy-code"' in done.text
+        with Project.open(path) as project:
+            web.set_study(project, "s", completion_url="https://example.org/c?cc={code}"
+                          "&w={worker}&s={session}", options={"redirect_seconds": 3})
+            code = web.get_study(project, "s").code
+        done = item_page(client, "s")
+    assert (f'http-equiv="refresh" content="3;url=https://example.org/c?cc={code}&amp;w=W1'
+            '&amp;s="') in done.text
 
 
 def test_a_reload_resumes_at_the_first_unrated_item_and_a_resend_doubles_nothing(path):
@@ -75,7 +85,7 @@ def test_a_reload_resumes_at_the_first_unrated_item_and_a_resend_doubles_nothing
         start(client, "s", "W1")
         first = item_page(client, "s")
         assert rate(client, "s", first.text, "1").status_code == 303
-        again = rate(client, "s", first.text, "3")  # the same form sent twice
+        again = rate(client, "s", first.text, "1")  # the same form sent twice
         assert again.status_code == 303
         second = item_page(client, "s")
         assert second.text == item_page(client, "s").text  # a reload: the same item
@@ -113,11 +123,15 @@ def test_the_task_cookie_is_httponly_and_samesite_strict(path):
     with client_for(path) as client:
         answer = start(client, "s", "W1")
     cookie = answer.headers["set-cookie"].lower()
-    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/study/s/" in cookie
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/study/s;" in cookie
 
 
 @pytest.mark.parametrize("headers", [{"origin": "https://evil.example"},
                                      {"origin": "null"},
+                                     {"origin": "https://testserver"},  # scheme
+                                     {"origin": "http://testserver:8080"},  # port
+                                     {"origin": "http://testserver:x"},
+                                     {"origin": "http://testserver.evil.example"},
                                      {"sec-fetch-site": "cross-site"},
                                      {"sec-fetch-site": "same-site"}])
 def test_a_cross_site_write_is_refused(path, headers):
@@ -129,6 +143,14 @@ def test_a_cross_site_write_is_refused(path, headers):
         assert answer.status_code == 403 and "refused" in answer.text
     ratings, _slots, tasks = web_rows(path)
     assert ratings.empty and [t[2] for t in tasks] == ["W1"]
+
+
+@pytest.mark.parametrize("origin", ["http://testserver", "http://TESTSERVER:80"])
+def test_a_same_origin_write_is_taken(path, origin):
+    with client_for(path) as client:
+        assert start(client, "s", "W1", origin=origin).status_code == 303
+        page = item_page(client, "s")
+        assert rate(client, "s", page.text, "2", origin=origin).status_code == 303
 
 
 def test_a_write_without_the_tasks_token_is_refused(path):
@@ -158,8 +180,10 @@ def test_every_score_is_checked_against_the_grid(path, score):
     with client_for(path) as client:
         start(client, "s", "W1")
         answer = rate(client, "s", item_page(client, "s").text, score)
+        # the same pair again, the field keeping what was typed, the error beside it
         assert answer.status_code == 400
-        assert "0-4, step 0.25" in answer.text
+        assert "is not a score of this scale" in answer.text and 'id="score-error"' in answer.text
+        assert form_of(answer.text)["score"] == score and form_of(answer.text)["slot"] == "1"
     assert web_rows(path)[0].empty
 
 
@@ -232,10 +256,12 @@ def test_one_worker_can_read_nothing_of_anothers(path):
     with client_for(path) as first, TestClient(first.app, raise_server_exceptions=False) as second:
         start(first, "s", "W1", session="S1")
         mine = item_page(first, "s")
-        # W1's link opened in another browser: no task, no item of W1's
-        assert start(second, "s", "W1").status_code == 409
+        assert rate(first, "s", mine.text, "2").status_code == 303
+        mine = item_page(first, "s")
+        # W1's link opened in another browser, with W1's platform session too: no task,
+        # no item of W1's (the link is no credential; the task is the cookie's)
+        assert start(second, "s", "W1", session="S1").status_code == 409
         assert item_page(second, "s").status_code == 403
-        # the same link with W1's platform session resumes W1's task (their own session)
         start(second, "s", "W2")
         theirs = item_page(second, "s")
         assert form_of(theirs.text)["token"] != form_of(mine.text)["token"]
@@ -245,7 +271,7 @@ def test_one_worker_can_read_nothing_of_anothers(path):
         # a task's cookie means nothing in another study
         assert second.get("/study/t/task").status_code == 403
     ratings, _slots, _tasks = web_rows(path)
-    assert ratings.empty
+    assert list(ratings["annotator"]) == ["W1"]
 
 
 def test_an_annotators_name_as_worker_id_is_refused(path):
@@ -294,3 +320,91 @@ def test_a_score_float_would_misread_is_refused_and_stores_nothing(path, score):
         assert answer.status_code == 400, answer.text
     ratings, _slots, _tasks = web_rows(path)
     assert ratings.empty
+
+
+# ------------------------------------------------------------------ completion flow
+def test_a_prolific_study_id_other_than_the_studys_is_refused(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", options={"prolific_study": "PS1"})
+    with client_for(path) as client:
+        assert client.get("/study/s?PROLIFIC_PID=W1&STUDY_ID=PS2").status_code == 403
+        landing = client.get("/study/s?PROLIFIC_PID=W1&STUDY_ID=PS1&SESSION_ID=z")
+        assert landing.status_code == 200
+        form = form_of(landing.text)
+        refused = client.post("/study/s/start", data={**form, "study_id": "PS2"},
+                              follow_redirects=False)
+        assert refused.status_code == 403
+        assert client.post("/study/s/start", data=form,
+                           follow_redirects=False).status_code == 303
+    assert [t[2] for t in web_rows(path)[2]] == ["W1"]
+
+
+def test_a_task_cut_short_shows_the_partial_code_with_a_line_that_says_so(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", options={"partial_code": "PART-1"},
+                      completion_url="https://example.org/c?cc={code}")
+    with client_for(path) as client:
+        start(client, "s", "W1")
+        assert rate(client, "s", item_page(client, "s").text, "2").status_code == 303
+        with Project.open(path) as project:
+            web.set_study(project, "s", close=True)
+        page = item_page(client, "s")
+        assert page.status_code == 200
+        assert completion_code(page.text) == "PART-1", page.text
+        assert "This study was closed before every pair was rated" in page.text
+        assert 'href="https://example.org/c?cc=PART-1"' in page.text
+        # the link opened again in this browser: the same page
+        again = client.get("/study/s?worker=W1")
+        assert completion_code(again.text) == "PART-1"
+    with client_for(path) as client:  # a task never rated: no code, a plain refusal
+        assert client.get("/study/s?worker=W2").status_code == 410
+
+
+def test_a_code_per_task_is_the_tasks_own_and_listed_in_the_status(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", completion_code="PROLIFIC1",
+                      options={"code_per_task": True})
+    with client_for(path) as client:
+        first, _ = whole_task(client, "s", "W1")
+        client.cookies.clear()
+        second, _ = whole_task(client, "s", "W2")
+    assert first != second and "PROLIFIC1" not in (first, second)
+    with Project.open(path) as project:
+        workers = web.study_status(project)["s"]["workers"]
+    assert workers["W1"]["codes"] == [first] and workers["W2"]["codes"] == [second]
+
+
+def test_mechanical_turk_mode_frames_the_page_and_posts_the_assignment_back(path):
+    with Project.open(path) as project:
+        web.set_study(project, "s", completion_code="TURK1",
+                      options={"frame_from": "https://worker.mturk.com"})
+    with client_for(path) as client:
+        preview = client.get("/study/s?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
+        assert preview.status_code == 200 and 'id="preview"' in preview.text
+        assert re.search(r'<button type="submit" id="start" disabled>', preview.text)
+        csp = preview.headers["content-security-policy"]
+        assert "frame-ancestors https://worker.mturk.com" in csp
+        assert "x-frame-options" not in preview.headers
+        link = ("/study/s?workerId=A1TURKER&assignmentId=3ASSIGN9&hitId=H1"
+                "&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com")
+        landing = client.get(link)
+        assert form_of(landing.text)["worker"] == "A1TURKER"
+        client.post("/study/s/start", data=form_of(landing.text), follow_redirects=False)
+        for _ in range(10):
+            page = item_page(client, "s")
+            if completion_code(page.text):
+                break
+            rate(client, "s", page.text, "2")
+        assert completion_code(page.text) == "TURK1"
+        assert ('action="https://workersandbox.mturk.com/mturk/externalSubmit"' in page.text)
+        assert form_of(page.text)["assignmentId"] == "3ASSIGN9"
+        assert form_of(page.text)["completion_code"] == "TURK1"
+        assert "form-action 'self' https://www.mturk.com https://workersandbox.mturk.com" in \
+            page.headers["content-security-policy"]
+        # another study (no such mode): never framed, the HIT's fields ignored
+        other = client.get("/study/t?workerId=A1TURKER&assignmentId=3ASSIGN9"
+                           "&turkSubmitTo=https%3A%2F%2Fwww.mturk.com")
+        assert other.status_code == 400  # no worker id of its own kind in the link
+        plain = client.get("/study/t?worker=W5")
+        assert "frame-ancestors 'none'" in plain.headers["content-security-policy"]
+        assert plain.headers["x-frame-options"] == "DENY"

@@ -30,7 +30,7 @@ def test_sigterm_stops_cleanly_and_loses_no_acknowledged_rating(tmp_path):
         def rate_on():
             try:
                 while not stop.is_set():
-                    page = client.get("/study/s/task")
+                    page = client.get("/study/s/task", follow_redirects=True)
                     form = form_of(page.text)
                     answer = client.post("/study/s/rate", data={**form, "score": "3"})
                     if answer.status_code == 303:
@@ -67,15 +67,15 @@ def test_fifty_workers_at_once_never_get_a_slot_twice_nor_overfill_an_item(tmp_p
             base = (one, two, three)[number % 3].url
             done = 0
             with httpx.Client(base_url=base, timeout=60) as client:
-                landing = client.get(f"/study/s?worker=W{number}")
                 barrier.wait()
-                while True:
+                while True:  # one task per worker id: a new id for each further task
+                    landing = client.get(f"/study/s?worker=W{number}-{done}")
                     answer = client.post("/study/s/start", data=form_of(landing.text))
                     if answer.status_code == 410:
                         return done, "none left"
                     assert answer.status_code == 303, answer.text
                     while True:
-                        page = client.get("/study/s/task")
+                        page = client.get("/study/s/task", follow_redirects=True)
                         assert page.status_code == 200, page.text
                         if 'id="completion-code"' in page.text:
                             done += 1

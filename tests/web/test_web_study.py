@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
+from simrate.core.team import web_tasks
 from simrate.core.team.quality import annotator_report
 from tests.web.projects import make_project
 
@@ -67,7 +70,7 @@ def test_a_worker_never_gets_an_item_twice(project):
     seen = []
     with pytest.raises(web.WebRefusal):
         for _ in range(30):
-            lease = web.lease(project, "s", "W1")
+            lease = web.lease(project, "s", "W1", again=True)
             seen += [o for _s, o, _c in slots_of(project, lease)]
             rate_all(project, lease)
     assert len(seen) == len(set(seen)) == 23  # every item and check once, then no task left
@@ -86,21 +89,83 @@ def test_a_lease_past_its_time_goes_back_to_the_pool(project):
     assert third.size == 10
     with pytest.raises(web.WebRefusal) as late:
         web.rate_slot(project, "s", second.cookie, second.token, 1, "3", now=1062.0)
-    assert late.value.status == 409
+    assert late.value.status == 403  # never rated: the task is gone with its cookie
+    assert web.task_by_cookie(project, "s", second.cookie) is None
     # the one rating of the expired lease stays; its item is not leased again
     given = {o for _s, o, _c in slots_of(project, third)}
     assert slot.item_ord not in given
     assert project.rating(project.item_id_for_ord(slot.item_ord), "W1") == 3.0
 
 
-def test_a_live_task_resumes_only_with_its_cookie_or_session(project):
+def test_a_live_task_resumes_only_with_its_cookie_never_by_the_link(project):
     web.set_study(project, "s", per_task=3)
     lease = web.lease(project, "s", "W1", session="S1")
     assert web.lease(project, "s", "W1", cookie=lease.cookie).task == lease.task
-    assert web.lease(project, "s", "W1", session="S1").task == lease.task
-    with pytest.raises(web.WebRefusal) as other:
-        web.lease(project, "s", "W1")
-    assert other.value.status == 409
+    # the link's session id is no credential: another browser gets a task of its own, and
+    # the first one, never rated, is given up (a stranger cannot keep W1 out for a lease)
+    other = web.lease(project, "s", "W1", session="S1")
+    assert other.cookie != lease.cookie
+    assert web.task_by_cookie(project, "s", lease.cookie) is None
+    slot = web.next_slot(project, other)
+    web.rate_slot(project, "s", other.cookie, other.token, slot.slot, "2")
+    # once rated, the task stays with the browser that rated it
+    with pytest.raises(web.WebRefusal) as refused:
+        web.lease(project, "s", "W1", session="S1")
+    assert refused.value.status == 409
+    assert web.lease(project, "s", "W1", cookie=other.cookie).task == other.task
+
+
+def test_a_finished_worker_gets_the_finished_task_back(project):
+    web.set_study(project, "s", per_task=3)
+    done = rate_all(project, web.lease(project, "s", "W1"))
+    assert done.done
+    again = web.lease(project, "s", "W1")
+    assert again.done and again.task == done.task
+    assert web.lease(project, "s", "W1", again=True).task != done.task
+
+
+def test_a_start_that_never_rates_leaves_no_rater_and_no_log(project):
+    web.set_study(project, "s", per_task=3, lease_minutes=60)
+    before = project.team_tables.read("SELECT COUNT(*) FROM changes")[0][0]
+    lease = web.lease(project, "s", "W9", now=1000.0)
+    # short until its first rating
+    assert lease.expires_at == 1000.0 + web_tasks.FIRST_RATING_MINUTES * 60
+    assert project.team_tables.read("SELECT COUNT(*) FROM annotators WHERE name = 'W9'"
+                                    ) == [(0,)]
+    web.lease(project, "s", "W8", now=1000.0 + web_tasks.FIRST_RATING_MINUTES * 60 + 1)
+    assert web.task_by_cookie(project, "s", lease.cookie) is None
+    assert project.team_tables.read("SELECT COUNT(*) FROM web_slots s JOIN web_tasks t ON "
+                                    "t.study = s.study AND t.task = s.task WHERE "
+                                    "t.worker = 'W9'") == [(0,)]
+    assert project.team_tables.read("SELECT COUNT(*) FROM changes")[0][0] == before
+    # the first rating adds the rater, logs the lease and gives it its full length
+    rated = web.lease(project, "s", "W7", now=time.time())
+    slot = web.next_slot(project, rated)
+    after, _ = web.rate_slot(project, "s", rated.cookie, rated.token, slot.slot, "3")
+    assert after.expires_at > rated.expires_at + 50 * 60
+    kinds = [k for (k,) in project.team_tables.read(
+        "SELECT kind FROM changes ORDER BY rowid")][-3:]
+    assert "web_lease" in kinds and "annotator" in kinds
+
+
+def test_a_pair_of_the_task_can_be_corrected_while_the_lease_holds(project):
+    web.set_study(project, "s", per_task=2, lease_minutes=1)
+    lease = web.lease(project, "s", "W1", now=time.time())
+    first = web.next_slot(project, lease)
+    web.rate_slot(project, "s", lease.cookie, lease.token, first.slot, "1")
+    item = project.item_id_for_ord(first.item_ord)
+    web.rate_slot(project, "s", lease.cookie, lease.token, first.slot, "2.5")
+    assert project.rating(item, "W1") == 2.5
+    assert web.slot_view(project, lease, first.slot)[1] == 2.5
+    after = rate_all(project, lease, "1")
+    assert after.done  # corrections go on after the last pair, until the lease ends
+    web.rate_slot(project, "s", lease.cookie, lease.token, first.slot, "3")
+    assert project.rating(item, "W1") == 3.0
+    with pytest.raises(web.WebRefusal) as late:
+        web.rate_slot(project, "s", lease.cookie, lease.token, first.slot, "4",
+                      now=time.time() + 61 * 60)
+    assert late.value.status == 409
+    assert project.rating(item, "W1") == 3.0
 
 
 def test_a_worker_id_that_names_an_annotator_never_writes_into_it(project):
@@ -113,15 +178,15 @@ def test_a_worker_id_that_names_an_annotator_never_writes_into_it(project):
         assert refused.value.status == 403
     assert project.ratings().equals(before)
     lease = web.lease(project, "s", "W1")
+    web.rate_slot(project, "s", lease.cookie, lease.token, 1, "2")  # the first rating adds W1
     assert project.team_tables.read("SELECT kind FROM annotators WHERE name = 'W1'") == \
         [("crowd",)]
     assert web.crowd_workers(project) == ["W1"]
     # a task whose worker row was turned into a person is refused on write too
-    project.team_tables.read("SELECT 1")
     with project.team_tables.transaction() as conn:
         conn.execute("UPDATE annotators SET kind = 'human' WHERE name = 'W1'")
     with pytest.raises(web.WebRefusal):
-        web.rate_slot(project, "s", lease.cookie, lease.token, 1, "2")
+        web.rate_slot(project, "s", lease.cookie, lease.token, 2, "2")
 
 
 @pytest.mark.parametrize("score", ["2.3", "5", "-1", "nan", "", "x", "1e999", "2.25;"])

@@ -32,16 +32,16 @@ them web_tables.py. Every name the web page uses stays importable from here.
 from __future__ import annotations
 
 import math
-import re
 import secrets
 import sqlite3
 import time
+from dataclasses import replace
 
 from simrate.core.data.changelog import log_change
-from simrate.core.data.values import web_address
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.store import CROWD
+from simrate.core.team.crowdweb import options as web_options
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
     STUDY_COLUMNS,
@@ -55,59 +55,74 @@ from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in t
     ensure_web_tables,
     row_study,
 )
-from simrate.core.team.web_tasks import check_worker_id, lease, next_slot, rate_slot, task_by_cookie
+from simrate.core.team.web_tasks import (
+    check_worker_id,
+    lease,
+    next_slot,
+    rate_slot,
+    slot_view,
+    task_by_cookie,
+)
 
 __all__ = [
     "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease", "Slot",
     "Study", "WebRefusal", "check_worker_id", "crowd_workers", "get_study", "lease",
     "next_slot", "rate_slot", "refuse_annotator_replica", "refuse_hub_replica", "set_study",
-    "studies", "study_status", "task_by_cookie",
+    "slot_view", "studies", "study_status", "task_by_cookie",
 ]
 
 DEFAULT_PER_ITEM = 5
 DEFAULT_LEASE_MINUTES = 60.0
 
 
+def _study_rows(project: Project, where: str = "", params: tuple = ()) -> list[Study]:
+    """Studies read from the file; a file made before the options column reads as if each
+    study had none (the column is added by the next write)."""
+    columns = STUDY_COLUMNS
+    if not any(r[1] == "options" for r in project.team_tables.read(
+            "PRAGMA table_info(web_studies)")):
+        columns = columns.replace("options", "'{}'")
+    return [row_study(r) for r in project.team_tables.read(
+        f"SELECT {columns} FROM web_studies {where} ORDER BY name", params)]
+
+
 def studies(project: Project) -> list[Study]:
     """Every study of the project, by name."""
     if not has_table(project, "web_studies"):
         return []
-    return [row_study(r) for r in project.team_tables.read(
-        f"SELECT {STUDY_COLUMNS} FROM web_studies ORDER BY name")]
+    return _study_rows(project)
 
 
 def get_study(project: Project, name: str) -> Study | None:
     """The study of this name, or None."""
     if not STUDY_NAME.fullmatch(name or "") or not has_table(project, "web_studies"):
         return None
-    rows = project.team_tables.read(f"SELECT {STUDY_COLUMNS} FROM web_studies WHERE name = ?",
-                                    (name,))
-    return row_study(rows[0]) if rows else None
-
-
-def _check_url(url: str) -> str:
-    url = url.strip()
-    if url and not re.fullmatch(r"https?://[^\s<>\"'`]{1,2000}", url):
-        raise SimrateError(f"--completion-url must be an http:// or https:// address, "
-                           f"not {url[:60]!r}")
-    return url and web_address(url, "--completion-url")
+    rows = _study_rows(project, "WHERE name = ?", (name,))
+    return rows[0] if rows else None
 
 
 def set_study(project: Project, name: str, per_task: int | None = None,
               checks: int | None = None, per_item: int | None = None,
               lease_minutes: float | None = None, completion_url: str | None = None,
-              close: bool = False, by: str = "", new_web_password: bool = False
+              close: bool = False, by: str = "", new_web_password: bool = False,
+              completion_code: str | None = None, options: dict | None = None
               ) -> tuple[Study, str]:
     """Create, change or close a study; returns it and what was done (created/changed/closed).
 
     A new study needs `per_task`. Its item pool is every item that is not a check item;
-    re-running adds items imported since. All in one logged transaction.
+    re-running adds items imported since. `completion_code` is the code the worker is shown
+    (the requester's own, as set on the platform; else one made at random); `options` the
+    further settings of crowdweb/options.py (None: as they were). All in one logged transaction.
     """
     _check_settings(name, per_task, checks, per_item, lease_minutes)
-    url = None if completion_url is None else _check_url(completion_url)
+    url = None if completion_url is None else web_options.check_url(completion_url)
+    code = None if completion_code is None else web_options.check_code("--completion-code",
+                                                                       completion_code)
     refuse_annotator_replica(project)
     old = get_study(project, name)
     study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
+    study = replace(study, code=code or study.code,
+                    options=web_options.merged(study.options, options or {}))
     if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
         from simrate.core.team.hub.web_hub import set_hub_study
 
@@ -151,7 +166,7 @@ def _settled(project: Project, name: str, old: Study | None, per_task: int | Non
     return Study(name, per_task or old.per_task, n_checks, per_item or old.per_item,
                  lease_minutes or old.lease_minutes,
                  old.completion_url if url is None else url, old.code, old.secret,
-                 not close)
+                 not close, old.options)
 
 
 def _write_study(project: Project, study: Study, old: Study | None, close: bool,
@@ -163,16 +178,20 @@ def _write_study(project: Project, study: Study, old: Study | None, close: bool,
         ensure_web_tables(conn)
         if old is None:
             conn.execute(
-                "INSERT INTO web_studies VALUES (?,?,?,?,?,?,?,?,1,?)",
+                f"INSERT INTO web_studies ({STUDY_COLUMNS}, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,1,?,?)",
                 (name, study.per_task, study.checks, study.per_item, study.lease_minutes,
-                 study.completion_url, study.code, study.secret, now))
+                 study.completion_url, study.code, study.secret,
+                 web_options.options_text(study.options), now))
             what = "created"
         else:
             conn.execute(
                 "UPDATE web_studies SET per_task = ?, checks = ?, per_item = ?, "
-                "lease_minutes = ?, completion_url = ?, open = ? WHERE name = ?",
+                "lease_minutes = ?, completion_url = ?, open = ?, code = ?, options = ? "
+                "WHERE name = ?",
                 (study.per_task, study.checks, study.per_item, study.lease_minutes,
-                 study.completion_url, 1 if study.open else 0, name))
+                 study.completion_url, 1 if study.open else 0, study.code,
+                 web_options.options_text(study.options), name))
             what = "closed" if close else "changed"
         if not close:
             _fill_pool(conn, name)
@@ -181,7 +200,7 @@ def _write_study(project: Project, study: Study, old: Study | None, close: bool,
         log_change(conn, "web_study", by, new={
             "study": name, "what": what, "per_task": study.per_task, "checks": study.checks,
             "per_item": study.per_item, "lease_minutes": study.lease_minutes,
-            "open": study.open})
+            "open": study.open, "options": sorted(study.options)})
     return study, what
 
 
@@ -257,10 +276,17 @@ def study_status(project: Project, now: float | None = None) -> dict:
             "web_tasks u ON u.study = s.study AND u.task = s.task WHERE u.worker = t.worker "
             "AND s.study = t.study AND s.rated_at IS NOT NULL) FROM web_tasks t "
             "WHERE t.study = ? GROUP BY t.worker ORDER BY t.worker", (study.name,))}
+        if study.option("code_per_task"):
+            for worker, task in read("SELECT worker, task FROM web_tasks WHERE study = ? AND "
+                                     "state = 'done' ORDER BY task", (study.name,)):
+                workers[worker].setdefault("codes", []).append(study.code_for(task))
         out[study.name] = {
             "open": study.open, "per_task": study.per_task, "checks": study.checks,
             "per_item": study.per_item, "lease_minutes": study.lease_minutes,
             "completion_url": study.completion_url, "completion_code": study.code,
+            "partial_code": study.option("partial_code", ""),
+            "code_per_task": bool(study.option("code_per_task")),
+            "prolific_study": study.option("prolific_study", ""),
             "tasks": {"done": int(states.get("done", 0)),
                       "leased": int(states.get("leased", 0)),
                       "expired": int(states.get("expired", 0)),

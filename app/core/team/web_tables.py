@@ -5,9 +5,10 @@ rows read from them (a study's settings, a task, a slot); apart so that the hub'
 from __future__ import annotations
 
 import hmac
+import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from simrate.core.errors import SimrateError
 
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS web_studies (
     code TEXT NOT NULL,
     secret TEXT NOT NULL,
     open INTEGER NOT NULL DEFAULT 1,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    options TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS web_tasks (
     study TEXT NOT NULL,
@@ -38,6 +40,7 @@ CREATE TABLE IF NOT EXISTS web_tasks (
     leased_at REAL NOT NULL,
     expires_at REAL NOT NULL,
     done_at REAL,
+    address TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (study, task)
 );
 CREATE INDEX IF NOT EXISTS web_tasks_worker ON web_tasks(worker, state);
@@ -64,11 +67,23 @@ CREATE INDEX IF NOT EXISTS web_fill_next ON web_fill(study, used, rank);
 """
 
 
+#: Columns added since the tables were first made: (table, column, its definition).
+ADDED_COLUMNS = (("web_studies", "options", "TEXT NOT NULL DEFAULT '{}'"),
+                 ("web_tasks", "address", "TEXT NOT NULL DEFAULT ''"))
+
+
 def ensure_web_tables(conn: sqlite3.Connection) -> None:
-    """Create the web study tables if missing (inside a write transaction)."""
-    for statement in WEB_SCHEMA.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    """Create the web study tables if missing, and the columns added since (inside a write
+    transaction)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'web_tasks'").fetchone() is None:
+        for statement in WEB_SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        return
+    for table, column, definition in ADDED_COLUMNS:
+        names = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+        if column not in names:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,20 @@ class Study:
     code: str
     secret: str
     open: bool
+    options: dict = field(default_factory=dict, compare=False)
+
+    def option(self, key: str, default=None):
+        """One of the study's further settings (OPTION_KEYS), or `default`."""
+        return self.options.get(key, default)
+
+    def code_for(self, task: str, partial: bool = False) -> str:
+        """The completion code a worker sees for this task: the partial code for an
+        unfinished one when the study has one; with code_per_task, the task's own code."""
+        if partial and self.option("partial_code"):
+            return self.option("partial_code")
+        if self.option("code_per_task"):
+            return task_code(self.secret, task)
+        return self.code
 
     def start_token(self, worker: str) -> str:
         """The token the landing page's form carries for this worker (kept in no table)."""
@@ -113,6 +142,7 @@ class Lease:
     size: int
     rated: int
     expires_at: float
+    session: str = ""
 
     @property
     def done(self) -> bool:
@@ -127,14 +157,31 @@ class WebRefusal(SimrateError):
         self.status = status
 
 
+def task_code(secret: str, task: str) -> str:
+    """The verification code of one task (--code-per-task): 10 characters, made from the
+    study's secret, so `crowd status` can list them and no worker can guess another's."""
+    return hmac.new(secret.encode(), f"code|{task}".encode(), "sha256").hexdigest()[:10].upper()
+
+
+def read_options(text: str | None) -> dict:
+    """The options column as a dict (an unreadable one as none: the defaults)."""
+    try:
+        found = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return {k: v for k, v in found.items() if k in OPTION_KEYS} if isinstance(found, dict) \
+        else {}
+
+
 def row_study(row: tuple) -> Study:
     """A Study from a row of STUDY_COLUMNS; a "damaged project" SimrateError when a value is
     not what simrate writes (a text where a count belongs, no items per task, ...)."""
-    name, k, c, r, minutes, url, code, secret, is_open = row
+    name, k, c, r, minutes, url, code, secret, is_open, options = row
     problem = study_row_problem(row)
     if problem:
         raise SimrateError(f"damaged project: {problem}")
-    return Study(name, k, c, r, float(minutes), url, code, secret, bool(is_open))
+    return Study(name, k, c, r, float(minutes), url, code, secret, bool(is_open),
+                 read_options(options))
 
 
 def _count(value: object, least: int) -> bool:
@@ -143,7 +190,7 @@ def _count(value: object, least: int) -> bool:
 
 def study_row_problem(row: tuple) -> str | None:
     """What is wrong with a web_studies row of STUDY_COLUMNS (None: nothing)."""
-    name, k, c, r, minutes, url, code, secret, is_open = row
+    name, k, c, r, minutes, url, code, secret, is_open = row[:9]
     label = f"web study {name!r:.40}"
     if not (isinstance(name, str) and STUDY_NAME.fullmatch(name)):
         return f"{label}: its name is not one simrate makes"
@@ -158,4 +205,8 @@ def study_row_problem(row: tuple) -> str | None:
 
 
 STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_url, code, "
-                 "secret, open")
+                 "secret, open, options")
+
+#: The study's further settings, kept as JSON in `options` (hub: the same text column).
+OPTION_KEYS = ("partial_code", "code_per_task", "prolific_study", "instructions", "consent",
+               "frame_from", "redirect_seconds")

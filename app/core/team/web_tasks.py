@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import time
 
-from simrate.core.data import raters
+from simrate.core.data import raters, tables
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.events import RatingState
@@ -20,6 +20,7 @@ from simrate.core.frames import name_problem
 from simrate.core.project import Project
 from simrate.core.roster import KIND_WORDS
 from simrate.core.store import CROWD
+from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
@@ -66,15 +67,34 @@ def held_by_other_kind(held: str) -> WebRefusal:
 
 
 # ----------------------------------------------------------------- leasing
+def _drop_task(conn: sqlite3.Connection, study: str, task: str) -> None:
+    """A task without a rating goes, leaving nothing behind: its slots back to the pool,
+    its rows deleted (no rater was added for it and nothing was logged)."""
+    _unuse(conn, study, task)
+    conn.execute("DELETE FROM web_slots WHERE study = ? AND task = ?", (study, task))
+    conn.execute("DELETE FROM web_tasks WHERE study = ? AND task = ?", (study, task))
+
+
+def _unuse(conn: sqlite3.Connection, study: str, task: str) -> None:
+    """The task's unrated slots stop counting in the pool."""
+    conn.execute(
+        "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
+        "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
+        "AND rated_at IS NULL)", (study, study, task))
+
+
 def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
-    """Leases past their time go back to the pool: their unrated slots stop counting."""
-    late = conn.execute("SELECT task FROM web_tasks WHERE study = ? AND state = 'leased' "
-                        "AND expires_at <= ?", (study, now)).fetchall()
-    for (task,) in late:
-        conn.execute(
-            "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
-            "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
-            "AND rated_at IS NULL)", (study, study, task))
+    """Leases past their time go back to the pool: their unrated slots stop counting (the
+    ratings they got stay; a task without any is dropped)."""
+    late = conn.execute(
+        "SELECT t.task, EXISTS (SELECT 1 FROM web_slots s WHERE s.study = t.study AND "
+        "s.task = t.task AND s.rated_at IS NOT NULL) FROM web_tasks t WHERE t.study = ? AND "
+        "t.state = 'leased' AND t.expires_at <= ?", (study, now)).fetchall()
+    for task, rated in late:
+        if not rated:
+            _drop_task(conn, study, task)
+            continue
+        _unuse(conn, study, task)
         conn.execute("UPDATE web_tasks SET state = 'expired' WHERE study = ? AND task = ?",
                      (study, task))
 
@@ -84,47 +104,63 @@ def _lease_row(conn: sqlite3.Connection, study: str, where: str, params: tuple) 
         "SELECT t.study, t.task, t.worker, t.cookie, t.token, t.state, t.expires_at, "
         "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task), "
         "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task "
-        "AND s.rated_at IS NOT NULL) FROM web_tasks t WHERE t.study = ? AND " + where,
-        (study, *params)).fetchone()
+        "AND s.rated_at IS NOT NULL), t.session FROM web_tasks t WHERE t.study = ? AND "
+        + where, (study, *params)).fetchone()
     if row is None:
         return None
-    s, task, worker, cookie, token, state, expires, size, rated = row
-    return Lease(s, task, worker, cookie, token, state, int(size), int(rated), float(expires))
+    s, task, worker, cookie, token, state, expires, size, rated, session = row
+    return Lease(s, task, worker, cookie, token, state, int(size), int(rated), float(expires),
+                 session)
 
 
 def lease(project: Project, study_name: str, worker: str, session: str = "",
-          cookie: str | None = None, now: float | None = None) -> Lease:
+          cookie: str | None = None, now: float | None = None, address: str = "",
+          again: bool = False) -> Lease:
     """The worker's live task in this study, or a new one: one write transaction.
 
-    A live task is resumed only by the browser that holds its cookie, or by a request
-    with the platform session id it was leased under; else WebRefusal (409). A study
-    without items left for this worker refuses with 410.
+    A live task is resumed only by the browser that holds its cookie (the worker id and
+    session of a link are no credential). A live task of this worker that another browser
+    holds is given up when it has no rating yet (a stranger with the worker's id cannot
+    keep the worker out), else refused (409). A worker who finished a task of the study
+    gets it back (done: the page shows the code) unless `again`. A study without items
+    left for this worker refuses with 410; the flood limits of crowdweb/flood.py apply.
     """
     check_worker_id(worker)
     session = session if re.fullmatch(r"[A-Za-z0-9_.:-]{0,100}", session or "") else ""
     now = time.time() if now is None else now
-    added: dict[str, int] = {}
     with project.team_tables.transaction() as conn:
         ensure_web_tables(conn)
         study = _open_study(conn, study_name)
         _expire(conn, study.name, now)
-        aid, worker = _worker_aid(conn, worker, added)  # one namespace: refused if not crowd
+        aid, worker = _crowd_aid(conn, worker)  # one namespace: refused if not crowd
         live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))
         if live is not None:
-            if (cookie and hmac.compare_digest(cookie, live.cookie)) or \
-                    (session and _session_of(conn, live) == session):
+            if cookie and hmac.compare_digest(cookie, live.cookie):
                 return live
-            raise WebRefusal("this worker already has a task open in another browser; "
-                             "go back to it, or wait until it times out", 409)
-        lease_ = _new_task(conn, study, worker, aid, session, now, fresh=bool(added))
-    if added:
-        project.roster.remember(added)
-    return lease_
+            if live.rated:
+                raise WebRefusal("this worker already has a task open in another browser; "
+                                 "go back to it, or wait until it times out", 409)
+            _drop_task(conn, study.name, live.task)
+        if not again:
+            done = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'done' "
+                              "ORDER BY t.done_at DESC LIMIT 1", (worker,))
+            if done is not None:
+                return done
+        make_room(conn, study, address, now, _drop_task)
+        return _new_task(conn, study, worker, aid, session, now, address)
 
 
-def _session_of(conn: sqlite3.Connection, lease_: Lease) -> str:
-    return conn.execute("SELECT session FROM web_tasks WHERE study = ? AND task = ?",
-                        (lease_.study, lease_.task)).fetchone()[0]
+def _crowd_aid(conn: sqlite3.Connection, worker: str) -> tuple[int | None, str]:
+    """(annotator id, stored name) of the crowd worker of the id's key (`CAROL` is the
+    worker `carol`; id None: not a rater yet, the first rating adds them); WebRefusal when
+    a person or machine rater of the project holds that key (one namespace)."""
+    found = raters.find(conn, worker)
+    if found is None:
+        return None, worker
+    aid, name, held = found
+    if held != CROWD:
+        raise held_by_other_kind(held)
+    return aid, name
 
 
 def _open_study(conn: sqlite3.Connection, name: str) -> Study:
@@ -138,12 +174,14 @@ def _open_study(conn: sqlite3.Connection, name: str) -> Study:
     return study
 
 
-def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int, session: str,
-              now: float, fresh: bool = False) -> Lease:
+def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int | None,
+              session: str, now: float, address: str) -> Lease:
     """Build and record a task of K items and C checks for this worker."""
-    # items this worker rated already, or holds in a live task of any study (a worker added
-    # just now has rated nothing: the ratings table, without an index by rater, is skipped)
-    seen = ("" if fresh else "SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION ") + (
+    # items this worker rated already, or holds in a live task of any study (one who is
+    # no rater yet has rated nothing: the ratings table, without an index by rater, is
+    # skipped)
+    rated = "SELECT item_ord FROM ratings WHERE annotator_id = :aid UNION "
+    seen = ("" if aid is None else rated) + (
             "SELECT s.item_ord FROM web_slots s JOIN web_tasks t ON t.study = s.study AND "
             "t.task = s.task WHERE t.worker = :worker AND t.state = 'leased'")
     has_checks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'check_items'").fetchone()
@@ -152,7 +190,7 @@ def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int, ses
     if study.checks and has_checks:
         checks = _pick_checks(conn, study, worker, aid, seen)
     slots = _place_checks(items, checks)
-    return _record_task(conn, study, worker, session, now, items, slots)
+    return _record_task(conn, study, (worker, session, address), now, items, slots)
 
 
 def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int, seen: str,
@@ -188,23 +226,25 @@ def _place_checks(items: list[int], checks: list[int]) -> list[tuple[int, int]]:
     return slots
 
 
-def _record_task(conn: sqlite3.Connection, study: Study, worker: str, session: str,
+def _record_task(conn: sqlite3.Connection, study: Study, who: tuple[str, str, str],
                  now: float, items: list[int], slots: list[tuple[int, int]]) -> Lease:
-    """Write the task, its slots and the pool's counts; log the lease."""
-    number = conn.execute("SELECT COUNT(*) FROM web_tasks WHERE study = ?",
-                          (study.name,)).fetchone()[0] + 1
+    """Write the task, its slots and the pool's counts. Its lease is short until its first
+    rating; nothing is logged and no rater added before that (rate_slot does both)."""
+    worker, session, address = who
+    number = conn.execute("SELECT COALESCE(MAX(CAST(substr(task, 2) AS INTEGER)), 0) "
+                          "FROM web_tasks WHERE study = ?", (study.name,)).fetchone()[0] + 1
     task = f"w{number:06d}"
     cookie, token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    expires = now + study.lease_minutes * 60
-    conn.execute("INSERT INTO web_tasks VALUES (?,?,?,?,?,?, 'leased', ?, ?, NULL)",
-                 (study.name, task, worker, session, cookie, token, now, expires))
+    expires = now + min(study.lease_minutes, FIRST_RATING_MINUTES) * 60
+    conn.execute("INSERT INTO web_tasks (study, task, worker, session, cookie, token, state, "
+                 "leased_at, expires_at, address) VALUES (?,?,?,?,?,?, 'leased', ?, ?, ?)",
+                 (study.name, task, worker, session, cookie, token, now, expires, address))
     conn.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?, NULL, NULL)",
                      [(study.name, task, n, o, c) for n, (o, c) in enumerate(slots, 1)])
     conn.executemany("UPDATE web_fill SET used = used + 1 WHERE study = ? AND item_ord = ?",
                      [(study.name, o) for o in items])
-    log_change(conn, "web_lease", worker, annotator=worker,
-               new={"study": study.name, "task": task, "slots": len(slots)})
-    return Lease(study.name, task, worker, cookie, token, "leased", len(slots), 0, expires)
+    return Lease(study.name, task, worker, cookie, token, "leased", len(slots), 0, expires,
+                 session)
 
 
 def task_by_cookie(project: Project, study_name: str, cookie: str) -> Lease | None:
@@ -244,35 +284,67 @@ def next_slot(project: Project, lease_: Lease) -> Slot | None:
 
 
 # ----------------------------------------------------------------- rating
+def slot_view(project: Project, lease_: Lease, slot: int) -> tuple[Slot, float | None] | None:
+    """One slot of the task with its texts and the score saved for it (None: unrated);
+    None when the task has no such slot."""
+    rows = project.team_tables.read(
+        "SELECT s.slot, s.item_ord, i.left, i.right, r.code FROM web_slots s JOIN items i "
+        "ON i.ord = s.item_ord LEFT JOIN annotators a ON a.name = ? LEFT JOIN ratings r ON "
+        "r.item_ord = s.item_ord AND r.annotator_id = a.id AND s.rated_at IS NOT NULL "
+        "WHERE s.study = ? AND s.task = ? AND s.slot = ?",
+        (lease_.worker, lease_.study, lease_.task, slot))
+    if not rows:
+        return None
+    *fields, code = rows[0]
+    return Slot(*fields), (None if code is None else project.scale.from_code(code))
+
+
 def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: int,
               score: str, now: float | None = None) -> tuple[Lease, list[tuple]]:
-    """Save one web rating: the task named by `cookie` must carry `token`, be live and hold
-    `slot` unrated; the score must be on the grid. One write transaction. Returns the task
-    as it stands after it and the rows written ((item_id, worker, old, new) for events)."""
+    """Save one web rating, or correct one: the task named by `cookie` must carry `token`
+    and be live (leased, or done, within its lease time); the score must be on the grid.
+    A slot rated already takes the new score (the later edit wins) until the lease ends.
+    The task's first rating adds the worker as a crowd rater, logs the lease and gives the
+    task its full lease time. One write transaction. Returns the task as it stands after
+    it and the rows written ((item_id, worker, old, new) for events)."""
     now = time.time() if now is None else now
     code = _parse_score(project, score)
     written: list[tuple] = []
     with project.edit() as change:  # a slot and its rating in one (app/core/edits/edit.py)
         conn = change.conn
         ensure_web_tables(conn)
-        found = _task_to_write(conn, study_name, cookie, token)
-        if found.state == "done":
-            return found, written
-        if found.state != "leased" or found.expires_at <= now:
+        found, study = _task_to_write(conn, study_name, cookie, token)
+        if found.state not in ("leased", "done") or found.expires_at <= now:
             raise WebRefusal("the time for this task ran out; open your study link again "
                              "for a new one", 409)
-        unrated = _unrated_slot(conn, study_name, found.task, slot)
-        if unrated is None:  # a second Enter or a resent form: nothing doubled
-            return found, written
-        ord_, item_id = unrated
-        aid = _rater_of(conn, found.worker, ord_)
-        seconds = _seconds_taken(conn, study_name, found.task, now)
-        old, new = change.rate(item_id, found.worker, RatingState(code, "", False, seconds),
-                               ord_=ord_, aid=aid)
-        _mark_rated(conn, study_name, found.task, slot, now, seconds)
-        written.append((item_id, found.worker, old, new))
+        ord_, item_id, rated_at = _slot_of(conn, study_name, found.task, slot)
+        aid, worker = _worker_aid(conn, found.worker, change.added)
+        if rated_at is None:
+            _refuse_rated_elsewhere(conn, ord_, aid)
+            seconds = _seconds_taken(conn, study_name, found.task, now)
+            wanted = RatingState(code, "", False, seconds)
+        else:  # a correction: the later edit wins; the same score again changes nothing
+            stored = tables.read_rating_state(conn, ord_, aid)
+            if stored.code == code:
+                return found, written
+            wanted = RatingState(code, None, False, stored.seconds)
+        old, new = change.rate(item_id, worker, wanted, ord_=ord_, aid=aid)
+        if rated_at is None:
+            if not found.rated:
+                _first_rating(conn, study, found)
+            _mark_rated(conn, study_name, found.task, slot, now, wanted.seconds)
+        written.append((item_id, worker, old, new))
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
     return after, written
+
+
+def _first_rating(conn: sqlite3.Connection, study: Study, found: Lease) -> None:
+    """The task's first rating: its lease runs its full length from its start, and is
+    logged (a task never rated leaves no trace)."""
+    conn.execute("UPDATE web_tasks SET expires_at = leased_at + ? WHERE study = ? AND "
+                 "task = ?", (study.lease_minutes * 60, study.name, found.task))
+    log_change(conn, "web_lease", found.worker, annotator=found.worker,
+               new={"study": study.name, "task": found.task, "slots": found.size})
 
 
 def _parse_score(project: Project, score: str) -> int:
@@ -285,41 +357,31 @@ def _parse_score(project: Project, score: str) -> int:
 
 
 def _task_to_write(conn: sqlite3.Connection, study_name: str, cookie: str,
-                   token: str) -> Lease:
+                   token: str) -> tuple[Lease, Study]:
     """The task `cookie` names if `token` is its own and its study is open; else WebRefusal."""
     found = _lease_row(conn, study_name, "t.cookie = ?", (cookie or "",))
     if found is None or not hmac.compare_digest(found.cookie, cookie or "") or \
             not hmac.compare_digest(found.token, token or ""):
         raise WebRefusal("this page has expired; open your study link again", 403)
-    _open_study(conn, study_name)
-    return found
+    return found, _open_study(conn, study_name)
 
 
-def _unrated_slot(conn: sqlite3.Connection, study_name: str, task: str,
-                  slot: int) -> tuple[int, str] | None:
-    """(item ord, item id) of the slot, None when it is rated already; WebRefusal if none."""
-    row = conn.execute("SELECT s.item_ord, s.rated_at, i.id FROM web_slots s JOIN items i "
+def _slot_of(conn: sqlite3.Connection, study_name: str, task: str,
+             slot: int) -> tuple[int, str, float | None]:
+    """(item ord, item id, when rated or None) of the slot; WebRefusal if there is none."""
+    row = conn.execute("SELECT s.item_ord, i.id, s.rated_at FROM web_slots s JOIN items i "
                        "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND "
                        "s.slot = ?", (study_name, task, slot)).fetchone()
     if row is None:
         raise WebRefusal("no such item in this task", 400)
-    ord_, rated_at, item_id = row
-    return None if rated_at is not None else (ord_, item_id)
+    return row[0], row[1], row[2]
 
 
-def _rater_of(conn: sqlite3.Connection, worker: str, ord_: int) -> int:
-    """The crowd worker's annotator id; WebRefusal when the name is no crowd worker's or
-    the item holds their rating already."""
-    found = raters.find(conn, worker)
-    if found is None:
-        raise WebRefusal("this worker id cannot be used for this study", 403)
-    if found[2] != CROWD:
-        raise held_by_other_kind(found[2])
-    aid = found[0]
+def _refuse_rated_elsewhere(conn: sqlite3.Connection, ord_: int, aid: int) -> None:
+    """WebRefusal when the worker rated this item already (in another task or study)."""
     if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                     (ord_, aid)).fetchone():
         raise WebRefusal("this item was rated already", 409)
-    return aid
 
 
 def _seconds_taken(conn: sqlite3.Connection, study_name: str, task: str, now: float) -> float:

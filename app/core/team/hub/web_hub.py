@@ -25,6 +25,7 @@ from typing import Any
 
 from simrate.core.errors import SimrateError
 from simrate.core.project import Project
+from simrate.core.team.crowdweb.options import options_text
 from simrate.core.team.hub.connection import HubError, explain, url_for
 from simrate.core.team.hub.hub_schema import web_role_names
 from simrate.core.team.hub.people import _organizer_connection, hub_of
@@ -35,7 +36,7 @@ WEB_LOGIN_KEY = "hub_web_login"
 
 def _check_web_schema(conn: Any) -> None:
     found = conn.execute(
-        "SELECT to_regprocedure('simrate.web_lease(text, text, text, text)') IS NOT NULL"
+        "SELECT to_regprocedure('simrate.web_slot(text, text, integer)') IS NOT NULL"
     ).fetchone()[0]
     if not found:
         raise HubError("the hub was published by an older simrate and has no web studies: "
@@ -59,10 +60,10 @@ def set_hub_study(project: Project, study, password: str | None = None,
     try:
         _check_web_schema(conn)
         with conn.transaction():
-            conn.execute("SELECT simrate.web_set_study(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                         (study.name, study.per_task, study.checks, study.per_item,
-                          study.lease_minutes, study.completion_url, study.open, checks,
-                          study.code, study.secret))
+            conn.execute("SELECT simrate.web_set_study(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+                         "%s)", (study.name, study.per_task, study.checks, study.per_item,
+                                 study.lease_minutes, study.completion_url, study.open, checks,
+                                 study.code, study.secret, options_text(study.options)))
         if new_web_password or not project.meta(WEB_LOGIN_KEY):
             written = _make_web_login(project, conn)
     except psycopg.Error as exc:
@@ -199,7 +200,7 @@ def _read_hub_studies(project: Project, conn: Any) -> tuple[list, list, list, li
     """(studies, stale pools' names, their pool rows, tasks, slots) as the hub holds them."""
     studies = conn.execute(
         "SELECT name, per_task, checks, per_item, lease_minutes, completion_url, code, "
-        "secret, open, extract(epoch FROM created_at) FROM simrate.web_studies"
+        "secret, open, extract(epoch FROM created_at), options FROM simrate.web_studies"
     ).fetchall()
     # a pool is copied again only when its size changed (its counts of use are
     # not what the file's status reads: that counts the slots)
@@ -212,7 +213,7 @@ def _read_hub_studies(project: Project, conn: Any) -> tuple[list, list, list, li
                         ).fetchall() if stale else []
     tasks = conn.execute(
         "SELECT study, task, worker, session, cookie, token, state, leased_at, "
-        "expires_at, done_at FROM simrate.web_tasks").fetchall()
+        "expires_at, done_at, address FROM simrate.web_tasks").fetchall()
     slots = conn.execute("SELECT study, task, slot, item_id, is_check, rated_at, "
                          "seconds FROM simrate.web_slots").fetchall()
     return studies, stale, pool, tasks, slots
@@ -231,14 +232,19 @@ def _write_mirror(project: Project, studies: list, stale: list, pool: list, task
             local.executemany(f"DELETE FROM {table} WHERE study = ?", names)
         local.executemany("DELETE FROM web_fill WHERE study = ?", [(n,) for n in stale])
         local.executemany(
-            "INSERT INTO web_studies VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO "
+            "INSERT INTO web_studies (name, per_task, checks, per_item, lease_minutes, "
+            "completion_url, code, secret, open, created_at, options) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO "
             "UPDATE SET per_task = excluded.per_task, checks = excluded.checks, "
             "per_item = excluded.per_item, lease_minutes = excluded.lease_minutes, "
-            "completion_url = excluded.completion_url, open = excluded.open",
-            [(*s[:8], int(s[8]), float(s[9])) for s in studies])
+            "completion_url = excluded.completion_url, open = excluded.open, "
+            "code = excluded.code, options = excluded.options",
+            [(*s[:8], int(s[8]), float(s[9]), s[10]) for s in studies])
         local.executemany("INSERT INTO web_fill VALUES (?,?,?,?)",
                           [(s, ords[i], u, r) for s, i, u, r in pool if i in ords])
-        local.executemany("INSERT INTO web_tasks VALUES (?,?,?,?,?,?,?,?,?,?)", tasks)
+        local.executemany("INSERT INTO web_tasks (study, task, worker, session, cookie, "
+                          "token, state, leased_at, expires_at, done_at, address) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?)", tasks)
         local.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?,?,?)",
                           [(s, t, n, ords[i], int(c), at, sec)
                            for s, t, n, i, c, at, sec in slots if i in ords])

@@ -1,0 +1,309 @@
+"""The hub's web functions that lease tasks (see web.py for the roles and tables): the
+same rules as the file's (app/core/team/web_tasks.py and crowdweb/flood.py): a lease is short
+until its first rating; a task never rated is dropped without a trace (no rater row, no
+change); a live task is the cookie's; limits on tasks without a rating per address and in
+total; a worker who finished a task of the study gets it back (the page shows the code)."""
+
+from __future__ import annotations
+
+from simrate.core.team.crowdweb.flood import (
+    EVICT_AFTER,
+    FIRST_RATING_MINUTES,
+    UNRATED_LEAST,
+    UNRATED_PER_ADDRESS,
+    UNRATED_SHARE,
+)
+
+WEB_LEASE_SQL = r"""
+DROP FUNCTION IF EXISTS simrate.web_study(text);
+CREATE FUNCTION simrate.web_study(p_name text)
+RETURNS TABLE (name text, per_task integer, checks integer, per_item integer,
+               lease_minutes double precision, completion_url text, code text, secret text,
+               open boolean, options text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT s.name, s.per_task, s.checks, s.per_item, s.lease_minutes, s.completion_url,
+         s.code, s.secret, s.open, s.options FROM simrate.web_studies s WHERE s.name = p_name
+$$;
+
+DROP FUNCTION IF EXISTS simrate.web_lease_row(text, text);
+CREATE FUNCTION simrate.web_lease_row(p_study text, p_task text)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT t.task, t.worker, t.cookie, t.token, t.state,
+         (SELECT count(*)::integer FROM simrate.web_slots s
+          WHERE s.study = t.study AND s.task = t.task),
+         (SELECT count(*)::integer FROM simrate.web_slots s
+          WHERE s.study = t.study AND s.task = t.task AND s.rated_at IS NOT NULL),
+         t.expires_at, t.session
+  FROM simrate.web_tasks t WHERE t.study = p_study AND t.task = p_task
+$$;
+
+-- the tasks' unrated slots stop counting in the pool (rows locked in one order by every
+-- transaction: no deadlock between them); with p_drop, the tasks (never rated) go too
+CREATE OR REPLACE FUNCTION simrate.web_release(p_study text, p_tasks text[], p_drop boolean)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  ids text[];
+  counts integer[];
+BEGIN
+  SELECT array_agg(q.item_id ORDER BY q.item_id), array_agg(q.n ORDER BY q.item_id)
+  INTO ids, counts FROM (
+    SELECT s.item_id, count(*)::integer AS n FROM simrate.web_slots s
+    WHERE s.study = p_study AND s.task = ANY (p_tasks) AND NOT s.is_check
+      AND s.rated_at IS NULL GROUP BY s.item_id) q;
+  IF ids IS NOT NULL THEN
+    PERFORM 1 FROM simrate.web_pool p WHERE p.study = p_study AND p.item_id = ANY (ids)
+    ORDER BY p.item_id FOR UPDATE;
+    UPDATE simrate.web_pool p SET used = p.used - u.n
+    FROM unnest(ids, counts) AS u(item_id, n)
+    WHERE p.study = p_study AND p.item_id = u.item_id;
+  END IF;
+  IF p_drop THEN
+    DELETE FROM simrate.web_slots s WHERE s.study = p_study AND s.task = ANY (p_tasks);
+    DELETE FROM simrate.web_tasks t WHERE t.study = p_study AND t.task = ANY (p_tasks);
+  END IF;
+END $$;
+
+-- leases past their time go back to the pool: a task with ratings is 'expired' (they
+-- stay), one without is dropped. p_worker NULL: any worker's, skipping tasks another
+-- transaction holds; else that worker's, waiting for them.
+DROP FUNCTION IF EXISTS simrate.web_expire(text, text, double precision);
+CREATE FUNCTION simrate.web_expire(p_study text, p_worker text, p_now double precision)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  tasks_ text[];
+  rated_ text[];
+BEGIN
+  IF p_worker IS NULL THEN
+    SELECT array_agg(l.task) INTO tasks_ FROM (
+      SELECT t.task FROM simrate.web_tasks t
+      WHERE t.study = p_study AND t.state = 'leased' AND t.expires_at <= p_now
+      FOR UPDATE SKIP LOCKED) l;
+  ELSE
+    SELECT array_agg(l.task) INTO tasks_ FROM (
+      SELECT t.task FROM simrate.web_tasks t
+      WHERE t.study = p_study AND t.worker = p_worker AND t.state = 'leased'
+        AND t.expires_at <= p_now FOR UPDATE) l;
+  END IF;
+  IF tasks_ IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT array_agg(DISTINCT s.task) INTO rated_ FROM simrate.web_slots s
+  WHERE s.study = p_study AND s.task = ANY (tasks_) AND s.rated_at IS NOT NULL;
+  rated_ := coalesce(rated_, '{}'::text[]);
+  UPDATE simrate.web_tasks t SET state = 'expired'
+  WHERE t.study = p_study AND t.task = ANY (rated_);
+  PERFORM simrate.web_release(p_study, rated_, false);
+  PERFORM simrate.web_release(p_study, ARRAY(SELECT unnest(tasks_) EXCEPT
+                                             SELECT unnest(rated_)), true);
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.web_refuse(message text, status integer)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = message, ERRCODE = 'SR' || status::text;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.web_open_study(p_study text)
+RETURNS simrate.web_studies
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  st simrate.web_studies;
+BEGIN
+  SELECT * INTO st FROM simrate.web_studies WHERE name = p_study;
+  IF NOT FOUND THEN
+    PERFORM simrate.web_refuse('no such study', 404);
+  END IF;
+  IF NOT st.open THEN
+    PERFORM simrate.web_refuse('this study is closed', 410);
+  END IF;
+  RETURN st;
+END $$;
+
+-- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
+-- of the study's tasks, the oldest of which is given up once it had its time
+CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
+                                                 p_now double precision)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  unrated integer;
+  cap integer;
+  oldest simrate.web_tasks;
+BEGIN
+  IF p_address <> '' AND (SELECT count(*) FROM simrate.web_tasks t
+      WHERE t.study = st.name AND t.state = 'leased' AND t.address = p_address
+        AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study
+                        AND s.task = t.task AND s.rated_at IS NOT NULL)) >= @per_address THEN
+    PERFORM simrate.web_refuse('tasks started from this address wait for their first '
+                               'rating; rate those, or try again in a few minutes', 429);
+  END IF;
+  SELECT count(*) INTO unrated FROM simrate.web_tasks t
+  WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
+    SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
+    AND s.rated_at IS NOT NULL);
+  IF unrated < @least THEN
+    RETURN;
+  END IF;
+  -- near the cap, the study's starts one at a time (counted again once the lock is held),
+  -- so leases under way at once cannot pass it together
+  PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
+  SELECT count(*) INTO unrated FROM simrate.web_tasks t
+  WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
+    SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
+    AND s.rated_at IS NOT NULL);
+  -- the pool counted only as far as needed to tell (not all 200,000 pairs on every start)
+  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
+                                    / greatest(1, st.per_task)) * @share))::integer
+  INTO cap FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
+                 LIMIT ceil((unrated + 1) / @share * greatest(1, st.per_task)
+                            / st.per_item)::integer + 1) q;
+  IF unrated < cap THEN
+    RETURN;
+  END IF;
+  SELECT * INTO oldest FROM simrate.web_tasks t
+  WHERE t.study = st.name AND t.state = 'leased' AND t.leased_at <= p_now - @evict_after
+    AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study
+                    AND s.task = t.task AND s.rated_at IS NOT NULL)
+  ORDER BY t.leased_at LIMIT 1 FOR UPDATE SKIP LOCKED;
+  IF NOT FOUND THEN
+    PERFORM simrate.web_refuse('many tasks were started just now; try again in a minute',
+                               503);
+  END IF;
+  PERFORM simrate.web_release(st.name, ARRAY[oldest.task], true);
+END $$;
+
+-- the stored name of the crowd worker of this worker id's key (`CAROL` is `carol`; an id
+-- never seen: as given, the first rating claims it); the key of a person or machine
+-- rater: refused, naming the kind (one namespace, SQLSTATE SR403)
+CREATE OR REPLACE FUNCTION simrate.web_worker_name(p_worker text) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  held simrate.annotators;
+BEGIN
+  SELECT * INTO held FROM simrate.annotators a
+  WHERE a.key = simrate.rater_key(p_worker, NULL) OR a.name = p_worker
+  ORDER BY a.name = p_worker DESC LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN p_worker;
+  END IF;
+  IF held.kind IS DISTINCT FROM 'crowd' THEN
+    RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(
+      'this worker id is the name of %s of this project; it cannot be used for this study',
+      simrate.kind_words(held.kind));
+  END IF;
+  RETURN held.name;
+END $$;
+
+-- the worker's live task in the study (the cookie's), or their finished one, or a new one
+-- of K items and C check items
+DROP FUNCTION IF EXISTS simrate.web_lease(text, text, text, text);
+CREATE OR REPLACE FUNCTION simrate.web_lease(p_study text, p_worker text, p_session text,
+                                             p_cookie text, p_address text)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+  st simrate.web_studies;
+  now_ double precision := extract(epoch FROM clock_timestamp());
+  live simrate.web_tasks;
+  picked text[];
+  checks_ text[];
+  slot_items text[];
+  slot_checks boolean[];
+  one text;
+  pos integer;
+  new_task text;
+BEGIN
+  st := simrate.web_open_study(p_study);
+  IF p_worker IS NULL OR p_worker !~ '^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}$' THEN
+    PERFORM simrate.web_refuse('the link lacks a valid worker id (PROLIFIC_PID or worker)',
+                               400);
+  END IF;
+  p_worker := simrate.web_worker_name(p_worker);  -- one namespace across kinds
+  p_session := CASE WHEN coalesce(p_session, '') ~ '^[A-Za-z0-9_.:-]{0,100}$'
+                    THEN coalesce(p_session, '') ELSE '' END;
+  p_address := left(coalesce(p_address, ''), 64);
+  -- one worker's leases one at a time (two tabs pressing Start at once get one task)
+  PERFORM pg_advisory_xact_lock(@web_lock, hashtext(p_study || '|' || p_worker));
+  PERFORM simrate.web_expire(p_study, NULL, now_);
+  PERFORM simrate.web_expire(p_study, p_worker, now_);
+  SELECT * INTO live FROM simrate.web_tasks t
+  WHERE t.study = p_study AND t.worker = p_worker AND t.state = 'leased';
+  IF FOUND THEN
+    IF coalesce(p_cookie, '') <> '' AND live.cookie = p_cookie THEN
+      RETURN QUERY SELECT * FROM simrate.web_lease_row(p_study, live.task);
+      RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = p_study
+               AND s.task = live.task AND s.rated_at IS NOT NULL) THEN
+      PERFORM simrate.web_refuse('this worker already has a task open in another browser; '
+                                 'go back to it, or wait until it times out', 409);
+    END IF;
+    -- never rated: another browser with the worker's id cannot keep the worker out
+    PERFORM simrate.web_release(p_study, ARRAY[live.task], true);
+  END IF;
+  SELECT * INTO live FROM simrate.web_tasks t
+  WHERE t.study = p_study AND t.worker = p_worker AND t.state = 'done'
+  ORDER BY t.done_at DESC LIMIT 1;
+  IF FOUND THEN  -- finished: the same task again, whose page shows the code
+    RETURN QUERY SELECT * FROM simrate.web_lease_row(p_study, live.task);
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = p_worker) THEN
+    PERFORM simrate.web_refuse('this worker id cannot be used for this study', 403);
+  END IF;
+  PERFORM simrate.web_make_room(st, p_address, now_);
+  SELECT array_agg(q.item_id ORDER BY q.used, q.rank) INTO picked FROM (
+    SELECT p.item_id, p.used, p.rank FROM simrate.web_pool p
+    WHERE p.study = p_study AND NOT p.is_check AND p.used < st.per_item
+      AND NOT EXISTS (SELECT 1 FROM simrate.ratings r
+                      WHERE r.item_id = p.item_id AND r.annotator = p_worker)
+      AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s JOIN simrate.web_tasks t
+                      ON t.study = s.study AND t.task = s.task
+                      WHERE t.worker = p_worker AND t.state = 'leased'
+                        AND s.item_id = p.item_id)
+    ORDER BY p.used, p.rank LIMIT st.per_task
+    FOR UPDATE OF p SKIP LOCKED) q;
+  IF picked IS NULL THEN
+    PERFORM simrate.web_refuse('there is no task left in this study for you; thank you', 410);
+  END IF;
+  IF st.checks > 0 THEN
+    SELECT array_agg(q.item_id) INTO checks_ FROM (
+      SELECT p.item_id FROM simrate.web_pool p
+      WHERE p.study = p_study AND p.is_check
+        AND NOT EXISTS (SELECT 1 FROM simrate.ratings r
+                        WHERE r.item_id = p.item_id AND r.annotator = p_worker)
+      ORDER BY random() LIMIT st.checks) q;
+  END IF;
+  slot_items := picked;
+  slot_checks := array_fill(false, ARRAY[cardinality(picked)]);
+  FOREACH one IN ARRAY coalesce(checks_, '{}'::text[]) LOOP
+    pos := floor(random() * (cardinality(slot_items) + 1))::integer;
+    slot_items := slot_items[1:pos] || one || slot_items[pos + 1:];
+    slot_checks := slot_checks[1:pos] || true || slot_checks[pos + 1:];
+  END LOOP;
+  new_task := 'w' || lpad(nextval('simrate.web_task_numbers')::text, 6, '0');
+  INSERT INTO simrate.web_tasks (study, task, worker, session, cookie, token, state,
+                                 leased_at, expires_at, address)
+  VALUES (p_study, new_task, p_worker, p_session,
+          replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''),
+          replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''),
+          'leased', now_, now_ + least(st.lease_minutes, @first_rating) * 60, p_address);
+  INSERT INTO simrate.web_slots (study, task, slot, item_id, is_check)
+  SELECT p_study, new_task, n, slot_items[n], slot_checks[n]
+  FROM generate_subscripts(slot_items, 1) AS n;
+  UPDATE simrate.web_pool p SET used = p.used + 1
+  WHERE p.study = p_study AND p.item_id = ANY (picked);
+  RETURN QUERY SELECT * FROM simrate.web_lease_row(p_study, new_task);
+END $$;
+"""
+
+
+def lease_sql() -> str:
+    """The functions above with the limits of crowdweb/flood.py written in."""
+    return (WEB_LEASE_SQL.replace("@per_address", str(UNRATED_PER_ADDRESS))
+            .replace("@least", str(UNRATED_LEAST)).replace("@share", repr(UNRATED_SHARE))
+            .replace("@evict_after", repr(EVICT_AFTER))
+            .replace("@first_rating", repr(FIRST_RATING_MINUTES)))

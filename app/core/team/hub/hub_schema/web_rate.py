@@ -1,0 +1,114 @@
+"""The hub's web functions that show a task's pairs and rate them (see web.py for the roles
+and tables): the rules of the file's web_tasks.rate_slot. A slot rated already takes a new
+score while the lease holds (the later edit wins); the task's first rating adds the worker
+as a crowd rater and gives the lease its full length."""
+
+from __future__ import annotations
+
+WEB_RATE_SQL = r"""
+-- the task a cookie names, with its first unrated slot and that item's texts
+DROP FUNCTION IF EXISTS simrate.web_task(text, text);
+CREATE FUNCTION simrate.web_task(p_study text, p_cookie text)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text, slot integer,
+               item_left text, item_right text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT l.*, n.slot, n."left", n."right"
+  FROM simrate.web_tasks t
+  CROSS JOIN LATERAL simrate.web_lease_row(t.study, t.task) l
+  LEFT JOIN LATERAL (
+    SELECT s.slot, i."left", i."right" FROM simrate.web_slots s
+    JOIN simrate.items i ON i.id = s.item_id
+    WHERE s.study = t.study AND s.task = t.task AND s.rated_at IS NULL
+    ORDER BY s.slot LIMIT 1) n ON true
+  WHERE t.study = p_study AND t.cookie = p_cookie
+$$;
+
+-- the task a cookie names, with one of its slots, that item's texts and the score code
+-- saved for it (NULL: unrated)
+CREATE OR REPLACE FUNCTION simrate.web_slot(p_study text, p_cookie text, p_slot integer)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text, slot integer,
+               item_left text, item_right text, code integer)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT l.*, n.slot, n."left", n."right", n.code
+  FROM simrate.web_tasks t
+  CROSS JOIN LATERAL simrate.web_lease_row(t.study, t.task) l
+  LEFT JOIN LATERAL (
+    SELECT s.slot, i."left", i."right",
+           (SELECT r.code FROM simrate.ratings r WHERE s.rated_at IS NOT NULL
+            AND r.item_id = s.item_id AND r.annotator = t.worker) AS code
+    FROM simrate.web_slots s JOIN simrate.items i ON i.id = s.item_id
+    WHERE s.study = t.study AND s.task = t.task AND s.slot = p_slot) n ON true
+  WHERE t.study = p_study AND t.cookie = p_cookie
+$$;
+
+-- one rating (or a correction) for the worker of the task that the cookie and token
+-- name: the next unrated slot's number, or 'done'
+CREATE OR REPLACE FUNCTION simrate.web_rate(p_study text, p_cookie text, p_token text,
+                                            p_slot integer, p_code integer)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  t simrate.web_tasks;
+  s simrate.web_slots;
+  st simrate.web_studies;
+  now_ double precision := extract(epoch FROM clock_timestamp());
+  took double precision;
+  following integer;
+BEGIN
+  SELECT * INTO t FROM simrate.web_tasks w
+  WHERE w.study = p_study AND w.cookie = p_cookie FOR UPDATE;
+  IF NOT FOUND OR t.token IS DISTINCT FROM p_token THEN
+    PERFORM simrate.web_refuse('this page has expired; open your study link again', 403);
+  END IF;
+  st := simrate.web_open_study(p_study);
+  IF t.state NOT IN ('leased', 'done') OR t.expires_at <= now_ THEN
+    PERFORM simrate.web_refuse('the time for this task ran out; open your study link again '
+                               'for a new one', 409);
+  END IF;
+  SELECT * INTO s FROM simrate.web_slots w
+  WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
+  IF NOT FOUND THEN
+    PERFORM simrate.web_refuse('no such item in this task', 400);
+  END IF;
+  IF p_code IS NULL THEN
+    PERFORM simrate.web_refuse('the score must be a value of the scale', 400);
+  END IF;
+  PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
+  IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) THEN
+    PERFORM simrate.web_refuse('this worker id cannot be used for this study', 403);
+  END IF;
+  IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins
+    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + 0.001)
+    WHERE r.item_id = s.item_id AND r.annotator = t.worker AND r.code IS DISTINCT FROM p_code;
+  ELSE
+    IF EXISTS (SELECT 1 FROM simrate.ratings r WHERE r.item_id = s.item_id
+               AND r.annotator = t.worker) THEN
+      PERFORM simrate.web_refuse('this item was rated already', 409);
+    END IF;
+    PERFORM simrate.claim_rater(t.worker, NULL, 'crowd');  -- the one way a rater is added
+    took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(
+      (SELECT max(w.rated_at) FROM simrate.web_slots w
+       WHERE w.study = p_study AND w.task = t.task), t.leased_at)))::numeric, 3);
+    INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds, updated_at)
+    VALUES (s.item_id, t.worker, p_code, '', false, took, now_);
+    UPDATE simrate.web_slots w SET rated_at = now_, seconds = took
+    WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
+    IF NOT EXISTS (SELECT 1 FROM simrate.web_slots w WHERE w.study = p_study
+                   AND w.task = t.task AND w.rated_at IS NOT NULL AND w.slot <> p_slot) THEN
+      -- the first rating: the lease runs its full length from its start
+      UPDATE simrate.web_tasks w SET expires_at = w.leased_at + st.lease_minutes * 60
+      WHERE w.study = p_study AND w.task = t.task AND w.state = 'leased';
+    END IF;
+  END IF;
+  SELECT min(w.slot) INTO following FROM simrate.web_slots w
+  WHERE w.study = p_study AND w.task = t.task AND w.rated_at IS NULL;
+  IF following IS NULL THEN
+    UPDATE simrate.web_tasks w SET state = 'done', done_at = coalesce(w.done_at, now_)
+    WHERE w.study = p_study AND w.task = t.task;
+    RETURN 'done';
+  END IF;
+  RETURN following::text;
+END $$;
+"""

@@ -1,0 +1,229 @@
+"""The routes of a web study's worker: landing, start, the task's pages, rating, the code.
+
+Each pair of a task has its own address (`/study/NAME/task/N`), so Back and a reload show
+that pair with the score saved for it, and saving there corrects it while the lease holds
+(the later edit wins). A score off the scale comes back on the same page with the field
+kept; every other refusal has a link back to the task. The last page holds the code (the
+requester's), a copy button and a "Return to the study platform" link.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from simrate.core.scale import fmt
+from simrate.core.team import web_study as web
+from simrate.core.team.crowdweb.flood import address_key
+from simrate.core.team.crowdweb.options import completion_link
+from simrate.web import mturk
+from simrate.web.markdown import render
+from simrate.web.security import COOKIE, Refused
+
+
+class StudyRoutes:
+    """The worker's routes of a study (a part of pages.Pages)."""
+
+    async def landing(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        study = await self.study_or_refuse(name, closed_ok=True)
+        query = request.query_params
+        frame_from = study.option("frame_from", "")
+        turker, turk_session, preview = mturk.from_link(query, frame_from)
+        if preview:  # a HIT's preview: the page without a task
+            return self.landing_page(study, "", "", "", preview=True)
+        worker = turker or query.get("PROLIFIC_PID") or query.get("worker") or ""
+        try:
+            web.check_worker_id(worker)
+        except web.WebRefusal as refusal:
+            raise Refused(refusal.message, refusal.status) from None
+        self.check_platform_study(study, query.get("STUDY_ID", ""))
+        mine = await self.finished_here(request, study, worker)
+        if mine is not None:
+            return mine
+        if not study.open:
+            raise Refused("this study is closed", 410)
+        return self.landing_page(study, worker, turk_session or query.get("SESSION_ID", ""),
+                                 query.get("STUDY_ID", ""))
+
+    def landing_page(self, study: web.Study, worker: str, session: str, study_id: str,
+                     preview: bool = False) -> Response:
+        scale = self.backend.scale
+        return self.page("landing.html", title=self.backend.title or "Rate text pairs",
+                         frame_from=study.option("frame_from", ""), preview=preview,
+                         study=study.name, worker=worker, session=session[:100],
+                         study_id=study_id[:100], start_token=study.start_token(worker),
+                         size=study.per_task + study.checks, scale_title=scale.title,
+                         scale_description=scale.description, points=self.points(),
+                         top=fmt(scale.high), low=fmt(scale.low), step=fmt(scale.step),
+                         example=fmt(scale.from_code(round((scale.high - scale.low)
+                                                         / scale.step) // 2)),
+                         instructions=render(study.option("instructions", "")),
+                         consent=render(study.option("consent", "")))
+
+    async def finished_here(self, request: Request, study: web.Study, worker: str):
+        """The code page when this browser holds a task of this worker that is finished
+        (or ran out, or whose study closed, with ratings); else None."""
+        cookie = request.cookies.get(COOKIE, "")
+        if not cookie:
+            return None
+        lease, _slot = await self.backend.task(study.name, cookie)
+        if lease is None or lease.worker != worker:
+            return None
+        if lease.done:
+            return self.done_page(study, lease)
+        if lease.rated and (not study.open or lease.state != "leased"
+                            or lease.expires_at <= time.time()):
+            return self.done_page(study, lease, partial=True)
+        return None
+
+    def check_platform_study(self, study: web.Study, study_id: str) -> None:
+        wanted = study.option("prolific_study")
+        if wanted and not hmac.compare_digest(wanted, study_id or ""):
+            raise Refused("this link is for another study of the platform; open the link "
+                          "of the study you took part in", 403)
+
+    async def start(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        form = await read_form_of(request)
+        study = await self.study_or_refuse(name)
+        worker = form.get("worker", "")
+        if not hmac.compare_digest(study.start_token(worker), form.get("start_token", "")):
+            raise Refused("refused: open your study link again", 403)
+        self.check_platform_study(study, form.get("study_id", ""))
+        if not self.starts.allow(f"{name}\0{worker}"):
+            raise Refused("too many requests; wait a moment", 429)
+        raw = request.client.host if request.client else ""
+        link = f"/study/{name}?" + urlencode({"PROLIFIC_PID": worker, "STUDY_ID": form.get(
+            "study_id", ""), "SESSION_ID": form.get("session", "")})
+        if not self.ip_starts.allow(address_key(raw) or raw):
+            raise Refused("too many tasks started from this address; wait a moment", 429,
+                          back=link)
+        try:
+            lease = await self.backend.lease(name, worker, form.get("session", ""),
+                                             request.cookies.get(COOKIE), address_key(raw))
+        except web.WebRefusal as refusal:
+            raise Refused(refusal.message, refusal.status, back=link) from None
+        if lease.done:  # this worker finished a task of the study: the code again
+            return self.done_page(study, lease, with_back=False)
+        response = RedirectResponse(f"/study/{name}/task", status_code=303)
+        framed = bool(study.option("frame_from")) and request.url.scheme == "https"
+        response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
+                            path=f"/study/{name}", httponly=True,
+                            samesite="none" if framed else "strict",
+                            secure=request.url.scheme == "https")
+        return response
+
+    async def task(self, request: Request) -> Response:
+        """The task's next pair to rate (a redirect to its own address), or its code."""
+        name = request.path_params["name"]
+        study = await self.study_or_refuse(name, closed_ok=True)
+        lease, slot = await self.backend.task(name, request.cookies.get(COOKIE, ""))
+        ended = self.ended(study, lease)
+        if ended is not None:
+            return ended
+        if slot is None:
+            return self.done_page(study, lease)
+        return RedirectResponse(f"/study/{name}/task/{slot.slot}", status_code=303)
+
+    def ended(self, study: web.Study, lease) -> Response | None:
+        """The page of a task that cannot take ratings (None when it can)."""
+        if lease is None:
+            raise Refused("no task is open in this browser; open your study link again", 403)
+        if lease.done:
+            return self.done_page(study, lease)
+        if study.open and lease.state == "leased" and lease.expires_at > time.time():
+            return None
+        if lease.rated:
+            return self.done_page(study, lease, partial=True)
+        raise Refused("the time for this task ran out before a pair was rated; open your "
+                      "study link again for a new one", 409)
+
+    async def pair(self, request: Request) -> Response:
+        """One pair of the task, by its number: the score saved for it is shown."""
+        name = request.path_params["name"]
+        number = request.path_params["slot"]
+        study = await self.study_or_refuse(name, closed_ok=True)
+        if not (number.isascii() and number.isdigit()) or len(number) > 6:
+            raise Refused("no such item in this task", 404)
+        lease, slot, saved = await self.backend.slot(name, request.cookies.get(COOKIE, ""),
+                                                     int(number))
+        if lease is None or not (study.open and lease.state in ("leased", "done")
+                                 and lease.expires_at > time.time()):
+            return self.ended(study, lease)
+        if slot is None:
+            raise Refused("no such item in this task", 404)
+        return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""))
+
+    def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
+                  status: int = 200, frame_from: str = "") -> Response:
+        scale = self.backend.scale
+        shown = "" if saved is None else fmt(saved)
+        return self.page("item.html", status, frame_from, action=f"/study/{name}/rate",
+                         token=lease.token,
+                         slot=slot.slot, position=slot.slot, size=lease.size, left=slot.left,
+                         right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
+                         step=fmt(scale.step), points=self.points(),
+                         saved=shown or None, value=value or shown, error=error,
+                         previous=f"/study/{name}/task/{slot.slot - 1}" if slot.slot > 1 else "",
+                         next=f"/study/{name}/task" if saved is not None else "")
+
+    async def rate(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        form = await read_form_of(request)
+        cookie = request.cookies.get(COOKIE, "")
+        if not cookie or not form.get("token"):
+            raise Refused("refused: this page has expired; open your study link again", 403)
+        if not self.writes.allow(cookie[:64]):
+            raise Refused("too many requests; wait a moment", 429)
+        slot = form.get("slot", "")
+        if not (slot.isascii() and slot.isdigit()) or len(slot) > 6:
+            raise Refused("no such item in this task", 400)
+        score = form.get("score", "")
+        try:
+            following = await self.backend.rate(name, cookie, form["token"], int(slot), score)
+        except web.WebRefusal as refusal:
+            if refusal.status != 400 or not refusal.message.startswith("the score"):
+                raise
+            lease, found, saved = await self.backend.slot(name, cookie, int(slot))
+            if lease is None or found is None:
+                raise
+            return self.item_page(name, lease, found, saved, status=400, value=score[:12],
+                                  error=f"\u201c{score[:12]}\u201d is not a score of this "
+                                        f"scale: type a value from {fmt(self.backend.scale.low)} "
+                                        f"to {fmt(self.backend.scale.high)} in steps of "
+                                        f"{fmt(self.backend.scale.step)}.")
+        where = f"/study/{name}/task" + (f"/{following}" if following else "")
+        return RedirectResponse(where, status_code=303)
+
+    def done_page(self, study: web.Study, lease, partial: bool = False,
+                  with_back: bool = True) -> Response:
+        """The code page: the requester's code (or the partial code for an unfinished
+        task), a copy button and the way back to the platform."""
+        code = study.code_for(lease.task, partial=partial)
+        line = ""
+        if partial:
+            why = "This study was closed" if not study.open else "The time for this task ran out"
+            line = (f"{why} before every pair was rated; the {lease.rated} pairs you rated are "
+                    "saved. This is your code for the work done.")
+        url = completion_link(study.completion_url, code, lease.worker, lease.session) \
+            if study.completion_url else ""
+        live = study.open and lease.expires_at > time.time()
+        back = f"/study/{study.name}/task/{lease.size}" if with_back and live and not partial \
+            else ""
+        turk = mturk.submit_to(lease.session)
+        return self.page("done.html", frame_from=study.option("frame_from", ""), code=code,
+                         line=line, return_url=url if turk is None else "", back=back,
+                         redirect_seconds=int(study.option("redirect_seconds", 0) or 0),
+                         turk_submit=turk[0] if turk else "",
+                         assignment=turk[1] if turk else "")
+
+
+async def read_form_of(request: Request) -> dict[str, str]:
+    from simrate.web.security import read_form
+
+    return await read_form(request)
