@@ -93,6 +93,10 @@ BY_COMMAND = {
     ("crowd study", "completion_url"): "where the last page sends the worker (the "
                                        "platform's completion link)",
     ("crowd study", "close"): "close the study: no new tasks are handed out",
+    ("crowd study", "instructions"): "a Markdown file of the requester's instructions, shown "
+                                     "before Start (no raw HTML)",
+    ("crowd study", "consent"): "a Markdown file of the consent text, shown before Start "
+                                "(no raw HTML)",
     ("crowd study", "by"): "who is doing this, for the change log (default: your login "
                            "name)",
     ("serve", "host"): "the address to listen on (default %(default)s: this machine only)",

@@ -22,7 +22,7 @@ ALLOWED = {"core/edits/writes.py"}
 #: sync round (ratings; adjudications, exclusions and undone ratings), the first upload of
 #: `team publish`, the hub's web study functions.
 HUB_ALLOWED = {"core/team/hub/exchange.py", "core/team/hub/later/push_others.py",
-               "core/team/hub/publish.py", "core/team/hub/hub_schema/web.py"}
+               "core/team/hub/publish.py", "core/team/hub/hub_schema/web_rate.py"}
 
 _VERB = r"(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
 LOCAL = re.compile(

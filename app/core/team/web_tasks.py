@@ -12,20 +12,17 @@ import secrets
 import sqlite3
 import time
 
-from simrate.core.data import raters, tables
+from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
 from simrate.core.errors import SimrateError
 from simrate.core.events import RatingState
-from simrate.core.frames import name_problem
 from simrate.core.project import Project
-from simrate.core.roster import KIND_WORDS
-from simrate.core.store import CROWD
 from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
+from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
-    WORKER_ID,
     Lease,
     Slot,
     Study,
@@ -33,37 +30,6 @@ from simrate.core.team.web_tables import (
     ensure_web_tables,
     row_study,
 )
-
-
-# ----------------------------------------------------------------- workers
-def check_worker_id(worker: str) -> str:
-    """The worker id as given, or WebRefusal when it cannot name a crowd worker."""
-    if not WORKER_ID.fullmatch(worker or "") or name_problem(worker):
-        raise WebRefusal("the link lacks a valid worker id (PROLIFIC_PID or worker)", 400)
-    return worker
-
-
-def _worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]
-                ) -> tuple[int, str]:
-    """(annotator id, stored name) of this crowd worker (the rater of the id's key: `CAROL`
-    is the worker `carol`), adding them with kind crowd; WebRefusal when a person or
-    machine rater of the project holds that key."""
-    found = raters.find(conn, worker)
-    if found is not None:
-        aid, name, held = found
-        if held != CROWD:
-            raise held_by_other_kind(held)
-        return aid, name
-    aid = raters.insert(conn, worker, CROWD)
-    log_change(conn, "annotator", annotator=worker, new={"name": worker, "kind": CROWD})
-    added[worker] = aid
-    return aid, worker
-
-
-def held_by_other_kind(held: str) -> WebRefusal:
-    """The refusal of a worker id that names a rater of another kind (one namespace)."""
-    return WebRefusal(f"this worker id is the name of {KIND_WORDS.get(held, held)} of this "
-                      "project; it cannot be used for this study", 403)
 
 
 # ----------------------------------------------------------------- leasing
@@ -132,7 +98,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
         ensure_web_tables(conn)
         study = _open_study(conn, study_name)
         _expire(conn, study.name, now)
-        aid, worker = _crowd_aid(conn, worker)  # one namespace: refused if not crowd
+        aid, worker = crowd_aid(conn, worker)  # one namespace: refused if not crowd
         live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))
         if live is not None:
             if cookie and hmac.compare_digest(cookie, live.cookie):
@@ -150,17 +116,6 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
         return _new_task(conn, study, worker, aid, session, now, address)
 
 
-def _crowd_aid(conn: sqlite3.Connection, worker: str) -> tuple[int | None, str]:
-    """(annotator id, stored name) of the crowd worker of the id's key (`CAROL` is the
-    worker `carol`; id None: not a rater yet, the first rating adds them); WebRefusal when
-    a person or machine rater of the project holds that key (one namespace)."""
-    found = raters.find(conn, worker)
-    if found is None:
-        return None, worker
-    aid, name, held = found
-    if held != CROWD:
-        raise held_by_other_kind(held)
-    return aid, name
 
 
 def _open_study(conn: sqlite3.Connection, name: str) -> Study:
@@ -318,7 +273,7 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
             raise WebRefusal("the time for this task ran out; open your study link again "
                              "for a new one", 409)
         ord_, item_id, rated_at = _slot_of(conn, study_name, found.task, slot)
-        aid, worker = _worker_aid(conn, found.worker, change.added)
+        aid, worker = worker_aid(conn, found.worker, change.added)
         if rated_at is None:
             _refuse_rated_elsewhere(conn, ord_, aid)
             seconds = _seconds_taken(conn, study_name, found.task, now)

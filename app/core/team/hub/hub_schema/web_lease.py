@@ -189,8 +189,8 @@ BEGIN
   END IF;
   IF held.kind IS DISTINCT FROM 'crowd' THEN
     RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(
-      'this worker id is the name of %s of this project; it cannot be used for this study',
-      simrate.kind_words(held.kind));
+      '%s is %s of this project; crowd answers cannot go under that name',
+      quote_literal(held.name), simrate.kind_words(held.kind));
   END IF;
   RETURN held.name;
 END $$;
