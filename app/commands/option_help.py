@@ -80,6 +80,7 @@ BY_COMMAND = {
     ("team add", "name"): "the person's name, as their ratings carry it",
     ("team add", "role"): "what the person may do on the hub: rate, or also organize",
     ("team remove", "name"): "the person whose login is revoked",
+    ("team token", "name"): "the annotator the sync link is for (they join with it)",
     ("team invite", "name"): "the person the link is for",
     ("team harden", "url"): "a libpq URL or connection string to the hub's database as a "
                             "superuser, without a password",
