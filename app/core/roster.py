@@ -22,6 +22,7 @@ from pathlib import Path
 
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
+from simrate.core.edits import writes
 from simrate.core.errors import SimrateError
 from simrate.core.events import AnnotatorAdded, Event
 from simrate.core.frames import name_problem
@@ -187,7 +188,7 @@ class Roster:
                 raise SimrateError(kind_clash(stored, held, kind), self.path)
         else:
             stored = text
-            aid = raters.insert(conn, stored, kind)
+            aid = writes.insert_rater(conn, stored, kind)
             log_change(conn, "annotator", annotator=stored, new=stored)
         if stored not in self._ids:  # added, or added by another process: for `remember`
             new[stored] = aid

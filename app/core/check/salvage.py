@@ -26,7 +26,7 @@ from simrate.core.check.check_open import (
     wal_beside,
 )
 from simrate.core.check.integrity import find_problems
-from simrate.core.data import raters
+from simrate.core.data.migrate import upgrade_raters
 from simrate.core.errors import SimrateError
 from simrate.core.store import create_store, transaction
 
@@ -245,7 +245,7 @@ def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> S
             if gone:
                 salvage.dropped[table] = gone
                 salvage.copied[table] -= gone
-        raters.upgrade(conn)  # identity keys of an older file's raters; the id mark
+        upgrade_raters(conn)  # identity keys of an older file's raters; the id mark
         # triggers after the copy, which must not fire them
         _add_objects(conn, objects, ("trigger",), salvage)
     return salvage

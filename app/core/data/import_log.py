@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from simrate.core.data.changelog import log_change
 from simrate.core.data.items_import import undo_items_import
 from simrate.core.data.ratings_import import undo_ratings_import
+from simrate.core.edits import writes
 from simrate.core.errors import SimrateError
 
 IMPORT_KINDS = ("import_items", "import_ratings")
@@ -74,18 +75,7 @@ def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
             counts["items_removed"] = undo_items_import(conn, entry.first_ord,
                                                         entry.items_added)
         if entry.created:
-            counts["annotators_removed"] = _remove_unused(conn, entry.created)
+            counts["annotators_removed"] = writes.remove_unused_raters(conn, entry.created)
     log_change(conn, "undo_import", who=by,
                new={"batch": entry.batch, "source": entry.source, **counts})
     return entry, counts
-
-
-def _remove_unused(conn: sqlite3.Connection, names: tuple[str, ...]) -> int:
-    """Remove the annotators an undone import added, unless they have rated since."""
-    removed = 0
-    for name in names:
-        removed += conn.execute(
-            "DELETE FROM annotators WHERE name = ? AND NOT EXISTS (SELECT 1 FROM ratings "
-            "WHERE annotator_id = annotators.id) AND NOT EXISTS (SELECT 1 FROM "
-            "import_replaced WHERE annotator_id = annotators.id)", (name,)).rowcount
-    return removed

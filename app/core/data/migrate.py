@@ -112,7 +112,7 @@ def upgrade(conn: sqlite3.Connection, meta: dict[str, str], version: int
         columns = {row[1] for row in conn.execute("PRAGMA table_info(import_replaced)")}
         if "was_batch" not in columns:
             conn.execute("ALTER TABLE import_replaced ADD COLUMN was_batch INTEGER")
-        raters.upgrade(conn)
+        upgrade_raters(conn)
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                      (str(version),))
         conn.execute("COMMIT")
@@ -121,3 +121,21 @@ def upgrade(conn: sqlite3.Connection, meta: dict[str, str], version: int
             conn.execute("ROLLBACK")
         return meta
     return {**meta, "schema_version": str(version)}
+
+
+def upgrade_raters(conn: sqlite3.Connection) -> None:
+    """Schema 5, inside the caller's transaction: annotators.key filled from the names (of
+    two names with one key, written before this rule, the later keeps no key and stays a
+    rater of its own, found by its exact name), the index, the trigger and the mark."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
+    if "key" not in columns:
+        conn.execute("ALTER TABLE annotators ADD COLUMN key TEXT")
+    seen: set[str] = set()
+    for aid, name in conn.execute("SELECT id, name FROM annotators ORDER BY id").fetchall():
+        key = raters.rater_key(name)
+        conn.execute("UPDATE annotators SET key = ? WHERE id = ?",
+                     (None if key in seen else key, aid))
+        seen.add(key)
+    raters.install(conn)
+    conn.execute(f"INSERT OR REPLACE INTO meta (key, value) SELECT '{raters.TOP_KEY}', "
+                 f"CAST(max(COALESCE(MAX(id), 0), {raters.TOP}) AS TEXT) FROM annotators")

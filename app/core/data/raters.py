@@ -39,24 +39,6 @@ def install(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def upgrade(conn: sqlite3.Connection) -> None:
-    """Schema 5, inside the caller's transaction: annotators.key filled from the names (of
-    two names with one key, written before this rule, the later keeps no key and stays a
-    rater of its own, found by its exact name), the index, the trigger and the mark."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
-    if "key" not in columns:
-        conn.execute("ALTER TABLE annotators ADD COLUMN key TEXT")
-    seen: set[str] = set()
-    for aid, name in conn.execute("SELECT id, name FROM annotators ORDER BY id").fetchall():
-        key = rater_key(name)
-        conn.execute("UPDATE annotators SET key = ? WHERE id = ?",
-                     (None if key in seen else key, aid))
-        seen.add(key)
-    install(conn)
-    conn.execute(f"INSERT OR REPLACE INTO meta (key, value) SELECT '{TOP_KEY}', "
-                 f"CAST(max(COALESCE(MAX(id), 0), {TOP}) AS TEXT) FROM annotators")
-
-
 def has_keys(conn: sqlite3.Connection) -> bool:
     """True when the file's annotators carry keys (schema 5 or later)."""
     return any(row[1] == "key" for row in conn.execute("PRAGMA table_info(annotators)"))
@@ -71,12 +53,3 @@ def find(conn: sqlite3.Connection, name: str) -> tuple[int, str, str] | None:
         row = conn.execute("SELECT id, name, kind FROM annotators WHERE key = ?",
                            (rater_key(name),)).fetchone()
     return None if row is None else (int(row[0]), row[1], row[2])
-
-
-def insert(conn: sqlite3.Connection, name: str, kind: str) -> int:
-    """Add rater `name` (already checked, NFC) of `kind` with an id above every id ever
-    given; returns the id. The caller has checked that no rater holds the key."""
-    return conn.execute(
-        f"INSERT INTO annotators (id, name, kind, key) SELECT "
-        f"max(COALESCE(MAX(id), 0), {TOP}) + 1, ?, ?, ? FROM annotators",
-        (name, kind, rater_key(name))).lastrowid

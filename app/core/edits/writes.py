@@ -26,6 +26,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 
+from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.data.tables import read_rating_state, read_verdict
 from simrate.core.errors import SimrateError
@@ -197,3 +198,23 @@ def insert_package_rows(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None
     updated_at) into a new package file, stamps kept (app/core/team/packages.py)."""
     conn.executemany("INSERT INTO ratings (item_ord, annotator_id, code, note, skipped, "
                      "seconds, updated_at) VALUES (?,?,?,?,?,?,?)", rows)
+
+
+def insert_rater(conn: sqlite3.Connection, name: str, kind: str) -> int:
+    """Add rater `name` (already checked, NFC) of `kind` with an id above every id ever
+    given; returns the id. The caller has checked that no rater holds the key."""
+    return conn.execute(
+        f"INSERT INTO annotators (id, name, kind, key) SELECT "
+        f"max(COALESCE(MAX(id), 0), {raters.TOP}) + 1, ?, ?, ? FROM annotators",
+        (name, kind, raters.rater_key(name))).lastrowid
+
+
+def remove_unused_raters(conn: sqlite3.Connection, names: tuple[str, ...]) -> int:
+    """Remove the annotators an undone import added, unless they have rated since."""
+    removed = 0
+    for name in names:
+        removed += conn.execute(
+            "DELETE FROM annotators WHERE name = ? AND NOT EXISTS (SELECT 1 FROM ratings "
+            "WHERE annotator_id = annotators.id) AND NOT EXISTS (SELECT 1 FROM "
+            "import_replaced WHERE annotator_id = annotators.id)", (name,)).rowcount
+    return removed

@@ -27,8 +27,8 @@ from pathlib import Path
 import pandas as pd
 
 from simrate import __version__
-from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
+from simrate.core.edits import writes
 from simrate.core.edits.writes import insert_package_rows
 from simrate.core.errors import SimrateError
 from simrate.core.frames import name_problem
@@ -129,7 +129,7 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
         with transaction(conn, path):
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows.items())
             if not own.empty:
-                aid = raters.insert(conn, annotator, HUMAN)
+                aid = writes.insert_rater(conn, annotator, HUMAN)
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
                 insert_package_rows(  # app/core/edits/writes.py
                     conn, [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,

@@ -7,6 +7,7 @@ import sqlite3
 
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
+from simrate.core.edits import writes
 from simrate.core.frames import name_problem
 from simrate.core.roster import KIND_WORDS
 from simrate.core.store import CROWD
@@ -31,7 +32,7 @@ def worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]
         if held != CROWD:
             raise held_by_other_kind(held)
         return aid, name
-    aid = raters.insert(conn, worker, CROWD)
+    aid = writes.insert_rater(conn, worker, CROWD)
     log_change(conn, "annotator", annotator=worker, new={"name": worker, "kind": CROWD})
     added[worker] = aid
     return aid, worker
