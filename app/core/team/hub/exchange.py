@@ -17,6 +17,7 @@ from simrate.core.names import rater_key
 from simrate.core.team.hub.connection import Batch, HubError, Result, explain
 from simrate.core.team.hub.later.push_others import (
     HAS_EXCLUDED_AT,
+    UPSERT_RATING,
     queue_others,
     queue_undo_rating,
     read_others,
@@ -46,14 +47,6 @@ ANNOTATOR_PULL_SQL = {
 ANNOTATOR_TABLES = ("settings", "items", "ratings")
 ORGANIZER_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
 
-UPSERT_RATING = """
-INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
-    skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds, updated_at = EXCLUDED.updated_at
-WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
-                                                    EXCLUDED.skipped)
-"""
 #: The hub's rows, for the keys just pushed, whose value is not the one pushed.
 REFUSED_RATINGS = """
 SELECT r.item_id, r.annotator, r.code, r.note, r.skipped, r.seconds, r.updated_at, r.seq

@@ -16,13 +16,17 @@ from __future__ import annotations
 from simrate.core.names import rater_key
 from simrate.core.team.hub.connection import Batch
 
-UNDO_RATING = """
+#: A rating pushed (exchange.py): written unless the hub holds the same value.
+UPSERT_RATING = """
 INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds, updated_at)
 VALUES (%s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
     skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds, updated_at = EXCLUDED.updated_at
 WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
                                                     EXCLUDED.skipped)
+"""
+#: An undone rating: the push's upsert, taken only over the hub's copy this machine saw.
+UNDO_RATING = UPSERT_RATING.rstrip() + """
   AND (r.code, r.note, r.skipped) IS NOT DISTINCT FROM (%s::integer, %s::text, %s::boolean)
 """
 UPSERT_VERDICT = """
