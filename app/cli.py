@@ -11,8 +11,8 @@ from simrate.commands.dispatch import check_name_options, run_command
 from simrate.commands.option_help import describe_options
 from simrate.commands.option_types import count, finite_float, host_name, whole_number
 from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
-from simrate.core.errors import SimrateError, cut
-from simrate.core.names import UNDISPUTED_NOTE
+from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.names import UNDISPUTED_NOTE
 from simrate.locations import installed_version
 
 COMMANDS = (
@@ -368,7 +368,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:  # a path the system refused: a name too long, a loop, read-only
         if os.environ.get("SIMRATE_DEBUG"):
             raise
-        from simrate.core.write_errors import os_error
+        from simrate.core.base.write_errors import os_error
 
         print(f"simrate: error: {one_line(str(os_error(exc)))}", file=sys.stderr)
         return 2

@@ -112,7 +112,7 @@ def _schemas() -> list[tuple[str, str]]:
 
 
 def schema_reference() -> str:
-    from simrate.core.store import SCHEMA_VERSION
+    from simrate.core.data.store import SCHEMA_VERSION
 
     out = [f"Schema version {SCHEMA_VERSION} (`PRAGMA application_id` 0x53524154, \"SRAT\").",
            ""]

@@ -96,7 +96,7 @@ def import_ratings_error(renderer):
 
 def export_error(renderer):
     """An export whose ending says no format: the error line."""
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
     from simrate.gui.dialogs.export_dialog import ExportDialog
 
     renderer.ensure_project()
@@ -113,7 +113,7 @@ def export_error(renderer):
 
 def evaluation_error(renderer):
     """An evaluation whose files do not pair up: the error line."""
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
     from simrate.gui.dialogs.evaluation_window import EvaluationWindow
 
     window = EvaluationWindow(str(renderer.folder), parent=renderer.window)

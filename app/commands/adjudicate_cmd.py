@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from simrate.commands import login_name
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import fmt
 from simrate.core.project import Project
-from simrate.core.scale import fmt
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,8 +14,8 @@ from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
 from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import Report
 from simrate.core.agreement.sparse import LongRatings
-from simrate.core.errors import SimrateError
-from simrate.core.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
 
 CI_NAMES = {"units": "unit bootstrap", "hayes": "Hayes & Krippendorff bootstrap"}
 

@@ -8,7 +8,7 @@ import json
 import sys
 
 from simrate.commands import login_name
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.exclusion import exclude_careless, restore_careless
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report

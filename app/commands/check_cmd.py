@@ -7,9 +7,9 @@ import argparse
 import json
 from pathlib import Path
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.check.check_open import check_openable
 from simrate.core.check.integrity import CannotCheck, find_problems
-from simrate.core.errors import SimrateError
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import fmt
 from simrate.core.project import Project
-from simrate.core.scale import fmt
 from simrate.core.team.quality import check_scores, mark_checks_from_reference, set_checks
 
 #: Check items listed in the text output; --json gives all.

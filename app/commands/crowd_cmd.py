@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +120,8 @@ def _page_options(args: argparse.Namespace) -> dict:
 def run_study(args: argparse.Namespace) -> int:
     """Create, change or close a web study kept in the project."""
     from simrate.core.project import Project
-    from simrate.core.team.web_study import set_study, study_status
+    from simrate.core.team.web_study import study_status
+    from simrate.hub.team.web_hub import set_study
 
     options = _page_options(args)
     with Project.open(args.project) as project:
@@ -130,7 +131,7 @@ def run_study(args: argparse.Namespace) -> int:
                                 new_web_password=getattr(args, "new_web_password", False),
                                 completion_code=args.completion_code, options=options)
         if project.meta("hub_url"):
-            from simrate.core.team.hub.web_hub import (
+            from simrate.hub.team.web_hub import (
                 WEB_LOGIN_KEY,
                 mirror_hub_studies,
                 password_file,
@@ -158,7 +159,7 @@ def run_status(args: argparse.Namespace) -> int:
 
     with Project.open(args.project) as project:
         if project.meta("hub_url") and project.meta("hub_kind") == "organizer":
-            from simrate.core.team.hub.web_hub import mirror_hub_studies
+            from simrate.hub.team.web_hub import mirror_hub_studies
 
             try:
                 mirror_hub_studies(project)  # the hub's leases and ratings, into the file

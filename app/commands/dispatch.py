@@ -7,15 +7,15 @@ import argparse
 import importlib
 
 from simrate.commands.terminal import flush_notes
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 
 def check_name_options(args: argparse.Namespace) -> None:
-    """Datasets and rater names of the options, each by its one rule (core/names.py)."""
+    """Datasets and rater names of the options, each by its one rule (core/base/names.py)."""
     from simrate.commands.option_types import check_rater_options
 
     if getattr(args, "dataset", None) is not None:
-        from simrate.core.names import check_dataset
+        from simrate.core.base.names import check_dataset
 
         args.dataset = check_dataset(args.dataset)
     check_rater_options(args)

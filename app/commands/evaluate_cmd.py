@@ -6,8 +6,8 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from simrate.core.errors import SimrateError
-from simrate.core.evaluation_text import format_report
+from simrate.core.base.errors import SimrateError
+from simrate.core.machine.evaluation_text import format_report
 from simrate.services.evaluation import evaluate_files
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import export_project

@@ -7,9 +7,9 @@ import json
 
 import pandas as pd
 
+from simrate.core.agreement.gold import flagged_list
+from simrate.core.base.scale import fmt, points
 from simrate.core.project import Project
-from simrate.core.review.gold import flagged_list
-from simrate.core.scale import fmt, points
 
 
 def flagged_items(project: Project, threshold: float | None = None) -> pd.DataFrame:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 
 from simrate.commands.terminal import note as terminal_note
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.formats.textio import reference_note
 
@@ -113,7 +113,7 @@ def _claim(project: Project, names, kind: str) -> None:
     """On an organizer's hub replica, the new raters are claimed on the hub first: a name
     it holds as another kind is refused before anything is written (hub/claims.py)."""
     if project.meta("hub_url"):
-        from simrate.core.team.hub.claims import claim_new_raters
+        from simrate.hub.team.claims import claim_new_raters
 
         claim_new_raters(project, names, kind)
 

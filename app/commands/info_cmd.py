@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from simrate.core.base.scale import points
 from simrate.core.data.counts import describe_switches, summary
-from simrate.core.scale import points
 
 #: Keys of `info --json` (DESIGN.md); the summary carries two more for the text output.
 JSON_KEYS = ("items", "annotators", "ratings", "flagged", "adjudicated", "scale", "title",

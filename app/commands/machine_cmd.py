@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.machine.report import machine_report
 from simrate.core.project import Project

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data import values
-from simrate.core.errors import SimrateError
 
 
 def _option_type(rule: Callable[[str], object], name: str) -> Callable[[str], object]:
@@ -41,10 +41,10 @@ RATER_LISTS = (("exclude", "--exclude"), ("include", "--include"), ("annotators"
 
 
 def check_rater_options(args: argparse.Namespace) -> None:
-    """One rule for every option that names a rater (core/names.py): each is put in NFC,
+    """One rule for every option that names a rater (core/base/names.py): each is put in NFC,
     or SimrateError (one line) says why it cannot be a name. `team ... NAME` names a
     person; `agreement --by` is a grouping, not a name."""
-    from simrate.core.names import check_rater_name
+    from simrate.core.base.names import check_rater_name
 
     command = getattr(args, "command", None)
     for attr, option in RATER_OPTIONS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.packages import make_package
 

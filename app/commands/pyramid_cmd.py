@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
 from simrate.core.pyramid.words import WordRules

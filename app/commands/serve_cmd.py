@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 T = TypeVar("T")
 
@@ -65,7 +65,7 @@ def _wait_option(p: argparse.ArgumentParser) -> None:
 
 
 def _wait(args: argparse.Namespace) -> float:
-    from simrate.core.team.hub.backoff import total_wait
+    from simrate.hub.link.backoff import total_wait
 
     return total_wait(args.wait)
 
@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _token(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.serve_sync.client import make_link
-    from simrate.core.team.hub.serve_sync.tokens import issue_token
+    from simrate.hub.link.client import make_link
+    from simrate.hub.team.tokens import issue_token
 
     with Project.open(args.project) as project:
         token, login = with_password(lambda pw: issue_token(project, args.name, pw))
@@ -115,7 +115,7 @@ def _organizer() -> str:
 def with_password(action: Callable[[str | None], T]) -> T:
     """Run `action(None)`, letting libpq find the password; on a terminal, when the hub
     asks for one libpq did not have, ask once and try again (the password is not kept)."""
-    from simrate.core.team.hub.connection import HubError
+    from simrate.hub.link.connection import HubError
 
     try:
         return action(None)
@@ -128,7 +128,7 @@ def with_password(action: Callable[[str | None], T]) -> T:
 
 def _publish(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.publish import publish
 
     with Project.open(args.project) as project:
         wait = _wait(args)
@@ -145,7 +145,7 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _harden(args: argparse.Namespace) -> int:
-    from simrate.core.team.hub.publish import harden
+    from simrate.hub.team.publish import harden
 
     with_password(lambda pw: harden(args.url, pw))
     print(f"{args.url}: statistics, role list and lock views closed to all but the organizers")
@@ -165,8 +165,8 @@ def _new_password(name: str) -> str | None:
 
 def _add(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.connection import parse_url
-    from simrate.core.team.hub.people import add_person
+    from simrate.hub.link.connection import parse_url
+    from simrate.hub.team.people import add_person
 
     secret = _new_password(args.name)
     with Project.open(args.project) as project:
@@ -189,8 +189,8 @@ def _add(args: argparse.Namespace) -> int:
 
 def _remove(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.people import remove_person
     from simrate.core.team.invites import revoke
+    from simrate.hub.team.people import remove_person
 
     with Project.open(args.project) as project:
         links = revoke(project, args.name, by=_organizer())
@@ -204,7 +204,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
-    from simrate.core.team.hub.join import join
+    from simrate.hub.team.join import join
 
     wait = _wait(args)
     project, report = with_password(lambda pw: join(args.url, args.local, pw, wait=wait))
@@ -223,8 +223,8 @@ def _join(args: argparse.Namespace) -> int:
 
 def _sync(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.connection import HubError
-    from simrate.core.team.hub.sync import clock_line, conflict_line, pending_count, sync_once
+    from simrate.hub.link.connection import HubError
+    from simrate.hub.team.sync import clock_line, conflict_line, pending_count, sync_once
 
     wait = _wait(args)
     with Project.open(args.project) as project:

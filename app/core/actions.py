@@ -13,9 +13,9 @@ from typing import Protocol
 
 import pandas as pd
 
-from simrate.core.events import RatingState, Verdict
+from simrate.core.base.events import RatingState, Verdict
+from simrate.core.base.scale import Scale, fmt
 from simrate.core.project import Project
-from simrate.core.scale import Scale, fmt
 from simrate.core.team.exclusion import RULE, exclude_careless
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
 

@@ -1,6 +1,6 @@
 """Project: the one facade over a `.simrate` file that the command line and the GUI both use.
 
-Every write is one transaction (app/core/store.py); after it commits, in-memory state is
+Every write is one transaction (app/core/data/store.py); after it commits, in-memory state is
 updated, the agreement model fed, and subscribers told by one typed event (events.py).
 """
 
@@ -15,18 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.agreement.flags import FlagIndex
+from simrate.core.agreement.gold import compute_gold
 from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
-from simrate.core.data import tables
-from simrate.core.data.changelog import log_change
-from simrate.core.data.columns import CodeColumns, ColumnCache
-from simrate.core.data.counts import count_facts
-from simrate.core.data.imports import ImportMethods
-from simrate.core.data.item_index import ItemIndex
-from simrate.core.edits.edit import edit as open_edit
-from simrate.core.errors import SimrateError
-from simrate.core.events import (
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import (
     Event,
     RatingChanged,
     RatingState,
@@ -34,18 +29,23 @@ from simrate.core.events import (
     SettingsChanged,
     Verdict,
 )
-from simrate.core.names import check_name_length, check_rater_name
-from simrate.core.review.flags import FlagIndex
-from simrate.core.review.gold import compute_gold
-from simrate.core.roster import Roster
-from simrate.core.scale import Scale, load_scale
-from simrate.core.store import (
+from simrate.core.base.names import check_name_length, check_rater_name
+from simrate.core.base.scale import Scale, load_scale
+from simrate.core.data import tables
+from simrate.core.data.changelog import log_change
+from simrate.core.data.columns import CodeColumns, ColumnCache
+from simrate.core.data.counts import count_facts
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.data.store import (
     TableAccess,
     create_store,
     open_store,
     read_meta,
     transaction,
 )
+from simrate.core.edits.edit import edit as open_edit
+from simrate.core.edits.roster import Roster
+from simrate.core.imports.methods import ImportMethods
 
 
 class Project(ImportMethods):
@@ -310,7 +310,7 @@ class Project(ImportMethods):
         return tables.read_adjudications(self._conn, self._index, self.scale)
 
     def gold(self, threshold: float | None = None) -> pd.DataFrame:
-        """Gold table in project order (columns: simrate.core.frames.GOLD_COLUMNS, rating:<name>)."""
+        """Gold table in project order (columns: simrate.core.base.frames.GOLD_COLUMNS, rating:<name>)."""
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.threshold if threshold is None else threshold,

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import check_name_length
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import check_name_length
 from simrate.formats.leftovers import is_special, sweep, temp_name, work_place
 
 TEMP_SUFFIX = ".part"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import item_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import item_frame
 from simrate.formats.sts import read_gold_key
 from simrate.formats.textio import (
     read_text,

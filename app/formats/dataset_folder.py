@@ -16,8 +16,8 @@ import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import check_name_length
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import check_name_length
 from simrate.formats.atomic import os_message, refuse_overwriting
 from simrate.formats.leftovers import sweep, temp_name
 

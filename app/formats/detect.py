@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.clss import LEVELS, clss_gold_level, clss_level
 from simrate.formats.jsonl import is_jsonl, read_jsonl_pairs
 from simrate.formats.limits import input_kind

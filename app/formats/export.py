@@ -21,9 +21,9 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
-from simrate.core.scale import Scale
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
+from simrate.core.base.scale import Scale
 from simrate.formats.atomic import check_writable_target
 from simrate.formats.pit import LABEL_FILE_WORDS, label_of_score
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError, cut
-from simrate.core.frames import item_frame
+from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.frames import item_frame
 from simrate.formats.pairs import ID_NAMES, REFERENCE_NAMES, reference_problem, text_name_pair
 from simrate.formats.textio import normalise_name, parse_number, read_text
 

@@ -23,7 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
-from simrate.core.names import fit_name
+from simrate.core.base.names import fit_name
 
 #: Files of the form earlier versions wrote (`.<name>.<8 random>.part`) count as stale
 #: after this many seconds.

@@ -13,7 +13,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 #: Limits that keep memory bounded for hostile files (each refusal names its limit).
 #: A line may hold a few texts of MAX_TEXT_CHARS characters, four bytes each at most.

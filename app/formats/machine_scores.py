@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import rating_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import rating_frame
 from simrate.formats.textio import parse_number, read_text, without_trailing_blank_lines
 
 PIT_LABELS = ("true", "false", "----")

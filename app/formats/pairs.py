@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError, cut
-from simrate.core.frames import item_frame
-from simrate.core.scale import underflows
+from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.frames import item_frame
+from simrate.core.base.scale import underflows
 from simrate.formats.textio import (
     Record,
     fit_fields,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import item_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import item_frame
 from simrate.formats.textio import read_text, with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 from xml.parsers import expat
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import (
     DEFAULT_SEARCH_WINDOW,
     Contributor,

@@ -15,7 +15,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 PYRAMID_COLUMNS = ("pair_id", "topic", "left", "right", "label", "gold", "left_scu",
                    "right_scu", "n_ratings", "gold_source", "test", "question_id", "role")
@@ -26,7 +26,7 @@ _INTEGERS = ("label", "n_ratings")
 def pyramid_table(gold: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The rows of PYRAMID_COLUMNS for the pyramid items of `gold`, and how many were left out.
 
-    `gold` is the gold table (app/core/review/gold.py), `items` the project's items with `meta`.
+    `gold` is the gold table (app/core/agreement/gold.py), `items` the project's items with `meta`.
     """
     meta_of = dict(zip(items["item_id"], items["meta"], strict=True))
     rows = []

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import item_frame
 from simrate.core.data.values import quoted, whole
-from simrate.core.errors import SimrateError
-from simrate.core.frames import item_frame
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import binary_pairs, derive_tests, ranking_questions
 from simrate.core.pyramid.words import WordRules
@@ -170,7 +170,7 @@ def parse_negatives(value: str | int | None) -> str | int:
 def read_pyramid_items(path: str | Path, negatives: str | int | None = DEFAULT_NEGATIVES,
                        seed: int = 0, rules: WordRules | None = None,
                        test: str = "binary") -> pd.DataFrame:
-    """Read a pyramid file and return the items of one test as an item frame (app/core/frames.py).
+    """Read a pyramid file and return the items of one test as an item frame (app/core/base/frames.py).
 
     `test="binary"`: the paraphrase pairs and `negatives` non-paraphrases per paraphrase
     (drawn by `seed`; "all" keeps every one). `test="ranking"`: every question as four

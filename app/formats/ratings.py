@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import rating_frame
-from simrate.core.scale import cut, foreign_characters, underflows
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import rating_frame
+from simrate.core.base.scale import cut, foreign_characters, underflows
 from simrate.formats.pairs import (  # noqa: F401  (the column names are re-exported)
     ANNOTATOR_NAMES,
     HEADER_SCAN_ROWS,

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simrate.core.frames import name_problem, rating_frame
+from simrate.core.base.frames import name_problem, rating_frame
 from simrate.formats.limits import read_input
 from simrate.formats.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
 from simrate.formats.textio import normalise_name

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import DEBATABLE, FALSE, TRUE
-from simrate.core.scale import foreign_characters
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import DEBATABLE, FALSE, TRUE
+from simrate.core.base.scale import foreign_characters
 from simrate.formats.clss import LEVELS as CLSS_LEVELS
 from simrate.formats.clss import clss_gold_level
 from simrate.formats.jsonl import load_json_line

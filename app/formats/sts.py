@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import item_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import item_frame
 from simrate.formats.textio import (
     parse_number,
     read_text,

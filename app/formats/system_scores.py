@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import FALSE, DatasetInput
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import FALSE, DatasetInput
 from simrate.formats.scores import (
     Line,
     ScoreFile,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import MAX_TEXT_CHARS
-from simrate.core.scale import underflows
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import MAX_TEXT_CHARS
+from simrate.core.base.scale import underflows
 from simrate.formats.limits import check_columns, read_input
 from simrate.formats.xlsx_read import is_xlsx, xlsx_records
 

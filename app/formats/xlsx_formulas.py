@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 from xml.etree.ElementTree import ParseError, iterparse
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 #: A formula element, with or without a namespace prefix (`<f>`, `<f t="shared" ...>`).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simrate.core.errors import SimrateError, cut
+from simrate.core.base.errors import SimrateError, cut
 from simrate.formats.limits import check_columns, check_unpacked_size, input_source
 from simrate.formats.xlsx_formulas import refuse_formulas_without_values
 

@@ -25,9 +25,9 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import RATING_PREFIX, annotator_columns
-from simrate.core.scale import Scale
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import RATING_PREFIX, annotator_columns
+from simrate.core.base.scale import Scale
 from simrate.formats.atomic import atomic_path, check_writable_target, os_message
 from simrate.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
 from simrate.formats.xlsx_rows import (

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simrate.core.data.ratings_import import check_values
-from simrate.core.errors import SimrateError
-from simrate.core.frames import RATING_COLUMNS, item_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import RATING_COLUMNS, item_frame
+from simrate.core.data.store import CROWD
+from simrate.core.edits.roster import kind_clash
+from simrate.core.imports.ratings_import import check_values
 from simrate.core.project import Project
-from simrate.core.roster import kind_clash
-from simrate.core.store import CROWD
 from simrate.core.team.crowd import recorded_slots
 
 

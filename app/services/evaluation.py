@@ -1,12 +1,12 @@
-"""Evaluation of files: read gold and system files, then score them (app/core/evaluation.py)."""
+"""Evaluation of files: read gold and system files, then score them (app/core/machine/evaluation.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from simrate.core.evaluation import EvaluationReport, evaluate
-from simrate.core.frames import DatasetInput
+from simrate.core.base.frames import DatasetInput
+from simrate.core.machine.evaluation import EvaluationReport, evaluate
 from simrate.formats.system_scores import read_pair
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.formats.textio import reference_note
 

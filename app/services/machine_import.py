@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
-from simrate.core.errors import SimrateError
+from simrate.core.data.store import MACHINE
 from simrate.core.project import Project
-from simrate.core.store import MACHINE
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from simrate.core.store import CROWD, HUMAN, MACHINE
+from simrate.core.data.store import CROWD, HUMAN, MACHINE
 
 #: The kind of a rater as the dataset names it.
 KIND_WORDS = {HUMAN: "person", CROWD: "crowd", MACHINE: "machine"}

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from simrate.core.base.scale import fmt
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.project import Project
-from simrate.core.scale import fmt
 
 RESOLVE_KEEP, RESOLVE_THEIRS = "keep", "theirs"
 

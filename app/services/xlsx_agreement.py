@@ -20,8 +20,8 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
 from simrate.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
-from simrate.core.frames import RATING_PREFIX, annotator_columns
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.frames import RATING_PREFIX, annotator_columns
+from simrate.core.base.scale import Scale, fmt
 from simrate.formats.xlsx_report import (
     SECTION_FONT,
     TITLE_FONT,

@@ -17,8 +17,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from simrate.core import store
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
+from simrate.core.data import store
 from simrate.core.project import Project
 from simrate.core.team import invites
 from simrate.core.team import web_study as web

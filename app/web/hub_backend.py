@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
 from simrate.core.team.web_tables import read_options
@@ -43,8 +43,8 @@ class HubBackend:
         (SimrateError, one line, before anything listens)."""
         import psycopg
 
-        from simrate.core.team.hub.connection import connect, explain
-        from simrate.core.team.hub.web_hub import web_url
+        from simrate.hub.link.connection import connect, explain
+        from simrate.hub.team.web_hub import web_url
 
         with Project.open(self.path) as project:
             self.url = web_url(project)
@@ -62,7 +62,7 @@ class HubBackend:
     async def start(self) -> None:
         from psycopg_pool import AsyncConnectionPool
 
-        from simrate.core.team.hub.connection import CONNECT_TIMEOUT
+        from simrate.hub.link.connection import CONNECT_TIMEOUT
 
         self.pool = AsyncConnectionPool(
             self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,

@@ -22,8 +22,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from simrate.core.errors import SimrateError
-from simrate.core.scale import fmt
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web import mturk
 from simrate.web.backends import FileBackend

@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.web.backends import backend_for
 from simrate.web.hub_backend import HubBackend
 from simrate.web.pages import create_app

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from simrate.core.scale import fmt
+from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link

@@ -10,7 +10,7 @@ instead, the hub's write lock released (hub_backend._write_then_flush): the answ
 after the round is on disk.
 
 Errors answer JSON `{"error": one line, "kind": ...}` with the kinds of a direct round
-(core/team/hub/serve_sync/client.py reads them): 401 removed (a revoked, forged or removed person's
+(hub/link/client.py reads them): 401 removed (a revoked, forged or removed person's
 token), 403 refused, 503 full (no pooled connection free in time, or the hub's limits),
 502 unreachable (the hub does not answer the server).
 """
@@ -124,7 +124,7 @@ class SyncService:
         is busy."""
         import psycopg
 
-        from simrate.core.team.hub.connection import CONNECT_TIMEOUT, classify, first_line
+        from simrate.hub.link.connection import CONNECT_TIMEOUT, classify, first_line
 
         try:
             conn = await psycopg.AsyncConnection.connect(

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from simrate.core.frames import item_frame, rating_frame
+from simrate.core.base.frames import item_frame, rating_frame
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
@@ -274,7 +274,7 @@ def test_not_a_project(tmp_path, capsys):
 def test_the_subset_is_named_for_what_it_holds(project_path, capsys):
     """The text report names the subset of items never flagged nor adjudicated
     "undisputed", says in one line why its alpha is higher, and `--help` says it too."""
-    from simrate.core.names import UNDISPUTED_NOTE
+    from simrate.core.base.names import UNDISPUTED_NOTE
 
     result = simrate(capsys, "agreement", project_path)
     assert result.status == 0, result.err

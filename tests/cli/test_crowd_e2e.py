@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simrate.core.frames import item_frame
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
 

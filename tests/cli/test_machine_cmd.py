@@ -8,9 +8,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from simrate.core.frames import item_frame, rating_frame
+from simrate.core.base.frames import item_frame, rating_frame
+from simrate.core.data.store import SCHEMA_VERSION
 from simrate.core.project import Project
-from simrate.core.store import SCHEMA_VERSION
 from tests.cli.helpers import simrate
 
 N = 60

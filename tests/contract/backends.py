@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import rating_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import rating_frame
+from simrate.core.data.store import HUMAN
 from simrate.core.project import Project
-from simrate.core.store import HUMAN
 from simrate.core.team import web_study as web
 from tests.web.projects import make_project
 
@@ -131,12 +131,12 @@ class HubBackend(FileBackend):
             raise Refused(one_line(exc)) from None
 
     def sync(self) -> None:
-        from simrate.core.team.hub.sync import sync_once
+        from simrate.hub.team.sync import sync_once
 
         self._do(lambda: sync_once(self.project))
 
     def add_person(self, name: str) -> str:
-        from simrate.core.team.hub.people import add_person
+        from simrate.hub.team.people import add_person
 
         login, _url = self._do(lambda: add_person(self.project, name, "annotator", None))
         with self.hub.admin() as conn:

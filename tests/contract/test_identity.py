@@ -10,8 +10,8 @@ import unicodedata
 
 import pytest
 
+from simrate.core.data.store import CROWD, HUMAN
 from simrate.core.project import Project
-from simrate.core.store import CROWD, HUMAN
 from tests.contract.backends import ITEMS, Refused, frame_of
 
 NFC_ZOE, NFD_ZOE = "Zo\u00eb", "Zoe\u0308"

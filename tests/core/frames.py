@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simrate.core.frames import item_frame, rating_frame
+from simrate.core.base.frames import item_frame, rating_frame
 from simrate.core.project import Project
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.actions import Adjudicate, History, SetExcluded, SetRating
-from simrate.core.errors import SimrateError
-from simrate.core.events import AdjudicationChanged, RatingChanged, RatingState, Verdict
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import AdjudicationChanged, RatingChanged, RatingState, Verdict
 from simrate.core.project import Project
 from tests.core.test_project import make_items
 

@@ -1,4 +1,4 @@
-"""Measures and task logic of app/core/evaluation.py, against hand-computed values and scipy."""
+"""Measures and task logic of app/core/machine/evaluation.py, against hand-computed values and scipy."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from simrate.core.errors import SimrateError
-from simrate.core.evaluation import (
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import DEBATABLE, FALSE, TRUE, DatasetInput
+from simrate.core.machine.evaluation import (
     Measure,
     average_ranks,
     binary_scores,
@@ -19,7 +20,6 @@ from simrate.core.evaluation import (
     pearson,
     spearman,
 )
-from simrate.core.frames import DEBATABLE, FALSE, TRUE, DatasetInput
 
 
 @pytest.fixture(autouse=True)

@@ -11,17 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from simrate.core.agreement.flags import FlagIndex
 from simrate.core.agreement.inputs import project_columns, project_inputs
 from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import ratings_matrix
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import item_frame, rating_frame
+from simrate.core.base.scale import threshold_codes
 from simrate.core.data.columns import read_codes
 from simrate.core.data.counts import summary
-from simrate.core.errors import SimrateError
-from simrate.core.frames import item_frame, rating_frame
+from simrate.core.data.store import MACHINE, SCHEMA_VERSION
 from simrate.core.project import Project
-from simrate.core.review.flags import FlagIndex
-from simrate.core.scale import threshold_codes
-from simrate.core.store import MACHINE, SCHEMA_VERSION
 
 
 def items(ids: list[str], dataset: str = "d") -> pd.DataFrame:
@@ -349,7 +349,7 @@ CREATE TABLE changes (id INTEGER PRIMARY KEY, at REAL NOT NULL, who TEXT NOT NUL
 
 def write_v1(path) -> None:
     """A project file as simrate wrote it before schema 2, built here by hand."""
-    from simrate.core.scale import load_scale
+    from simrate.core.base.scale import load_scale
 
     conn = sqlite3.connect(path)
     conn.executescript(V1_SCHEMA)

@@ -23,9 +23,9 @@ MIGRATIONS = {"core/data/migrate.py"}
 #: Modules that write the hub's copies (PostgreSQL), each for one reason: the push of a
 #: sync round (ratings; adjudications, exclusions and undone ratings), the first upload of
 #: `team publish`, the hub's web study functions, the sync service's round (`simrate serve`).
-HUB_ALLOWED = {"core/team/hub/later/push_others.py",
-               "core/team/hub/publish.py", "core/team/hub/hub_schema/web_rate.py",
-               "core/team/hub/hub_schema/service.py"}
+HUB_ALLOWED = {"hub/link/push_others.py",
+               "hub/team/publish.py", "hub/schema/web_rate.py",
+               "hub/schema/service.py"}
 
 _VERB = r"(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
 LOCAL = re.compile(

@@ -11,11 +11,11 @@ from contextlib import contextmanager
 import pandas as pd
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingChanged
-from simrate.core.frames import item_frame, rating_frame
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingChanged
+from simrate.core.base.frames import item_frame, rating_frame
+from simrate.core.data.store import SCHEMA_VERSION
 from simrate.core.project import Project
-from simrate.core.store import SCHEMA_VERSION
 
 
 def make_items(n: int, prefix: str = "x") -> pd.DataFrame:
@@ -201,7 +201,7 @@ def test_read_only_folder(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir()
     code = ("from simrate.core.project import Project\n"
-            "from simrate.core.errors import SimrateError\n"
+            "from simrate.core.base.errors import SimrateError\n"
             "try:\n"
             f"    Project.create({str(folder / 'p.simrate')!r})\n"
             "except SimrateError as exc:\n"
@@ -380,7 +380,7 @@ def test_a_failed_commit_leaves_the_last_import_as_it_was(project, monkeypatch):
         conn.execute("ROLLBACK")
         raise SimrateError("cannot save to the project: the disk is full", path)
 
-    monkeypatch.setattr("simrate.core.data.imports.transaction", commit_fails)
+    monkeypatch.setattr("simrate.core.imports.methods.transaction", commit_fails)
     monkeypatch.setattr("simrate.core.edits.edit.transaction", commit_fails)
     for write in (lambda: project.import_ratings(make_ratings([("x:2", "bob", 2.0)]), "b.csv"),
                   lambda: project.import_items(make_items(2, "new"), "new.tsv")):

@@ -10,10 +10,10 @@ import sqlite3
 import pytest
 from starlette.testclient import TestClient
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import MAX_RATER_CHARS, check_rater_name, rater_key, rater_name_problem
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import MAX_RATER_CHARS, check_rater_name, rater_key, rater_name_problem
+from simrate.core.data.store import SCHEMA_VERSION
 from simrate.core.project import Project
-from simrate.core.store import SCHEMA_VERSION
 from simrate.core.team.invites import invite, invitee, revoke
 from simrate.web.pages import create_app
 from tests.cli.helpers import simrate

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.actions import ExcludeCareless, History, SetExcluded
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.quality import set_checks
 from tests.core.frames import make_items, make_ratings

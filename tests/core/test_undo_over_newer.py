@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from simrate.core.actions import Adjudicate, History, SetRating
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState, Verdict
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState, Verdict
 from tests.reliability.helpers import new_project
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from simrate.cli import COMMANDS, build_gui_parser, build_parser
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

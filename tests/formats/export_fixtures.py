@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.frames import (
+from simrate.core.base.frames import (
     GOLD_COLUMNS,
     RATING_PREFIX,
     annotator_columns,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.clss import LEVELS, genre_of, read_clss
 
 

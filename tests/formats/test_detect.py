@@ -9,8 +9,8 @@ import types
 import pandas as pd
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import ITEM_COLUMNS
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import ITEM_COLUMNS
 from simrate.formats.detect import detect_format, read_items
 
 

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from simrate.core.errors import RuleError, SimrateError
+from simrate.core.base.errors import RuleError, SimrateError
 from simrate.formats import export as export_module
 from simrate.formats.export import choose_format, pit_label
 from simrate.services import export as export_service

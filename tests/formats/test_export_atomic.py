@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.atomic import atomic_open, atomic_path
 
 
@@ -68,7 +68,7 @@ def test_really_read_only_folder(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir()
     code = ("from simrate.formats.atomic import atomic_open\n"
-            "from simrate.core.errors import SimrateError\n"
+            "from simrate.core.base.errors import SimrateError\n"
             "try:\n"
             f"    with atomic_open({str(folder / 'out.tsv')!r}) as out:\n"
             "        out.write('x')\n"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.jsonl import read_jsonl_pairs
 
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from simrate.core.frames import rating_frame
+from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
 from simrate.formats.pit import read_pit
 from simrate.formats.sts import read_sts

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats import xlsx_report
 from simrate.services.export import export_project
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project

@@ -7,8 +7,8 @@ import math
 import pytest
 from openpyxl import Workbook
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import ITEM_COLUMNS
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import ITEM_COLUMNS
 from simrate.formats.pairs import read_pairs
 
 

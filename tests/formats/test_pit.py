@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.pit import read_pit
 
 LINE = "4\tSome Topic\tfirst tweet here\tsecond tweet here\t{label}\ta/O/DT\tb/O/NN"

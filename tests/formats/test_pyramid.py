@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import ITEM_COLUMNS
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import ITEM_COLUMNS
 from simrate.core.pyramid.model import EXACT, LOST, RECOVERED
 from simrate.formats.pyramid import read_pyramid
 from simrate.formats.pyramid_project import parse_negatives, read_pyramid_items

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import LOST, RECOVERED
 from simrate.formats.pyramid import read_pyramid
 from tests.conftest import ROOT

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from openpyxl import Workbook
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import RATING_COLUMNS
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import RATING_COLUMNS
 from simrate.formats.ratings import read_ratings
 
 

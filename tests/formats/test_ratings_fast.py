@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.ratings import read_ratings
 from simrate.formats.ratings_fast import read_long_ratings_fast
 

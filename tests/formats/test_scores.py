@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.frames import DEBATABLE, FALSE, TRUE
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import DEBATABLE, FALSE, TRUE
 from simrate.formats.scores import dataset_name, is_export, read_gold, read_pit_gold, read_score_key
 from simrate.formats.system_scores import read_pair, read_system
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.sts import read_sts
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.detect import detect_format
 from simrate.formats.turk import read_turk
 

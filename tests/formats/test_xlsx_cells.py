@@ -9,7 +9,7 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.formats.xlsx_report import write_xlsx_report
 from simrate.formats.xlsx_rows import CELL_LIMIT, TextFitter
 from simrate.services.export import export_project

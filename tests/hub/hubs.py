@@ -94,8 +94,8 @@ def make_project(path: Path, n_items: int = 12, scale: str = "sts"):
 def team(hub: Hub, folder: Path, people: dict[str, str], n_items: int = 12):
     """Publish a project to `hub` and add `people` ({name: kind}); returns the organizer's
     open project and {name: login}. Each person's password is in the hub's password file."""
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
 
     project = make_project(folder / "organizer.simrate", n_items)
     publish(project, hub.url())
@@ -110,7 +110,7 @@ def team(hub: Hub, folder: Path, people: dict[str, str], n_items: int = 12):
 
 def join_as(hub: Hub, login: str, path: Path):
     """Join the hub as `login` (password from the password file); the open replica."""
-    from simrate.core.team.hub.join import join
+    from simrate.hub.team.join import join
 
     project, _report = join(hub.url(login), path)
     return project

@@ -20,9 +20,9 @@ SYNC_EVERY = 25
 
 def main(argv: list[str]) -> int:
     from simrate.core.project import Project
-    from simrate.core.team.hub.connection import HubError
-    from simrate.core.team.hub.join import join
-    from simrate.core.team.hub.sync import session_for, sync_round
+    from simrate.hub.link.connection import HubError
+    from simrate.hub.team.join import join
+    from simrate.hub.team.sync import session_for, sync_round
 
     url, path, name, first, count, pace, seed = argv
     path = Path(path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from simrate.core.project import Project
-from simrate.core.team.hub.serve_sync.client import make_link
-from simrate.core.team.hub.serve_sync.tokens import issue_token
+from simrate.hub.link.client import make_link
+from simrate.hub.team.tokens import issue_token
 from tests.hub.hubs import team
 
 
@@ -31,7 +31,7 @@ def link(server, token: str) -> str:
 
 def join_through(server, token: str, path: Path) -> Project:
     """Join through the server's sync service; the open replica."""
-    from simrate.core.team.hub.join import join
+    from simrate.hub.team.join import join
 
     project, _report = join(link(server, token), path)
     return project

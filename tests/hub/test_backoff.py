@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.team.hub.backoff import Backoff, patiently, total_wait
-from simrate.core.team.hub.connection import HubError
+from simrate.core.base.errors import SimrateError
+from simrate.hub.link.backoff import Backoff, patiently, total_wait
+from simrate.hub.link.connection import HubError
 
 
 def test_the_schedule_doubles_to_the_cap_with_full_jitter():

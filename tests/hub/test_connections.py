@@ -11,9 +11,9 @@ from itertools import pairwise
 import psycopg
 import pytest
 
-from simrate.core.team.hub.backoff import Backoff
-from simrate.core.team.hub.connection import HubError, connect
-from simrate.core.team.hub.hub_schema import ANNOTATOR_CONNECTION_LIMIT
+from simrate.hub.link.backoff import Backoff
+from simrate.hub.link.connection import HubError, connect
+from simrate.hub.schema import ANNOTATOR_CONNECTION_LIMIT
 from tests.hub.cluster import Cluster, server_bindir
 from tests.hub.hubs import Hub, join_as, team
 from tests.hub.test_gui_hub import open_window, status_text
@@ -77,11 +77,11 @@ def test_an_annotators_window_holds_no_connection_between_rounds(qtbot, hub, tmp
 def test_an_annotator_who_synced_lately_counts_as_connected(hub, tmp_path, crew):
     """The organizer's team list: no connection held, yet a round a moment ago."""
     from simrate.core.project import Project
-    from simrate.core.team.hub.people import list_people
-    from simrate.core.team.hub.sync import sync_once
+    from simrate.hub.team.people import list_people
+    from simrate.hub.team.sync import sync_once
 
     with Project.open(tmp_path / "organizer.simrate") as organizer:
-        from simrate.core.team.hub.people import add_person
+        from simrate.hub.team.people import add_person
 
         add_person(organizer, "Bob", "annotator", None, login=f"{hub.name}_bob")
         with Project.open(tmp_path / "Alice.simrate") as alice:
@@ -206,7 +206,7 @@ def test_the_windows_retries_back_off_and_ratings_do_not_bring_them_forward(qtbo
 def test_the_organizers_listener_backs_off_when_refused(hub, crew):
     """The listening connection of an organizer's window, refused: a few tries, not one
     every fifth of a second."""
-    from simrate.core.team.hub.session import HubSession
+    from simrate.hub.link.session import HubSession
 
     with hub.admin() as admin:
         uuid = admin.execute("SELECT value FROM simrate.hub WHERE key = 'project_uuid'"
@@ -282,7 +282,7 @@ def test_annotators_at_their_limit_leave_room_for_the_organizers(small_hub, tmp_
 
 
 def test_an_organizer_made_annotator_gets_the_limit_and_back(hub, tmp_path):
-    from simrate.core.team.hub.people import add_person
+    from simrate.hub.team.people import add_person
 
     organizer, logins = team(hub, tmp_path, {"Pat": "organizer"})
     try:
@@ -302,7 +302,7 @@ def test_an_organizer_made_annotator_gets_the_limit_and_back(hub, tmp_path):
 
 def test_publishing_again_limits_annotators_added_by_an_older_simrate(hub, tmp_path, crew):
     from simrate.core.project import Project
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.publish import publish
 
     login = crew["Alice"]
     with hub.admin() as admin:  # as an older simrate left her

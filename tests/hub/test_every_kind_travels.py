@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from simrate.core.events import RatingChanged, RatingState
+from simrate.core.base.events import RatingChanged, RatingState
 from simrate.core.project import Project
-from simrate.core.team.hub.sync import pending_count, sync_once
+from simrate.hub.team.sync import pending_count, sync_once
 from tests.core.frames import make_items, make_ratings
 from tests.hub.hubs import join_as, team
 
@@ -195,7 +195,7 @@ def test_raters_an_import_adds_reach_the_hub_with_their_kind(hub, crew):
     """A person or crowd worker imported into the organizer's replica after publishing is
     known to the hub, as that kind, after the next sync (so that no other kind can take
     the name there)."""
-    from simrate.core.store import CROWD
+    from simrate.core.data.store import CROWD
 
     org = crew["org"]
     org.import_ratings(make_ratings([("d:1", "carol", 2.0)]), "crowd.csv", kind=CROWD)
@@ -210,10 +210,10 @@ def test_raters_an_import_adds_reach_the_hub_with_their_kind(hub, crew):
 def test_a_verdict_changed_during_the_round_is_no_conflict_and_goes_next(hub, crew):
     """The pull brings back this round's own verdict while a newer one was written here
     meanwhile: nothing from another machine, so no conflict; the newer one goes next."""
-    from simrate.core.team.hub.connection import connect
-    from simrate.core.team.hub.exchange import exchange
-    from simrate.core.team.hub.replica import read_link, watermarks
-    from simrate.core.team.hub.sync import absorb, collect, tables_for
+    from simrate.hub.link.connection import connect
+    from simrate.hub.link.exchange import exchange
+    from simrate.hub.link.replica import read_link, watermarks
+    from simrate.hub.team.sync import absorb, collect, tables_for
 
     org = crew["org"]
     link = read_link(org)

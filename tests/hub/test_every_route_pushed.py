@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 
 from simrate.core.actions import History, SetRating
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState
 from simrate.core.project import Project
-from simrate.core.team.hub.sync import pending_count
+from simrate.hub.team.sync import pending_count
 from tests.hub.hubs import join_as, team
 
 

@@ -3,7 +3,7 @@ serve`, goes offline when the server stops, and sends what waited once it is bac
 
 from __future__ import annotations
 
-from simrate.core.team.hub.serve_sync.client import ServiceSession
+from simrate.hub.link.client import ServiceSession
 from tests.hub.servicehub import join_through, service_team
 from tests.hub.test_gui_hub import open_window, status_text
 from tests.web.servers import Server, free_port

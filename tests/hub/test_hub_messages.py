@@ -10,7 +10,7 @@ import time
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.connection import HubError, connect, explain
+from simrate.hub.link.connection import HubError, connect, explain
 from tests.hub.hubs import join_as, team
 from tests.hub.test_team_cli import add, one_line_error, published
 
@@ -124,7 +124,7 @@ def test_classification_of_real_server_errors(hub, pg):
     """The one place that tells the failures apart, fed by a real server."""
     import psycopg
 
-    from simrate.core.team.hub.connection import classify
+    from simrate.hub.link.connection import classify
 
     def failure(url, password):
         with pytest.raises(psycopg.Error) as caught:
@@ -158,8 +158,8 @@ def test_join_hint_for_an_organizer_names_organizer_mode(hub, tmp_path):
 
 def test_last_sync_follows_every_round_not_only_pushes(hub, tmp_path):
     """The team panel's "Last sync": a round that only pulls counts too."""
-    from simrate.core.team.hub.people import list_people
-    from simrate.core.team.hub.sync import sync_once
+    from simrate.hub.team.people import list_people
+    from simrate.hub.team.sync import sync_once
 
     organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})
     replica = join_as(hub, logins["Alice"], tmp_path / "alice.simrate")
@@ -183,7 +183,7 @@ def _last_seen(people, name):
 
 def test_a_session_reports_the_kind_too(hub, tmp_path):
     """The window's connection (HubSession) goes through the same classification."""
-    from simrate.core.team.hub.session import HubSession
+    from simrate.hub.link.session import HubSession
 
     _project, login, local = _joined(hub, tmp_path)
     with open(hub.passfile, "a", encoding="utf-8") as fh:
@@ -193,7 +193,7 @@ def test_a_session_reports_the_kind_too(hub, tmp_path):
         replica = project.meta("hub_replica") or "r"
     url = _other_database(hub.url(login))
     session = HubSession(url, replica, False, uuid)
-    from simrate.core.team.hub.exchange import Outbox
+    from simrate.hub.link.exchange import Outbox
 
     with pytest.raises(HubError) as caught:
         session.round(Outbox(0, 0), {})
@@ -224,7 +224,7 @@ def test_a_server_with_every_slot_taken_is_full(hub, pg):
     """max_connections reached: the server's own words, classified as full."""
     import psycopg
 
-    from simrate.core.team.hub.connection import classify
+    from simrate.hub.link.connection import classify
 
     held = []
     try:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import rater_key
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import rater_key
 from simrate.core.project import Project
-from simrate.core.team.hub.people import add_person, remove_person
-from simrate.core.team.hub.sync import sync_once
+from simrate.hub.team.people import add_person, remove_person
+from simrate.hub.team.sync import sync_once
 from tests.contract.backends import frame_of
 from tests.hub.webhub import published_study
 
@@ -131,7 +131,7 @@ def test_publishing_again_gives_an_older_hubs_raters_their_keys(hub, tmp_path):
     """A hub made before the identity rule: publishing again keys its raters (the first of
     two spellings keeps the key, names that are not ASCII get theirs from the publisher)
     and gives every person a rater row; then the rule holds there too."""
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.publish import publish
 
     path, _ = published_study(hub, tmp_path, items=4, per_task=2, n_checks=0, annotator=None)
     with hub.admin() as conn:

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from simrate.core.team.hub.connection import connect
-from simrate.core.team.hub.exchange import exchange
-from simrate.core.team.hub.replica import read_link, watermarks
-from simrate.core.team.hub.sync import absorb, collect, sync_once, tables_for
+from simrate.hub.link.connection import connect
+from simrate.hub.link.exchange import exchange
+from simrate.hub.link.replica import read_link, watermarks
+from simrate.hub.team.sync import absorb, collect, sync_once, tables_for
 from tests.hub.hubs import join_as, team
 
 
@@ -279,8 +279,8 @@ def test_a_clock_far_off_the_hubs_is_reported(hub, alice_twice, monkeypatch):
     they differ by more than a minute (edits are ordered by the time they were made)."""
     import types
 
-    from simrate.core.team.hub import exchange as exchange_module
-    from simrate.core.team.hub.sync import clock_line
+    from simrate.hub.link import exchange as exchange_module
+    from simrate.hub.team.sync import clock_line
 
     _organizer, laptop, _desktop, _login = alice_twice
     assert abs(sync_once(laptop).clock_offset) < 60
@@ -337,7 +337,7 @@ def test_the_window_warns_when_this_clock_is_far_off_the_hubs(qtbot, hub, tmp_pa
                                                               monkeypatch):
     import types
 
-    from simrate.core.team.hub import exchange as exchange_module
+    from simrate.hub.link import exchange as exchange_module
     from tests.hub.test_gui_hub import open_window, status_text
 
     organizer, logins = team(hub, tmp_path, {"Alice": "annotator"})

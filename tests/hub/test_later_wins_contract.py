@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState, Verdict
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState, Verdict
 from simrate.core.project import Project
-from simrate.core.team.hub.sync import pending_count, sync_once
+from simrate.hub.team.sync import pending_count, sync_once
 from tests.hub.hubs import make_project
 from tests.hub.test_every_kind_travels import crew  # noqa: F401 - a fixture
 
@@ -95,7 +95,7 @@ def backend(request, tmp_path):
 
 def through_service(people: dict, tmp_path):
     """The crew with Alice's laptop replaced by a replica joined through `simrate serve`."""
-    from simrate.core.team.hub.serve_sync.tokens import issue_token
+    from simrate.hub.team.tokens import issue_token
     from tests.hub.servicehub import join_through
     from tests.web.servers import Server
 

@@ -17,9 +17,9 @@ import pytest
 
 from simrate.core.agreement import alpha
 from simrate.core.project import Project
-from simrate.core.team.hub.connection import HubError
-from simrate.core.team.hub.hub_schema import CLOCK_LOCK
-from simrate.core.team.hub.sync import session_for, sync_round
+from simrate.hub.link.connection import HubError
+from simrate.hub.schema import CLOCK_LOCK
+from simrate.hub.team.sync import session_for, sync_round
 from tests.hub.hubs import ROOT, make_project
 
 N_ITEMS = 2000
@@ -68,8 +68,8 @@ def kill_in_the_middle_of_a_push(hub, process: subprocess.Popen, login: str) -> 
 
 
 def test_five_annotators_two_thousand_ratings_each_through_a_crash_and_a_kill(hub, tmp_path):
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
 
     organizer = make_project(tmp_path / "organizer.simrate", N_ITEMS)
     publish(organizer, hub.url())

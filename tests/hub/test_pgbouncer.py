@@ -97,9 +97,9 @@ def assert_no_session_errors(bouncer: Bouncer, hub: Hub, since: int) -> None:
 
 def test_annotators_sync_through_pgbouncer_while_the_organizer_listens_directly(
         hub, tmp_path, crowd):
-    from simrate.core.team.hub.join import join
-    from simrate.core.team.hub.session import HubSession
-    from simrate.core.team.hub.sync import session_for, sync_round
+    from simrate.hub.link.session import HubSession
+    from simrate.hub.team.join import join
+    from simrate.hub.team.sync import session_for, sync_round
 
     bouncer, logins, organizer = crowd
     log_from = server_log_size(hub)
@@ -189,8 +189,8 @@ def test_more_annotator_machines_than_server_connections_all_reach_the_hub(hub, 
     """Nine machines (three per person) rate and sync at once through a pooler that gives
     the whole hub database two server connections: each rating ends up on the hub."""
     from simrate.core.project import Project
-    from simrate.core.team.hub.join import join
-    from simrate.core.team.hub.sync import sync_once
+    from simrate.hub.team.join import join
+    from simrate.hub.team.sync import sync_once
 
     organizer, logins = team(hub, tmp_path, {"Ann": "annotator", "Ben": "annotator",
                                              "Cy": "annotator"}, n_items=30)
@@ -251,7 +251,7 @@ def joined_through(hub: Hub, tmp_path, **options):
     """Ann's replica joined through a fresh bouncer (with `options`), with one rating
     waiting to go up; returns (bouncer, login, replica path, organizer's path)."""
     from simrate.core.project import Project
-    from simrate.core.team.hub.join import join
+    from simrate.hub.team.join import join
 
     organizer, logins = team(hub, tmp_path, {"Ann": "annotator"})
     organizer.close()
@@ -293,7 +293,7 @@ def test_a_wrong_password_at_the_pooler_says_wrong_password(hub, tmp_path):
 
 def test_a_person_removed_says_removed_through_the_pooler(hub, tmp_path):
     from simrate.core.project import Project
-    from simrate.core.team.hub.people import remove_person
+    from simrate.hub.team.people import remove_person
 
     bouncer, _login, local, org = joined_through(hub, tmp_path)
     try:
@@ -329,8 +329,8 @@ def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
     import psycopg
 
     from simrate.core.project import Project
-    from simrate.core.team.hub.connection import HubError
-    from simrate.core.team.hub.sync import sync_once
+    from simrate.hub.link.connection import HubError
+    from simrate.hub.team.sync import sync_once
 
     bouncer, login, local, _org = joined_through(hub, tmp_path, pool_size=1,
                                                  query_wait_timeout=1)
@@ -356,8 +356,8 @@ def test_no_server_connection_free_in_time_says_hub_full(hub, tmp_path):
 def test_an_annotators_window_syncs_through_pgbouncer(qtbot, hub, tmp_path, crowd):
     """The window's own code path: it rates, the rating reaches the hub through the
     pooler, and a rating made on the person's other machine comes back to it."""
-    from simrate.core.team.hub.join import join
-    from simrate.core.team.hub.sync import sync_once
+    from simrate.hub.team.join import join
+    from simrate.hub.team.sync import sync_once
     from tests.hub.test_gui_hub import open_window, status_text
 
     bouncer, logins, _organizer = crowd

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from simrate.core.project import Project
-from simrate.core.team.hub import publish as publish_module
+from simrate.hub.team import publish as publish_module
 from tests.hub.hubs import ROOT, make_project
 
 

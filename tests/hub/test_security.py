@@ -6,8 +6,8 @@ import psycopg
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.hub_schema import CLOCK_LOCK
-from simrate.core.team.hub.sync import sync_once
+from simrate.hub.schema import CLOCK_LOCK
+from simrate.hub.team.sync import sync_once
 from tests.hub.hubs import INJECTION, join_as, team
 
 
@@ -134,8 +134,8 @@ def test_an_annotators_replica_never_receives_others_ratings(rated):
 
 def test_removed_person_can_no_longer_connect(hub, rated):
     organizer, alice, _bob, logins = rated
-    from simrate.core.team.hub.connection import HubError
-    from simrate.core.team.hub.people import remove_person
+    from simrate.hub.link.connection import HubError
+    from simrate.hub.team.people import remove_person
 
     assert remove_person(organizer, "Alice") == logins["Alice"]
     alice.rate("d:4", "Alice", 2.0)
@@ -146,7 +146,7 @@ def test_removed_person_can_no_longer_connect(hub, rated):
 
 def test_sql_looking_text_goes_through_publish_sync_and_export_byte_for_byte(
         hub, tmp_path):
-    from simrate.core.team.hub.people import add_person
+    from simrate.hub.team.people import add_person
 
     organizer, logins = team(hub, tmp_path, {})
     add_person(organizer, INJECTION, "annotator", "pw-inj", login="injected")
@@ -182,9 +182,9 @@ def secret_team(hub, tmp_path):
     """A project whose items carry reference scores, metadata and a source path in the
     organizer's folders, with two check items, published; Alice and Bob (annotators) and
     Olga (a second organizer) have logins and Alice has joined."""
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
     from simrate.core.team.quality import set_checks
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
     from tests.core.frames import make_items
 
     project = Project.create(tmp_path / "organizer.simrate", scale="sts", title="secret")
@@ -303,7 +303,7 @@ def test_an_annotators_replica_from_before_is_emptied_at_its_next_sync(secret_te
 
 
 def test_the_people_list_shows_an_annotator_only_themselves(hub, secret_team):
-    from simrate.core.team.hub.people import people
+    from simrate.hub.team.people import people
 
     organizer, _alice, logins = secret_team
     with as_alice(hub, logins) as conn:
@@ -319,7 +319,7 @@ def notes_heard(conn, seconds: float = 1.0) -> list[tuple[str, str]]:
 
 
 def test_an_annotator_hears_of_no_one_elses_writes(hub, secret_team, tmp_path):
-    from simrate.core.team.hub.session import my_channels
+    from simrate.hub.link.session import my_channels
 
     organizer, alice, logins = secret_team
     bob = join_as(hub, logins["Bob"], tmp_path / "bob.simrate")
@@ -390,7 +390,7 @@ def test_without_a_superuser_the_statistics_stay_open_and_publish_says_so(hub, s
 
 
 def test_harden_closes_statistics_roles_and_locks_to_annotators(hub, secret_team, tmp_path):
-    from simrate.core.team.hub.people import list_people
+    from simrate.hub.team.people import list_people
 
     organizer, alice, logins = secret_team
     done = hub.simrate("team", "harden", hub.url())  # the publisher is no superuser
@@ -428,8 +428,8 @@ def test_an_annotator_cannot_work_out_anyone_elses_channel(hub, secret_team, sta
 
 
 def test_a_superuser_publishing_closes_the_statistics_at_once(hub, tmp_path):
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
     from tests.hub.hubs import make_project
 
     project = make_project(tmp_path / "super.simrate")

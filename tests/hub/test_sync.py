@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.agreement import alpha
-from simrate.core.events import RatingChanged
-from simrate.core.team.hub.connection import connect
-from simrate.core.team.hub.exchange import exchange
-from simrate.core.team.hub.replica import read_link, watermarks
-from simrate.core.team.hub.sync import collect, sync_once, tables_for
+from simrate.core.base.events import RatingChanged
+from simrate.hub.link.connection import connect
+from simrate.hub.link.exchange import exchange
+from simrate.hub.link.replica import read_link, watermarks
+from simrate.hub.team.sync import collect, sync_once, tables_for
 from tests.hub.hubs import join_as, team
 
 

@@ -12,9 +12,9 @@ import json
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.connection import HubError
-from simrate.core.team.hub.people import remove_person
-from simrate.core.team.hub.sync import sync_once
+from simrate.hub.link.connection import HubError
+from simrate.hub.team.people import remove_person
+from simrate.hub.team.sync import sync_once
 from tests.hub.hubs import join_as
 from tests.hub.servicehub import join_through, link, service_team
 from tests.web.servers import Server
@@ -125,15 +125,15 @@ def test_a_stopped_server_is_unreachable_and_the_changes_stay_pending(hub, serve
         sync_once(alice)
     assert refused.value.state == "unreachable"
     assert "\n" not in str(refused.value)
-    from simrate.core.team.hub.sync import pending_count
+    from simrate.hub.team.sync import pending_count
 
     assert pending_count(alice) == 1
     alice.close()
 
 
 def test_many_items_and_ratings_travel_in_pages_and_chunks(hub, tmp_path):
-    from simrate.core.team.hub.hub_schema.service import SYNC_PAGE
-    from simrate.core.team.hub.serve_sync.client import CHUNK
+    from simrate.hub.link.client import CHUNK
+    from simrate.hub.schema.service import SYNC_PAGE
 
     n_items = SYNC_PAGE + 700
     path, _logins, tokens = service_team(hub, tmp_path, {"Alice": "annotator"}, n_items)

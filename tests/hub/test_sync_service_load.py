@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.connection import connect, hub_info
-from simrate.core.team.hub.sync import sync_once
-from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY
+from simrate.hub.link.connection import connect, hub_info
+from simrate.hub.team.sync import sync_once
+from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 from simrate.web.hub_backend import HubBackend
 from tests.hub.cluster import Cluster, server_bindir
 from tests.hub.hubs import Hub

@@ -15,9 +15,9 @@ import psycopg
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.hub_schema.service import SERVICE_CONNECTION_LIMIT
-from simrate.core.team.hub.sync import sync_once
-from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY
+from simrate.hub.schema.service import SERVICE_CONNECTION_LIMIT
+from simrate.hub.team.sync import sync_once
+from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 from tests.hub.hubs import join_as
 from tests.hub.servicehub import service_team
 from tests.web.servers import Server

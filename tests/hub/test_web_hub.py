@@ -19,8 +19,8 @@ import pytest
 
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.hub.sync import session_for, sync_once, sync_round
-from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY
+from simrate.hub.team.sync import session_for, sync_once, sync_round
+from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 from tests.hub.hubs import join_as
 from tests.hub.webhub import published_study
 from tests.web.client import form_of, start, whole_task
@@ -354,7 +354,7 @@ def test_a_failing_hub_answers_a_short_503_without_detail(hub, tmp_path):
 
     from starlette.testclient import TestClient
 
-    from simrate.core.team.hub.hub_schema import web_role_names
+    from simrate.hub.schema import web_role_names
     from simrate.web.hub_backend import HubBackend
     from simrate.web.pages import create_app
 
@@ -466,7 +466,7 @@ BAD_SETTINGS = [
 @pytest.mark.parametrize("bad", BAD_SETTINGS, ids=lambda bad: "-".join(map(str, bad)))
 def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path, bad):
     """Any client of an organizer's login meets the hub's own checks, not only simrate's."""
-    from simrate.core.team.hub.people import _organizer_connection, hub_of
+    from simrate.hub.team.people import _organizer_connection, hub_of
 
     path, _ = published_study(hub, tmp_path, items=4, checks=1, per_task=2, n_checks=0,
                               annotator=None)

@@ -11,7 +11,7 @@ import threading
 
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.hub.sync import session_for, sync_round
+from simrate.hub.team.sync import session_for, sync_round
 from tests.hub.webhub import published_study
 from tests.web.servers import Server, free_port
 from tests.web.test_web_browser import (  # noqa: F401 - the fixture
@@ -65,7 +65,7 @@ def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_the
         organizer.close()
     assert typed == {"P1": TYPED, "P2": TYPED}
     with Project.open(path) as project:
-        from simrate.core.team.hub.web_hub import mirror_hub_studies
+        from simrate.hub.team.web_hub import mirror_hub_studies
 
         pull = session_for(project)
         try:

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from simrate.core.project import Project
-from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY
+from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 from tests.hub.cluster import ADMIN
 from tests.hub.webhub import published_study
 from tests.reliability.helpers import one_line_error
@@ -84,7 +84,7 @@ def test_a_hub_reached_through_a_socket_folder_gets_a_password_line_for_that_fol
         fh.write(f"{folder}:{pg.port}:{hub.name}:{hub.organizer}:org-secret\n")
     url = f"postgresql://{hub.organizer}@/{hub.name}?host={folder}&port={pg.port}"
     from simrate.core.team import web_study as web
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.publish import publish
     from tests.web.projects import make_project
 
     path = make_project(tmp_path / "organizer.simrate", items=12, checks=2)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from simrate.core.team.hub.exchange import exchange
-from simrate.core.team.hub.hub_schema import CLOCK_LOCK
-from simrate.core.team.hub.replica import read_link, watermarks
-from simrate.core.team.hub.sync import absorb, collect, tables_for
+from simrate.hub.link.exchange import exchange
+from simrate.hub.link.replica import read_link, watermarks
+from simrate.hub.schema import CLOCK_LOCK
+from simrate.hub.team.sync import absorb, collect, tables_for
 from tests.hub.hubs import join_as, team
 
 #: How long the second writer waits for the lock before it counts as held (seconds).
@@ -153,7 +153,7 @@ def test_a_push_is_on_the_servers_disk_before_the_replica_hears_it_went_through(
     flush); the round still answers only once the push is on disk. The server's log writer
     is made slow, and the server crashes right after the round: the ratings are there when
     it comes back, and the replica rightly holds nothing pending."""
-    from simrate.core.team.hub.sync import pending_count, sync_once
+    from simrate.hub.team.sync import pending_count, sync_once
 
     _organizer, alice = people
     cluster = hub.cluster

@@ -16,8 +16,8 @@ def published_study(hub, folder: Path, items: int = 40, checks: int = 3, per_tas
     """A project of `items` pairs and `checks` check items published to `hub`, with an
     annotator (login in the hub's password file) and an open web study `s`; returns the
     organizer's replica and {annotator name: login}."""
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
 
     path = make_project(folder / "organizer.simrate", items=items, checks=checks, texts=texts)
     logins = {}

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.packaging
 
 SHOW_INSTALLED = """
 import json
-from simrate.core.scale import load_scale
+from simrate.core.base.scale import load_scale
 from simrate.locations import icon_path, resource_folder, sample_data_folder
 from PySide6.QtGui import QGuiApplication, QImage
 application = QGuiApplication([])

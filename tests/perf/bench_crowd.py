@@ -77,7 +77,7 @@ def stage_project(folder: str, items: int) -> dict:
     """Build a project with the crowd ratings (not timed)."""
     import pandas as pd
 
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
     from simrate.core.project import Project
     from simrate.formats.ratings import read_ratings
 

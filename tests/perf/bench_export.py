@@ -24,7 +24,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from simrate.core.frames import item_frame, rating_frame  # noqa: E402
+from simrate.core.base.frames import item_frame, rating_frame  # noqa: E402
 from simrate.core.project import Project  # noqa: E402
 
 BUDGETS = {"tsv": (3.0, None), "xlsx": (60.0, 1024.0)}

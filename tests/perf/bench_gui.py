@@ -40,7 +40,7 @@ WORDS = ("the council bus river market school price storm train museum garden re
 
 def build_project(path: Path, n: int) -> None:
     """A CLSS project of n items, with ratings by 'me' (a quarter) and two others (half)."""
-    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.base.frames import item_frame, rating_frame
     from simrate.core.project import Project
 
     ids = [f"set{i % 4}:{i}" for i in range(n)]

@@ -44,9 +44,9 @@ import json, random, sys, threading, time
 sys.path.insert(0, {root!r})
 
 from simrate.core.project import Project
-from simrate.core.team.hub.join import join
-from simrate.core.team.hub.connection import HubError
-from simrate.core.team.hub.sync import session_for, sync_round
+from simrate.hub.team.join import join
+from simrate.hub.link.connection import HubError
+from simrate.hub.team.sync import session_for, sync_round
 url_of = {urls!r}
 folder, seconds, first = {folder!r}, {seconds}, {first}
 made, failed = {{}}, {{}}
@@ -109,9 +109,9 @@ def make_project(path: Path, n: int):
 def latency(hub: Hub, folder: Path, count: int = 40) -> None:
     from PySide6.QtCore import QCoreApplication
 
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
     from simrate.gui.shell.hub_sync import HubSync
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
 
     app = QCoreApplication.instance() or QCoreApplication([])
     organizer = make_project(folder / "lat-org.simrate", 200)
@@ -119,18 +119,18 @@ def latency(hub: Hub, folder: Path, count: int = 40) -> None:
     for name in ("Ann", "Ben"):
         add_person(organizer, name, "annotator", f"pw-{name}", login=f"lat_{name.lower()}")
         hub.remember(f"lat_{name.lower()}", f"pw-{name}")
-    from simrate.core.team.hub.join import join
+    from simrate.hub.team.join import join
 
     with join(hub.url("lat_ben"), folder / "lat-ben.simrate")[0] as ben:
         for i in range(1, 201):
             ben.rate(f"d:{i}", "Ben", (i * 3 % 21) * 0.25)
-        from simrate.core.team.hub.sync import sync_once
+        from simrate.hub.team.sync import sync_once
         sync_once(ben)
     join(hub.url("lat_ann"), folder / "lat-ann.simrate")[0].close()
     arrived: dict[str, float] = {}
     organizer.live.alpha()
 
-    from simrate.core.events import RatingChanged
+    from simrate.core.base.events import RatingChanged
 
     def on_change(event) -> None:
         if isinstance(event, RatingChanged) and event.annotator == "Ann":
@@ -165,9 +165,9 @@ def latency(hub: Hub, folder: Path, count: int = 40) -> None:
 def publish_and_join(hub: Hub, folder: Path, n: int) -> None:
     import psycopg
 
-    from simrate.core.team.hub.join import join
-    from simrate.core.team.hub.people import add_person
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.join import join
+    from simrate.hub.team.people import add_person
+    from simrate.hub.team.publish import publish
 
     project = make_project(folder / "big.simrate", n)
     rows = project.team_tables.read("SELECT id, left, right, dataset, genre FROM items")
@@ -198,7 +198,7 @@ def publish_and_join(hub: Hub, folder: Path, n: int) -> None:
 
 
 def load(hub: Hub, folder: Path, annotators: int, seconds: int) -> None:
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.team.publish import publish
 
     project = make_project(folder / "load.simrate", 2 * seconds + 10)
     publish(project, hub.url())

@@ -94,8 +94,8 @@ class Replica:
     """One annotator's window: local ratings, a round per change, backoff on refusal."""
 
     def __init__(self, project, name: str, seed: int):
-        from simrate.core.team.hub.backoff import Backoff
-        from simrate.core.team.hub.sync import session_for
+        from simrate.hub.link.backoff import Backoff
+        from simrate.hub.team.sync import session_for
 
         self.project = project
         self.name = name
@@ -114,9 +114,9 @@ class Replica:
 
     def _round(self) -> bool:
         """One round; True when it went through."""
-        from simrate.core.team.hub.connection import HubError
-        from simrate.core.team.hub.replica import read_link, watermarks
-        from simrate.core.team.hub.sync import absorb, collect, tables_for
+        from simrate.hub.link.connection import HubError
+        from simrate.hub.link.replica import read_link, watermarks
+        from simrate.hub.team.sync import absorb, collect, tables_for
 
         sent = dict(self._unsent)
         # the window's three steps (hub_sync.py): collect and absorb hold no connection
@@ -201,8 +201,8 @@ class Replica:
 
 def worker(config: dict) -> None:
     """Join each replica, say "ready", wait for the start time on stdin, run, print JSON."""
-    from simrate.core.team.hub.join import join
     from simrate.gui.shell import hub_sync
+    from simrate.hub.team.join import join
 
     os.nice(config.get("nice", 0))  # the windows below the organizer and the hub
     replicas = []
@@ -232,8 +232,8 @@ class Organizer:
     every POLL_SECONDS), over sessions that keep their connections."""
 
     def __init__(self, project):
-        from simrate.core.events import RatingChanged
-        from simrate.core.team.hub.sync import session_for
+        from simrate.core.base.events import RatingChanged
+        from simrate.hub.team.sync import session_for
 
         self.project = project
         self.session = session_for(project)  # an organizer's: keeps its connection
@@ -263,10 +263,10 @@ class Organizer:
                 self._notified.set()
 
     def _work(self) -> None:
-        from simrate.core.team.hub.backoff import Backoff
-        from simrate.core.team.hub.connection import HubError
-        from simrate.core.team.hub.sync import sync_round
         from simrate.gui.shell.hub_sync import POLL_SECONDS
+        from simrate.hub.link.backoff import Backoff
+        from simrate.hub.link.connection import HubError
+        from simrate.hub.team.sync import sync_round
 
         backoff = Backoff()
         next_round = time.time()
@@ -344,9 +344,9 @@ def run(opts: argparse.Namespace) -> dict:
 def _run(opts: argparse.Namespace, cluster, folder: Path, files: Path) -> dict:
     """The run; the organizer's file in `folder`, the replicas' files in `files`."""
     from simrate.core.project import Project
-    from simrate.core.team.hub.backoff import CAP
-    from simrate.core.team.hub.people import hub_of
-    from simrate.core.team.hub.publish import publish
+    from simrate.hub.link.backoff import CAP
+    from simrate.hub.team.people import hub_of
+    from simrate.hub.team.publish import publish
     from tests.hub.hubs import Hub
 
     low, high = (float(x) for x in opts.pace.split("-"))
@@ -473,8 +473,8 @@ def start_service(organizer, team: list[tuple[str, str]]):
     """Sync tokens for the team and two `simrate serve` processes on the organizer's
     replica; returns (the servers, {login: the sync link of its person}), the replicas
     spread over the two servers."""
-    from simrate.core.team.hub.serve_sync.client import make_link
-    from simrate.core.team.hub.serve_sync.tokens import issue_tokens
+    from simrate.hub.link.client import make_link
+    from simrate.hub.team.tokens import issue_tokens
     from tests.web.servers import Server
 
     tokens = issue_tokens(organizer, [name for name, _login in team])

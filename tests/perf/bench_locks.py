@@ -18,7 +18,7 @@ from pathlib import Path
 
 
 def _items(n: int, prefix: str):
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
     return item_frame({
         "item_id": [f"{prefix}:{i}" for i in range(n)],
         "left": [f"left text number {i} of {prefix}" for i in range(n)],
@@ -29,7 +29,7 @@ def _items(n: int, prefix: str):
 
 def rater(path: str, name: str, until: float, out) -> None:
     """Rate items round and round until `until`; send back each call's seconds."""
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
     from simrate.core.project import Project
     project = Project.open(path)
     ids, times, failures, k = project.item_ids()[:500], [], 0, 0

@@ -29,7 +29,7 @@ def stage_build(path: str, n: int) -> dict:
     """A 0-5 project of n items in five datasets; three raters who often disagree."""
     import numpy as np
 
-    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.base.frames import item_frame, rating_frame
     from simrate.core.project import Project
 
     start = time.perf_counter()

@@ -47,7 +47,7 @@ def stage_rate_bulk(project: str, n_raters: int) -> dict:
     """Give every item n_raters ratings through the ratings import path."""
     import numpy as np
 
-    from simrate.core.frames import rating_frame
+    from simrate.core.base.frames import rating_frame
     from simrate.core.project import Project
 
     with Project.open(project) as p:

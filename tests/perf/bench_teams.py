@@ -67,7 +67,7 @@ print(json.dumps({{"seconds": seconds, "step_mb": step_mb, "peak_mb": peak_mb}})
 
 def build(folder: Path, n_items: int) -> None:
     """base: n items rated by b and c, 1% checks; rated: a's package, rated; merged: both."""
-    from simrate.core.frames import item_frame, rating_frame
+    from simrate.core.base.frames import item_frame, rating_frame
     from simrate.core.project import Project
     from simrate.core.team.package_merge import merge_package
     from simrate.core.team.packages import make_package

@@ -47,7 +47,7 @@ POTATO = {"load 200k pairs": "12.5 s, 412 MB", "rating POST": "11-16 ms"}
 
 def build(folder: Path, pairs: int, checks: int, study: bool = True
           ) -> tuple[Path, float, float]:
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
     from simrate.core.project import Project
     from simrate.core.team.quality import set_checks
     from simrate.core.team.web_study import set_study
@@ -139,7 +139,7 @@ def follow(path: str, stop, ready, results) -> None:
     when each crowd rating was first in the file (time.perf_counter: the system's
     monotonic clock, the same in every process)."""
     from simrate.core.project import Project
-    from simrate.core.team.hub.sync import LIVE_GAP, session_for, sync_round
+    from simrate.hub.team.sync import LIVE_GAP, session_for, sync_round
 
     arrived: dict[tuple, float] = {}
     rounds: list[float] = []
@@ -172,9 +172,9 @@ def main_hub() -> None:
     import os
 
     from simrate.core.project import Project
-    from simrate.core.team.hub.publish import publish
-    from simrate.core.team.hub.sync import sync_once
     from simrate.core.team.web_study import set_study
+    from simrate.hub.team.publish import publish
+    from simrate.hub.team.sync import sync_once
     from tests.hub.cluster import Cluster, server_bindir
     from tests.hub.hubs import Hub
     from tests.web.servers import Server

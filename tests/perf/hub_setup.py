@@ -55,7 +55,7 @@ def server_cpu(cluster: Cluster) -> float:
 
 def items_frame(n: int):
     """n plain items, ids d:1..n."""
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
 
     return item_frame({
         "item_id": [f"d:{i}" for i in range(1, n + 1)],
@@ -69,7 +69,7 @@ def add_annotators(hub, project, count: int, prefix: str) -> list[tuple[str, str
     """Add `count` annotators to the project's hub, each with a login of their own
     (`<prefix>_<k>`, password `pw-<k>` in the hub's password file); returns
     [(name, login)], names "<Prefix> <k>"."""
-    from simrate.core.team.hub.people import add_person
+    from simrate.hub.team.people import add_person
 
     team = []
     for k in range(count):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simrate.core.frames import item_frame
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -184,8 +184,8 @@ def test_a_scale_from_a_pipe_is_read(tmp_path):
 READERS_ON_A_DEVICE = """
 import sys
 from pathlib import Path
-from simrate.core.errors import SimrateError
-from simrate.core.scale import load_scale
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import load_scale
 from simrate.formats.detect import detect_format
 from simrate.formats.jsonl import read_jsonl_pairs
 from simrate.formats.pyramid import read_pyramid

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.scale import MAX_SCALE_POINTS, Scale
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import MAX_SCALE_POINTS, Scale
 from tests.cli.helpers import simrate
 
 from .helpers import ROOT, one_line_error

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale
 from simrate.core.project import Project
-from simrate.core.scale import Scale
 from tests.cli.helpers import simrate
 
 from .helpers import ROOT, new_project, one_line_error, run_on_small_disk
@@ -195,7 +195,7 @@ def test_a_nul_byte_makes_detection_name_the_line(capsys, tmp_path):
 def test_a_text_that_is_only_white_space_is_refused_by_the_api_as_by_every_reader(tmp_path):
     """The API keeps the readers' rule, so every export of a project reads back: an id or a
     text that is empty or only white space is refused, naming the line, nothing stored."""
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
 
     def frame(left: str, right: str, item: str = "b") -> object:
         return item_frame({"item_id": ["a", item], "left": ["fine", left],

@@ -17,7 +17,7 @@ def big_project(tmp_path_factory):
     items = make_items(3000)
     items["left"] = [f"left text {i} " * 20 for i in range(3000)]
     project.import_items(items)
-    from simrate.core.frames import rating_frame
+    from simrate.core.base.frames import rating_frame
     ids = project.item_ids()
     project.import_ratings(rating_frame({
         "item_id": ids * 2, "annotator": ["ann"] * 3000 + ["bob"] * 3000,

@@ -8,7 +8,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from simrate.core.frames import item_frame
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from tests.cli.test_crowd_e2e import turk_results
 

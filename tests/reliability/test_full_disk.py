@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 
 from .helpers import fill_disk, free_disk, make_items, new_project, run_on_small_disk
@@ -53,7 +53,7 @@ def test_failed_commit_is_a_plain_error_and_leaves_no_transaction(tmp_path):
 
 
 def test_import_ratings_on_full_disk_adds_no_annotator_to_memory(tmp_path):
-    from simrate.core.frames import rating_frame
+    from simrate.core.base.frames import rating_frame
     path = tmp_path / "p.simrate"
     project = new_project(path)
     frame = rating_frame({"item_id": ["x:1", "x:2"], "annotator": ["ann", "bob"],
@@ -72,7 +72,7 @@ def test_import_ratings_on_full_disk_adds_no_annotator_to_memory(tmp_path):
 SCENARIO = '''
 import os, sys
 from pathlib import Path
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from tests.reliability.helpers import make_items
 

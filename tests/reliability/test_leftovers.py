@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from simrate.core.frames import rating_frame
+from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
 from simrate.formats.leftovers import temp_name
 from simrate.services.export import export_project

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.package_merge import merge_package
 from simrate.core.team.packages import make_package

@@ -50,7 +50,7 @@ def _alarm(_signum, _frame):
 
 def _readers():
     """(name, callable(path)) of every reader; imported here, in the child."""
-    from simrate.core.scale import load_scale
+    from simrate.core.base.scale import load_scale
     from simrate.formats.clss import read_clss
     from simrate.formats.detect import detect_format, read_items
     from simrate.formats.jsonl import read_jsonl_pairs
@@ -83,7 +83,7 @@ _CACHE: dict[str, object] = {}
 
 def _check_file(path: Path) -> None:
     """Run every reader on `path`; an item table read is imported into a fresh project."""
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
 
     readers = _CACHE.setdefault("readers", _readers())
     for name, reader in readers:
@@ -106,7 +106,7 @@ def _check_file(path: Path) -> None:
 
 def _store(frame, name: str, project: Path, source: str) -> None:
     """Write what a reader gave into a fresh 0-5 project, as the import command does."""
-    from simrate.core.frames import item_frame
+    from simrate.core.base.frames import item_frame
     from simrate.core.project import Project
 
     with Project.create(project, scale="sts") as opened:

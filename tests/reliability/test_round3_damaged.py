@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.check.integrity import find_problems
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 
 from .helpers import ROOT, one_line_error, run_cli

@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 from openpyxl import Workbook
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import NAME_MAX
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import NAME_MAX
 
 from .helpers import ROOT, new_project, one_line_error, run_cli
 

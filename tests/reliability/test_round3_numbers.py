@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from simrate.core.errors import SimrateError
-from simrate.core.evaluation import least_squares_fit, pearson, spearman
+from simrate.core.base.errors import SimrateError
+from simrate.core.machine.evaluation import least_squares_fit, pearson, spearman
 from simrate.core.project import Project
 
 from .helpers import ROOT, new_project, one_line_error, run_cli

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data import values
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
 
@@ -187,7 +187,7 @@ def test_read_only_folders_for_package_and_the_sample(project, tmp_path):
     result = run_with_read_only_folder(locked, code)
     assert result.returncode == 2
     one_line_error(result.stderr, "cannot write the package", "read-only")
-    code = ("import sys; from simrate.core.errors import SimrateError; "
+    code = ("import sys; from simrate.core.base.errors import SimrateError; "
             "from simrate.gui.shell.sample import ensure_sample_project\n"
             f"try: ensure_sample_project({str(locked / 'data')!r})\n"
             "except SimrateError as exc: print(exc); sys.exit(2)")
@@ -198,7 +198,7 @@ def test_read_only_folders_for_package_and_the_sample(project, tmp_path):
 
 
 def test_the_web_hub_password_line_for_a_socket_folder():
-    from simrate.core.team.hub.web_hub import password_hosts
+    from simrate.hub.team.web_hub import password_hosts
 
     assert password_hosts("db.example.org") == ["db.example.org"]
     assert password_hosts("/srv/pg-sockets") == ["/srv/pg-sockets"]

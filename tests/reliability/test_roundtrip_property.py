@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-from simrate.core.frames import item_frame
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from simrate.formats.detect import read_items
 from simrate.services.export import export_project
@@ -59,7 +59,7 @@ def _round_trip(left: str, right: str, dataset: str) -> None:
             again.import_items(read_items(out, "pairs"), str(out))
             item = again.item("t:1")
             got = (item["left"], item["right"], item["dataset"])
-            # datasets, like ids and names, are kept in NFC (app/core/names.py)
+            # datasets, like ids and names, are kept in NFC (app/core/base/names.py)
             want = (left, right, unicodedata.normalize("NFC", dataset))
             assert got == tuple(_expected(t, fmt) for t in want), fmt
             again.close()

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
+from simrate.core.data.store import SCHEMA_VERSION
 from simrate.core.project import Project
-from simrate.core.store import SCHEMA_VERSION
 
 from .helpers import new_project, run_cli
 

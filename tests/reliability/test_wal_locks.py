@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import held_by_this_process
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.package_file import read_package
 from tests.reliability.helpers import ROOT, new_project, run_cli

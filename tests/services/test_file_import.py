@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.services.file_import import ImportRequest, read_source, write_source
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simrate.core.frames import item_frame
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from simrate.core.team.quality import set_checks
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
 from simrate.core.team import web_tasks

@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.write_errors import SQLITE_PATH_MAX, refuse_long_path  # noqa: F401
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.write_errors import SQLITE_PATH_MAX, refuse_long_path  # noqa: F401
 
 
 class CannotCheck(Exception):
@@ -29,7 +29,7 @@ class CannotCheck(Exception):
 
 def check_openable(path: Path) -> None:
     """SimrateError unless `path` is a regular, non-empty, readable file (never opened)."""
-    from simrate.core.store import _check_header
+    from simrate.core.data.store import _check_header
 
     _check_header(path)
     refuse_long_path(path)
@@ -73,7 +73,7 @@ def open_read_only(path: Path, without_wal: bool = False) -> sqlite3.Connection:
 
 def refuse_newer(conn: sqlite3.Connection, path: Path) -> None:
     """SimrateError when the file was made by a newer simrate (as `open_store` says)."""
-    from simrate.core.store import SCHEMA_VERSION
+    from simrate.core.data.store import SCHEMA_VERSION
 
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

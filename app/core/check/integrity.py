@@ -18,6 +18,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from simrate.core.base.errors import SimrateError, cut
 from simrate.core.check.check_open import (  # noqa: F401 (CannotCheck, open_read_only: the API)
     CannotCheck,
     open_read_only,
@@ -25,7 +26,6 @@ from simrate.core.check.check_open import (  # noqa: F401 (CannotCheck, open_rea
     stray_wal_problem,
     wal_beside,
 )
-from simrate.core.errors import SimrateError, cut
 
 #: Words of SQLite and Python errors that mean the file itself is damaged.
 _DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "no such column",
@@ -119,7 +119,7 @@ def _plain(exc: BaseException) -> str:
 
 def _expected_tables() -> dict[str, list[str]]:
     """Table -> column names, as this version of simrate creates them."""
-    from simrate.core.store import SCHEMA
+    from simrate.core.data.store import SCHEMA
 
     conn = sqlite3.connect(":memory:")
     try:
@@ -134,8 +134,8 @@ def _optional_tables() -> dict[str, list[str]]:
     """Tables that team work, crowd batches, web studies, invitations and a hub replica add
     when first used: checked when present."""
     from simrate.core.team.crowd import CROWD_SCHEMA
-    from simrate.core.team.hub.replica import OUTBOX_TABLE, REPLICA_SCHEMA
     from simrate.core.team.invites import INVITE_SCHEMA
+    from simrate.core.team.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA
     from simrate.core.team.teamdb import TEAM_SCHEMA
     from simrate.core.team.web_tables import WEB_SCHEMA
 
@@ -296,8 +296,8 @@ def _text_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
 
 def _value_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
     """Meta values and scores as the rest of simrate relies on them."""
-    from simrate.core.scale import Scale
-    from simrate.core.store import check_meta
+    from simrate.core.base.scale import Scale
+    from simrate.core.data.store import check_meta
 
     meta = _meta(conn)
     try:

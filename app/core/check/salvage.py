@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.check.check_open import (
     CannotCheck,
     check_openable,
@@ -27,8 +28,7 @@ from simrate.core.check.check_open import (
 )
 from simrate.core.check.integrity import find_problems
 from simrate.core.data.migrate import upgrade_raters
-from simrate.core.errors import SimrateError
-from simrate.core.store import create_store, transaction
+from simrate.core.data.store import create_store, transaction
 
 #: Rows read per query while a range reads cleanly.
 CHUNK = 5000

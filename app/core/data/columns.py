@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simrate.core.errors import SimrateError
-from simrate.core.store import connect_for_reading
+from simrate.core.base.errors import SimrateError
+from simrate.core.data.store import connect_for_reading
 
 #: Items per group_concat chunk: bounds the size of one text (about 40 bytes per item).
 _CHUNK_ITEMS = 250_000

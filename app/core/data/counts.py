@@ -14,9 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.scale import Scale, threshold_codes
-from simrate.core.store import open_store
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale, threshold_codes
+from simrate.core.data.store import open_store
 
 #: From this many items on, `summary` splits its scans over two threads.
 PARALLEL_FROM = 100_000
@@ -25,7 +25,7 @@ _ALL_ORDS = (0, 2 ** 62)
 
 def flagged_count(conn: sqlite3.Connection, k: int, ords: tuple[int, int] = _ALL_ORDS) -> int:
     """Number of items flagged at a threshold of k codes, by the rule of
-    app/core/review/flags.py: counted annotators' scores spread by k codes or more (which
+    app/core/agreement/flags.py: counted annotators' scores spread by k codes or more (which
     takes two of them), no adjudication; only items whose ord is in [ords[0], ords[1]).
     One pass over the ratings in key order; the clauses for left-out annotators and
     adjudications are left out when there are none (a third less work on the common case).
@@ -41,7 +41,7 @@ def flagged_count(conn: sqlite3.Connection, k: int, ords: tuple[int, int] = _ALL
 
 def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
     """Ids of the annotators whose scores raise no flag: the excluded and machine raters
-    (app/core/roster.py: Roster.left_out)."""
+    (app/core/edits/roster.py: Roster.left_out)."""
     kinds = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
     machine = " OR kind = 'machine'" if "kind" in kinds else ""  # a read-only older file
     return [r[0] for r in conn.execute(f"SELECT id FROM annotators WHERE excluded = 1{machine}")]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import nfc
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import nfc
 
 
 def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray | None]:
@@ -59,7 +59,7 @@ class ItemIndex:
         return (nfc(item_id) if isinstance(item_id, str) else item_id) in self.ord
 
     def ord_of(self, item_id: str) -> int:
-        """The item's ord; SimrateError if unknown (ids compare in NFC, see core/names.py)."""
+        """The item's ord; SimrateError if unknown (ids compare in NFC, see core/base/names.py)."""
         try:
             return self.ord[nfc(item_id)]
         except KeyError:

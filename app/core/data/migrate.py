@@ -15,9 +15,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.write_errors import write_error
 from simrate.core.data import raters
-from simrate.core.errors import SimrateError
-from simrate.core.write_errors import write_error
 
 _ITEMS_V2 = """
 CREATE TABLE items_v2 (

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 #: The database files this process has open, by (device, inode), with how many connections.
 #: Only SQLite may open or close such a file in this process (see `refuse_if_open`).

@@ -1,7 +1,7 @@
 """The annotators table as one namespace of raters: lookups by identity key, inserts that
 never reuse an id, and the schema 5 upgrade that brings both to older files.
 
-A rater's `key` (`simrate.core.names.rater_key`: NFKC, case folded) is unique in the
+A rater's `key` (`simrate.core.base.names.rater_key`: NFKC, case folded) is unique in the
 file, whatever the kind (person, crowd worker, machine rater), so `ANA` or an NFD `Zoë`
 can never become a second row beside `ana` or `Zoë`. Ids come from a high-water mark
 kept in `meta` (`annotator_top`, raised by a trigger on every insert, whatever its route):
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from simrate.core.names import rater_key
+from simrate.core.base.names import rater_key
 
 #: The meta key of the highest annotator id ever given.
 TOP_KEY = "annotator_top"

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from simrate.core.base.events import RatingState, Verdict
+from simrate.core.base.scale import Scale
 from simrate.core.data.columns import read_codes
 from simrate.core.data.item_index import ItemIndex
-from simrate.core.events import RatingState, Verdict
-from simrate.core.scale import Scale
 
 ITEM_FRAME_COLUMNS = ["item_id", "ord", "left", "right", "dataset", "genre", "reference", "meta"]
 RATING_FRAME_COLUMNS = [

@@ -22,7 +22,7 @@ import math
 import re
 from urllib.parse import urlsplit
 
-from simrate.core.errors import SimrateError, cut
+from simrate.core.base.errors import SimrateError, cut
 
 #: The largest whole number any option takes: SQLite's INTEGER and numpy's seeds hold it.
 WHOLE_MAX = 2**63 - 1

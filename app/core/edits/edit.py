@@ -16,9 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from simrate.core.data import raters
-from simrate.core.edits import writes
-from simrate.core.events import (
+from simrate.core.base.events import (
     AdjudicationChanged,
     AnnotatorExcluded,
     Event,
@@ -26,8 +24,10 @@ from simrate.core.events import (
     RatingState,
     Verdict,
 )
-from simrate.core.names import nfc
-from simrate.core.store import HUMAN, transaction
+from simrate.core.base.names import nfc
+from simrate.core.data import raters
+from simrate.core.data.store import HUMAN, transaction
+from simrate.core.edits import writes
 
 #: The project (app/core/project.py, which imports this module: not imported back).
 Project = Any

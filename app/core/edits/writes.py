@@ -14,7 +14,7 @@ commit. The rules are written here once:
   the change log alone, and the caller publishes no event;
 - an undo is an edit made now: its writes are marked in the hub's outbox (when the file is
   a replica), so that the hub takes them only over the value this machine last saw there
-  (app/core/team/hub/undo_push.py); a newer value from another machine stays.
+  (app/hub/undo_push.py); a newer value from another machine stays.
 
 tests/core/test_one_write_path.py fails when SQL that writes these tables appears in
 any other module.
@@ -26,12 +26,12 @@ import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState, Verdict
+from simrate.core.base.scale import Scale
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.data.tables import read_rating_state, read_verdict
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState, Verdict
-from simrate.core.scale import Scale
 
 #: Columns of a rating row as bulk imports write it (see insert_import_rows).
 IMPORT_ROW = ("item_ord", "annotator_id", "code", "note", "seconds", "updated_at", "batch")

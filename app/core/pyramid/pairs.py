@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import Pyramid, collapse_whitespace
 from simrate.core.pyramid.words import TextWords, WordRules, analyse
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simrate.core.events import AdjudicationChanged, Event, Reloaded
+from simrate.core.base.events import AdjudicationChanged, Event, Reloaded
 from simrate.core.project import Project
 
 FLAGGED = "flagged"

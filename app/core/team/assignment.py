@@ -8,13 +8,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import name_problem
+from simrate.core.base.names import nfc, rater_key
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
-from simrate.core.frames import name_problem
-from simrate.core.names import nfc, rater_key
+from simrate.core.data.store import read_meta
+from simrate.core.edits.roster import kind_clash
 from simrate.core.project import Project
-from simrate.core.roster import kind_clash
-from simrate.core.store import read_meta
 from simrate.core.team.teamdb import ensure_team_tables, has_table
 
 

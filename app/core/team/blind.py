@@ -26,11 +26,11 @@ import time
 
 import pandas as pd
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
 from simrate.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
-from simrate.core.errors import SimrateError
+from simrate.core.data.store import read_meta
 from simrate.core.project import Project
-from simrate.core.store import read_meta
 
 #: Item columns an annotator's copy carries (the rest is emptied).
 ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")

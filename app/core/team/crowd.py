@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.quality import check_scores
 from simrate.core.team.teamdb import has_table

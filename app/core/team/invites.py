@@ -14,9 +14,9 @@ import hashlib
 import secrets
 import time
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import nfc, rater_key
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
-from simrate.core.names import nfc, rater_key
 from simrate.core.project import Project
 from simrate.core.team.teamdb import has_table
 

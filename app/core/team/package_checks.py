@@ -12,8 +12,8 @@ import json
 import math
 import sqlite3
 
-from simrate.core.errors import SimrateError, cut
-from simrate.core.frames import MAX_TEXT_CHARS, name_problem
+from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.frames import MAX_TEXT_CHARS, name_problem
 from simrate.core.team.package_file import PackageContents
 
 #: The longest time on one item a package may report: 10 million seconds (about 116 days).

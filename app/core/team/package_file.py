@@ -6,8 +6,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
-from simrate.core.store import connect, open_store
+from simrate.core.base.errors import SimrateError
+from simrate.core.data.store import connect, open_store
 
 #: Bumped when a package needs something this version cannot read.
 PACKAGE_FORMAT = 1

@@ -11,13 +11,13 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simrate.core.base.errors import RuleError, SimrateError
+from simrate.core.base.events import RatingState
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import RuleError, SimrateError
-from simrate.core.events import RatingState
+from simrate.core.data.store import HUMAN, open_store, read_meta
+from simrate.core.edits.roster import kind_clash
 from simrate.core.project import Project
-from simrate.core.roster import kind_clash
-from simrate.core.store import HUMAN, open_store, read_meta
 from simrate.core.team.package_checks import check_issued, check_values
 from simrate.core.team.package_file import PackageContents, read_package
 

@@ -27,15 +27,15 @@ from pathlib import Path
 import pandas as pd
 
 from simrate import __version__
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import name_problem
+from simrate.core.base.names import NAME_MAX, check_name_length, fit_name, nfc
 from simrate.core.data.changelog import log_change
+from simrate.core.data.store import HUMAN, open_store, transaction
 from simrate.core.edits import writes
+from simrate.core.edits.roster import kind_clash
 from simrate.core.edits.writes import insert_package_rows
-from simrate.core.errors import SimrateError
-from simrate.core.frames import name_problem
-from simrate.core.names import NAME_MAX, check_name_length, fit_name, nfc
 from simrate.core.project import Project
-from simrate.core.roster import kind_clash
-from simrate.core.store import HUMAN, open_store, transaction
 from simrate.core.team.blind import blind_items
 from simrate.core.team.package_file import PACKAGE_FORMAT
 from simrate.core.team.teamdb import project_uuid

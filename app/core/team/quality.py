@@ -17,8 +17,8 @@ import pandas as pd
 
 from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
 from simrate.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.teamdb import ensure_team_tables, has_table
 

@@ -35,12 +35,13 @@ import math
 import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
+from simrate.core.data.store import CROWD
 from simrate.core.project import Project
-from simrate.core.store import CROWD
 from simrate.core.team.crowdweb import options as web_options
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
@@ -100,19 +101,24 @@ def get_study(project: Project, name: str) -> Study | None:
     rows = _study_rows(project, "WHERE name = ?", (name,))
     return rows[0] if rows else None
 
+#: Writes a study to the hub before the file: (project, study, new_web_password).
+Publish = Callable[[Project, Study, bool], object]
+
 
 def set_study(project: Project, name: str, per_task: int | None = None,
               checks: int | None = None, per_item: int | None = None,
               lease_minutes: float | None = None, completion_url: str | None = None,
               close: bool = False, by: str = "", new_web_password: bool = False,
-              completion_code: str | None = None, options: dict | None = None
-              ) -> tuple[Study, str]:
+              completion_code: str | None = None, options: dict | None = None,
+              publish: Publish | None = None) -> tuple[Study, str]:
     """Create, change or close a study; returns it and what was done (created/changed/closed).
 
     A new study needs `per_task`. Its item pool is every item that is not a check item;
     re-running adds items imported since. `completion_code` is the code the worker is shown
     (the requester's own, as set on the platform; else one made at random); `options` the
     further settings of crowdweb/options.py (None: as they were). All in one logged transaction.
+    On an organizer's replica of a hub, `publish` writes the study to the hub first (the hub
+    adapter's set_study passes it: hub/team/web_hub.py); without it such a file is refused.
     """
     _check_settings(name, per_task, checks, per_item, lease_minutes)
     url = None if completion_url is None else web_options.check_url(completion_url)
@@ -124,9 +130,10 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     study = replace(study, code=code or study.code,
                     options=web_options.merged(study.options, options or {}))
     if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
-        from simrate.core.team.hub.web_hub import set_hub_study
-
-        set_hub_study(project, study, new_web_password=new_web_password)
+        if publish is None:
+            raise SimrateError("this file is an organizer's replica of a team hub: its web "
+                               "studies are set on the hub (simrate crowd study)")
+        publish(project, study, new_web_password)
     return _write_study(project, study, old, close, by)
 
 
@@ -214,7 +221,7 @@ def refuse_annotator_replica(project: Project) -> None:
 
 def refuse_hub_replica(project: Project) -> None:
     """SimrateError for a hub replica: the file backend writes plain project files only (a
-    replica's leases and ratings live on the hub, see app/core/team/hub/web_hub.py)."""
+    replica's leases and ratings live on the hub, see app/hub/team/web_hub.py)."""
     if project.meta("hub_url"):
         raise SimrateError("this file is a replica of a team hub; its web studies are served "
                            "from the hub", project.path)

@@ -10,10 +10,10 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/names.py
+WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/base/names.py
 
 WEB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_studies (

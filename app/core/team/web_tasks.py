@@ -12,10 +12,10 @@ import secrets
 import sqlite3
 import time
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState
 from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState
 from simrate.core.project import Project
 from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid

@@ -25,8 +25,8 @@ from simrate.core.agreement.scopes import (
     scope_intervals,
     scope_ratings,
 )
-from simrate.core.errors import SimrateError
-from simrate.core.events import Event
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import Event
 from simrate.core.project import Project
 from simrate.core.review.index import ReviewIndex
 from simrate.gui.shell.jobs import JobRunner

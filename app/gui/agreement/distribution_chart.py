@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.scale import Scale, fmt
 from simrate.gui.kit.palette import rater_colour
 
 LEFT, RIGHT, TOP = 44.0, 14.0, 10.0

@@ -1,5 +1,5 @@
 """EvaluationWindow: score system outputs against gold files as CLSS 2014, STS 2012 or PIT 2015
-did (app/core/evaluation.py), see the table, copy it as TSV.
+did (app/core/machine/evaluation.py), see the table, copy it as TSV.
 
 Files are read and scored in the background; an unreadable file is reported with its
 name and line, as the command line does (`simrate evaluate`).
@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
-from simrate.core.evaluation import (
+from simrate.core.base.errors import SimrateError
+from simrate.core.machine.evaluation import (
     DATASET_MEASURES,
     MEASURE_LABELS,
     TASKS,
@@ -34,7 +34,7 @@ from simrate.core.evaluation import (
     EvaluationReport,
     Measure,
 )
-from simrate.core.evaluation_text import TITLES, format_report
+from simrate.core.machine.evaluation_text import TITLES, format_report
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_button
 from simrate.gui.kit.file_dialogs import get_open_file_name

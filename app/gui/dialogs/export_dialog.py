@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
-from simrate.core.review.gold import unresolved_counts
+from simrate.core.agreement.gold import unresolved_counts
+from simrate.core.base.errors import SimrateError
 from simrate.formats.export import FORMATS
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.shell.jobs import Job, JobRunner
 from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
@@ -78,8 +78,8 @@ class JoinDialog(QDialog):
         password = self.password_edit.text() or None
 
         def work(_job):
-            from simrate.core.team.hub.backoff import total_wait
-            from simrate.core.team.hub.join import join
+            from simrate.hub.link.backoff import total_wait
+            from simrate.hub.team.join import join
 
             project, _report = join(url, Path(path), password, wait=total_wait())
             with project:

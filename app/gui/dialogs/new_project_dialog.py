@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.names import text_problem
-from simrate.core.scale import load_scale
+from simrate.core.base.names import text_problem
+from simrate.core.base.scale import load_scale
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.dialogs.pyramid_choice import PyramidChoiceBox, is_pyramid_file
 from simrate.gui.kit.accessible import name_form_fields
@@ -63,7 +63,7 @@ def implied_scale(source: Path) -> str | None:
         return "sts"
     if source.suffix.lower() == ".simrate" or not source.is_file():
         return None  # a project is never read but through SQLite
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
     from simrate.formats.detect import detect_format
 
     try:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields, named
 from simrate.gui.kit.closing import close_keys

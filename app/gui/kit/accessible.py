@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QLineEdit, QWidget
 
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.scale import Scale, fmt
 
 
 def named(widget: QWidget, name: str, description: str = "") -> QWidget:

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.actions import Adjudicate
-from simrate.core.errors import SimrateError
-from simrate.core.events import Event, Verdict
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import Event, Verdict
+from simrate.core.base.scale import fmt
 from simrate.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
-from simrate.core.scale import fmt
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from simrate.gui.organizer.queue_model import QueueModel

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.actions import ExcludeCareless
-from simrate.core.errors import SimrateError
-from simrate.core.events import AdjudicationChanged, AnnotatorExcluded, Event
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import AdjudicationChanged, AnnotatorExcluded, Event
 from simrate.core.project import Project
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
 from simrate.gui.kit.accessible import named

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
-from simrate.core.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
+from simrate.core.base.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
 from simrate.gui.agreement import agreement_watch as watch
 from simrate.gui.agreement.distribution_chart import DistributionChart
 from simrate.gui.agreement.pearson_view import PearsonView

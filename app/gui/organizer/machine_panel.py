@@ -14,8 +14,8 @@ import time
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from simrate.core.errors import SimrateError
-from simrate.core.events import AdjudicationChanged, Event
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import AdjudicationChanged, Event
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.project import Project
 from simrate.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR

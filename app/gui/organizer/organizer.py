@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.review.index import AdjudicationRecords
 from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.agreement.agreement_view import AgreementView

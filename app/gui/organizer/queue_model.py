@@ -13,9 +13,9 @@ from bisect import bisect_left
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from simrate.core.base.scale import fmt
 from simrate.core.project import Project
 from simrate.core.review.index import FLAGGED, SECOND_LOOK, QueueEntry, ReviewIndex
-from simrate.core.scale import fmt
 from simrate.gui.kit.palette import SECOND_LOOK_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -22,8 +22,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolTip
 
+from simrate.core.base.scale import Scale, fmt
 from simrate.core.project import Project
-from simrate.core.scale import Scale, fmt
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import rater_colour
 from simrate.gui.rating.scale_widget import ScaleWidget, guideline_html

@@ -17,7 +17,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from simrate.core.agreement.live import LiveAgreement
-from simrate.core.events import Event, RatingChanged
+from simrate.core.base.events import Event, RatingChanged
 from simrate.gui.shell.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
-from simrate.core.team.hub.people import Person
+from simrate.core.base.errors import SimrateError
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_keys, close_row
 from simrate.gui.shell.jobs import JobRunner
 from simrate.gui.shell.row_model import RowTableModel
+from simrate.hub.team.people import Person
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Seconds between reads of who is connected.
@@ -177,8 +177,8 @@ class TeamPanel(QWidget):
 
         def work(_job):
             from simrate.core.project import Project
-            from simrate.core.team.hub.backoff import total_wait
-            from simrate.core.team.hub.publish import publish
+            from simrate.hub.link.backoff import total_wait
+            from simrate.hub.team.publish import publish
 
             with Project.open(path) as project:
                 return publish(project, url, password, wait=total_wait())
@@ -216,7 +216,7 @@ class TeamPanel(QWidget):
         secret, password = dialog.password_edit.text() or None, self._password()
 
         def work(_job):
-            from simrate.core.team.hub.people import add_person
+            from simrate.hub.team.people import add_person
 
             return add_person(hub, name, role, secret, password)
 
@@ -237,7 +237,7 @@ class TeamPanel(QWidget):
         name, password = self.model.people[rows[0].row()].name, self._password()
 
         def work(_job):
-            from simrate.core.team.hub.people import remove_person
+            from simrate.hub.team.people import remove_person
 
             return remove_person(hub, name, password)
 
@@ -254,7 +254,7 @@ class TeamPanel(QWidget):
         password = self._password()
 
         def work(_job):
-            from simrate.core.team.hub.people import list_people
+            from simrate.hub.team.people import list_people
 
             return list_people(hub, password)
 

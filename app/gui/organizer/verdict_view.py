@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.scale import Scale
+from simrate.core.base.scale import Scale
 from simrate.gui.kit.accessible import named
 from simrate.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
 from simrate.gui.rating.score_keys import big_score_label

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.errors import SimrateError
-from simrate.core.team.web_study import set_study, study_status
+from simrate.core.base.errors import SimrateError
+from simrate.core.team.web_study import study_status
 from simrate.gui.kit.closing import close_row
 from simrate.gui.shell.row_model import RowTableModel
+from simrate.hub.team.web_hub import set_study
 
 _Index = QModelIndex | QPersistentModelIndex
 REFRESH_MS = 5000
@@ -108,7 +109,7 @@ class WebStudiesPanel(QWidget):
         note = ""
         if self._hub_replica() and (mirror or time.monotonic() - self._mirrored
                                     >= MIRROR_SECONDS):
-            from simrate.core.team.hub.web_hub import mirror_hub_studies
+            from simrate.hub.team.web_hub import mirror_hub_studies
 
             self._mirrored = time.monotonic()
             try:

@@ -6,7 +6,7 @@ from html import escape
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.scale import Scale, fmt
 from simrate.gui.kit.accessible import named
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from simrate.core.scale import fmt
+from simrate.core.base.scale import fmt
 from simrate.gui.rating.session import RATED, SKIPPED, UNRATED, AnnotatorSession
 from simrate.gui.rating.text_pane import column_labels
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from simrate.core.events import Event
+from simrate.core.base.events import Event
+from simrate.core.base.scale import fmt
 from simrate.core.review.index import AdjudicationRecords, ReviewIndex
-from simrate.core.scale import fmt
 from simrate.gui.organizer.rater_marks import (
     ItemRatingsModel,
     RaterMarksScale,

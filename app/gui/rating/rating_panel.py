@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.actions import SetRating
-from simrate.core.errors import SimrateError
-from simrate.core.events import RatingState
-from simrate.core.scale import fmt
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import RatingState
+from simrate.core.base.scale import fmt
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 from simrate.gui.rating.scale_widget import ScaleWidget
 from simrate.gui.rating.score_keys import (

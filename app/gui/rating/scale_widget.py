@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from simrate.core.scale import Scale, ScalePoint, fmt
+from simrate.core.base.scale import Scale, ScalePoint, fmt
 from simrate.gui.kit.accessible import scale_value_text
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
 

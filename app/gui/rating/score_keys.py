@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
 from PySide6.QtWidgets import QLabel, QWidget
 
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.scale import Scale, fmt
 from simrate.gui.kit.palette import PENDING_COLOUR, colour_style
 from simrate.gui.rating.scale_widget import ScaleWidget
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
-from simrate.core.events import (
+from simrate.core.base.events import (
     Event,
     ItemsImported,
     RatingChanged,

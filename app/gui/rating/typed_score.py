@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simrate.core.errors import SimrateError
-from simrate.core.scale import Scale, fmt
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale, fmt
 
 #: Longest text typed for one score: past it a key is a slip, not a score.
 MAX_TYPED = 12

@@ -8,7 +8,7 @@ from simrate.core.project import Project
 
 
 class ProjectBridge(QObject):
-    """Subscribes to a Project and re-emits each typed event (app/core/events.py) as the Qt
+    """Subscribes to a Project and re-emits each typed event (app/core/base/events.py) as the Qt
     signal `changed`.
 
     The window's Project is used from the GUI thread only: background jobs write through

@@ -13,11 +13,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from simrate.core.errors import SimrateError
-from simrate.core.names import check_rater_name
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import check_rater_name
+from simrate.core.data.store import HUMAN
+from simrate.core.edits.roster import kind_clash
 from simrate.core.project import Project
-from simrate.core.roster import kind_clash
-from simrate.core.store import HUMAN
 from simrate.core.team.blind import is_annotator_replica, record_organizer_mode
 from simrate.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
 from simrate.gui.shell.bridge import ProjectBridge

@@ -20,15 +20,15 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from simrate.core.errors import SimrateError
-from simrate.core.events import Event
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import Event
 from simrate.core.project import Project
-from simrate.core.team.hub.backoff import Backoff
-from simrate.core.team.hub.connection import HubError
-from simrate.core.team.hub.replica import meta_int, read_link, watermarks
-from simrate.core.team.hub.serve_sync.client import is_service_url, session_for_service
-from simrate.core.team.hub.session import HubSession
-from simrate.core.team.hub.sync import LIVE_GAP, absorb, collect, tables_for
+from simrate.hub.link.backoff import Backoff
+from simrate.hub.link.client import is_service_url, session_for_service
+from simrate.hub.link.connection import HubError
+from simrate.hub.link.replica import meta_int, read_link, watermarks
+from simrate.hub.link.session import HubSession
+from simrate.hub.team.sync import LIVE_GAP, absorb, collect, tables_for
 
 #: GUI-thread timer period, milliseconds: how soon results and notifications are handled.
 TICK_MS = 40

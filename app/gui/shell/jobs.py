@@ -26,7 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 #: How often the GUI thread collects results while jobs are out, in milliseconds.
 POLL_MS = 10

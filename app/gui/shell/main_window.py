@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from simrate import __version__
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.dialogs.annotator_dialog import ask_annotator
 from simrate.gui.dialogs.import_dialog import ImportController

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.locations import sample_data_folder
 

@@ -15,8 +15,8 @@ import time
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QWidget
 
-from simrate.core.team.hub.sync import clock_line, conflict_line
 from simrate.gui.shell.hub_sync import HubSync
+from simrate.hub.team.sync import clock_line, conflict_line
 
 #: Milliseconds the status bar shows that edits lost to later ones.
 CONFLICT_MESSAGE_MS = 20000

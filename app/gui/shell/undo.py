@@ -11,7 +11,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QUndoCommand
 
 from simrate.core.actions import Action
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from simrate.core.frames import rating_frame
+from simrate.core.base.frames import rating_frame
+from simrate.core.data.store import MACHINE
 from simrate.core.machine.report import machine_counts
 from simrate.core.project import Project
-from simrate.core.store import MACHINE
 from tests.core.frames import make_rated_project
 
 

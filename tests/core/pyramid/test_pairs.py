@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import Contributor, Part, Pyramid, Scu, build_pyramid
 from simrate.core.pyramid.pairs import (
     STATISTICS_KEYS,

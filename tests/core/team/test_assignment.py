@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.assignment import (
     assign,

@@ -12,9 +12,9 @@ import time
 import pandas as pd
 import pytest
 
-from simrate.core.errors import RuleError, SimrateError
-from simrate.core.events import Reloaded
-from simrate.core.frames import item_frame
+from simrate.core.base.errors import RuleError, SimrateError
+from simrate.core.base.events import Reloaded
+from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from simrate.core.team.assignment import assign_project
 from simrate.core.team.package_merge import merge_package, plan_merge

@@ -8,7 +8,7 @@ import statistics
 import pytest
 from scipy import stats
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.quality import (
     REPORT_COLUMNS,

@@ -43,7 +43,7 @@ def test_a_last_name_from_another_project_is_new_here(qtbot):
 def test_the_window_never_rates_under_a_machine_rater(qtbot, settings, project_path):
     import pytest
 
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
     from simrate.core.project import Project
     from simrate.gui.shell.context import ApplicationContext
 

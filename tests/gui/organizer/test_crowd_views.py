@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
 from simrate.core.agreement.correlation import pearson_matrix, pearson_vs_rest
+from simrate.core.data.store import MACHINE
 from simrate.core.machine.report import machine_report
 from simrate.core.project import Project
-from simrate.core.store import MACHINE
 from simrate.gui.agreement.agreement_watch import AgreementWatcher
 from simrate.gui.organizer.dashboard import Dashboard
 from simrate.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel

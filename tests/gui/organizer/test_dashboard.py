@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simrate.core.agreement.batch import alpha
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.gui.agreement.agreement_watch import OVERALL_ALL, AgreementWatcher
 from simrate.gui.organizer.dashboard import AgreementTableModel, Dashboard

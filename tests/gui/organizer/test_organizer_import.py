@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from simrate.core.events import Reloaded
+from simrate.core.base.events import Reloaded
 from simrate.core.project import Project
 from simrate.core.team.packages import make_package
 from simrate.gui.dialogs.ratings_import_dialog import ConflictModel, RatingsImportDialog

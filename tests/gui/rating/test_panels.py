@@ -105,7 +105,7 @@ def test_scale_labels_never_overlap_and_their_words_fit(qtbot, scale_name, width
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QFontMetricsF
 
-    from simrate.core.scale import load_scale
+    from simrate.core.base.scale import load_scale
     from simrate.gui.rating.scale_widget import ScaleWidget
 
     widget = ScaleWidget(load_scale(scale_name))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAccessible
 
-from simrate.core.scale import load_scale
+from simrate.core.base.scale import load_scale
 from simrate.gui.organizer.rater_marks import RaterMarksScale
 from simrate.gui.rating.scale_widget import ScaleWidget
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simrate.core.scale import load_scale
+from simrate.core.base.scale import load_scale
 from simrate.gui.rating.typed_score import TypedScore
 
 

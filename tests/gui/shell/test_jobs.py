@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 from simrate.gui.shell.jobs import JobRunner
 
 

@@ -134,7 +134,7 @@ def test_launch_opens_a_project_straight_into_rating(qapp, monkeypatch, tmp_path
 def test_launch_with_a_bad_project_is_a_one_line_error(monkeypatch, tmp_path):
     import pytest
 
-    from simrate.core.errors import SimrateError
+    from simrate.core.base.errors import SimrateError
 
     monkeypatch.setattr(gui_main, "platform_problem", lambda: None)
     with pytest.raises(SimrateError, match="no such project file"):

@@ -24,7 +24,7 @@ from simrate.core.agreement.sparse import (
     pairwise_pearson,
     pearson_vs_rest,
 )
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 
 def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,

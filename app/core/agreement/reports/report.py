@@ -18,7 +18,7 @@ import numpy as np
 from simrate.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
 from simrate.core.agreement.correlation import correlation_matrix, vs_rest_correlation
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.data.values import web_address
-from simrate.core.errors import SimrateError
 
 CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 
+from simrate.core.base.frames import name_problem
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
+from simrate.core.data.store import CROWD
 from simrate.core.edits import writes
-from simrate.core.frames import name_problem
-from simrate.core.roster import KIND_WORDS
-from simrate.core.store import CROWD
+from simrate.core.edits.roster import KIND_WORDS
 from simrate.core.team.web_tables import WORKER_ID, WebRefusal
 
 

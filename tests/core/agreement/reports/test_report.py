@@ -14,7 +14,7 @@ from simrate.core.agreement.reports.report import (
     ratings_matrix,
     summarize,
 )
-from simrate.core.errors import SimrateError
+from simrate.core.base.errors import SimrateError
 
 pytestmark = pytest.mark.filterwarnings("error")
 

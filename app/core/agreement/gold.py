@@ -1,0 +1,187 @@
+"""Gold scores: the adjudicated score where there is one, else the mean of the ratings.
+
+Pure and vectorised: frames in, one frame out, no per-item Python loop, so 200,000 items
+take well under a second. Conventions:
+- `sd` is the sample standard deviation (ddof=1) of an item's ratings; with fewer than
+  two ratings it is NaN (an empty cell in files, null in JSON).
+- `source` is `adjudicated`, `mean` (two or more ratings) or `single` (exactly one
+  rating); an item with neither ratings nor an adjudication has no gold (NaN) and an
+  empty source.
+- Ratings of excluded annotators do not count anywhere: not in n_ratings, the statistics,
+  the flag or the `rating:<annotator>` columns.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simrate.core.base.errors import RuleError
+from simrate.core.base.frames import RATING_PREFIX, annotator_columns
+from simrate.core.base.scale import Scale, threshold_codes
+
+SOURCES = ("adjudicated", "mean", "single")
+
+
+def rating_column(annotator: str) -> str:
+    """The name of an annotator's column in the gold table: `rating:<annotator>`."""
+    return f"{RATING_PREFIX}{annotator}"
+
+
+def counted_annotators(ratings: pd.DataFrame, excluded: Iterable[str] = (),
+                       annotators: Sequence[str] | None = None) -> list[str]:
+    """Annotators whose ratings count, in the given order, then any others in rating order."""
+    excluded = set(excluded)
+    order = list(annotators or [])
+    seen = set(order)
+    order += [a for a in pd.unique(ratings["annotator"]) if a not in seen]
+    return [a for a in order if a not in excluded]
+
+
+def rating_matrix(item_ids: Sequence[str], ratings: pd.DataFrame,
+                  annotators: Sequence[str]) -> np.ndarray:
+    """Items x annotators array of scores (NaN where missing), rows in `item_ids` order.
+
+    Ratings are placed by item id, or by their `row` column (position in `item_ids`)
+    when there is one.
+    """
+    matrix = np.full((len(item_ids), len(annotators)), np.nan)
+    rated = ratings[ratings["score"].notna()]
+    if "row" in rated.columns:  # positions given (Project.gold_inputs): no string lookup
+        rows = rated["row"].to_numpy(dtype=np.int64)
+    else:
+        rows = pd.Index(item_ids).get_indexer(rated["item_id"])
+    cols = pd.Index(annotators).get_indexer(rated["annotator"])
+    keep = (rows >= 0) & (cols >= 0)
+    matrix[rows[keep], cols[keep]] = rated["score"].to_numpy(dtype="float64")[keep]
+    return matrix
+
+
+def _row_statistics(matrix: np.ndarray) -> dict[str, np.ndarray]:
+    """n, mean, sample sd (ddof=1), min and max of each row, ignoring NaN."""
+    present = ~np.isnan(matrix)
+    n = present.sum(axis=1)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN, as wanted
+        total = np.where(present, matrix, 0.0).sum(axis=1)
+        mean = np.where(n > 0, total / n, np.nan)
+        squares = np.where(present, (matrix - mean[:, None]) ** 2, 0.0).sum(axis=1)
+        sd = np.where(n > 1, np.sqrt(squares / (n - 1)), np.nan)
+        low = np.nanmin(matrix, axis=1) if matrix.shape[1] else np.full(len(n), np.nan)
+        high = np.nanmax(matrix, axis=1) if matrix.shape[1] else np.full(len(n), np.nan)
+    return {"n": n, "mean": mean, "sd": sd, "min": low, "max": high}
+
+
+def _adjudicated_scores(item_ids: Sequence[str],
+                        adjudications: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(score or NaN, note or "") per item from the adjudications frame."""
+    scores = np.full(len(item_ids), np.nan)
+    notes = np.full(len(item_ids), "", dtype=object)
+    if len(adjudications):
+        rows = pd.Index(item_ids).get_indexer(adjudications["item_id"])
+        keep = rows >= 0
+        scores[rows[keep]] = adjudications["score"].to_numpy(dtype="float64")[keep]
+        notes[rows[keep]] = adjudications["note"].fillna("").to_numpy(dtype=object)[keep]
+    return scores, notes
+
+
+def spread_reached(n: np.ndarray, low: np.ndarray, high: np.ndarray, scale: Scale,
+                   threshold: float) -> np.ndarray:
+    """Per item: two or more counted ratings whose spread (max - min) reaches the threshold,
+    the flag rule before adjudication (a gold table's n_ratings, min and max)."""
+    n, low, high = (np.asarray(a) for a in (n, low, high))
+    with np.errstate(invalid="ignore"):
+        spread_codes = np.rint((high.astype("float64") - low) / scale.step)
+    return (n >= 2) & (spread_codes >= threshold_codes(threshold, scale.step))
+
+
+def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.DataFrame,
+                 scale: Scale, threshold: float = 1.0, excluded: Iterable[str] = (),
+                 annotators: Sequence[str] | None = None) -> pd.DataFrame:
+    """The gold table: GOLD_COLUMNS then one `rating:<annotator>` column per counted annotator.
+
+    `items` needs item_id, dataset, genre, left, right (rows in project order);
+    `ratings` item_id, annotator, score (NaN for skipped); `adjudications` item_id, score,
+    note. An item is flagged when it has two or more counted ratings whose spread is at
+    least `threshold` points and it is not adjudicated.
+    """
+    item_ids = items["item_id"].tolist()
+    names = counted_annotators(ratings, excluded, annotators)
+    matrix = rating_matrix(item_ids, ratings, names)
+    stats = _row_statistics(matrix)
+    adjudicated_score, note = _adjudicated_scores(item_ids, adjudications)
+    adjudicated = ~np.isnan(adjudicated_score)
+    n = stats["n"]
+    flagged = spread_reached(n, stats["min"], stats["max"], scale, threshold) & ~adjudicated
+    source = np.select([adjudicated, n >= 2, n == 1], ["adjudicated", "mean", "single"], "")
+    columns: dict[str, object] = {
+        "item_id": item_ids,
+        "dataset": items["dataset"].fillna("").to_numpy(dtype=object),
+        "genre": items["genre"].fillna("").to_numpy(dtype=object),
+        "left": items["left"].to_numpy(dtype=object),
+        "right": items["right"].to_numpy(dtype=object),
+        "gold": np.where(adjudicated, adjudicated_score, stats["mean"]),
+        "source": source.astype(object),
+        "n_ratings": n.astype("int64"),
+        "mean": stats["mean"], "sd": stats["sd"], "min": stats["min"], "max": stats["max"],
+        "flagged": flagged, "adjudicated": adjudicated, "note": note,
+    }
+    for index, name in enumerate(names):
+        columns[rating_column(name)] = matrix[:, index]
+    return pd.DataFrame(columns)
+
+
+def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:
+    """Flagged rows as item_id, spread, ratings ({annotator: score}): largest spread first."""
+    flagged = gold[gold["flagged"].to_numpy(dtype=bool)]
+    spread = (flagged["max"] - flagged["min"]).to_numpy()
+    order = np.lexsort((np.arange(len(flagged)), -spread))  # ties keep project order
+    flagged = flagged.iloc[order]
+    columns = annotator_columns(gold)
+    names = [c[len(RATING_PREFIX):] for c in columns]
+    values = flagged[columns].to_numpy() if columns else np.empty((len(flagged), 0))
+    ratings = [{name: float(v) for name, v in zip(names, row, strict=True) if v == v} for row in values]
+    return pd.DataFrame({"item_id": flagged["item_id"].tolist(), "spread": spread[order],
+                         "ratings": ratings}, columns=["item_id", "spread", "ratings"])
+
+
+def unresolved_counts(gold: pd.DataFrame) -> dict[str, int]:
+    """What stops an export: flagged items, and items with no gold (no ratings, no verdict)."""
+    return {"flagged": int(gold["flagged"].sum()), "unrated": int(gold["gold"].isna().sum())}
+
+
+def second_look_items(ratings: pd.DataFrame, adjudications: pd.DataFrame, scale: Scale,
+                      threshold: float = 1.0, excluded: Iterable[str] = ()) -> list[str]:
+    """Adjudicated items with a counted rating, saved after the verdict, that differs from it
+    by the threshold or more (FlagIndex.second_look, computed from the tables)."""
+    if not len(adjudications) or not len(ratings):
+        return []
+    counted = ratings[ratings["score"].notna() & ~ratings["annotator"].isin(set(excluded))]
+    verdicts = adjudications[["item_id", "score", "at"]].rename(
+        columns={"score": "verdict", "at": "verdict_at"})
+    late = counted.merge(verdicts, on="item_id")
+    late = late[late["updated_at"] > late["verdict_at"]]
+    distance = np.rint((late["score"] - late["verdict"]).abs().to_numpy() / scale.step)
+    chosen = late["item_id"][distance >= threshold_codes(threshold, scale.step)]
+    return list(dict.fromkeys(chosen.tolist()))
+
+
+def check_resolved(gold: pd.DataFrame, where: str | Path | None = None) -> dict[str, int]:
+    """Counts of flagged and unrated items; RuleError (exit 3) naming them if there are any."""
+    counts = unresolved_counts(gold)
+    problems = []
+    if counts["flagged"]:
+        problems.append(f"{counts['flagged']} flagged item{'s' * (counts['flagged'] != 1)} "
+                        "not adjudicated")
+    if counts["unrated"]:
+        problems.append(f"{counts['unrated']} item{'s' * (counts['unrated'] != 1)} "
+                        "with no rating")
+    if problems:
+        raise RuleError(f"export refused: {' and '.join(problems)} "
+                        f"(of {len(gold)}); adjudicate or rate them, or give "
+                        "--allow-unresolved", where)
+    return counts

@@ -1,0 +1,82 @@
+"""What readers return: items and ratings as pandas DataFrames with fixed columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from simrate.core.base.names import MAX_RATER_CHARS, rater_name_problem
+
+#: Columns of an item table returned by every pair reader.
+#: item_id: str, unique; left/right: str texts; dataset, genre: str ("" when unknown);
+#: reference: float or NaN (a gold/reference score that came with the file);
+#: meta: dict (free metadata, JSON-serialisable); line: int, 1-based line in the source file.
+ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre", "reference", "meta", "line")
+
+#: Columns of a ratings table returned by the ratings reader.
+#: score: float as written in the file (the project converts it to a step code and
+#: reports off-grid values with the line); note: str ("" when none).
+RATING_COLUMNS = ("item_id", "annotator", "score", "note", "line")
+
+
+#: The longest text (item text, note, name, id) simrate reads, stores and writes, in
+#: characters; readers refuse longer fields with the line and this limit.
+MAX_TEXT_CHARS = 1_000_000
+#: The longest annotator name, in characters (core/base/names.py).
+MAX_NAME_CHARS = MAX_RATER_CHARS
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be an annotator name (None when it can): the rules of every rater
+    name (`simrate.core.base.names.rater_name_problem`)."""
+    return rater_name_problem(name, "annotator name")
+
+
+def item_frame(rows: dict[str, list]) -> pd.DataFrame:
+    """Build an item table from column lists, with the columns in the standard order."""
+    frame = pd.DataFrame({c: rows[c] for c in ITEM_COLUMNS})
+    frame["reference"] = frame["reference"].astype("float64")
+    frame["line"] = frame["line"].astype("int64")
+    return frame
+
+
+def rating_frame(rows: dict[str, list]) -> pd.DataFrame:
+    """Build a ratings table from column lists, with the columns in the standard order."""
+    frame = pd.DataFrame({c: rows[c] for c in RATING_COLUMNS})
+    frame["score"] = frame["score"].astype("float64")
+    frame["line"] = frame["line"].astype("int64")
+    return frame
+
+
+#: Columns of the gold table (DESIGN.md export contract), then one per counted annotator.
+GOLD_COLUMNS = [
+    "item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
+    "mean", "sd", "min", "max", "flagged", "adjudicated", "note",
+]
+#: The prefix of an annotator's column in the gold table.
+RATING_PREFIX = "rating:"
+
+
+def annotator_columns(gold: pd.DataFrame) -> list[str]:
+    """The `rating:<annotator>` columns of a gold table, in order."""
+    return [c for c in gold.columns if c.startswith(RATING_PREFIX)]
+
+
+#: PIT label codes in evaluation inputs.
+TRUE, FALSE, DEBATABLE = 1, 0, -1
+
+
+@dataclass(frozen=True)
+class DatasetInput:
+    """Aligned gold and system values of one dataset (PIT: with labels)."""
+
+    name: str
+    gold: np.ndarray
+    system: np.ndarray
+    gold_labels: np.ndarray | None = None  # PIT: TRUE, FALSE or DEBATABLE per item
+    system_labels: np.ndarray | None = None  # PIT: TRUE or FALSE per item
+    gold_path: str = ""
+    system_path: str = ""
+    excluded: int = 0  # items of the gold file without a gold score (left out)

@@ -1,0 +1,1 @@
+"""Importing into a project: items and ratings read from frames, logged so an import can be undone."""

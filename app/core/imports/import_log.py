@@ -1,0 +1,81 @@
+"""The change-log entries of bulk imports: finding the one to undo."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from simrate.core.base.errors import SimrateError
+from simrate.core.data.changelog import log_change
+from simrate.core.edits import writes
+from simrate.core.imports.items_import import undo_items_import
+from simrate.core.imports.ratings_import import undo_ratings_import
+
+IMPORT_KINDS = ("import_items", "import_ratings")
+
+
+@dataclass(frozen=True)
+class ImportEntry:
+    """One bulk import as the change log records it (`batch` is the entry's id)."""
+
+    batch: int
+    kind: str
+    source: str
+    added: int
+    first_ord: int
+    items_added: int = 0  # a ratings import that brought its own items (crowd results)
+    created: tuple[str, ...] = ()  # annotators a ratings import added to the project
+
+
+def _undone(conn: sqlite3.Connection) -> set[int]:
+    return {int(b) for (b,) in conn.execute(
+        "SELECT json_extract(new, '$.batch') FROM changes WHERE kind = 'undo_import'")
+        if b is not None}
+
+
+def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEntry:
+    """The import with change-log id `batch`, or (None) the last one not undone yet;
+    SimrateError when there is no such import or it was undone already."""
+    undone = _undone(conn)
+    marks = ",".join("?" * len(IMPORT_KINDS))
+    if batch is None:
+        rows = conn.execute(f"SELECT id, kind, new FROM changes WHERE kind IN ({marks}) "
+                            "ORDER BY id DESC", IMPORT_KINDS)
+        row = next((r for r in rows if r[0] not in undone), None)
+        if row is None:
+            raise SimrateError("there is no import to undo")
+    else:
+        row = conn.execute(f"SELECT id, kind, new FROM changes WHERE id = ? AND kind IN "
+                           f"({marks})", (batch, *IMPORT_KINDS)).fetchone()
+        if row is None:
+            raise SimrateError(f"change {batch} is not an import")
+        if batch in undone:
+            raise SimrateError(f"import {batch} was undone already")
+    facts = json.loads(row[2]) if row[2] else {}
+    if row[1] == "import_items" and "first_ord" not in facts:
+        raise SimrateError(f"import {row[0]} was made by an older simrate, which did not "
+                           "record its rows; it cannot be undone")
+    return ImportEntry(int(row[0]), row[1], str(facts.get("source", "")),
+                       int(facts.get("added", 0)), int(facts.get("first_ord", -1)),
+                       int(facts.get("items_added", 0)), tuple(facts.get("created", ())))
+
+
+def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
+                     ) -> tuple[ImportEntry, dict[str, int]]:
+    """Undo one bulk import (default: the last one not yet undone) inside the caller's
+    transaction, and log it; returns the entry and the counts removed and restored."""
+    entry = find_import(conn, batch)
+    if entry.kind == "import_items":
+        counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
+                  "restored": 0}
+    else:
+        counts = undo_ratings_import(conn, entry.batch)
+        if entry.items_added:
+            counts["items_removed"] = undo_items_import(conn, entry.first_ord,
+                                                        entry.items_added)
+        if entry.created:
+            counts["annotators_removed"] = writes.remove_unused_raters(conn, entry.created)
+    log_change(conn, "undo_import", who=by,
+               new={"batch": entry.batch, "source": entry.source, **counts})
+    return entry, counts

@@ -1,0 +1,129 @@
+"""The bulk imports of `Project`: items, ratings (planned, then written all or nothing),
+and undoing one import. A part of the facade kept in a module of its own; `Project`
+inherits these methods, so callers write `project.import_ratings(...)` as before.
+
+Each is one transaction; memory (the item index, the roster, `last_import`) changes only
+after it commits, and one event tells subscribers.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.events import ImportUndone, ItemsImported, RatingsImported
+from simrate.core.base.frames import ITEM_COLUMNS
+from simrate.core.base.names import nfc_columns
+from simrate.core.data.changelog import log_change
+from simrate.core.data.item_index import ItemIndex
+from simrate.core.data.store import HUMAN, transaction
+from simrate.core.imports.import_log import undo_bulk_import
+from simrate.core.imports.items_import import check_present, check_references, insert_items
+from simrate.core.imports.ratings_import import (
+    PlannedRating,
+    check_kinds,
+    plan_arrays,
+    planned_list,
+    write_arrays,
+)
+
+
+class ImportMethods:
+    """Bulk imports, for `Project` (which provides the connection, index, roster, scale and
+    `_publish`)."""
+
+    def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
+        """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
+        missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
+        if missing:
+            raise SimrateError(f"item table lacks columns {missing}", source or None)
+        scale = self.scale
+        check_references(frame, scale.low, scale.high, scale.describe(), source)
+        normal = nfc_columns(frame, ("item_id", "dataset"))  # see app/core/base/names.py
+        if normal is not frame:
+            twice = normal["item_id"].duplicated(keep="first").to_numpy()
+            if twice.any():
+                row = int(twice.argmax())
+                item = normal["item_id"].iat[row]
+                first = int(normal["line"].iat[int((normal["item_id"] == item).to_numpy()
+                                                   .argmax())])
+                raise SimrateError(f"item id {item!r} is given twice (first on line {first}), "
+                                   "written once with composed and once with combining "
+                                   "characters", source or None, int(normal["line"].iat[row]))
+        frame = normal
+        with transaction(self._conn, self.path) as conn:
+            present = check_present(conn, frame, source)
+            first, added = insert_items(conn, frame[~present], source)
+            if added:
+                batch = log_change(conn, "import_items", who=source, new={
+                    "source": source, "added": added, "already": int(present.sum()),
+                    "first_ord": first})
+        if added:  # only now that it committed
+            self.last_import = batch
+            self._load_index()
+            self._publish(ItemsImported(added))
+        return added, int(present.sum())
+
+    def undo_import(self, batch: int | None = None, by: str = "") -> dict:
+        """Undo one bulk import (of items or ratings) by its change-log id, default the last
+        one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
+        with self.edit(undo=True) as change:  # an undo is an edit made now (writes.py)
+            entry, counts = undo_bulk_import(change.conn, batch, by)
+        self._load_index()  # the roster too: the annotators the import added may be gone
+        self._publish(ImportUndone(entry.batch, entry.kind))
+        return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
+
+    def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
+        """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
+        frame = nfc_columns(frame, ("item_id", "annotator"))
+        frame = self.roster.one_spelling(self._conn, frame, source)
+        return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
+                                        self.roster.ids()))
+
+    def import_ratings(self, frame: pd.DataFrame, source: str = "", kind: str = HUMAN,
+                       items: pd.DataFrame | None = None) -> dict[str, int]:
+        """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
+        `items` (an item frame of items the project lacks, e.g. a crowd results file's own
+        texts) go in first, in the same transaction. One change-log entry, naming the items
+        and annotators it added, so that one undo takes all of it back; `last_import` is
+        its id (0 if nothing written). Every rater is of `kind` (people, a machine rater,
+        crowd workers): a name held by an annotator of another kind is refused with its
+        line, never written into."""
+        added: dict[str, int] = {}
+        frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/base/names.py
+        with self.edit(foreign_keys=False) as change:  # see write_arrays
+            conn = change.conn
+            first, new_items, index = self._new_items(conn, items, source)
+            frame = self.roster.one_spelling(conn, frame, source)  # `ANA` is `ana`
+            known = dict(conn.execute("SELECT name, id FROM annotators"))
+            plan = plan_arrays(conn, frame, index, self.scale, source, known)
+            check_kinds(plan, self.roster.kinds(conn), kind, source)
+            aids = [self.roster.id_for(conn, name, added, kind) for name in plan.names]
+            extra = {"created": sorted(added)}
+            if new_items:
+                extra.update(items_added=new_items, first_ord=first)
+            counts, batch = write_arrays(conn, plan, aids, source, extra)
+            if new_items and not batch:  # nothing rated: the items are an import of their own
+                batch = log_change(conn, "import_items", who=source, new={
+                    "source": source, "added": new_items, "already": 0, "first_ord": first})
+        self.last_import = batch  # only now that it committed
+        self.roster.remember(added)
+        if new_items:
+            self._index = index
+            self._publish(ItemsImported(new_items))
+        if counts["added"] or counts["changed"]:
+            self._publish(RatingsImported(counts))
+        return counts
+
+    def _new_items(self, conn, items: pd.DataFrame | None, source: str
+                   ) -> tuple[int, int, ItemIndex]:
+        """Insert the items a ratings file brings (none may be in the project already):
+        (first new ord, how many, the item index that includes them)."""
+        if items is None or not len(items):
+            return 0, 0, self._index
+        items = nfc_columns(items, ("item_id", "dataset"))
+        if check_present(conn, items, source).any():
+            raise SimrateError("some of the new items are in the project already",
+                               source or None)
+        first, added = insert_items(conn, items, source)
+        return first, added, ItemIndex.read(conn, self.path)

@@ -1,0 +1,101 @@
+"""The push of adjudications, exclusions and undone ratings, and what the hub answered.
+
+Every kind of change follows the rule of ratings: the edit MADE later wins, whichever
+replica pushes first (the hub's triggers refuse an older one, hub_schema/later_wins.py),
+and the loser is told. So that the loser can be told, the push reads the hub's values of
+the keys it sends before and after its writes, in the same transaction: a value the hub
+kept (after differs from what was sent) lost here; a value it replaced that this machine
+had never seen (before differs from the replica's copy) was another machine's, lost there
+and counted here too. An undo (core/edits/writes.py) is written only over the value this
+machine last saw on the hub; otherwise the hub keeps its newer value and the undo is
+reported as a conflict.
+"""
+
+from __future__ import annotations
+
+from simrate.core.base.names import rater_key
+from simrate.hub.link.connection import Batch
+
+#: A rating pushed (exchange.py): written unless the hub holds the same value.
+UPSERT_RATING = """
+INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds, updated_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
+    skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds, updated_at = EXCLUDED.updated_at
+WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
+                                                    EXCLUDED.skipped)
+"""
+#: An undone rating: the push's upsert, taken only over the hub's copy this machine saw.
+UNDO_RATING = UPSERT_RATING.rstrip() + """
+  AND (r.code, r.note, r.skipped) IS NOT DISTINCT FROM (%s::integer, %s::text, %s::boolean)
+"""
+UPSERT_VERDICT = """
+INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at) VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
+    by = EXCLUDED.by, at = EXCLUDED.at
+WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
+  AND (NOT %s OR (a.code, a.note) IS NOT DISTINCT FROM (%s::integer, %s::text))
+"""
+#: An exclusion, on the rater of the name's key (whatever spelling the hub holds it under,
+#: hub_schema/raters.py), added first when the hub lacks it.
+UPSERT_EXCLUSION = """
+WITH added AS (
+  INSERT INTO simrate.annotators (name, excluded, excluded_at, key)
+  VALUES (%(name)s, %(excluded)s, %(at)s, %(key)s)
+  ON CONFLICT DO NOTHING RETURNING name)
+UPDATE simrate.annotators a SET excluded = %(excluded)s, excluded_at = %(at)s
+WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(excluded)s
+  AND (NOT %(undo)s OR a.excluded IS NOT DISTINCT FROM %(seen)s::boolean)
+  AND NOT EXISTS (SELECT 1 FROM added)
+"""
+VERDICTS_NOW = ("SELECT item_id, code, note, by, at FROM simrate.adjudications "
+                "WHERE item_id = ANY(%s)")
+EXCLUSIONS_NOW = ("SELECT name, excluded, (to_jsonb(a) ->> 'excluded_at')::float8 "
+                  "FROM simrate.annotators a WHERE name = ANY(%s)")
+#: Whether the hub stamps exclusions (a hub made before issue 31 has no such column).
+HAS_EXCLUDED_AT = """
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'excluded_at'
+"""
+#: A hub made before exclusions were stamped: the write that reaches it last wins.
+OLD_UPSERT_EXCLUSION = """
+INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
+ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
+WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
+"""
+
+
+def queue_undo_rating(batch: Batch, row: tuple) -> int:
+    """Add an undone rating's write, taken only over the hub's copy (row[9:12])."""
+    return batch.add(UNDO_RATING, (*row[:7], row[9], row[10], bool(row[11])))
+
+
+def queue_others(batch: Batch, verdicts: list[tuple], exclusions: list[tuple],
+                 stamped: bool) -> dict[str, int]:
+    """Add the writes of adjudications and exclusions, each between a read of the hub's
+    values before and after; returns the indexes of those reads in the batch."""
+    reads: dict[str, int] = {}
+    if verdicts:
+        keys = [v[0] for v in verdicts]
+        reads["verdicts_before"] = batch.add(VERDICTS_NOW, (keys,))
+        for v in verdicts:
+            batch.add(UPSERT_VERDICT, (*v[:5], v[6], v[7], v[8] or ""))
+        reads["verdicts_after"] = batch.add(VERDICTS_NOW, (keys,))
+    if exclusions:
+        keys = [e[0] for e in exclusions]
+        read = EXCLUSIONS_NOW
+        reads["exclusions_before"] = batch.add(read, (keys,))
+        for e in exclusions:
+            if stamped:
+                batch.add(UPSERT_EXCLUSION, {"name": e[0], "excluded": e[1], "at": e[2],
+                                             "key": rater_key(e[0]), "undo": e[4],
+                                             "seen": e[5]})
+            else:
+                batch.add(OLD_UPSERT_EXCLUSION, (e[0], e[1]))
+        reads["exclusions_after"] = batch.add(read, (keys,))
+    return reads
+
+
+def read_others(results: list, reads: dict[str, int]) -> dict[str, list[tuple]]:
+    """The hub's values read around the writes, by the names of queue_others."""
+    return {name: [tuple(r) for r in results[index].rows] for name, index in reads.items()}

@@ -1,0 +1,196 @@
+"""The sync service's part of the hub (issue 33): annotators' rounds through `simrate serve`.
+
+An annotator whose replica joined through a `serve` process never logs in to PostgreSQL:
+the server holds a few warm connections as the hub's web login (hub_schema/web.py: no
+privilege on any table, a CONNECTION LIMIT), and each round is one call of
+`simrate.sync_round`, with the person's token. The function finds the person from the
+token itself (only its SHA-256 is stored, `sync_tokens`), so neither the client's payload
+nor the server names the person: a server that is not given a token cannot act for
+anyone. Inside, it does what an annotator's own login may do and no more: it writes
+ratings under the person's name only (the name comes from `people`, not from the
+request), reads items without reference, metadata or source, and reads only the
+person's own ratings. The hub's triggers (stamps, change log, NOTIFY, the later edit
+wins, one rater identity) fire as for a direct write; `sync_acting` puts the person's
+login in the stamps and the change log in place of the web login's, honoured only for the
+web group (anyone may SET a custom setting; nobody else's stamps follow it).
+
+A removed person (`team remove`: `people.removed_at`) or a revoked token is refused with
+SQLSTATE SR401; a replica id of another login with SR403.
+"""
+
+from __future__ import annotations
+
+from simrate.hub.schema.names import fill
+
+#: Rows of each table one call returns at most; the client asks again for the rest.
+SYNC_PAGE = 5000
+#: Connections the web login may hold (two `serve` processes of 8 each, and slack).
+SERVICE_CONNECTION_LIMIT = 20
+
+SERVICE_SQL = r"""
+CREATE TABLE IF NOT EXISTS simrate.sync_tokens (
+    token_hash text PRIMARY KEY, login text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(), revoked_at timestamptz);
+CREATE INDEX IF NOT EXISTS sync_tokens_login ON simrate.sync_tokens (login);
+REVOKE ALL ON simrate.sync_tokens FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION simrate.sync_acting() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  acting text := current_setting('simrate.acting_login', true);
+BEGIN
+  IF acting IS NOT NULL AND acting <> '' AND NEW.login = session_user
+     AND pg_has_role(session_user, @web_lit, 'MEMBER') THEN
+    NEW.login := acting;
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION simrate.sync_acting() FROM PUBLIC;
+-- after `stamp` (triggers of one event fire in name order)
+DROP TRIGGER IF EXISTS stamp_acting ON simrate.ratings;
+CREATE TRIGGER stamp_acting BEFORE INSERT OR UPDATE ON simrate.ratings
+  FOR EACH ROW EXECUTE FUNCTION simrate.sync_acting();
+DROP TRIGGER IF EXISTS stamp_acting ON simrate.changes;
+CREATE TRIGGER stamp_acting BEFORE INSERT ON simrate.changes
+  FOR EACH ROW EXECUTE FUNCTION simrate.sync_acting();
+
+-- the annotator a token names: (login, name); SR401 when none (revoked, removed, forged)
+CREATE OR REPLACE FUNCTION simrate.sync_person(p_token text, OUT person_login text,
+                                               OUT person text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  SELECT p.login, p.annotator INTO person_login, person
+  FROM simrate.sync_tokens t JOIN simrate.people p ON p.login = t.login
+  WHERE t.token_hash = encode(sha256(convert_to(coalesce(p_token, ''), 'UTF8')), 'hex')
+    AND t.revoked_at IS NULL AND p.removed_at IS NULL AND p.kind = 'annotator';
+  IF person_login IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'SR401', MESSAGE =
+      'this sync link is not valid on the hub: revoked, or its person removed';
+  END IF;
+END $$;
+
+-- organizers: a token for an annotator of the hub (its SHA-256 given); returns the login
+CREATE OR REPLACE FUNCTION simrate.sync_issue_token(p_person text, p_hash text)
+RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found_login text;
+BEGIN
+  SELECT login INTO found_login FROM simrate.people
+  WHERE annotator = p_person AND removed_at IS NULL AND kind = 'annotator';
+  IF found_login IS NULL THEN
+    RAISE EXCEPTION '% is not an annotator of this hub: add them first (simrate team add)',
+      p_person;
+  END IF;
+  INSERT INTO simrate.sync_tokens (token_hash, login) VALUES (p_hash, found_login);
+  RETURN found_login;
+END $$;
+
+-- organizers: revoke every token of a login; returns how many
+CREATE OR REPLACE FUNCTION simrate.sync_revoke(p_login text) RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  WITH r AS (UPDATE simrate.sync_tokens SET revoked_at = now()
+             WHERE login = p_login AND revoked_at IS NULL RETURNING 1)
+  SELECT count(*)::integer FROM r
+$$;
+
+-- organizers: the web login's connection limit
+CREATE OR REPLACE FUNCTION simrate.sync_service_limit(p_limit integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = @weblogin_lit) THEN
+    EXECUTE format('ALTER ROLE %I CONNECTION LIMIT %s', @weblogin_lit, p_limit);
+  END IF;
+END $$;
+"""
+
+# the round: the person's ratings pushed (an undo only over the value this machine saw
+# on the hub), the replica's ack raised, then a page of each table the person may read
+ROUND_SQL = r"""
+CREATE OR REPLACE FUNCTION simrate.sync_round(p_token text, p_replica uuid, p_upto bigint,
+                                              p_ratings jsonb, p_marks jsonb)
+RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  who record;
+  held text;
+  before bigint;
+  n integer;
+  pushed integer := 0;
+  r record;
+BEGIN
+  SELECT * INTO who FROM simrate.sync_person(p_token);
+  PERFORM set_config('simrate.acting_login', who.person_login, true);
+  INSERT INTO simrate.replicas (replica, login) VALUES (p_replica, who.person_login)
+  ON CONFLICT (replica) DO NOTHING;
+  SELECT login, acked INTO held, before FROM simrate.replicas WHERE replica = p_replica
+  FOR UPDATE;
+  IF held IS DISTINCT FROM who.person_login THEN
+    RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = 'this file''s replica id belongs '
+      'to another login on the hub: join again to make a replica of your own';
+  END IF;
+  UPDATE simrate.replicas SET acked = GREATEST(acked, p_upto), last_seen = now()
+  WHERE replica = p_replica;
+  FOR r IN SELECT * FROM jsonb_to_recordset(coalesce(p_ratings, '[]')) AS x(
+      item_id text, code integer, note text, skipped boolean, seconds double precision,
+      updated_at double precision, undo boolean, seen jsonb) LOOP
+    INSERT INTO simrate.ratings AS t (item_id, annotator, code, note, skipped, seconds,
+                                      updated_at)
+    VALUES (r.item_id, who.person, r.code, coalesce(r.note, ''), coalesce(r.skipped, false),
+            r.seconds, r.updated_at)
+    ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code,
+      note = EXCLUDED.note, skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds,
+      updated_at = EXCLUDED.updated_at
+    WHERE (t.code, t.note, t.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
+                                                        EXCLUDED.skipped)
+      AND (NOT coalesce(r.undo, false) OR (t.code, t.note, t.skipped) IS NOT DISTINCT FROM
+           ((r.seen ->> 0)::integer, r.seen ->> 1, (r.seen ->> 2)::boolean));
+    GET DIAGNOSTICS n = ROW_COUNT;
+    pushed := pushed + n;
+  END LOOP;
+  RETURN jsonb_build_object(
+    'name', who.person, 'login', who.person_login, 'acked', before, 'pushed', pushed,
+    'project_uuid', (SELECT value FROM simrate.hub WHERE key = 'project_uuid'),
+    'hub_schema', (SELECT value FROM simrate.hub WHERE key = 'hub_schema'),
+    'clock', extract(epoch FROM clock_timestamp()),
+    'refused', simrate.sync_refused(who.person, p_ratings),
+    'settings', (SELECT coalesce(jsonb_agg(jsonb_build_array(key, value, seq) ORDER BY seq),
+                                 '[]') FROM (
+      SELECT key, value, seq FROM simrate.settings
+      WHERE seq > coalesce((p_marks ->> 'settings')::bigint, 0) ORDER BY seq LIMIT @page) s),
+    'items', (SELECT coalesce(jsonb_agg(jsonb_build_array(id, "left", "right", dataset, genre,
+                                        NULL, NULL, '', seq) ORDER BY seq), '[]') FROM (
+      SELECT id, "left", "right", dataset, genre, seq FROM simrate.items
+      WHERE seq > coalesce((p_marks ->> 'items')::bigint, 0) ORDER BY seq LIMIT @page) i),
+    'ratings', (SELECT coalesce(jsonb_agg(jsonb_build_array(item_id, annotator, code, note,
+                skipped, seconds, updated_at, seq) ORDER BY seq), '[]') FROM (
+      SELECT * FROM simrate.ratings WHERE annotator = who.person
+        AND seq > coalesce((p_marks ->> 'ratings')::bigint, 0) ORDER BY seq LIMIT @page) g));
+END $$;
+
+-- the hub's rows, for the keys just pushed, whose value is not the one pushed
+CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
+RETURNS jsonb LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT coalesce(jsonb_agg(jsonb_build_array(t.item_id, t.annotator, t.code, t.note,
+                            t.skipped, t.seconds, t.updated_at, t.seq)), '[]')
+  FROM jsonb_to_recordset(coalesce(p_ratings, '[]'))
+       AS k(item_id text, code integer, note text, skipped boolean)
+  JOIN simrate.ratings t ON t.item_id = k.item_id AND t.annotator = p_person
+  WHERE (t.code, t.note, t.skipped) IS DISTINCT FROM
+        (k.code, coalesce(k.note, ''), coalesce(k.skipped, false))
+$$;
+
+REVOKE ALL ON FUNCTION simrate.sync_person(text), simrate.sync_issue_token(text, text),
+  simrate.sync_revoke(text), simrate.sync_service_limit(integer),
+  simrate.sync_round(text, uuid, bigint, jsonb, jsonb), simrate.sync_refused(text, jsonb)
+  FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION simrate.sync_round(text, uuid, bigint, jsonb, jsonb) TO @web;
+GRANT EXECUTE ON FUNCTION simrate.sync_issue_token(text, text), simrate.sync_revoke(text),
+  simrate.sync_service_limit(integer) TO @organizers;
+"""
+
+
+def service_statements(roles: dict[str, str], web: dict[str, str]) -> list[str]:
+    """The sync service's tables, functions and privileges (run as the owner role, after
+    the web studies' part, whose roles it uses)."""
+    names = {"weblogin": web["weblogin"], **roles, "web": web["web"]}
+    return [fill(SERVICE_SQL, names),
+            fill(ROUND_SQL.replace("@page", str(SYNC_PAGE)), names)]

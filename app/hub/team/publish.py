@@ -1,0 +1,277 @@
+"""Publishing a project to a hub: create the schema and roles, upload what the file holds.
+
+Publishing needs a login that may create roles (CREATEROLE, or a superuser) in a database
+it may create schemas in. Re-running it is safe: the schema is brought up to date, rows the
+hub lacks are added, rows it has are left alone (a later sync settles differences by the
+usual rule), and a hub that holds another project is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from simrate.core.base.names import rater_key
+from simrate.core.project import Project
+from simrate.core.team.blind import source_name
+from simrate.core.team.teamdb import project_uuid
+from simrate.hub.link.backoff import patiently
+from simrate.hub.link.connection import HubError, check_version, connect, explain, parse_url
+from simrate.hub.link.replica import ensure_tables, link_replica, set_meta
+from simrate.hub.schema import (
+    HARDEN_SQL,
+    HUB_SCHEMA_VERSION,
+    ROLES_SQL,
+    fill,
+    fill_keys,
+    quote_ident,
+    role_names,
+    schema_statements,
+)
+from simrate.hub.team.sync import SyncReport, sync_once
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    """What publishing did."""
+
+    items: int
+    ratings: int
+    adjudications: int
+    new_hub: bool
+    sync: SyncReport
+    #: True when PostgreSQL's statistics, role list and lock views were closed to the
+    #: annotators (it takes a superuser: see `harden`)
+    hardened: bool = False
+
+
+def publish(project: Project, url: str, password: str | None = None, wait: float = 0.0
+            ) -> PublishReport:
+    """Create or update the hub at `url` from this project and link the file to it. While
+    the hub is full or unreachable, each connection is tried again with backoff for up to
+    `wait` seconds (publishing again is safe)."""
+    parse_url(url)
+    uuid = project_uuid(project)
+    started = time.time()  # ratings edited from now on may have missed the upload
+    counts, new_hub, hardened, marks = patiently(
+        lambda: _publish_once(project, url, password, uuid), wait)
+    _link(project, url, uuid, marks, started)
+    report = sync_once(project, password, wait=wait)
+    return PublishReport(*counts, new_hub, report, hardened)
+
+
+def _publish_once(project: Project, url: str, password: str | None, uuid: str) -> tuple:
+    """Install or update the schema and upload, in one transaction."""
+    import psycopg
+
+    conn = connect(url, password, autocommit=False)
+    try:
+        with conn.transaction():
+            roles, new_hub = _install(conn, uuid)
+            hardened = _harden_if_allowed(conn, roles)
+            counts = _upload(conn, project)
+            marks = _marks(conn) if new_hub else {}
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+    return counts, new_hub, hardened, marks
+
+
+def _harden_if_allowed(conn: Any, roles: dict[str, str]) -> bool:
+    """Close PostgreSQL's statistics, role list and lock views to the annotators when we
+    are a superuser (only a superuser may change catalog privileges); False otherwise."""
+    superuser, open_to_all = conn.execute(
+        "SELECT rolsuper, has_table_privilege('public', 'pg_catalog.pg_stat_user_tables', "
+        "'SELECT') FROM pg_roles WHERE rolname = current_user").fetchone()
+    if not superuser:
+        return not open_to_all  # a superuser may have closed them before
+    conn.execute(fill(HARDEN_SQL, roles))
+    return True
+
+
+def harden(url: str, password: str | None = None) -> None:
+    """Close PostgreSQL's statistics, role list and lock views in the hub's database to
+    everyone but its organizers; needs a superuser's login (`simrate team harden`)."""
+    import psycopg
+
+    parse_url(url)
+    conn = connect(url, password, autocommit=False)
+    try:
+        with conn.transaction():
+            meta = _existing_meta(conn)
+            if not meta:
+                raise HubError("no simrate hub in this database; publish one first "
+                               "(simrate team publish)", "project")
+            check_version(int(meta.get("hub_schema", "0")))
+            roles = {k: meta[f"role_{k}"] for k in ("owner", "annotators", "organizers")}
+            if not _harden_if_allowed(conn, roles):
+                raise HubError("role not allowed: closing PostgreSQL's statistics views takes "
+                               "a superuser's login (the catalog belongs to the superuser)",
+                               "refused")
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+
+
+def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
+    """Roles, schema, policies; returns (role names, whether the hub is new)."""
+    superuser, createrole, dbname = conn.execute(
+        "SELECT rolsuper, rolcreaterole, current_database() FROM pg_roles "
+        "WHERE rolname = current_user").fetchone()
+    if not (superuser or createrole):
+        raise HubError("role not allowed: publishing needs a login that may create roles "
+                       "(CREATEROLE); ask the database's administrator", "refused")
+    meta = _existing_meta(conn)
+    if meta:
+        check_version(int(meta.get("hub_schema", "0")))
+        if meta.get("project_uuid") != uuid:
+            raise HubError("the hub holds another project (its project id differs); publish "
+                           "to another database", "project")
+        roles = {k: meta[f"role_{k}"] for k in ("owner", "annotators", "organizers")}
+    else:
+        roles = role_names(dbname)
+    conn.execute(fill(ROLES_SQL, roles))
+    owner = quote_ident(roles["owner"])
+    if not superuser:
+        conn.execute(f"GRANT {owner} TO CURRENT_USER")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS simrate AUTHORIZATION {owner}")
+    conn.execute(f"SET LOCAL ROLE {owner}")
+    for statement in schema_statements(roles):
+        conn.execute(statement)
+    fill_keys(conn, rater_key)  # raters written before the identity rule (raters.py)
+    values = {"project_uuid": uuid, "hub_schema": str(HUB_SCHEMA_VERSION),
+              **{f"role_{k}": v for k, v in roles.items()}}
+    conn.cursor().executemany(
+        "INSERT INTO simrate.hub VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+        "SET value = EXCLUDED.value", list(values.items()))
+    conn.execute("RESET ROLE")
+    conn.execute(f"GRANT {quote_ident(roles['organizers'])} TO CURRENT_USER")
+    if not superuser:
+        # The publisher keeps no membership of the owner: owners bypass row-level security.
+        conn.execute(f"REVOKE {owner} FROM CURRENT_USER")
+    return roles, not meta
+
+
+def _existing_meta(conn: Any) -> dict[str, str]:
+    if not conn.execute("SELECT to_regclass('simrate.hub') IS NOT NULL").fetchone()[0]:
+        return {}
+    return dict(conn.execute("SELECT key, value FROM simrate.hub").fetchall())
+
+
+def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
+    """Add what the hub lacks: settings, items, annotators, ratings, adjudications."""
+    settings = {"scale": json.dumps(project.scale.to_dict(), ensure_ascii=False),
+                "title": project.title, "threshold": str(project.threshold)}
+    conn.cursor().executemany(
+        "INSERT INTO simrate.settings (key, value) VALUES (%s, %s) "
+        "ON CONFLICT (key) DO NOTHING", list(settings.items()))
+    items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
+                                     "meta", "source", "ord"),
+                     [(*r[:7], source_name(r[7]), r[8]) for r in project.team_tables.read(
+                         "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
+                         "COALESCE(s.path, ''), i.ord FROM items i "
+                         "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord")])
+    conn.execute("""
+        INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta,
+                                   source)
+        SELECT (SELECT COALESCE(max(ord), -1) FROM simrate.items)
+               + row_number() OVER (ORDER BY u.ord), u.id, u."left", u."right", u.dataset,
+               u.genre, u.reference, u.meta, u.source
+        FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
+        ORDER BY u.ord""")
+    conn.cursor().executemany(  # a rater the hub holds already (by name or key) stays
+        "INSERT INTO simrate.annotators (name, excluded, kind, key) VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT DO NOTHING",
+        [(n, bool(e), k, rater_key(n)) for n, e, k in project.team_tables.read(
+            "SELECT name, excluded, kind FROM annotators")])
+    ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
+                                         "seconds", "updated_at"), _local_ratings(project))
+    conn.execute("""
+        INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds,
+                                     updated_at)
+        SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings
+        ON CONFLICT (item_id, annotator) DO NOTHING""")
+    return items, ratings, _upload_adjudications(conn, project)
+
+
+def _upload_adjudications(conn: Any, project: Project) -> int:
+    """Add the adjudications the hub lacks; returns how many were sent."""
+    adjudications = _copy_in(conn, "adjudications", ("item_id", "code", "note", "by", "at"),
+                             project.team_tables.read(
+                                 "SELECT i.id, d.code, d.note, d.by, d.at FROM "
+                                 "adjudications d JOIN items i ON i.ord = d.item_ord"))
+    conn.execute("""
+        INSERT INTO simrate.adjudications (item_id, code, note, by, at)
+        SELECT item_id, code, note, by, at FROM upload_adjudications
+        ON CONFLICT (item_id) DO NOTHING""")
+    return adjudications
+
+
+def _local_ratings(project: Project) -> list[tuple]:
+    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in project.team_tables.read(
+        "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds, r.updated_at "
+        "FROM ratings r JOIN items i ON i.ord = r.item_ord "
+        "JOIN annotators a ON a.id = r.annotator_id")]
+
+
+def _copy_in(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> int:
+    """COPY rows into a temporary table `upload_<table>` shaped like the hub's; returns
+    the row count."""
+    quoted = ", ".join(quote_ident(c) for c in columns)
+    conn.execute(f"CREATE TEMP TABLE upload_{table} ON COMMIT DROP AS "
+                 f"SELECT {quoted} FROM simrate.{table} WITH NO DATA")
+    with conn.cursor() as cur, cur.copy(f"COPY upload_{table} ({quoted}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+    return len(rows)
+
+
+def _marks(conn: Any) -> dict[str, int]:
+    """Each table's highest sequence number (a new hub holds only what we uploaded)."""
+    from simrate.hub.schema import PULLED_TABLES
+
+    return {t: conn.execute(f"SELECT COALESCE(max(seq), 0) FROM simrate.{t}").fetchone()[0]
+            for t in PULLED_TABLES}
+
+
+def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
+          started: float = 0.0) -> None:
+    """Link the file; its values become its copies of the hub's (the hub's own values,
+    where it had some, arrive with the next pull and win).
+
+    A rating edited since `started` (the upload's start: another window or program may have
+    written meanwhile) is not taken for uploaded: it has no copy, and its key is queued, so
+    the sync that follows sends it (a value the hub has already is left alone there)."""
+    already = project.meta("hub_url") == url
+    link_replica(project, url, "organizer", None, uuid)
+    if already:
+        return  # a re-run: the file's pending changes go out with the sync that follows
+    last_change = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    last_ord = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
+    with project.team_tables.transaction() as conn:
+        ensure_tables(conn)
+        conn.execute("INSERT OR REPLACE INTO hub_ratings SELECT i.id, a.name, r.code, r.note, "
+                     "r.skipped FROM ratings r JOIN items i ON i.ord = r.item_ord "
+                     "JOIN annotators a ON a.id = r.annotator_id")
+        late = conn.execute("SELECT r.item_ord, r.annotator_id, i.id, a.name FROM ratings r "
+                            "JOIN items i ON i.ord = r.item_ord JOIN annotators a "
+                            "ON a.id = r.annotator_id WHERE r.updated_at >= ?",
+                            (started - 1.0,)).fetchall()
+        conn.executemany("DELETE FROM hub_ratings WHERE item_id = ? AND annotator = ?",
+                         [(item, name) for _, _, item, name in late])
+        conn.executemany("INSERT INTO hub_outbox (item_ord, annotator_id, item_id, "
+                         "annotator, at) VALUES (?, ?, ?, ?, ?)",
+                         [(o, a, i, n, time.time()) for o, a, i, n in late])
+        conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
+                     "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
+        conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "
+                     "FROM annotators")
+        values: dict[str, object] = {"hub_pushed": last_change, "hub_item_ord": last_ord,
+                                     "hub_threshold": str(project.threshold),
+                                     "hub_published": time.time()}
+        values.update({f"hub_wm_{t}": m for t, m in marks.items()})
+        set_meta(conn, values)

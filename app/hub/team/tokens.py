@@ -1,0 +1,79 @@
+"""The organizer's side of the sync service (issue 33): sync links for annotators.
+
+`simrate team token PROJECT NAME` gives annotator NAME (a person of the hub, `team add`)
+a random token; the hub keeps only its SHA-256 (`simrate.sync_tokens`,
+hub_schema/service.py). The link, `BASE/team/TOKEN`, is what the person gives `simrate
+team join`: their replica then syncs through `simrate serve` on the organizer's replica,
+which connects as the hub's web login (made here when the replica has none, with its
+password in the password file, as `crowd study` does, web_hub.py) and holds at most a few
+connections, under the login's CONNECTION LIMIT. `team remove` revokes every token of
+the person (and the hub refuses a removed person's tokens anyway).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import nfc
+from simrate.core.project import Project
+from simrate.hub.link.connection import HubError, explain
+from simrate.hub.schema.service import SERVICE_CONNECTION_LIMIT
+from simrate.hub.team.people import _organizer_connection, hub_of
+
+
+def token_hash(token: str) -> str:
+    """What the hub keeps of a token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _check_service_schema(conn: Any) -> None:
+    found = conn.execute(
+        "SELECT to_regprocedure('simrate.sync_issue_token(text, text)') IS NOT NULL"
+    ).fetchone()[0]
+    if not found:
+        raise HubError("the hub was published by an older simrate and has no sync service: "
+                       "publish it again (simrate team publish) to bring it up to date",
+                       "newer")
+
+
+def issue_token(project: Project, name: str, password: str | None = None) -> tuple[str, str]:
+    """A new sync token for annotator `name` of the hub; returns (token, their login)."""
+    return issue_tokens(project, [name], password)[name]
+
+
+def issue_tokens(project: Project, names: list[str], password: str | None = None
+                 ) -> dict[str, tuple[str, str]]:
+    """A new sync token for each annotator of `names` ({name: (token, login)}), in one
+    transaction. Makes the hub's web login first when this replica has none (its password
+    goes to the password file), and sets its connection limit."""
+    import psycopg
+
+    from simrate.hub.team.people import hub_name
+    from simrate.hub.team.web_hub import WEB_LOGIN_KEY, _make_web_login
+
+    if project.meta("hub_kind") != "organizer":
+        raise SimrateError("only an organizer's replica of a hub gives sync links",
+                           project.path)
+    url, uuid = hub_of(project)
+    conn = _organizer_connection(url, uuid, password)
+    issued = {}
+    try:
+        _check_service_schema(conn)
+        with conn.transaction():
+            for name in names:
+                token = secrets.token_urlsafe(32)
+                login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
+                                     (hub_name(conn, nfc(name.strip())), token_hash(token))
+                                     ).fetchone()[0]
+                issued[name] = (token, login)
+        if not project.meta(WEB_LOGIN_KEY):
+            _make_web_login(project, conn)
+        conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+    return issued

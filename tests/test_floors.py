@@ -1,0 +1,48 @@
+"""The floors of app/ (docs/architecture.md), held by the import contracts in pyproject.toml.
+
+`lint-imports` (import-linter) checks them on the real package: the surfaces above the
+services and the hub adapter, those above the formats, the formats above the core; the core's
+own floors from the base up to the `Project` facade and team work; no Qt, PostgreSQL client
+or web server in the core; and no two folders at any depth that import each other.
+A second run on a copy of the package with one upward import added shows that the contracts
+do catch a broken floor (so a passing run means something).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = Path(sys.executable).parent / "lint-imports"
+
+
+def lint(pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    """lint-imports on the project's pyproject.toml; the package from `pythonpath` if given."""
+    assert LINT.exists(), "import-linter is missing: install the test extra (README)"
+    env = dict(os.environ, PYTHONPATH=str(pythonpath)) if pythonpath else None
+    return subprocess.run([str(LINT), str(ROOT / "pyproject.toml"), "--no-cache"],
+                          capture_output=True, text=True, cwd=pythonpath or ROOT, env=env,
+                          timeout=300)
+
+
+def test_every_import_contract_is_kept():
+    result = lint()
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def test_the_contracts_catch_an_upward_import_and_a_folder_loop(tmp_path):
+    copy = tmp_path / "simrate"
+    shutil.copytree(ROOT / "app", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    errors = copy / "core" / "base" / "errors.py"
+    errors.write_text(errors.read_text() + "\nimport psycopg  # noqa\n")
+    (copy / "formats" / "limits.py").write_text(
+        (copy / "formats" / "limits.py").read_text() + "\nfrom simrate.services import export\n")
+    result = lint(tmp_path)
+    assert result.returncode != 0
+    assert "simrate.core is not allowed to import psycopg" in result.stdout
+    assert "simrate.formats is not allowed to import simrate.services" in result.stdout
