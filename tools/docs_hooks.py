@@ -7,7 +7,9 @@ from the running code, so the reference cannot drift from the program:
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section;
-- `value-rules`: which rule of app/core/values.py each typed option follows, from the parsers.
+- `value-rules`: which rule of app/core/values.py each typed option follows, from the parsers;
+- `floors`: the floors of the code, from the import contracts of pyproject.toml (the ones
+  lint-imports checks) and the docstrings of the folders and modules they name.
 Pictures of the window are committed files in docs/images (tools/render_views.py --docs
 makes them; tests/docs/test_pictures.py keeps them current), not made at build time.
 """
@@ -163,7 +165,44 @@ def value_rules_reference() -> str:
     return "\n".join(["| option | rule |", "|---|---|", *rows])
 
 
+def _contracts() -> list[dict]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: import-linter's own dependency reads TOML there
+        import tomli as tomllib
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        return tomllib.load(file)["tool"]["importlinter"]["contracts"]
+
+
+def _summary(module: str) -> str:
+    """The first sentence of a folder's or module's docstring, on one line."""
+    doc = " ".join((importlib.import_module(module).__doc__ or "").split())
+    return re.split(r"(?<=\.)\s", doc, maxsplit=1)[0].rstrip(".")
+
+
+def floors_reference() -> str:
+    out = []
+    for contract in _contracts():
+        if contract["type"] == "layers":
+            for container in contract["containers"]:
+                out += [f"### `{container}`", "", contract["name"][0].upper()
+                        + contract["name"][1:] + ", from the top floor down.", "",
+                        "| floor | folder or module | what lives there |", "|---|---|---|"]
+                for floor, layer in enumerate(contract["layers"], 1):
+                    for part in (name.strip() for name in layer.split("|")):
+                        out.append(f"| {floor} | `{container}.{part}` | "
+                                   f"{_summary(f'{container}.{part}')} |")
+                out.append("")
+        else:
+            rule = ", ".join(f"`{m}`" for m in contract.get("forbidden_modules", [])) or \
+                "a loop between any two folders"
+            out.append(f"- {contract['name'][0].upper() + contract['name'][1:]} "
+                       f"({contract['type']}: {rule}).")
+    return "\n".join(out)
+
+
 GENERATORS = {
+    "floors": floors_reference,
     "cli": cli_reference,
     "schema": schema_reference,
     "change-kinds": change_kinds_reference,

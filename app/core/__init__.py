@@ -1,1 +1,1 @@
-"""The domain model. Never imports Qt (tests/core/test_no_qt.py checks it)."""
+"""The domain model: no Qt, no PostgreSQL client, no formats or services (pyproject.toml's import contracts)."""

@@ -1,1 +1,1 @@
-"""The project file's tables in bulk: reads as columns and frames, imports, their undo, counts, migrations."""
+"""The project file and its tables: the SQLite store, reads as columns and frames, counts, raters, migrations, the change log."""
