@@ -17,10 +17,11 @@ import httpx
 import psycopg
 import pytest
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
 from simrate.hub.team.sync import session_for, sync_once, sync_round
-from simrate.hub.team.web_hub import WEB_LOGIN_KEY
+from simrate.hub.team.web_hub import WEB_LOGIN_KEY, set_study
 from tests.hub.hubs import join_as
 from tests.hub.webhub import published_study
 from tests.web.client import form_of, start, whole_task
@@ -534,3 +535,15 @@ def test_a_flood_on_the_hub_holds_its_share_and_leaves_no_rater_nor_change(hub, 
     # every made-up lease is short: it runs out within FIRST_RATING_MINUTES
     assert hub_rows(hub, "SELECT max(expires_at - leased_at) FROM simrate.web_tasks") == \
         [(300.0,)]
+
+
+def test_a_study_on_an_organizers_replica_is_set_through_the_hub_adapter_only(hub, tmp_path):
+    path, _ = published_study(hub, tmp_path, items=6, checks=1, per_task=2, n_checks=0,
+                              annotator=None)
+    with Project.open(path) as project:
+        with pytest.raises(SimrateError, match="organizer's replica of a team hub"):
+            web.set_study(project, "s", per_task=4)  # the core alone cannot reach the hub
+        assert web.get_study(project, "s").per_task == 2  # nothing written to the file
+        set_study(project, "s", per_task=4)
+        assert web.get_study(project, "s").per_task == 4
+    assert hub_rows(hub, "SELECT per_task FROM simrate.web_studies WHERE name = 's'") == [(4,)]
