@@ -316,7 +316,7 @@ def run(argv: Sequence[str]) -> int:
     if args.sample:
         if project:
             raise SimrateError("give either a PROJECT or --sample, not both")
-        from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+        from simrate.gui.base.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
         if args.organizer and not args.annotator:

@@ -3,7 +3,8 @@
 `lint-imports` (import-linter) checks them on the real package: the surfaces above the
 services and the hub adapter, those above the formats, the formats above the core; the core's
 own floors from the base up to the `Project` facade and team work; no Qt, PostgreSQL client
-or web server in the core; and no two folders at any depth that import each other.
+or web server in the core; the window's floors (shell, the four views side by side,
+shared widgets, base, kit); and no two folders at any depth that import each other.
 A second run on a copy of the package with one upward import added shows that the contracts
 do catch a broken floor (so a passing run means something).
 """
@@ -46,3 +47,17 @@ def test_the_contracts_catch_an_upward_import_and_a_folder_loop(tmp_path):
     assert result.returncode != 0
     assert "simrate.core is not allowed to import psycopg" in result.stdout
     assert "simrate.formats is not allowed to import simrate.services" in result.stdout
+
+
+def test_the_window_floors_catch_a_view_importing_another_and_the_base_the_shell(tmp_path):
+    copy = tmp_path / "simrate"
+    shutil.copytree(ROOT / "app", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    gui = copy / "gui"
+    panel = gui / "rating" / "rating_panel.py"
+    panel.write_text(panel.read_text() + "\nfrom simrate.gui.organizer import verdict_view  # noqa\n")
+    jobs = gui / "base" / "jobs.py"
+    jobs.write_text(jobs.read_text() + "\nfrom simrate.gui.shell import menus  # noqa\n")
+    result = lint(tmp_path)
+    assert result.returncode != 0
+    assert "simrate.gui.rating is not allowed to import simrate.gui.organizer" in result.stdout
+    assert "simrate.gui.base is not allowed to import simrate.gui.shell" in result.stdout

@@ -60,8 +60,8 @@ def new_project_error(renderer):
 
 def new_project_no_name(renderer):
     """Everything filled in but the name: the line asking for it."""
+    from simrate.gui.base.sample import SAMPLE_PAIRS
     from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-    from simrate.gui.shell.sample import SAMPLE_PAIRS
 
     dialog = NewProjectDialog(str(renderer.folder), renderer.window)
     dialog.source_edit.setText(str(SAMPLE_PAIRS))
@@ -154,8 +154,8 @@ def render_states(out: Path | None, size=(1366, 768), observer=None) -> list[Pat
     it; with `out`, its screen picture is saved there. Returns the files written."""
     from render_views import Renderer, settle
 
+    from simrate.gui.base.sample import ensure_sample_project
     from simrate.gui.shell.main import create_application
-    from simrate.gui.shell.sample import ensure_sample_project
 
     create_application()
     written = []

@@ -118,8 +118,8 @@ class Renderer:
     def __init__(self, sample: Path, folder: Path, size: tuple[int, int], observer=None):
         from PySide6.QtCore import QSettings, Qt
 
+        from simrate.gui.base.settings import Settings
         from simrate.gui.shell.main import build_window
-        from simrate.gui.shell.settings import Settings
 
         self.sample, self.folder, self.size = sample, folder, size
         #: Called with the windows on screen (the main window, then any dialog) before each
@@ -157,8 +157,8 @@ class Renderer:
         return self.shot()
 
     def new_project(self):
+        from simrate.gui.base.sample import SAMPLE_PAIRS
         from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-        from simrate.gui.shell.sample import SAMPLE_PAIRS
 
         dialog = NewProjectDialog(str(self.folder), self.window)
         dialog.source_edit.setText(str(SAMPLE_PAIRS))
@@ -196,14 +196,14 @@ class Renderer:
         return self.dialog_shot(JoinDialog(str(self.folder), self.window))
 
     def who_is_rating(self):
+        from simrate.gui.base.sample import SAMPLE_RATERS
         from simrate.gui.dialogs.annotator_dialog import AnnotatorDialog
-        from simrate.gui.shell.sample import SAMPLE_RATERS
 
         return self.dialog_shot(AnnotatorDialog(list(SAMPLE_RATERS), "", self.window))
 
     def import_ratings(self):
+        from simrate.gui.base.sample import SAMPLE_ORGANIZER
         from simrate.gui.dialogs.ratings_import_dialog import RatingsImportDialog
-        from simrate.gui.shell.sample import SAMPLE_ORGANIZER
         from simrate.locations import sample_data_folder
 
         project = self.window.context.project
@@ -239,7 +239,7 @@ class Renderer:
         return self.shot()
 
     def open_as_organizer(self) -> None:
-        from simrate.gui.shell.sample import SAMPLE_ORGANIZER
+        from simrate.gui.base.sample import SAMPLE_ORGANIZER
 
         self.window.organizer.set_mode(True)
         self.window.open_project(str(self.sample), annotator=SAMPLE_ORGANIZER)
@@ -351,8 +351,8 @@ def render_all(out: Path | None, sizes=SIZES, observer=None, names=None,
     """Render every view at every size into `out` (None: show them only, to `observer`,
     called with the view's name, the size and the windows on screen); only the pictures
     in `names` are saved (default: all); the files written."""
+    from simrate.gui.base.sample import ensure_sample_project
     from simrate.gui.shell.main import create_application
-    from simrate.gui.shell.sample import ensure_sample_project
 
     create_application()
     if out is not None:

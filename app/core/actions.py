@@ -3,7 +3,7 @@
 Each action writes through one `Project` method, which returns the state it replaced
 (read inside the same transaction), so undo needs no query of its own. Undo and redo are
 writes like any other: committed, logged in the change log, and sent to subscribers.
-The GUI wraps actions in QUndoCommands (app/gui/shell/undo.py); scripts call them directly.
+The GUI wraps actions in QUndoCommands (app/gui/base/undo.py); scripts call them directly.
 """
 
 from __future__ import annotations

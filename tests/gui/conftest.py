@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from simrate.core.project import Project
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.settings import Settings
 from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.settings import Settings
 from tests.core.frames import make_items, make_ratings
 
 

@@ -10,9 +10,9 @@ from PySide6.QtCore import QSettings
 
 from simrate.core.agreement import alpha
 from simrate.core.project import Project
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.settings import Settings
 from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.settings import Settings
 from tests.hub.hubs import join_as, team
 
 

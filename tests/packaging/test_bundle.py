@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.gui.shell.sample import SAMPLE_NAME
+from simrate.gui.base.sample import SAMPLE_NAME
 from tests.packaging import checks
 from tests.packaging.tools import ROOT, clean_env, python_can_make_venvs, require, run
 

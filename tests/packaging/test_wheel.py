@@ -115,7 +115,7 @@ def test_data_come_from_the_installation_not_the_checkout(installed):
 
 def test_sample_project_and_window(simrate, installed):
     env = clean_env(installed["base"] / "home")
-    built = run([installed["bin"] / "python", "-m", "simrate.gui.shell.sample"], cwd=installed["work"],
+    built = run([installed["bin"] / "python", "-m", "simrate.gui.base.sample"], cwd=installed["work"],
                 env=env).stdout.strip()
     assert Path(built).is_relative_to(installed["base"] / "home")
     checks.check_sample_project(simrate, Path(built))

@@ -47,8 +47,8 @@ def _open(path: str) -> tuple:
     seconds from opening the file to the dashboard painted with its figures)."""
     from simrate.core.project import Project
     from simrate.gui.agreement.agreement_watch import AgreementWatcher
-    from simrate.gui.organizer.dashboard import Dashboard
-    from simrate.gui.shell.bridge import ProjectBridge
+    from simrate.gui.agreement.dashboard import Dashboard
+    from simrate.gui.base.bridge import ProjectBridge
     from simrate.gui.shell.main import create_application
 
     app = create_application()

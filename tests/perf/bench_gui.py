@@ -76,10 +76,10 @@ def child(path: Path, list_filter: str) -> dict:
     from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
 
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.shell.main import create_application
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import Settings
 
     if list_filter == "sync":  # the reference: details read on the GUI thread, as before
         ApplicationContext._load_details = lambda self, session: (

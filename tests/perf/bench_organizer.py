@@ -74,12 +74,12 @@ def _open_gui(path: str):
 
     from simrate.core.review.index import AdjudicationRecords
     from simrate.gui.agreement.agreement_watch import AgreementWatcher
+    from simrate.gui.agreement.dashboard import Dashboard
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.organizer.adjudication_queue import AdjudicationQueue
-    from simrate.gui.organizer.dashboard import Dashboard
-    from simrate.gui.rating.item_ratings_panel import ItemRatingsPanel
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.organizer.item_ratings_panel import ItemRatingsPanel
     from simrate.gui.shell.main import create_application
-    from simrate.gui.shell.settings import Settings
 
     app = create_application()
     settings = Settings(QSettings(str(Path(path).with_suffix(".ini")),

@@ -146,9 +146,9 @@ def test_random_damage_of_twenty_bytes(good, tmp_path):
 def test_the_window_says_damaged_project(qtbot, good, tmp_path, monkeypatch):
     from PySide6.QtCore import QSettings
 
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import Settings
 
     path = copy(good, tmp_path)
     page, size = root_page(path, "ratings")
@@ -172,10 +172,10 @@ def test_the_window_hook_reports_damage_of_the_open_project(qtbot, good, tmp_pat
 
     from PySide6.QtCore import QSettings
 
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.shell.main import install_damage_hook
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import Settings
 
     path = copy(good, tmp_path)
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
@@ -231,7 +231,7 @@ def test_a_background_job_on_a_damaged_file_says_so(qtbot, good, tmp_path):
     """The window's background jobs turn such errors into the same message."""
     import queue
 
-    from simrate.gui.shell.jobs import Job
+    from simrate.gui.base.jobs import Job
 
     path = copy(good, tmp_path)
     conn = sqlite3.connect(path)

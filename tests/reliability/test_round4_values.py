@@ -188,7 +188,7 @@ def test_read_only_folders_for_package_and_the_sample(project, tmp_path):
     assert result.returncode == 2
     one_line_error(result.stderr, "cannot write the package", "read-only")
     code = ("import sys; from simrate.core.base.errors import SimrateError; "
-            "from simrate.gui.shell.sample import ensure_sample_project\n"
+            "from simrate.gui.base.sample import ensure_sample_project\n"
             f"try: ensure_sample_project({str(locked / 'data')!r})\n"
             "except SimrateError as exc: print(exc); sys.exit(2)")
     result = run_with_read_only_folder(locked, code)

@@ -168,7 +168,7 @@ def test_the_window_keeps_its_wal_and_every_saved_rating_survives_kill_9(project
 
 
 def test_a_sample_built_meanwhile_is_never_replaced(tmp_path):
-    from simrate.gui.shell.sample import _publish_once
+    from simrate.gui.base.sample import _publish_once
 
     target, built = tmp_path / "sample.simrate", tmp_path / ".built.simrate"
     new_project(target, 2).close()

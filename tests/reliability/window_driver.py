@@ -21,9 +21,9 @@ def main() -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import Settings
 
     app = QApplication([sys.argv[0]])
     context = ApplicationContext(Settings(QSettings(ini, QSettings.Format.IniFormat)))

@@ -17,12 +17,12 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from simrate.core.agreement.reports.over_time import TimePoint, drifting
+from simrate.gui.agreement.dashboard import Dashboard
+from simrate.gui.agreement.dashboard_parts import box, section_title
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.palette import WARNING_COLOUR, rater_colour
-from simrate.gui.organizer.dashboard import Dashboard
-from simrate.gui.organizer.dashboard_parts import box, section_title
-from simrate.gui.shell.jobs import Job, JobRunner
 
 #: Milliseconds after a burst of changes before the figures over time are worked out again.
 REFRESH_MS = 1500

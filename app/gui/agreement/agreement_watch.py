@@ -29,7 +29,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import Event
 from simrate.core.project import Project
 from simrate.core.review.index import ReviewIndex
-from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.base.jobs import JobRunner
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
 INTERVAL_DELAY_MS = 1200

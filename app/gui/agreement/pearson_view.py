@@ -23,14 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.gui.agreement.heatmap import CorrelationHeatmap
-from simrate.gui.organizer.rater_table import (
+from simrate.gui.agreement.rater_table import (
     MIN_OVERLAP,
     R_COLUMN,
     TOP_N,
     RaterRow,
     RaterTableModel,
 )
-from simrate.gui.shell.row_model import SortFilterProxy, filter_field
+from simrate.gui.base.row_model import SortFilterProxy, filter_field
 
 #: Rows of the rater table shown before it scrolls.
 TABLE_ROWS = 10

@@ -1,1 +1,2 @@
-"""dialogs."""
+"""The dialogs, one module each: new project, who is rating, imports, export, evaluation,
+joining a hub."""

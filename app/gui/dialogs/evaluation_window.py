@@ -35,11 +35,11 @@ from simrate.core.machine.evaluation import (
     Measure,
 )
 from simrate.core.machine.evaluation_text import TITLES, format_report
+from simrate.gui.base.jobs import JobRunner
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_button
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
-from simrate.gui.shell.jobs import JobRunner
 from simrate.services.evaluation import evaluate_files
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -34,13 +34,13 @@ from PySide6.QtWidgets import (
 from simrate.core.agreement.gold import unresolved_counts
 from simrate.core.base.errors import SimrateError
 from simrate.formats.export import FORMATS
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_existing_directory, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
-from simrate.gui.shell.jobs import Job, JobRunner
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import ExportReport, export_project
 

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.kit.closing import close_keys
-from simrate.gui.shell.jobs import Job, JobRunner
 from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source
 
 

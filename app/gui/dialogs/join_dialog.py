@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
+from simrate.gui.base.jobs import JobRunner
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_save_file_name
-from simrate.gui.shell.jobs import JobRunner
 
 INTRO = ("Your organizer gave you the hub's URL and a password. The replica is a project "
          "file on this computer: you rate in it even when the hub is away, and it syncs by "

@@ -95,7 +95,7 @@ def project_folder(last_folder: str) -> Path:
     Documents folder; else the home folder."""
     from PySide6.QtCore import QStandardPaths
 
-    from simrate.gui.shell.sample import sample_folder
+    from simrate.gui.base.sample import sample_folder
 
     last = Path(last_folder) if last_folder else None
     if last is not None and last.is_dir() and last.resolve() != sample_folder().resolve():

@@ -29,8 +29,8 @@ from simrate.formats.pyramid_project import (
     count_pyramids,
     describe,
 )
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.kit.fitting import WrappedLabel, fit_choices
-from simrate.gui.shell.jobs import Job, JobRunner
 
 PYRAMID_SUFFIXES = (".pyr", ".pan")
 TEST_NAMES = {

@@ -28,13 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.dialogs.path_field import path_row
 from simrate.gui.kit.accessible import name_form_fields, named
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.row_model import RowTableModel
 from simrate.services.ratings_preview import (
     RESOLVE_KEEP,
     RESOLVE_THEIRS,

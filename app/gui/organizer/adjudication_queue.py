@@ -28,21 +28,21 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import Event, Verdict
 from simrate.core.base.scale import fmt
 from simrate.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
+from simrate.gui.base.undo import push_action
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
 from simrate.gui.organizer.queue_model import QueueModel
 from simrate.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
 from simrate.gui.organizer.verdict_view import VerdictView
-from simrate.gui.rating.score_keys import (
+from simrate.gui.widgets.score_keys import (
     KeyActions,
     show_score,
     show_state,
     stepped,
     typing_example,
 )
-from simrate.gui.rating.text_pane import item_place
-from simrate.gui.rating.typed_score import TypedScore
-from simrate.gui.shell.undo import push_action
+from simrate.gui.widgets.text_pane import item_place
+from simrate.gui.widgets.typed_score import TypedScore
 
 
 class AdjudicationQueue(QWidget):

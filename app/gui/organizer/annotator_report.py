@@ -36,11 +36,11 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import AdjudicationChanged, AnnotatorExcluded, Event
 from simrate.core.project import Project
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.row_model import SortFilterProxy, filter_field
+from simrate.gui.base.undo import push_action
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import WARNING_COLOUR
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.row_model import SortFilterProxy, filter_field
-from simrate.gui.shell.undo import push_action
 
 _Index = QModelIndex | QPersistentModelIndex
 #: (report key, column title, number format or None for text). The columns that judge a

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolT
 
 from simrate.core.base.scale import Scale, fmt
 from simrate.core.project import Project
+from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import rater_colour
-from simrate.gui.rating.scale_widget import ScaleWidget, guideline_html
-from simrate.gui.shell.row_model import RowTableModel
+from simrate.gui.widgets.scale_widget import ScaleWidget, guideline_html
 
 _Index = QModelIndex | QPersistentModelIndex
 

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_keys, close_row
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.row_model import RowTableModel
 from simrate.hub.team.people import Person
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from simrate.core.base.scale import Scale
 from simrate.gui.kit.accessible import named
 from simrate.gui.organizer.rater_marks import ItemRatingsModel, RaterMarksScale, ratings_table
-from simrate.gui.rating.score_keys import big_score_label
-from simrate.gui.rating.text_pane import PairTexts
+from simrate.gui.widgets.score_keys import big_score_label
+from simrate.gui.widgets.text_pane import PairTexts
 
 #: Rows of the raters' table shown before it scrolls.
 MAX_RATER_ROWS = 6

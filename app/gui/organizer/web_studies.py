@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.team.web_study import study_status
+from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.closing import close_row
-from simrate.gui.shell.row_model import RowTableModel
 from simrate.hub.team.web_hub import set_study
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.kit.accessible import named
 from simrate.gui.rating.item_model import (
     COL_DATASET,
@@ -27,7 +28,6 @@ from simrate.gui.rating.item_model import (
     FILTERS,
     ItemTableModel,
 )
-from simrate.gui.shell.context import ApplicationContext
 
 FILTER_TITLES = {"all": "All items", "unrated": "Unrated", "rated": "Rated",
                  "skipped": "Skipped"}

@@ -13,8 +13,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from simrate.core.base.scale import fmt
-from simrate.gui.rating.session import RATED, SKIPPED, UNRATED, AnnotatorSession
-from simrate.gui.rating.text_pane import column_labels
+from simrate.gui.base.session import RATED, SKIPPED, UNRATED, AnnotatorSession
+from simrate.gui.widgets.text_pane import column_labels
 
 COL_ID, COL_DATASET, COL_GENRE, COL_LEFT, COL_RIGHT, COL_RATING = range(6)
 #: Filter names and the row states each one shows.

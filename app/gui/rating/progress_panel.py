@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.session import AnnotatorSession
 from simrate.gui.kit.accessible import named
-from simrate.gui.rating.session import AnnotatorSession
-from simrate.gui.shell.context import ApplicationContext
 
 _Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Dataset", "Rated", "Skipped", "Total", "Done")

@@ -28,9 +28,12 @@ from simrate.core.actions import SetRating
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import RatingState
 from simrate.core.base.scale import fmt
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.session import SKIPPED
+from simrate.gui.base.undo import push_action
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR
-from simrate.gui.rating.scale_widget import ScaleWidget
-from simrate.gui.rating.score_keys import (
+from simrate.gui.widgets.scale_widget import ScaleWidget
+from simrate.gui.widgets.score_keys import (
     KeyActions,
     big_score_label,
     show_score,
@@ -38,11 +41,8 @@ from simrate.gui.rating.score_keys import (
     stepped,
     typing_example,
 )
-from simrate.gui.rating.session import SKIPPED
-from simrate.gui.rating.text_pane import PairTexts, item_place
-from simrate.gui.rating.typed_score import TypedScore
-from simrate.gui.shell.context import ApplicationContext
-from simrate.gui.shell.undo import push_action
+from simrate.gui.widgets.text_pane import PairTexts, item_place
+from simrate.gui.widgets.typed_score import TypedScore
 
 SKIP_REASONS = (
     "Cannot judge: a text is unreadable or garbled",

@@ -95,7 +95,7 @@ def create_application():
     """The QApplication, created once, with our names and the Fusion style."""
     from PySide6.QtWidgets import QApplication
 
-    from simrate.gui.shell.settings import set_application_names
+    from simrate.gui.base.settings import set_application_names
 
     set_application_names()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
@@ -166,7 +166,7 @@ def launch(project: str | None = None, annotator: str | None = None,
         print(f"simrate: error: {problem}", file=sys.stderr)
         return 1
     if sample and project is None:
-        from simrate.gui.shell.sample import ensure_sample_project, sample_folder
+        from simrate.gui.base.sample import ensure_sample_project, sample_folder
 
         project = str(ensure_sample_project(sample_folder()))
     app = create_application()
@@ -215,9 +215,9 @@ def quit_once_shown(app, window) -> None:
 
 def build_window(organizer: bool = False, settings=None):
     """A MainWindow with its context; tests pass their own Settings."""
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import Settings
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import Settings
 
     context = ApplicationContext(settings or Settings(), organizer=organizer)
     return MainWindow(context)

@@ -23,19 +23,8 @@ from PySide6.QtWidgets import (
 from simrate import __version__
 from simrate.core.base.errors import SimrateError
 from simrate.core.team.blind import is_annotator_replica
-from simrate.gui.dialogs.annotator_dialog import ask_annotator
-from simrate.gui.dialogs.import_dialog import ImportController
-from simrate.gui.dialogs.new_project_dialog import PAIR_FILES
-from simrate.gui.kit.file_dialogs import get_open_file_name
-from simrate.gui.organizer.organizer import Organizer
-from simrate.gui.rating.guidelines_panel import GuidelinesPanel
-from simrate.gui.rating.item_list import ItemListPanel
-from simrate.gui.rating.progress_panel import ProgressPanel
-from simrate.gui.rating.rating_panel import RatingPanel
-from simrate.gui.shell.context import ApplicationContext
-from simrate.gui.shell.menus import build_menus, shortcuts_html
-from simrate.gui.shell.project_creation import ProjectCreation
-from simrate.gui.shell.settings import (
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.settings import (
     LAST_ANNOTATOR,
     LAST_FOLDER,
     TEXT_SIZE,
@@ -43,6 +32,17 @@ from simrate.gui.shell.settings import (
     WINDOW_GEOMETRY,
     WINDOW_STATE,
 )
+from simrate.gui.dialogs.annotator_dialog import ask_annotator
+from simrate.gui.dialogs.import_dialog import ImportController
+from simrate.gui.dialogs.new_project_dialog import PAIR_FILES
+from simrate.gui.kit.file_dialogs import get_open_file_name
+from simrate.gui.rating.guidelines_panel import GuidelinesPanel
+from simrate.gui.rating.item_list import ItemListPanel
+from simrate.gui.rating.progress_panel import ProgressPanel
+from simrate.gui.rating.rating_panel import RatingPanel
+from simrate.gui.shell.menus import build_menus, shortcuts_html
+from simrate.gui.shell.organizer_mode import Organizer
+from simrate.gui.shell.project_creation import ProjectCreation
 from simrate.gui.shell.start_page import StartPage
 from simrate.gui.shell.sync_status import HubLink
 from simrate.services.file_import import ImportRequest, ImportResult
@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
 
     def open_sample(self) -> None:
         """Open the sample project (built in the user's data folder the first time)."""
-        from simrate.gui.shell.sample import ensure_sample_project, sample_folder
+        from simrate.gui.base.sample import ensure_sample_project, sample_folder
 
         try:
             path = ensure_sample_project(sample_folder())
@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
     def open_sample_as_organizer(self) -> None:
         """Open the sample in organizer mode as its organizer: agreement, flagged items and
         the adjudication already made, with no question asked."""
-        from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
+        from simrate.gui.base.sample import SAMPLE_ORGANIZER, ensure_sample_project, sample_folder
 
         try:
             path = ensure_sample_project(sample_folder())

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from simrate.gui.base.settings import LAST_ANNOTATOR, LAST_FOLDER, LAST_SCALE
 from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-from simrate.gui.shell.settings import LAST_ANNOTATOR, LAST_FOLDER, LAST_SCALE
 from simrate.services.file_import import ImportResult
 
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
 
 PathRole = Qt.ItemDataRole.UserRole + 1
 MissingRole = Qt.ItemDataRole.UserRole + 2

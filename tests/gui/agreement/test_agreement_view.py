@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QScrollArea
 
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.sample import SAMPLE_ORGANIZER, ensure_sample_project
 from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.sample import SAMPLE_ORGANIZER, ensure_sample_project
 
 
 def organizer_on_sample(qtbot, settings, tmp_path, size=(1366, 768)) -> MainWindow:
@@ -87,7 +87,7 @@ def test_a_new_rating_moves_agreement_over_time(qtbot, settings, tmp_path):
 
 
 def test_a_crowd_fits_sideways_and_a_tall_heatmap_leaves_no_gaps(qtbot, settings, tmp_path):
-    from tests.gui.organizer.test_crowd_views import crowd_project
+    from tests.gui.agreement.test_crowd_views import crowd_project
 
     path = crowd_project(tmp_path / "crowd.simrate", items=200)
     window = MainWindow(ApplicationContext(settings))

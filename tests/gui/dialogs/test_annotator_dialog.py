@@ -45,7 +45,7 @@ def test_the_window_never_rates_under_a_machine_rater(qtbot, settings, project_p
 
     from simrate.core.base.errors import SimrateError
     from simrate.core.project import Project
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
 
     with Project.open(project_path) as project:
         project.roster.add_machine("gpt")
@@ -62,9 +62,9 @@ def test_opening_a_project_as_a_new_person_after_another(qtbot, settings, projec
     """The reported case, through the window: "lead" rated last; zoe types her name."""
     from PySide6.QtWidgets import QApplication
 
-    from simrate.gui.shell.context import ApplicationContext
+    from simrate.gui.base.context import ApplicationContext
+    from simrate.gui.base.settings import LAST_ANNOTATOR
     from simrate.gui.shell.main_window import MainWindow
-    from simrate.gui.shell.settings import LAST_ANNOTATOR
 
     settings.set(LAST_ANNOTATOR, "lead")
     context = ApplicationContext(settings)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.settings import LAST_SCALE
 from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.settings import LAST_SCALE
 
 
 def offered(qtbot, source, last: str = "") -> str:

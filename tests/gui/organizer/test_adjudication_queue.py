@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from simrate.core.review.index import FLAGGED, SECOND_LOOK
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.organizer.adjudication_queue import AdjudicationQueue
 from simrate.gui.organizer.queue_model import QueueModel
 from simrate.gui.organizer.rater_marks import ItemRatingsModel, item_ratings
-from simrate.gui.shell.context import ApplicationContext
 from tests.core.frames import make_rated_project
 
 

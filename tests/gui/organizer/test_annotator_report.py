@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt, QThreadPool
 
 from simrate.core.project import Project
 from simrate.core.team.quality import set_checks
+from simrate.gui.base.bridge import ProjectBridge
 from simrate.gui.organizer.annotator_report import COLUMNS, AnnotatorReport, AnnotatorReportModel
-from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_rated_project
 
 COLUMN = {key: i for i, (key, _title, _fmt) in enumerate(COLUMNS)}

@@ -11,8 +11,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QLabel, QMessageBox
 
 from simrate.core.project import Project
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.dialogs.annotator_dialog import AnnotatorDialog
-from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
 from tests.core.frames import make_rated_project
 

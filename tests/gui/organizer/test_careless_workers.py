@@ -12,8 +12,8 @@ from PySide6.QtGui import QUndoStack
 from simrate.core.actions import ExcludeCareless, History
 from simrate.core.project import Project
 from simrate.core.team.quality import set_checks
+from simrate.gui.base.bridge import ProjectBridge
 from simrate.gui.organizer.annotator_report import COLUMNS, AnnotatorReport
-from simrate.gui.shell.bridge import ProjectBridge
 from tests.cli.helpers import simrate
 from tests.core.frames import make_items, make_ratings
 

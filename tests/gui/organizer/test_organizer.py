@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
 from tests.core.frames import make_rated_project
 

@@ -6,10 +6,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from simrate.core.project import Project
+from simrate.gui.base.bridge import ProjectBridge
+from simrate.gui.base.session import AnnotatorSession
 from simrate.gui.rating.item_model import COL_ID, COL_RATING, ItemIdRole, ItemTableModel
 from simrate.gui.rating.progress_panel import DatasetProgressModel
-from simrate.gui.rating.session import AnnotatorSession
-from simrate.gui.shell.bridge import ProjectBridge
 from tests.core.frames import make_items, make_ratings
 
 

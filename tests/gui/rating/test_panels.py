@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from simrate.gui.base.settings import TEXT_SIZE
 from simrate.gui.rating.item_model import COL_ID
 from simrate.gui.rating.progress_panel import duration
-from simrate.gui.shell.settings import TEXT_SIZE
 
 
 def test_double_click_in_the_list_shows_the_item_and_returns_the_keyboard(qtbot, window):
@@ -84,7 +84,7 @@ def test_f1_brings_the_guidelines_forward(qtbot, window):
 
 
 def test_closing_remembers_the_window(qtbot, window, settings):
-    from simrate.gui.shell.settings import WINDOW_GEOMETRY
+    from simrate.gui.base.settings import WINDOW_GEOMETRY
 
     window.close()
     assert not settings.get(WINDOW_GEOMETRY).isEmpty()
@@ -106,7 +106,7 @@ def test_scale_labels_never_overlap_and_their_words_fit(qtbot, scale_name, width
     from PySide6.QtGui import QFontMetricsF
 
     from simrate.core.base.scale import load_scale
-    from simrate.gui.rating.scale_widget import ScaleWidget
+    from simrate.gui.widgets.scale_widget import ScaleWidget
 
     widget = ScaleWidget(load_scale(scale_name))
     qtbot.addWidget(widget)

@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 
 from simrate.cli import main
 from simrate.core.project import Project
-from simrate.gui.rating.text_pane import pair_labels
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
+from simrate.gui.widgets.text_pane import pair_labels
 
 
 def test_pair_labels():

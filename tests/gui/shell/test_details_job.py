@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-import simrate.gui.shell.context as context_module
+import simrate.gui.base.context as context_module
 from simrate.core.project import Project
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
 from tests.core.frames import make_items, make_ratings
 
 

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
+import simrate.gui.base.sample as sample_module
 import simrate.gui.shell.main_window as main_window_module
-import simrate.gui.shell.sample as sample_module
 from simrate.core.project import Project
 from simrate.formats.detect import read_items
-from simrate.gui.shell.context import ApplicationContext
-from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.sample import (
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.sample import (
     SAMPLE_NAME,
     SAMPLE_ORGANIZER,
     SAMPLE_TITLE,
     ensure_sample_project,
 )
+from simrate.gui.shell.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -166,7 +166,7 @@ def test_the_check_alone_answers_no_question_and_changes_nothing(tmp_path):
 def test_the_sample_module_prints_the_path_of_the_new_sample(tmp_path):
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONPATH=str(ROOT),
                HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-m", "simrate.gui.shell.sample"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "simrate.gui.base.sample"], capture_output=True,
                           text=True, env=env, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     path = Path(done.stdout.strip())

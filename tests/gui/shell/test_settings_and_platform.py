@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
-from simrate.gui.shell import main as gui_main
-from simrate.gui.shell.settings import (
+from simrate.gui.base.settings import (
     LAST_ANNOTATOR,
     MAX_RECENT,
     RECENT_PROJECTS,
@@ -15,6 +14,7 @@ from simrate.gui.shell.settings import (
     WINDOW_GEOMETRY,
     Settings,
 )
+from simrate.gui.shell import main as gui_main
 
 
 def reopen(settings: Settings) -> Settings:
@@ -101,7 +101,7 @@ def test_launch_refuses_early_without_a_display(monkeypatch, capsys):
 
 
 def test_launch_opens_a_project_straight_into_rating(qapp, monkeypatch, tmp_path, settings):
-    import simrate.gui.shell.sample as sample_module
+    import simrate.gui.base.sample as sample_module
 
     if not sample_module.SAMPLE_PAIRS.is_file():
         import pytest

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+import simrate.gui.base.sample as sample_module
 import simrate.gui.shell.main_window as main_window_module
-import simrate.gui.shell.sample as sample_module
 from simrate.core.project import Project
+from simrate.gui.base.context import ApplicationContext
+from simrate.gui.base.settings import LAST_ANNOTATOR
 from simrate.gui.dialogs.import_dialog import ImportErrorDialog
-from simrate.gui.shell.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
-from simrate.gui.shell.settings import LAST_ANNOTATOR
 from simrate.gui.shell.start_page import MissingRole
 from simrate.services.file_import import ImportRequest
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDockWidget
 
-from simrate.gui.shell.context import ApplicationContext
+from simrate.gui.base.context import ApplicationContext
 from simrate.gui.shell.main_window import MainWindow
 
 

@@ -72,7 +72,7 @@ def test_n_is_a_round_number_giving_at_most_forty_points():
 def test_the_xlsx_report_has_the_sheet(tmp_path):
     from simrate.cli import main
     from simrate.core.project import Project
-    from simrate.gui.shell.sample import ensure_sample_project
+    from simrate.gui.base.sample import ensure_sample_project
 
     path = ensure_sample_project(tmp_path)
     out = tmp_path / "gold.xlsx"

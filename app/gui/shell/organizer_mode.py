@@ -18,12 +18,12 @@ from simrate.core.review.index import AdjudicationRecords
 from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.agreement.agreement_view import AgreementView
 from simrate.gui.agreement.agreement_watch import AgreementWatcher
+from simrate.gui.agreement.dashboard import Dashboard
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.settings import LAST_FOLDER, WINDOW_STATE
 from simrate.gui.organizer.adjudication_queue import AdjudicationQueue
 from simrate.gui.organizer.annotator_report import AnnotatorReport
-from simrate.gui.organizer.dashboard import Dashboard
-from simrate.gui.rating.item_ratings_panel import ItemRatingsPanel
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.settings import LAST_FOLDER, WINDOW_STATE
+from simrate.gui.organizer.item_ratings_panel import ItemRatingsPanel
 
 BLIND_WARNING = ("Organizer mode shows every annotator's ratings and the agreement between "
                  "them. If you are going to rate items yourself, your ratings will no longer "

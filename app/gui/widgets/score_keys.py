@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from simrate.core.base.scale import Scale, fmt
 from simrate.gui.kit.palette import PENDING_COLOUR, colour_style
-from simrate.gui.rating.scale_widget import ScaleWidget
+from simrate.gui.widgets.scale_widget import ScaleWidget
 
 
 class KeyActions:

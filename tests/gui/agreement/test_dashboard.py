@@ -11,8 +11,8 @@ from simrate.core.agreement.batch import alpha
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.gui.agreement.agreement_watch import OVERALL_ALL, AgreementWatcher
-from simrate.gui.organizer.dashboard import AgreementTableModel, Dashboard
-from simrate.gui.shell.bridge import ProjectBridge
+from simrate.gui.agreement.dashboard import AgreementTableModel, Dashboard
+from simrate.gui.base.bridge import ProjectBridge
 from tests.core.frames import make_rated_project
 
 

@@ -19,10 +19,10 @@ from simrate.core.data.store import HUMAN
 from simrate.core.edits.roster import kind_clash
 from simrate.core.project import Project
 from simrate.core.team.blind import is_annotator_replica, record_organizer_mode
-from simrate.gui.rating.session import AnnotatorSession, ItemDetails, read_item_details_from
-from simrate.gui.shell.bridge import ProjectBridge
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.settings import LAST_ANNOTATOR, Settings
+from simrate.gui.base.bridge import ProjectBridge
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.session import AnnotatorSession, ItemDetails, read_item_details_from
+from simrate.gui.base.settings import LAST_ANNOTATOR, Settings
 
 #: Milliseconds after the first item is shown before the item list's details are read (by a
 #: background job: at a million items that takes seconds, and the window must not freeze).

@@ -18,7 +18,7 @@ from PySide6.QtGui import QFont
 
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.base.events import Event, RatingChanged
-from simrate.gui.shell.row_model import RowTableModel
+from simrate.gui.base.row_model import RowTableModel
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Raters in the heatmap when there are more (with fewer, the heatmap shows every rater).

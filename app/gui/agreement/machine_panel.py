@@ -18,9 +18,9 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import AdjudicationChanged, Event
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.project import Project
+from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR
-from simrate.gui.shell.jobs import JobRunner
-from simrate.gui.shell.row_model import RowTableModel
 
 #: Quiet time after the last change before the report is recomputed, in milliseconds.
 MACHINE_DELAY_MS = 1200

@@ -30,15 +30,15 @@ from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from simrate.core.base.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
 from simrate.gui.agreement import agreement_watch as watch
+from simrate.gui.agreement.dashboard_parts import box as _box
+from simrate.gui.agreement.dashboard_parts import rule as _rule
+from simrate.gui.agreement.dashboard_parts import section_title as _section_title
+from simrate.gui.agreement.dashboard_parts import stat_label as _stat_label
 from simrate.gui.agreement.distribution_chart import DistributionChart
+from simrate.gui.agreement.machine_panel import MachinePanel, MachineWatch
 from simrate.gui.agreement.pearson_view import PearsonView
+from simrate.gui.agreement.rater_table import TOP_N
 from simrate.gui.kit.accessible import named
-from simrate.gui.organizer.dashboard_parts import box as _box
-from simrate.gui.organizer.dashboard_parts import rule as _rule
-from simrate.gui.organizer.dashboard_parts import section_title as _section_title
-from simrate.gui.organizer.dashboard_parts import stat_label as _stat_label
-from simrate.gui.organizer.machine_panel import MachinePanel, MachineWatch
-from simrate.gui.organizer.rater_table import TOP_N
 
 _Index = QModelIndex | QPersistentModelIndex
 ALPHA = "\u03b1"

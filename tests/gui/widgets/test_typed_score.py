@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.base.scale import load_scale
-from simrate.gui.rating.typed_score import TypedScore
+from simrate.gui.widgets.typed_score import TypedScore
 
 
 def typed(scale_name: str, keys: str):

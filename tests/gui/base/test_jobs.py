@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.gui.shell.jobs import JobRunner
+from simrate.gui.base.jobs import JobRunner
 
 
 @pytest.fixture

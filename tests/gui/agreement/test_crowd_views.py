@@ -12,9 +12,9 @@ from simrate.core.data.store import MACHINE
 from simrate.core.machine.report import machine_report
 from simrate.core.project import Project
 from simrate.gui.agreement.agreement_watch import AgreementWatcher
-from simrate.gui.organizer.dashboard import Dashboard
-from simrate.gui.organizer.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
-from simrate.gui.shell.bridge import ProjectBridge
+from simrate.gui.agreement.dashboard import Dashboard
+from simrate.gui.agreement.rater_table import MIN_OVERLAP, R_COLUMN, TOP_N, RaterTableModel
+from simrate.gui.base.bridge import ProjectBridge
 from tests.core.frames import make_items, make_rated_project, make_ratings
 
 WORKERS = 20

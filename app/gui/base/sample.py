@@ -5,8 +5,8 @@ the kind of disagreement real raters show (ben a little generous, chloe a little
 few pairs read differently), so the dashboard has agreement to show, the queue has flagged
 items, and one of them (news-04) has already been adjudicated by the organizer, "lead".
 
-`python -m simrate.gui.shell.sample` builds it if needed and prints its path, for the README's
-run command: `simrate "$(python -m simrate.gui.shell.sample)" --annotator YOUR_NAME`.
+`python -m simrate.gui.base.sample` builds it if needed and prints its path, for the README's
+run command: `simrate "$(python -m simrate.gui.base.sample)" --annotator YOUR_NAME`.
 
 The file name carries SAMPLE_VERSION: a user who ran an older simrate keeps their old
 sample file untouched (a window may have it open) and gets the new one beside it.
@@ -74,7 +74,7 @@ def sample_folder() -> Path:
     """The user's data folder for simrate (QStandardPaths' AppDataLocation)."""
     from PySide6.QtCore import QStandardPaths
 
-    from simrate.gui.shell.settings import set_application_names
+    from simrate.gui.base.settings import set_application_names
 
     set_application_names()
     location = QStandardPaths.writableLocation(

@@ -6,7 +6,7 @@ from PySide6.QtGui import QAccessible
 
 from simrate.core.base.scale import load_scale
 from simrate.gui.organizer.rater_marks import RaterMarksScale
-from simrate.gui.rating.scale_widget import ScaleWidget
+from simrate.gui.widgets.scale_widget import ScaleWidget
 
 
 def spoken(widget) -> str:

@@ -1,0 +1,1 @@
+"""The window's base floor: what every view uses (the application context and its project bridge, settings, background jobs, undo, the annotator's session, shared table models, the sample project)."""
