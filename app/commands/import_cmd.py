@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 
+from simrate.commands.option_types import count
 from simrate.commands.terminal import note as terminal_note
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
 from simrate.core.project import Project
+from simrate.formats.detect import FORMATS as READ_FORMATS
 from simrate.formats.textio import reference_note
+
+#: --format's choices: what the readers' registry knows (formats/detect.py), or auto
+IMPORT_FORMATS = ("auto", *READ_FORMATS)
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -167,6 +172,31 @@ def _undo(args: argparse.Namespace) -> int:
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
           f"{done['removed']} {what} removed{restored}{items}{people}")
     return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate import`."""
+    p = sub.add_parser("import", help="import pairs or ratings into a project")
+    p.add_argument("project")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("--undo", nargs="?", const="last", metavar="ID",
+                   help="undo the last import (or the one with this change-log id)")
+    p.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
+    p.add_argument("--annotator")
+    p.add_argument("--dataset")
+    p.add_argument("--negatives", default=None,
+                   help="pyramid: N non-paraphrase pairs per paraphrase (default 1), or 'all'")
+    p.add_argument("--test", choices=("binary", "ranking"), default=None,
+                   help="pyramid: binary pairs (default), or ranking questions as "
+                   "question-candidate pairs")
+    p.add_argument("--seed", type=count, default=None, help="pyramid: the draw of pairs (0)")
+    p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
+                   help="project: how to settle conflicting ratings (default: refuse)")
+    p.add_argument("--machine", metavar="NAME",
+                   help="the file holds a machine rater's scores (never gold, never flags)")
+    p.add_argument("--annotator-column", metavar="COLUMN",
+                   help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
+    p.add_argument("--by", default=None, help="who is doing this, for the change log")
 
 
 def run(args: argparse.Namespace) -> int:
