@@ -1,4 +1,5 @@
-"""The command line: parse, call the core, print. Handlers live in app/commands/<name>.py."""
+"""The command line: parse, call the core, print. Each command is app/commands/<name>_cmd.py,
+listed once in app/commands/registry.py (its parser and its run)."""
 
 from __future__ import annotations
 

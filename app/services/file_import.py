@@ -197,8 +197,8 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
         raise SimrateError("merging another project is done with `simrate import` for now",
                            path)
     if fmt in ("ratings", "turk") and request.new_scale is not None:
-        raise SimrateError("this is a ratings file; a new project needs a file of pairs",
-                           path)
+        what = "a ratings file" if fmt == "ratings" else "a crowd results file"
+        raise SimrateError(f"this is {what}; a new project needs a file of pairs", path)
     options = ReadOptions(fallback_annotator=request.annotator, items=request.options)
     if not request.more_sources:
         read = read_file(path, fmt, options)
