@@ -10,6 +10,17 @@ from simrate.core.base.scale import fmt
 from simrate.core.project import Project
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate adjudicate`."""
+    p = sub.add_parser("adjudicate", help="set an item's adjudicated score")
+    p.add_argument("project")
+    p.add_argument("item_id", metavar="ITEM_ID")
+    p.add_argument("score", metavar="SCORE", nargs="?", help="omit with --withdraw")
+    p.add_argument("--note", default="")
+    p.add_argument("--by", default=None)
+    p.add_argument("--withdraw", action="store_true", help="withdraw the adjudication")
+
+
 def run(args: argparse.Namespace) -> int:
     """Set, revise or (with --withdraw) withdraw an item's adjudicated score."""
     score = None if args.score == "-" else args.score  # "-" stands for no score

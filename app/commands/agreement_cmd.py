@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from simrate.commands.option_types import count
 from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
 from simrate.core.agreement.reports.long_report import long_agreement_report
@@ -47,6 +48,25 @@ def _project_inputs(path: str, by: str | None, with_machines: bool
     from simrate.core.agreement.inputs import project_columns
 
     return project_columns(path, by, with_machines)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate agreement`."""
+    p = sub.add_parser("agreement", help="Krippendorff's alpha and correlations",
+                       description="Krippendorff's alpha over all items (the figure to "
+                       "report), and over the undisputed ones. " + UNDISPUTED_NOTE + ".")
+    p.add_argument("project", nargs="?")
+    p.add_argument("--ratings", metavar="FILE")
+    p.add_argument("--level", choices=(*LEVELS, "all"), default="interval")
+    p.add_argument("--by", choices=("dataset", "genre"))
+    p.add_argument("--ci", action="store_true")
+    p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
+    p.add_argument("--min-overlap", type=count, default=10, metavar="K",
+                   help="pairwise Pearson only for raters sharing at least K items (10; "
+                   "never fewer than 3, over which r is always +1 or -1)")
+    p.add_argument("--with-machines", action="store_true",
+                   help="project: count machine raters in alpha and Pearson too")
+    p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import json
 import sys
 
 from simrate.commands import login_name
+from simrate.commands.option_types import finite_float
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.exclusion import exclude_careless, restore_careless
@@ -85,6 +86,24 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.by is not None and not changes:
         raise SimrateError("--by names who made a change for the log: give it with "
                            "--exclude, --include, --exclude-careless or --restore-careless")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate annotators`."""
+    p = sub.add_parser("annotators", help="per-annotator report")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                   help="leave NAME out of agreement and gold (reversible)")
+    p.add_argument("--include", action="append", default=[], metavar="NAME",
+                   help="take an excluded annotator back")
+    p.add_argument("--by", default=None, help="who is doing this, for the change log")
+    p.add_argument("--check-threshold", type=finite_float, default=None, metavar="R",
+                   help="flag raters whose Pearson with check items is below R (0.5)")
+    p.add_argument("--exclude-careless", action="store_true",
+                   help="exclude, in one reversible action, every worker the check rule flags")
+    p.add_argument("--restore-careless", action="store_true",
+                   help="take back the workers the last --exclude-careless excluded")
 
 
 def run(args: argparse.Namespace) -> int:

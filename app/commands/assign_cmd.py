@@ -5,8 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 
+from simrate.commands.option_types import count as count_option
 from simrate.core.project import Project
 from simrate.core.team.assignment import assign_project
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate assign`."""
+    p = sub.add_parser("assign", help="split items among annotators, K per item")
+    p.add_argument("project")
+    p.add_argument("annotators", nargs="+", metavar="NAME")
+    p.add_argument("--per-item", type=count_option, required=True, metavar="K")
+    p.add_argument("--seed", type=count_option, default=0)
+    p.add_argument("--dataset")
+    p.add_argument("--by", default=None)
+    p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,17 @@ from simrate.core.check.check_open import check_openable
 from simrate.core.check.integrity import CannotCheck, find_problems
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate check`."""
+    p = sub.add_parser("check", help="integrity check of a project file: what is damaged, "
+                       "and the way out")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--salvage", metavar="NEW", default=None,
+                   help="copy what can still be read into the new project file NEW (the "
+                        "damaged file is only read)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the file; print what is damaged. Exit 0 when nothing is, 2 when something is."""
     path = Path(args.project)

@@ -64,6 +64,19 @@ def _change(project: Project, args: argparse.Namespace) -> str | None:
     return None
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate checks` (its item ids may come before or after its options)."""
+    p = sub.add_parser("checks", help="mark items of known score as check items")
+    p.add_argument("project")
+    p.add_argument("item_ids", nargs="*", metavar="ITEM_ID")
+    p.add_argument("--from-reference", action="store_true")
+    p.add_argument("--score", help="the known score, a value of the project's scale")
+    p.add_argument("--remove", action="store_true")
+    p.add_argument("--dataset")
+    p.add_argument("--by", default=None)
+    p.add_argument("--json", action="store_true")
+
+
 def run(args: argparse.Namespace) -> int:
     """Mark or unmark check items, then list them."""
     with Project.open(args.project) as project:

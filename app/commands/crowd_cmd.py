@@ -15,7 +15,41 @@ import os
 import sys
 from pathlib import Path
 
+from simrate.commands.option_types import count, finite_float
 from simrate.core.base.errors import SimrateError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate crowd` and its actions."""
+    p = sub.add_parser("crowd", help="crowd batches for Turk-style platforms")
+    crowd = p.add_subparsers(dest="crowd_command", metavar="ACTION", parser_class=type(p))
+    crowd.required = True
+    q = crowd.add_parser("export", help="write one row per task: K items plus C checks")
+    q.add_argument("project")
+    q.add_argument("out", metavar="OUT.csv")
+    q.add_argument("--per-task", type=count, required=True, metavar="K")
+    q.add_argument("--checks", type=count, default=0, metavar="C")
+    q.add_argument("--seed", type=count, default=0)
+    _add_study_parser(crowd)
+    q = crowd.add_parser("status", help="tasks, ratings per item and workers of each study")
+    q.add_argument("project")
+    q.add_argument("--json", action="store_true")
+
+
+def _add_study_parser(crowd: argparse._SubParsersAction) -> None:
+    q = crowd.add_parser("study", help="create, change or close a web study (simrate serve)")
+    q.add_argument("project")
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--per-task", type=count, default=None, metavar="K")
+    q.add_argument("--checks", type=count, default=None, metavar="C")
+    q.add_argument("--per-item", type=count, default=None, metavar="R")
+    q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
+    q.add_argument("--completion-url", default=None, metavar="URL")
+    q.add_argument("--close", action="store_true")
+    q.add_argument("--by", default=None)
+    q.add_argument("--new-web-password", action="store_true",
+                   help="on a hub: give the login simrate serve uses a new password")
+    add_study_page_options(q)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,8 +4,8 @@ module called, its notes printed only when it succeeds, a damaged project told a
 from __future__ import annotations
 
 import argparse
-import importlib
 
+from simrate.commands.registry import command_module
 from simrate.commands.terminal import flush_notes
 from simrate.core.base.errors import SimrateError
 
@@ -25,7 +25,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Run a parsed subcommand: notes on stderr only when it succeeds, a damaged project
     told as such."""
     check_name_options(args)  # one rule for every --dataset, one for every rater name
-    module = importlib.import_module(f"simrate.commands.{args.command}_cmd")
+    module = command_module(args.command)
     status = 1
     try:
         status = int(module.run(args) or 0)

@@ -19,6 +19,14 @@ def file_pairs(files: Sequence[str]) -> list[tuple[str, str]]:
     return [(files[i], files[i + 1]) for i in range(0, len(files), 2)]
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate evaluate`."""
+    p = sub.add_parser("evaluate", help="score system outputs against gold")
+    p.add_argument("--task", choices=("clss", "sts", "pit"), required=True)
+    p.add_argument("files", nargs="+", metavar="GOLD SYSTEM")
+    p.add_argument("--json", action="store_true")
+
+
 def run(args: argparse.Namespace) -> int:
     """Score each SYSTEM file against the GOLD file before it; print tables or JSON."""
     report = evaluate_files(args.task, file_pairs(args.files))

@@ -9,6 +9,7 @@ import sys
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
+from simrate.formats.export import FORMATS as EXPORT_FORMATS
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import export_project
 
@@ -30,6 +31,27 @@ def dataset_options(args: argparse.Namespace) -> DatasetOptions | None:
     chosen = {name: getattr(args, name) for name, _ in DATASET_OPTIONS
               if getattr(args, name, None) is not None}
     return DatasetOptions(**chosen)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate export`."""
+    p = sub.add_parser("export", help="export gold scores")
+    p.add_argument("project")
+    p.add_argument("out", metavar="OUT")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
+    p.add_argument("--allow-unresolved", action="store_true")
+    p.add_argument("--split", default=None, metavar="NAME",
+                   help="dataset: the split of the data files (train)")
+    p.add_argument("--license", default=None, metavar="SPDX",
+                   help="dataset: the licence id for the card (unknown)")
+    p.add_argument("--title", default=None, metavar="TEXT",
+                   help="dataset: the card's title (the project's title)")
+    p.add_argument("--language", default=None, metavar="CODE",
+                   help="dataset: the texts' language for the card (en)")
+    p.add_argument("--keep-rater-names", action="store_true",
+                   help="dataset: raters under their names, not pseudonyms")
+    p.add_argument("--with-notes", action="store_true",
+                   help="dataset: include raters' and adjudicators' notes")
 
 
 def run(args: argparse.Namespace) -> int:

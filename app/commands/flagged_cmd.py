@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 
+from simrate.commands.option_types import finite_float
 from simrate.core.agreement.gold import flagged_list
 from simrate.core.base.scale import fmt, points
 from simrate.core.project import Project
@@ -29,6 +30,14 @@ def as_json(listing: pd.DataFrame) -> list[dict]:
     return [{"item_id": item_id, "ratings": dict(ratings), "spread": float(spread)}
             for item_id, spread, ratings in listing[["item_id", "spread", "ratings"]]
             .itertuples(index=False)]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate flagged`."""
+    p = sub.add_parser("flagged", help="list items whose ratings disagree")
+    p.add_argument("project")
+    p.add_argument("--threshold", type=finite_float)
+    p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 
+from simrate.commands.option_types import count
 from simrate.commands.terminal import note as terminal_note
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
 from simrate.core.project import Project
-from simrate.formats.textio import reference_note
+from simrate.formats.detect import FORMATS as READ_FORMATS
+from simrate.services.file_import import FileRead, ReadOptions, read_file, write_file
+
+#: --format's choices: what the readers' registry knows (formats/detect.py), or auto
+IMPORT_FORMATS = ("auto", *READ_FORMATS)
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {
@@ -61,44 +66,23 @@ def _formats(args: argparse.Namespace) -> list[str]:
     return chosen
 
 
-def _read(path: str, chosen: str, args: argparse.Namespace):
-    """Read one file into ('items'|'ratings', frame, chosen format)."""
-    from simrate.formats.detect import read_items
-    from simrate.formats.ratings import read_ratings
-    from simrate.formats.xlsx_read import is_xlsx, xlsx_sheet_note
-
-    note = xlsx_sheet_note(path) if is_xlsx(path) else None
-    if note:
-        terminal_note(f"{path}: {note}")
-    if chosen == "ratings":
-        return "ratings", read_ratings(path, annotator=args.annotator,
-                                       annotator_column=args.annotator_column), chosen
-    if chosen == "turk":
-        from simrate.formats.turk import read_turk
-
-        return "turk", read_turk(path), chosen
-    if chosen == "project":
-        return "project", None, chosen
-    options = {}
+def _read(path: str, chosen: str, args: argparse.Namespace) -> FileRead:
+    """Read one file (services/file_import.py, the window's pipeline too); its notes kept
+    for stderr."""
+    items: dict[str, object] = {}
     if args.dataset:
-        options["dataset"] = args.dataset
+        items["dataset"] = args.dataset
     if chosen == "pyramid":
         from simrate.formats.pyramid_project import parse_negatives
 
-        options = {"negatives": parse_negatives(args.negatives), "seed": args.seed or 0,
-                   "test": args.test or "binary"}
-    return "items", read_items(path, chosen, **options), chosen
-
-
-def _pyramid_note(frame) -> str:
-    """`: 88 paraphrases, 88 non-paraphrases` for a pyramid import (what was drawn)."""
-    metas = [m for m in frame["meta"] if isinstance(m, dict) and m.get("source") == "pyramid"]
-    if not metas:
-        return ""
-    if metas[0].get("test") == "ranking":
-        return f": {len({m['question_id'] for m in metas})} ranking questions x 4 candidates"
-    positive = sum(m["label"] for m in metas)
-    return f": {positive} paraphrases, {len(metas) - positive} non-paraphrases"
+        items = {"negatives": parse_negatives(args.negatives), "seed": args.seed or 0,
+                 "test": args.test or "binary"}
+    read = read_file(path, chosen, ReadOptions(annotator=args.annotator,
+                                               annotator_column=args.annotator_column,
+                                               items=tuple(items.items())))
+    for text in read.notes:
+        terminal_note(f"{path}: {text}")
+    return read
 
 
 def _check_machine_options(args: argparse.Namespace) -> None:
@@ -132,15 +116,6 @@ def _import_machine(project: Project, args: argparse.Namespace) -> None:
               f"{done.counts['changed']} changed, {done.counts['unchanged']} unchanged{rounded}")
 
 
-def _import_turk(project: Project, path: str, frame) -> None:
-    from simrate.services.crowd_import import import_crowd_results
-
-    done = import_crowd_results(project, frame, path)
-    items = f", {done.items_added} items added" if done.items_added else ""
-    print(f"{path}: {done.ratings['added']} ratings added, {done.ratings['changed']} changed, "
-          f"{done.ratings['unchanged']} unchanged from {done.workers} workers{items}")
-
-
 def _undo(args: argparse.Namespace) -> int:
     """Undo one bulk import: its rows go, the rows it replaced come back."""
     if args.files:
@@ -169,6 +144,31 @@ def _undo(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate import`."""
+    p = sub.add_parser("import", help="import pairs or ratings into a project")
+    p.add_argument("project")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument("--undo", nargs="?", const="last", metavar="ID",
+                   help="undo the last import (or the one with this change-log id)")
+    p.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
+    p.add_argument("--annotator")
+    p.add_argument("--dataset")
+    p.add_argument("--negatives", default=None,
+                   help="pyramid: N non-paraphrase pairs per paraphrase (default 1), or 'all'")
+    p.add_argument("--test", choices=("binary", "ranking"), default=None,
+                   help="pyramid: binary pairs (default), or ranking questions as "
+                   "question-candidate pairs")
+    p.add_argument("--seed", type=count, default=None, help="pyramid: the draw of pairs (0)")
+    p.add_argument("--resolve", choices=("keep", "theirs"), default=None,
+                   help="project: how to settle conflicting ratings (default: refuse)")
+    p.add_argument("--machine", metavar="NAME",
+                   help="the file holds a machine rater's scores (never gold, never flags)")
+    p.add_argument("--annotator-column", metavar="COLUMN",
+                   help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
+    p.add_argument("--by", default=None, help="who is doing this, for the change log")
+
+
 def run(args: argparse.Namespace) -> int:
     """Import each file in turn; each file is all or nothing."""
     if args.machine is not None and args.annotator_column is not None:
@@ -191,26 +191,5 @@ def run(args: argparse.Namespace) -> int:
 
 def _import_file(project: Project, path: str, fmt: str, args: argparse.Namespace) -> None:
     """Import one file (all or nothing) and print what it did."""
-    kind, frame, chosen = _read(path, fmt, args)
-    if frame is not None and frame.attrs.get("encoding") == "cp1252":
-        terminal_note(f"{path}: no line is UTF-8 beyond ASCII; read as Windows-1252 (cp1252)")
-    for warning in (frame.attrs.get("warnings", []) if frame is not None else []):
-        terminal_note(f"{path}: warning: {warning}")
-    if kind == "items":
-        added, present = project.import_items(frame, source=path)
-        note = f", {present} already present" if present else ""
-        print(f"{path}: {added} items added{note} ({chosen}{_pyramid_note(frame)})"
-              f"{reference_note(frame)}")
-    elif kind == "turk":
-        _claim(project, frame["annotator"].unique(), "crowd")
-        _import_turk(project, path, frame)
-    elif kind == "ratings":
-        _claim(project, frame["annotator"].unique(), "human")
-        counts = project.import_ratings(frame, source=path)
-        print(f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
-              f"{counts['unchanged']} unchanged")
-    else:
-        from simrate.core.team.package_merge import merge_package
-
-        report = merge_package(project, path, resolve=args.resolve)
-        print(report.summary())
+    done = write_file(project, _read(path, fmt, args), resolve=args.resolve, claim=_claim)
+    print(done.line)

@@ -13,6 +13,13 @@ JSON_KEYS = ("items", "annotators", "ratings", "flagged", "adjudicated", "scale"
              "skipped", "datasets")
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate info`."""
+    p = sub.add_parser("info", help="summarize a project")
+    p.add_argument("project")
+    p.add_argument("--json", action="store_true")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print a summary of the project."""
     facts = summary(args.project)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from simrate.commands.option_types import finite_float
 from simrate.core.base.errors import SimrateError
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.machine.report import machine_report
@@ -37,6 +38,15 @@ def render(report: dict) -> list[str]:
                          f"{result['instances']:>5}  {p:>7}  {'yes' if result['rejected'] else 'no'}")
         lines.append("")
     return lines[:-1]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate machine`."""
+    p = sub.add_parser("machine", help="machine raters against the humans (the alt-test)")
+    p.add_argument("project")
+    p.add_argument("--epsilon", type=finite_float, default=None, metavar="E",
+                   help="cost-benefit margin of the alt-test (0.2)")
+    p.add_argument("--json", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,14 @@ import argparse
 from simrate.core.project import Project
 
 
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate new`."""
+    p = sub.add_parser("new", help="create a project")
+    p.add_argument("project")
+    p.add_argument("--scale", required=True, help="clss, sts or a scale JSON file")
+    p.add_argument("--title", default="")
+
+
 def run(args: argparse.Namespace) -> int:
     """Create an empty project with the chosen scale."""
     project = Project.create(args.project, scale=args.scale, title=args.title)

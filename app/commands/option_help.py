@@ -1,4 +1,4 @@
-"""The description of every command-line argument that app/cli.py declares without one.
+"""The description of every command-line argument a command's `add_parser` declares without one.
 
 `describe_options` writes them into the parsers themselves, so `simrate COMMAND --help`
 shows them, and the site's CLI reference (tools/docs_hooks.py) reads the same parsers: one

@@ -4,9 +4,24 @@ from __future__ import annotations
 
 import argparse
 
+from simrate.commands.option_types import count
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.packages import make_package
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate package`."""
+    p = sub.add_parser("package", help="write a standalone project for one annotator")
+    p.add_argument("project")
+    p.add_argument("out", metavar="OUT.simrate")
+    p.add_argument("--annotator", required=True)
+    p.add_argument("--dataset")
+    p.add_argument("--sample", type=count)
+    p.add_argument("--seed", type=count, default=None,
+                   help="the draw of --sample and --checks (0)")
+    p.add_argument("--checks", type=count, default=None, metavar="K",
+                   help="mix in K check items (default: all)")
 
 
 def run(args: argparse.Namespace) -> int:

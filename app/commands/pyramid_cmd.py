@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from simrate.commands.option_types import count
 from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
@@ -59,6 +60,31 @@ def read_pyramids(files: list[str]) -> list[Pyramid]:
         _warn(pyramid)
         pyramids.append(pyramid)
     return pyramids
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`simrate pyramid`."""
+    p = sub.add_parser("pyramid", help="derive paraphrase pairs or questions from pyramids")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--out", required=True)
+    p.add_argument("--test", choices=("binary", "ranking"), default="binary")
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--min-words", type=count, default=3)
+    p.add_argument("--min-shared", type=count, default=4,
+                   help="non-paraphrase pairs match on at least this many words (more than 3)")
+    add_reading_options(p)
+    p.add_argument("--json", action="store_true")
+
+
+def add_reading_options(p: argparse.ArgumentParser) -> None:
+    """The options choosing a reading of the pyramid benchmark's rules (README's table)."""
+    p.add_argument("--shared-count", choices=("matched", "distinct", "tokens"),
+                   default="matched", help="how --min-shared counts shared words")
+    p.add_argument("--shared-words", choices=("all", "content"), default="all")
+    p.add_argument("--tokens", choices=("words", "whitespace"), default="words")
+    p.add_argument("--negative-summaries", choices=("different", "any"), default="different",
+                   help="may two contributors of one model summary be a non-paraphrase")
+    p.add_argument("--contributor-text", choices=("parts", "label"), default="parts")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -34,7 +34,6 @@ from simrate.formats.textio import (
 from simrate.formats.turk import is_turk_header
 from simrate.formats.xlsx_read import is_xlsx, xlsx_records
 
-FORMATS = ("pairs", "sts", "pit", "clss", "ratings", "pyramid", "project", "turk")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ZIP_MAGIC = b"PK\x03\x04"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
@@ -44,10 +43,13 @@ HEAD_RECORDS = 50
 ITEM_READERS = {
     "pairs": "simrate.formats.pairs:read_pairs",
     "sts": "simrate.formats.sts:read_sts",
-    "clss": "simrate.formats.clss:read_clss",
     "pit": "simrate.formats.pit:read_pit",
+    "clss": "simrate.formats.clss:read_clss",
     "pyramid": "simrate.formats.pyramid_project:read_pyramid_items",
 }
+#: Every format a file can be read as: the item readers', then ratings, projects (merged)
+#: and crowd results (the choices of `simrate import --format`, beside auto).
+FORMATS = (*ITEM_READERS, "ratings", "project", "turk")
 
 
 def _head_text(path: Path, data: bytes) -> TextFile:

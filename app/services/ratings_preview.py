@@ -89,11 +89,11 @@ def preview_ratings(project: Project, frame: pd.DataFrame, path: Path) -> Import
 
 
 def read_ratings_file(path: str | Path, annotator: str | None) -> pd.DataFrame:
-    """The ratings of a file, as the reader gives them."""
-    from simrate.formats.ratings import read_ratings
+    """The ratings of a file, as the import pipeline reads them (services/file_import.py)."""
+    from simrate.services.file_import import ReadOptions, read_file
 
     refuse_if_open(path)
-    return read_ratings(path, annotator=annotator or None)
+    return read_file(path, "ratings", ReadOptions(annotator=annotator or None)).frame
 
 
 def preview_import(project_path: str | Path, source: str | Path,
@@ -137,6 +137,8 @@ def commit_import(project_path: str | Path, preview: ImportPreview, resolve: str
             keep = [(i, str(a)) not in clash for i, a in zip(frame["item_id"],
                                                              frame["annotator"], strict=True)]
             frame = frame[keep]
-        counts = project.import_ratings(frame, source=str(preview.path))
-    return (f"{preview.path.name}: {counts['added']:,} ratings added, {counts['changed']:,} "
-            f"changed, {counts['unchanged']:,} unchanged")
+        from simrate.services.file_import import FileRead, write_file
+
+        done = write_file(project, FileRead(str(preview.path), "ratings", "ratings", frame))
+    return (f"{preview.path.name}: {done.added:,} ratings added, {done.changed:,} "
+            f"changed, {done.unchanged:,} unchanged")

@@ -169,5 +169,5 @@ def invitee_now(project: Project, token: str) -> str | None:
 def rate_invited_now(project: Project, token: str, item_id: str, score: str) -> str:
     project.refresh()
     if not project.has_item(item_id):
-        raise SimrateError("this item is not the one to rate now; reload the page")
+        raise web.PageOutdated(invites.NOT_NOW)
     return invites.rate_invited(project, token, item_id, score)

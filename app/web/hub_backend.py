@@ -9,7 +9,7 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.web_tables import read_options
+from simrate.core.team.web_tables import read_options, score_code
 from simrate.web.security import Refused
 
 
@@ -170,11 +170,7 @@ class HubBackend:
 
     async def rate(self, name: str, cookie: str, token: str, slot: int, score: str
                    ) -> int | None:
-        try:
-            code = self._scale.parse(str(score)[:40])
-        except SimrateError:
-            raise web.WebRefusal(f"the score must be a value of the scale "
-                                 f"{self._scale.describe()}", 400) from None
+        code = score_code(self._scale, score)  # ScoreRefused when off the scale
         rows = await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
                                 (name, cookie, token, slot, code), flush_after=True)
         answer = rows[0][0] if rows else "done"

@@ -27,7 +27,15 @@ from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web import mturk
 from simrate.web.backends import FileBackend
-from simrate.web.security import COOKIE, INVITE_COOKIE, Buckets, Guard, Refused, read_form
+from simrate.web.security import (
+    COOKIE,
+    INVITE_COOKIE,
+    Buckets,
+    Guard,
+    Refused,
+    read_form,
+    status_of,
+)
 from simrate.web.slow_clients import SlowBody
 from simrate.web.study_pages import StudyRoutes
 from simrate.web.sync_service import SyncService
@@ -129,21 +137,14 @@ class Pages(StudyRoutes):
             raise Refused("refused: this page has expired; open your link again", 403)
         if not self.writes.allow("invite\0" + token[:64]):
             raise Refused("too many requests; wait a moment", 429)
-        try:
-            await self.backend.invite_rate(token, form.get("item", ""), form.get("score", ""))
-        except SimrateError as exc:
-            if exc.message.startswith("score"):
-                raise Refused("the score must be a value of the scale "
-                              f"{self.backend.scale.describe()}", 400) from None
-            if exc.message.startswith(("this item", "this link")):
-                raise Refused(exc.message, 409) from None
-            raise
+        # a score off the scale (400) or a page behind the project (409) is refused by type
+        await self.backend.invite_rate(token, form.get("item", ""), form.get("score", ""))
         return RedirectResponse(f"/invite/{token}", status_code=303)
 
     async def refused(self, request: Request, exc: Exception) -> Response:
         back = back_link(request)
         if isinstance(exc, (Refused, web.WebRefusal)):
-            return self.message(exc.message, exc.status, getattr(exc, "back", "") or back)
+            return self.message(exc.message, status_of(exc), getattr(exc, "back", "") or back)
         if isinstance(exc, SlowBody):  # one line, and the connection closed
             LOG.warning("closed a connection from %s: its request body took too long",
                         client_of(request))
@@ -155,7 +156,8 @@ class Pages(StudyRoutes):
             return Response(status_code=400)
         if isinstance(exc, SimrateError):  # the file is busy or cannot be written: no detail
             LOG.warning("refused with 503: %s", str(exc)[:200])
-            return self.message("the server is busy; try again in a moment", 503, back)
+            return self.message("the server is busy; try again in a moment", status_of(exc),
+                                back)
         LOG.error("unexpected error on %s", request.url.path[:80], exc_info=exc)
         return self.message("something went wrong; try again in a moment", 500, back)
 

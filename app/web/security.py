@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 
+from simrate.core.base.errors import SimrateError
+from simrate.core.team.web_tables import WebRefusal
 from simrate.web.slow_clients import deadline_receive
 
 MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
@@ -41,6 +43,15 @@ class Refused(Exception):
     def __init__(self, message: str, status: int, back: str = ""):
         super().__init__(message)
         self.message, self.status, self.back = message, status, back
+
+
+def status_of(exc: BaseException) -> int:
+    """The HTTP status an error is answered with, by its type alone (never its words): a
+    refusal its own status (a score off the scale 400, a page behind the project 409, ...),
+    any other SimrateError 503 (the file busy or unwritable), anything else 500."""
+    if isinstance(exc, (Refused, WebRefusal)):
+        return exc.status
+    return 503 if isinstance(exc, SimrateError) else 500
 
 
 class Buckets:

@@ -186,9 +186,7 @@ class StudyRoutes:
         score = form.get("score", "")
         try:
             following = await self.backend.rate(name, cookie, form["token"], int(slot), score)
-        except web.WebRefusal as refusal:
-            if refusal.status != 400 or not refusal.message.startswith("the score"):
-                raise
+        except web.ScoreRefused:  # the item's page again, the mistake named on it
             lease, found, saved = await self.backend.slot(name, cookie, int(slot))
             if lease is None or found is None:
                 raise

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from simrate.cli import COMMANDS, build_gui_parser, build_parser
+from simrate.cli import build_gui_parser, build_parser
+from simrate.commands.registry import COMMANDS
 from simrate.core.base.errors import SimrateError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +79,31 @@ def test_every_simrate_command_in_the_docs_parses(page):
             pytest.fail(f"{page.name}: {line!r} does not parse: {exc}")
         except SystemExit as exc:  # --help and --version exit
             assert exc.code == 0, line
+
+
+def synopsis() -> list[str]:
+    """The lines of the synopsis at the top of docs/cli.md, continuations joined."""
+    lines: list[str] = []
+    for line in blocks(DOCS / "cli.md", "")[0].splitlines():
+        if line.startswith("simrate "):
+            lines.append(line)
+        elif lines and line.startswith(" "):
+            lines[-1] += " " + line.strip()
+    return lines
+
+
+def test_the_synopsis_follows_the_command_registry():
+    # the hand-written synopsis names the registry's commands, in its order, and the
+    # --format choices its parsers take (each from the formats' own registry)
+    named = [line.split()[1] for line in synopsis() if not line.split()[1].startswith("[")]
+    assert list(dict.fromkeys(named)) == list(COMMANDS)
+    parser = build_parser(["import", "export"])
+    sub = next(a for a in parser._actions if a.dest == "command").choices
+    for name in ("import", "export"):
+        choices = next(a.choices for a in sub[name]._actions if a.dest == "format")
+        listed = [re.search(r"--format \{([^}]*)\}", line) for line in synopsis()
+                  if line.startswith(f"simrate {name} ")]
+        assert [m.group(1).split(",") for m in listed if m] == [list(choices)], name
 
 
 def test_the_commands_are_found():

@@ -14,11 +14,14 @@ import hashlib
 import secrets
 import time
 
-from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import nfc, rater_key
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
 from simrate.core.team.teamdb import has_table
+from simrate.core.team.web_tables import PageOutdated, score_code
+
+#: Why a rating from a personal link's page is refused when its item is not the one now.
+NOT_NOW = "this item is not the one to rate now; reload the page"
 
 INVITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_invites (
@@ -111,14 +114,15 @@ def next_item(project: Project, name: str) -> tuple[str, str, str, int, int] | N
 
 def rate_invited(project: Project, token: str, item_id: str, score: str) -> str:
     """Save the person's score for an item of theirs (the project's own rate path); returns
-    the annotator. SimrateError for a revoked link, an item not theirs or a rated one."""
+    the annotator. PageOutdated for a revoked link, an item not theirs or a rated one,
+    ScoreRefused for a score off the scale."""
     name = invitee(project, token)
     if name is None:
-        raise SimrateError("this link is not valid (revoked?)")
+        raise PageOutdated("this link is not valid (revoked?)")
     entry = next_item(project, name)
     if entry is None or entry[0] != item_id:
         # only the item the page showed: never an item outside the assignment, never twice
-        raise SimrateError("this item is not the one to rate now; reload the page")
-    code = project.scale.parse(str(score)[:40])
+        raise PageOutdated(NOT_NOW)
+    code = score_code(project.scale, score)
     project.rate(item_id, name, project.scale.from_code(code))
     return name

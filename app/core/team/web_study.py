@@ -50,6 +50,8 @@ from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in t
     WEB_SCHEMA,
     WORKER_ID,
     Lease,
+    PageOutdated,
+    ScoreRefused,
     Slot,
     Study,
     WebRefusal,
@@ -66,8 +68,8 @@ from simrate.core.team.web_tasks import (
 )
 
 __all__ = [
-    "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease", "Slot",
-    "Study", "WebRefusal", "check_worker_id", "crowd_workers", "get_study", "lease",
+    "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease",
+    "PageOutdated", "ScoreRefused", "Slot", "Study", "WebRefusal", "check_worker_id", "crowd_workers", "get_study", "lease",
     "next_slot", "rate_slot", "refuse_annotator_replica", "refuse_hub_replica", "set_study",
     "slot_view", "studies", "study_status", "task_by_cookie",
 ]

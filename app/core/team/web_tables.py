@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/base/names.py
@@ -150,11 +151,40 @@ class Lease:
 
 
 class WebRefusal(SimrateError):
-    """A request the web page refuses (a short message for the worker, an HTTP status)."""
+    """A request the web page refuses (a short message for the worker, an HTTP status).
 
-    def __init__(self, message: str, status: int = 400):
+    The kinds the page treats apart are subclasses, each with its status: the page tells
+    them by type (app/web/security.py `status_of`), never by the words of the message."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
-        self.status = status
+        if status is not None:
+            self.status = status
+
+
+class ScoreRefused(WebRefusal):
+    """The score sent is no value of the scale: the item's page is shown again, the
+    mistake named on it."""
+
+    status = 400
+
+
+class PageOutdated(WebRefusal):
+    """The page the request came from is behind the project: its item is not the one to
+    rate now (rated already, not the person's), or its link was revoked since."""
+
+    status = 409
+
+
+def score_code(scale: Scale, score: str) -> int:
+    """The score's code on `scale`, or ScoreRefused naming the scale."""
+    try:
+        return scale.parse(str(score)[:40])
+    except SimrateError:
+        raise ScoreRefused(f"the score must be a value of the scale {scale.describe()}"
+                           ) from None
 
 
 def task_code(secret: str, task: str) -> str:

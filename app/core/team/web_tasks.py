@@ -12,7 +12,6 @@ import secrets
 import sqlite3
 import time
 
-from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import RatingState
 from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
@@ -24,11 +23,13 @@ from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
     Lease,
+    PageOutdated,
     Slot,
     Study,
     WebRefusal,
     ensure_web_tables,
     row_study,
+    score_code,
 )
 
 
@@ -303,12 +304,8 @@ def _first_rating(conn: sqlite3.Connection, study: Study, found: Lease) -> None:
 
 
 def _parse_score(project: Project, score: str) -> int:
-    """The score's code on the project's scale, or WebRefusal (400)."""
-    try:
-        return project.scale.parse(str(score)[:40])
-    except SimrateError:
-        raise WebRefusal(f"the score must be a value of the scale "
-                         f"{project.scale.describe()}", 400) from None
+    """The score's code on the project's scale, or ScoreRefused (400)."""
+    return score_code(project.scale, score)
 
 
 def _task_to_write(conn: sqlite3.Connection, study_name: str, cookie: str,
@@ -336,7 +333,7 @@ def _refuse_rated_elsewhere(conn: sqlite3.Connection, ord_: int, aid: int) -> No
     """WebRefusal when the worker rated this item already (in another task or study)."""
     if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                     (ord_, aid)).fetchone():
-        raise WebRefusal("this item was rated already", 409)
+        raise PageOutdated("this item was rated already")
 
 
 def _seconds_taken(conn: sqlite3.Connection, study_name: str, task: str, now: float) -> float:
