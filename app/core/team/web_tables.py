@@ -10,10 +10,13 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 
-STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/base/names.py
+# the rules the hub holds too (simrate.core.base.rules, rendered into its SQL)
+STUDY_NAME = re.compile(rules.STUDY_NAME)
+WORKER_ID = re.compile(rules.WORKER_ID)
+SESSION_ID = re.compile(rules.SESSION_ID)
 
 WEB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_studies (
@@ -155,6 +158,13 @@ class WebRefusal(SimrateError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+def refusal(name: str, more: str = "") -> WebRefusal:
+    """The web refusal `name` of rules.REFUSALS (the hub refuses with the same words and
+    status), `more` added after its message."""
+    status, message = rules.REFUSALS[name]
+    return WebRefusal(message + more, status)
 
 
 def task_code(secret: str, task: str) -> str:
