@@ -119,7 +119,7 @@ GRANT EXECUTE ON FUNCTION simrate.rater_key(text, text), simrate.kind_words(text
 def raters_sql(roles: dict[str, str]) -> str:
     """The identity rule's SQL (run as the owner role, after the tables)."""
     clash = rules.KIND_CLASH.format(name="%s", held="%s", wanted="%s")
-    too_long = rules.RATER_TOO_LONG.format(what="rater name", limit=rules.MAX_RATER_CHARS,
+    too_long = rules.RATER_TOO_LONG.format(what="annotator name", limit=rules.MAX_RATER_CHARS,
                                            given="%s")
     text = (RATERS_SQL.replace("@rater_lock", str(RATER_LOCK))
             .replace("@kind_words", kind_case("p_kind", rules.KIND_WORDS))

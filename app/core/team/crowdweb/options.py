@@ -43,6 +43,8 @@ def check_url(url: str) -> str:
     are its only placeholders."""
     url = url.strip()
     check_rule("completion_url", url)
+    if not url:  # none: the worker is shown the code alone
+        return url
     rest = url
     for name in PLACEHOLDERS:
         rest = rest.replace(name, "")
