@@ -13,7 +13,7 @@ from simrate.core.team.web_tables import read_options
 from simrate.web.security import Refused
 
 
-class HubBackend:
+class HubBackend:  # implements backend_protocol.WebBackend
     """An organizer's hub replica: every lease and rating is one call of a hub function
     (hub_schema/web.py), made as the hub's web login over psycopg's connection pool. The
     project file is read once, when the server opens (the hub's URL and web login, the
