@@ -26,6 +26,10 @@ MAX_RATER_CHARS = 64
 #: Why a rater name is too long (`what`: rater name, annotator name, ...).
 RATER_TOO_LONG = "the {what} has more than {limit} characters ({given} given)"
 
+#: The later edit wins: an edit made here is stamped at least this many seconds after the
+#: stamp of the value it replaces, so it is the later one even when this clock is behind.
+LATER_STAMP_STEP = 0.001
+
 # ------------------------------------------------------------------ kinds of raters
 #: The kinds of raters (core/data/store.py names them HUMAN, MACHINE, CROWD).
 KINDS = ("human", "machine", "crowd")
@@ -44,6 +48,8 @@ KIND_CLASH = "{name} is {held} of this project; {wanted} cannot go under that na
 WORKER_ID = r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}"
 #: A session id a link carries (anything else is dropped, not refused).
 SESSION_ID = r"[A-Za-z0-9_.:-]{0,100}"
+#: The longest client address kept for the flood limits (longer ones are cut).
+MAX_ADDRESS_CHARS = 64
 #: A web study's name: it goes into URLs and file names.
 STUDY_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 #: A completion code, a partial code, a platform's study id.

@@ -223,7 +223,7 @@ BEGIN
   p_worker := simrate.web_worker_name(p_worker);  -- one namespace across kinds
   p_session := CASE WHEN coalesce(p_session, '') ~ @pattern:SESSION_ID
                     THEN coalesce(p_session, '') ELSE '' END;
-  p_address := left(coalesce(p_address, ''), 64);
+  p_address := left(coalesce(p_address, ''), @number:MAX_ADDRESS_CHARS);
   -- one worker's leases one at a time (two tabs pressing Start at once get one task)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext(p_study || '|' || p_worker));
   PERFORM simrate.web_expire(p_study, NULL, now_);

@@ -81,7 +81,7 @@ BEGIN
     PERFORM @refuse:person;
   END IF;
   IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins
-    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + 0.001)
+    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + @number:LATER_STAMP_STEP)
     WHERE r.item_id = s.item_id AND r.annotator = t.worker AND r.code IS DISTINCT FROM p_code;
   ELSE
     IF EXISTS (SELECT 1 FROM simrate.ratings r WHERE r.item_id = s.item_id

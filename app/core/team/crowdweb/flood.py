@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
+from simrate.core.base.rules import MAX_ADDRESS_CHARS
 from simrate.core.team.web_tables import Study, refusal
 
 #: A new task's lease runs this long (at most) until its first rating, then its full length.
@@ -79,7 +80,7 @@ def address_key(host: str) -> str:
     try:
         parsed = ipaddress.ip_address(host)
     except ValueError:
-        return host[:64]
+        return host[:MAX_ADDRESS_CHARS]
     if parsed.is_loopback or (parsed.version == 6 and parsed.ipv4_mapped is not None
                               and parsed.ipv4_mapped.is_loopback):
         return ""
