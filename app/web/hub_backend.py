@@ -9,7 +9,7 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.web_tables import read_options
+from simrate.core.team.web_tables import read_options, refusal
 from simrate.web.security import Refused
 
 
@@ -112,9 +112,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
                     # that was taken before the reply was lost answers 409, the task open)
                     continue
                 if state == "23505":  # a second live task for one worker
-                    raise web.WebRefusal("this worker already has a task open in another "
-                                         "browser; go back to it, or wait until it times "
-                                         "out", 409) from None
+                    raise refusal("open_elsewhere") from None
                 raise SimrateError(f"the hub: {str(exc).strip()[:200]}") from None
             except PoolTimeout:
                 raise SimrateError("the hub: no connection free in time") from None
@@ -173,8 +171,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         try:
             code = self._scale.parse(str(score)[:40])
         except SimrateError:
-            raise web.WebRefusal(f"the score must be a value of the scale "
-                                 f"{self._scale.describe()}", 400) from None
+            raise refusal("score", f" {self._scale.describe()}") from None
         rows = await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
                                 (name, cookie, token, slot, code), flush_after=True)
         answer = rows[0][0] if rows else "done"
