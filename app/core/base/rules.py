@@ -106,6 +106,8 @@ class Rule:
         if self.option and value is None:
             return True
         if self.kind == "pattern":
+            if not isinstance(value, str):
+                return False
             return (self.empty_ok and value == "") or (
                 matches(self.pattern, value) and (not self.high or len(value) <= self.high))
         if self.kind == "count":
