@@ -11,15 +11,11 @@ simrate.core.base.rules (STUDY_RULES), rendered into the hub's `web_check_study`
 from __future__ import annotations
 
 import json
-import re
 
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.values import web_address
 
-CODE = re.compile(rules.CODE)
-ORIGIN = re.compile(rules.ORIGIN)
-MAX_TEXT = rules.MAX_OPTION_TEXT
 PLACEHOLDERS = ("{code}", "{worker}", "{session}")
 #: The shared rules of a study's settings and options, by the name of what they check.
 RULES = {rule.value: rule for rule in rules.STUDY_RULES}
