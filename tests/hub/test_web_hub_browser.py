@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 
 from simrate.core.project import Project
-from simrate.core.team import web_study as web
 from simrate.hub.team.sync import session_for, sync_round
+from simrate.hub.team.web_hub import set_study
 from tests.hub.webhub import published_study
 from tests.web.servers import Server, free_port
 from tests.web.test_web_browser import (  # noqa: F401 - the fixture
@@ -31,7 +31,7 @@ def test_two_workers_rate_by_keyboard_through_the_hub_and_the_organizer_gets_the
     path, _ = published_study(hub, tmp_path, items=8, checks=2, per_task=3, n_checks=1,
                               annotator=None, texts=(HOSTILE, "b & c"))
     with Project.open(path) as project:
-        web.set_study(project, "s", options=OPTIONS)
+        set_study(project, "s", options=OPTIONS)
     organizer = Project.open(path)
     session = session_for(organizer)
     arrived: dict[str, int] = {}
