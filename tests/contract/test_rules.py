@@ -130,3 +130,15 @@ def test_the_longest_rater_name_is_the_same_on_both_sides(backend):
     assert said == rater_name_problem(too_long, "annotator name") == rules.RATER_TOO_LONG.format(
         what="annotator name", limit=rules.MAX_RATER_CHARS, given=len(too_long))
     assert too_long not in backend.raters()
+
+
+@pytest.mark.parametrize("name", ["a\tb", "bell\x07", "esc\x1b", "del\x7f", "line\nbreak"])
+def test_an_ascii_control_character_in_a_name_is_refused_alike(backend, name):
+    """The hub refuses what the file refuses in a name of printable ASCII, in the file's
+    words, even from a client that skips simrate's checks; nothing is written."""
+    before = backend.raters()
+    said, _ = outcome(lambda: backend.insert_rater(name, CROWD))
+    assert said == rater_name_problem(name, "annotator name") == rules.RATER_HIDDEN.format(
+        what="annotator name", char=f"U+{ord(next(c for c in name if c < ' ' or c == chr(127))):04X}")
+    assert backend.raters() == before
+

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
-from simrate.core.base.rules import MAX_RATER_CHARS, RATER_TOO_LONG
+from simrate.core.base.rules import MAX_RATER_CHARS, RATER_HIDDEN, RATER_TOO_LONG
 
 #: The longest file name (bytes of one path component) file systems accept.
 NAME_MAX = 255
@@ -186,8 +186,7 @@ def rater_name_problem(name: str, what: str = "rater name") -> str | None:
     char = hidden_character(text) if text.isascii() else next(
         (ch for ch in text if _invisible(ch)), None)
     if char is not None:
-        return (f"{what} {cut(repr(text))} holds {describe(char)}, an invisible or control "
-                "character; names hold only characters that can be seen")
+        return RATER_HIDDEN.format(what=what, char=describe(char))
     word = None if text.isascii() else mixed_script_word(text)  # ASCII letters: Latin
     if word is not None:
         return (f"{what} {cut(repr(text))} mixes scripts within the word {cut(repr(word))} "

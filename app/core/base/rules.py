@@ -25,6 +25,13 @@ from dataclasses import dataclass
 MAX_RATER_CHARS = 64
 #: Why a rater name is too long (`what`: rater name, annotator name, ...).
 RATER_TOO_LONG = "the {what} has more than {limit} characters ({given} given)"
+#: Why a rater name holds a character that cannot be seen (`char`: `U+0009`, or with its
+#: Unicode name: `U+200B (ZERO WIDTH SPACE)`).
+RATER_HIDDEN = ("the {what} holds {char}, an invisible or control character; names hold "
+                "only characters that can be seen")
+#: The control characters of ASCII (the hub checks these; the file checks every invisible
+#: character: core/base/names.py).
+ASCII_CONTROL = r"[\x01-\x1f\x7f]"
 
 #: The later edit wins: an edit made here is stamped at least this many seconds after the
 #: stamp of the value it replaces, so it is the later one even when this clock is behind.

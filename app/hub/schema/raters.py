@@ -43,6 +43,11 @@ BEGIN
       AND char_length(NEW.name) > @number:MAX_RATER_CHARS THEN
     RAISE EXCEPTION USING MESSAGE = format(@too_long, char_length(NEW.name));
   END IF;
+  IF (TG_OP = 'INSERT' OR NEW.name IS DISTINCT FROM OLD.name)
+      AND NEW.name ~ @text:ASCII_CONTROL THEN
+    RAISE EXCEPTION USING MESSAGE = format(@hidden, 'U+' || upper(lpad(to_hex(ascii(
+      substring(NEW.name FROM @text:ASCII_CONTROL))), 4, '0')));
+  END IF;
   NEW.key := simrate.rater_key(NEW.name, NEW.key);
   IF NEW.key IS NULL THEN
     RAISE EXCEPTION 'the rater name % is not ASCII and came without its identity key; '
@@ -121,11 +126,13 @@ def raters_sql(roles: dict[str, str]) -> str:
     clash = rules.KIND_CLASH.format(name="%s", held="%s", wanted="%s")
     too_long = rules.RATER_TOO_LONG.format(what="annotator name", limit=rules.MAX_RATER_CHARS,
                                            given="%s")
+    hidden = rules.RATER_HIDDEN.format(what="annotator name", char="%s")
     text = (RATERS_SQL.replace("@rater_lock", str(RATER_LOCK))
             .replace("@kind_words", kind_case("p_kind", rules.KIND_WORDS))
             .replace("@kind_ratings", kind_case("p_kind", rules.KIND_RATINGS))
             .replace("@kind_clash", quote_literal(clash))
-            .replace("@too_long", quote_literal(too_long)))
+            .replace("@too_long", quote_literal(too_long))
+            .replace("@hidden", quote_literal(hidden)))
     return fill(render(text), roles)
 
 
