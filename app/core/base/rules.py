@@ -65,9 +65,14 @@ CODE = r"[A-Za-z0-9_-]{1,64}"
 #: IPv6 address in brackets.
 ORIGIN = (r"https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?"
           r"|https?://\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
-#: An address a worker is sent to: http(s), without white space, quotes, angle brackets
-#: or backslashes (the length is a rule of its own: MAX_URL_CHARS).
-URL = r"""https?://[^\s<>"'`\\]+"""
+#: What no address holds: control characters, every white space (the Unicode ones named
+#: one by one: PostgreSQL's `\s` follows the database's locale), quotes, angle brackets
+#: and backslashes.
+NOT_IN_URL = (r"""\x01-\x20\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"""
+              r"""\u3000<>"'`\\""")
+#: An address a worker is sent to: http(s), without those (the length is a rule of its
+#: own: MAX_URL_CHARS).
+URL = rf"https?://[^{NOT_IN_URL}]+"
 MAX_URL_CHARS = 2000
 #: The largest count of a study (items per task, check items, ratings per item).
 MAX_COUNT = 100_000
