@@ -20,7 +20,7 @@ RULE = {rule.value: rule for rule in rules.STUDY_RULES}
 #: (what is changed from GOOD, the rule it breaks or None: taken).
 STUDY_CASES = [
     ({"name": "../etc"}, "name"), ({"name": "<b>"}, "name"), ({"name": "-t"}, "name"),
-    ({"name": "t" * 65}, "name"), ({"name": "t" * 64}, None), ({"name": "a.b_c-1"}, None),
+    ({"name": "t" * 65}, "name"), ({"name": "caf\u00e9"}, "name"), ({"name": "\uff54"}, "name"), ({"name": "t" * 64}, None), ({"name": "a.b_c-1"}, None),
     ({"per_task": 0}, "per_task"), ({"per_task": rules.MAX_COUNT + 1}, "per_task"),
     ({"per_task": rules.MAX_COUNT}, None), ({"checks": -1}, "checks"),
     ({"per_item": 0}, "per_item"), ({"lease_minutes": 0.0}, "lease_minutes"),
@@ -37,7 +37,7 @@ STUDY_CASES = [
     ({"completion_url": "https://x.org/a\u3000b"}, "completion_url"),
     ({"completion_url": "https://x.org/" + "a" * rules.MAX_URL_CHARS}, "completion_url"),
     ({"completion_url": ""}, None), ({"code": "<b>"}, "code"), ({"code": "C" * 65}, "code"),
-    ({"code": "C" * 64}, None),
+    ({"code": "C" * 64}, None), ({"code": "C\u00d3D"}, "code"), ({"code": "\u0663"}, "code"),
     ({"options": {"partial_code": "a b"}}, "partial_code"),
     ({"options": {"prolific_study": "x/y"}}, "prolific_study"),
     ({"options": {"prolific_study": "60f1c2"}}, None),
