@@ -24,6 +24,20 @@ from tests.web.projects import make_project
 PER_TASK = 3
 
 
+def expire_all(backend: WebBackend, cluster_hub=None):
+    """Every lease of the study past its time (as if its minutes had run out)."""
+    if cluster_hub is not None:
+        with cluster_hub.admin() as conn:
+            conn.execute("UPDATE simrate.web_tasks SET expires_at = 0")
+        return
+
+    def past(project: Project) -> None:
+        with project.team_tables.transaction() as conn:
+            conn.execute("UPDATE web_tasks SET expires_at = 0")
+
+    backend._pool.submit(past, backend.project).result()  # the file's own thread
+
+
 @pytest.fixture(params=["file", "hub"])
 def side(request, tmp_path):
     """An opened backend over a project with an open study `s` of 3 pairs a task."""
@@ -39,6 +53,7 @@ def side(request, tmp_path):
                                   checks=3, per_task=PER_TASK, n_checks=0, per_item=2,
                                   annotator=None)
         backend = HubBackend(path)
+        backend.test_hub = request.getfixturevalue("hub")  # for expire_all
     backend.open()
     yield backend
     backend.close()
@@ -155,3 +170,18 @@ def test_refusals_have_the_same_words_and_status(side):
         assert (await b.task("s", lease.cookie))[0].rated == 0  # nothing was written
 
     run(side, scenario)
+
+
+def test_a_task_past_its_time_is_refused_and_the_worker_gets_a_new_one(side):
+    async def scenario(b: WebBackend):
+        lease = await b.lease("s", "W1", "", None)
+        await b.rate("s", lease.cookie, lease.token, 1, "2")
+        expire_all(b, getattr(b, "test_hub", None))
+        await refused(b.rate("s", lease.cookie, lease.token, 2, "2"), "time_out")
+        await refused(b.rate("s", lease.cookie, lease.token, 1, "3"), "time_out")
+        fresh = await b.lease("s", "W1", "", lease.cookie)  # its rating stays, the task ends
+        assert fresh.cookie != lease.cookie and fresh.state == "leased"
+        assert (await b.slot("s", lease.cookie, 1))[2] == 2.0
+
+    run(side, scenario)
+
