@@ -1,6 +1,6 @@
 """Where the web pages read and write: a plain project file (FileBackend) or, for an
-organizer's replica, the hub (HubBackend, hub_backend.py). Both give the app the same
-interface, so the pages and routes are the same on either.
+organizer's replica, the hub (HubBackend, hub_backend.py). Both implement the typed
+Protocol `WebBackend` (backend_protocol.py), so the pages and routes are the same on either.
 
 FileBackend writes to the project file through the Project's own connection, on one
 database thread; every lease and every rating is one write transaction
@@ -22,6 +22,7 @@ from simrate.core.data import store
 from simrate.core.project import Project
 from simrate.core.team import invites
 from simrate.core.team import web_study as web
+from simrate.web.backend_protocol import WebBackend
 from simrate.web.hub_backend import HubBackend
 
 
@@ -83,7 +84,7 @@ class FileBackend:
         return await loop.run_in_executor(self._pool, lambda: function(self.project, *args,
                                                                        **kwargs))
 
-    # the interface every backend gives the app (see HubBackend)
+    # the interface every backend gives the app (WebBackend, backend_protocol.py)
     @property
     def opened(self) -> bool:
         return self.project is not None
@@ -152,7 +153,7 @@ class FileBackend:
         await self.call(rate_invited_now, token, item_id, score)
 
 
-def backend_for(path: str | Path):
+def backend_for(path: str | Path) -> WebBackend:
     """The backend for this project: the hub for an organizer's replica, else the file."""
     with Project.open(path) as project:
         replica = bool(project.meta("hub_url"))

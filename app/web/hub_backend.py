@@ -9,11 +9,11 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
-from simrate.core.team.web_tables import read_options, score_code
+from simrate.core.team.web_tables import read_options, refusal, score_code
 from simrate.web.security import Refused
 
 
-class HubBackend:
+class HubBackend:  # implements backend_protocol.WebBackend
     """An organizer's hub replica: every lease and rating is one call of a hub function
     (hub_schema/web.py), made as the hub's web login over psycopg's connection pool. The
     project file is read once, when the server opens (the hub's URL and web login, the
@@ -112,9 +112,7 @@ class HubBackend:
                     # that was taken before the reply was lost answers 409, the task open)
                     continue
                 if state == "23505":  # a second live task for one worker
-                    raise web.WebRefusal("this worker already has a task open in another "
-                                         "browser; go back to it, or wait until it times "
-                                         "out", 409) from None
+                    raise refusal("open_elsewhere") from None
                 raise SimrateError(f"the hub: {str(exc).strip()[:200]}") from None
             except PoolTimeout:
                 raise SimrateError("the hub: no connection free in time") from None

@@ -26,6 +26,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.web import mturk
+from simrate.web.backend_protocol import WebBackend
 from simrate.web.backends import FileBackend
 from simrate.web.security import (
     COOKIE,
@@ -61,7 +62,8 @@ class Pages(StudyRoutes):
     """The routes of the app over one backend: the templates, and the rate limits of
     this process (writes per task, task starts per worker and per client address)."""
 
-    def __init__(self, backend, rate: float, burst: float, ip_starts_per_minute: float):
+    def __init__(self, backend: WebBackend, rate: float, burst: float,
+                 ip_starts_per_minute: float):
         self.backend = backend
         self.templates = Environment(loader=FileSystemLoader(str(HERE / "templates")),
                                      autoescape=True)
@@ -183,7 +185,7 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _lifespan(backend, owns: bool):
+def _lifespan(backend: WebBackend, owns: bool):
     """The app's lifespan: the backend opened (if the app owns it) and started before the
     first request, stopped and closed after the last."""
 
@@ -204,8 +206,8 @@ def _lifespan(backend, owns: bool):
     return lifespan
 
 
-def create_app(path: str | Path, *, backend=None, rate: float = 4.0, burst: float = 20.0,
-               ip_starts_per_minute: float = 60.0) -> Starlette:
+def create_app(path: str | Path, *, backend: WebBackend | None = None, rate: float = 4.0,
+               burst: float = 20.0, ip_starts_per_minute: float = 60.0) -> Starlette:
     """The app serving the open studies of the project at `path` (opened on startup
     unless `backend` is given already open): the same pages and routes on either
     backend, FileBackend (a plain project file) or HubBackend (an organizer's replica).
@@ -213,7 +215,7 @@ def create_app(path: str | Path, *, backend=None, rate: float = 4.0, burst: floa
     Limits per process: writes per task (`rate` a second, `burst` at once), task starts
     per worker, and task starts per client address (`ip_starts_per_minute`, the address
     the reverse proxy forwards when it runs on this machine)."""
-    backend = backend or FileBackend(path)
+    backend = backend if backend is not None else FileBackend(path)
     owns = not backend.opened
     pages = Pages(backend, rate, burst, ip_starts_per_minute)
     app = Starlette(routes=pages.routes(), lifespan=_lifespan(backend, owns),

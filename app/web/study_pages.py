@@ -21,12 +21,15 @@ from simrate.core.team import web_study as web
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
 from simrate.web import mturk
+from simrate.web.backend_protocol import WebBackend
 from simrate.web.markdown import render
 from simrate.web.security import COOKIE, Refused
 
 
 class StudyRoutes:
     """The worker's routes of a study (a part of pages.Pages)."""
+
+    backend: WebBackend  # set by pages.Pages
 
     async def landing(self, request: Request) -> Response:
         name = request.path_params["name"]

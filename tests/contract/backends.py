@@ -21,7 +21,20 @@ ITEMS = [f"i{n:03d}" for n in range(1, 21)]
 
 
 class Refused(Exception):
-    """A change one side refused, with the one line it said."""
+    """A change one side refused, with the one line it said (and the HTTP status of a web
+    refusal: WebRefusal's, or the hub's SQLSTATE SRnnn)."""
+
+    def __init__(self, message: str, status: int | None = None, problem: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.problem = problem or message  # without the file's name before it
+
+
+def status_of(exc: BaseException) -> int | None:
+    state = getattr(exc, "sqlstate", None) or ""
+    if state.startswith("SR") and state[2:].isdigit():
+        return int(state[2:])
+    return getattr(exc, "status", None)
 
 
 def frame_of(names: list[str], items: list[str] | None = None, score: float = 2.0):
@@ -58,7 +71,7 @@ class FileBackend:
         try:
             return action()
         except (SimrateError, web.WebRefusal) as exc:
-            raise Refused(one_line(exc)) from None
+            raise Refused(one_line(exc), status_of(exc), getattr(exc, "message", "")) from None
 
     # ------------------------------------------------------------ changes
     def add_person(self, name: str) -> str:
@@ -77,9 +90,26 @@ class FileBackend:
                           encoding="utf-8")
         self._do(lambda: import_machine(self.project, scores, name))
 
-    def lease(self, worker: str) -> str:
+    def lease(self, worker: str, study: str = "s") -> str:
         """A web worker starts a task; returns the task's worker name."""
-        return self._do(lambda: web.lease(self.project, "s", worker).worker)
+        return self._do(lambda: web.lease(self.project, study, worker).worker)
+
+    def set_study(self, settings: dict) -> None:
+        """`crowd study` with every setting given (the names of rules.STUDY_RULES, the
+        options as a dict; `open` False: the study closed)."""
+        if not settings.get("open", True):
+            self._do(lambda: web.set_study(self.project, settings["name"], close=True))
+            return
+        self._do(lambda: web.set_study(
+            self.project, settings["name"], per_task=settings["per_task"],
+            checks=settings["checks"], per_item=settings["per_item"],
+            lease_minutes=settings["lease_minutes"],
+            completion_url=settings["completion_url"], completion_code=settings["code"],
+            options=settings["options"]))
+
+    def insert_rater(self, name: str, kind: str = HUMAN) -> str:
+        """A rater added by the lowest route a client has (the file: the roster)."""
+        return self._do(lambda: self.project.roster.add(name, kind))
 
     def start(self, worker: str) -> str:
         """A web worker starts a task and rates its first pair (the rating that makes the
@@ -128,7 +158,7 @@ class HubBackend(FileBackend):
         try:
             return action()
         except (SimrateError, web.WebRefusal, psycopg.Error) as exc:
-            raise Refused(one_line(exc)) from None
+            raise Refused(one_line(exc), status_of(exc), getattr(exc, "message", "")) from None
 
     def sync(self) -> None:
         from simrate.hub.team.sync import sync_once
@@ -152,12 +182,44 @@ class HubBackend(FileBackend):
         super().import_machine(name)
         self.sync()
 
-    def lease(self, worker: str) -> str:
+    def lease(self, worker: str, study: str = "s") -> str:
         """The hub's own lease function (as `simrate serve` calls it), unaided by Python."""
         def call():
             with self.hub.admin() as conn:
-                return conn.execute("SELECT worker FROM simrate.web_lease('s', %s, '', '', '')",
-                                    (worker,)).fetchone()[0]
+                return conn.execute("SELECT worker FROM simrate.web_lease(%s, %s, '', '', '')",
+                                    (study, worker)).fetchone()[0]
+        return self._do(call)
+
+    def set_study(self, settings: dict) -> None:
+        """The hub's own `web_set_study`, called by an organizer's login, unaided by Python."""
+        import json
+
+        from simrate.hub.team.people import _organizer_connection, hub_of
+
+        def call():
+            conn = _organizer_connection(*hub_of(self.project), None)
+            try:
+                conn.execute(
+                    "SELECT simrate.web_set_study(%(name)s, %(per_task)s, %(checks)s, "
+                    "%(per_item)s, %(lease_minutes)s, %(completion_url)s, %(open)s, '{}', "
+                    "%(code)s, %(secret)s, %(options)s)",
+                    {"open": True, **settings, "secret": "k" * 64,
+                     "options": json.dumps(settings["options"])})
+                conn.commit()
+            finally:
+                conn.close()
+        self._do(call)
+
+    def insert_rater(self, name: str, kind: str = HUMAN) -> str:
+        """A row written straight into the hub's raters (as any client of the owner could):
+        the hub's own rules decide."""
+        from simrate.core.base.names import rater_key
+
+        def call():
+            with self.hub.admin() as conn:
+                conn.execute("INSERT INTO simrate.annotators (name, kind, key) "
+                             "VALUES (%s, %s, %s)", (name, kind, rater_key(name)))
+            return name
         return self._do(call)
 
     def start(self, worker: str) -> str:

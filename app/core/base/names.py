@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.rules import MAX_RATER_CHARS, RATER_HIDDEN, RATER_TOO_LONG
 
 #: The longest file name (bytes of one path component) file systems accept.
 NAME_MAX = 255
@@ -126,9 +127,7 @@ def check_name_length(path: str | Path, spare: int = 0) -> None:
                            f"{limit} bytes{extra}; choose a shorter name", path)
 
 
-#: The longest rater name, in characters (after NFC): names go into one-line listings,
-#: headers (`rating:<name>`), login names and file names.
-MAX_RATER_CHARS = 64
+# MAX_RATER_CHARS, the longest rater name, is a rule shared with the hub (rules.py).
 
 #: Default-ignorable code points (Unicode's DerivedCoreProperties) and blanks that print as
 #: nothing: a name holding one looks like a name without it.
@@ -183,13 +182,11 @@ def rater_name_problem(name: str, what: str = "rater name") -> str | None:
         return f"the {what} is empty or only white space; a rater needs a name"
     text = nfc(name.strip())
     if len(text) > MAX_RATER_CHARS:
-        return (f"the {what} has more than {MAX_RATER_CHARS} characters "
-                f"({len(text)} given: {cut(repr(text))})")
+        return RATER_TOO_LONG.format(what=what, limit=MAX_RATER_CHARS, given=len(text))
     char = hidden_character(text) if text.isascii() else next(
         (ch for ch in text if _invisible(ch)), None)
     if char is not None:
-        return (f"{what} {cut(repr(text))} holds {describe(char)}, an invisible or control "
-                "character; names hold only characters that can be seen")
+        return RATER_HIDDEN.format(what=what, char=describe(char))
     word = None if text.isascii() else mixed_script_word(text)  # ASCII letters: Latin
     if word is not None:
         return (f"{what} {cut(repr(text))} mixes scripts within the word {cut(repr(word))} "

@@ -24,22 +24,18 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import AnnotatorAdded, Event
 from simrate.core.base.frames import name_problem
 from simrate.core.base.names import check_rater_name, nfc, rater_key
+from simrate.core.base.rules import KIND_CLASH, KIND_RATINGS, KIND_WORDS
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
-from simrate.core.data.store import CROWD, HUMAN, MACHINE, transaction
+from simrate.core.data.store import HUMAN, MACHINE, transaction
 from simrate.core.edits import writes
-
-#: How each kind of annotator is named in messages.
-KIND_WORDS = {HUMAN: "a human annotator", MACHINE: "a machine rater",
-              CROWD: "a crowd worker"}
 
 
 def kind_clash(name: str, held: str, wanted: str) -> str:
-    """Why ratings of kind `wanted` cannot go under `name`, an annotator of kind `held`."""
-    what = {HUMAN: "people's ratings", MACHINE: "a machine rater's scores",
-            CROWD: "crowd answers"}.get(wanted, f"{wanted} ratings")
-    return (f"{name!r} is {KIND_WORDS.get(held, held)} of this project; {what} cannot go "
-            "under that name")
+    """Why ratings of kind `wanted` cannot go under `name`, an annotator of kind `held`
+    (the hub says the same: rules.py)."""
+    return KIND_CLASH.format(name=repr(name), held=KIND_WORDS.get(held, held),
+                             wanted=KIND_RATINGS.get(wanted, f"{wanted} ratings"))
 
 
 class Roster:

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import RatingState, Verdict
+from simrate.core.base.rules import LATER_STAMP_STEP
 from simrate.core.base.scale import Scale
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
@@ -42,7 +43,7 @@ def stamp_after(conn: sqlite3.Connection, sql: str, key: tuple) -> float:
     at = time.time()
     prior = conn.execute(sql, key).fetchone()
     if prior is not None and prior[0] is not None and prior[0] >= at:
-        at = prior[0] + 0.001
+        at = prior[0] + LATER_STAMP_STEP  # the hub's web_rate: the same step
     return at
 
 

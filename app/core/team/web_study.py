@@ -31,7 +31,6 @@ them web_tables.py. Every name the web page uses stays importable from here.
 
 from __future__ import annotations
 
-import math
 import secrets
 import sqlite3
 import time
@@ -39,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.rules import STUDY_REFUSED, study_problem
 from simrate.core.data.changelog import log_change
 from simrate.core.data.store import CROWD
 from simrate.core.project import Project
@@ -141,16 +141,13 @@ def set_study(project: Project, name: str, per_task: int | None = None,
 
 def _check_settings(name: str, per_task: int | None, checks: int | None,
                     per_item: int | None, lease_minutes: float | None) -> None:
-    """SimrateError for a bad study name, count or lease time."""
-    if not STUDY_NAME.fullmatch(name):
-        raise SimrateError(f"study name {name[:40]!r} may hold only letters, digits, '.', "
-                           "'_' and '-' (at most 64, starting with a letter or digit)")
-    for flag, value, least in (("--per-task", per_task, 1), ("--checks", checks, 0),
-                               ("--per-item", per_item, 1)):
-        if value is not None and value < least:
-            raise SimrateError(f"{flag} must be {least} or more, not {value}")
-    if lease_minutes is not None and not (0 < lease_minutes < 1e6 and math.isfinite(lease_minutes)):
-        raise SimrateError(f"--lease-minutes must be a positive number, not {lease_minutes:g}")
+    """SimrateError for a bad study name, count or lease time: the rules the hub's
+    `web_check_study` holds (simrate.core.base.rules), in its words."""
+    given = {"name": name, "per_task": per_task, "checks": checks, "per_item": per_item,
+             "lease_minutes": lease_minutes}
+    problem = study_problem({k: v for k, v in given.items() if v is not None})
+    if problem:
+        raise SimrateError(STUDY_REFUSED + problem)
 
 
 def _settled(project: Project, name: str, old: Study | None, per_task: int | None,

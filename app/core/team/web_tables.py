@@ -10,11 +10,14 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
 
-STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-WORKER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}")  # 64: core/base/names.py
+# the rules the hub holds too (simrate.core.base.rules, rendered into its SQL)
+STUDY_NAME = re.compile(rules.STUDY_NAME)
+WORKER_ID = re.compile(rules.WORKER_ID)
+SESSION_ID = re.compile(rules.SESSION_ID)
 
 WEB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_studies (
@@ -183,8 +186,18 @@ def score_code(scale: Scale, score: str) -> int:
     try:
         return scale.parse(str(score)[:40])
     except SimrateError:
-        raise ScoreRefused(f"the score must be a value of the scale {scale.describe()}"
-                           ) from None
+        raise refusal("score", f" {scale.describe()}") from None
+
+
+def refusal(name: str, more: str = "") -> WebRefusal:
+    """The web refusal `name` of rules.REFUSALS (the hub refuses with the same words and
+    status), `more` added after its message."""
+    status, message = rules.REFUSALS[name]
+    return _TYPED.get(name, WebRefusal)(message + more, status)
+
+
+#: The refusals the page treats apart, by their type (the rest are plain WebRefusals).
+_TYPED: dict[str, type[WebRefusal]] = {"score": ScoreRefused, "rated": PageOutdated}
 
 
 def task_code(secret: str, task: str) -> str:

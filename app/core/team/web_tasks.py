@@ -7,7 +7,6 @@ for the tables and the rules); the hub's side of the same is hub/web_hub.py.
 from __future__ import annotations
 
 import hmac
-import re
 import secrets
 import sqlite3
 import time
@@ -20,14 +19,15 @@ from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (
+    SESSION_ID,
     STUDY_COLUMNS,
     STUDY_NAME,
     Lease,
     PageOutdated,
     Slot,
     Study,
-    WebRefusal,
     ensure_web_tables,
+    refusal,
     row_study,
     score_code,
 )
@@ -93,7 +93,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
     left for this worker refuses with 410; the flood limits of crowdweb/flood.py apply.
     """
     check_worker_id(worker)
-    session = session if re.fullmatch(r"[A-Za-z0-9_.:-]{0,100}", session or "") else ""
+    session = session if SESSION_ID.fullmatch(session or "") else ""
     now = time.time() if now is None else now
     with project.team_tables.transaction() as conn:
         ensure_web_tables(conn)
@@ -105,8 +105,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
             if cookie and hmac.compare_digest(cookie, live.cookie):
                 return live
             if live.rated:
-                raise WebRefusal("this worker already has a task open in another browser; "
-                                 "go back to it, or wait until it times out", 409)
+                raise refusal("open_elsewhere")
             _drop_task(conn, study.name, live.task)
         if not again:
             done = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'done' "
@@ -123,10 +122,10 @@ def _open_study(conn: sqlite3.Connection, name: str) -> Study:
     row = conn.execute(f"SELECT {STUDY_COLUMNS} FROM web_studies WHERE name = ?",
                        (name,)).fetchone() if STUDY_NAME.fullmatch(name or "") else None
     if row is None:
-        raise WebRefusal("no such study", 404)
+        raise refusal("no_study")
     study = row_study(row)
     if not study.open:
-        raise WebRefusal("this study is closed", 410)
+        raise refusal("closed")
     return study
 
 
@@ -159,7 +158,7 @@ def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int, s
         {"study": study.name, "cap": study.per_item, "aid": aid, "worker": worker,
          "k": study.per_task})]
     if not items:
-        raise WebRefusal("there is no task left in this study for you; thank you", 410)
+        raise refusal("none_left")
     return items
 
 
@@ -271,8 +270,7 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
         ensure_web_tables(conn)
         found, study = _task_to_write(conn, study_name, cookie, token)
         if found.state not in ("leased", "done") or found.expires_at <= now:
-            raise WebRefusal("the time for this task ran out; open your study link again "
-                             "for a new one", 409)
+            raise refusal("time_out")
         ord_, item_id, rated_at = _slot_of(conn, study_name, found.task, slot)
         aid, worker = worker_aid(conn, found.worker, change.added)
         if rated_at is None:
@@ -314,7 +312,7 @@ def _task_to_write(conn: sqlite3.Connection, study_name: str, cookie: str,
     found = _lease_row(conn, study_name, "t.cookie = ?", (cookie or "",))
     if found is None or not hmac.compare_digest(found.cookie, cookie or "") or \
             not hmac.compare_digest(found.token, token or ""):
-        raise WebRefusal("this page has expired; open your study link again", 403)
+        raise refusal("expired_page")
     return found, _open_study(conn, study_name)
 
 
@@ -325,7 +323,7 @@ def _slot_of(conn: sqlite3.Connection, study_name: str, task: str,
                        "ON i.ord = s.item_ord WHERE s.study = ? AND s.task = ? AND "
                        "s.slot = ?", (study_name, task, slot)).fetchone()
     if row is None:
-        raise WebRefusal("no such item in this task", 400)
+        raise refusal("no_slot")
     return row[0], row[1], row[2]
 
 
@@ -333,7 +331,7 @@ def _refuse_rated_elsewhere(conn: sqlite3.Connection, ord_: int, aid: int) -> No
     """WebRefusal when the worker rated this item already (in another task or study)."""
     if conn.execute("SELECT 1 FROM ratings WHERE item_ord = ? AND annotator_id = ?",
                     (ord_, aid)).fetchone():
-        raise PageOutdated("this item was rated already")
+        raise refusal("rated")
 
 
 def _seconds_taken(conn: sqlite3.Connection, study_name: str, task: str, now: float) -> float:

@@ -15,7 +15,9 @@ deleted on the hub, so a name, once a rater's, stays theirs.
 
 from __future__ import annotations
 
-from simrate.hub.schema.names import fill
+from simrate.core.base import rules
+from simrate.hub.schema.names import fill, quote_literal
+from simrate.hub.schema.rules_sql import kind_case, render
 
 #: Advisory lock class of rater claims (two-key locks: one key per identity).
 RATER_LOCK = 7305822
@@ -31,13 +33,21 @@ $$;
 
 CREATE OR REPLACE FUNCTION simrate.kind_words(p_kind text) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT CASE p_kind WHEN 'human' THEN 'a human annotator' WHEN 'machine'
-    THEN 'a machine rater' WHEN 'crowd' THEN 'a crowd worker' ELSE p_kind END
+  SELECT @kind_words
 $$;
 
 CREATE OR REPLACE FUNCTION simrate.keep_key() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+  IF (TG_OP = 'INSERT' OR NEW.name IS DISTINCT FROM OLD.name)
+      AND char_length(NEW.name) > @number:MAX_RATER_CHARS THEN
+    RAISE EXCEPTION USING MESSAGE = format(@too_long, char_length(NEW.name));
+  END IF;
+  IF (TG_OP = 'INSERT' OR NEW.name IS DISTINCT FROM OLD.name)
+      AND NEW.name ~ @text:ASCII_CONTROL THEN
+    RAISE EXCEPTION USING MESSAGE = format(@hidden, 'U+' || upper(lpad(to_hex(ascii(
+      substring(NEW.name FROM @text:ASCII_CONTROL))), 4, '0')));
+  END IF;
   NEW.key := simrate.rater_key(NEW.name, NEW.key);
   IF NEW.key IS NULL THEN
     RAISE EXCEPTION 'the rater name % is not ASCII and came without its identity key; '
@@ -96,10 +106,8 @@ BEGIN
   END IF;
   IF FOUND THEN
     IF held.kind IS DISTINCT FROM p_kind THEN
-      RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(
-        '%s is %s of this project; %s cannot go under that name', quote_literal(held.name),
-        simrate.kind_words(held.kind), CASE p_kind WHEN 'human' THEN 'people''s ratings'
-        WHEN 'machine' THEN 'a machine rater''s scores' ELSE 'crowd answers' END);
+      RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(@kind_clash,
+        quote_literal(held.name), simrate.kind_words(held.kind), @kind_ratings);
     END IF;
     RETURN held.name;
   END IF;
@@ -115,7 +123,17 @@ GRANT EXECUTE ON FUNCTION simrate.rater_key(text, text), simrate.kind_words(text
 
 def raters_sql(roles: dict[str, str]) -> str:
     """The identity rule's SQL (run as the owner role, after the tables)."""
-    return fill(RATERS_SQL.replace("@rater_lock", str(RATER_LOCK)), roles)
+    clash = rules.KIND_CLASH.format(name="%s", held="%s", wanted="%s")
+    too_long = rules.RATER_TOO_LONG.format(what="annotator name", limit=rules.MAX_RATER_CHARS,
+                                           given="%s")
+    hidden = rules.RATER_HIDDEN.format(what="annotator name", char="%s")
+    text = (RATERS_SQL.replace("@rater_lock", str(RATER_LOCK))
+            .replace("@kind_words", kind_case("p_kind", rules.KIND_WORDS))
+            .replace("@kind_ratings", kind_case("p_kind", rules.KIND_RATINGS))
+            .replace("@kind_clash", quote_literal(clash))
+            .replace("@too_long", quote_literal(too_long))
+            .replace("@hidden", quote_literal(hidden)))
+    return fill(render(text), roles)
 
 
 def fill_keys(conn, key_of) -> None:

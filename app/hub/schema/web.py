@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from simrate.hub.schema.durable import WEB_FLUSH_SQL
 from simrate.hub.schema.names import fill
-from simrate.hub.schema.web_checks import WEB_CHECKS_SQL
+from simrate.hub.schema.web_checks import web_checks_sql
 from simrate.hub.schema.web_lease import lease_sql
-from simrate.hub.schema.web_rate import WEB_RATE_SQL
+from simrate.hub.schema.web_rate import rate_sql
 
 # `simrate serve` on an organizer's replica talks to the hub as a login of the web group
 # role (`<prefix>_web`), which has no privilege on any table: it may only call the four
@@ -153,5 +153,5 @@ def web_statements(roles: dict[str, str]) -> list[str]:
     # longer keys first: `@web` is the start of `@weblogin`
     names = {"weblogin": web["weblogin"], **roles, "web": web["web"]}
     return [fill(text.replace("@web_lock", str(WEB_LOCK)), names)
-            for text in (WEB_TABLES_SQL, WEB_CHECKS_SQL, lease_sql(), WEB_RATE_SQL,
+            for text in (WEB_TABLES_SQL, web_checks_sql(), lease_sql(), rate_sql(),
                          WEB_FUNCTIONS_SQL, WEB_FLUSH_SQL)]

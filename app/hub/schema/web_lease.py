@@ -6,6 +6,7 @@ total; a worker who finished a task of the study gets it back (the page shows th
 
 from __future__ import annotations
 
+from simrate.core.base.rules import WORKER_OF_OTHER_KIND
 from simrate.core.team.crowdweb.flood import (
     EVICT_AFTER,
     FIRST_RATING_MINUTES,
@@ -13,6 +14,8 @@ from simrate.core.team.crowdweb.flood import (
     UNRATED_PER_ADDRESS,
     UNRATED_SHARE,
 )
+from simrate.hub.schema.names import quote_literal
+from simrate.hub.schema.rules_sql import render
 
 WEB_LEASE_SQL = r"""
 DROP FUNCTION IF EXISTS simrate.web_study(text);
@@ -113,10 +116,10 @@ DECLARE
 BEGIN
   SELECT * INTO st FROM simrate.web_studies WHERE name = p_study;
   IF NOT FOUND THEN
-    PERFORM simrate.web_refuse('no such study', 404);
+    PERFORM @refuse:no_study;
   END IF;
   IF NOT st.open THEN
-    PERFORM simrate.web_refuse('this study is closed', 410);
+    PERFORM @refuse:closed;
   END IF;
   RETURN st;
 END $$;
@@ -135,8 +138,7 @@ BEGIN
       WHERE t.study = st.name AND t.state = 'leased' AND t.address = p_address
         AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study
                         AND s.task = t.task AND s.rated_at IS NOT NULL)) >= @per_address THEN
-    PERFORM simrate.web_refuse('tasks started from this address wait for their first '
-                               'rating; rate those, or try again in a few minutes', 429);
+    PERFORM @refuse:address_full;
   END IF;
   SELECT count(*) INTO unrated FROM simrate.web_tasks t
   WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
@@ -167,8 +169,7 @@ BEGIN
                     AND s.task = t.task AND s.rated_at IS NOT NULL)
   ORDER BY t.leased_at LIMIT 1 FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN
-    PERFORM simrate.web_refuse('many tasks were started just now; try again in a minute',
-                               503);
+    PERFORM @refuse:busy;
   END IF;
   PERFORM simrate.web_release(st.name, ARRAY[oldest.task], true);
 END $$;
@@ -188,9 +189,8 @@ BEGIN
     RETURN p_worker;
   END IF;
   IF held.kind IS DISTINCT FROM 'crowd' THEN
-    RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(
-      '%s is %s of this project; crowd answers cannot go under that name',
-      quote_literal(held.name), simrate.kind_words(held.kind));
+    PERFORM simrate.web_refuse(replace(@worker_of_other_kind, '{held}',
+                                       simrate.kind_words(held.kind)), @other_kind_status);
   END IF;
   RETURN held.name;
 END $$;
@@ -217,14 +217,13 @@ DECLARE
   new_task text;
 BEGIN
   st := simrate.web_open_study(p_study);
-  IF p_worker IS NULL OR p_worker !~ '^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,99}$' THEN
-    PERFORM simrate.web_refuse('the link lacks a valid worker id (PROLIFIC_PID or worker)',
-                               400);
+  IF p_worker IS NULL OR p_worker !~ @pattern:WORKER_ID THEN
+    PERFORM @refuse:worker_id;
   END IF;
   p_worker := simrate.web_worker_name(p_worker);  -- one namespace across kinds
-  p_session := CASE WHEN coalesce(p_session, '') ~ '^[A-Za-z0-9_.:-]{0,100}$'
+  p_session := CASE WHEN coalesce(p_session, '') ~ @pattern:SESSION_ID
                     THEN coalesce(p_session, '') ELSE '' END;
-  p_address := left(coalesce(p_address, ''), 64);
+  p_address := left(coalesce(p_address, ''), @number:MAX_ADDRESS_CHARS);
   -- one worker's leases one at a time (two tabs pressing Start at once get one task)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext(p_study || '|' || p_worker));
   PERFORM simrate.web_expire(p_study, NULL, now_);
@@ -238,8 +237,7 @@ BEGIN
     END IF;
     IF EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = p_study
                AND s.task = live.task AND s.rated_at IS NOT NULL) THEN
-      PERFORM simrate.web_refuse('this worker already has a task open in another browser; '
-                                 'go back to it, or wait until it times out', 409);
+      PERFORM @refuse:open_elsewhere;
     END IF;
     -- never rated: another browser with the worker's id cannot keep the worker out
     PERFORM simrate.web_release(p_study, ARRAY[live.task], true);
@@ -252,7 +250,7 @@ BEGIN
     RETURN;
   END IF;
   IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = p_worker) THEN
-    PERFORM simrate.web_refuse('this worker id cannot be used for this study', 403);
+    PERFORM @refuse:person;
   END IF;
   PERFORM simrate.web_make_room(st, p_address, now_);
   SELECT array_agg(q.item_id ORDER BY q.used, q.rank) INTO picked FROM (
@@ -267,7 +265,7 @@ BEGIN
     ORDER BY p.used, p.rank LIMIT st.per_task
     FOR UPDATE OF p SKIP LOCKED) q;
   IF picked IS NULL THEN
-    PERFORM simrate.web_refuse('there is no task left in this study for you; thank you', 410);
+    PERFORM @refuse:none_left;
   END IF;
   IF st.checks > 0 THEN
     SELECT array_agg(q.item_id) INTO checks_ FROM (
@@ -302,8 +300,11 @@ END $$;
 
 
 def lease_sql() -> str:
-    """The functions above with the limits of crowdweb/flood.py written in."""
-    return (WEB_LEASE_SQL.replace("@per_address", str(UNRATED_PER_ADDRESS))
+    """The functions above with the limits of crowdweb/flood.py and the rules of
+    simrate.core.base.rules (patterns, refusals) written in."""
+    return (render(WEB_LEASE_SQL).replace("@per_address", str(UNRATED_PER_ADDRESS))
             .replace("@least", str(UNRATED_LEAST)).replace("@share", repr(UNRATED_SHARE))
             .replace("@evict_after", repr(EVICT_AFTER))
-            .replace("@first_rating", repr(FIRST_RATING_MINUTES)))
+            .replace("@first_rating", repr(FIRST_RATING_MINUTES))
+            .replace("@worker_of_other_kind", quote_literal(WORKER_OF_OTHER_KIND[1]))
+            .replace("@other_kind_status", str(WORKER_OF_OTHER_KIND[0])))

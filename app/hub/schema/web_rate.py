@@ -5,6 +5,8 @@ as a crowd rater and gives the lease its full length."""
 
 from __future__ import annotations
 
+from simrate.hub.schema.rules_sql import render
+
 WEB_RATE_SQL = r"""
 -- the task a cookie names, with its first unrated slot and that item's texts
 DROP FUNCTION IF EXISTS simrate.web_task(text, text);
@@ -60,32 +62,31 @@ BEGIN
   SELECT * INTO t FROM simrate.web_tasks w
   WHERE w.study = p_study AND w.cookie = p_cookie FOR UPDATE;
   IF NOT FOUND OR t.token IS DISTINCT FROM p_token THEN
-    PERFORM simrate.web_refuse('this page has expired; open your study link again', 403);
+    PERFORM @refuse:expired_page;
   END IF;
   st := simrate.web_open_study(p_study);
   IF t.state NOT IN ('leased', 'done') OR t.expires_at <= now_ THEN
-    PERFORM simrate.web_refuse('the time for this task ran out; open your study link again '
-                               'for a new one', 409);
+    PERFORM @refuse:time_out;
   END IF;
   SELECT * INTO s FROM simrate.web_slots w
   WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
   IF NOT FOUND THEN
-    PERFORM simrate.web_refuse('no such item in this task', 400);
+    PERFORM @refuse:no_slot;
   END IF;
   IF p_code IS NULL THEN
-    PERFORM simrate.web_refuse('the score must be a value of the scale', 400);
+    PERFORM @refuse:score;
   END IF;
   PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
   IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) THEN
-    PERFORM simrate.web_refuse('this worker id cannot be used for this study', 403);
+    PERFORM @refuse:person;
   END IF;
   IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins
-    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + 0.001)
+    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + @number:LATER_STAMP_STEP)
     WHERE r.item_id = s.item_id AND r.annotator = t.worker AND r.code IS DISTINCT FROM p_code;
   ELSE
     IF EXISTS (SELECT 1 FROM simrate.ratings r WHERE r.item_id = s.item_id
                AND r.annotator = t.worker) THEN
-      PERFORM simrate.web_refuse('this item was rated already', 409);
+      PERFORM @refuse:rated;
     END IF;
     PERFORM simrate.claim_rater(t.worker, NULL, 'crowd');  -- the one way a rater is added
     took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(
@@ -112,3 +113,8 @@ BEGIN
   RETURN following::text;
 END $$;
 """
+
+
+def rate_sql() -> str:
+    """The functions above with the web refusals of simrate.core.base.rules written in."""
+    return render(WEB_RATE_SQL)

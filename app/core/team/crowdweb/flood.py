@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from simrate.core.team.web_tables import Study, WebRefusal
+from simrate.core.base.rules import MAX_ADDRESS_CHARS
+from simrate.core.team.web_tables import Study, refusal
 
 #: A new task's lease runs this long (at most) until its first rating, then its full length.
 FIRST_RATING_MINUTES = 5.0
@@ -43,13 +44,12 @@ def make_room(conn: sqlite3.Connection, study: Study, address: str, now: float,
         "AND s.task = t.task AND s.rated_at IS NOT NULL) ORDER BY t.leased_at",
         (study.name,)).fetchall()
     if address and sum(1 for _t, a, _l in unrated if a == address) >= UNRATED_PER_ADDRESS:
-        raise WebRefusal("tasks started from this address wait for their first rating; "
-                         "rate those, or try again in a few minutes", 429)
+        raise refusal("address_full")
     if len(unrated) < UNRATED_LEAST or len(unrated) < unrated_cap(conn, study, len(unrated)):
         return
     task, _address, leased_at = unrated[0]
     if leased_at > now - EVICT_AFTER:
-        raise WebRefusal("many tasks were started just now; try again in a minute", 503)
+        raise refusal("busy")
     drop(conn, study.name, task)
 
 
@@ -80,7 +80,7 @@ def address_key(host: str) -> str:
     try:
         parsed = ipaddress.ip_address(host)
     except ValueError:
-        return host[:64]
+        return host[:MAX_ADDRESS_CHARS]
     if parsed.is_loopback or (parsed.version == 6 and parsed.ipv4_mapped is not None
                               and parsed.ipv4_mapped.is_loopback):
         return ""

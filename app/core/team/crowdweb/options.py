@@ -4,28 +4,33 @@ checked here, once, for both the file and the hub (whose `web_set_study` checks 
 They are kept as one JSON text (`web_studies.options`), so a setting added later needs no
 new column: `partial_code`, `code_per_task`, `prolific_study`, `instructions`, `consent`,
 `frame_from`, `redirect_seconds`. The requester's completion code is the study's `code`.
+What the hub checks too (patterns, lengths, ranges, their messages) is a rule of
+simrate.core.base.rules (STUDY_RULES), rendered into the hub's `web_check_study`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
+from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.values import web_address
 
-CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
-URL = re.compile(r"https?://[^\s<>\"'`\\]{1,2000}")
-MAX_TEXT = 50_000
 PLACEHOLDERS = ("{code}", "{worker}", "{session}")
+#: The shared rules of a study's settings and options, by the name of what they check.
+RULES = {rule.value: rule for rule in rules.STUDY_RULES}
+
+
+def check_rule(name: str, value: object) -> None:
+    """SimrateError (the hub's words: rules.STUDY_REFUSED and the rule's message) when
+    `value` breaks the shared rule of the setting `name`."""
+    if not RULES[name].holds(value):
+        raise SimrateError(rules.STUDY_REFUSED + RULES[name].message)
 
 
 def check_code(flag: str, code: str) -> str:
-    if not CODE.fullmatch(code or ""):
-        raise SimrateError(f"{flag} may hold only letters, digits, '_' and '-' (1 to 64), "
-                           f"not {str(code)[:40]!r}")
+    """The code as given; SimrateError in the hub's words when it is no code."""
+    check_rule("code", code)
     return code
 
 
@@ -33,9 +38,9 @@ def check_url(url: str) -> str:
     """The completion URL as given (stripped): http(s) only; {code}, {worker}, {session}
     are its only placeholders."""
     url = url.strip()
-    if url and not URL.fullmatch(url):
-        raise SimrateError(f"--completion-url must be an http:// or https:// address, "
-                           f"not {url[:60]!r}")
+    check_rule("completion_url", url)
+    if not url:  # none: the worker is shown the code alone
+        return url
     rest = url
     for name in PLACEHOLDERS:
         rest = rest.replace(name, "")
@@ -50,8 +55,9 @@ def check_url(url: str) -> str:
 
 
 def check_text(flag: str, text: str) -> str:
-    if len(text) > MAX_TEXT:
-        raise SimrateError(f"{flag}: the text is longer than {MAX_TEXT} characters")
+    """The text of a file given as an option (line ends as LF); SimrateError when it is
+    too long (the shared rule) or no text."""
+    check_rule(flag.removeprefix("--"), text)
     if "\x00" in text:
         raise SimrateError(f"{flag}: the file is not text")
     return text.replace("\r\n", "\n")
@@ -63,23 +69,11 @@ def checked_options(given: dict) -> dict:
     for key, value in given.items():
         if value is None:
             continue
-        if key == "partial_code":
-            out[key] = value and check_code("--partial-code", value)
-        elif key == "prolific_study":
-            if value and not PLATFORM_ID.fullmatch(value):
-                raise SimrateError("--prolific-study may hold only letters, digits, '_' and "
-                                   f"'-', not {value[:40]!r}")
-            out[key] = value
-        elif key in ("instructions", "consent"):
+        if key in ("instructions", "consent"):
             out[key] = check_text(f"--{key}", value)
-        elif key == "frame_from":
-            if value and not ORIGIN.fullmatch(value):
-                raise SimrateError("--allow-frame-from must be an origin such as "
-                                   f"https://www.mturk.com, not {value[:60]!r}")
-            out[key] = value
-        elif key == "redirect_seconds":
-            if not (isinstance(value, int) and 0 <= value <= 600):
-                raise SimrateError(f"--redirect-seconds must be 0 to 600, not {value}")
+        elif key in ("partial_code", "prolific_study", "frame_from", "redirect_seconds"):
+            if value != "":  # empty: the setting taken away
+                check_rule(key, value)
             out[key] = value
         elif key == "code_per_task":
             out[key] = bool(value)

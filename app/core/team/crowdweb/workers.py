@@ -6,18 +6,18 @@ from __future__ import annotations
 import sqlite3
 
 from simrate.core.base.frames import name_problem
+from simrate.core.base.rules import KIND_WORDS, WORKER_OF_OTHER_KIND
 from simrate.core.data import raters
 from simrate.core.data.changelog import log_change
 from simrate.core.data.store import CROWD
 from simrate.core.edits import writes
-from simrate.core.edits.roster import KIND_WORDS
-from simrate.core.team.web_tables import WORKER_ID, WebRefusal
+from simrate.core.team.web_tables import WORKER_ID, WebRefusal, refusal
 
 
 def check_worker_id(worker: str) -> str:
     """The worker id as given, or WebRefusal when it cannot name a crowd worker."""
     if not WORKER_ID.fullmatch(worker or "") or name_problem(worker):
-        raise WebRefusal("the link lacks a valid worker id (PROLIFIC_PID or worker)", 400)
+        raise refusal("worker_id")
     return worker
 
 
@@ -40,8 +40,8 @@ def worker_aid(conn: sqlite3.Connection, worker: str, added: dict[str, int]
 
 def held_by_other_kind(held: str) -> WebRefusal:
     """The refusal of a worker id that names a rater of another kind (one namespace)."""
-    return WebRefusal(f"this worker id is the name of {KIND_WORDS.get(held, held)} of this "
-                      "project; it cannot be used for this study", 403)
+    status, message = WORKER_OF_OTHER_KIND
+    return WebRefusal(message.format(held=KIND_WORDS.get(held, held)), status)
 
 
 def crowd_aid(conn: sqlite3.Connection, worker: str) -> tuple[int | None, str]:
