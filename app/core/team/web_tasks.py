@@ -23,7 +23,6 @@ from simrate.core.team.web_tables import (
     STUDY_COLUMNS,
     STUDY_NAME,
     Lease,
-    PageOutdated,
     Slot,
     Study,
     ensure_web_tables,
