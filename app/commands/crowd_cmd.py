@@ -130,7 +130,7 @@ def run_study(args: argparse.Namespace) -> int:
                                 by=_who(args.by),
                                 new_web_password=getattr(args, "new_web_password", False),
                                 completion_code=args.completion_code, options=options)
-        if project.meta("hub_url"):
+        if not project.mode.plain:
             from simrate.hub.team.web_hub import (
                 WEB_LOGIN_KEY,
                 mirror_hub_studies,
@@ -158,7 +158,7 @@ def run_status(args: argparse.Namespace) -> int:
     from simrate.core.team.web_study import study_status
 
     with Project.open(args.project) as project:
-        if project.meta("hub_url") and project.meta("hub_kind") == "organizer":
+        if project.mode.organizer:
             from simrate.hub.team.web_hub import mirror_hub_studies
 
             try:

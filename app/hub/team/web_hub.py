@@ -154,7 +154,7 @@ def _write_lines(path: Path, lines: list[str] | None) -> None:
 
 def web_url(project: Project) -> str:
     """The hub URL `simrate serve` connects with (the web login; no password in it)."""
-    if project.meta("hub_kind") != "organizer":
+    if not project.mode.organizer:
         raise SimrateError("this file is an annotator's replica of a team hub; simrate serve "
                            "runs on the organizer's replica", project.path)
     login = project.meta(WEB_LOGIN_KEY)
@@ -162,7 +162,7 @@ def web_url(project: Project) -> str:
         raise SimrateError("this replica has no web login on the hub yet: create a study "
                            "(simrate crowd study) or a sync link (simrate team token) first",
                            project.path)
-    return url_for(project.meta("hub_url") or "", login)
+    return url_for(project.mode.url, login)
 
 
 def _local_pool_sizes(project: Project) -> dict[str, int]:
