@@ -131,15 +131,11 @@ def run_study(args: argparse.Namespace) -> int:
                                 new_web_password=getattr(args, "new_web_password", False),
                                 completion_code=args.completion_code, options=options)
         if not project.mode.plain:
-            from simrate.hub.team.web_hub import (
-                WEB_LOGIN_KEY,
-                mirror_hub_studies,
-                password_file,
-            )
+            from simrate.hub.team.web_hub import mirror_hub_studies, password_file, web_login
 
             mirror_hub_studies(project)
             print(f"{args.project}: the study is on the hub; simrate serve connects as "
-                  f"{project.meta(WEB_LOGIN_KEY)}, whose password is in {password_file()}")
+                  f"{web_login(project)}, whose password is in {password_file()}")
         left = study_status(project)[study.name]["tasks"]["left"]
     print(f"{args.project}: study {study.name!r} {what}: tasks of {study.per_task} items + "
           f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
