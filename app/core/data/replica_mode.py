@@ -108,9 +108,9 @@ class ReplicaMode:
 
     def write(self, conn: sqlite3.Connection) -> None:
         """Record this mode in the file (inside a write transaction; see Project.relink)."""
+        values: dict[str, str] = {}
         if self.plain:
             conn.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k in LINK_KEYS])
-            values = {}
         else:
             values = {URL_KEY: self.url, KIND_KEY: self.role.value,
                       NAME_KEY: self.name or "", TOKEN_KEY: self.token}
