@@ -65,9 +65,9 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
     rng = random.Random(seed)
     organizer, logins = team(hub, folder, {"ana": "annotator"}, n_items=n_items)
     organizer_path = organizer.path
-    from simrate.core.team import web_study
+    from simrate.hub.team.web_hub import set_study
 
-    web_study.set_study(organizer, "s", per_task=10, checks=0, per_item=2)
+    set_study(organizer, "s", per_task=10, checks=0, per_item=2)
     organizer.rate(f"d:{n_items}", "bob", 1.0)  # a rater the organizer excludes and includes
     organizer.close()
     replica = folder / "ana.simrate"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from simrate.core.project import Project
-from simrate.core.team import web_study as web
+from simrate.hub.team import web_hub as web
 from simrate.hub.team.sync import session_for, sync_round
 from tests.hub.webhub import published_study
 from tests.web.servers import Server, free_port

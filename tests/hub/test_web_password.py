@@ -83,7 +83,7 @@ def test_a_hub_reached_through_a_socket_folder_gets_a_password_line_for_that_fol
     with open(hub.passfile, "a", encoding="utf-8") as fh:  # the organizer, on the socket
         fh.write(f"{folder}:{pg.port}:{hub.name}:{hub.organizer}:org-secret\n")
     url = f"postgresql://{hub.organizer}@/{hub.name}?host={folder}&port={pg.port}"
-    from simrate.core.team import web_study as web
+    from simrate.hub.team import web_hub as web
     from simrate.hub.team.publish import publish
     from tests.web.projects import make_project
 

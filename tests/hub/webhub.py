@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from simrate.core.project import Project
-from simrate.core.team import web_study as web
+from simrate.hub.team import web_hub as web
 from tests.web.projects import make_project
 
 
