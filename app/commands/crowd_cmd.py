@@ -164,16 +164,12 @@ def run_study(args: argparse.Namespace) -> int:
                                 by=_who(args.by),
                                 new_web_password=getattr(args, "new_web_password", False),
                                 completion_code=args.completion_code, options=options)
-        if project.meta("hub_url"):
-            from simrate.hub.team.web_hub import (
-                WEB_LOGIN_KEY,
-                mirror_hub_studies,
-                password_file,
-            )
+        if not project.mode.plain:
+            from simrate.hub.team.web_hub import mirror_hub_studies, password_file, web_login
 
             mirror_hub_studies(project)
             print(f"{args.project}: the study is on the hub; simrate serve connects as "
-                  f"{project.meta(WEB_LOGIN_KEY)}, whose password is in {password_file()}")
+                  f"{web_login(project)}, whose password is in {password_file()}")
         left = study_status(project)[study.name]["tasks"]["left"]
     print(f"{args.project}: study {study.name!r} {what}: tasks of {study.per_task} items + "
           f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
@@ -192,7 +188,7 @@ def run_status(args: argparse.Namespace) -> int:
     from simrate.core.team.web_study import study_status
 
     with Project.open(args.project) as project:
-        if project.meta("hub_url") and project.meta("hub_kind") == "organizer":
+        if project.mode.organizer:
             from simrate.hub.team.web_hub import mirror_hub_studies
 
             try:

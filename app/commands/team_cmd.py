@@ -196,7 +196,7 @@ def _remove(args: argparse.Namespace) -> int:
         links = revoke(project, args.name, by=_organizer())
         if links:
             print(f"{args.name}: {links} browser link(s) revoked")
-        if links and not project.meta("hub_url"):
+        if links and project.mode.plain:
             return 0  # a plain file: the links were all there was to revoke
         login = with_password(lambda pw: remove_person(project, args.name, pw))
     print(f"removed {args.name}: login {login} can no longer connect; their ratings stay")
@@ -209,8 +209,8 @@ def _join(args: argparse.Namespace) -> int:
     wait = _wait(args)
     project, report = with_password(lambda pw: join(args.url, args.local, pw, wait=wait))
     with project:
-        name = project.meta("hub_name") or ""
-        kind = project.meta("hub_kind")
+        name = project.mode.name or ""
+        kind = project.mode.role.value
         own = len(project.ratings())
         items = project.n_items
     who = f"{name} ({kind})" if name else f"an {kind}"

@@ -10,7 +10,8 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +37,7 @@ from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
+from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.store import (
     TableAccess,
     create_store,
@@ -57,6 +59,7 @@ class Project(ImportMethods):
         self._meta = meta
         self.scale = Scale.from_dict(json.loads(meta["scale"]), path)
         self.title = meta.get("title", "")
+        self._mode = ReplicaMode.from_meta(meta)
         self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
         self.last_import = 0  # change-log id of this object's last bulk import
@@ -119,6 +122,7 @@ class Project(ImportMethods):
             return False
         self._data_version = version
         self._meta = dict(self._conn.execute("SELECT key, value FROM meta"))  # the threshold
+        self._mode = ReplicaMode.from_meta(self._meta)  # another program may have linked it
         self._load_index()
         self._publish(Reloaded())
         return True
@@ -139,6 +143,22 @@ class Project(ImportMethods):
     def meta(self, key: str) -> str | None:
         """One value of the file's meta table as stored now, or None."""
         return read_meta(self._conn, key)
+
+    @property
+    def mode(self) -> ReplicaMode:
+        """Plain file, organizer's or annotator's hub replica (data/replica_mode.py); read
+        at open, again only when the link changes (`relink`, or `refresh`)."""
+        return self._mode
+
+    @contextmanager
+    def relink(self, mode: ReplicaMode) -> Iterator[sqlite3.Connection]:
+        """The one write of the mode: a transaction recording `mode`, yielding its conn to
+        the hub adapter; the mode read back in it is ours only once it commits."""
+        with transaction(self._conn, self.path) as conn:
+            mode.write(conn)
+            yield conn
+            written = ReplicaMode.read(conn)
+        self._mode = written
 
     def counts(self) -> dict:
         """The figures of `simrate info`, from SQL aggregates (app/core/data/counts.py)."""

@@ -156,7 +156,7 @@ class FileBackend:
 def backend_for(path: str | Path) -> WebBackend:
     """The backend for this project: the hub for an organizer's replica, else the file."""
     with Project.open(path) as project:
-        replica = bool(project.meta("hub_url"))
+        replica = not project.mode.plain
     return HubBackend(path) if replica else FileBackend(path)
 
 

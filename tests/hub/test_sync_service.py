@@ -40,8 +40,9 @@ def test_an_annotator_joins_through_the_service_and_ratings_travel_both_ways(
         hub, served, tmp_path):
     path, server, logins, tokens = served
     alice = join_through(server, tokens["Alice"], tmp_path / "alice.simrate")
-    assert alice.meta("hub_name") == "Alice" and alice.meta("hub_kind") == "annotator"
-    assert alice.meta("hub_url") == server.url and alice.n_items == 12
+    assert alice.mode.name == "Alice" and alice.mode.annotator
+    assert alice.mode.service == server.url and alice.mode.token == tokens["Alice"]
+    assert alice.n_items == 12
     alice.rate("d:1", "Alice", 4.0, note="through the service")
     report = sync_once(alice)
     assert (report.pushed, report.pending, report.hub) == (1, 0, "reachable")

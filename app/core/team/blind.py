@@ -54,16 +54,11 @@ def source_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def is_annotator_replica(project: Project) -> bool:
-    """True for a replica joined with an annotator's login."""
-    return bool(project.meta("hub_url")) and project.meta("hub_kind") != "organizer"
-
-
 def blind_replica(project: Project) -> bool:
     """Empty an annotator's replica of reference scores and item metadata (a replica
     joined with an older simrate received them; its items' source was always "hub");
     once per file. True if it changed anything."""
-    if not is_annotator_replica(project) or project.meta(BLIND_DONE) == "1":
+    if not project.mode.annotator or project.meta(BLIND_DONE) == "1":
         return False
     with project.team_tables.transaction() as conn:
         changed = conn.execute("UPDATE items SET reference = NULL, meta = NULL "
@@ -77,8 +72,8 @@ def check_organizer_mode(project: Project) -> None:
     """SimrateError when this file may not be opened in organizer mode: an annotator's
     replica of a hub (the hub gives it no one else's ratings, and its person is no
     organizer)."""
-    if is_annotator_replica(project):
-        who = project.meta("hub_name") or "an annotator"
+    if project.mode.annotator:
+        who = project.mode.name or "an annotator"
         raise SimrateError(f"organizer mode is for organizers: this is {who}'s replica of a "
                            "hub, joined with an annotator's login", project.path)
 

@@ -131,7 +131,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
     study = replace(study, code=code or study.code,
                     options=web_options.merged(study.options, options or {}))
-    if project.meta("hub_url"):  # an organizer's replica: the hub first, then the file
+    if project.mode.organizer:  # an organizer's replica: the hub first, then the file
         if publish is None:
             raise SimrateError("this file is an organizer's replica of a team hub: its web "
                                "studies are set on the hub (simrate crowd study)")
@@ -213,7 +213,7 @@ def _write_study(project: Project, study: Study, old: Study | None, close: bool,
 def refuse_annotator_replica(project: Project) -> None:
     """SimrateError for an annotator's replica of a hub: web studies are the organizer's
     (an annotator's replica holds only that person's ratings)."""
-    if project.meta("hub_url") and project.meta("hub_kind") != "organizer":
+    if project.mode.annotator:
         raise SimrateError("this file is an annotator's replica of a team hub; web studies "
                            "are run from the organizer's replica", project.path)
 
@@ -221,7 +221,7 @@ def refuse_annotator_replica(project: Project) -> None:
 def refuse_hub_replica(project: Project) -> None:
     """SimrateError for a hub replica: the file backend writes plain project files only (a
     replica's leases and ratings live on the hub, see app/hub/team/web_hub.py)."""
-    if project.meta("hub_url"):
+    if not project.mode.plain:
         raise SimrateError("this file is a replica of a team hub; its web studies are served "
                            "from the hub", project.path)
 

@@ -18,7 +18,7 @@ from simrate.core.base.names import check_rater_name
 from simrate.core.data.store import HUMAN
 from simrate.core.edits.roster import kind_clash
 from simrate.core.project import Project
-from simrate.core.team.blind import is_annotator_replica, record_organizer_mode
+from simrate.core.team.blind import record_organizer_mode
 from simrate.gui.base.bridge import ProjectBridge
 from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.session import AnnotatorSession, ItemDetails, read_item_details_from
@@ -98,7 +98,7 @@ class ApplicationContext(QObject):
         switches off), and on a plain file written to its change log under the name."""
         if not self.organizer:
             return
-        if is_annotator_replica(project):
+        if project.mode.annotator:
             self.organizer = False
         else:
             record_organizer_mode(project, annotator, True)

@@ -83,7 +83,7 @@ class JoinDialog(QDialog):
 
             project, _report = join(url, Path(path), password, wait=total_wait())
             with project:
-                return project.meta("hub_name") or ""
+                return project.mode.name or ""
 
         self.error_label.setText("Joining\u2026")
         self.buttons.setEnabled(False)

@@ -147,9 +147,9 @@ class TeamPanel(QWidget):
     # ------------------------------------------------------------------ state
     def _hub(self) -> tuple[str, str] | None:
         project = self.context.project
-        if project is None or not project.meta("hub_url"):
+        if project is None or project.mode.plain:
             return None
-        return project.meta("hub_url") or "", project.meta("project_uuid") or ""
+        return project.mode.url, project.meta("project_uuid") or ""
 
     def _password(self) -> str | None:
         hub = self._hub()

@@ -99,8 +99,7 @@ class WebStudiesPanel(QWidget):
         self.refresh()
 
     def _hub_replica(self) -> bool:
-        return bool(self.project.meta("hub_url")) and \
-            self.project.meta("hub_kind") == "organizer"
+        return self.project.mode.organizer
 
     def refresh(self, mirror: bool = False) -> None:
         """Read every study's progress again, keeping the selection (on a hub replica,

@@ -24,9 +24,9 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import Event
 from simrate.core.project import Project
 from simrate.hub.link.backoff import Backoff
-from simrate.hub.link.client import is_service_url, session_for_service
+from simrate.hub.link.client import session_for_service
 from simrate.hub.link.connection import HubError
-from simrate.hub.link.replica import meta_int, read_link, watermarks
+from simrate.hub.link.replica import acknowledged, last_sync, read_link, watermarks
 from simrate.hub.link.session import HubSession
 from simrate.hub.team.sync import LIVE_GAP, absorb, collect, tables_for
 
@@ -55,7 +55,7 @@ def _exchange_session(project: Project, link, uuid: str, password: str | None,
                       linger: float):
     """The session a window's rounds go over: direct (HubSession), or through the sync
     service of `simrate serve` for a replica joined by a sync link (serve_sync/)."""
-    if is_service_url(link.url):
+    if link.service:
         return session_for_service(project)
     return HubSession(link.url, link.replica, link.organizer, uuid, password,
                       linger=None if link.organizer else linger)
@@ -92,7 +92,7 @@ class HubSync(QObject):
         self.error = ""
         self.error_kind = ""
         self.pending = collect(project, self.link).size
-        self.last_sync: float | None = float(project.meta("hub_last_sync") or 0) or None
+        self.last_sync: float | None = last_sync(project)
         self.rounds = 0
         self.conflicts = 0  # edits of this machine that lost, since the window opened
         self.clock_offset = 0.0  # seconds this machine's clock is ahead of the hub's
@@ -236,7 +236,7 @@ class HubSync(QObject):
     @property
     def acknowledged(self) -> int:
         """The last local change-log id the hub has taken."""
-        return meta_int(self.project, "hub_pushed")
+        return acknowledged(self.project)
 
     def stop(self) -> None:
         """Stop the threads and close the connections (call before closing the project)."""

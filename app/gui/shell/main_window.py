@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 from simrate import __version__
 from simrate.core.base.errors import SimrateError
-from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.base.context import ApplicationContext
 from simrate.gui.base.settings import (
     LAST_ANNOTATOR,
@@ -197,7 +196,7 @@ class MainWindow(QMainWindow):
 
                 with Project.open(path) as probe:
                     names = probe.annotators()
-                    organizer = self.context.organizer and not is_annotator_replica(probe)
+                    organizer = self.context.organizer and not probe.mode.annotator
                 annotator = ask_annotator(names, self.context.settings.get(LAST_ANNOTATOR), self,
                                           organizer=organizer)
                 if not annotator:
@@ -270,7 +269,7 @@ class MainWindow(QMainWindow):
             from simrate.core.project import Project
 
             with Project.open(path) as replica:  # for this session only, never stored
-                self.hub_link.passwords[replica.meta("hub_url") or ""] = password
+                self.hub_link.passwords[replica.mode.url] = password
         self.open_project(path, annotator=name or None)
 
     def close_project(self) -> None:

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.review.index import AdjudicationRecords
-from simrate.core.team.blind import is_annotator_replica
 from simrate.gui.agreement.agreement_view import AgreementView
 from simrate.gui.agreement.agreement_watch import AgreementWatcher
 from simrate.gui.agreement.dashboard import Dashboard
@@ -255,7 +254,7 @@ class Organizer(QObject):
         file the switch is written to its change log, on an annotator's replica refused."""
         project = self.context.project
         if on and not self.context.organizer and project is not None:
-            if is_annotator_replica(project):
+            if project.mode.annotator:
                 self.mode_action.setChecked(False)
                 self.window.statusBar().showMessage(ANNOTATOR_REPLICA, 10000)
                 return
@@ -281,7 +280,7 @@ class Organizer(QObject):
 
     def _on_project_opened(self) -> None:
         # an annotator's replica of a hub has no organizer mode (the context switched it off)
-        allowed = not is_annotator_replica(self.context.project)
+        allowed = not self.context.project.mode.annotator
         self.mode_action.setEnabled(allowed)
         self.mode_action.setStatusTip("" if allowed else ANNOTATOR_REPLICA)
         self.mode_action.setToolTip("" if allowed else ANNOTATOR_REPLICA)

@@ -85,9 +85,9 @@ class HubLink(QObject):
     def attach(self) -> None:
         """Start syncing if the open project is linked to a hub (and not already)."""
         project = self.context.project
-        if self.sync is not None or project is None or not project.meta("hub_url"):
+        if self.sync is not None or project is None or project.mode.plain:
             return
-        url = project.meta("hub_url") or ""
+        url = project.mode.url
         self.sync = HubSync(project, self.passwords.get(url), parent=self)
         self.sync.password_needed.connect(self._ask_password)
         self.sync.conflicts_found.connect(self._tell_conflicts)

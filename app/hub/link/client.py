@@ -1,8 +1,8 @@
 """The replica's side of the sync service: rounds over HTTP to `simrate serve` (issue 33).
 
 An annotator's replica joined through a sync link (`http(s)://HOST:PORT/team/TOKEN`, from
-`simrate team token`) keeps the server's address as its `hub_url` and the token as
-`hub_token`, and sends each round as one POST of JSON to `/sync/round`; the server makes
+`simrate team token`) keeps the server's address as its hub URL and the token in its
+mode (core/data/replica_mode.py), and sends each round as one POST of JSON to `/sync/round`; the server makes
 it one call of the hub's `simrate.sync_round` (hub_schema/service.py), which finds the
 person from the token. The round's answer has the shape of a direct exchange's
 (exchange.Received), so collect and absorb (sync.py) are the same for both.
@@ -30,15 +30,7 @@ TIMEOUT = 30
 CHUNK = 1000
 #: The tables an annotator's replica pulls (the columns and rows of each: sync_round).
 TABLES = ANNOTATOR_TABLES
-#: Meta key of the replica: the person's token at the sync service.
-TOKEN_KEY = "hub_token"
-
 LINK = re.compile(r"^(https?://[^/?#\s]+(?:/[^?#\s]*?)?)/team/([A-Za-z0-9_-]{16,200})/?$")
-
-
-def is_service_url(url: str) -> bool:
-    """True for the address of a sync service (http or https), not a libpq URL."""
-    return url.lower().startswith(("http://", "https://"))
 
 
 def split_link(link: str) -> tuple[str, str]:
@@ -202,6 +194,6 @@ def session_for_service(project: Any):
     from simrate.hub.link.replica import read_link
 
     link = read_link(project)
-    return ServiceSession(link.url, project.meta(TOKEN_KEY) or "", link.replica,
+    return ServiceSession(link.url, link.token, link.replica,
                           project.meta("project_uuid") or "")
 

@@ -1,9 +1,11 @@
 """What a replica (a `.simrate` file linked to a hub) remembers about the hub.
 
-Meta keys: `hub_url` (no password), `hub_replica` (this file's id at the hub), `hub_kind`
-(annotator or organizer), `hub_name` (the login's annotator name), `hub_pushed` (the last
-local change-log id the hub has acknowledged), `hub_wm_<table>` (the highest hub sequence
-number pulled from each table) and `hub_last_sync` (Unix time of the last good round).
+The link itself (hub URL, role, name, replica id, sync token) is the file's mode
+(core/data/replica_mode.py, `Project.mode`); `link_replica` and `unlink_replica` change it
+through `Project.relink`. The sync's own meta keys, read and written in app/hub only:
+`hub_pushed` (the last local change-log id the hub has acknowledged), `hub_wm_<table>`
+(the highest hub sequence number pulled from each table) and `hub_last_sync` (Unix time
+of the last good round).
 
 Tables `hub_ratings`, `hub_adjudications` and `hub_annotators` hold each value as the hub
 last had it. A local value that differs from its hub copy is pending: it goes out at the
@@ -25,9 +27,8 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from dataclasses import dataclass
 
-from simrate.core.base.errors import SimrateError
+from simrate.core.data.replica_mode import NAME_SQL, ROLE_SQL, ReplicaMode, Role
 from simrate.core.project import Project
 from simrate.core.team.replica_tables import OUTBOX_COLUMNS, OUTBOX_TABLE, REPLICA_SCHEMA
 
@@ -76,9 +77,8 @@ OUTBOX_TRIGGERS = (
     # an annotator's replica holds only the person's own ratings: the hub takes no other
     # from it, so any other would stay on this machine for ever
     "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
-    "WHEN (SELECT value FROM meta WHERE key = 'hub_kind') = 'annotator' "
-    "AND NEW.annotator_id IS NOT (SELECT id FROM annotators WHERE name = "
-    "(SELECT value FROM meta WHERE key = 'hub_name')) BEGIN "
+    f"WHEN {ROLE_SQL} = '{Role.ANNOTATOR.value}' "
+    f"AND NEW.annotator_id IS NOT (SELECT id FROM annotators WHERE name = {NAME_SQL}) BEGIN "
     "SELECT RAISE(ABORT, 'this is an annotator''s replica of a hub: it holds only that "
     "person''s own ratings, and the hub would take no other; import them into the "
     "organizer''s replica'); END",
@@ -99,21 +99,6 @@ SEED_OUTBOX = (
     f"{_ADD[:-8]} SELECT 'rater', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
     "WHERE a.kind <> 'machine' AND a.name NOT IN (SELECT name FROM hub_annotators)",
 )
-
-
-@dataclass(frozen=True)
-class Link:
-    """A replica's link to its hub, as recorded in the file."""
-
-    url: str
-    replica: str
-    kind: str
-    name: str | None
-
-    @property
-    def organizer(self) -> bool:
-        """True for an organizer's replica (it holds everything)."""
-        return self.kind == "organizer"
 
 
 def ensure_tables(conn: sqlite3.Connection) -> None:
@@ -161,27 +146,31 @@ def set_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
                      [(k, str(v)) for k, v in values.items()])
 
 
-def link_replica(project: Project, url: str, kind: str, name: str | None,
-                 project_uuid: str) -> Link:
-    """Record in the file that it is a replica of the hub at `url`; returns the link."""
-    replica = project.meta("hub_replica") or str(uuid.uuid4())
-    with project.team_tables.transaction() as conn:
+def link_replica(project: Project, url: str, role: Role, name: str | None,
+                 project_uuid: str, replica: str = "", token: str = "") -> ReplicaMode:
+    """Make the file a replica of the hub at `url` (its id at the hub: `replica`, else the
+    one it had, else a new one; `token`: the person's at a sync service), in one
+    transaction with the replica's tables; returns the mode it now has."""
+    replica = replica or project.mode.replica or str(uuid.uuid4())
+    with project.relink(ReplicaMode(role, url, replica, name, token)) as conn:
         ensure_tables(conn)
-        set_meta(conn, {"hub_url": url, "hub_replica": replica, "hub_kind": kind,
-                        "hub_name": name or "", "project_uuid": project_uuid})
-        for key in ("hub_pushed",):
-            conn.execute("INSERT OR IGNORE INTO meta VALUES (?, '0')", (key,))
-    return Link(url, replica, kind, name)
+        set_meta(conn, {"project_uuid": project_uuid})
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('hub_pushed', '0')")
+    return project.mode
 
 
-def read_link(project: Project) -> Link:
-    """The file's link to its hub; SimrateError if the project is not a replica."""
-    url = project.meta("hub_url")
-    if not url:
-        raise SimrateError("not linked to a hub: publish it (simrate team publish) or join "
-                           "one (simrate team join)", project.path)
-    return Link(url, project.meta("hub_replica") or "", project.meta("hub_kind") or "annotator",
-                project.meta("hub_name") or None)
+def unlink_replica(project: Project) -> ReplicaMode:
+    """Make the file a plain project again. Its replica tables and outbox stay, and go on
+    collecting its changes: linked again to the same hub, it sends what differs from the
+    hub's copy; published to another, the copies are made anew (publish.py)."""
+    with project.relink(project.mode.unlinked()):
+        pass
+    return project.mode
+
+
+def read_link(project: Project) -> ReplicaMode:
+    """The file's link to its hub (its mode); SimrateError if the project is not a replica."""
+    return project.mode.require_link(project.path)
 
 
 def meta_int(project: Project, key: str) -> int:
@@ -193,3 +182,13 @@ def meta_int(project: Project, key: str) -> int:
 def watermarks(project: Project, tables: tuple[str, ...]) -> dict[str, int]:
     """The highest hub sequence number pulled so far from each table."""
     return {table: meta_int(project, f"hub_wm_{table}") for table in tables}
+
+
+def acknowledged(project: Project) -> int:
+    """The last local change-log id the hub has taken."""
+    return meta_int(project, "hub_pushed")
+
+
+def last_sync(project: Project) -> float | None:
+    """Unix time of the replica's last good round, None before the first."""
+    return float(project.meta("hub_last_sync") or 0) or None

@@ -16,10 +16,11 @@ import math
 import pandas as pd
 
 from simrate.core.data.changelog import log_change
+from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.store import CROWD, HUMAN
 from simrate.core.project import Project
 from simrate.hub.link.exchange import Outbox, Received
-from simrate.hub.link.replica import Link, ensure_tables, set_meta
+from simrate.hub.link.replica import ensure_tables, set_meta
 from simrate.hub.link.replica_state import (
     ABSENT_RATING,
     hub_copies,
@@ -48,7 +49,7 @@ DELETE FROM hub_outbox WHERE id > ? AND id IN (
 """
 
 
-def apply_received(project: Project, link: Link, received: Received,
+def apply_received(project: Project, link: ReplicaMode, received: Received,
                    outbox: Outbox | None = None) -> tuple[int, list[dict]]:
     """Apply every pulled table, in an order where each row finds what it refers to;
     returns how many rows changed the replica (echoes of our own pushes do not), and the

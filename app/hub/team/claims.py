@@ -25,14 +25,14 @@ def claim_new_raters(project: Project, names: Iterable[str], kind: str,
     plain file, an annotator's replica, or a hub that cannot be reached now."""
     import psycopg
 
-    if not project.meta("hub_url") or project.meta("hub_kind") != "organizer":
+    if not project.mode.organizer:
         return
     new = [n for n in dict.fromkeys(nfc(str(n).strip()) for n in names)
            if not rater_name_problem(n) and n not in project.roster]  # others: refused here
     if not new:
         return
     try:
-        conn = connect(project.meta("hub_url") or "", password)
+        conn = connect(project.mode.url, password)
     except HubError:
         return  # offline: `team sync` claims them
     try:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
+from simrate.core.data.replica_mode import Role, is_service_url
 from simrate.core.project import Project
 from simrate.hub.link.backoff import patiently
 from simrate.hub.link.connection import connect, explain, hub_info, parse_url
@@ -23,7 +24,6 @@ def join(url: str, path: str | Path, password: str | None = None,
     """Create the replica at `path` and fill it from the hub; returns it open, and the
     first round's report. Nothing is left at `path` when joining fails. While the hub is
     full or unreachable it tries again with backoff for up to `wait` seconds."""
-    from simrate.hub.link.client import is_service_url
     from simrate.hub.team.joining import join_service
 
     path = Path(path)
@@ -49,7 +49,7 @@ def _join_once(url: str, path: Path, password: str | None, say: Callable[[str], 
         settings = dict(conn.execute("SELECT key, value FROM simrate.settings").fetchall())
         scale = Scale.from_dict(json.loads(settings["scale"]), "the hub")
         project = Project.create(path, scale=scale, title=settings.get("title", ""))
-        link = link_replica(project, url, info.kind, info.name, info.project_uuid)
+        link = link_replica(project, url, Role(info.kind), info.name, info.project_uuid)
         if info.name:
             project.roster.add(info.name)
         say("downloading items and ratings")

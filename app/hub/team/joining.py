@@ -9,7 +9,6 @@ from typing import Any
 
 from simrate.hub.link.client import (
     TABLES,
-    TOKEN_KEY,
     check_project,
     post_round,
     service_exchange,
@@ -24,8 +23,9 @@ def join_service(link: str, path: Any, say: Any) -> tuple[Any, Any]:
     import uuid
 
     from simrate.core.base.scale import Scale
+    from simrate.core.data.replica_mode import Role
     from simrate.core.project import Project
-    from simrate.hub.link.replica import link_replica, set_meta, watermarks
+    from simrate.hub.link.replica import link_replica, watermarks
     from simrate.hub.team.sync import absorb, collect
 
     base, token = split_link(link)
@@ -38,9 +38,8 @@ def join_service(link: str, path: Any, say: Any) -> tuple[Any, Any]:
     scale = Scale.from_dict(json.loads(settings["scale"]), "the hub")
     project = Project.create(path, scale=scale, title=settings.get("title", ""))
     try:
-        with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_replica": replica, TOKEN_KEY: token})
-        linked = link_replica(project, base, "annotator", hello["name"], hello["project_uuid"])
+        linked = link_replica(project, base, Role.ANNOTATOR, hello["name"],
+                              hello["project_uuid"], replica=replica, token=token)
         project.roster.add(hello["name"])
         say("downloading items and ratings")
         outbox = collect(project, linked)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simrate.core.base.names import rater_key
+from simrate.core.data.replica_mode import Role
 from simrate.core.project import Project
 from simrate.core.team.blind import source_name
 from simrate.core.team.teamdb import project_uuid
@@ -246,8 +247,8 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
     A rating edited since `started` (the upload's start: another window or program may have
     written meanwhile) is not taken for uploaded: it has no copy, and its key is queued, so
     the sync that follows sends it (a value the hub has already is left alone there)."""
-    already = project.meta("hub_url") == url
-    link_replica(project, url, "organizer", None, uuid)
+    already = project.mode.url == url
+    link_replica(project, url, Role.ORGANIZER, None, uuid)
     if already:
         return  # a re-run: the file's pending changes go out with the sync that follows
     last_change = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]

@@ -28,14 +28,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.project import Project
 from simrate.core.team.blind import blind_replica, source_name
-from simrate.hub.link.client import (
-    TOKEN_KEY,
-    is_service_url,
-    service_exchange,
-    session_for_service,
-)
+from simrate.hub.link.client import service_exchange, session_for_service
 from simrate.hub.link.connection import connect, hub_info
 from simrate.hub.link.exchange import (
     ANNOTATOR_TABLES,
@@ -45,7 +41,7 @@ from simrate.hub.link.exchange import (
     exchange,
 )
 from simrate.hub.link.replica import (
-    Link,
+    acknowledged,
     ensure_tables,
     has_outbox,
     meta_int,
@@ -114,7 +110,7 @@ def clock_line(offset: float) -> str | None:
             "as made when this clock says, so set the clock right")
 
 
-def collect(project: Project, link: Link) -> Outbox:
+def collect(project: Project, link: ReplicaMode) -> Outbox:
     """Local changes the hub has not acknowledged and does not hold yet.
 
     Ratings, adjudications, exclusions and machine raters come from the outbox, which
@@ -124,7 +120,7 @@ def collect(project: Project, link: Link) -> Outbox:
     if not has_outbox(project):
         with project.team_tables.transaction() as conn:
             ensure_tables(conn)
-    since = meta_int(project, "hub_pushed")
+    since = acknowledged(project)
     last = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     outbox = Outbox(since, max(since, last))
     upto = outbox.queued_upto = queued_upto(project)
@@ -158,7 +154,7 @@ def _new_items(project: Project) -> list[tuple]:
     return [(*r[:7], source_name(r[7]), r[8]) for r in rows]  # no folders (blind.py)
 
 
-def absorb(project: Project, link: Link, outbox: Outbox, received: Received) -> SyncReport:
+def absorb(project: Project, link: ReplicaMode, outbox: Outbox, received: Received) -> SyncReport:
     """Record what the hub took, apply what it sent; returns the round's report."""
     _record_push(project, outbox, received)
     blind_replica(project)  # an annotator's replica from an older simrate held references
@@ -200,16 +196,16 @@ def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
         set_meta(conn, values)
 
 
-def tables_for(link: Link) -> tuple[str, ...]:
+def tables_for(link: ReplicaMode) -> tuple[str, ...]:
     """The hub tables this replica pulls."""
     return ORGANIZER_TABLES if link.organizer else ANNOTATOR_TABLES
 
 
 def pending_count(project: Project) -> int:
     """Local changes not yet on the hub (0 for a project without a hub)."""
-    if not project.meta("hub_url"):
+    if project.mode.plain:
         return 0
-    return collect(project, read_link(project)).size
+    return collect(project, project.mode).size
 
 
 def sync_once(project: Project, password: str | None = None, wait: float = 0.0
@@ -225,8 +221,8 @@ def sync_once(project: Project, password: str | None = None, wait: float = 0.0
 def _sync_once(project: Project, password: str | None) -> SyncReport:
     link = read_link(project)
     outbox = collect(project, link)
-    if is_service_url(link.url):  # through `simrate serve` (serve_sync/client.py)
-        received = service_exchange(link.url, project.meta(TOKEN_KEY) or "", link.replica,
+    if link.service:  # through `simrate serve` (serve_sync/client.py)
+        received = service_exchange(link.service, link.token, link.replica,
                                     outbox, watermarks(project, tables_for(link)),
                                     project.meta("project_uuid") or "")
         return absorb(project, link, outbox, received)
@@ -263,7 +259,7 @@ def session_for(project: Project, password: str | None = None):
     from simrate.hub.link.session import HubSession
 
     link = read_link(project)
-    if is_service_url(link.url):
+    if link.service:
         return session_for_service(project)
     return HubSession(link.url, link.replica, link.organizer, project.meta("project_uuid") or "",
                       password)

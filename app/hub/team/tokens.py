@@ -54,7 +54,7 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     from simrate.hub.team.people import hub_name
     from simrate.hub.team.web_hub import WEB_LOGIN_KEY, _make_web_login
 
-    if project.meta("hub_kind") != "organizer":
+    if not project.mode.organizer:
         raise SimrateError("only an organizer's replica of a hub gives sync links",
                            project.path)
     url, uuid = hub_of(project)

@@ -152,17 +152,22 @@ def _write_lines(path: Path, lines: list[str] | None) -> None:
     os.chmod(path, 0o600)
 
 
+def web_login(project: Project) -> str:
+    """The hub login `simrate serve` uses for this organizer's replica ("" before any)."""
+    return project.meta(WEB_LOGIN_KEY) or ""
+
+
 def web_url(project: Project) -> str:
     """The hub URL `simrate serve` connects with (the web login; no password in it)."""
-    if project.meta("hub_kind") != "organizer":
+    if not project.mode.organizer:
         raise SimrateError("this file is an annotator's replica of a team hub; simrate serve "
                            "runs on the organizer's replica", project.path)
-    login = project.meta(WEB_LOGIN_KEY)
+    login = web_login(project)
     if not login:
         raise SimrateError("this replica has no web login on the hub yet: create a study "
                            "(simrate crowd study) or a sync link (simrate team token) first",
                            project.path)
-    return url_for(project.meta("hub_url") or "", login)
+    return url_for(project.mode.url, login)
 
 
 def _local_pool_sizes(project: Project) -> dict[str, int]:
