@@ -59,6 +59,11 @@ GOLD_COLUMNS = [
 RATING_PREFIX = "rating:"
 
 
+def line_at(frame: pd.DataFrame, row: int) -> int:
+    """The source line of row `row` (a position) of a reader's frame: its `line` column."""
+    return int(frame["line"].to_numpy()[row])
+
+
 def annotator_columns(gold: pd.DataFrame) -> list[str]:
     """The `rating:<annotator>` columns of a gold table, in order."""
     return [c for c in gold.columns if c.startswith(RATING_PREFIX)]

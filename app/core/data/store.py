@@ -98,12 +98,12 @@ CREATE TABLE changes (
 """
 
 
-def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
+def _sqlite_connect(target: str, **options) -> HeldConnection:
     return sqlite3.connect(target, factory=HeldConnection, check_same_thread=False,
                            isolation_level=None, **options)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path) -> HeldConnection:
     """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
     refuse_long_path(path)  # SQLite's own words would be "unable to open", or "damaged"
     conn = _sqlite_connect(str(path), timeout=10.0)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import Event, ImportUndone, ItemsImported, RatingsImported
-from simrate.core.base.frames import ITEM_COLUMNS
+from simrate.core.base.frames import ITEM_COLUMNS, line_at
 from simrate.core.base.names import nfc_columns
 from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
@@ -72,12 +72,11 @@ class ImportMethods:
             if twice.any():
                 row = int(twice.argmax())
                 item = normal["item_id"].iat[row]
-                first = int(normal["line"].iat[int((normal["item_id"] == item).to_numpy()
-                                                   .argmax())])
+                first = line_at(normal, int((normal["item_id"] == item).to_numpy().argmax()))
                 raise SimrateError(f"item id {item!r} is given twice (first on line {first}), "
                                    "written once with composed and once with combining "
-                                   "characters", source or None, int(normal["line"].iat[row]))
-        frame = normal
+                                   "characters", source or None, line_at(normal, row))
+        frame, batch = normal, 0
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)
