@@ -91,11 +91,11 @@ class ItemIndex:
 
     def positions_of(self, ids: np.ndarray) -> np.ndarray:
         """Positions of many ids at once (-1 for an unknown id)."""
-        if self._lookup is None:
-            import pandas as pd  # only bulk imports need it; `info` stays light
+        import pandas as pd  # only bulk imports need it; `info` stays light
 
+        if self._lookup is None:
             self._lookup = pd.Index(self.ids, dtype=object)
-        return self._lookup.get_indexer(ids).astype(np.int64)
+        return self._lookup.get_indexer(pd.Index(ids)).astype(np.int64)
 
     def ords_at(self, positions: np.ndarray) -> np.ndarray:
         """Ords of the items at these positions (all known)."""

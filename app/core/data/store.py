@@ -7,7 +7,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -368,8 +368,9 @@ class TableAccess:
     def __init__(self, conn: sqlite3.Connection, path: Path):
         self._conn, self._path = conn, path
 
-    def read(self, sql: str, params: tuple | list = ()) -> list[tuple]:
-        """The rows of one query."""
+    def read(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()
+             ) -> list[tuple]:
+        """The rows of one query (parameters by position, or by name in a mapping)."""
         return self._conn.execute(sql, params).fetchall()
 
     def transaction(self):
