@@ -36,8 +36,8 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
 from dataclasses import replace
+from typing import Any
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
