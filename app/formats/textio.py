@@ -50,8 +50,10 @@ def without_gc(function: Callable) -> Callable:
     return wrapper
 
 
-def _cp1252_passthrough(error: UnicodeDecodeError) -> tuple[str, int]:
+def _cp1252_passthrough(error: UnicodeError) -> tuple[str, int]:
     """Map the five bytes cp1252 leaves undefined to the same code points, as Windows does."""
+    if not isinstance(error, UnicodeDecodeError):  # a handler for decoding only
+        raise error
     bad = error.object[error.start:error.end]
     return "".join(chr(b) for b in bad), error.end
 
