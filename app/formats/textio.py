@@ -52,10 +52,8 @@ def without_gc(function: Callable) -> Callable:
 
 def _cp1252_passthrough(error: UnicodeError) -> tuple[str, int]:
     """Map the five bytes cp1252 leaves undefined to the same code points, as Windows does."""
-    if not isinstance(error, UnicodeDecodeError):  # a handler for decoding only
-        raise error
-    bad = error.object[error.start:error.end]
-    return "".join(chr(b) for b in bad), error.end
+    assert isinstance(error, UnicodeDecodeError)  # registered for decoding only
+    return "".join(map(chr, error.object[error.start:error.end])), error.end
 
 
 codecs.register_error("simrate_cp1252", _cp1252_passthrough)
