@@ -83,14 +83,14 @@ def test_a_hub_reached_through_a_socket_folder_gets_a_password_line_for_that_fol
     with open(hub.passfile, "a", encoding="utf-8") as fh:  # the organizer, on the socket
         fh.write(f"{folder}:{pg.port}:{hub.name}:{hub.organizer}:org-secret\n")
     url = f"postgresql://{hub.organizer}@/{hub.name}?host={folder}&port={pg.port}"
-    from simrate.core.team import web_study as web
     from simrate.hub.team.publish import publish
+    from simrate.hub.team.web_hub import set_study  # on a replica: the hub first
     from tests.web.projects import make_project
 
     path = make_project(tmp_path / "organizer.simrate", items=12, checks=2)
     with Project.open(path) as project:
         publish(project, url)
-        web.set_study(project, "s", per_task=3, checks=1, per_item=2)
+        set_study(project, "s", per_task=3, checks=1, per_item=2)
         login = project.meta(WEB_LOGIN_KEY)
     lines = [line for line in hub.passfile.read_text().splitlines() if f":{login}:" in line]
     assert [line.split(":")[0] for line in lines] == [folder]  # not localhost

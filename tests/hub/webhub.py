@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from simrate.core.project import Project
-from simrate.core.team import web_study as web
 from tests.web.projects import make_project
 
 
@@ -18,6 +17,7 @@ def published_study(hub, folder: Path, items: int = 40, checks: int = 3, per_tas
     organizer's replica and {annotator name: login}."""
     from simrate.hub.team.people import add_person
     from simrate.hub.team.publish import publish
+    from simrate.hub.team.web_hub import set_study  # on a replica: the hub first
 
     path = make_project(folder / "organizer.simrate", items=items, checks=checks, texts=texts)
     logins = {}
@@ -28,6 +28,6 @@ def published_study(hub, folder: Path, items: int = 40, checks: int = 3, per_tas
             add_person(project, annotator, "annotator", f"pw-{login}", login=login)
             hub.remember(login, f"pw-{login}")
             logins[annotator] = login
-        web.set_study(project, "s", per_task=per_task, checks=n_checks, per_item=per_item,
+        set_study(project, "s", per_task=per_task, checks=n_checks, per_item=per_item,
                       lease_minutes=lease_minutes)
     return path, logins
