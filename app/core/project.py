@@ -11,7 +11,7 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -45,6 +45,7 @@ from simrate.core.data.store import (
     read_meta,
     transaction,
 )
+from simrate.core.edits.edit import Edit
 from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
 from simrate.core.imports.methods import ImportMethods
@@ -295,7 +296,8 @@ class Project(ImportMethods):
                 change.rate(item_id, annotator, RatingState(code, note, bool(skipped), seconds),
                             at=at[0] if at else None)
 
-    def edit(self, foreign_keys: bool = True, undo: bool = False, bulk: int = 2000):
+    def edit(self, foreign_keys: bool = True, undo: bool = False,
+             bulk: int = 2000) -> AbstractContextManager[Edit]:
         """The one write transaction of ratings, adjudications and exclusions: a context
         manager yielding an `Edit` (app/core/edits/edit.py) whose `rate`, `verdict` and `exclude`
         write through app/core/edits/writes.py; its events are published after the commit.

@@ -176,6 +176,7 @@ def atomic_open(path: str | Path, binary: bool = False, encoding: str = "utf-8",
     Text mode by default (UTF-8, newlines written exactly as given); `binary=True` for bytes.
     """
     with atomic_path(path) as temp:
+        handle: IO
         if binary:
             handle = open(temp, "wb")
         else:

@@ -15,7 +15,7 @@ and pandas read them as they are.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -34,7 +34,7 @@ TYPES = {
 }
 ENCODING = "application/jsonlines"
 #: Rows as columns: {field name: a column (array, list or Series)}, or a DataFrame.
-Rows = Mapping[str, object] | pd.DataFrame
+Rows = Mapping[str, Sized] | pd.DataFrame
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def _pieces(rows: Rows, fields: Sequence[Field]) -> list[tuple[np.ndarray, np.nd
     return pieces
 
 
-def write_rows(rows: Rows, fields: Sequence[Field], handle: IO[str],
+def write_rows(rows: Rows, fields: Sequence[Field], handle: IO[str] | _HashingWriter,
                progress: Progress | None = None) -> None:
     """Every row as one JSON object per line, in the fields' order."""
     pieces = _pieces(rows, fields)
@@ -142,7 +142,7 @@ def write_data_file(folder: Path, relative: str, rows: Rows, fields: Sequence[Fi
 class _HashingWriter:
     """A text sink that writes UTF-8 bytes to a file and feeds them to a hash."""
 
-    def __init__(self, raw: IO[bytes], digest: object):
+    def __init__(self, raw: IO[bytes], digest: hashlib._Hash):
         self.raw, self.digest, self.size = raw, digest, 0
 
     def write(self, text: str) -> None:  # noqa: D102 - the file protocol

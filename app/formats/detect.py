@@ -203,7 +203,8 @@ def read_items(path: str | Path, fmt: str = "auto", **options: object) -> pd.Dat
         raise SimrateError("this is a crowd results file: it holds ratings, not items", path)
     if fmt not in ITEM_READERS:
         raise SimrateError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    reader = read_jsonl_pairs if fmt == "pairs" and is_jsonl(path) else _reader(fmt)
+    reader: Callable[..., pd.DataFrame] = (read_jsonl_pairs if fmt == "pairs" and is_jsonl(path)
+                                           else _reader(fmt))
     accepted = inspect.signature(reader).parameters
     chosen = {k: v for k, v in options.items() if k in accepted and v is not None}
     return reader(path, **chosen)

@@ -81,7 +81,7 @@ def is_stale(path: Path, now: float | None = None) -> bool:
 
 def sweep(folder: Path) -> list[Path]:
     """Delete the stale leftovers in `folder`; returns what was removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = [e for e in os.scandir(folder) if e.name.startswith(".")]
     except OSError:

@@ -117,7 +117,7 @@ def _layout_from_header(names: list[str], path: Path, line: int, id_column: str 
         texts = (_find_column(names, left_column, path), _find_column(names, right_column, path))
     id_index = _find_column(names, id_column, path) if id_column else next(
         (loose.index(n) for n in ID_NAMES if n in loose), None)
-    roles = {GENRE_NAME: None, DATASET_NAME: None}
+    roles: dict[str, int | None] = {GENRE_NAME: None, DATASET_NAME: None}
     for role in roles:
         roles[role] = loose.index(role) if role in loose else None
     taken = {i for i in (id_index, roles[GENRE_NAME], roles[DATASET_NAME]) if i is not None}
@@ -181,7 +181,7 @@ def _fitted_records(records: list[Record], layout: Layout, path: Path,
     return fitted
 
 
-def _check_ids(ids: list[str], lines: list[int], layout: Layout, path: Path) -> None:
+def _check_ids(ids: list[str], lines: list[int], column: str, path: Path) -> None:
     """Refuse empty or repeated ids, naming the line(s); cheap when all is well."""
     distinct = set(ids)
     if len(distinct) == len(ids) and "" not in distinct:
@@ -189,8 +189,7 @@ def _check_ids(ids: list[str], lines: list[int], layout: Layout, path: Path) -> 
     first_line: dict[str, int] = {}
     for item_id, line in zip(ids, lines, strict=True):
         if not item_id:
-            raise SimrateError(f"empty item id in column {layout.column_name(layout.id)!r}",
-                               path, line)
+            raise SimrateError(f"empty item id in column {column!r}", path, line)
         if item_id in first_line:
             raise SimrateError(f"duplicate item id {item_id!r} (lines {first_line[item_id]} "
                                f"and {line})", path, line)
@@ -209,12 +208,12 @@ def _build_items(records: list[Record], layout: Layout, path: Path, dataset: str
 
     if layout.id is not None:
         ids = stripped(layout.id)
-        _check_ids(ids, lines, layout, path)
+        _check_ids(ids, lines, layout.column_name(layout.id), path)
     else:
         ids = [f"{path.stem}:{line}" for line in lines]
     datasets = ([dataset] * len(fitted) if dataset else
                 [d or path.stem for d in stripped(layout.dataset)])
-    rows = {
+    rows: dict[str, list] = {
         "item_id": ids, "line": lines, "dataset": datasets, "genre": stripped(layout.genre),
         "left": [f[layout.left] for _, f in fitted], "right": [f[layout.right] for _, f in fitted],
         "reference": stripped(layout.reference),
@@ -248,6 +247,9 @@ def _settle_reference(rows: dict[str, list], layout: Layout, path: Path) -> None
     line, as in every format: it is neither a reference score nor a label.
     """
     texts = rows["reference"]
+    if layout.reference is None:  # no such column: every cell is empty
+        rows["reference"] = [float("nan")] * len(texts)
+        return
     for text, line in zip(texts, rows["line"], strict=True):
         problem = reference_problem(text) if text else None
         if problem:

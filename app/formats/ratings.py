@@ -43,6 +43,15 @@ def _first(loose: list[str], names: tuple[str, ...]) -> int | None:
     return next((i for i, n in enumerate(loose) if n in names), None)
 
 
+def _required(loose: list[str], names: tuple[str, ...], what: str, path: Path) -> int:
+    """Index of the first column named as one of `names`; SimrateError when there is none
+    (the header row was chosen for naming the item id, a score column sends a file here)."""
+    found = _first(loose, names)
+    if found is None:
+        raise SimrateError(f"no {what} column", path)
+    return found
+
+
 def _locate_header(records: list[Record], spreadsheet: bool, path: Path) -> int:
     """Position of the header row: the first (spreadsheets: within the top rows) naming items."""
     candidates = records[:HEADER_SCAN_ROWS] if spreadsheet else records[:1]
@@ -122,7 +131,8 @@ def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Pa
     `annotator` names the rater of a file without an annotator column; `given`: it was
     asked for (--annotator), so a file that names its raters is refused."""
     loose = [normalise_name(n) for n in names]
-    item_col, score_col = _first(loose, ITEM_NAMES), _first(loose, SCORE_NAMES)
+    item_col = _required(loose, ITEM_NAMES, "item id", path)
+    score_col = _required(loose, SCORE_NAMES, "score", path)
     annotator_col, note_col = _first(loose, ANNOTATOR_NAMES), _first(loose, NOTE_NAMES)
     if annotator_col is None and not annotator:
         raise SimrateError(NO_ANNOTATOR, path)
@@ -136,7 +146,8 @@ def _read_long(data: list[Record], names: list[str], spreadsheet: bool, path: Pa
     lines = [line for line, _ in rated]
     item_ids = _column(rated, item_col)
     _refuse_empty(item_ids, lines, "item id", path)
-    who = _column(rated, annotator_col) if annotator_col is not None else [annotator] * len(rated)
+    who = (_column(rated, annotator_col) if annotator_col is not None
+           else [annotator or ""] * len(rated))  # a name: refused above when none
     _refuse_empty(who, lines, "annotator name", path)
     _check_unique(list(zip(item_ids, who, strict=True)), lines,
                   "{1!r} rates item {0!r} twice (lines {first} and {line})", path)
@@ -174,7 +185,7 @@ def _refuse_repeated_annotators(columns: list[tuple[int, str]], path: Path) -> N
 def _read_wide(data: list[Record], names: list[str], spreadsheet: bool,
                path: Path) -> dict[str, list]:
     """item_id then one column per annotator; empty cells are missing ratings."""
-    item_col = _first([normalise_name(n) for n in names], ITEM_NAMES)
+    item_col = _required([normalise_name(n) for n in names], ITEM_NAMES, "item id", path)
     annotators = _wide_annotators(names, item_col, path)
     _refuse_repeated_annotators(annotators, path)
     rows = _fitted(data, len(names), path, spreadsheet)

@@ -226,7 +226,9 @@ def read_pit_gold(path: str | Path) -> ScoreFile:
     path = Path(path)
     _check_name(path, "pit")
     lines = content_lines(path)
-    kinds, labels, scores = [], [], []
+    kinds: list[str] = []
+    labels: list[int] = []
+    scores: list[float] = []
     for number, text in lines:
         kind, label, score = _pit_gold_fields(_fields(text), path, number)
         if kinds and kind != kinds[0]:

@@ -50,10 +50,10 @@ def without_gc(function: Callable) -> Callable:
     return wrapper
 
 
-def _cp1252_passthrough(error: UnicodeDecodeError) -> tuple[str, int]:
+def _cp1252_passthrough(error: UnicodeError) -> tuple[str, int]:
     """Map the five bytes cp1252 leaves undefined to the same code points, as Windows does."""
-    bad = error.object[error.start:error.end]
-    return "".join(chr(b) for b in bad), error.end
+    assert isinstance(error, UnicodeDecodeError)  # registered for decoding only
+    return "".join(map(chr, error.object[error.start:error.end])), error.end
 
 
 codecs.register_error("simrate_cp1252", _cp1252_passthrough)

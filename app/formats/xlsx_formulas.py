@@ -11,9 +11,13 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 from xml.etree.ElementTree import ParseError, iterparse
 
 from simrate.core.base.errors import SimrateError
+
+if TYPE_CHECKING:
+    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 #: A formula element, with or without a namespace prefix (`<f>`, `<f t="shared" ...>`).
@@ -21,7 +25,7 @@ _FORMULA_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s>/]")
 _CHUNK = 1 << 20
 
 
-def _holds_formulas(member: io.BufferedIOBase) -> bool:
+def _holds_formulas(member: IO[bytes]) -> bool:
     """True when the part's XML holds a formula element (a byte scan, in pieces)."""
     tail = b""
     while chunk := member.read(_CHUNK):
@@ -57,7 +61,7 @@ def formula_without_value(source: Path | io.BytesIO, part: str) -> str | None:
     return None
 
 
-def refuse_formulas_without_values(source: Path | io.BytesIO, sheet: object,
+def refuse_formulas_without_values(source: Path | io.BytesIO, sheet: ReadOnlyWorksheet,
                                    path: Path) -> None:
     """SimrateError naming the sheet and cell of a formula without a saved value."""
     part = getattr(sheet, "_worksheet_path", None)  # openpyxl's read-only sheets know it

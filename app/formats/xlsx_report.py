@@ -17,6 +17,7 @@ import errno
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,10 @@ from simrate.formats.xlsx_rows import (
 )
 from simrate.formats.xlsx_save import save_book, scratch_folder
 
+if TYPE_CHECKING:
+    from openpyxl.cell.cell import Cell
+    from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 HEADER_FILL = PatternFill("solid", fgColor="305496")
 HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
@@ -64,7 +69,7 @@ ADJUDICATION_WIDTHS = [22, 16, 8, 50, 14, 20, 10, 8, 7, 7, 12, 50, 50]
 class CellMaker:
     """Turns Python values into write-only cells, keeping every text a string cell."""
 
-    def __init__(self, sheet: object):
+    def __init__(self, sheet: WriteOnlyWorksheet):
         self.sheet = sheet
         self.fitter = TextFitter()  # counts the texts cut or cleaned
 
@@ -75,7 +80,7 @@ class CellMaker:
             return self.styled(value)
         return value
 
-    def styled(self, value: object, **style: object) -> WriteOnlyCell:
+    def styled(self, value: str | float | dt.datetime | None, **style: object) -> Cell:
         """A cell with a font, number format or alignment; a text is always a string cell
         (never a formula or an error value), whatever it starts with."""
         if isinstance(value, str):
@@ -87,17 +92,19 @@ class CellMaker:
             setattr(cell, name, setting)
         return cell
 
-    def header(self, names: Iterable[str]) -> list[WriteOnlyCell]:
+    def header(self, names: Iterable[str]) -> list[Cell]:
         """A styled header row."""
         return [self.styled(name, font=HEADER_FONT, fill=HEADER_FILL, alignment=HEADER_ALIGN,
                             border=HEADER_BORDER) for name in names]
 
 
-def new_sheet(book: Workbook, title: str, widths: Sequence[float], freeze: bool = True) -> object:
+def new_sheet(book: Workbook, title: str, widths: Sequence[float],
+              freeze: bool = True) -> WriteOnlyWorksheet:
     """A write-only sheet with column widths set and the first row frozen."""
-    sheet = book.create_sheet(title)
+    sheet: WriteOnlyWorksheet = book.create_sheet(title)
     for index, width in enumerate(widths, start=1):
-        sheet.column_dimensions[get_column_letter(index)].width = width
+        # types-openpyxl leaves out what WriteOnlyWorksheet takes from Worksheet._setup
+        sheet.column_dimensions[get_column_letter(index)].width = width  # type: ignore[attr-defined]
     if freeze:
         sheet.freeze_panes = "A2"
     return sheet
@@ -147,7 +154,8 @@ def write_gold_sheet(book: Workbook, gold: pd.DataFrame, progress: Progress | No
     maker = CellMaker(sheet)
     sheet.append(maker.header(header))
     if len(gold):
-        sheet.auto_filter.ref = f"A1:{get_column_letter(len(header))}{len(gold) + 1}"
+        sheet.auto_filter.ref = (  # type: ignore[attr-defined]  # as in new_sheet
+            f"A1:{get_column_letter(len(header))}{len(gold) + 1}")
     return SheetBody(sheet, _gold_rows(gold, header, maker.fitter, progress, total),
                      maker.fitter)
 

@@ -15,8 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 #: Excel's limit on the characters of one cell, counted in UTF-16 code units (a character
 #: beyond U+FFFF, such as an emoji, counts two); longer texts are cut (with a warning).
@@ -143,7 +147,7 @@ class SheetBody:
     of rows; `fitter` counts the texts it changed.
     """
 
-    sheet: object
+    sheet: WriteOnlyWorksheet
     chunks: Iterator[str]
     fitter: TextFitter = field(default_factory=TextFitter)
 

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale
 from simrate.core.data import store
 from simrate.core.project import Project
 from simrate.core.team import invites
@@ -84,18 +85,23 @@ class FileBackend:
         return await loop.run_in_executor(self._pool, lambda: function(self.project, *args,
                                                                        **kwargs))
 
+    def _open_project(self) -> Project:
+        if self.project is None:
+            raise RuntimeError("the project file is not open")
+        return self.project
+
     # the interface every backend gives the app (WebBackend, backend_protocol.py)
     @property
     def opened(self) -> bool:
         return self.project is not None
 
     @property
-    def scale(self):
-        return self.project.scale
+    def scale(self) -> Scale:
+        return self._open_project().scale
 
     @property
     def title(self) -> str:
-        return self.project.title
+        return self._open_project().title
 
     async def start(self) -> None:
         """Nothing to start in the event loop: the file is opened by open()."""
@@ -104,7 +110,7 @@ class FileBackend:
         """Nothing to stop in the event loop: the file is closed by close()."""
 
     def open_studies(self) -> list[str]:
-        return [s.name for s in self._pool.submit(web.studies, self.project).result()
+        return [s.name for s in self._pool.submit(web.studies, self._open_project()).result()
                 if s.open]
 
     async def study(self, name: str) -> web.Study | None:

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import hmac
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
 from simrate.core.team.web_tables import read_options, refusal, score_code
 from simrate.web.security import Refused
+
+if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone needs it)
+    from psycopg_pool import AsyncConnectionPool
 
 
 class HubBackend:  # implements backend_protocol.WebBackend
@@ -24,14 +29,16 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.path = Path(path)
         self.min_size, self.max_size = min_size, max_size
         self.url = ""
-        self._scale = None
+        self._scale: Scale | None = None
         self._title = ""
         self._studies: list[str] = []
-        self.pool = None
+        self.pool: AsyncConnectionPool | None = None
         self.opened = False
 
     @property
-    def scale(self):
+    def scale(self) -> Scale:
+        if self._scale is None:
+            raise RuntimeError("the backend is not open")
         return self._scale
 
     @property
@@ -64,11 +71,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
 
         from simrate.hub.link.connection import CONNECT_TIMEOUT
 
-        self.pool = AsyncConnectionPool(
+        self.pool = pool = AsyncConnectionPool(
             self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,
             kwargs={"autocommit": True, "prepare_threshold": None,
                     "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})
-        await self.pool.open(wait=True, timeout=30)
+        await pool.open(wait=True, timeout=30)
 
     async def stop(self) -> None:
         if self.pool is not None:
@@ -92,6 +99,8 @@ class HubBackend:  # implements backend_protocol.WebBackend
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        if self.pool is None:
+            raise RuntimeError("the backend is not started")
         for attempt in range(3):
             try:
                 async with self.pool.connection() as conn:
@@ -163,7 +172,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         row = rows[0]
         if row[9] is None:
             return self._lease(name, row), None, None
-        saved = None if row[12] is None else self._scale.from_code(int(row[12]))
+        saved = None if row[12] is None else self.scale.from_code(int(row[12]))
         return self._lease(name, row), web.Slot(int(row[9]), 0, row[10], row[11]), saved
 
     async def rate(self, name: str, cookie: str, token: str, slot: int, score: str

@@ -66,6 +66,7 @@ def render(source: str) -> Markup:
         if kind in ("ul", "ol") and wanted == "p" and lines:
             lines[-1] += " " + line  # a list item's text going on
         else:
-            lines.append((bullet or number).group(1) if (bullet or number) else line)
+            marked = bullet or number
+            lines.append(marked.group(1) if marked else line)
     flush()
     return Markup("\n".join(blocks))

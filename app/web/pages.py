@@ -207,7 +207,7 @@ def _lifespan(backend: WebBackend, owns: bool):
 
 
 def create_app(path: str | Path, *, backend: WebBackend | None = None, rate: float = 4.0,
-               burst: float = 20.0, ip_starts_per_minute: float = 60.0) -> Starlette:
+               burst: float = 20.0, ip_starts_per_minute: float = 60.0) -> Guard:
     """The app serving the open studies of the project at `path` (opened on startup
     unless `backend` is given already open): the same pages and routes on either
     backend, FileBackend (a plain project file) or HubBackend (an organizer's replica).

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hmac
 import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
@@ -23,11 +25,24 @@ from simrate.core.team.crowdweb.options import completion_link
 from simrate.web import mturk
 from simrate.web.backend_protocol import WebBackend
 from simrate.web.markdown import render
-from simrate.web.security import COOKIE, Refused
+from simrate.web.security import COOKIE, Buckets, Refused
+
+if TYPE_CHECKING:
+    from simrate.web.backends import FileBackend
+    from simrate.web.hub_backend import HubBackend
 
 
 class StudyRoutes:
-    """The worker's routes of a study (a part of pages.Pages)."""
+    """The worker's routes of a study (a part of pages.Pages, which provides what is
+    declared here: the backend, the rate limits and the page helpers)."""
+
+    backend: FileBackend | HubBackend
+    writes: Buckets
+    starts: Buckets
+    ip_starts: Buckets
+    page: Callable[..., HTMLResponse]
+    points: Callable[[], list[dict]]
+    study_or_refuse: Callable[..., Awaitable[web.Study]]
 
     backend: WebBackend  # set by pages.Pages
 
@@ -157,7 +172,9 @@ class StudyRoutes:
                                                      int(number))
         if lease is None or not (study.open and lease.state in ("leased", "done")
                                  and lease.expires_at > time.time()):
-            return self.ended(study, lease)
+            ended = self.ended(study, lease)
+            if ended is not None:  # always, by the test above
+                return ended
         if slot is None:
             raise Refused("no such item in this task", 404)
         return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""))

@@ -175,5 +175,7 @@ async def _round_then_flush(conn, params: tuple) -> dict:
     while cursor.description is None and cursor.nextset():
         pass
     row = await cursor.fetchone()
+    if row is None:  # the round's SELECT answers one row, whatever it did
+        raise RuntimeError("the hub's round answered no row")
     answer = row[0]
     return answer if isinstance(answer, dict) else json.loads(answer)

@@ -54,8 +54,8 @@ def rating_matrix(item_ids: Sequence[str], ratings: pd.DataFrame,
     if "row" in rated.columns:  # positions given (Project.gold_inputs): no string lookup
         rows = rated["row"].to_numpy(dtype=np.int64)
     else:
-        rows = pd.Index(item_ids).get_indexer(rated["item_id"])
-    cols = pd.Index(annotators).get_indexer(rated["annotator"])
+        rows = pd.Index(item_ids).get_indexer(pd.Index(rated["item_id"]))
+    cols = pd.Index(annotators).get_indexer(pd.Index(rated["annotator"]))
     keep = (rows >= 0) & (cols >= 0)
     matrix[rows[keep], cols[keep]] = rated["score"].to_numpy(dtype="float64")[keep]
     return matrix
@@ -82,7 +82,7 @@ def _adjudicated_scores(item_ids: Sequence[str],
     scores = np.full(len(item_ids), np.nan)
     notes = np.full(len(item_ids), "", dtype=object)
     if len(adjudications):
-        rows = pd.Index(item_ids).get_indexer(adjudications["item_id"])
+        rows = pd.Index(item_ids).get_indexer(pd.Index(adjudications["item_id"]))
         keep = rows >= 0
         scores[rows[keep]] = adjudications["score"].to_numpy(dtype="float64")[keep]
         notes[rows[keep]] = adjudications["note"].fillna("").to_numpy(dtype=object)[keep]

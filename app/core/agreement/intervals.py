@@ -101,7 +101,10 @@ def _group_units(unit: np.ndarray, code: np.ndarray, v: int) -> tuple[np.ndarray
     unit, code = unit[order], code[order]
     m = np.bincount(unit)
     unit_pattern = np.empty(m.size, dtype=np.int64)
-    frequency, sizes, shape_p, shape_c = [], [], [], []
+    frequency: list[np.ndarray] = []
+    sizes: list[np.ndarray] = []
+    shape_p: list[np.ndarray] = []
+    shape_c: list[np.ndarray] = []
     for size in np.unique(m).tolist():
         members = m == size
         block = code[members[unit]].reshape(-1, size).T

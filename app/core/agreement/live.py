@@ -79,7 +79,7 @@ class LiveAgreement:
         if idx is not None:
             return idx
         if self.codes:
-            x, real = key, self.low + key * self.step
+            x, real = int(key), self.low + key * self.step
         else:
             numerator, denominator = key.as_integer_ratio()
             exponent = denominator.bit_length() - 1

@@ -26,9 +26,9 @@ def _dense_pair_sums(unit: np.ndarray, rater: np.ndarray, x: np.ndarray, units: 
     where = rater * units + unit
     if x.size and np.bincount(where, minlength=cells).max() > 1:
         return None
-    values, present = np.zeros(cells), np.zeros(cells)
-    values[where], present[where] = x, 1.0
-    values, present = values.reshape(count, units), present.reshape(count, units)
+    flat_values, flat_present = np.zeros(cells), np.zeros(cells)
+    flat_values[where], flat_present[where] = x, 1.0
+    values, present = flat_values.reshape(count, units), flat_present.reshape(count, units)
     sums = [np.einsum("au,bu->ab", a, b) for a, b in
             ((present, present), (values, present), (values * values, present),
              (values, values))]

@@ -131,7 +131,9 @@ class AlphaSums:
             return interval_alpha(self.n, self.s1, self.s2, self.spread)
         present = np.flatnonzero(self.counts > 0)
         grid = np.ix_(present, present)
-        observed = sum(matrix[grid] / (m - 1) for m, matrix in self.coincidences.items())
+        observed = np.zeros((present.size, present.size))
+        for m, matrix in self.coincidences.items():
+            observed += matrix[grid] / (m - 1)
         return matrix_alpha(level, observed, self.counts[present],
                             self.low + present * self.step)
 

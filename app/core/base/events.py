@@ -17,7 +17,7 @@ class RatingState:
     """What one annotator holds for one item: a step code, a note, or a skip."""
 
     code: int | None = None
-    note: str = ""
+    note: str | None = ""  # None only in a state to write: keep the stored note
     skipped: bool = False
     seconds: float | None = None
 

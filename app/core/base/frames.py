@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ def name_problem(name: str) -> str | None:
     return rater_name_problem(name, "annotator name")
 
 
-def item_frame(rows: dict[str, list]) -> pd.DataFrame:
+def item_frame(rows: Mapping[str, Sequence | np.ndarray]) -> pd.DataFrame:
     """Build an item table from column lists, with the columns in the standard order."""
     frame = pd.DataFrame({c: rows[c] for c in ITEM_COLUMNS})
     frame["reference"] = frame["reference"].astype("float64")
@@ -42,7 +43,7 @@ def item_frame(rows: dict[str, list]) -> pd.DataFrame:
     return frame
 
 
-def rating_frame(rows: dict[str, list]) -> pd.DataFrame:
+def rating_frame(rows: Mapping[str, Sequence | np.ndarray]) -> pd.DataFrame:
     """Build a ratings table from column lists, with the columns in the standard order."""
     frame = pd.DataFrame({c: rows[c] for c in RATING_COLUMNS})
     frame["score"] = frame["score"].astype("float64")
@@ -57,6 +58,11 @@ GOLD_COLUMNS = [
 ]
 #: The prefix of an annotator's column in the gold table.
 RATING_PREFIX = "rating:"
+
+
+def line_at(frame: pd.DataFrame, row: int) -> int:
+    """The source line of row `row` (a position) of a reader's frame: its `line` column."""
+    return int(frame["line"].to_numpy()[row])
 
 
 def annotator_columns(gold: pd.DataFrame) -> list[str]:

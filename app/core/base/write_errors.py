@@ -51,7 +51,7 @@ def os_error(exc: OSError) -> SimrateError:
     reason = exc.strerror or str(exc) or "the system refused it"
     if exc.filename2 is not None:
         reason += f" (with {os.fsdecode(exc.filename2)})"
-    return SimrateError(f"cannot use this path: {reason}", path)
+    return SimrateError(f"cannot use this path: {reason}", os.fspath(path) if path else None)
 
 
 #: The longest absolute path SQLite opens a database at: its unix VFS holds full path names

@@ -280,14 +280,14 @@ def _text_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
         for column in columns:
             if column not in have:
                 continue
-            bad, first = 0, None
+            bad, first = 0, ""
             for row_key, value in conn.execute(
                     f'SELECT "{key}", "{column}" FROM "{table}" WHERE typeof("{column}") = \'text\''):
                 try:
                     value.decode("utf-8")
                 except UnicodeDecodeError:
                     bad += 1
-                    first = first if first is not None else _decode(row_key)
+                    first = first if bad > 1 else _decode(row_key)
             if bad:
                 problems.append(f"{table}.{column}: {bad} text(s) not valid UTF-8 "
                                 f"(first at {key} {cut(first, 40)})")

@@ -161,7 +161,9 @@ def _read_meta(damaged: sqlite3.Connection, path: Path) -> dict[str, str]:
         rows = damaged.execute("SELECT key, value FROM meta").fetchall()
     except sqlite3.DatabaseError:
         rows = []
-    meta = {_text(k, Salvage(path)): _text(v, Salvage(path)) for k, v in rows}
+    # TEXT columns: a number stored there reads back as text in the new file too
+    meta = {str(_text(k, Salvage(path))): str(_text(v, Salvage(path))) for k, v in rows
+            if k is not None and v is not None}
     if "scale" not in meta:
         raise SimrateError("the project's settings (its scale) cannot be read, so there is "
                            "nothing to build a new project on; go back to an earlier copy",

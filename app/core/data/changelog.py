@@ -40,6 +40,13 @@ CHANGE_KINDS: dict[str, str] = {
 }
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just gave its row (sqlite3 leaves it None after other statements)."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("no row was inserted")
+    return cursor.lastrowid
+
+
 def dumps(value: object) -> str | None:
     """JSON for the meta column and the change log (None stays NULL)."""
     if value is None:
@@ -58,8 +65,8 @@ def log_change(conn: sqlite3.Connection, kind: str, who: str = "", item_id: str 
     if note_old or note_new:
         old = {"score": old, "note": note_old or ""}
         new = {"score": new, "note": note_new or ""}
-    return conn.execute(
+    return inserted_id(conn.execute(
         "INSERT INTO changes (at, who, kind, item_id, annotator, old, new) "
         "VALUES (?,?,?,?,?,?,?)",
         (time.time(), who or annotator or "", kind, item_id, annotator, dumps(old), dumps(new)),
-    ).lastrowid
+    ))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import nfc
+
+if TYPE_CHECKING:  # imported on first bulk lookup only: `info` stays light
+    import pandas as pd
 
 
 def read_item_ids(conn: sqlite3.Connection) -> tuple[list[str], np.ndarray | None]:
@@ -44,7 +48,7 @@ class ItemIndex:
         else:
             self.ord = dict(zip(ids, ords.tolist(), strict=True))
             self.id_by_ord = dict(zip(ords.tolist(), ids, strict=True))
-        self._lookup = None  # a pandas Index of the ids, made on first bulk lookup
+        self._lookup: pd.Index | None = None  # of the ids, made on first bulk lookup
 
     @classmethod
     def read(cls, conn: sqlite3.Connection, path: Path | None = None) -> ItemIndex:
@@ -87,11 +91,11 @@ class ItemIndex:
 
     def positions_of(self, ids: np.ndarray) -> np.ndarray:
         """Positions of many ids at once (-1 for an unknown id)."""
-        if self._lookup is None:
-            import pandas as pd  # only bulk imports need it; `info` stays light
+        import pandas as pd  # only bulk imports need it; `info` stays light
 
+        if self._lookup is None:
             self._lookup = pd.Index(self.ids, dtype=object)
-        return self._lookup.get_indexer(ids).astype(np.int64)
+        return self._lookup.get_indexer(pd.Index(ids)).astype(np.int64)
 
     def ords_at(self, positions: np.ndarray) -> np.ndarray:
         """Ords of the items at these positions (all known)."""

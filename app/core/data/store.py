@@ -7,7 +7,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -98,12 +98,12 @@ CREATE TABLE changes (
 """
 
 
-def _sqlite_connect(target: str, **options) -> sqlite3.Connection:
+def _sqlite_connect(target: str, **options) -> HeldConnection:
     return sqlite3.connect(target, factory=HeldConnection, check_same_thread=False,
                            isolation_level=None, **options)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path) -> HeldConnection:
     """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
     refuse_long_path(path)  # SQLite's own words would be "unable to open", or "damaged"
     conn = _sqlite_connect(str(path), timeout=10.0)
@@ -368,8 +368,9 @@ class TableAccess:
     def __init__(self, conn: sqlite3.Connection, path: Path):
         self._conn, self._path = conn, path
 
-    def read(self, sql: str, params: tuple | list = ()) -> list[tuple]:
-        """The rows of one query."""
+    def read(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()
+             ) -> list[tuple]:
+        """The rows of one query (parameters by position, or by name in a mapping)."""
         return self._conn.execute(sql, params).fetchall()
 
     def transaction(self):

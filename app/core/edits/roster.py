@@ -172,7 +172,7 @@ class Roster:
         aid = new.get(stored) or self._ids.get(stored)
         row = None if aid is None else conn.execute(
             "SELECT name, kind FROM annotators WHERE id = ?", (aid,)).fetchone()
-        if row is None or row[0] != stored:
+        if aid is None or row is None or row[0] != stored:
             self._ids.pop(stored, None)  # gone (an undone import): never someone else's id
             self._keys.pop(rater_key(stored), None)
             found = raters.find(conn, text)

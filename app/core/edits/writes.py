@@ -31,7 +31,7 @@ from simrate.core.base.events import RatingState, Verdict
 from simrate.core.base.rules import LATER_STAMP_STEP
 from simrate.core.base.scale import Scale
 from simrate.core.data import raters
-from simrate.core.data.changelog import log_change
+from simrate.core.data.changelog import inserted_id, log_change
 from simrate.core.data.tables import read_rating_state, read_verdict
 
 #: Columns of a rating row as bulk imports write it (see insert_import_rows).
@@ -204,10 +204,10 @@ def insert_package_rows(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None
 def insert_rater(conn: sqlite3.Connection, name: str, kind: str) -> int:
     """Add rater `name` (already checked, NFC) of `kind` with an id above every id ever
     given; returns the id. The caller has checked that no rater holds the key."""
-    return conn.execute(
+    return inserted_id(conn.execute(
         f"INSERT INTO annotators (id, name, kind, key) SELECT "
         f"max(COALESCE(MAX(id), 0), {raters.TOP}) + 1, ?, ?, ? FROM annotators",
-        (name, kind, raters.rater_key(name))).lastrowid
+        (name, kind, raters.rater_key(name))))
 
 
 def remove_unused_raters(conn: sqlite3.Connection, names: tuple[str, ...]) -> int:

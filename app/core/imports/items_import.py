@@ -8,13 +8,16 @@ once, in the `sources` table.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 
 import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import line_at
 from simrate.core.base.names import hidden_character, text_problem
+from simrate.core.data.changelog import inserted_id
 
 _INSERT = ("INSERT INTO items (ord, id, left, right, dataset, genre, reference, meta, source_id) "
            "VALUES (?,?,?,?,?,?,?,?,?)")
@@ -27,7 +30,7 @@ def source_id(conn: sqlite3.Connection, source: str) -> int | None:
     row = conn.execute("SELECT id FROM sources WHERE path = ?", (source,)).fetchone()
     if row is not None:
         return int(row[0])
-    return int(conn.execute("INSERT INTO sources (path) VALUES (?)", (source,)).lastrowid)
+    return inserted_id(conn.execute("INSERT INTO sources (path) VALUES (?)", (source,)))
 
 
 def _stored_ids(conn: sqlite3.Connection, ids: np.ndarray) -> np.ndarray:
@@ -62,7 +65,7 @@ def check_present(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) ->
         for row in rows.tolist():
             if texts[ids[row]] != (left[row], right[row]):
                 raise SimrateError(f"item {ids[row]!r} is already in the project with other "
-                                   "texts", source or None, int(frame["line"].iat[row]))
+                                   "texts", source or None, line_at(frame, row))
     return present
 
 
@@ -77,7 +80,7 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
             item = frame["item_id"].iat[row]
             name = f"item {item!r}: " if column != "item_id" and isinstance(item, str) else ""
             raise SimrateError(f"{name}the {what} is empty or only white space",
-                               source or None, int(frame["line"].iat[row]))
+                               source or None, line_at(frame, row))
     # Ids go into one-line listings and are typed on command lines: no line breaks, tabs,
     # zero-width or bidi characters (a file's dataset column is data, kept as written).
     values = frame["item_id"].tolist()
@@ -85,7 +88,7 @@ def check_texts(frame: pd.DataFrame, source: str) -> None:
         for row, value in enumerate(values):
             if isinstance(value, str) and hidden_character(value) is not None:
                 raise SimrateError(text_problem(value, "item id") or "item id", source or None,
-                                   int(frame["line"].iat[row]))
+                                   line_at(frame, row))
 
 
 def check_references(frame: pd.DataFrame, low: float, high: float, describe: str,
@@ -101,7 +104,7 @@ def check_references(frame: pd.DataFrame, low: float, high: float, describe: str
         why = ("is not a finite number" if np.isinf(value)
                else f"is outside the scale {describe} of this project")
         raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the reference score "
-                           f"{value:g} {why}", source or None, int(frame["line"].iat[row]))
+                           f"{value:g} {why}", source or None, line_at(frame, row))
 
 
 def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> tuple[int, int]:
@@ -113,7 +116,7 @@ def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> 
         return first, 0
     check_texts(frame, source)
     reference = frame["reference"].astype("float64").to_numpy()
-    references = np.where(np.isnan(reference), None, reference.astype(object)).tolist()
+    references = [None if math.isnan(value) else value for value in reference.tolist()]
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     metas = [dumps(m) if m else None for m in frame["meta"].tolist()]
 

@@ -8,15 +8,23 @@ after it commits, and one event tells subscribers.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
+
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.events import ImportUndone, ItemsImported, RatingsImported
-from simrate.core.base.frames import ITEM_COLUMNS
+from simrate.core.base.events import Event, ImportUndone, ItemsImported, RatingsImported
+from simrate.core.base.frames import ITEM_COLUMNS, line_at
 from simrate.core.base.names import nfc_columns
+from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.store import HUMAN, transaction
+from simrate.core.edits.edit import Edit
+from simrate.core.edits.roster import Roster
 from simrate.core.imports.import_log import undo_bulk_import
 from simrate.core.imports.items_import import check_present, check_references, insert_items
 from simrate.core.imports.ratings_import import (
@@ -28,11 +36,30 @@ from simrate.core.imports.ratings_import import (
 )
 
 
-class ImportMethods:
-    """Bulk imports, for `Project` (which provides the connection, index, roster, scale and
-    `_publish`)."""
+class ImportHost(Protocol):
+    """What the import methods use of the object they are part of (`Project`): its file and
+    connection, scale, item index and roster, its one write transaction and its one way out
+    to subscribers. mypy checks at each call that `Project` provides all of it."""
 
-    def import_items(self, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
+    path: Path
+    scale: Scale
+    roster: Roster
+    last_import: int
+    _conn: sqlite3.Connection
+    _index: ItemIndex
+
+    def edit(self, foreign_keys: bool = True, undo: bool = False,
+             bulk: int = ...) -> AbstractContextManager[Edit]: ...
+
+    def _load_index(self) -> None: ...
+
+    def _publish(self, event: Event) -> None: ...
+
+
+class ImportMethods:
+    """Bulk imports, for `Project`: each method takes its host as an `ImportHost`."""
+
+    def import_items(self: ImportHost, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
         """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
@@ -45,12 +72,11 @@ class ImportMethods:
             if twice.any():
                 row = int(twice.argmax())
                 item = normal["item_id"].iat[row]
-                first = int(normal["line"].iat[int((normal["item_id"] == item).to_numpy()
-                                                   .argmax())])
+                first = line_at(normal, int((normal["item_id"] == item).to_numpy().argmax()))
                 raise SimrateError(f"item id {item!r} is given twice (first on line {first}), "
                                    "written once with composed and once with combining "
-                                   "characters", source or None, int(normal["line"].iat[row]))
-        frame = normal
+                                   "characters", source or None, line_at(normal, row))
+        frame, batch = normal, 0
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
             first, added = insert_items(conn, frame[~present], source)
@@ -64,7 +90,7 @@ class ImportMethods:
             self._publish(ItemsImported(added))
         return added, int(present.sum())
 
-    def undo_import(self, batch: int | None = None, by: str = "") -> dict:
+    def undo_import(self: ImportHost, batch: int | None = None, by: str = "") -> dict:
         """Undo one bulk import (of items or ratings) by its change-log id, default the last
         one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
         with self.edit(undo=True) as change:  # an undo is an edit made now (writes.py)
@@ -73,14 +99,14 @@ class ImportMethods:
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
 
-    def plan_ratings(self, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
+    def plan_ratings(self: ImportHost, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
         """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
         frame = nfc_columns(frame, ("item_id", "annotator"))
         frame = self.roster.one_spelling(self._conn, frame, source)
         return planned_list(plan_arrays(self._conn, frame, self._index, self.scale, source,
                                         self.roster.ids()))
 
-    def import_ratings(self, frame: pd.DataFrame, source: str = "", kind: str = HUMAN,
+    def import_ratings(self: ImportHost, frame: pd.DataFrame, source: str = "", kind: str = HUMAN,
                        items: pd.DataFrame | None = None) -> dict[str, int]:
         """Add ratings from a reader's frame, all or nothing; counts added/changed/unchanged.
         `items` (an item frame of items the project lacks, e.g. a crowd results file's own
@@ -93,13 +119,13 @@ class ImportMethods:
         frame = nfc_columns(frame, ("item_id", "annotator"))  # see app/core/base/names.py
         with self.edit(foreign_keys=False) as change:  # see write_arrays
             conn = change.conn
-            first, new_items, index = self._new_items(conn, items, source)
+            first, new_items, index = _new_items(self, conn, items, source)
             frame = self.roster.one_spelling(conn, frame, source)  # `ANA` is `ana`
             known = dict(conn.execute("SELECT name, id FROM annotators"))
             plan = plan_arrays(conn, frame, index, self.scale, source, known)
             check_kinds(plan, self.roster.kinds(conn), kind, source)
             aids = [self.roster.id_for(conn, name, added, kind) for name in plan.names]
-            extra = {"created": sorted(added)}
+            extra: dict[str, object] = {"created": sorted(added)}
             if new_items:
                 extra.update(items_added=new_items, first_ord=first)
             counts, batch = write_arrays(conn, plan, aids, source, extra)
@@ -115,15 +141,17 @@ class ImportMethods:
             self._publish(RatingsImported(counts))
         return counts
 
-    def _new_items(self, conn, items: pd.DataFrame | None, source: str
-                   ) -> tuple[int, int, ItemIndex]:
-        """Insert the items a ratings file brings (none may be in the project already):
-        (first new ord, how many, the item index that includes them)."""
-        if items is None or not len(items):
-            return 0, 0, self._index
-        items = nfc_columns(items, ("item_id", "dataset"))
-        if check_present(conn, items, source).any():
-            raise SimrateError("some of the new items are in the project already",
-                               source or None)
-        first, added = insert_items(conn, items, source)
-        return first, added, ItemIndex.read(conn, self.path)
+
+
+def _new_items(host: ImportHost, conn: sqlite3.Connection, items: pd.DataFrame | None,
+               source: str) -> tuple[int, int, ItemIndex]:
+    """Insert the items a ratings file brings (none may be in the project already):
+    (first new ord, how many, the item index that includes them)."""
+    if items is None or not len(items):
+        return 0, 0, host._index
+    items = nfc_columns(items, ("item_id", "dataset"))
+    if check_present(conn, items, source).any():
+        raise SimrateError("some of the new items are in the project already",
+                           source or None)
+    first, added = insert_items(conn, items, source)
+    return first, added, ItemIndex.read(conn, host.path)

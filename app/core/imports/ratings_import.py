@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.frames import RATING_COLUMNS, name_problem
+from simrate.core.base.frames import RATING_COLUMNS, line_at, name_problem
 from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import read_codes
@@ -90,16 +90,16 @@ def _codes(scores: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
 def _first_error(frame: pd.DataFrame, scale: Scale, where: str | None, row: int,
                  unknown: np.ndarray, bad: np.ndarray, key: np.ndarray) -> None:
     """Raise the error of one row, checking in the order of the rules (item, score, again)."""
-    line = int(frame["line"].iat[row])
+    line = line_at(frame, row)
     item_id, annotator = frame["item_id"].iat[row], frame["annotator"].iat[row]
     if unknown[row]:
         raise SimrateError(f"no item with id {item_id!r} in the project", where, line)
     if bad[row]:
         try:
-            scale.to_code(frame["score"].iat[row])
+            scale.to_code(frame["score"].to_numpy()[row])
         except SimrateError as exc:
             raise SimrateError(exc.message, where, line) from None
-    first = int(frame["line"].iat[int(np.flatnonzero(key == key[row])[0])])
+    first = line_at(frame, int(np.flatnonzero(key == key[row])[0]))
     raise SimrateError(f"{annotator!r} rates item {item_id!r} again (first on line {first})",
                        where, line)
 
@@ -111,7 +111,7 @@ def _check_names(frame: pd.DataFrame, who: np.ndarray, raw_names: np.ndarray,
         problem = name_problem(str(name).strip())
         if problem:
             row = int(np.flatnonzero(who == position)[0])
-            raise SimrateError(problem, where, int(frame["line"].iat[row]))
+            raise SimrateError(problem, where, line_at(frame, row))
 
 
 def check_arrays(frame: pd.DataFrame, index: ItemIndex, scale: Scale, source: str
@@ -227,7 +227,7 @@ def check_item_texts(conn: sqlite3.Connection, frame: pd.DataFrame, ords: np.nda
             side = "left" if held[0] != left[row] else "right"
             raise SimrateError(f"item {frame['item_id'].iat[row]!r}: the file's {side} text "
                                "differs from the project's item of that id; nothing was "
-                               "imported", source or None, int(frame["line"].iat[row]))
+                               "imported", source or None, line_at(frame, row))
 
 
 def check_kinds(plan: ArrayPlan, kinds: dict[str, str], kind: str, source: str) -> None:

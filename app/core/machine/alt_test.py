@@ -115,15 +115,18 @@ def alt_test(humans: pd.DataFrame, machine: Mapping[str, float] | pd.Series,
     wins = _indicators(humans[["human", "item", "score"]], machine, min_humans)
     names = list(dict.fromkeys(humans["human"]))
     results: dict[str, HumanResult] = {}
-    tested, p_values = [], []
-    for name, group in wins.groupby("human", sort=False):
-        n = len(group)
+    tested: list[str] = []
+    p_values: list[float] = []
+    advantages: list[float] = []
+    for key, group in wins.groupby("human", sort=False):
+        name, n = str(key), len(group)
         if n < min_instances:
             continue
         difference = group["human_wins"].to_numpy() - group["machine_wins"].to_numpy()
         tested.append(name)
         p_values.append(one_sided_p(difference, epsilon))
-        results[name] = HumanResult(n, float(group["machine_wins"].mean()), p_values[-1], False)
+        advantages.append(float(group["machine_wins"].mean()))
+        results[name] = HumanResult(n, advantages[-1], p_values[-1], False)
     rejected = benjamini_yekutieli(np.array(p_values, dtype=np.float64), q)
     for name, flag in zip(tested, rejected.tolist(), strict=True):
         results[name] = HumanResult(results[name].instances, results[name].advantage,
@@ -134,5 +137,5 @@ def alt_test(humans: pd.DataFrame, machine: Mapping[str, float] | pd.Series,
     if not tested:
         return AltTestResult(epsilon, None, None, False, results)
     rate = float(rejected.mean())
-    rho = float(np.mean([results[name].advantage for name in tested]))
+    rho = float(np.mean(advantages))
     return AltTestResult(epsilon, rate, rho, rate >= 0.5, results)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
 from simrate.core.base.errors import SimrateError
@@ -70,7 +71,7 @@ class Measure:
 # ---------------------------------------------------------------- measures
 
 
-def _as_pair(gold: Sequence[float], system: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _as_pair(gold: ArrayLike, system: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     gold_arr = np.asarray(gold, dtype=np.float64)
     system_arr = np.asarray(system, dtype=np.float64)
     if gold_arr.shape != system_arr.shape or gold_arr.ndim != 1:
@@ -115,28 +116,28 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> Measure:
     return Measure(min(1.0, max(-1.0, r)))
 
 
-def pearson(gold: Sequence[float], system: Sequence[float]) -> Measure:
+def pearson(gold: ArrayLike, system: ArrayLike) -> Measure:
     """Pearson's r between gold and system scores; undefined for fewer than 3 or constant."""
     gold_arr, system_arr = _as_pair(gold, system)
     reason = _undefined_correlation(gold_arr, system_arr)
     return Measure.undefined(reason) if reason else _correlation(gold_arr, system_arr)
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
+def average_ranks(values: ArrayLike) -> np.ndarray:
     """1-based ranks, ties sharing the mean of the ranks they span (as Spearman needs)."""
-    values = np.asarray(values, dtype=np.float64)
-    order = np.argsort(values, kind="mergesort")
-    ordered = values[order]
+    array = np.asarray(values, dtype=np.float64)
+    order = np.argsort(array, kind="mergesort")
+    ordered = array[order]
     starts_group = np.r_[True, ordered[1:] != ordered[:-1]]
     group = np.cumsum(starts_group) - 1
     starts = np.flatnonzero(starts_group)
-    ends = np.r_[starts[1:], values.size]
-    ranks = np.empty(values.size, dtype=np.float64)
+    ends = np.r_[starts[1:], array.size]
+    ranks = np.empty(array.size, dtype=np.float64)
     ranks[order] = ((starts + ends + 1) / 2.0)[group]
     return ranks
 
 
-def spearman(gold: Sequence[float], system: Sequence[float]) -> Measure:
+def spearman(gold: ArrayLike, system: ArrayLike) -> Measure:
     """Spearman's rho: Pearson of the average ranks; undefined like Pearson."""
     gold_arr, system_arr = _as_pair(gold, system)
     reason = _undefined_correlation(gold_arr, system_arr)
@@ -145,7 +146,7 @@ def spearman(gold: Sequence[float], system: Sequence[float]) -> Measure:
     return _correlation(average_ranks(gold_arr), average_ranks(system_arr))
 
 
-def least_squares_fit(gold: Sequence[float], system: Sequence[float]) -> np.ndarray:
+def least_squares_fit(gold: ArrayLike, system: ArrayLike) -> np.ndarray:
     """System scores mapped by the line b1 * x + b2 that best fits gold (least squares).
 
     A constant system has no slope to fit; its best fit is the gold mean.
@@ -163,7 +164,7 @@ def least_squares_fit(gold: Sequence[float], system: Sequence[float]) -> np.ndar
     return np.ldexp(gold_arr.mean() + slope * system_dev, gold_exponent)
 
 
-def binary_scores(gold_labels: Sequence[int], system_labels: Sequence[int]) -> dict:
+def binary_scores(gold_labels: ArrayLike, system_labels: ArrayLike) -> dict:
     """Precision, recall and F1 of the true label, debatable gold items left out.
 
     Returns {"precision", "recall", "f1": Measure, "counts": {n_binary, tp, fp, fn, tn}}.
@@ -189,7 +190,7 @@ def binary_scores(gold_labels: Sequence[int], system_labels: Sequence[int]) -> d
     return {"precision": precision, "recall": recall, "f1": f1, "counts": counts}
 
 
-def max_f1(gold_labels: Sequence[int], system_scores: Sequence[float]) -> tuple[Measure, Measure]:
+def max_f1(gold_labels: ArrayLike, system_scores: ArrayLike) -> tuple[Measure, Measure]:
     """The best F1 over thresholds t of the degreed score (true when score >= t).
 
     Debatable gold items are left out. Items with equal scores fall on the same side of
@@ -293,8 +294,9 @@ def _sts_totals(inputs: Sequence[DatasetInput], results: Sequence[DatasetResult]
 
 def _clss_totals(results: Sequence[DatasetResult]) -> dict:
     total = _first_undefined(results, "pearson")
-    if total is None:
-        total = Measure(float(sum(r.measures["pearson"].value for r in results)))
+    if total is None:  # every value is defined (_first_undefined found none that is not)
+        values = [r.measures["pearson"].value for r in results]
+        total = Measure(float(sum(v for v in values if v is not None)))
     return {"sum_pearson": total}
 
 

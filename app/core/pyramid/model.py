@@ -144,13 +144,12 @@ def find_summaries(lines: list[str]) -> list[Summary]:
 
 def topic_of(summaries: list[Summary], fallback: str) -> str:
     """The topic named by the summary ids (`D0703-A.M.100.A.C` -> `D0703-A`), else `fallback`."""
-    topics = set()
+    topics: set[str | None] = set()
     for summary in summaries:
         match = _TOPIC_OF_SUMMARY.match(summary.summary_id)
         topics.add(match.group(1) if match else None)
-    if len(topics) == 1 and None not in topics:
-        return topics.pop()
-    return fallback
+    only = topics.pop() if len(topics) == 1 else None
+    return fallback if only is None else only
 
 
 def _nearest(spans: list[tuple[int, int]], anchor: int) -> tuple[int, int] | None:
@@ -233,8 +232,8 @@ class PartLocator:
     def locate(self, part: Part) -> None:
         """Set the part's found_start/found_end and status (exact, recovered or lost)."""
         text, start, end = self.text, part.start, part.end
-        offsets_valid = start is not None and end is not None and 0 <= start <= end <= len(text)
-        if part.label.strip() and offsets_valid and text[start:end] == part.label:
+        if (part.label.strip() and start is not None and end is not None
+                and 0 <= start <= end <= len(text) and text[start:end] == part.label):
             part.found_start, part.found_end, part.status = start, end, EXACT
             return
         span = self._find(part) if part.label.strip() else None

@@ -171,8 +171,8 @@ def _overlap(word_counts: list, how: str = "distinct") -> tuple[np.ndarray, np.n
         weights = np.minimum(counts[mine], counts[theirs])
     elif how == "matched":
         weights = counts[mine] + counts[theirs]
-    common = np.bincount(pair_code, weights=weights, minlength=n * n)
-    common = np.rint(common).astype(np.int32).reshape(n, n)
+    summed = np.bincount(pair_code, weights=weights, minlength=n * n)
+    common = np.rint(summed).astype(np.int32).reshape(n, n)
     own = np.diagonal(common).copy()
     return common, own // 2 if how == "matched" else own
 

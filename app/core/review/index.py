@@ -116,9 +116,10 @@ class AdjudicationRecords:
     def _load(self) -> dict[str, dict]:
         if self._records is None:
             frame = self.project.adjudications()
+            columns = (frame[name].tolist() for name in ("item_id", "score", "note", "by"))
             self._records = {
-                rec.item_id: {"score": float(rec.score), "note": rec.note or "", "by": rec.by}
-                for rec in frame.itertuples(index=False)}
+                item_id: {"score": float(score), "note": note or "", "by": by}
+                for item_id, score, note, by in zip(*columns, strict=True)}
         return self._records
 
     def get(self, item_id: str) -> dict | None:

@@ -76,7 +76,8 @@ def _value_problem(code: object, note: object, skipped: object, seconds: object,
     if len(note) > MAX_TEXT_CHARS:
         return f"has a note of {len(note):,} characters (at most {MAX_TEXT_CHARS:,})"
     if seconds is not None:
-        if type(seconds) not in (int, float) or not math.isfinite(seconds):
+        if (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                or not math.isfinite(seconds)):  # SQLite gives int, float, str, bytes
             return f"has seconds = {cut(repr(seconds))}, not a finite number"
         if not 0 <= seconds <= MAX_SECONDS:
             return f"has seconds = {cut(repr(seconds))}, not between 0 and {MAX_SECONDS:,}"

@@ -92,10 +92,10 @@ def _check_package_meta(meta: dict[str, str], path: Path) -> None:
         raise SimrateError("not an annotator package (a plain project; packages are made "
                            "with `simrate package`)", path)
     try:
-        made_with = str(meta.get("package_format", "1"))
-        if not (made_with.isascii() and made_with.isdigit()):  # int() reads ３ and 1_0 too
-            raise ValueError(made_with)
-        made_with = int(made_with)
+        written = str(meta.get("package_format", "1"))
+        if not (written.isascii() and written.isdigit()):  # int() reads ３ and 1_0 too
+            raise ValueError(written)
+        made_with = int(written)
     except ValueError:
         raise SimrateError(f"unreadable package format {meta['package_format']!r}",
                            path) from None

@@ -127,9 +127,9 @@ def _plan(project: Project, conn: sqlite3.Connection, package: PackageContents,
     differing = []
     for rating in package.ratings:
         ord_, left, right = origin[rating[0]]
-        found = _compare(project, package, rating, (left, right), existing.get(ord_), report)
-        if found is not None:
-            differing.append((ord_, rating, existing.get(ord_), found[1]))
+        compared = _compare(project, package, rating, (left, right), existing.get(ord_), report)
+        if compared is not None:
+            differing.append((ord_, rating, existing.get(ord_), compared[1]))
     return differing
 
 
@@ -140,7 +140,7 @@ def _compare(project: Project, package: PackageContents, rating: tuple,
     (True, the conflict or None)."""
     item_id, _name, code, note, skipped, _seconds = rating
     same_value = old is not None and (old[0], bool(old[2])) == (code, bool(skipped))
-    if same_value and old[1] == note:
+    if old is not None and same_value and old[1] == note:
         report.unchanged += 1  # already merged: nothing to do, whatever else differs
         return None
     conflict = None

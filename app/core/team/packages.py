@@ -119,6 +119,15 @@ def _package_frames(project: Project, annotator: str,
     return frame, own
 
 
+def _own_rows(own: pd.DataFrame, ords: dict[str, int], aid: int) -> list[tuple]:
+    """The annotator's ratings as rows of the package's ratings table."""
+    columns = ("item_id", "code", "note", "skipped", "seconds", "updated_at")
+    return [(ords[item_id], aid, None if pd.isna(code) else int(code), note, int(skipped),
+             None if pd.isna(seconds) else float(seconds), float(updated_at))
+            for item_id, code, note, skipped, seconds, updated_at
+            in zip(*(own[name].tolist() for name in columns), strict=True)]
+
+
 def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame) -> str:
     """Write the package meta keys and the annotator's own ratings; returns the package id."""
     conn, meta = open_store(path)
@@ -131,10 +140,7 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
             if not own.empty:
                 aid = writes.insert_rater(conn, annotator, HUMAN)
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
-                insert_package_rows(  # app/core/edits/writes.py
-                    conn, [(ords[r.item_id], aid, None if pd.isna(r.code) else int(r.code), r.note,
-                      int(r.skipped), None if pd.isna(r.seconds) else float(r.seconds),
-                      float(r.updated_at)) for r in own.itertuples(index=False)])
+                insert_package_rows(conn, _own_rows(own, ords, aid))  # app/core/edits/writes.py
         return meta["project_uuid"]  # the package's own id, made by Project.create
     finally:
         conn.close()  # the last connection to close folds the WAL into the file

@@ -183,7 +183,7 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     known = pd.Series(checks, dtype=np.float64).reindex(long.units).to_numpy(np.float64)
     counted = np.array([name not in left_out for name in names], dtype=bool)
     figures = {**_rater_figures(long, counted), **_check_table(long, known)}
-    rater = pd.Index(names).get_indexer(ratings["annotator"])
+    rater = pd.Index(names).get_indexer(pd.Index(ratings["annotator"]))
     skips = np.bincount(rater[skipped], minlength=len(names))
     seconds = _median_seconds(ratings["seconds"].to_numpy(np.float64), rater, rated, len(names))
     return [_report_row(name, {key: figures[key][row] for key in figures}, int(skips[row]),

@@ -36,6 +36,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.rules import STUDY_REFUSED, study_problem
@@ -166,6 +167,7 @@ def _settled(project: Project, name: str, old: Study | None, per_task: int | Non
         raise SimrateError(f"{n_checks} check items per task asked for, but the project has "
                            f"{known} (mark some: simrate checks)", project.path)
     if old is None:
+        assert per_task is not None  # refused above
         return Study(name, per_task, n_checks, per_item or DEFAULT_PER_ITEM,
                      lease_minutes or DEFAULT_LEASE_MINUTES, url or "",
                      secrets.token_hex(4).upper(), secrets.token_hex(32), True)
@@ -277,7 +279,8 @@ def study_status(project: Project, now: float | None = None) -> dict:
                             "t.study = s.study AND t.task = s.task WHERE s.study = ? AND "
                             "s.is_check = 0 AND s.rated_at IS NULL AND t.state = 'leased' "
                             "AND t.expires_at > ?", (study.name, now))[0][0]
-        workers = {w: {"tasks_done": int(d), "ratings": int(r)} for w, d, r in read(
+        workers: dict[str, dict[str, Any]] = {
+            w: {"tasks_done": int(d), "ratings": int(r)} for w, d, r in read(
             "SELECT t.worker, SUM(t.state = 'done'), (SELECT COUNT(*) FROM web_slots s JOIN "
             "web_tasks u ON u.study = s.study AND u.task = s.task WHERE u.worker = t.worker "
             "AND s.study = t.study AND s.rated_at IS NOT NULL) FROM web_tasks t "

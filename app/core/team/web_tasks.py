@@ -65,7 +65,8 @@ def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
                      (study, task))
 
 
-def _lease_row(conn: sqlite3.Connection, study: str, where: str, params: tuple) -> Lease | None:
+def _lease_row(conn: sqlite3.Connection | _Reader, study: str, where: str,
+               params: tuple) -> Lease | None:
     row = conn.execute(
         "SELECT t.study, t.task, t.worker, t.cookie, t.token, t.state, t.expires_at, "
         "(SELECT COUNT(*) FROM web_slots s WHERE s.study = t.study AND s.task = t.task), "
@@ -147,8 +148,8 @@ def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int | No
     return _record_task(conn, study, (worker, session, address), now, items, slots)
 
 
-def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int, seen: str,
-                has_checks: bool) -> list[int]:
+def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int | None,
+                seen: str, has_checks: bool) -> list[int]:
     """The K least-rated pool items this worker has not seen (WebRefusal 410 when none)."""
     not_check = "AND f.item_ord NOT IN (SELECT item_ord FROM check_items)" if has_checks else ""
     items = [r[0] for r in conn.execute(
@@ -161,7 +162,7 @@ def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int, s
     return items
 
 
-def _pick_checks(conn: sqlite3.Connection, study: Study, worker: str, aid: int,
+def _pick_checks(conn: sqlite3.Connection, study: Study, worker: str, aid: int | None,
                  seen: str) -> list[int]:
     """Up to C check items this worker has not seen, drawn at random."""
     pool = [r[0] for r in conn.execute(
@@ -287,7 +288,8 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
                 _first_rating(conn, study, found)
             _mark_rated(conn, study_name, found.task, slot, now, wanted.seconds)
         written.append((item_id, worker, old, new))
-        after = _lease_row(conn, study_name, "t.task = ?", (found.task,))
+        # read back as updated (always there: this transaction read it and deleted nothing)
+        after = _lease_row(conn, study_name, "t.task = ?", (found.task,)) or found
     return after, written
 
 
@@ -343,7 +345,7 @@ def _seconds_taken(conn: sqlite3.Connection, study_name: str, task: str, now: fl
 
 
 def _mark_rated(conn: sqlite3.Connection, study_name: str, task: str, slot: int, now: float,
-                seconds: float) -> None:
+                seconds: float | None) -> None:
     """Mark the slot rated, and the task done when it was its last unrated slot."""
     conn.execute("UPDATE web_slots SET rated_at = ?, seconds = ? WHERE study = ? AND "
                  "task = ? AND slot = ?", (now, seconds, study_name, task, slot))

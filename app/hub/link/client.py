@@ -108,7 +108,8 @@ def service_exchange(base: str, token: str, replica: str, outbox: Outbox,
     chunks = [ratings[i:i + CHUNK] for i in range(0, len(ratings), CHUNK)] or [[]]
     rows: dict[str, list[tuple]] = {t: [] for t in TABLES}
     new_marks = {t: marks.get(t, 0) for t in TABLES}
-    acked, pushed, refused, offset = None, 0, [], 0.0
+    refused: list[tuple] = []
+    acked, pushed, offset = None, 0, 0.0
     while True:
         chunk = chunks.pop(0) if chunks else []
         body = {"replica": replica, "upto": outbox.upto if not chunks else 0,

@@ -8,6 +8,7 @@ storing it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -305,7 +306,7 @@ class Batch:
         self.cursor = psycopg.ClientCursor(conn)
         self.statements: list[str] = []
 
-    def add(self, sql: str, params: tuple | None = None) -> int:
+    def add(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None) -> int:
         """Add a statement; returns the index of its Result."""
         self.statements.append(self.cursor.mogrify(sql, params) if params is not None
                                else sql)

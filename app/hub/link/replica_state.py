@@ -136,9 +136,9 @@ def changed_ratings(project: Project, upto: int, only: str | None = None) -> lis
     """(item_id, annotator, code, note, skipped, seconds, made at, outbox id, undo, copy's
     code, note, skipped) of the queued ratings the hub's copy lacks; `only`: of that
     annotator alone (an annotator's replica sends only the person's own)."""
-    sql, params = CHANGED_RATINGS, (upto,)
+    sql, params = CHANGED_RATINGS, (upto,) if only is None else (upto, only)
     if only is not None:
-        sql, params = sql + " AND q.annotator = ?", (upto, only)
+        sql += " AND q.annotator = ?"
     return [(item_id, name, code, note, bool(skipped), seconds, float(at), last, bool(undo),
              hub_code, hub_note, bool(hub_skipped))
             for (item_id, name, code, note, skipped, seconds, at, last, undo, hub_code,

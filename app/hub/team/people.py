@@ -122,7 +122,7 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     if kind not in KINDS:
         raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
     chosen = login is not None
-    login = login if chosen else login_name(name)
+    login = login if login is not None else login_name(name)
     check_login(login)  # before anything reaches the hub: a refused add changes nothing
     conn = _organizer_connection(url, uuid, password)
     try:

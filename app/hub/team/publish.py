@@ -63,8 +63,10 @@ def publish(project: Project, url: str, password: str | None = None, wait: float
     return PublishReport(*counts, new_hub, report, hardened)
 
 
-def _publish_once(project: Project, url: str, password: str | None, uuid: str) -> tuple:
-    """Install or update the schema and upload, in one transaction."""
+def _publish_once(project: Project, url: str, password: str | None, uuid: str
+                  ) -> tuple[tuple[int, int, int], bool, bool, dict[str, int]]:
+    """Install or update the schema and upload, in one transaction: (items, ratings and
+    adjudications sent; a new hub; hardened; each table's mark)."""
     import psycopg
 
     conn = connect(url, password, autocommit=False)

@@ -263,4 +263,4 @@ def set_study(project: Project, name: str, *args: Any, **kwargs: Any) -> tuple[A
     def publish(project: Project, study: Any, new_web_password: bool) -> None:
         set_hub_study(project, study, new_web_password=new_web_password)
 
-    return web_study.set_study(project, name, *args, publish=publish, **kwargs)
+    return web_study.set_study(project, name, *args, **{**kwargs, "publish": publish})

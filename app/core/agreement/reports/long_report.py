@@ -31,8 +31,10 @@ def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Rep
                  dense: np.ndarray | None = None) -> None:
     """report.figures[key]: alpha per level. `dense`, the same ratings as raters x units (or
     None), lets ratings on a grid take batch alpha's grid route; the figures are the same."""
-    checked, extremes = _checked(dense) if dense is not None else (None, None)
-    table = None if extremes is None else grid_table(checked, extremes)
+    table = None
+    if dense is not None:
+        checked, extremes = _checked(dense)
+        table = None if extremes is None else grid_table(checked, extremes)
     block = {}
     for level in levels:
         value, reason = table_alpha(table, level) if table else long_alpha(long, level)

@@ -59,8 +59,8 @@ def ratings_matrix(frame: pd.DataFrame, value_column: str = "score",
         raise SimrateError(f"{first['annotator']!r} rates item {first['item_id']!r} twice")
     item_list = list(pd.unique(rated["item_id"])) if items is None else list(items)
     rater_list = list(pd.unique(rated["annotator"])) if raters is None else list(raters)
-    column = pd.Index(item_list).get_indexer(rated["item_id"])
-    row = pd.Index(rater_list).get_indexer(rated["annotator"])
+    column = pd.Index(item_list).get_indexer(pd.Index(rated["item_id"]))
+    row = pd.Index(rater_list).get_indexer(pd.Index(rated["annotator"]))
     if (column < 0).any() or (row < 0).any():
         raise SimrateError("a rating names an item or annotator that is not listed")
     values = np.full((len(rater_list), len(item_list)), np.nan)
