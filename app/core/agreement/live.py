@@ -205,7 +205,10 @@ class LiveAgreement(RaterSums):
         self._t[m] = self._t.get(m, 0) + sign * (m * s2 - s1 * s1)
         for c, nc in counts.items():
             self._nv[c] += sign * nc
-        add_unit_pairs(self._coincidences(m), counts, sign)
+        matrix = self._coincidences(m)
+        add_unit_pairs(matrix, counts, sign)
+        if sign < 0 and not matrix.any():  # no unit of m ratings left: forget the size,
+            del self._coinc[m], self._t[m]  # which every alpha would otherwise go through
 
     def _coincidences(self, m: int) -> np.ndarray:
         mat = self._coinc.get(m)

@@ -56,6 +56,8 @@ class RaterSums:
             acc[3] += sign * rest
             acc[4] += sign * rest * rest
             acc[5] += sign * xr * rest
+            if not acc[0]:  # no unit of m ratings left for this rater: every sum is 0
+                del self._rest[self._rater_pos[rater]][m]
 
     def _settle(self) -> None:
         """Bring the pair and vs-rest sums up to date: once per unit changed since they
