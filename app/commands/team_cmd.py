@@ -22,8 +22,6 @@ BASE_HELP = {"invite": f"the sync service's address on a hub replica that has on
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `team` command and its subcommands."""
-    from simrate.commands.option_types import service_address, web_address
-
     team = sub.add_parser("team", help="work as a team through a PostgreSQL hub")
     verbs = team.add_subparsers(dest="team_command", metavar="ACTION",
                                 parser_class=type(team))
@@ -37,22 +35,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", metavar="NAME")
     p.add_argument("--role", choices=("annotator", "organizer"), required=True)
     p.add_argument("--login", default=None, help="login role name (default: from NAME)")
-    p.add_argument("--service", type=service_address, default=None, metavar="URL")
+    _service_option(p)
     p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
-    for verb, text in (("invite", "a personal link to rate in the browser (simrate serve)"),
-                       ("token", "a sync link: the annotator syncs through simrate serve on "
-                                 "this organizer's replica, with no login of their own")):
-        p = verbs.add_parser(verb, help=text)
-        p.add_argument("project")
-        p.add_argument("name", metavar="NAME")
-        p.add_argument("--base-url", default=None, type=web_address,
-                       help="where simrate serve answers, as the person reaches it "
-                       f"(default: {BASE_HELP[verb]})")
-        p.add_argument("--service", type=service_address, default=None, metavar="URL")
+    _link_verbs(verbs)
     p = verbs.add_parser("join", help="make a local replica of a hub")
-    p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team token)")
+    p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team "
+                   "token, or team invite on a hub replica with a sync service)")
     p.add_argument("local", metavar="LOCAL.simrate")
     _wait_option(p)
     p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
@@ -62,6 +52,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("harden", help="close PostgreSQL's statistics, role list and lock "
                          "views of the hub's database to annotators (a superuser's login)")
     p.add_argument("url", metavar="URL")
+
+
+def _link_verbs(verbs) -> None:
+    """`team invite` and `team token`: personal links."""
+    from simrate.commands.option_types import web_address
+
+    for verb, text in (("invite", "a personal link: to rate in the browser (simrate serve), "
+                                  "or, on a hub replica with a sync service, to join the hub "
+                                  "through it"),
+                       ("token", "a sync link: the annotator syncs through simrate serve on "
+                                 "this organizer's replica, with no login of their own")):
+        p = verbs.add_parser(verb, help=text)
+        p.add_argument("project")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--base-url", default=None, type=web_address,
+                       help="where simrate serve answers, as the person reaches it "
+                       f"(default: {BASE_HELP[verb]})")
+        _service_option(p)
+
+
+def _service_option(p: argparse.ArgumentParser) -> None:
+    from simrate.commands.option_types import service_address
+
+    p.add_argument("--service", type=service_address, default=None, metavar="URL")
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
@@ -148,7 +162,7 @@ def _invite_through(args: argparse.Namespace, project, service: str) -> int:
     token, login = with_password(lambda pw: invite_through_service(project, args.name, pw))
     _keep_service(args, project)
     name = args.name.strip()
-    print(make_link(service, token))
+    print(make_link(args.base_url or service, token))
     print(f"a personal link for {name} (login {login}): they join with `simrate team join "
           f"LINK {login}.simrate` and sync through `simrate serve {args.project}` at "
           f"{service}; keep it secret; `simrate team remove {args.project} {name}` revokes "
