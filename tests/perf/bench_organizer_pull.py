@@ -169,7 +169,7 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def test_pull_cost_per_rating_stays_flat():
-    """1,000 against 10,000 ratings on the same 40 items (25 and 250 per item): the cost
+    """About 1,000 against 10,000 ratings on the same 40 items (30 and 255 per item): the cost
     per pulled rating, pull and live update, within 1.5x."""
     result = run(options(["--raters", "300", "--items", "40", "--sizes", "1000,10000"]))
     print(table(result))

@@ -28,6 +28,10 @@ from simrate.core.agreement.live_raters import RaterSums
 from simrate.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
 from simrate.core.data.units import UnitTable
 
+#: Units whose rater-level sums may wait for a read; past this many they are settled
+#: anyway, so that a program that never reads them keeps few copies of units.
+STALE_UNITS = 4096
+
 
 class LiveAgreement(RaterSums):
     """Krippendorff's alpha (all levels) and Pearson correlations, updated per rating change.
@@ -165,6 +169,8 @@ class LiveAgreement(RaterSums):
         if ratings is None:
             ratings = self._units[unit] = {}
         if unit not in self._stale:
+            if len(self._stale) >= STALE_UNITS:
+                self._settle()  # nobody read them for long: keep the copies few
             self._stale[unit] = dict(ratings)
         pos = self._rater(rater)
         counts = Counter(ratings.values())

@@ -290,3 +290,17 @@ def test_a_rating_costs_the_same_however_many_raters_share_its_unit():
     assert live.rater_counts(["new"]) == {"new": (1, 1)}
     assert live.unsettled_units == 0 and live._pn[0][1] == 1
     assert _answers(live) == _answers(_rebuild(live))
+
+
+def test_unread_rater_sums_are_settled_past_a_bound(monkeypatch):
+    """A program that never reads the rater-level figures keeps at most a bound of units
+    waiting (their copies), and the figures stay exact."""
+    import simrate.core.agreement.live as live_module
+
+    monkeypatch.setattr(live_module, "STALE_UNITS", 5)
+    live = LiveAgreement(low=0.0, step=0.25)
+    for unit in range(23):
+        for rater in range(3):
+            live.set_rating(unit, f"r{rater}", (unit * (rater + 1)) % 21)
+        assert live.unsettled_units <= 5
+    assert _answers(live) == _answers(_rebuild(live))
