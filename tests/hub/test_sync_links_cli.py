@@ -105,7 +105,12 @@ def test_service_refusals_and_going_back_to_direct(hub, tmp_path):
     _one_error_line(hub.simrate("team", "invite", project, "Olga", "--service",
                                 "http://rate.example"), "Olga is an organizer")
     # refused: the address was not kept, so a later invite is a browser link as before
-    assert "/invite/" in hub.simrate("team", "invite", project, "Bea").stdout
+    browser_link = hub.simrate("team", "invite", project, "Bea").stdout.strip()
+    assert "/invite/" in browser_link
+    # a browser link is no sync link: `team join` says which links it takes
+    _one_error_line(hub.simrate("team", "join", browser_link, tmp_path / "bea.simrate"),
+                    "not a sync link", "team invite")
+    assert not (tmp_path / "bea.simrate").exists()
     added = hub.simrate("team", "add", project, "Ann", "--role", "annotator", "--login",
                         f"{hub.name}_ann", "--service", "http://rate.example")
     assert "http://rate.example/team/" in added.stdout
