@@ -58,7 +58,6 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     goes to the password file), and sets its connection limit."""
     import psycopg
 
-    from simrate.core.team.hub.people import hub_name
     from simrate.core.team.hub.web_hub import WEB_LOGIN_KEY, _make_web_login
 
     if project.meta("hub_kind") != "organizer":
@@ -66,16 +65,8 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
                            project.path)
     url, uuid = hub_of(project)
     conn = _organizer_connection(url, uuid, password)
-    issued = {}
     try:
-        _check_service_schema(conn)
-        with conn.transaction():
-            for name in names:
-                token = secrets.token_urlsafe(32)
-                login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
-                                     (hub_name(conn, nfc(name.strip())), token_hash(token))
-                                     ).fetchone()[0]
-                issued[name] = (token, login)
+        issued = _issue(conn, names)
         if not project.meta(WEB_LOGIN_KEY):
             _make_web_login(project, conn)
         conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
@@ -84,6 +75,38 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     finally:
         conn.close()
     return issued
+
+
+def _issue(conn: Any, names: list[str]) -> dict[str, tuple[str, str]]:
+    """{name: (token, login)}: a new token for each annotator, in one transaction."""
+    from simrate.core.team.hub.people import hub_name
+
+    _check_service_schema(conn)
+    issued = {}
+    with conn.transaction():
+        for name in names:
+            token = secrets.token_urlsafe(32)
+            login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
+                                 (hub_name(conn, nfc(name.strip())), token_hash(token))
+                                 ).fetchone()[0]
+            issued[name] = (token, login)
+    return issued
+
+
+def issue_token_at(hub: tuple[str, str], name: str, password: str | None = None
+                   ) -> tuple[str, str]:
+    """issue_token from the hub's (URL, project id) alone, for a replica whose web login
+    exists already (the window's team panel, off the GUI thread: the file is not read)."""
+    import psycopg
+
+    url, uuid = hub
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        return _issue(conn, [name])[name]
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
 
 
 def service_address(project: Project) -> str:
