@@ -79,7 +79,18 @@ BY_COMMAND = {
     ("checks", "by"): "who is doing this, for the change log (default: your login name)",
     ("team add", "name"): "the person's name, as their ratings carry it",
     ("team add", "role"): "what the person may do on the hub: rate, or also organize",
+    ("team add", "service"): "an annotator syncs through simrate serve at URL (its address "
+                             "as people reach it): she gets a sync link instead of a "
+                             "password; the file keeps URL for later adds and invites "
+                             "(`--service direct` forgets it)",
     ("team remove", "name"): "the person whose login is revoked",
+    ("team invite", "service"): "on a hub replica: the person syncs through simrate serve "
+                                "at URL, and the link is one `simrate team join` takes; the "
+                                "file keeps URL for later adds and invites (`--service "
+                                "direct` forgets it)",
+    ("team token", "service"): "the sync service's address as people reach it, kept in the "
+                               "file for later adds, invites and tokens (`--service direct` "
+                               "forgets it)",
     ("team token", "name"): "the annotator the sync link is for (they join with it)",
     ("team invite", "name"): "the person the link is for",
     ("team harden", "url"): "a libpq URL or connection string to the hub's database as a "

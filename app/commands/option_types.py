@@ -57,3 +57,12 @@ def check_rater_options(args: argparse.Namespace) -> None:
             setattr(args, attr, [check_rater_name(v, f"{option} name") for v in given])
     if command == "team" and isinstance(getattr(args, "name", None), str):
         args.name = check_rater_name(args.name, "person's name")
+
+
+def _service(text: str) -> str:
+    text = text.strip()
+    return "direct" if text.lower() == "direct" else values.web_address(text, "the value")
+
+
+#: The address of a sync service (`simrate serve` on a hub replica), or `direct` for none.
+service_address = _option_type(_service, "service_address")

@@ -13,11 +13,15 @@ from simrate.core.base.errors import SimrateError
 
 T = TypeVar("T")
 
+#: Where `simrate serve` answers when nothing else is said.
+DEFAULT_BASE = "http://127.0.0.1:8000"
+BASE_HELP = {"invite": f"the sync service's address on a hub replica that has one, else "
+                       f"{DEFAULT_BASE}",
+             "token": f"the sync service's address when the file keeps one, else {DEFAULT_BASE}"}
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `team` command and its subcommands."""
-    from simrate.commands.option_types import web_address
-
     team = sub.add_parser("team", help="work as a team through a PostgreSQL hub")
     verbs = team.add_subparsers(dest="team_command", metavar="ACTION",
                                 parser_class=type(team))
@@ -31,19 +35,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", metavar="NAME")
     p.add_argument("--role", choices=("annotator", "organizer"), required=True)
     p.add_argument("--login", default=None, help="login role name (default: from NAME)")
+    _service_option(p)
     p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
-    for verb, text in (("invite", "a personal link to rate in the browser (simrate serve)"),
-                       ("token", "a sync link: the annotator syncs through simrate serve on "
-                                 "this organizer's replica, with no login of their own")):
-        p = verbs.add_parser(verb, help=text)
-        p.add_argument("project")
-        p.add_argument("name", metavar="NAME")
-        p.add_argument("--base-url", default="http://127.0.0.1:8000", type=web_address,
-                       help="where simrate serve answers, as the person reaches it")
+    _link_verbs(verbs)
     p = verbs.add_parser("join", help="make a local replica of a hub")
-    p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team token)")
+    p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team "
+                   "token, or team invite on a hub replica with a sync service)")
     p.add_argument("local", metavar="LOCAL.simrate")
     _wait_option(p)
     p = verbs.add_parser("sync", help="one sync round: push local changes, pull remote ones")
@@ -53,6 +52,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("harden", help="close PostgreSQL's statistics, role list and lock "
                          "views of the hub's database to annotators (a superuser's login)")
     p.add_argument("url", metavar="URL")
+
+
+def _link_verbs(verbs) -> None:
+    """`team invite` and `team token`: personal links."""
+    from simrate.commands.option_types import web_address
+
+    for verb, text in (("invite", "a personal link: to rate in the browser (simrate serve), "
+                                  "or, on a hub replica with a sync service, to join the hub "
+                                  "through it"),
+                       ("token", "a sync link: the annotator syncs through simrate serve on "
+                                 "this organizer's replica, with no login of their own")):
+        p = verbs.add_parser(verb, help=text)
+        p.add_argument("project")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--base-url", default=None, type=web_address,
+                       help="where simrate serve answers, as the person reaches it "
+                       f"(default: {BASE_HELP[verb]})")
+        _service_option(p)
+
+
+def _service_option(p: argparse.ArgumentParser) -> None:
+    from simrate.commands.option_types import service_address
+
+    p.add_argument("--service", type=service_address, default=None, metavar="URL")
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
@@ -83,8 +106,10 @@ def _token(args: argparse.Namespace) -> int:
     from simrate.hub.team.tokens import issue_token
 
     with Project.open(args.project) as project:
+        service = _service(args, project)
         token, login = with_password(lambda pw: issue_token(project, args.name, pw))
-    print(make_link(args.base_url, token))
+        _keep_service(args, project)
+    print(make_link(args.base_url or service or DEFAULT_BASE, token))
     print(f"a sync link for {args.name.strip()} (login {login}): they join with `simrate team "
           f"join LINK FILE` and sync through `simrate serve {args.project}`; keep it secret; "
           f"`simrate team remove {args.project} {args.name.strip()}` revokes it",
@@ -92,16 +117,56 @@ def _token(args: argparse.Namespace) -> int:
     return 0
 
 
+def _service(args: argparse.Namespace, project) -> str:
+    """The sync service's address for this command: --service URL (kept in the file once
+    the command has done its work, `_keep_service`), `--service direct` none, else the one
+    the file keeps ('' when none)."""
+    from simrate.hub.team.tokens import check_service_owner, service_address
+
+    if args.service is None:
+        return service_address(project)
+    check_service_owner(project)
+    return "" if args.service == "direct" else args.service.rstrip("/")
+
+
+def _keep_service(args: argparse.Namespace, project) -> None:
+    from simrate.hub.team.tokens import keep_service_address
+
+    if args.service is not None:
+        keep_service_address(project, "" if args.service == "direct" else args.service)
+
+
 def _invite(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
     from simrate.core.team.invites import invite
 
     with Project.open(args.project) as project:
+        hub = not project.mode.plain  # --service on a plain file: refused
+        service = _service(args, project) if hub or args.service is not None else ""
+        if service:
+            return _invite_through(args, project, service)
         token = invite(project, args.name, by=_organizer())
-    print(f"{args.base_url.rstrip('/')}/invite/{token}")
+    print(f"{(args.base_url or DEFAULT_BASE).rstrip('/')}/invite/{token}")
     print(f"a personal link for {args.name.strip()}: they rate their assignment in the browser "
           f"while `simrate serve {args.project}` runs; `simrate team remove {args.project} "
           f"{args.name.strip()}` revokes it", file=sys.stderr)
+    return 0
+
+
+def _invite_through(args: argparse.Namespace, project, service: str) -> int:
+    """`team invite` on a hub replica with a sync service: a sync link, the person made an
+    annotator of the hub when she is none yet."""
+    from simrate.hub.link.client import make_link
+    from simrate.hub.team.tokens import invite_through_service
+
+    token, login = with_password(lambda pw: invite_through_service(project, args.name, pw))
+    _keep_service(args, project)
+    name = args.name.strip()
+    print(make_link(args.base_url or service, token))
+    print(f"a personal link for {name} (login {login}): they join with `simrate team join "
+          f"LINK {login}.simrate` and sync through `simrate serve {args.project}` at "
+          f"{service}; keep it secret; `simrate team remove {args.project} {name}` revokes "
+          "it", file=sys.stderr)
     return 0
 
 
@@ -165,16 +230,41 @@ def _new_password(name: str) -> str | None:
 
 def _add(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
-    from simrate.hub.link.connection import parse_url
     from simrate.hub.team.people import add_person
+    from simrate.hub.team.tokens import issue_token
 
-    secret = _new_password(args.name)
     with Project.open(args.project) as project:
-        login, url = with_password(lambda pw: add_person(project, args.name, args.role, secret,
-                                                         pw, args.login))
-    parts = parse_url(url)
+        service = _service(args, project) if args.role == "annotator" else ""
+        secret = None if service else _new_password(args.name)
+
+        def act(pw: str | None) -> tuple[str, str, str]:
+            login, url = add_person(project, args.name, args.role, secret, pw, args.login)
+            return login, url, (issue_token(project, args.name, pw)[0] if service else "")
+
+        login, url, token = with_password(act)
+        _keep_service(args, project)
     print(f"added {args.name} as {'an annotator' if args.role == 'annotator' else 'an organizer'}"
           f" (login {login})")
+    if token:
+        _print_link(args, login, service, token)
+    else:
+        _print_direct(args, login, url, secret)
+    return 0
+
+
+def _print_link(args: argparse.Namespace, login: str, service: str, token: str) -> None:
+    from simrate.hub.link.client import make_link
+
+    print(f"they join with: simrate team join '{make_link(service, token)}' {login}.simrate")
+    print(f"the link is their way in, through `simrate serve {args.project}` at {service}: "
+          "give it to them as you would a password; `simrate team remove "
+          f"{args.project} {args.name.strip()}` revokes it")
+
+
+def _print_direct(args: argparse.Namespace, login: str, url: str, secret: str | None) -> None:
+    from simrate.hub.link.connection import parse_url
+
+    parts = parse_url(url)
     print(f"they join with: simrate team join '{url}' {login}.simrate")
     where = f"{parts.get('host', 'localhost')}:{parts.get('port', '5432')}:" \
             f"{parts.get('dbname', '')}:{login}:PASSWORD"
@@ -184,7 +274,6 @@ def _add(args: argparse.Namespace) -> int:
     else:
         print(f"no password set: run `simrate team add {args.project} {args.name} --role "
               f"{args.role}` again to set one")
-    return 0
 
 
 def _remove(args: argparse.Namespace) -> int:

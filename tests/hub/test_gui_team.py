@@ -72,3 +72,38 @@ def test_team_panel_publishes_adds_people_and_shows_who_is_connected(qtbot, hub,
     team_window.grab().save(str(tmp_path / "team.png"))
     team_window.close()
     window.close()
+
+
+def test_team_panel_gives_a_sync_link_when_the_file_names_a_service(qtbot, hub, tmp_path):
+    """After `team add --service URL`, the panel's Add gives an annotator a sync link at
+    that address, a live token on the hub for her login."""
+    import re
+
+    organizer, _logins = team(hub, tmp_path, {})
+    path = organizer.path
+    organizer.close()
+    service = "http://rate.example:8001"
+    done = hub.simrate("team", "add", path, "Ann", "--role", "annotator", "--login",
+                       f"{hub.name}_ann", "--service", service)
+    assert done.returncode == 0, done.stderr
+    window = open_window(qtbot, tmp_path, path, "org", organizer=True)
+    panel = open_team_window(window).panel
+
+    def fill() -> None:
+        dialog = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, AddPersonDialog) and w.isVisible())
+        dialog.name_edit.setText(f"Dora{hub.name}")  # logins are the cluster's
+        dialog._check()
+
+    QTimer.singleShot(200, fill)
+    panel.add_person()
+    qtbot.waitUntil(lambda: "sync link" in panel.message.text(), timeout=15000)
+    token = re.search(re.escape(service) + r"/team/([A-Za-z0-9_-]+)", panel.message.text())
+    assert token is not None, panel.message.text()
+    with hub.admin() as conn:
+        held = conn.execute(
+            "SELECT p.annotator FROM simrate.sync_tokens t JOIN simrate.people p "
+            "ON p.login = t.login WHERE t.revoked_at IS NULL AND t.token_hash = "
+            "encode(sha256(convert_to(%s, 'UTF8')), 'hex')", (token.group(1),)).fetchall()
+    assert held == [(f"Dora{hub.name}",)]
+    window.close()

@@ -10,26 +10,30 @@ Per unit u with m_u values, the observed disagreement at the interval level is
 2 (m_u S2_u - S1_u^2) / (m_u - 1); units are summed by m, so the division happens once per
 distinct m at query time. The other levels use coincidence counts kept per m as integer V x V
 matrices (V = distinct values, 21 on a 0-5 scale with quarter steps).
+
+Alpha's sums follow every rating at once; the rater-level sums (pairs, vs rest), whose
+update grows with the raters of the unit, follow per unit when next read (live_raters.py),
+so a batch of ratings costs each unit it touched one such update.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simrate.core.agreement.correlation import correlation_from_sums
+from simrate.core.agreement.live_raters import RaterSums
 from simrate.core.agreement.sums import LEVELS, add_unit_pairs, interval_alpha, matrix_alpha
 from simrate.core.data.units import UnitTable
 
-if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
-    import pandas as pd
+#: Units whose rater-level sums may wait for a read; past this many they are settled
+#: anyway, so that a program that never reads them keeps few copies of units.
+STALE_UNITS = 4096
 
 
-class LiveAgreement:
+class LiveAgreement(RaterSums):
     """Krippendorff's alpha (all levels) and Pearson correlations, updated per rating change.
 
     LiveAgreement(low, step): values given to set_rating are integer step codes; the real value
@@ -70,6 +74,8 @@ class LiveAgreement:
         self._psxx = [[0] * r for _ in range(r)]
         self._psxy = [[0] * r for _ in range(r)]
         self._rest: list[dict[int, list[int]]] = [{} for _ in range(r)]
+        #: unit -> its ratings as the vs-rest sums hold them, for units changed since
+        self._stale: dict[Hashable, dict[Hashable, int]] = {}
 
     # ------------------------------------------------------------------ values and raters
     def _intern(self, value: object) -> int:
@@ -119,6 +125,7 @@ class LiveAgreement:
 
     def _rescale(self, shift: int) -> None:
         """Multiply every stored x by 2**shift (sums of x by the same, sums of x*x by its square)."""
+        self._settle()  # the waiting units' old values are at the old scale
         self._exponent += shift
         self._x = [x << shift for x in self._x]
         self._s1 <<= shift
@@ -151,7 +158,9 @@ class LiveAgreement:
 
     # ------------------------------------------------------------------ updates
     def set_rating(self, unit: Hashable, rater: Hashable, value: object) -> None:
-        """Set, change or (value None) remove one rating; cost independent of the unit count."""
+        """Set, change or (value None) remove one rating; cost independent of the unit count
+        and of the ratings the unit holds beyond a count of its values (the pair and vs-rest
+        sums of the unit's raters follow when next read: live_raters.py)."""
         new = None if value is None else self._intern(value)
         ratings = self._units.get(unit)
         old = None if ratings is None else ratings.get(rater)
@@ -159,47 +168,40 @@ class LiveAgreement:
             return
         if ratings is None:
             ratings = self._units[unit] = {}
+        if unit not in self._stale:
+            if len(self._stale) >= STALE_UNITS:
+                self._settle()  # nobody read them for long: keep the copies few
+            self._stale[unit] = dict(ratings)
         pos = self._rater(rater)
-        x, rater_pos = self._x, self._rater_pos
-        others = [(rater_pos[r], x[i]) for r, i in ratings.items() if r != rater]
-        self._account(ratings, -1)
+        counts = Counter(ratings.values())
+        self._account(counts, len(ratings), -1)
         if old is not None:
-            self._pairs(pos, x[old], others, -1)
+            self._own(pos, self._x[old], -1)
             del ratings[rater]
+            counts[old] -= 1
         if new is not None:
-            self._pairs(pos, x[new], others, 1)
+            self._own(pos, self._x[new], 1)
             ratings[rater] = new
-        self._account(ratings, 1)
+            counts[new] += 1
+        self._account(counts, len(ratings), 1)
         if not ratings:
             del self._units[unit]
 
-    def _pairs(self, i: int, xi: int, others: list[tuple[int, int]], sign: int) -> None:
-        """Add (sign 1) or remove (-1) rater i's value xi from the per-rater and pair sums."""
+    def _own(self, i: int, xi: int, sign: int) -> None:
+        """Add (sign 1) or remove (-1) rater i's value xi from the per-rater sums."""
         self._n_ratings += sign
         own = self._rsum[i]
         own[0] += sign
         own[1] += sign * xi
         own[2] += sign * xi * xi
-        pn, psx, psxx, psxy = self._pn[i], self._psx[i], self._psxx[i], self._psxy[i]
-        for j, xj in others:
-            pn[j] += sign
-            self._pn[j][i] += sign
-            psx[j] += sign * xi
-            self._psx[j][i] += sign * xj
-            psxx[j] += sign * xi * xi
-            self._psxx[j][i] += sign * xj * xj
-            psxy[j] += sign * xi * xj
-            self._psxy[j][i] += sign * xi * xj
 
-    def _account(self, ratings: dict[Hashable, int], sign: int) -> None:
-        """Add (sign 1) or remove (-1) a unit's share of the alpha and vs-rest sums."""
-        m = len(ratings)
+    def _account(self, counts: dict[int, int], m: int, sign: int) -> None:
+        """Add (sign 1) or remove (-1) a unit's share of the alpha sums, from its value
+        counts ({value index: ratings}, m ratings in all)."""
         if m < 2:
             return
+        counts = {i: c for i, c in counts.items() if c}
         x = self._x
-        counts: dict[int, int] = {}
-        for i in ratings.values():
-            counts[i] = counts.get(i, 0) + 1
         s1 = sum(x[i] * c for i, c in counts.items())
         s2 = sum(x[i] * x[i] * c for i, c in counts.items())
         self._pairable_units += sign
@@ -209,17 +211,10 @@ class LiveAgreement:
         self._t[m] = self._t.get(m, 0) + sign * (m * s2 - s1 * s1)
         for c, nc in counts.items():
             self._nv[c] += sign * nc
-        add_unit_pairs(self._coincidences(m), counts, sign)
-        for rater, i in ratings.items():
-            xr = x[i]
-            rest = s1 - xr
-            acc = self._rest[self._rater_pos[rater]].setdefault(m, [0, 0, 0, 0, 0, 0])
-            acc[0] += sign
-            acc[1] += sign * xr
-            acc[2] += sign * xr * xr
-            acc[3] += sign * rest
-            acc[4] += sign * rest * rest
-            acc[5] += sign * xr * rest
+        matrix = self._coincidences(m)
+        add_unit_pairs(matrix, counts, sign)
+        if sign < 0 and not matrix.any():  # no unit of m ratings left: forget the size,
+            del self._coinc[m], self._t[m]  # which every alpha would otherwise go through
 
     def _coincidences(self, m: int) -> np.ndarray:
         mat = self._coinc.get(m)
@@ -240,11 +235,12 @@ class LiveAgreement:
     def clear(self) -> None:
         """Remove all ratings (the raters and values seen stay registered)."""
         self._units = UnitTable()
-        self._reset_sums()
+        self._reset_sums()  # forgets the units waiting too
 
     def load(self, units: Sequence[Hashable], raters: Sequence[Hashable],
              values: Iterable[object]) -> None:
         """Add many ratings at once (vectorised when empty); same result as set_rating calls."""
+        self._settle()  # a bulk fill of an empty engine starts the vs-rest sums afresh
         from simrate.core.agreement.load import bulk_state  # load.py imports pandas: only when used
 
         values = list(values) if not isinstance(values, np.ndarray) else values
@@ -255,6 +251,7 @@ class LiveAgreement:
                      rater_idx: np.ndarray, rater_labels: Sequence[Hashable],
                      codes: np.ndarray) -> None:
         """`load` of rating k = (unit_labels[unit_idx[k]], rater_labels[rater_idx[k]], codes[k])."""
+        self._settle()
         from simrate.core.agreement.load import bulk_state_indexed  # as in `load`
         if self._units or not codes.size or not self.codes or not bulk_state_indexed(
                 self, unit_idx, unit_labels, rater_idx, rater_labels, codes):
@@ -333,54 +330,3 @@ class LiveAgreement:
         for m in sorted(self._coinc):
             observed += self._coinc[m][grid] / (m - 1)
         return order, observed, np.asarray(self._nv, dtype=np.float64)[order], real[order]
-
-    # ------------------------------------------------------------------ correlations
-    def pearson_matrix(self) -> tuple[np.ndarray, list[Hashable]]:
-        """(rater x rater Pearson r over units both rated, NaN where undefined; raters)."""
-        raters = self.raters()
-        return self.pearson_among(raters), raters
-
-    def pearson(self) -> pd.DataFrame:
-        """Pearson r between every two raters as a DataFrame (NaN where undefined)."""
-        import pandas as pd
-
-        matrix, raters = self.pearson_matrix()
-        return pd.DataFrame(matrix, index=pd.Index(raters), columns=pd.Index(raters))
-
-    def pearson_vs_rest(self) -> dict[Hashable, float | None]:
-        """{rater: Pearson r of their value against the mean of the unit's other values}."""
-        return {self._raters[i]: self._vs_rest(i) for i in self._active()}
-
-    def _vs_rest(self, i: int) -> float | None:
-        n, sx, sxx, sy, syy, sxy = 0, 0, 0, Fraction(0), Fraction(0), Fraction(0)
-        for m, (count, x1, x2, y1, y2, xy) in self._rest[i].items():
-            n, sx, sxx = n + count, sx + x1, sxx + x2
-            sy += Fraction(y1, m - 1)
-            syy += Fraction(y2, (m - 1) ** 2)
-            sxy += Fraction(xy, m - 1)
-        return correlation_from_sums(n, sx, sy, sxx, syy, sxy)
-
-    def vs_rest_of(self, raters: Iterable[Hashable]) -> dict[Hashable, float | None]:
-        """pearson_vs_rest for some known raters only (an edit changes those of one unit)."""
-        return {r: self._vs_rest(self._rater_pos[r]) for r in raters}
-
-    def rater_counts(self, raters: Iterable[Hashable] | None = None
-                     ) -> dict[Hashable, tuple[int, int]]:
-        """{rater: (ratings, ratings on units others rated too)}; default: active raters."""
-        pos = self._active() if raters is None else [self._rater_pos[r] for r in raters]
-        return {self._raters[i]: (self._rsum[i][0], sum(a[0] for a in self._rest[i].values()))
-                for i in pos}
-
-    def pearson_among(self, raters: Sequence[Hashable], min_overlap: int = 0) -> np.ndarray:
-        """Pearson r between the given raters (NaN: undefined, unknown, < min_overlap shared)."""
-        pos = [self._rater_pos.get(r) for r in raters]
-        out = np.full((len(pos), len(pos)), np.nan)
-        known = [(a, i) for a, i in enumerate(pos) if i is not None]
-        for k, (a, i) in enumerate(known):
-            n, sx, sxx = self._rsum[i]
-            out[a, a] = 1.0 if n >= 2 and n * sxx - sx * sx > 0 else np.nan  # values vary
-            for b, j in known[k + 1:]:
-                r = correlation_from_sums(self._pn[i][j], self._psx[i][j], self._psx[j][i],
-                                          self._psxx[i][j], self._psxx[j][i], self._psxy[i][j])
-                out[a, b] = out[b, a] = np.nan if r is None or self._pn[i][j] < min_overlap else r
-        return out

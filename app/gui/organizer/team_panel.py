@@ -121,6 +121,7 @@ class TeamPanel(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._lay_out()
         self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
         self._timer.start()
@@ -207,24 +208,44 @@ class TeamPanel(QWidget):
         self._say(exc.message)
 
     def add_person(self) -> None:
-        """Ask for a name, role and password; create the login in the background."""
+        """Ask for a name, role and password; create the login in the background. When the
+        file names a sync service (`team add --service`), an annotator gets a sync link."""
         hub = self._hub()
         dialog = AddPersonDialog(self)
         if hub is None or dialog.exec() != QDialog.DialogCode.Accepted:
             return
         name, role = dialog.name_edit.text().strip(), dialog.role_combo.currentText()
         secret, password = dialog.password_edit.text() or None, self._password()
+        service = self._service() if role == "annotator" else ""
 
         def work(_job):
             from simrate.hub.team.people import add_person
+            from simrate.hub.team.tokens import issue_token_at
 
-            return add_person(hub, name, role, secret, password)
+            login, url = add_person(hub, name, role, secret, password)
+            return login, url, issue_token_at(hub, name, password)[0] if service else ""
 
-        self.runner.start(work, finished=lambda r: self._added(name, *r), failed=self._failed)
+        self.runner.start(work, finished=lambda r: self._added(name, service, *r),
+                          failed=self._failed)
 
-    def _added(self, name: str, login: str, url: str) -> None:
-        self._say(f"Added {name} (login {login}). They join from the start page with the URL "
-                  f"{url} and the password you gave them.")
+    def _service(self) -> str:
+        """The sync service's address the file keeps, once the hub's web login exists."""
+        from simrate.hub.team.tokens import service_address
+        from simrate.hub.team.web_hub import WEB_LOGIN_KEY
+
+        project = self.context.project
+        return service_address(project) if project.meta(WEB_LOGIN_KEY) else ""
+
+    def _added(self, name: str, service: str, login: str, url: str, token: str) -> None:
+        if token:
+            from simrate.hub.link.client import make_link
+
+            self._say(f"Added {name} (login {login}). Their sync link, to give them as you "
+                      f"would a password (they join with it: simrate team join LINK FILE): "
+                      f"{make_link(service, token)}")
+        else:
+            self._say(f"Added {name} (login {login}). They join from the start page with "
+                      f"the URL {url} and the password you gave them.")
         self.refresh()
 
     def remove_selected(self) -> None:

@@ -54,7 +54,7 @@ LISTEN_SECONDS = 0.2
 def _exchange_session(project: Project, link, uuid: str, password: str | None,
                       linger: float):
     """The session a window's rounds go over: direct (HubSession), or through the sync
-    service of `simrate serve` for a replica joined by a sync link (serve_sync/)."""
+    service of `simrate serve` for a replica joined by a sync link (hub/team/tokens.py, hub/link/client.py)."""
     if link.service:
         return session_for_service(project)
     return HubSession(link.url, link.replica, link.organizer, uuid, password,

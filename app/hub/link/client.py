@@ -38,7 +38,8 @@ def split_link(link: str) -> tuple[str, str]:
     found = LINK.match(link.strip())
     if not found:
         raise HubError("not a sync link: it looks like http://HOST:PORT/team/TOKEN (from "
-                       "`simrate team token`)", "error")
+                       "`simrate team add --service`, `team invite` or `team token`)",
+                       "error")
     return found.group(1), found.group(2)
 
 

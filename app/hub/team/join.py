@@ -33,7 +33,7 @@ def join(url: str, path: str | Path, password: str | None = None,
     if path.exists():
         raise SimrateError("already exists; choose another name for the new replica", path)
     say = progress or (lambda _text: None)
-    if service:  # a sync link: through `simrate serve` (serve_sync/client.py)
+    if service:  # a sync link: through `simrate serve` (hub/link/client.py)
         return patiently(lambda: join_service(url, path, say), wait)
     return patiently(lambda: _join_once(url, path, password, say), wait)
 

@@ -156,7 +156,7 @@ def remove_person(project: Project | tuple[str, str], name: str,
             login = conn.execute("SELECT simrate.remove_person(%s)",
                                  (hub_name(conn, nfc(name.strip())),)).fetchone()[0]
             if conn.execute("SELECT to_regprocedure('simrate.sync_revoke(text)') IS NOT NULL"
-                            ).fetchone()[0]:  # a hub with the sync service (serve_sync/)
+                            ).fetchone()[0]:  # a hub with the sync service (hub/team/tokens.py, hub/link/client.py)
                 conn.execute("SELECT simrate.sync_revoke(%s)", (login,))
         return login
     except psycopg.Error as exc:

@@ -221,7 +221,7 @@ def sync_once(project: Project, password: str | None = None, wait: float = 0.0
 def _sync_once(project: Project, password: str | None) -> SyncReport:
     link = read_link(project)
     outbox = collect(project, link)
-    if link.service:  # through `simrate serve` (serve_sync/client.py)
+    if link.service:  # through `simrate serve` (hub/link/client.py)
         received = service_exchange(link.service, link.token, link.replica,
                                     outbox, watermarks(project, tables_for(link)),
                                     project.meta("project_uuid") or "")

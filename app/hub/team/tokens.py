@@ -8,6 +8,10 @@ which connects as the hub's web login (made here when the replica has none, with
 password in the password file, as `crowd study` does, web_hub.py) and holds at most a few
 connections, under the login's CONNECTION LIMIT. `team remove` revokes every token of
 the person (and the hub refuses a removed person's tokens anyway).
+
+The organizer may keep the service's address in her replica (meta key `hub_service`, set
+by `--service URL` of `team add`, `team invite` or `team token`): from then on `team add`
+of an annotator and `team invite` give the person a sync link through it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from simrate.core.project import Project
 from simrate.hub.link.connection import HubError, explain
 from simrate.hub.schema.service import SERVICE_CONNECTION_LIMIT
 from simrate.hub.team.people import _organizer_connection, hub_of
+
+#: Meta key of an organizer's replica: the sync service's address as annotators reach it.
+SERVICE_KEY = "hub_service"
 
 
 def token_hash(token: str) -> str:
@@ -51,7 +58,6 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     goes to the password file), and sets its connection limit."""
     import psycopg
 
-    from simrate.hub.team.people import hub_name
     from simrate.hub.team.web_hub import WEB_LOGIN_KEY, _make_web_login
 
     if not project.mode.organizer:
@@ -59,16 +65,8 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
                            project.path)
     url, uuid = hub_of(project)
     conn = _organizer_connection(url, uuid, password)
-    issued = {}
     try:
-        _check_service_schema(conn)
-        with conn.transaction():
-            for name in names:
-                token = secrets.token_urlsafe(32)
-                login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
-                                     (hub_name(conn, nfc(name.strip())), token_hash(token))
-                                     ).fetchone()[0]
-                issued[name] = (token, login)
+        issued = _issue(conn, names)
         if not project.meta(WEB_LOGIN_KEY):
             _make_web_login(project, conn)
         conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
@@ -77,3 +75,85 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     finally:
         conn.close()
     return issued
+
+
+def _issue(conn: Any, names: list[str]) -> dict[str, tuple[str, str]]:
+    """{name: (token, login)}: a new token for each annotator, in one transaction."""
+    from simrate.hub.team.people import hub_name
+
+    _check_service_schema(conn)
+    issued = {}
+    with conn.transaction():
+        for name in names:
+            token = secrets.token_urlsafe(32)
+            login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
+                                 (hub_name(conn, nfc(name.strip())), token_hash(token))
+                                 ).fetchone()[0]
+            issued[name] = (token, login)
+    return issued
+
+
+def issue_token_at(hub: tuple[str, str], name: str, password: str | None = None
+                   ) -> tuple[str, str]:
+    """issue_token from the hub's (URL, project id) alone, for a replica whose web login
+    exists already (the window's team panel, off the GUI thread: the file is not read)."""
+    import psycopg
+
+    url, uuid = hub
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        return _issue(conn, [name])[name]
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+
+
+def service_address(project: Project) -> str:
+    """The sync service's address kept in the organizer's replica, or ''."""
+    return project.meta(SERVICE_KEY) or ""
+
+
+def check_service_owner(project: Project) -> None:
+    """SimrateError unless the project is an organizer's replica of a hub."""
+    if not project.mode.organizer:
+        raise SimrateError("only an organizer's replica of a hub has a sync service "
+                           "(simrate team publish, then simrate serve on it)", project.path)
+
+
+def keep_service_address(project: Project, address: str) -> None:
+    """Keep the sync service's address ('' forgets it: people join directly again)."""
+    from simrate.hub.link.replica import set_meta
+
+    check_service_owner(project)
+    with project.team_tables.transaction() as conn:
+        set_meta(conn, {SERVICE_KEY: address.rstrip("/")})
+
+
+def invite_through_service(project: Project, name: str, password: str | None = None
+                           ) -> tuple[str, str]:
+    """A sync token for `name`, made an annotator of the hub first when she is none yet
+    (without a password: the link is her way in), or again when she was removed;
+    returns (token, login). An organizer of the hub is refused: organizers connect
+    directly."""
+    import psycopg
+
+    from simrate.hub.team.people import add_person, hub_name
+
+    check_service_owner(project)
+    url, uuid = hub_of(project)
+    conn = _organizer_connection(url, uuid, password)
+    try:
+        person = hub_name(conn, nfc(name.strip()))
+        row = conn.execute("SELECT kind, removed_at IS NULL FROM simrate.people "
+                           "WHERE annotator = %s", (person,)).fetchone()
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    finally:
+        conn.close()
+    if row is not None and row == ("organizer", True):
+        raise SimrateError(f"{person} is an organizer of this hub: organizers connect "
+                           "directly, with no sync link")
+    if row is None or not row[1]:
+        add_person(project, name, "annotator", None, password)
+    return issue_token(project, name, password)

@@ -252,3 +252,55 @@ def test_disagreement_shares_match_batch(level):
     shares = disagreement_shares(live, level)
     assert [shares[u] for u in units] == pytest.approx(unit_disagreement(data, level), abs=1e-12)
     assert unit_share(live, units[0], level) == pytest.approx(shares[units[0]])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), batches=st.lists(st.integers(1, 60), min_size=1,
+                                                            max_size=6))
+def test_rater_sums_settled_per_batch_equal_recomputation_after_every_batch(seed, batches):
+    """Pair and vs-rest sums wait for the next read and are then brought up to date once per
+    unit touched; whatever the batches, every read equals an engine built afresh."""
+    rng = np.random.default_rng(seed)
+    live = LiveAgreement(low=0.0, step=0.25)
+    for steps in batches:
+        touched = set()
+        for _ in range(steps):
+            unit, rater = int(rng.integers(8)), f"r{rng.integers(30)}"
+            value = None if rng.random() < 0.2 else int(rng.integers(21))
+            before = live.unit_ratings(unit).get(rater)
+            live.set_rating(unit, rater, value)
+            if before != value:
+                touched.add(unit)
+        assert live.unsettled_units == len(touched)  # alpha is current; nothing else ran
+        assert live.alpha() == _rebuild(live).alpha()
+        assert _answers(live) == _answers(_rebuild(live))
+        assert live.unsettled_units == 0
+
+
+def test_a_rating_costs_the_same_however_many_raters_share_its_unit():
+    """The work of one rating does not grow with the raters of its unit: with 2,000 raters
+    on one item, a rating changes no pair sum until they are read."""
+    live = LiveAgreement(low=0.0, step=0.25)
+    live.load(["u"] * 2000, [f"r{k}" for k in range(2000)], [k % 21 for k in range(2000)])
+    pairs_before = [row[:] for row in live._pn[:3]]
+    live.set_rating("u", "r0", 20)
+    live.set_rating("u", "new", 3)
+    assert [row[:2000] for row in live._pn[:3]] == pairs_before  # a new rater's column: 0
+    assert live.unsettled_units == 1
+    assert live.rater_counts(["new"]) == {"new": (1, 1)}
+    assert live.unsettled_units == 0 and live._pn[0][1] == 1
+    assert _answers(live) == _answers(_rebuild(live))
+
+
+def test_unread_rater_sums_are_settled_past_a_bound(monkeypatch):
+    """A program that never reads the rater-level figures keeps at most a bound of units
+    waiting (their copies), and the figures stay exact."""
+    import simrate.core.agreement.live as live_module
+
+    monkeypatch.setattr(live_module, "STALE_UNITS", 5)
+    live = LiveAgreement(low=0.0, step=0.25)
+    for unit in range(23):
+        for rater in range(3):
+            live.set_rating(unit, f"r{rater}", (unit * (rater + 1)) % 21)
+        assert live.unsettled_units <= 5
+    assert _answers(live) == _answers(_rebuild(live))
