@@ -9,7 +9,7 @@ import sys
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from simrate.formats.export import FORMATS as EXPORT_FORMATS
+from simrate.formats.writers import FORMATS as EXPORT_FORMATS
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import export_project
 

@@ -1,4 +1,5 @@
-"""Gold table writers: TSV, CSV, JSONL, STS and PIT key files (XLSX: xlsx_report.py).
+"""Gold table writers: TSV, CSV, JSONL, STS and PIT key files (XLSX: xlsx_report.py; the
+formats and their endings are registered in writers.py).
 
 Every file is written atomically (simrate.formats.atomic). Conventions, all documented in the
 README: UTF-8 without a byte-order mark; `\\n` line ends; numbers written in Python's
@@ -27,15 +28,8 @@ from simrate.core.base.scale import Scale
 from simrate.formats.atomic import check_writable_target
 from simrate.formats.pit import LABEL_FILE_WORDS, label_of_score
 
-FORMATS = ("tsv", "csv", "xlsx", "sts", "pit", "jsonl", "pyramid", "dataset")
 #: A string as JSON text without ASCII escapes (what json.dumps(ensure_ascii=False) writes).
 encode_json_text = json.encoder.encode_basestring
-#: File name endings and the format they choose when --format is not given.
-EXTENSIONS = {
-    ".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".xlsx": "xlsx", ".jsonl": "jsonl",
-    ".ndjson": "jsonl", ".txt": "sts", ".gs": "sts", ".sts": "sts", ".label": "pit",
-    ".output": "pit",
-}
 TEXT_COLUMNS = ("item_id", "dataset", "genre", "left", "right", "source", "note")
 BOOL_COLUMNS = ("flagged", "adjudicated")
 CHUNK_ROWS = 20_000
@@ -43,22 +37,7 @@ CHUNK_ROWS = 20_000
 Progress = Callable[[int, int], None]
 
 
-# ----------------------------------------------------------------------------- choosing
-def choose_format(out: str | Path, given: str | None) -> tuple[str, bool]:
-    """(format, chosen from the extension?) for an output path and an optional --format."""
-    if given:
-        if given not in FORMATS:
-            raise SimrateError(f"unknown export format {given!r}; choose one of: "
-                               f"{', '.join(FORMATS)}")
-        return given, False
-    suffix = Path(out).suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix], True
-    known = ", ".join(sorted(EXTENSIONS))
-    raise SimrateError(f"cannot tell the export format from the name (known endings: {known}); "
-                       f"give --format {{{','.join(FORMATS)}}}", out)
-
-
+# ----------------------------------------------------------------------------- checking
 def check_output(out: str | Path, project_path: str | Path) -> Path:
     """The output path, refused when it is the project file (or its journal) or unwritable."""
     return check_writable_target(out, [project_path])

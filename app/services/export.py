@@ -19,17 +19,9 @@ from simrate.core.base.names import check_name_length
 from simrate.core.base.scale import Scale
 from simrate.core.team.quality import annotator_frame
 from simrate.formats.atomic import atomic_open
-from simrate.formats.export import (
-    Progress,
-    check_output,
-    check_pit_scale,
-    choose_format,
-    write_jsonl,
-    write_pit,
-    write_sts,
-    write_table,
-)
-from simrate.formats.pyramid_export import pyramid_table, write_pyramid_table
+from simrate.formats.export import Progress, check_output, check_pit_scale
+from simrate.formats.pyramid_export import pyramid_table
+from simrate.formats.writers import WRITERS, choose_format
 from simrate.formats.xlsx_report import write_xlsx_report
 from simrate.services.dataset_export import DatasetOptions, export_dataset
 from simrate.services.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
@@ -70,19 +62,11 @@ def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
     """Write a gold table to `out` atomically in one format; returns warnings (XLSX only)."""
     if fmt == "xlsx":
         return _write_xlsx(gold, out, scale, progress, report_data() if report_data else {})
-    with atomic_open(out) as handle:
-        if fmt in ("tsv", "csv"):
-            write_table(gold, handle, "\t" if fmt == "tsv" else ",", progress)
-        elif fmt == "jsonl":
-            write_jsonl(gold, handle, progress)
-        elif fmt == "sts":
-            write_sts(gold, handle)
-        elif fmt == "pit":
-            write_pit(gold, handle, scale)
-        elif fmt == "pyramid":  # `gold` is already the table of app/formats/pyramid_export.py
-            write_pyramid_table(gold, handle, progress)
-        else:
-            raise SimrateError(f"unknown export format {fmt!r}")
+    writer = WRITERS.get(fmt)
+    if writer is None or writer.stream is None:
+        raise SimrateError(f"unknown export format {fmt!r}")
+    with atomic_open(out) as handle:  # the pyramid's `gold` is already its benchmark table
+        writer.stream(gold, handle, scale, progress)
     return []
 
 

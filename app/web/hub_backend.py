@@ -177,7 +177,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
 
     async def rate(self, name: str, cookie: str, token: str, slot: int, score: str
                    ) -> int | None:
-        code = score_code(self._scale, score)  # ScoreRefused when off the scale
+        code = score_code(self.scale, score)  # ScoreRefused when off the scale
         rows = await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
                                 (name, cookie, token, slot, code), flush_after=True)
         answer = rows[0][0] if rows else "done"

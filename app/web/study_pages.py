@@ -28,23 +28,20 @@ from simrate.web.markdown import render
 from simrate.web.security import COOKIE, Buckets, Refused
 
 if TYPE_CHECKING:
-    from simrate.web.backends import FileBackend
-    from simrate.web.hub_backend import HubBackend
+    pass
 
 
 class StudyRoutes:
     """The worker's routes of a study (a part of pages.Pages, which provides what is
     declared here: the backend, the rate limits and the page helpers)."""
 
-    backend: FileBackend | HubBackend
+    backend: WebBackend  # set by pages.Pages
     writes: Buckets
     starts: Buckets
     ip_starts: Buckets
     page: Callable[..., HTMLResponse]
     points: Callable[[], list[dict]]
     study_or_refuse: Callable[..., Awaitable[web.Study]]
-
-    backend: WebBackend  # set by pages.Pages
 
     async def landing(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -69,20 +69,20 @@ def test_an_unknown_option_names_the_command_whose_help_to_read(capsys, tmp_path
 def test_every_format_the_registries_list_is_one_the_commands_take(sample_data, tmp_path,
                                                                     capsys):
     # --format's choices are the formats' own lists; each listed format is written for real
-    from simrate.formats import detect, export
+    from simrate.formats import detect, writers
 
     parser = subcommands(build_parser(["import", "export"]))
     choices = {name: next(a.choices for a in parser[name]._actions if a.dest == "format")
                for name in ("import", "export")}
     assert choices["import"] == ("auto", *detect.FORMATS)
     assert set(detect.ITEM_READERS) <= set(detect.FORMATS)
-    assert choices["export"] == export.FORMATS
+    assert choices["export"] == writers.FORMATS
     project = tmp_path / "p.simrate"
     assert simrate(capsys, "new", project, "--scale", "sts").status == 0
     assert simrate(capsys, "import", project, sample_data / "pairs.tsv").status == 0
     assert simrate(capsys, "import", project, sample_data / "ratings_long.csv").status == 0
     assert simrate(capsys, "import", project, sample_data / "D9901.pyr").status == 0
-    for fmt in export.FORMATS:
+    for fmt in writers.FORMATS:
         out = tmp_path / f"gold-{fmt}"
         done = simrate(capsys, "export", project, out, "--format", fmt, "--allow-unresolved")
         assert done.status == 0, (fmt, done.err)

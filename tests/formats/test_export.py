@@ -10,8 +10,8 @@ import pytest
 
 from simrate.core.base.errors import RuleError, SimrateError
 from simrate.formats import export as export_module
-from simrate.formats.export import choose_format, pit_label
-from simrate.services import export as export_service
+from simrate.formats.export import pit_label
+from simrate.formats.writers import choose_format
 from simrate.services.export import export_project
 from tests.formats.export_fixtures import jsonl_records, make_project
 
@@ -199,21 +199,22 @@ def test_format_from_extension_or_option():
         choose_format("gold.data", None)
 
 
-@pytest.mark.parametrize("fmt, writer", [("tsv", "write_table"), ("jsonl", "write_jsonl")])
-def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypatch, fmt,
-                                                    writer):
+@pytest.mark.parametrize("fmt", ["tsv", "jsonl"])
+def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypatch, fmt):
+    from simrate.formats import writers
+
     out = tmp_path / f"gold.{fmt}"
     export_project(project, out)
     good = out.read_bytes()
     project.adjudicate("t:1", 4.0, by="lead")  # the next export would differ
-    real = getattr(export_service, writer)
+    real = writers.WRITERS[fmt]
 
-    def crash_halfway(gold, handle, *args, **kwargs):
-        real(gold.iloc[: len(gold) // 2], handle, *args, **kwargs)
+    def crash_halfway(gold, handle, scale, progress):
+        real.stream(gold.iloc[: len(gold) // 2], handle, scale, progress)
         handle.flush()
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_service, writer, crash_halfway)
+    monkeypatch.setitem(writers.WRITERS, fmt, writers.Writer(real.endings, crash_halfway))
     with pytest.raises(SimrateError, match="the disk is full"):
         export_project(project, out)
     assert out.read_bytes() == good
@@ -221,11 +222,13 @@ def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypat
 
 
 def test_interrupt_by_keyboard_leaves_no_temp_file(project, tmp_path, monkeypatch):
-    def interrupted(gold, handle, *args, **kwargs):
+    from simrate.formats import writers
+
+    def interrupted(gold, handle, scale, progress):
         handle.write("half")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(export_service, "write_table", interrupted)
+    monkeypatch.setitem(writers.WRITERS, "csv", writers.Writer((".csv",), interrupted))
     with pytest.raises(KeyboardInterrupt):
         export_project(project, tmp_path / "gold.csv")
     assert not (tmp_path / "gold.csv").exists()
@@ -265,3 +268,26 @@ def test_progress_is_reported_and_can_cancel(project, tmp_path, monkeypatch, fmt
         export_project(project, out, progress=cancel)
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_format_registered_once_is_chosen_by_its_ending_and_written(tmp_path, monkeypatch):
+    # writers.WRITERS is the one place a format lives: the ending chooses it, export writes it
+    import pandas as pd
+
+    from simrate.core.base.scale import load_scale
+    from simrate.formats import writers
+    from simrate.services.export import write_gold
+
+    def ids(gold, out, scale, progress):
+        out.write("".join(f"{item}\n" for item in gold["item_id"]))
+
+    monkeypatch.setitem(writers.WRITERS, "ids", writers.Writer((".ids",), ids))
+    monkeypatch.setitem(writers.EXTENSIONS, ".ids", "ids")
+    out = tmp_path / "gold.ids"
+    fmt, from_ending = writers.choose_format(out, None)
+    assert (fmt, from_ending) == ("ids", True)
+    assert write_gold(pd.DataFrame({"item_id": ["a", "b"]}), out, fmt,
+                      load_scale("sts")) == []
+    assert out.read_text() == "a\nb\n"
+    with pytest.raises(SimrateError, match="unknown export format 'nope'"):
+        writers.choose_format(out, "nope")

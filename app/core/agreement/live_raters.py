@@ -38,6 +38,14 @@ class RaterSums:
     _rest: list[dict[int, list[int]]]
     _stale: dict[Hashable, dict[Hashable, int]]
 
+    def raters(self) -> list[Hashable]:
+        """Every rater that has ratings now (LiveAgreement, live.py)."""
+        raise NotImplementedError
+
+    def _active(self) -> list[int]:
+        """Positions of the raters with ratings now (LiveAgreement, live.py)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ vs-rest sums
     def _account_rest(self, ratings: dict[Hashable, int], sign: int) -> None:
         """Add (sign 1) or remove (-1) a unit's share of its raters' vs-rest sums."""

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from simrate.core.agreement.gold import unresolved_counts
 from simrate.core.base.errors import SimrateError
-from simrate.formats.export import FORMATS
+from simrate.formats.writers import FORMATS
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row
