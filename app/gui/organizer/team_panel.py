@@ -119,7 +119,7 @@ class TeamPanel(QWidget):
         self.add_button.clicked.connect(self.add_person)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.remove_selected)
-        self.message = QLabel()
+        self.message = named(QLabel(), "Message of the team window")  # a link to copy
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._lay_out()
