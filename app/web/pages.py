@@ -35,6 +35,7 @@ from simrate.web.security import (
     Guard,
     Refused,
     read_form,
+    refused,
     status_of,
 )
 from simrate.web.slow_clients import SlowBody
@@ -102,9 +103,9 @@ class Pages(StudyRoutes):
     async def study_or_refuse(self, name: str, closed_ok: bool = False) -> web.Study:
         study = await self.backend.study(name)
         if study is None:
-            raise Refused("no such study", 404)
+            raise refused("no_study")
         if not study.open and not closed_ok:
-            raise Refused("this study is closed", 410)
+            raise refused("closed")
         return study
 
     async def home(self, request: Request) -> Response:

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 
+from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.team.web_tables import WebRefusal
 from simrate.web.slow_clients import deadline_receive
@@ -43,6 +44,13 @@ class Refused(Exception):
     def __init__(self, message: str, status: int, back: str = ""):
         super().__init__(message)
         self.message, self.status, self.back = message, status, back
+
+
+def refused(name: str, status: int | None = None) -> Refused:
+    """The page's answer for the refusal `name` of core/base/rules.py REFUSALS, in the words
+    the hub uses too; `status` where the page's request differs (a missing page: 404)."""
+    default, message = rules.REFUSALS[name]
+    return Refused(message, status or default)
 
 
 def status_of(exc: BaseException) -> int:

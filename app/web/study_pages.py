@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -25,10 +24,7 @@ from simrate.core.team.crowdweb.options import completion_link
 from simrate.web import mturk
 from simrate.web.backend_protocol import WebBackend
 from simrate.web.markdown import render
-from simrate.web.security import COOKIE, Buckets, Refused
-
-if TYPE_CHECKING:
-    pass
+from simrate.web.security import COOKIE, Buckets, Refused, refused
 
 
 class StudyRoutes:
@@ -61,7 +57,7 @@ class StudyRoutes:
         if mine is not None:
             return mine
         if not study.open:
-            raise Refused("this study is closed", 410)
+            raise refused("closed")
         return self.landing_page(study, worker, turk_session or query.get("SESSION_ID", ""),
                                  query.get("STUDY_ID", ""))
 
@@ -164,7 +160,7 @@ class StudyRoutes:
         number = request.path_params["slot"]
         study = await self.study_or_refuse(name, closed_ok=True)
         if not (number.isascii() and number.isdigit()) or len(number) > 6:
-            raise Refused("no such item in this task", 404)
+            raise refused("no_slot", 404)
         lease, slot, saved = await self.backend.slot(name, request.cookies.get(COOKIE, ""),
                                                      int(number))
         if lease is None or not (study.open and lease.state in ("leased", "done")
@@ -173,7 +169,7 @@ class StudyRoutes:
             if ended is not None:  # always, by the test above
                 return ended
         if slot is None:
-            raise Refused("no such item in this task", 404)
+            raise refused("no_slot", 404)
         return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""))
 
     def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
@@ -199,7 +195,7 @@ class StudyRoutes:
             raise Refused("too many requests; wait a moment", 429)
         slot = form.get("slot", "")
         if not (slot.isascii() and slot.isdigit()) or len(slot) > 6:
-            raise Refused("no such item in this task", 400)
+            raise refused("no_slot")
         score = form.get("score", "")
         try:
             following = await self.backend.rate(name, cookie, form["token"], int(slot), score)
