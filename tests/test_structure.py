@@ -47,3 +47,15 @@ def test_the_limits_are_checked_on_the_real_tree():
     files = python_files()
     assert len(files) > 100
     assert any(p.name == "project.py" for p in files)
+
+
+def test_no_module_imports_a_private_name_of_another():
+    # a name with a leading underscore is its module's own; what others use is made public
+    borrowed = []
+    for path in python_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("simrate"):
+                borrowed += [f"{path.relative_to(APP.parent)}: {node.module}.{alias.name}"
+                             for alias in node.names
+                             if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert not borrowed, "\n".join(borrowed)

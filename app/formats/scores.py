@@ -69,7 +69,7 @@ def dataset_name(path: str | Path, task: str) -> str:
     return (official(path) if official else None) or path.stem
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     """True for a finite decimal number, read as every reader reads one (textio.parse_number)."""
     return parse_number(text) is not None
 
@@ -102,7 +102,7 @@ def content_lines(path: str | Path) -> list[Line]:
     return list(enumerate(lines, start=1))
 
 
-def _fields(text: str) -> list[str]:
+def tab_fields(text: str) -> list[str]:
     return [field.strip() for field in text.split("\t")]
 
 
@@ -113,13 +113,13 @@ def _foreign_format(fields: list[str], task: str) -> str | None:
         return "a PIT label line (label<TAB>score); use --task pit"
     if task != "pit" and len(fields) in (6, 7):
         return f"a PIT data line ({len(fields)} columns); use --task pit"
-    if task == "pit" and len(fields) == 1 and _is_number(fields[0]):
+    if task == "pit" and len(fields) == 1 and is_number(fields[0]):
         return "a single score, as in STS/CLSS files; use --task sts or --task clss"
-    if task != "pit" and len(fields) == 2 and _is_number(fields[1]) and not (
-            _is_number(fields[0])):
+    if task != "pit" and len(fields) == 2 and is_number(fields[1]) and not (
+            is_number(fields[0])):
         return (f"an item id and a score ({fields[0][:30]!r}): such lines are matched only"
                 " against one of our exports; other gold files are aligned by line")
-    if task != "pit" and len(fields) in (2, 3, 4) and not _is_number(fields[0]):
+    if task != "pit" and len(fields) in (2, 3, 4) and not is_number(fields[0]):
         return f"text, not a score ({fields[0][:30]!r}): an input file rather than scores?"
     return None
 
@@ -130,7 +130,7 @@ def _refuse_foreign(fields: list[str], task: str, path: Path, line: int) -> None
         raise SimrateError(f"not a {TASK_NAMES[task]} line: {reason}", path, line)
 
 
-def _score_fields(fields: list[str], task: str, path: Path, line: int) -> float:
+def score_fields(fields: list[str], task: str, path: Path, line: int) -> float:
     """The score of a `score[<TAB>confidence]` line of an STS/CLSS gold key or output."""
     _refuse_foreign(fields, task, path, line)
     if len(fields) > 2:
@@ -164,14 +164,14 @@ def read_score_key(path: str | Path, task: str) -> ScoreFile:
     lines = content_lines(path)
     scores = []
     for number, text in lines:
-        value = _score_fields(_fields(text), task, path, number)
+        value = score_fields(tab_fields(text), task, path, number)
         _check_gold_range(value, task, path, number)
         scores.append(value)
     return ScoreFile(path, "key", np.array(scores, dtype=np.float64),
                      np.array([n for n, _ in lines], dtype=np.int64))
 
 
-def _pit_output_fields(fields: list[str], path: Path, line: int) -> tuple[int, float]:
+def pit_output_fields(fields: list[str], path: Path, line: int) -> tuple[int, float]:
     """(label, score) of a `true|false<TAB>score` system line."""
     _refuse_foreign(fields, "pit", path, line)
     if len(fields) in (6, 7):
@@ -230,7 +230,7 @@ def read_pit_gold(path: str | Path) -> ScoreFile:
     labels: list[int] = []
     scores: list[float] = []
     for number, text in lines:
-        kind, label, score = _pit_gold_fields(_fields(text), path, number)
+        kind, label, score = _pit_gold_fields(tab_fields(text), path, number)
         if kinds and kind != kinds[0]:
             raise SimrateError(f"a {kind} line in a {kinds[0]} file", path, number)
         kinds.append(kind)

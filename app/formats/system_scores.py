@@ -18,32 +18,32 @@ from simrate.core.base.frames import FALSE, DatasetInput
 from simrate.formats.scores import (
     Line,
     ScoreFile,
-    _fields,
-    _is_number,
-    _pit_output_fields,
-    _score_fields,
     content_lines,
     dataset_name,
+    is_number,
+    pit_output_fields,
     read_gold,
+    score_fields,
+    tab_fields,
 )
 
 
 def _system_line(fields: list[str], task: str, path: Path, line: int) -> tuple[int, float]:
     if task == "pit":
-        return _pit_output_fields(fields, path, line)
-    return FALSE, _score_fields(fields, task, path, line)
+        return pit_output_fields(fields, path, line)
+    return FALSE, score_fields(fields, task, path, line)
 
 
 def _is_keyed(first: Line, gold: ScoreFile) -> bool:
     if gold.item_ids is None:
         return False
-    head = _fields(first[1])[0]
+    head = tab_fields(first[1])[0]
     return head.lower() == "item_id" or (head in set(gold.item_ids)
-                                         and not _is_number(head))
+                                         and not is_number(head))
 
 
 def _aligned_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -> ScoreFile:
-    parsed = [_system_line(_fields(text), task, path, number) for number, text in lines]
+    parsed = [_system_line(tab_fields(text), task, path, number) for number, text in lines]
     if len(lines) != len(gold):
         short = len(lines) < len(gold)
         where = len(lines) + 1 if short else lines[len(gold)][0]
@@ -57,14 +57,14 @@ def _aligned_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -
 
 
 def _keyed_system(lines: list[Line], task: str, path: Path, gold: ScoreFile) -> ScoreFile:
-    if _fields(lines[0][1])[0].lower() == "item_id":
+    if tab_fields(lines[0][1])[0].lower() == "item_id":
         lines = lines[1:]
     position = {item_id: i for i, item_id in enumerate(gold.item_ids or ())}
     scores = np.full(len(gold), np.nan)
     labels = np.zeros(len(gold), dtype=np.int8)
     source = np.zeros(len(gold), dtype=np.int64)
     for number, text in lines:
-        fields = _fields(text)
+        fields = tab_fields(text)
         index = position.get(fields[0])
         if index is None:
             raise SimrateError(f"item {fields[0]!r} is not in the gold file {gold.path.name}",

@@ -194,10 +194,10 @@ class HubBackend(FileBackend):
         """The hub's own `web_set_study`, called by an organizer's login, unaided by Python."""
         import json
 
-        from simrate.hub.team.people import _organizer_connection, hub_of
+        from simrate.hub.team.people import hub_of, organizer_connection
 
         def call():
-            conn = _organizer_connection(*hub_of(self.project), None)
+            conn = organizer_connection(*hub_of(self.project), None)
             try:
                 conn.execute(
                     "SELECT simrate.web_set_study(%(name)s, %(per_task)s, %(checks)s, "

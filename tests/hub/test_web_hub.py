@@ -467,7 +467,7 @@ BAD_SETTINGS = [
 @pytest.mark.parametrize("bad", BAD_SETTINGS, ids=lambda bad: "-".join(map(str, bad)))
 def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path, bad):
     """Any client of an organizer's login meets the hub's own checks, not only simrate's."""
-    from simrate.hub.team.people import _organizer_connection, hub_of
+    from simrate.hub.team.people import hub_of, organizer_connection
 
     path, _ = published_study(hub, tmp_path, items=4, checks=1, per_task=2, n_checks=0,
                               annotator=None)
@@ -478,7 +478,7 @@ def test_the_hub_checks_what_an_organizers_login_stores_as_a_study(hub, tmp_path
             "options": '{"partial_code": "P1"}'}
     call = ("SELECT simrate.web_set_study(%(name)s, %(per_task)s, %(checks)s, %(per_item)s, "
             "%(lease)s, %(url)s, true, '{}', %(code)s, %(secret)s, %(options)s)")
-    conn = _organizer_connection(url, uuid, None)
+    conn = organizer_connection(url, uuid, None)
     try:
         with pytest.raises(psycopg.Error) as refused:
             conn.execute(call, {**good, **bad})

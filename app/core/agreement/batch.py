@@ -60,10 +60,10 @@ class Pairable:
 def as_reliability_data(reliability_data: object) -> np.ndarray:
     """A float raters x units array (scaled by a power of two if extreme); ValueError for
     text, infinities or a wrong shape."""
-    return _checked(reliability_data)[0]
+    return checked_data(reliability_data)[0]
 
 
-def _checked(reliability_data: object) -> tuple[np.ndarray, tuple[float, float] | None]:
+def checked_data(reliability_data: object) -> tuple[np.ndarray, tuple[float, float] | None]:
     """as_reliability_data, with the smallest and largest value (None when none)."""
     try:
         data = np.asarray(reliability_data, dtype=np.float64)
@@ -147,14 +147,14 @@ def _pair_parts(slots: np.ndarray, m: np.ndarray,
     return 2.0 * total / (m - 1.0)
 
 
-def _expected_nominal(values: np.ndarray) -> float:
+def expected_nominal(values: np.ndarray) -> float:
     _, counts = np.unique(values, return_counts=True)
     n = float(values.size)
     counts = counts.astype(np.float64)
     return (n * n - float((counts * counts).sum())) / (n - 1.0)
 
 
-def _expected_ratio(values: np.ndarray) -> float:
+def expected_ratio(values: np.ndarray) -> float:
     """sum over value pairs n_c n_k d(c, k) / (n - 1), in row blocks to bound memory."""
     domain, counts = np.unique(values, return_counts=True)
     counts = counts.astype(np.float64)
@@ -173,9 +173,9 @@ def disagreement_parts(part: Pairable, level: str) -> tuple[np.ndarray, float]:
     if level == "ordinal":
         return _interval_parts(midranks(part.slots, part.values), part.m)
     if level == "nominal":
-        return _pair_parts(part.slots, part.m, nominal_distance), _expected_nominal(part.values)
+        return _pair_parts(part.slots, part.m, nominal_distance), expected_nominal(part.values)
     if level == "ratio":
-        return _pair_parts(part.slots, part.m, ratio_distance), _expected_ratio(part.values)
+        return _pair_parts(part.slots, part.m, ratio_distance), expected_ratio(part.values)
     raise ValueError(f"level_of_measurement must be one of {', '.join(LEVELS)}, not {level!r}")
 
 
@@ -197,7 +197,7 @@ def alpha_with_reason(reliability_data: object,
     if level_of_measurement not in LEVELS:
         raise ValueError(f"level_of_measurement must be one of {', '.join(LEVELS)}, "
                          f"not {level_of_measurement!r}")
-    data, extremes = _checked(reliability_data)
+    data, extremes = checked_data(reliability_data)
     on_grid = None if extremes is None else grid_alpha(data, extremes, level_of_measurement)
     return on_grid if on_grid is not None else slot_alpha(data, level_of_measurement)
 

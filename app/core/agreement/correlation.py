@@ -45,7 +45,7 @@ def tame_magnitude(data: np.ndarray, extremes: tuple[float, float] | None = None
     return np.ldexp(data, -math.frexp(largest)[1])
 
 
-def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
+def pearson_with_reason(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
     """r of two equally long vectors, or (NaN, reason)."""
     if x.size == 0:
         return np.nan, REASON_NO_COMMON
@@ -82,7 +82,7 @@ def pair_correlation(data: np.ndarray, i: int, j: int,
         x, y = average_ranks(x), average_ranks(y)
     elif method != "pearson":
         raise ValueError(f"method must be pearson or spearman, not {method!r}")
-    return _pearson(x, y)
+    return pearson_with_reason(x, y)
 
 
 def self_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
@@ -137,7 +137,7 @@ def vs_rest_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
         return np.nan, REASON_NO_OTHERS
     total = np.where(present[others], data[others], 0.0).sum(axis=0)
     mean_rest = total[chosen] / count[chosen]
-    return _pearson(data[i, chosen], mean_rest)
+    return pearson_with_reason(data[i, chosen], mean_rest)
 
 
 def pearson_vs_rest(data: np.ndarray) -> np.ndarray:

@@ -28,8 +28,8 @@ from simrate.core.agreement.batch import (
     REASON_NO_RATINGS,
     REASON_NO_VARIANCE,
     REASON_ONE_RATER,
-    _expected_nominal,
-    _expected_ratio,
+    expected_nominal,
+    expected_ratio,
     midranks,
 )
 from simrate.core.agreement.correlation import (
@@ -38,7 +38,7 @@ from simrate.core.agreement.correlation import (
     REASON_NO_OTHERS,
     REASON_ONE_COMMON,
     REASON_TWO_COMMON,
-    _pearson,
+    pearson_with_reason,
     tame_magnitude,
 )
 from simrate.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
@@ -185,9 +185,9 @@ def long_alpha(long: LongRatings, level: str = "interval") -> tuple[float | None
     if level in ("interval", "ordinal"):
         observed, expected = _interval_do(unit, value, m), _interval_de(value)
     elif level == "nominal":
-        observed, expected = _coincidence_do(unit, value, m, level), _expected_nominal(value)
+        observed, expected = _coincidence_do(unit, value, m, level), expected_nominal(value)
     else:
-        observed, expected = _coincidence_do(unit, value, m, level), _expected_ratio(value)
+        observed, expected = _coincidence_do(unit, value, m, level), expected_ratio(value)
     if not expected > 0.0:
         return None, REASON_NO_EXPECTED
     return 1.0 - observed / expected, None
@@ -205,7 +205,7 @@ class PairwisePearson:
 
 def _self_cells(long: LongRatings, count: np.ndarray) -> tuple[np.ndarray, dict]:
     """Diagonal: 1.0 when a rater's values vary, else NaN with the reason."""
-    low, high = _grouped_extremes(long.rater, long.value, len(long.raters))
+    low, high = grouped_extremes(long.rater, long.value, len(long.raters))
     diagonal = np.where((count >= 2) & (low < high), 1.0, np.nan)
     reasons = {}
     for i in np.flatnonzero(np.isnan(diagonal)).tolist():
@@ -279,7 +279,7 @@ def _recheck(long: LongRatings, value: np.ndarray, chosen: np.ndarray, r: np.nda
         a, b = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
         _common, at_a, at_b = np.intersect1d(unit[a], unit[b], assume_unique=True,
                                              return_indices=True)
-        found, reason = _pearson(value[a][at_a], value[b][at_b])
+        found, reason = pearson_with_reason(value[a][at_a], value[b][at_b])
         r[i, j] = r[j, i] = found
         for key in ((i, j), (j, i)):
             if reason:
@@ -292,7 +292,7 @@ def _recheck(long: LongRatings, value: np.ndarray, chosen: np.ndarray, r: np.nda
 _KEYS_BY_MASK = 16
 
 
-def _grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
+def grouped_extremes(keys: np.ndarray, values: np.ndarray, size: int
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Per-key min and max (NaN for keys without values)."""
     low, high = np.full(size, np.nan), np.full(size, np.nan)
@@ -341,8 +341,8 @@ def pearson_vs_rest(long: LongRatings, counted: np.ndarray | None = None,
         syy = np.bincount(rater, weights=dy * dy, minlength=count)
         sxy = np.bincount(rater, weights=dx * dy, minlength=count)
         r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
-    x_low, x_high = _grouped_extremes(rater, x, count)
-    y_low, y_high = _grouped_extremes(rater, y, count)
+    x_low, x_high = grouped_extremes(rater, x, count)
+    y_low, y_high = grouped_extremes(rater, y, count)
     size_x = np.bincount(rater, weights=x * x, minlength=count)
     size_y = np.bincount(rater, weights=y * y, minlength=count)
     # values equal but for rounding noise (77 and 77 + 1e-14) vary by nothing real

@@ -1,7 +1,7 @@
 """How `simrate check` and `--salvage` open a project file: only what they can bound, only
 reading, and leaving nothing behind.
 
-- Only a regular, non-empty file is opened (store's `_check_header`): a FIFO would make the
+- Only a regular, non-empty file is opened (store's `check_header`): a FIFO would make the
   open wait for a writer for ever, a device (/dev/zero) reads without end, a name past the
   file system's limit is told as such.
 - With no `-wal` or `-journal` file beside it, nobody has the file open (SQLite keeps a
@@ -29,9 +29,9 @@ class CannotCheck(Exception):
 
 def check_openable(path: Path) -> None:
     """SimrateError unless `path` is a regular, non-empty, readable file (never opened)."""
-    from simrate.core.data.store import _check_header
+    from simrate.core.data.store import check_header
 
-    _check_header(path)
+    check_header(path)
     refuse_long_path(path)
     for suffix in ("-wal", "-shm", "-journal"):
         beside = Path(f"{path}{suffix}")

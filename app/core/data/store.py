@@ -184,7 +184,7 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     return conn
 
 
-def _check_header(path: Path) -> None:
+def check_header(path: Path) -> None:
     """SimrateError unless `path` is a regular, non-empty file we may read.
 
     The file itself is never opened here: only SQLite opens a project file. Closing any
@@ -215,7 +215,7 @@ def _not_sqlite(exc: sqlite3.DatabaseError) -> bool:
 
 def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """Open an existing project file, checking that it is one we can read."""
-    _check_header(path)
+    check_header(path)
     try:
         conn = connect_for_reading(path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}

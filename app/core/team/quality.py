@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
-from simrate.core.agreement.sparse import LongRatings, _grouped_extremes, pearson_vs_rest
+from simrate.core.agreement.sparse import LongRatings, grouped_extremes, pearson_vs_rest
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
@@ -123,8 +123,8 @@ def _check_table(long: LongRatings, known: np.ndarray) -> dict[str, np.ndarray]:
         sxx, skk = np.bincount(rater, dx * dx, count), np.bincount(rater, dk * dk, count)
         r = np.clip(np.bincount(rater, dx * dk, count) / np.sqrt(sxx * skk), -1.0, 1.0)
         mae = np.bincount(rater, np.abs(x - k), count) / n
-    x_low, x_high = _grouped_extremes(rater, x, count)
-    k_low, k_high = _grouped_extremes(rater, k, count)
+    x_low, x_high = grouped_extremes(rater, x, count)
+    k_low, k_high = grouped_extremes(rater, k, count)
     flat_x, flat_k = ~(x_low < x_high), ~(k_low < k_high)
     r[(n < MIN_PEARSON_ITEMS) | flat_x | flat_k] = np.nan  # over 2 checks r is always +-1
     return {"checks": n.astype(np.int64), "check_pearson": r, "check_mae": mae,

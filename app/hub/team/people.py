@@ -43,7 +43,7 @@ def hub_of(project: Project) -> tuple[str, str]:
     return read_link(project).url, project.meta("project_uuid") or ""
 
 
-def _organizer_connection(url: str, uuid: str, password: str | None) -> Any:
+def organizer_connection(url: str, uuid: str, password: str | None) -> Any:
     conn = connect(url, password)
     try:
         info = hub_info(conn, url)
@@ -124,7 +124,7 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     chosen = login is not None
     login = login if login is not None else login_name(name)
     check_login(login)  # before anything reaches the hub: a refused add changes nothing
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         name = hub_name(conn, name)  # `ANA` is the hub's `ana`, an NFD `Zoë` its `Zoë`
         login = _free_login(conn, name, login, chosen)
@@ -150,7 +150,7 @@ def remove_person(project: Project | tuple[str, str], name: str,
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         with conn.transaction():  # the login and every sync link (service.py) at once
             login = conn.execute("SELECT simrate.remove_person(%s)",
@@ -199,7 +199,7 @@ def list_people(project: Project | tuple[str, str], password: str | None = None
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         return people(conn)
     except psycopg.Error as exc:

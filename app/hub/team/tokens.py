@@ -25,7 +25,7 @@ from simrate.core.base.names import nfc
 from simrate.core.project import Project
 from simrate.hub.link.connection import HubError, explain
 from simrate.hub.schema.service import SERVICE_CONNECTION_LIMIT
-from simrate.hub.team.people import _organizer_connection, hub_of
+from simrate.hub.team.people import hub_of, organizer_connection
 
 #: Meta key of an organizer's replica: the sync service's address as annotators reach it.
 SERVICE_KEY = "hub_service"
@@ -58,17 +58,17 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     goes to the password file), and sets its connection limit."""
     import psycopg
 
-    from simrate.hub.team.web_hub import WEB_LOGIN_KEY, _make_web_login
+    from simrate.hub.team.web_hub import WEB_LOGIN_KEY, make_web_login
 
     if not project.mode.organizer:
         raise SimrateError("only an organizer's replica of a hub gives sync links",
                            project.path)
     url, uuid = hub_of(project)
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         issued = _issue(conn, names)
         if not project.meta(WEB_LOGIN_KEY):
-            _make_web_login(project, conn)
+            make_web_login(project, conn)
         conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
     except psycopg.Error as exc:
         raise explain(exc, url) from None
@@ -100,7 +100,7 @@ def issue_token_at(hub: tuple[str, str], name: str, password: str | None = None
     import psycopg
 
     url, uuid = hub
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         return _issue(conn, [name])[name]
     except psycopg.Error as exc:
@@ -142,7 +142,7 @@ def invite_through_service(project: Project, name: str, password: str | None = N
 
     check_service_owner(project)
     url, uuid = hub_of(project)
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         person = hub_name(conn, nfc(name.strip()))
         row = conn.execute("SELECT kind, removed_at IS NULL FROM simrate.people "

@@ -28,7 +28,7 @@ from simrate.core.project import Project
 from simrate.core.team.crowdweb.options import options_text
 from simrate.hub.link.connection import HubError, explain, url_for
 from simrate.hub.schema import web_role_names
-from simrate.hub.team.people import _organizer_connection, hub_of
+from simrate.hub.team.people import hub_of, organizer_connection
 
 #: Meta key of the replica: the hub login `simrate serve` connects as.
 WEB_LOGIN_KEY = "hub_web_login"
@@ -55,7 +55,7 @@ def set_hub_study(project: Project, study, password: str | None = None,
         "SELECT i.id FROM check_items c JOIN items i ON i.ord = c.item_ord")] \
         if project.team_tables.read(
             "SELECT 1 FROM sqlite_master WHERE name = 'check_items'") else []
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     written = None
     try:
         _check_web_schema(conn)
@@ -65,7 +65,7 @@ def set_hub_study(project: Project, study, password: str | None = None,
                                  study.lease_minutes, study.completion_url, study.open, checks,
                                  study.code, study.secret, options_text(study.options)))
         if new_web_password or not project.meta(WEB_LOGIN_KEY):
-            written = _make_web_login(project, conn)
+            written = make_web_login(project, conn)
     except psycopg.Error as exc:
         raise explain(exc, url) from None
     finally:
@@ -73,7 +73,7 @@ def set_hub_study(project: Project, study, password: str | None = None,
     return written
 
 
-def _make_web_login(project: Project, conn: Any) -> str:
+def make_web_login(project: Project, conn: Any) -> str:
     """Create the web login with a new random password, written to the password file
     FIRST: a password the hub has but no file holds would take the study page down. When
     the hub then refuses the change, the file gets its earlier text back."""
@@ -188,7 +188,7 @@ def mirror_hub_studies(project: Project, password: str | None = None) -> int:
     import psycopg
 
     url, uuid = hub_of(project)
-    conn = _organizer_connection(url, uuid, password)
+    conn = organizer_connection(url, uuid, password)
     try:
         _check_web_schema(conn)
         with conn.transaction():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simrate.core.agreement.batch import _checked, alpha_with_reason, grid_alpha, slot_alpha
+from simrate.core.agreement.batch import alpha_with_reason, checked_data, grid_alpha, slot_alpha
 from simrate.core.agreement.coded import MAX_CODES, grid_digits
 from tests.core.agreement.reference import reference_alpha, same
 
@@ -35,7 +35,7 @@ def grid_data(draw) -> np.ndarray:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_data(), st.sampled_from(LEVELS))
 def test_grid_route_equals_slot_route_and_the_reference(data, level):
-    checked, extremes = _checked(data)
+    checked, extremes = checked_data(data)
     if extremes is None:
         return
     fast = grid_alpha(checked, extremes, level)
@@ -49,7 +49,7 @@ def test_values_off_the_grid_fall_back_and_still_agree():
     rng = np.random.default_rng(2)
     data = rng.integers(0, 2, (3, 10_000)).astype(np.float64)
     data[0, 1] = 0.5  # a column the step guess does not look at
-    checked, extremes = _checked(data)
+    checked, extremes = checked_data(data)
     assert grid_digits(checked, *extremes) is None
     for level in LEVELS:
         assert alpha_with_reason(data, level)[0] == pytest.approx(
@@ -58,9 +58,9 @@ def test_values_off_the_grid_fall_back_and_still_agree():
 
 def test_too_many_codes_or_raters_take_the_slot_route():
     fine = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, MAX_CODES * 1.0 + 1]])
-    assert grid_alpha(*_checked(fine), "interval") is None
+    assert grid_alpha(*checked_data(fine), "interval") is None
     many = np.tile(np.arange(21.0), (12, 1))  # 22 ** 12 keys: too many for one bincount
-    assert grid_alpha(*_checked(many), "interval") is None
+    assert grid_alpha(*checked_data(many), "interval") is None
     assert alpha_with_reason(many, "interval") == (1.0, None)
 
 
@@ -70,7 +70,7 @@ def test_scale_sized_data_agrees_with_the_reference():
     data = np.clip(base + rng.integers(-2, 3, (3, 5000)), 0, 20) * 0.25
     data[rng.random(data.shape) < 0.05] = np.nan
     for level in LEVELS:
-        assert grid_alpha(*_checked(data), level) is not None
+        assert grid_alpha(*checked_data(data), level) is not None
         assert alpha_with_reason(data, level)[0] == pytest.approx(
             krippendorff.alpha(data, level_of_measurement=level), abs=1e-9)
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from simrate.core.agreement.batch import LEVELS, _checked, grid_table, table_alpha
+from simrate.core.agreement.batch import LEVELS, checked_data, grid_table, table_alpha
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
 from simrate.core.agreement.reports.report import Report, interval_block
 from simrate.core.agreement.sparse import (
@@ -33,7 +33,7 @@ def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Rep
     None), lets ratings on a grid take batch alpha's grid route; the figures are the same."""
     table = None
     if dense is not None:
-        checked, extremes = _checked(dense)
+        checked, extremes = checked_data(dense)
         table = None if extremes is None else grid_table(checked, extremes)
     block = {}
     for level in levels:
