@@ -65,11 +65,13 @@ def measure(side, plan: loadgen.Plan) -> dict:
         before["load"] = os.getloadavg()[0]
         before["servers"] = sum(web_sides.cpu_seconds(p) for p in side.pids)
         before["extra"] = side.extra_cpu()
+        before["waited"] = sum(loadgen.run_queue_wait(p) for p in side.pids)
 
     tally = loadgen.run(plan, setting("processes"), at_go)
     return {"side": side.name, "plan": plan, "tally": tally,
             "servers": sum(web_sides.cpu_seconds(p) for p in side.pids) - before["servers"],
             "extra": side.extra_cpu() - before["extra"],
+            "waited": sum(loadgen.run_queue_wait(p) for p in side.pids) - before["waited"],
             "load": (before["load"], os.getloadavg()[0])}
 
 
@@ -114,14 +116,16 @@ def row(result: dict) -> str:
     return (f"| {result['side']} | {what} | {ms(quantile(tally.latencies, 0.5))} / "
             f"{ms(quantile(tally.latencies, 0.95))} / {ms(max(tally.latencies, default=0))} | "
             f"{len(tally.acked)} / {result['stored']} / {result['lost']} | "
-            f"{rated / wall:.1f} | {per_rating:.2f}{postgres} | {result['servers'] / wall:.2f} | "
-            f"{tally.cpu / wall:.2f}, lag p95 {ms(quantile(tally.lag, 0.95))} | "
+            f"{rated / wall:.1f} | {per_rating:.2f}{postgres} | {result['servers'] / wall:.2f} "
+            f"/ {result['waited'] / wall:.2f} | {tally.cpu / wall:.2f} / "
+            f"{tally.waited / wall:.2f} / {ms(quantile(tally.lag, 0.95))} | "
             f"{result['load'][0]:.1f} / {result['load'][1]:.1f} |")
 
 
-HEADER = ("| server | workers | rating POST p50 / p95 / max ms | acknowledged / stored / lost | "
-          "ratings/s | server CPU ms per rating | server cores | generator cores, loop lag "
-          "ms | load before / after |\n|---|---|---|---|---|---|---|---|---|")
+HEADER = ("| server | workers | rating POST p50 / p95 / max, ms | acknowledged / stored / lost "
+          "| ratings/s | server CPU per rating, ms | servers: cores used / cores waited for | "
+          "generator: cores used / waited for / loop lag p95 ms | load before / after |\n"
+          "|---|---|---|---|---|---|---|---|---|")
 
 
 def report(results: list[dict]) -> None:
