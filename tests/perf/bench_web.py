@@ -34,7 +34,6 @@ is small beside the latencies, the generator was not the bottleneck), the machin
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -92,7 +91,9 @@ def scenarios_on(side, thinking: int) -> list[dict]:
         keys = {(worker, item) for worker, item, _when in result["tally"].acked}
         result["stored"] = sum(1 for worker, _item in stored if worker.startswith(prefix))
         result["lost"] = len(keys - stored)
-        result["said"] = side.said
+        result["said"], result["notes"] = side.said, side.notes
+        if hasattr(side, "dashboard"):
+            result["dashboard"] = side.dashboard(result["tally"].acked)
     return results
 
 
@@ -130,15 +131,23 @@ HEADER = ("| server | workers | rating POST p50 / p95 / max, ms | acknowledged /
 
 def report(results: list[dict]) -> None:
     print(f"\n{setting('seconds'):g} s a scenario, {setting('processes')} generator "
-          f"processes (nice 10), {setting('pairs'):,} pairs, {os.cpu_count()} cores")
+          f"processes (nice {os.environ.get('BENCH_WEB_NICE', '10')}), {os.cpu_count()} cores")
     print(HEADER)
     for result in results:
         print(row(result))
-    for result in results:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(result["tally"].outcomes.items()))
-        print(f"{result['side']}, {result['plan'].workers} workers: persons {outcomes}; "
-              f"{result['tally'].requests} requests" + (f"; servers said {result['said']}"
-                                                       if result["said"] else ""))
+    for number, result in enumerate(results):
+        tally = result["tally"]
+        if number % 2 == 0:
+            print(f"{result['side']}: " + "; ".join(result["notes"]))
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(tally.outcomes.items()))
+        print(f"  {result['plan'].workers} workers: {outcomes}; {tally.requests} requests; "
+              f"generator CPU {tally.cpu / max(1, len(tally.acked)) * 1000:.2f} ms a rating"
+              + (f"; servers said {result['said']}" if result["said"] else ""))
+        seen = result.get("dashboard")
+        if seen:
+            print(f"  on the organizer's dashboard: {len(seen)} of {len(tally.acked)} seen "
+                  f"live; POST answered -> in the replica p50 {ms(quantile(seen, 0.5))} ms, "
+                  f"p95 {ms(quantile(seen, 0.95))} ms")
 
 
 def run_sides(folder: Path, sides: list[str]) -> list[dict]:

@@ -30,6 +30,14 @@ def simrate_api():
     return item_frame, Project, publish, set_checks, set_study
 
 
+def simrate_sync_api():
+    """What the organizer's window uses to follow the hub (tests/perf/dashboard.py)."""
+    from simrate.core.project import Project
+    from simrate.core.team.hub.sync import LIVE_GAP, session_for, sync_round
+
+    return Project, LIVE_GAP, session_for, sync_round
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU seconds (user and system) of a process and its live children (Linux /proc)."""
     def fields(entry: str) -> list[str]:
@@ -47,10 +55,12 @@ def cpu_seconds(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def build_project(folder: Path, pairs: int, with_study: bool = True) -> Path:
+def build_project(folder: Path, pairs: int, with_study: bool = True) -> tuple[Path, float]:
     """A project of PAIRS pairs ("the left text of pair iN"), one check item, and a study of
-    10 pairs a task, 5 ratings an item (the defaults of `crowd study`)."""
+    10 pairs a task, 5 ratings an item (the defaults of `crowd study`); with the seconds
+    the import and the study took."""
     item_frame, Project, _publish, set_checks, set_study = simrate_api()
+    began = time.perf_counter()
     ids = [f"i{n}" for n in range(pairs)]
     frame = item_frame({"item_id": ids, "left": [f"the left text of pair {i}" for i in ids],
                         "right": [f"the right text of pair {i}" for i in ids],
@@ -63,9 +73,13 @@ def build_project(folder: Path, pairs: int, with_study: bool = True) -> Path:
         set_checks(project, {"i0": 2.0}, by="bench")
         if with_study:
             set_study(project, STUDY, per_task=10, checks=1, per_item=5)
-    return path
+    return path, time.perf_counter() - began
 
 
+TWICE = ("SELECT COUNT(*) FROM (SELECT t.worker, s.item_ord FROM web_slots s JOIN web_tasks t "
+         "ON t.study = s.study AND t.task = s.task GROUP BY 1, 2 HAVING COUNT(*) > 1)")
+OVER = ("SELECT COUNT(*) FROM (SELECT item_ord FROM web_slots WHERE is_check = 0 "
+        "GROUP BY item_ord HAVING COUNT(*) > 5)")
 CROWD_RATINGS = ("SELECT a.name, i.id FROM ratings r JOIN annotators a ON a.id = r.annotator_id "
                  "JOIN items i ON i.ord = r.item_ord WHERE a.kind = 'crowd'")
 
@@ -76,7 +90,8 @@ class FileSide:
     kind, name = "simrate", "simrate, file"
 
     def __init__(self, folder: Path, pairs: int, servers: int = 2):
-        self.path = build_project(folder, pairs)
+        self.path, took = build_project(folder, pairs)
+        self.notes = [f"{pairs:,} pairs imported and a study created over them in {took:.2f} s"]
         self.servers = [Server(self.path) for _ in range(servers)]
         self.urls = [s.url for s in self.servers]
         self.pids = [s.process.pid for s in self.servers]
@@ -91,6 +106,8 @@ class FileSide:
     def stored(self) -> set[tuple[str, str]]:
         _f, Project, *_ = simrate_api()
         with Project.open(self.path) as project:
+            twice, over = (project.team_tables.read(q)[0][0] for q in (TWICE, OVER))
+            self.notes.append(f"slots given twice {twice}, items over the cap {over}")
             return {tuple(r) for r in project.team_tables.read(CROWD_RATINGS)}
 
     def extra_cpu(self) -> float:
@@ -111,24 +128,70 @@ class HubSide(FileSide):
         self.cluster, self.server_cpu = cluster, server_cpu
         self.hub = Hub(cluster, "bench", folder)
         os.environ["PGPASSFILE"] = str(self.hub.passfile)  # the serve processes inherit it
-        self.path = build_project(folder, pairs, with_study=False)
+        self.path, took = build_project(folder, pairs, with_study=False)
         with Project.open(self.path) as project:
+            began = time.perf_counter()
             publish(project, self.hub.url())
+            published, began = time.perf_counter() - began, time.perf_counter()
             set_study(project, STUDY, per_task=10, checks=1, per_item=5)
+        self.notes = [f"{pairs:,} pairs imported in {took:.2f} s and a study created over "
+                      f"them on the hub in {time.perf_counter() - began:.2f} s; published "
+                      f"to the hub (once per team) in {published:.2f} s"]
+        self.follower = Follower(self.path)
         self.servers = [Server(self.path) for _ in range(servers)]
         self.urls = [s.url for s in self.servers]
         self.pids = [s.process.pid for s in self.servers]
         self.said = []
 
+    def stop(self) -> None:
+        super().stop()
+        self.arrived = self.follower.stop()
+
     def stored(self) -> set[tuple[str, str]]:
         with self.hub.admin() as conn:
+            twice, over = (conn.execute(q).fetchone()[0] for q in (HUB_TWICE, HUB_OVER))
+            self.notes.append(f"slots given twice {twice}, items over the cap {over}")
             return {tuple(r) for r in conn.execute(
                 "SELECT r.annotator, r.item_id FROM simrate.ratings r JOIN "
                 "simrate.annotators a ON a.name = r.annotator WHERE a.kind = 'crowd'")}
 
+    def dashboard(self, acked: list[tuple[str, str, float]]) -> list[float]:
+        """Seconds from each rating POST's answer to that rating in the organizer's replica."""
+        return [self.arrived[(w, i)] - when for w, i, when in acked if (w, i) in self.arrived]
+
     def extra_cpu(self) -> float:
         """PostgreSQL's CPU seconds so far (its postmaster and backends)."""
         return self.server_cpu(self.cluster)
+
+
+HUB_TWICE = ("SELECT count(*) FROM (SELECT t.worker, s.item_id FROM simrate.web_slots s JOIN "
+             "simrate.web_tasks t USING (study, task) GROUP BY 1, 2 HAVING count(*) > 1) x")
+HUB_OVER = ("SELECT count(*) FROM (SELECT item_id FROM simrate.web_slots WHERE NOT is_check "
+            "GROUP BY item_id HAVING count(*) > 5) x")
+
+
+class Follower:
+    """The organizer's window keeping its replica, in a process of its own
+    (tests/perf/dashboard.py), for the time from a POST's answer to the dashboard."""
+
+    def __init__(self, path: Path):
+        import multiprocessing
+
+        from tests.perf.dashboard import follow
+
+        spawn = multiprocessing.get_context("spawn")
+        self.halt, ready, self.results = spawn.Event(), spawn.Event(), spawn.Queue()
+        self.process = spawn.Process(target=follow,
+                                     args=(str(path), self.halt, ready, self.results))
+        self.process.start()
+        ready.wait(120)
+
+    def stop(self) -> dict:
+        time.sleep(2.0)  # the last NOTIFY's round
+        self.halt.set()
+        arrived, self.rounds = self.results.get(timeout=120)
+        self.process.join(60)
+        return arrived
 
 
 POTATO_CONFIG = """\
@@ -197,7 +260,10 @@ class PotatoSide:
             [str(python.parent / "potato"), "start", str(config), "-p", str(port)],
             cwd=self.project, stdout=self.log, stderr=subprocess.STDOUT)
         self.pids = [self.server.pid]
+        began = time.perf_counter()
         self.wait_ready()
+        self.notes = [f"{pairs:,} pairs loaded until GET / answered in "
+                      f"{time.perf_counter() - began:.2f} s"]
 
     def wait_ready(self, limit: float = 600) -> None:
         import httpx
