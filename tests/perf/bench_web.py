@@ -142,7 +142,7 @@ def report(results: list[dict]) -> None:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(tally.outcomes.items()))
         print(f"  {result['plan'].workers} workers: {outcomes}; {tally.requests} requests; "
               f"generator CPU {tally.cpu / max(1, len(tally.acked)) * 1000:.2f} ms a rating"
-              + (f"; servers said {result['said']}" if result["said"] else ""))
+              + (f"; failed: {result['said']}" if result["said"] else ""))
         seen = result.get("dashboard")
         if seen:
             print(f"  on the organizer's dashboard: {len(seen)} of {len(tally.acked)} seen "
@@ -183,3 +183,4 @@ def test_the_crowd_page_under_load_beside_potato():
     for result in results:
         assert result["tally"].acked, f"{result['side']}: no rating was acknowledged"
         assert result["lost"] == 0, f"{result['side']}: {result['lost']} ratings lost"
+        assert not result["said"], f"{result['side']}: {result['said']}"

@@ -18,6 +18,7 @@ def follow(path: str, halt, ready, results) -> None:
     Project, LIVE_GAP, session_for, sync_round = simrate_sync_api()
     arrived: dict[tuple, float] = {}
     rounds: list[float] = []
+    failed = ""
     project = Project.open(path)
     session = session_for(project)
     try:
@@ -34,7 +35,9 @@ def follow(path: str, halt, ready, results) -> None:
             rounds.append(now - began)
             for key in project.team_tables.read(CROWD_RATINGS):
                 arrived.setdefault(tuple(key), now)
+    except Exception as exc:  # noqa: BLE001 - the benchmark reports what stopped the window
+        failed = f"{type(exc).__name__}: {exc}"
     finally:
         session.close()
         project.close()
-        results.put((arrived, rounds))
+        results.put((arrived, rounds, failed))

@@ -100,8 +100,10 @@ class FileSide:
     def stop(self) -> None:
         for server in self.servers:
             status, _out, err = server.stop()
-            if status != 0 or err.strip():
-                self.said.append(f"exit {status}: {err.strip()[-300:]}")
+            if status != 0:
+                self.said.append(f"a server's exit {status}: {err.strip()[-300:]}")
+            elif err.strip():
+                self.notes.append(f"a server wrote: {err.strip()[-300:]}")
 
     def stored(self) -> set[tuple[str, str]]:
         _f, Project, *_ = simrate_api()
@@ -146,6 +148,8 @@ class HubSide(FileSide):
     def stop(self) -> None:
         super().stop()
         self.arrived = self.follower.stop()
+        if self.follower.failed:
+            self.said.append(f"the organizer's window stopped: {self.follower.failed}")
 
     def stored(self) -> set[tuple[str, str]]:
         with self.hub.admin() as conn:
@@ -189,7 +193,7 @@ class Follower:
     def stop(self) -> dict:
         time.sleep(2.0)  # the last NOTIFY's round
         self.halt.set()
-        arrived, self.rounds = self.results.get(timeout=120)
+        arrived, self.rounds, self.failed = self.results.get(timeout=120)
         self.process.join(60)
         return arrived
 
