@@ -534,3 +534,23 @@ def test_a_flood_on_the_hub_holds_its_share_and_leaves_no_rater_nor_change(hub, 
     # every made-up lease is short: it runs out within FIRST_RATING_MINUTES
     assert hub_rows(hub, "SELECT max(expires_at - leased_at) FROM simrate.web_tasks") == \
         [(300.0,)]
+
+
+def test_starts_far_below_the_unrated_cap_do_not_wait_for_each_other(hub, tmp_path):
+    """Only near the cap do a study's starts go one at a time: a start whose transaction is
+    still open does not hold up the next worker's (found by tests/perf/bench_web.py: 1,000
+    workers arriving in 10 s queued on that lock and took every connection to the hub)."""
+    path, _ = published_study(hub, tmp_path, items=1000, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)  # 500 tasks: 250 may be unrated
+    lease = "SELECT task FROM simrate.web_lease('s', %s, '', '', %s)"
+    with hub.admin() as admin:
+        for n in range(12):  # more than UNRATED_LEAST tasks without a rating
+            admin.execute(lease, (f"U{n}", f"198.18.0.{n}"))
+    with hub.admin() as first, hub.admin() as second:
+        first.execute("BEGIN")
+        first.execute(lease, ("A1", "198.18.1.1"))  # its transaction stays open
+        second.execute("SET statement_timeout = '5s'")
+        assert second.execute(lease, ("B1", "198.18.1.2")).fetchone()[0]
+        first.execute("COMMIT")
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.web_tasks WHERE state = 'leased'"
+                    ) == [(14,)]

@@ -121,6 +121,18 @@ BEGIN
   RETURN st;
 END $$;
 
+-- the most tasks without a rating the study holds at once, a share of its tasks; the pool
+-- counted only as far as needed to tell whether `p_held` is below it (not all 200,000
+-- pairs on every start)
+CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies, p_held integer)
+RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
+                                    / greatest(1, st.per_task)) * @share))::integer
+  FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
+        LIMIT ceil((p_held + 1) / @share * greatest(1, st.per_task)
+                   / st.per_item)::integer + 1) q
+$$;
+
 -- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
 -- of the study's tasks, the oldest of which is given up once it had its time
 CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
@@ -128,7 +140,7 @@ CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_addre
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   unrated integer;
-  cap integer;
+  slack integer;
   oldest simrate.web_tasks;
 BEGIN
   IF p_address <> '' AND (SELECT count(*) FROM simrate.web_tasks t
@@ -145,20 +157,20 @@ BEGIN
   IF unrated < @least THEN
     RETURN;
   END IF;
-  -- near the cap, the study's starts one at a time (counted again once the lock is held),
-  -- so leases under way at once cannot pass it together
+  -- far below the cap, starts go on side by side: leases under way at once (at most one
+  -- per connection) cannot pass it together. A study's starts one at a time on every
+  -- start made a burst of arrivals queue (bench_web.py: 1,000 workers in 10 s).
+  slack := current_setting('max_connections')::integer;
+  IF unrated + slack < simrate.web_unrated_cap(st, unrated + slack) THEN
+    RETURN;
+  END IF;
+  -- near the cap, the study's starts one at a time (counted again once the lock is held)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
   SELECT count(*) INTO unrated FROM simrate.web_tasks t
   WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
     SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
     AND s.rated_at IS NOT NULL);
-  -- the pool counted only as far as needed to tell (not all 200,000 pairs on every start)
-  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
-                                    / greatest(1, st.per_task)) * @share))::integer
-  INTO cap FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
-                 LIMIT ceil((unrated + 1) / @share * greatest(1, st.per_task)
-                            / st.per_item)::integer + 1) q;
-  IF unrated < cap THEN
+  IF unrated < simrate.web_unrated_cap(st, unrated) THEN
     RETURN;
   END IF;
   SELECT * INTO oldest FROM simrate.web_tasks t
