@@ -5,6 +5,7 @@ Run (not part of the normal suite; about 8 minutes on the 2-core machine):
 Sizes from the environment (defaults in brackets): BENCH_WEB_SECONDS [60] a scenario,
 BENCH_WEB_WORKERS [1000] thinking workers on simrate, BENCH_WEB_POTATO_WORKERS [200] on
 Potato, BENCH_WEB_SATURATION [100] workers that do not think, BENCH_WEB_PAIRS [200000],
+BENCH_WEB_POTATO_PAIRS [the same] (Potato's cost per request grows with its pool),
 BENCH_WEB_PROCESSES [2] generator processes, BENCH_WEB_SIDES [file,hub,potato],
 POTATO_VENV [a temporary folder] where Potato 2.12.1 is installed (pip) and kept.
 
@@ -47,6 +48,7 @@ from tests.perf import loadgen, web_sides  # noqa: E402
 SETTINGS = {"seconds": ("BENCH_WEB_SECONDS", 60.0), "workers": ("BENCH_WEB_WORKERS", 1000),
             "potato_workers": ("BENCH_WEB_POTATO_WORKERS", 200),
             "saturation": ("BENCH_WEB_SATURATION", 100), "pairs": ("BENCH_WEB_PAIRS", 200_000),
+            "potato_pairs": ("BENCH_WEB_POTATO_PAIRS", 0),
             "processes": ("BENCH_WEB_PROCESSES", 2)}
 THINK = (1.0, 5.0)
 
@@ -169,7 +171,8 @@ def run_sides(folder: Path, sides: list[str]) -> list[dict]:
         if python is None:
             print("Potato 2.12.1 could not be installed (no package index): not measured")
         else:
-            results += scenarios_on(web_sides.PotatoSide(folder, pairs, python),
+            results += scenarios_on(web_sides.PotatoSide(folder, setting("potato_pairs")
+                                                         or pairs, python),
                                     setting("potato_workers"))
     return results
 
