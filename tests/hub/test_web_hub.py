@@ -554,3 +554,21 @@ def test_starts_far_below_the_unrated_cap_do_not_wait_for_each_other(hub, tmp_pa
         first.execute("COMMIT")
     assert hub_rows(hub, "SELECT count(*) FROM simrate.web_tasks WHERE state = 'leased'"
                     ) == [(14,)]
+
+
+def test_the_web_tables_are_analyzed_as_a_study_grows_from_nothing(hub, tmp_path):
+    """PostgreSQL's plans for the web tables, made while they were nearly empty, cost
+    30-150 ms a start until its autovacuum analyzed them (tests/perf/bench_web.py: 1,000
+    arrivals in 10 s on a fresh hub); web_lease analyzes them at 64, 128, 256, ... tasks."""
+    path, _ = published_study(hub, tmp_path, items=400, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)
+    counted = ("SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON "
+               "n.oid = c.relnamespace WHERE n.nspname = 'simrate' AND c.relname IN "
+               "('web_tasks', 'web_slots') ORDER BY 1")
+    with hub.admin() as admin:
+        for n in range(64):
+            admin.execute("SELECT task FROM simrate.web_lease('s', %s, '', '', '')",
+                          (f"U{n}",))
+        # the 64th start analyzed the tables as the 63 tasks before it left them
+        assert admin.execute(counted).fetchall() == [("web_slots", 126.0),
+                                                     ("web_tasks", 63.0)]

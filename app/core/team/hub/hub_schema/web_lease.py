@@ -226,6 +226,7 @@ DECLARE
   slot_checks boolean[];
   one text;
   pos integer;
+  number bigint;
   new_task text;
 BEGIN
   st := simrate.web_open_study(p_study);
@@ -296,7 +297,14 @@ BEGIN
     slot_items := slot_items[1:pos] || one || slot_items[pos + 1:];
     slot_checks := slot_checks[1:pos] || true || slot_checks[pos + 1:];
   END LOOP;
-  new_task := 'w' || lpad(nextval('simrate.web_task_numbers')::text, 6, '0');
+  number := nextval('simrate.web_task_numbers');
+  new_task := 'w' || lpad(number::text, 6, '0');
+  IF number >= 64 AND number & (number - 1) = 0 THEN
+    -- the web tables grow from nothing when a study opens: plans made while they were
+    -- small cost 30-150 ms a start (bench_web.py, 1,000 arrivals in 10 s) until the
+    -- autovacuum analyzes them, minutes later; so at 64, 128, 256, ... tasks, here
+    ANALYZE simrate.web_tasks, simrate.web_slots;
+  END IF;
   INSERT INTO simrate.web_tasks (study, task, worker, session, cookie, token, state,
                                  leased_at, expires_at, address)
   VALUES (p_study, new_task, p_worker, p_session,
