@@ -3,8 +3,8 @@
 One process of Python cannot drive 1,000 simulated workers and keep up: its own lag shows in
 every latency it measures. So the workers are split over PROCESSES processes, each an
 asyncio loop with one keep-alive HTTP/1.1 connection per simulated worker, written here on
-asyncio's streams (a few dozen lines; a full HTTP client costs several times the CPU per
-request, and that CPU is taken from the servers on a small machine). Each process lowers
+asyncio's streams (a few dozen lines, lighter than a full HTTP client: what the generator
+spends is taken from the servers on a small machine). Each process lowers
 its own priority (os.nice) so that the servers get the CPU first, reports its own CPU time
 and how late its event loop woke (its lag: when that stays small, the generator was not the
 bottleneck), and sends its figures back through a multiprocessing queue.
