@@ -6,7 +6,8 @@ Sizes from the environment (defaults in brackets): BENCH_WEB_SECONDS [60] a scen
 BENCH_WEB_WORKERS [1000] thinking workers on simrate, BENCH_WEB_POTATO_WORKERS [200] on
 Potato, BENCH_WEB_SATURATION [100] workers that do not think, BENCH_WEB_PAIRS [200000],
 BENCH_WEB_POTATO_PAIRS [the same] (Potato's cost per request grows with its pool),
-BENCH_WEB_PROCESSES [2] generator processes, BENCH_WEB_SIDES [file,hub,potato],
+BENCH_WEB_PROCESSES [2] generator processes, BENCH_WEB_NICE [10] their niceness,
+BENCH_WEB_SIDES [file,hub,potato],
 POTATO_VENV [a temporary folder] where Potato 2.12.1 is installed (pip) and kept.
 
 Scenarios, side by side in one run, each for BENCH_WEB_SECONDS:
