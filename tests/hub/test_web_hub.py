@@ -547,3 +547,41 @@ def test_a_study_on_an_organizers_replica_is_set_through_the_hub_adapter_only(hu
         set_study(project, "s", per_task=4)
         assert web.get_study(project, "s").per_task == 4
     assert hub_rows(hub, "SELECT per_task FROM simrate.web_studies WHERE name = 's'") == [(4,)]
+
+
+def test_starts_far_below_the_unrated_cap_do_not_wait_for_each_other(hub, tmp_path):
+    """Only near the cap do a study's starts go one at a time: a start whose transaction is
+    still open does not hold up the next worker's (found by tests/perf/bench_web.py: 1,000
+    workers arriving in 10 s queued on that lock and took every connection to the hub)."""
+    path, _ = published_study(hub, tmp_path, items=1000, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)  # 500 tasks: 250 may be unrated
+    lease = "SELECT task FROM simrate.web_lease('s', %s, '', '', %s)"
+    with hub.admin() as admin:
+        for n in range(12):  # more than UNRATED_LEAST tasks without a rating
+            admin.execute(lease, (f"U{n}", f"198.18.0.{n}"))
+    with hub.admin() as first, hub.admin() as second:
+        first.execute("BEGIN")
+        first.execute(lease, ("A1", "198.18.1.1"))  # its transaction stays open
+        second.execute("SET statement_timeout = '5s'")
+        assert second.execute(lease, ("B1", "198.18.1.2")).fetchone()[0]
+        first.execute("COMMIT")
+    assert hub_rows(hub, "SELECT count(*) FROM simrate.web_tasks WHERE state = 'leased'"
+                    ) == [(14,)]
+
+
+def test_the_web_tables_are_analyzed_as_a_study_grows_from_nothing(hub, tmp_path):
+    """PostgreSQL's plans for the web tables, made while they were nearly empty, cost
+    30-150 ms a start until its autovacuum analyzed them (tests/perf/bench_web.py: 1,000
+    arrivals in 10 s on a fresh hub); web_lease analyzes them at 64, 128, 256, ... tasks."""
+    path, _ = published_study(hub, tmp_path, items=400, checks=1, per_task=2, n_checks=0,
+                              per_item=1, annotator=None)
+    counted = ("SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON "
+               "n.oid = c.relnamespace WHERE n.nspname = 'simrate' AND c.relname IN "
+               "('web_tasks', 'web_slots') ORDER BY 1")
+    with hub.admin() as admin:
+        for n in range(64):
+            admin.execute("SELECT task FROM simrate.web_lease('s', %s, '', '', '')",
+                          (f"U{n}",))
+        # the 64th start analyzed the tables as the 63 tasks before it left them
+        assert admin.execute(counted).fetchall() == [("web_slots", 126.0),
+                                                     ("web_tasks", 63.0)]

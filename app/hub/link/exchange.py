@@ -180,8 +180,11 @@ def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
     # the push is on disk before the answer: this write's commit waits for the log
     # up to it, the push's commit included (which waited for nothing, see BEGIN)
     batch.add(DURABLE_SQL, (replica,))
+    # each read is a snapshot of its own, so a table is read after the tables whose rows
+    # refer to it: a rating committed between two reads comes with its rater and its item
+    # (a rating pulled without its crowd rater would make the rater a person here)
     pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
-             for table in tables}
+             for table in reversed(tables)}
     return pages, batch.add(CLOCK_SQL)
 
 
@@ -191,12 +194,14 @@ def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[
     watermarks after them."""
     rows, new_marks = {}, dict(marks)
     for table, index in pages.items():
-        found = results[index].rows
-        if len(found) == PAGE:  # more than a page is new: the rest, page by page
-            more, _ = pull(conn, (table,), {table: int(found[-1][-1])}, organizer)
-            found.extend(more[table])
-        rows[table] = found
-        new_marks[table] = int(found[-1][-1]) if found else marks.get(table, 0)
+        rows[table] = results[index].rows
+        new_marks[table] = int(rows[table][-1][-1]) if rows[table] else marks.get(table, 0)
+    if any(len(found) == PAGE for found in rows.values()):
+        # more than a page is new: the rest of every table, page by page, in the same
+        # order (a table after those that refer to it)
+        more, new_marks = pull(conn, tuple(pages), new_marks, organizer)
+        for table in pages:
+            rows[table].extend(more[table])
     return rows, new_marks
 
 

@@ -124,6 +124,18 @@ BEGIN
   RETURN st;
 END $$;
 
+-- the most tasks without a rating the study holds at once, a share of its tasks; the pool
+-- counted only as far as needed to tell whether `p_held` is below it (not all 200,000
+-- pairs on every start)
+CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies, p_held integer)
+RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
+                                    / greatest(1, st.per_task)) * @share))::integer
+  FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
+        LIMIT ceil((p_held + 1) / @share * greatest(1, st.per_task)
+                   / st.per_item)::integer + 1) q
+$$;
+
 -- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
 -- of the study's tasks, the oldest of which is given up once it had its time
 CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
@@ -131,7 +143,7 @@ CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_addre
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   unrated integer;
-  cap integer;
+  slack integer;
   oldest simrate.web_tasks;
 BEGIN
   IF p_address <> '' AND (SELECT count(*) FROM simrate.web_tasks t
@@ -147,20 +159,20 @@ BEGIN
   IF unrated < @least THEN
     RETURN;
   END IF;
-  -- near the cap, the study's starts one at a time (counted again once the lock is held),
-  -- so leases under way at once cannot pass it together
+  -- far below the cap, starts go on side by side: leases under way at once (at most one
+  -- per connection) cannot pass it together. A study's starts one at a time on every
+  -- start made a burst of arrivals queue (bench_web.py: 1,000 workers in 10 s).
+  slack := current_setting('max_connections')::integer;
+  IF unrated + slack < simrate.web_unrated_cap(st, unrated + slack) THEN
+    RETURN;
+  END IF;
+  -- near the cap, the study's starts one at a time (counted again once the lock is held)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
   SELECT count(*) INTO unrated FROM simrate.web_tasks t
   WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
     SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
     AND s.rated_at IS NOT NULL);
-  -- the pool counted only as far as needed to tell (not all 200,000 pairs on every start)
-  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
-                                    / greatest(1, st.per_task)) * @share))::integer
-  INTO cap FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
-                 LIMIT ceil((unrated + 1) / @share * greatest(1, st.per_task)
-                            / st.per_item)::integer + 1) q;
-  IF unrated < cap THEN
+  IF unrated < simrate.web_unrated_cap(st, unrated) THEN
     RETURN;
   END IF;
   SELECT * INTO oldest FROM simrate.web_tasks t
@@ -214,6 +226,7 @@ DECLARE
   slot_checks boolean[];
   one text;
   pos integer;
+  number bigint;
   new_task text;
 BEGIN
   st := simrate.web_open_study(p_study);
@@ -282,7 +295,14 @@ BEGIN
     slot_items := slot_items[1:pos] || one || slot_items[pos + 1:];
     slot_checks := slot_checks[1:pos] || true || slot_checks[pos + 1:];
   END LOOP;
-  new_task := 'w' || lpad(nextval('simrate.web_task_numbers')::text, 6, '0');
+  number := nextval('simrate.web_task_numbers');
+  new_task := 'w' || lpad(number::text, 6, '0');
+  IF number >= 64 AND number & (number - 1) = 0 THEN
+    -- the web tables grow from nothing when a study opens: plans made while they were
+    -- small cost 30-150 ms a start (bench_web.py, 1,000 arrivals in 10 s) until the
+    -- autovacuum analyzes them, minutes later; so at 64, 128, 256, ... tasks, here
+    ANALYZE simrate.web_tasks, simrate.web_slots;
+  END IF;
   INSERT INTO simrate.web_tasks (study, task, worker, session, cookie, token, state,
                                  leased_at, expires_at, address)
   VALUES (p_study, new_task, p_worker, p_session,
