@@ -7,7 +7,7 @@ from the running code, so the reference cannot drift from the program:
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section;
-- `value-rules`: which rule of app/core/values.py each typed option follows, from the parsers;
+- `value-rules`: which rule of app/core/data/values.py each typed option follows, from the parsers;
 - `floors`: the floors of the code, from the import contracts of pyproject.toml (the ones
   lint-imports checks) and the docstrings of the folders and modules they name.
 Pictures of the window are committed files in docs/images (tools/render_views.py --docs
@@ -138,7 +138,7 @@ def reliability_reference() -> str:
     return re.sub(r"\]\(#([^)]+)\)", r"](index.md)", section)
 
 
-#: The rules of app/core/values.py, by the name of the option type that applies each.
+#: The rules of app/core/data/values.py, by the name of the option type that applies each.
 RULE_NAMES = {
     "count": "whole number, 0 or more, within 64 bits, ASCII digits",
     "whole_number": "whole number within 64 bits, ASCII digits, one optional sign",

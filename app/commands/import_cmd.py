@@ -95,7 +95,7 @@ def _check_machine_options(args: argparse.Namespace) -> None:
 
 def _claim(project: Project, names, kind: str) -> None:
     """On an organizer's hub replica, the new raters are claimed on the hub first: a name
-    it holds as another kind is refused before anything is written (hub/claims.py)."""
+    it holds as another kind is refused before anything is written (hub/team/claims.py)."""
     if project.mode.organizer:
         from simrate.hub.team.claims import claim_new_raters
 

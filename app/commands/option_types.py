@@ -1,5 +1,5 @@
 """Types of command-line option values, each the argparse face of one rule of
-app/core/values.py (the rules environment variables and stored settings follow too)."""
+app/core/data/values.py (the rules environment variables and stored settings follow too)."""
 
 from __future__ import annotations
 

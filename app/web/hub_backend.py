@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone need
 
 class HubBackend:  # implements backend_protocol.WebBackend
     """An organizer's hub replica: every lease and rating is one call of a hub function
-    (hub_schema/web.py), made as the hub's web login over psycopg's connection pool. The
+    (hub/schema/web.py), made as the hub's web login over psycopg's connection pool. The
     project file is read once, when the server opens (the hub's URL and web login, the
     scale, the title), and never written; nothing lives in the process but the pool, so
     any number of servers can run side by side behind a reverse proxy."""
@@ -200,7 +200,7 @@ async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
 
     Every write of the hub takes its sequence stamp under one lock held until its commit
     ends. Here that commit ends without a flush; the statement after it writes a row of
-    its own (hub_schema/durable.py), whose commit is flushed with everything before it, the
+    its own (hub/schema/durable.py), whose commit is flushed with everything before it, the
     lock released: the rating is on disk before the worker's browser hears it was saved."""
     import psycopg
 

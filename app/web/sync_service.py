@@ -3,7 +3,7 @@
 On an organizer's hub replica the server already holds a small pool of warm connections
 as the hub's web login (hub_backend.py), which may call the hub's functions and read or
 write no table. `POST /sync/round` (JSON, the person's token as `Authorization: Bearer`)
-is one call of `simrate.sync_round` on one of them (hub_schema/service.py): the hub finds
+is one call of `simrate.sync_round` on one of them (hub/schema/service.py): the hub finds
 the person from the token, so nothing in the body can name another. The call commits
 without waiting for the disk, and `simrate.web_flush()` in the same message waits for it
 instead, the hub's write lock released (hub_backend._write_then_flush): the answer comes

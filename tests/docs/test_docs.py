@@ -143,3 +143,11 @@ def test_the_readme_stays_short():
     lines = (Path(__file__).resolve().parents[2] / "README.md").read_text(
         encoding="utf-8").splitlines()
     assert len(lines) <= 300, f"README.md has {len(lines)} lines: move detail to docs/"
+
+
+def test_every_file_the_docs_name_exists():
+    # a path to the code or a test in the README or a page must still be there after a move
+    named = {(page.name, path) for page in PAGES
+             for path in re.findall(r"\b((?:app|tests|tools)/[\w/]+\.py)\b", page.read_text())}
+    missing = sorted(f"{page}: {path}" for page, path in named if not (ROOT / path).exists())
+    assert not missing, "\n".join(missing)

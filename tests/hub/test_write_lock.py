@@ -1,7 +1,7 @@
 """No client holds the hub's write lock while it is paused.
 
 Every write to the hub takes its sequence stamp under one lock that every other writer
-waits for until the writing transaction ends (hub_schema/tables.py). A client that holds it while
+waits for until the writing transaction ends (hub/schema/tables.py). A client that holds it while
 the server waits for the client's next statement makes the whole hub wait for as long as
 that client is not scheduled: with hundreds of windows on a busy machine, seconds.
 

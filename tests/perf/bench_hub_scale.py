@@ -309,7 +309,7 @@ class Sampler:
         self.conn = psycopg.connect(cluster.admin_dsn(), autocommit=True)
         self.peak = 0
         self.peak_at = 0.0
-        #: backends waiting for the hub's write lock (the sequence stamp, hub_schema/tables.py)
+        #: backends waiting for the hub's write lock (the sequence stamp, hub/schema/tables.py)
         self.samples = self.waiting = self.peak_waiting = 0
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)

@@ -14,7 +14,7 @@ commit. The rules are written here once:
   the change log alone, and the caller publishes no event;
 - an undo is an edit made now: its writes are marked in the hub's outbox (when the file is
   a replica), so that the hub takes them only over the value this machine last saw there
-  (app/hub/undo_push.py); a newer value from another machine stays.
+  (app/hub/link/push_others.py); a newer value from another machine stays.
 
 tests/core/test_one_write_path.py fails when SQL that writes these tables appears in
 any other module.

@@ -9,7 +9,7 @@ annotator's login) holds each item's id, texts, dataset and genre, and nothing e
 - no source path: the organizer's folders stay on the organizer's machine;
 - nothing that marks check items, so a check item looks like any other.
 
-The hub enforces the same rule on the server (hub/hub_schema/access.py: annotators' roles may read
+The hub enforces the same rule on the server (hub/schema/access.py: annotators' roles may read
 only these columns of the items table). The organizer's own file and an organizer's
 replica keep everything.
 

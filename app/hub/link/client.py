@@ -3,7 +3,7 @@
 An annotator's replica joined through a sync link (`http(s)://HOST:PORT/team/TOKEN`, from
 `simrate team token`) keeps the server's address as its hub URL and the token in its
 mode (core/data/replica_mode.py), and sends each round as one POST of JSON to `/sync/round`; the server makes
-it one call of the hub's `simrate.sync_round` (hub_schema/service.py), which finds the
+it one call of the hub's `simrate.sync_round` (hub/schema/service.py), which finds the
 person from the token. The round's answer has the shape of a direct exchange's
 (exchange.Received), so collect and absorb (sync.py) are the same for both.
 

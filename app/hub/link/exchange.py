@@ -58,7 +58,7 @@ WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (k.code, k.note, k.skipped)
 """
 #: A rater added here (a person of an import, a machine rater, a crowd worker of a results
 #: file): the hub takes the rater of its key when of the same kind, and refuses, naming
-#: it, a name another kind holds there (hub_schema/raters.py): never a kind changed.
+#: it, a name another kind holds there (hub/schema/raters.py): never a kind changed.
 CLAIM_RATER = "SELECT simrate.claim_rater(%s, %s, %s)"
 HAS_KIND = """
 SELECT 1 FROM information_schema.columns
@@ -143,7 +143,7 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     COMMIT, a wait for the disk, the pull and a look at the hub's clock. Every write takes
     the hub's sequence
     stamp under a lock that all other writers wait for until this transaction ends
-    (hub_schema/tables.py), so nothing may come between the first write and the COMMIT that
+    (hub/schema/tables.py), so nothing may come between the first write and the COMMIT that
     waits on this machine: a client that is slow to be scheduled (hundreds of windows on
     a busy machine) would hold up every writer of the hub. Sent as one message, the writes
     and the COMMIT are all on the server before it runs the first of them.
@@ -237,7 +237,7 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, boo
     for while it waits for the answer."""
     batch = Batch(conn)
     batch.add("BEGIN")
-    # The write lock is held until the commit ends (hub_schema/tables.py). The commit does not wait
+    # The write lock is held until the commit ends (hub/schema/tables.py). The commit does not wait
     # for the disk here: waiting there would keep every other writer waiting on this disk
     # flush too. The statement after the COMMIT waits for it instead, lock released, with
     # the flushes of other pushes made meanwhile (one flush serves them all). The push is
@@ -271,7 +271,7 @@ def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
     session loads the code of the ratings' triggers and the catalogs they read, which
     takes several times as long as the write itself, and doing that with the write lock
     held keeps every other writer waiting meanwhile. While `simrate.rehearsal` is on, the
-    stamp takes no lock (hub_schema/tables.py); the savepoint undoes the rows, their change log
+    stamp takes no lock (hub/schema/tables.py); the savepoint undoes the rows, their change log
     and their notifications. (A hub whose schema predates rehearsals takes the lock here,
     and gives it back at the rollback, within this one message.)"""
     batch.add("SAVEPOINT rehearsal")
@@ -319,7 +319,7 @@ def _refused_params(ratings: list[tuple]) -> tuple:
 
 def _queue_writes(batch: Batch, outbox: Outbox, fresh: bool, has_kind: bool) -> int:
     """Add the raters (from the outbox: sent again after a lost reply, which changes
-    nothing on the hub; each claimed by its key and kind, hub_schema/raters.py) and, unless
+    nothing on the hub; each claimed by its key and kind, hub/schema/raters.py) and, unless
     the hub took this round already, the threshold (adjudications and exclusions:
     push_others.py); returns how many settings."""
     if has_kind:  # else: publish again to upgrade

@@ -1,7 +1,7 @@
 """The push of adjudications, exclusions and undone ratings, and what the hub answered.
 
 Every kind of change follows the rule of ratings: the edit MADE later wins, whichever
-replica pushes first (the hub's triggers refuse an older one, hub_schema/later_wins.py),
+replica pushes first (the hub's triggers refuse an older one, hub/schema/later_wins.py),
 and the loser is told. So that the loser can be told, the push reads the hub's values of
 the keys it sends before and after its writes, in the same transaction: a value the hub
 kept (after differs from what was sent) lost here; a value it replaced that this machine
@@ -37,7 +37,7 @@ WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
   AND (NOT %s OR (a.code, a.note) IS NOT DISTINCT FROM (%s::integer, %s::text))
 """
 #: An exclusion, on the rater of the name's key (whatever spelling the hub holds it under,
-#: hub_schema/raters.py), added first when the hub lacks it.
+#: hub/schema/raters.py), added first when the hub lacks it.
 UPSERT_EXCLUSION = """
 WITH added AS (
   INSERT INTO simrate.annotators (name, excluded, excluded_at, key)

@@ -8,7 +8,7 @@ session keeps its connection (organizers are few, and see agreement live). Organ
 sends NOTIFY or the timeout passes. After a reconnect the session LISTENs again, and the
 caller pulls everything above its watermarks anyway (notifications sent while we were away
 are lost), so nothing depends on a notification arriving. Besides the plain channel (items
-and settings), a login listens on its own secret channel (hub_schema/tables.py): nobody hears of
+and settings), a login listens on its own secret channel (hub/schema/tables.py): nobody hears of
 writes they may not read.
 """
 

@@ -1,7 +1,7 @@
 """The sync service's part of the hub (issue 33): annotators' rounds through `simrate serve`.
 
 An annotator whose replica joined through a `serve` process never logs in to PostgreSQL:
-the server holds a few warm connections as the hub's web login (hub_schema/web.py: no
+the server holds a few warm connections as the hub's web login (hub/schema/web.py: no
 privilege on any table, a CONNECTION LIMIT), and each round is one call of
 `simrate.sync_round`, with the person's token. The function finds the person from the
 token itself (only its SHA-256 is stored, `sync_tokens`), so neither the client's payload

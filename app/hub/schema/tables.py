@@ -137,7 +137,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 $$;
 
 DROP FUNCTION IF EXISTS simrate.add_person(text, text, text, text);
--- person_key: the name's identity key (hub_schema/raters.py); a person is a human rater
+-- person_key: the name's identity key (hub/schema/raters.py); a person is a human rater
 CREATE OR REPLACE FUNCTION simrate.add_person(person text, person_login text, person_kind text,
                                               verifier text, person_key text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$

@@ -3,7 +3,7 @@
 An import into an organizer's replica (people's ratings, crowd results, a machine rater)
 adds raters the hub learns of only at the next sync; a web worker of the same name could
 start a task meanwhile. So, when the hub can be reached, the new names are claimed there
-first (`simrate.claim_rater`, hub_schema/raters.py): a name the hub holds as another kind
+first (`simrate.claim_rater`, hub/schema/raters.py): a name the hub holds as another kind
 is refused with one line naming that kind, before anything is written here. Offline the
 import goes on, and the sync claims them (refused then, with the same line).
 """

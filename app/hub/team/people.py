@@ -170,7 +170,7 @@ def remove_person(project: Project | tuple[str, str], name: str,
 RECENT_SECONDS = 75
 
 # simrate.people_list() gives an organizer everyone and an annotator only themselves
-# (hub_schema/tables.py): the list of logins is no annotator's business.
+# (hub/schema/tables.py): the list of logins is no annotator's business.
 PEOPLE_SQL = f"""
 SELECT p.annotator, p.login, p.kind, p.removed_at IS NULL,
        EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.usename = p.login

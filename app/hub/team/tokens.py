@@ -2,7 +2,7 @@
 
 `simrate team token PROJECT NAME` gives annotator NAME (a person of the hub, `team add`)
 a random token; the hub keeps only its SHA-256 (`simrate.sync_tokens`,
-hub_schema/service.py). The link, `BASE/team/TOKEN`, is what the person gives `simrate
+hub/schema/service.py). The link, `BASE/team/TOKEN`, is what the person gives `simrate
 team join`: their replica then syncs through `simrate serve` on the organizer's replica,
 which connects as the hub's web login (made here when the replica has none, with its
 password in the password file, as `crowd study` does, web_hub.py) and holds at most a few

@@ -3,7 +3,7 @@
 On an organizer's replica, `simrate crowd study` writes the study to the hub (through
 `simrate.web_set_study`, which fills its pool from the hub's items, check items marked)
 and to the file. The first study also makes the hub's web login, the one role
-`simrate serve` connects as: it may only call the web functions of hub_schema/web.py (lease a
+`simrate serve` connects as: it may only call the web functions of hub/schema/web.py (lease a
 task, read its items, rate its slots), never read or write a table. Its password is made
 here, at random, and written where libpq reads passwords, the password file (the file
 PGPASSFILE names, else ~/.pgpass), as one line for that login; simrate keeps no password in

@@ -15,7 +15,7 @@ A task that has no rating yet is cheap to ask for and costs the study a whole ta
 So a flood takes a bounded share of the pool, and only for minutes; a real worker who rates
 a pair within EVICT_AFTER seconds keeps the task. What none of this stops (many addresses
 and worker ids, patiently rating junk) is for the platform and the checks to catch; see
-docs/crowd.md. The hub applies the same rules in its `web_lease` (hub_schema/web.py).
+docs/crowd.md. The hub applies the same rules in its `web_lease` (hub/schema/web.py).
 """
 
 from __future__ import annotations
