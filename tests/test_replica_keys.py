@@ -4,7 +4,7 @@
   core/data/replica_mode.py alone: every other module asks `project.mode`.
 - The sync's own keys (what was pushed and pulled, when) are the hub adapter's: no module
   outside app/hub names them. Outside it, a `hub_` name may only be one of the replica's
-  tables (core/team/replica_tables.py) or the core's mark of a blinded annotator's file.
+  tables (core/data/replica_tables.py) or the core's mark of a blinded annotator's file.
 
 Every string in the code counts (SQL, f-string parts, constants), docstrings do not.
 """

@@ -1,5 +1,5 @@
-"""The shape of app/ stays small enough to read (README, Architecture): no module over 400
-lines, no function over 40 lines, no exemptions (each command's options are declared by its own
+"""The shape of app/ stays small enough to read (README, Architecture): no folder of gui/ or
+core/ with more than 15 modules, no module over 400 lines, no function over 40 lines, no exemptions (each command's options are declared by its own
 module in app/commands, so even the command line's parser is no long table).
 
 How folders may import each other is held by the import contracts of pyproject.toml
@@ -13,12 +13,24 @@ import ast
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[1] / "app"
+MAX_MODULES = 15
 MAX_LINES = 400
 MAX_FUNCTION_LINES = 40
 
 
 def python_files() -> list[Path]:
     return sorted(p for p in APP.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_folder_of_gui_or_core_holds_more_than_15_modules():
+    crowded = {}
+    for top in ("gui", "core"):
+        for folder in [APP / top, *(APP / top).rglob("*")]:
+            if folder.is_dir() and folder.name != "__pycache__":
+                count = len(list(folder.glob("*.py")))
+                if count > MAX_MODULES:
+                    crowded[str(folder.relative_to(APP.parent))] = count
+    assert not crowded, f"folders over {MAX_MODULES} modules: {crowded}"
 
 
 def test_no_module_is_over_400_lines():

@@ -8,9 +8,9 @@ import json
 import pandas as pd
 
 from simrate.commands.option_types import finite_float
-from simrate.core.agreement.gold import flagged_list
 from simrate.core.base.scale import fmt, points
 from simrate.core.project import Project
+from simrate.core.review.gold import flagged_list
 
 
 def flagged_items(project: Project, threshold: float | None = None) -> pd.DataFrame:

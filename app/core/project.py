@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.agreement.flags import FlagIndex
-from simrate.core.agreement.gold import compute_gold
 from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
@@ -49,6 +47,8 @@ from simrate.core.edits.edit import Edit
 from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
 from simrate.core.imports.methods import ImportMethods
+from simrate.core.review.flags import FlagIndex
+from simrate.core.review.gold import compute_gold
 
 
 class Project(ImportMethods):

@@ -26,7 +26,7 @@ _INTEGERS = ("label", "n_ratings")
 def pyramid_table(gold: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The rows of PYRAMID_COLUMNS for the pyramid items of `gold`, and how many were left out.
 
-    `gold` is the gold table (app/core/agreement/gold.py), `items` the project's items with `meta`.
+    `gold` is the gold table (app/core/review/gold.py), `items` the project's items with `meta`.
     """
     meta_of = dict(zip(items["item_id"], items["meta"], strict=True))
     rows = []

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simrate.core.agreement.gold import (
+from simrate.core.base.errors import SimrateError
+from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
     second_look_items,
     spread_reached,
     unresolved_counts,
 )
-from simrate.core.base.errors import SimrateError
 from simrate.core.team.quality import check_scores
 from simrate.formats.croissant import croissant_json
 from simrate.formats.dataset_card import card_text

@@ -1,4 +1,4 @@
-"""Exporting a project: its gold table (app/core/agreement/gold.py) written by app/formats."""
+"""Exporting a project: its gold table (app/core/review/gold.py) written by app/formats."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate.core.agreement.gold import (
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import check_name_length
+from simrate.core.base.scale import Scale
+from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
     second_look_items,
     unresolved_counts,
 )
-from simrate.core.base.errors import SimrateError
-from simrate.core.base.names import check_name_length
-from simrate.core.base.scale import Scale
 from simrate.core.team.quality import annotator_frame
 from simrate.formats.atomic import atomic_open
 from simrate.formats.export import Progress, check_output, check_pit_scale

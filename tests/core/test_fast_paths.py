@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simrate.core.agreement.flags import FlagIndex
 from simrate.core.agreement.inputs import project_columns, project_inputs
 from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import ratings_matrix
@@ -22,6 +21,7 @@ from simrate.core.data.columns import read_codes
 from simrate.core.data.counts import summary
 from simrate.core.data.store import MACHINE, SCHEMA_VERSION
 from simrate.core.project import Project
+from simrate.core.review.flags import FlagIndex
 
 
 def items(ids: list[str], dataset: str = "d") -> pd.DataFrame:

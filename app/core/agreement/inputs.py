@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from simrate.core.agreement.flags import run_spreads
 from simrate.core.agreement.sparse import LongRatings
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale, threshold_codes
 from simrate.core.data.columns import CodeColumns, read_codes
 from simrate.core.data.item_index import read_item_ids
 from simrate.core.data.store import open_store
+from simrate.core.review.flags import run_spreads
 
 
 def item_columns(ords: np.ndarray, item_ords: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """AgreementModel: the project's one agreement engine, fed by the project's write path.
 
 It keeps together, for the counted (not excluded) annotators:
-- the flag index (flagged and second-look items, app/core/agreement/flags.py);
+- the flag index (flagged and second-look items, app/core/review/flags.py);
 - the LiveAgreement over every item (alpha at all levels, Pearson, vs rest);
 - the per-scope sums (dataset, genre; all items and unadjudicated ones, scopes.py).
 
@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simrate.core.agreement.flags import FlagIndex
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.scopes import (
     ALL,
@@ -30,6 +29,7 @@ from simrate.core.agreement.scopes import (
 from simrate.core.agreement.snapshot import read_snapshot
 from simrate.core.base.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
 from simrate.core.base.scale import threshold_codes
+from simrate.core.review.flags import FlagIndex
 
 
 def _among(aids: np.ndarray, counted: set[int]) -> np.ndarray:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simrate.core.agreement.flags import run_spreads
 from simrate.core.base.scale import threshold_codes
+from simrate.core.review.flags import run_spreads
 
 ALL, UNADJUDICATED = "all", "unadjudicated"
 SUBSETS = (ALL, UNADJUDICATED)

@@ -133,9 +133,9 @@ def _expected_tables() -> dict[str, list[str]]:
 def _optional_tables() -> dict[str, list[str]]:
     """Tables that team work, crowd batches, web studies, invitations and a hub replica add
     when first used: checked when present."""
+    from simrate.core.data.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA
     from simrate.core.team.crowd import CROWD_SCHEMA
     from simrate.core.team.invites import INVITE_SCHEMA
-    from simrate.core.team.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA
     from simrate.core.team.teamdb import TEAM_SCHEMA
     from simrate.core.team.web_tables import WEB_SCHEMA
 

@@ -25,7 +25,7 @@ _ALL_ORDS = (0, 2 ** 62)
 
 def flagged_count(conn: sqlite3.Connection, k: int, ords: tuple[int, int] = _ALL_ORDS) -> int:
     """Number of items flagged at a threshold of k codes, by the rule of
-    app/core/agreement/flags.py: counted annotators' scores spread by k codes or more (which
+    app/core/review/flags.py: counted annotators' scores spread by k codes or more (which
     takes two of them), no adjudication; only items whose ord is in [ords[0], ords[1]).
     One pass over the ratings in key order; the clauses for left-out annotators and
     adjudications are left out when there are none (a third less work on the common case).

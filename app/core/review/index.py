@@ -8,9 +8,27 @@ asking about one item costs O(raters) and listing the queue costs O(flagged log 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+import pandas as pd
 
 from simrate.core.base.events import AdjudicationChanged, Event, Reloaded
-from simrate.core.project import Project
+from simrate.core.base.scale import Scale
+from simrate.core.review.flags import FlagIndex
+
+
+class Reviewed(Protocol):
+    """What the review index reads of a project (the `Project` facade provides it)."""
+
+    scale: Scale
+
+    @property
+    def flags(self) -> FlagIndex: ...
+    def has_item(self, item_id: str) -> bool: ...
+    def item_ord(self, item_id: str) -> int: ...
+    def item_id_for_ord(self, ord_: int) -> str: ...
+    def position(self, item_id: str) -> int: ...
+    def adjudications(self) -> pd.DataFrame: ...
 
 FLAGGED = "flagged"
 SECOND_LOOK = "second look"
@@ -57,7 +75,7 @@ class QueueEntry:
 class ReviewIndex:
     """Answers review questions about items of one open project."""
 
-    def __init__(self, project: Project):
+    def __init__(self, project: Reviewed):
         self.project = project
 
     @property
@@ -109,7 +127,7 @@ class AdjudicationRecords:
     they refresh, so the cache follows each verdict from the event itself.
     """
 
-    def __init__(self, project: Project):
+    def __init__(self, project: Reviewed):
         self.project = project
         self._records: dict[str, dict] | None = None
 

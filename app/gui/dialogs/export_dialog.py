@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate.core.agreement.gold import unresolved_counts
 from simrate.core.base.errors import SimrateError
+from simrate.core.review.gold import unresolved_counts
 from simrate.formats.writers import FORMATS
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox

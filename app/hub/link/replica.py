@@ -29,8 +29,8 @@ import sqlite3
 import uuid
 
 from simrate.core.data.replica_mode import NAME_SQL, ROLE_SQL, ReplicaMode, Role
+from simrate.core.data.replica_tables import OUTBOX_COLUMNS, OUTBOX_TABLE, REPLICA_SCHEMA
 from simrate.core.project import Project
-from simrate.core.team.replica_tables import OUTBOX_COLUMNS, OUTBOX_TABLE, REPLICA_SCHEMA
 
 #: Unix time now, in SQLite (milliseconds).
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"

@@ -11,7 +11,7 @@ from scipy import stats
 
 from simrate.core.agreement import LiveAgreement, alpha, unit_disagreement
 from simrate.core.agreement.correlation import pearson_matrix, pearson_vs_rest
-from simrate.core.review.queue import disagreement_shares, unit_share
+from simrate.core.agreement.sums import disagreement_shares, unit_share
 
 pytestmark = pytest.mark.filterwarnings("error")
 

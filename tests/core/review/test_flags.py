@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simrate.core.agreement.flags import FlagIndex
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import item_frame, rating_frame
 from simrate.core.base.scale import threshold_codes
 from simrate.core.project import Project
+from simrate.core.review.flags import FlagIndex
 
 
 class NoScanDict(dict):

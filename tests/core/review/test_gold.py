@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simrate.core.agreement.gold import compute_gold, flagged_list, unresolved_counts
 from simrate.core.base.frames import GOLD_COLUMNS, item_frame, rating_frame
 from simrate.core.base.scale import load_scale
 from simrate.core.project import Project
+from simrate.core.review.gold import compute_gold, flagged_list, unresolved_counts
 
 CLSS = load_scale("clss")
 
@@ -191,7 +191,7 @@ def test_gold_of_a_hand_edited_file_with_gaps_in_item_order(tmp_path):
 
 
 def test_second_look_from_tables_matches_the_live_index(tmp_path):
-    from simrate.core.agreement.gold import second_look_items
+    from simrate.core.review.gold import second_look_items
 
     rng = random.Random(5)
     with Project.create(tmp_path / "p.simrate", scale="clss") as project:
