@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.perf.bench_potato import POTATO_CONFIG  # one config for both benchmarks
 from tests.web.servers import Server, free_port
 
 STUDY = "bench"
@@ -198,36 +199,6 @@ class Follower:
         return arrived
 
 
-POTATO_CONFIG = """\
-annotation_task_name: similarity of text pairs
-task_dir: {folder}
-output_annotation_dir: {folder}/annotation_output/
-data_files:
-- {data}
-item_properties:
-  id_key: id
-  text_key: text
-user_config:
-  allow_all_users: true
-  users: []
-login:
-  type: url_direct
-  url_argument: PROLIFIC_PID
-require_password: false
-max_annotations_per_user: 10
-max_annotations_per_item: 5
-alert_time_each_instance: 10000000
-annotation_schemes:
-- annotation_type: likert
-  name: similarity
-  description: How similar in meaning are the two texts?
-  min_label: unrelated
-  max_label: the same meaning
-  size: 6
-site_dir: default
-"""
-
-
 def potato_python(venv: Path) -> Path | None:
     """Potato 2.12.1 in VENV (made and installed with pip when missing), or None."""
     python = venv / "bin" / "python"
@@ -256,7 +227,7 @@ class PotatoSide:
                 out.write(json.dumps({"id": f"i{n}", "text": f"the left text of pair i{n} "
                                       f"||| the right text of pair i{n}"}) + "\n")
         config = self.project / "config.yaml"
-        config.write_text(POTATO_CONFIG.format(folder=self.project, data=data))
+        config.write_text(POTATO_CONFIG.format(folder=self.project, data=data, per_task=10))
         port = free_port()
         self.urls, self.said = [f"http://127.0.0.1:{port}"], []
         self.log = (self.project / "server.log").open("w")
