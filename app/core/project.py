@@ -20,6 +20,7 @@ from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.flagrule import RULES, FlagRule
 from simrate.core.base.events import (
     Event,
     RatingChanged,
@@ -163,7 +164,7 @@ class Project(ImportMethods):
 
     def counts(self) -> dict:
         """The figures of `simrate info`, from SQL aggregates (app/core/data/counts.py)."""
-        return count_facts(self._conn, self.scale, self.threshold)
+        return count_facts(self._conn, self.scale, self.flag_rule)
 
     # ----------------------------------------------------------- settings
     @property
@@ -172,13 +173,40 @@ class Project(ImportMethods):
         return float(self._meta.get("threshold", "1.0"))
 
     def set_threshold(self, points: float) -> None:
-        """Set the project's disagreement threshold in scale points."""
+        """Set the range rule's threshold in scale points (the rule itself is unchanged)."""
         points = self.scale.check_threshold(points)
         with transaction(self._conn, self.path) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
             log_change(conn, "threshold", old=self.threshold, new=points)
         self._meta["threshold"] = str(points)
-        self._publish(SettingsChanged(points))
+        self._publish(SettingsChanged(points, self.flag_rule.name))
+
+    @property
+    def flag_rule(self) -> FlagRule:
+        """The project's flag rule (app/core/base/flagrule.py): `auto` unless set."""
+        return FlagRule.from_meta(self._meta)
+
+    def set_flag_rule(self, rule: str, threshold: float | None = None) -> FlagRule:
+        """Set the flag rule (`auto`, `range`, `uncertain`), and with `threshold` the
+        threshold of that rule's measure in scale points (`range`: the spread; `uncertain`
+        and `auto`: the ratings' SD). Logged as one change; nothing is written when nothing
+        changes."""
+        if rule not in RULES:
+            raise SimrateError(f"no flag rule {rule!r}: use {', '.join(RULES)}")
+        old = self.flag_rule
+        key = "threshold" if rule == "range" else "uncertain_threshold"
+        values = {"flag_rule": rule}
+        if threshold is not None:
+            values[key] = str(self.scale.check_threshold(threshold, "--threshold"))
+        new = FlagRule.from_meta({**self._meta, **values})
+        if new == old and "flag_rule" in self._meta:
+            return new
+        with transaction(self._conn, self.path) as conn:
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+            log_change(conn, "flag_rule", old=old.as_dict(), new=new.as_dict())
+        self._meta.update(values)
+        self._publish(SettingsChanged(new.range_threshold, new.name))
+        return new
 
     # ----------------------------------------------------------- items
     @property
@@ -331,12 +359,14 @@ class Project(ImportMethods):
         """Adjudications: item_id, code, score, note, by, at."""
         return tables.read_adjudications(self._conn, self._index, self.scale)
 
-    def gold(self, threshold: float | None = None) -> pd.DataFrame:
-        """Gold table in project order (columns: simrate.core.base.frames.GOLD_COLUMNS, rating:<name>)."""
+    def gold(self, threshold: float | FlagRule | None = None, method: str = "mean") -> pd.DataFrame:
+        """Gold table in project order (columns: simrate.core.base.frames.GOLD_COLUMNS, the
+        crowd columns for crowds, rating:<name>); `method`: mean, median or model (the rater
+        model, with gold_low/gold_high); `threshold`: another flag rule for this table only."""
         items, ratings = self.gold_inputs()
         return compute_gold(items, ratings, self.adjudications(), self.scale,
-                            self.threshold if threshold is None else threshold,
-                            self.roster.left_out(), self.annotators())
+                            self.flag_rule if threshold is None else threshold,
+                            self.roster.left_out(), self.annotators(), method=method)
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(items, ratings) with only what gold needs (app/core/data/tables.py)."""
@@ -362,7 +392,7 @@ class Project(ImportMethods):
     def agreement_columns(self, by: str | None = None, with_machines: bool = False) -> tuple:
         """(long-form ratings, unadjudicated mask, {item: group} or None): the inputs of
         `simrate agreement`, read on this project's connection (agreement/inputs.py)."""
-        return connection_columns(self._conn, self.scale, self.threshold, by, with_machines)
+        return connection_columns(self._conn, self.scale, self.flag_rule, by, with_machines)
 
     # ----------------------------------------------------------- flags and live agreement
     @property

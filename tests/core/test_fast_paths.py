@@ -89,7 +89,7 @@ def test_info_counted_on_two_threads_equals_one_pass(busy, monkeypatch):
     assert len(halves) == 2 and halves[0][1] == halves[1][0]  # both halves were counted
     assert list(one_pass) == ["items", "annotators", "ratings", "flagged", "adjudicated",
                               "skipped", "datasets", "organizer_mode", "scale", "title",
-                              "threshold", "describe"]
+                              "threshold", "flag_rule", "describe"]
 
 
 def test_info_counts_again_when_a_writer_commits_meanwhile(busy, monkeypatch):

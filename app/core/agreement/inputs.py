@@ -4,7 +4,7 @@ The result is long-form (app/core/agreement/sparse.py), so a crowd of 500 raters
 more than three.
 
 The ratings come as integer arrays (app/core/data/columns.py); the flagged items follow from one
-segmented max/min over them (review/flags.run_spreads, which FlagIndex loads with). Only the item
+segmented max/min over them (review/flags.run_sums, which FlagIndex loads with). Only the item
 ids are read as Python strings: the report names items by them.
 """
 
@@ -18,11 +18,12 @@ import numpy as np
 
 from simrate.core.agreement.sparse import LongRatings
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.scale import Scale, threshold_codes
+from simrate.core.base.flagrule import CodeRule, FlagRule
+from simrate.core.base.scale import Scale
 from simrate.core.data.columns import CodeColumns, read_codes
 from simrate.core.data.item_index import read_item_ids
 from simrate.core.data.store import open_store
-from simrate.core.review.flags import run_spreads
+from simrate.core.review.flags import run_sums
 
 
 def item_columns(ords: np.ndarray, item_ords: np.ndarray) -> np.ndarray:
@@ -33,13 +34,15 @@ def item_columns(ords: np.ndarray, item_ords: np.ndarray) -> np.ndarray:
     return np.searchsorted(item_ords, ords)
 
 
-def spread_flags(columns: CodeColumns, k: int, n_items: int,
+def spread_flags(columns: CodeColumns, k: int | CodeRule, n_items: int,
                  column_of: np.ndarray) -> np.ndarray:
-    """Per item (by column): True when its scores spread by k codes or more (the flag rule
-    before adjudication). `columns` is in item order, scores only."""
+    """Per item (by column): True when its scores meet the flag rule (a CodeRule, or k codes
+    of spread for the range rule alone) before adjudication. `columns` is in item order,
+    scores only."""
+    rule = k if isinstance(k, CodeRule) else CodeRule(k)
     flagged = np.zeros(n_items, dtype=bool)
-    starts, spread = run_spreads(columns.ords, columns.codes)
-    flagged[column_of[starts]] = spread >= k
+    starts, count, spread, total, squares = run_sums(columns.ords, columns.codes)
+    flagged[column_of[starts]] = rule.mask(count, spread, total, squares)
     return flagged
 
 
@@ -75,13 +78,13 @@ def project_columns(path: str | Path, by: str | None, with_machines: bool = Fals
     200,000 ids to build and test again)."""
     conn, meta, scale = _open(path)
     try:
-        return connection_columns(conn, scale, float(meta.get("threshold", "1.0")), by,
+        return connection_columns(conn, scale, FlagRule.from_meta(meta), by,
                                   with_machines)
     finally:
         conn.close()
 
 
-def connection_columns(conn: sqlite3.Connection, scale: Scale, threshold: float,
+def connection_columns(conn: sqlite3.Connection, scale: Scale, threshold: float | FlagRule,
                        by: str | None, with_machines: bool = False
                        ) -> tuple[LongRatings, np.ndarray, dict[str, str] | None]:
     """project_columns read on a connection that is open already (Project.agreement_columns:
@@ -103,7 +106,7 @@ def connection_columns(conn: sqlite3.Connection, scale: Scale, threshold: float,
     column_of = item_columns(scores.ords, item_ords)
     long = LongRatings(column_of, row_of[scores.aids], scale.low + scores.codes * scale.step,
                        ids, [name for _, name in counted])
-    k = threshold_codes(threshold, scale.step)
-    settled = spread_flags(scores, k, len(ids), column_of)
+    rule = threshold if isinstance(threshold, FlagRule) else FlagRule("range", threshold)
+    settled = spread_flags(scores, rule.in_codes(scale.step), len(ids), column_of)
     settled[item_columns(adjudicated, item_ords)] = True
     return long, ~settled, group_of

@@ -28,7 +28,6 @@ from simrate.core.agreement.scopes import (
 )
 from simrate.core.agreement.snapshot import read_snapshot
 from simrate.core.base.events import AdjudicationChanged, AnnotatorAdded, Event, RatingChanged
-from simrate.core.base.scale import threshold_codes
 from simrate.core.review.flags import FlagIndex
 
 
@@ -62,7 +61,7 @@ class AgreementModel:
             scores, adjudicated, late = self.project.flag_inputs()
             counted = self.project.roster.counted_ids()
             scores = scores.take(_among(scores.aids, counted))
-            flags = FlagIndex(threshold_codes(self.project.threshold, self.project.scale.step))
+            flags = FlagIndex(self.project.flag_rule.in_codes(self.project.scale.step))
             flags.load_columns(scores.ords, scores.aids, scores.codes, adjudicated,
                                [r for r in late if r[1] in counted])
             self._flags = flags

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simrate.core.base.scale import threshold_codes
-from simrate.core.review.flags import run_spreads
+from simrate.core.review.flags import run_sums
 
 ALL, UNADJUDICATED = "all", "unadjudicated"
 SUBSETS = (ALL, UNADJUDICATED)
@@ -71,10 +70,10 @@ def read_snapshot(project: Any) -> tuple[Snapshot, LongForm]:
         group_codes[grouping] = np.asarray(labels, dtype=np.int32)
     # settled = flagged or adjudicated; flagged = a spread of k codes, unless adjudicated
     scale = project.scale
-    k = threshold_codes(project.threshold, scale.step)
+    rule = project.flag_rule.in_codes(scale.step)
     settled = np.zeros(len(item_ids), dtype=bool)
-    starts, spread = run_spreads(long.rows, long.codes)
-    settled[long.rows[starts[spread >= k]]] = True
+    starts, count, spread, total, squares = run_sums(long.rows, long.codes)
+    settled[long.rows[starts[rule.mask(count, spread, total, squares)]]] = True
     adjudicated = [project.position(i) for i in project.adjudications()["item_id"]]
     settled[[row for row in adjudicated if row >= 0]] = True
     snapshot = Snapshot(item_ids, names, group_codes, raters, codes, ~settled, excluded,

@@ -135,10 +135,11 @@ class AnnotatorExcluded(Event):
 
 @dataclass(frozen=True)
 class SettingsChanged(Event):
-    """A project setting changed (the flag threshold)."""
+    """A project setting changed (the flag rule or its threshold)."""
 
     is_bulk: ClassVar[bool] = True
     threshold: float
+    rule: str = ""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ CHANGE_KINDS: dict[str, str] = {
     "skip": "an item marked as one this annotator cannot judge, with the reason as the note",
     "adjudication": "an organizer's verdict on an item set, changed or withdrawn",
     "threshold": "the spread at which an item is flagged changed",
+    "flag_rule": "the flag rule (auto, range, uncertain) or its threshold changed: the old "
+                 "and the new rule with both thresholds",
     "import_items": "a bulk import of items: the source file and the counts",
     "import_ratings": "a bulk import of ratings: the source file and the counts; its id tags "
                       "the ratings it wrote, so that it can be undone",

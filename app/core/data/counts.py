@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.scale import Scale, threshold_codes
+from simrate.core.base.flagrule import CodeRule, FlagRule
+from simrate.core.base.scale import Scale
 from simrate.core.data.store import open_store
 
 #: From this many items on, `summary` splits its scans over two threads.
@@ -23,20 +24,23 @@ PARALLEL_FROM = 100_000
 _ALL_ORDS = (0, 2 ** 62)
 
 
-def flagged_count(conn: sqlite3.Connection, k: int, ords: tuple[int, int] = _ALL_ORDS) -> int:
-    """Number of items flagged at a threshold of k codes, by the rule of
-    app/core/review/flags.py: counted annotators' scores spread by k codes or more (which
-    takes two of them), no adjudication; only items whose ord is in [ords[0], ords[1]).
+def flagged_count(conn: sqlite3.Connection, k: int | CodeRule,
+                  ords: tuple[int, int] = _ALL_ORDS) -> int:
+    """Number of items flagged under a flag rule (a CodeRule, or k codes for the range rule
+    alone), the rule of app/core/review/flags.py rendered as SQL
+    (app/core/base/flagrule.py): counted annotators' scores meet it, no adjudication; only
+    items whose ord is in [ords[0], ords[1]).
     One pass over the ratings in key order; the clauses for left-out annotators and
     adjudications are left out when there are none (a third less work on the common case).
     MAX and MIN skip the NULL codes of skips."""
+    rule = k if isinstance(k, CodeRule) else CodeRule(k)
     left_out = _left_out_ids(conn)
     where = f"AND annotator_id NOT IN ({','.join(map(str, left_out))})" if left_out else ""
     sql = (f"SELECT item_ord FROM ratings WHERE item_ord >= ? AND item_ord < ? {where} "
-           "GROUP BY item_ord HAVING MAX(code) - MIN(code) >= ?")
+           f"GROUP BY item_ord HAVING {rule.sql_having()}")
     if conn.execute("SELECT 1 FROM adjudications LIMIT 1").fetchone():
         sql = f"{sql} EXCEPT SELECT item_ord FROM adjudications"
-    return int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", (*ords, k)).fetchone()[0])
+    return int(conn.execute(f"SELECT COUNT(*) FROM ({sql})", ords).fetchone()[0])
 
 
 def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
@@ -47,10 +51,12 @@ def _left_out_ids(conn: sqlite3.Connection) -> list[int]:
     return [r[0] for r in conn.execute(f"SELECT id FROM annotators WHERE excluded = 1{machine}")]
 
 
-def count_facts(conn: sqlite3.Connection, scale: Scale, threshold: float) -> dict:
-    """items, annotators, ratings, skipped, flagged, adjudicated, datasets of an open file."""
+def count_facts(conn: sqlite3.Connection, scale: Scale, rule: float | FlagRule) -> dict:
+    """items, annotators, ratings, skipped, flagged, adjudicated, datasets of an open file
+    (flagged under `rule`; a number is the range rule at that many points)."""
+    rule = rule if isinstance(rule, FlagRule) else FlagRule("range", rule)
     facts = _other_facts(conn)
-    facts["flagged"] = flagged_count(conn, threshold_codes(threshold, scale.step))
+    facts["flagged"] = flagged_count(conn, rule.in_codes(scale.step))
     return facts
 
 
@@ -71,7 +77,7 @@ def _other_facts(conn: sqlite3.Connection) -> dict:
     }
 
 
-def _facts_in_parallel(path: Path, conn: sqlite3.Connection, k: int) -> dict | None:
+def _facts_in_parallel(path: Path, conn: sqlite3.Connection, k: CodeRule) -> dict | None:
     """The facts, with the flagged count taken as two halves of the items, each on a
     connection of its own, while `conn` counts the rest. None when another connection
     committed meanwhile (PRAGMA data_version of `conn` moved), since the parts may then
@@ -92,7 +98,7 @@ def _facts_in_parallel(path: Path, conn: sqlite3.Connection, k: int) -> dict | N
     return facts
 
 
-def _flagged_on_own_connection(path: Path, k: int, ords: tuple[int, int]) -> int:
+def _flagged_on_own_connection(path: Path, k: CodeRule, ords: tuple[int, int]) -> int:
     conn, _meta = open_store(path)
     try:
         return flagged_count(conn, k, ords)
@@ -126,17 +132,19 @@ def summary(path: str | Path) -> dict:
         if "scale" not in meta:
             raise SimrateError("not a simrate project (no scale recorded)", path)
         scale = Scale.from_dict(json.loads(meta["scale"]), path)
-        threshold = float(meta.get("threshold", "1.0"))
+        rule = FlagRule.from_meta(meta)
+        threshold = rule.range_threshold
         facts = None
         if conn.execute("SELECT COUNT(*) FROM items").fetchone()[0] >= PARALLEL_FROM:
-            facts = _facts_in_parallel(path, conn, threshold_codes(threshold, scale.step))
+            facts = _facts_in_parallel(path, conn, rule.in_codes(scale.step))
         if facts is None:  # small, or written to meanwhile: one read transaction
             conn.execute("BEGIN")
-            facts = count_facts(conn, scale, threshold)
+            facts = count_facts(conn, scale, rule)
             conn.execute("COMMIT")
     finally:
         conn.close()
     return {**facts, "organizer_mode": meta.get(ORGANIZER_MODE_BY),
             "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
             "title": meta.get("title", ""), "threshold": threshold,
+            "flag_rule": rule.as_dict(),
             "describe": scale.describe()}

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.flagrule import check_rule_meta
 from simrate.core.base.write_errors import refuse_long_path, write_error
 from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, upgrade
@@ -266,6 +267,9 @@ def check_meta(meta: dict[str, str]) -> int:
     if not (0 < points < float("inf")):
         raise SimrateError(f"damaged project: threshold is {cut(repr(threshold))}, "
                            "not a positive number")
+    problem = check_rule_meta(meta)
+    if problem:
+        raise SimrateError(f"damaged project: {problem}")
     if "scale" in meta:
         try:
             scale = json.loads(meta["scale"])

@@ -6,6 +6,20 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from simrate.core.base.flagrule import CodeRule
+
+
+def run_sums(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(starts, count, spread, sum, sum of squares) of each run of equal keys, from codes
+    sorted (grouped) by item: what the flag rule reads of each item."""
+    starts, spread = run_spreads(keys, codes)
+    if not keys.size:
+        return starts, starts, spread, starts, starts
+    count = np.diff(np.r_[starts, keys.size])
+    total = np.add.reduceat(codes, starts)
+    squares = np.add.reduceat(codes * codes, starts)
+    return starts, count, spread, total, squares
+
 
 def run_spreads(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(first position of each run of equal keys, largest minus smallest code in the run):
@@ -20,8 +34,9 @@ def run_spreads(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.nda
 class FlagIndex:
     """Per-item ratings (as step codes) and the flagged set, updated in O(raters) per change.
 
-    An item is flagged when it has two or more ratings whose largest and smallest differ by at
-    least `threshold_codes` steps and it has no adjudication. An adjudicated item that receives
+    An item is flagged when its ratings meet the project's flag rule (a `CodeRule`, or a
+    whole number of codes for the range rule alone: two or more ratings whose largest and
+    smallest differ by at least that many steps) and it has no adjudication. An adjudicated item that receives
     a rating (after the adjudication) differing from the adjudicated score by the threshold or
     more needs a second look, for as long as such a rating stands; revising or withdrawing the
     adjudication clears that.
@@ -31,8 +46,11 @@ class FlagIndex:
     becomes a {rater: code} dict only when a change touches it (`_units` holds those).
     """
 
-    def __init__(self, threshold_codes: int):
-        self.threshold = threshold_codes
+    def __init__(self, threshold_codes: int | CodeRule):
+        rule = threshold_codes if isinstance(threshold_codes, CodeRule) \
+            else CodeRule(threshold_codes)
+        self.rule = rule
+        self.threshold = rule.range_codes  # of the range rule, and of the second look
         self._units: dict[int, dict[int, int]] = {}  # items changed since loading
         empty = np.zeros(0, dtype=np.int64)
         self._base = (empty, empty, empty)  # (item, rater, code) as loaded, by item
@@ -66,8 +84,8 @@ class FlagIndex:
             if item in self.adjudicated and abs(code - self.adjudicated[item]) >= self.threshold:
                 self._late.setdefault(item, set()).add(rater)
                 self.second_look.add(item)
-        starts, spread = run_spreads(items, codes)
-        hit = spread >= self.threshold
+        starts, count, spread, total, squares = run_sums(items, codes)
+        hit = self.rule.mask(count, spread, total, squares)
         self.flagged = dict(zip(items[starts][hit].tolist(), spread[hit].tolist(), strict=True))
         for item in self.adjudicated.keys() & self.flagged.keys():
             del self.flagged[item]
@@ -125,9 +143,9 @@ class FlagIndex:
         if item in self.adjudicated:
             self.flagged.pop(item, None)
             return
-        spread = self.spread(item)
-        if spread >= self.threshold:
-            self.flagged[item] = spread
+        codes = list(self.unit(item).values())
+        if self.rule.one(codes):
+            self.flagged[item] = max(codes) - min(codes)
         else:
             self.flagged.pop(item, None)
 

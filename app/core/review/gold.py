@@ -1,12 +1,15 @@
-"""Gold scores: the adjudicated score where there is one, else the mean of the ratings.
+"""Gold scores: the adjudicated score where there is one, else the mean of the ratings
+(or, when asked, their median or a rater model's estimate: app/core/review/crowd_gold.py).
 
 Pure and vectorised: frames in, one frame out, no per-item Python loop, so 200,000 items
 take well under a second. Conventions:
-- `sd` is the sample standard deviation (ddof=1) of an item's ratings; with fewer than
-  two ratings it is NaN (an empty cell in files, null in JSON).
-- `source` is `adjudicated`, `mean` (two or more ratings) or `single` (exactly one
-  rating); an item with neither ratings nor an adjudication has no gold (NaN) and an
-  empty source.
+- `sd` is the population standard deviation (ddof=0: the root mean squared distance of the
+  item's ratings from their mean, as STS and USTS publish it); with no rating it is NaN (an
+  empty cell in files, null in JSON), with one rating 0.
+- `source` is `adjudicated`, `mean` (two or more ratings), `single` (exactly one rating),
+  or `median` / `model` under those methods; an item with neither ratings nor an
+  adjudication has no gold (NaN) and an empty source.
+- `flagged` follows the project's flag rule (app/core/base/flagrule.py).
 - Ratings of excluded annotators do not count anywhere: not in n_ratings, the statistics,
   the flag or the `rating:<annotator>` columns.
 """
@@ -21,10 +24,12 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import RuleError
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
 from simrate.core.base.scale import Scale, threshold_codes
+from simrate.core.review.crowd_gold import METHODS, crowd_columns, flag_mask
 
-SOURCES = ("adjudicated", "mean", "single")
+SOURCES = ("adjudicated", "mean", "single", "median", "model")
 
 
 def rating_column(annotator: str) -> str:
@@ -62,7 +67,7 @@ def rating_matrix(item_ids: Sequence[str], ratings: pd.DataFrame,
 
 
 def _row_statistics(matrix: np.ndarray) -> dict[str, np.ndarray]:
-    """n, mean, sample sd (ddof=1), min and max of each row, ignoring NaN."""
+    """n, mean, population sd (ddof=0), min and max of each row, ignoring NaN."""
     present = ~np.isnan(matrix)
     n = present.sum(axis=1)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
@@ -70,7 +75,7 @@ def _row_statistics(matrix: np.ndarray) -> dict[str, np.ndarray]:
         total = np.where(present, matrix, 0.0).sum(axis=1)
         mean = np.where(n > 0, total / n, np.nan)
         squares = np.where(present, (matrix - mean[:, None]) ** 2, 0.0).sum(axis=1)
-        sd = np.where(n > 1, np.sqrt(squares / (n - 1)), np.nan)
+        sd = np.where(n > 0, np.sqrt(squares / np.maximum(n, 1)), np.nan)
         low = np.nanmin(matrix, axis=1) if matrix.shape[1] else np.full(len(n), np.nan)
         high = np.nanmax(matrix, axis=1) if matrix.shape[1] else np.full(len(n), np.nan)
     return {"n": n, "mean": mean, "sd": sd, "min": low, "max": high}
@@ -100,15 +105,23 @@ def spread_reached(n: np.ndarray, low: np.ndarray, high: np.ndarray, scale: Scal
 
 
 def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.DataFrame,
-                 scale: Scale, threshold: float = 1.0, excluded: Iterable[str] = (),
-                 annotators: Sequence[str] | None = None) -> pd.DataFrame:
-    """The gold table: GOLD_COLUMNS then one `rating:<annotator>` column per counted annotator.
+                 scale: Scale, threshold: float | FlagRule = 1.0, excluded: Iterable[str] = (),
+                 annotators: Sequence[str] | None = None, method: str = "mean",
+                 crowd: bool | None = None) -> pd.DataFrame:
+    """The gold table: GOLD_COLUMNS, the crowd columns when asked, then one
+    `rating:<annotator>` column per counted annotator.
 
     `items` needs item_id, dataset, genre, left, right (rows in project order);
     `ratings` item_id, annotator, score (NaN for skipped); `adjudications` item_id, score,
-    note. An item is flagged when it has two or more counted ratings whose spread is at
-    least `threshold` points and it is not adjudicated.
+    note. `threshold` is the flag rule (a number: the range rule at that many points). An
+    item is flagged when its counted ratings meet the rule and it is not adjudicated.
+    `method` (mean, median, model) makes the gold of items without a verdict; `crowd`
+    adds median, the model's gold_low/gold_high and the count of ratings on each grid value
+    (None: when the method is not the mean, or the rule looks at uncertainty for any item).
     """
+    if method not in METHODS:
+        raise ValueError(f"no gold method {method!r}: use {', '.join(METHODS)}")
+    rule = threshold if isinstance(threshold, FlagRule) else FlagRule("range", threshold)
     item_ids = items["item_id"].tolist()
     names = counted_annotators(ratings, excluded, annotators)
     matrix = rating_matrix(item_ids, ratings, names)
@@ -116,23 +129,35 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
     adjudicated_score, note = _adjudicated_scores(item_ids, adjudications)
     adjudicated = ~np.isnan(adjudicated_score)
     n = stats["n"]
-    flagged = spread_reached(n, stats["min"], stats["max"], scale, threshold) & ~adjudicated
-    source = np.select([adjudicated, n >= 2, n == 1], ["adjudicated", "mean", "single"], "")
+    flagged = flag_mask(rule, matrix, scale) & ~adjudicated
+    if crowd is None:
+        crowd = method != "mean" or bool(np.any(n > rule.in_codes(scale.step).range_up_to))
+    extra = crowd_columns(matrix, scale, method, adjudicated_score) \
+        if crowd or method != "mean" else {}
+    estimate = stats["mean"] if method == "mean" else extra[method]
+    labels = ["adjudicated", "mean", "single"] if method == "mean" else \
+        ["adjudicated", method, method]
+    source = np.select([adjudicated, n >= 2, n == 1], labels, "")
     columns: dict[str, object] = {
         "item_id": item_ids,
         "dataset": items["dataset"].fillna("").to_numpy(dtype=object),
         "genre": items["genre"].fillna("").to_numpy(dtype=object),
         "left": items["left"].to_numpy(dtype=object),
         "right": items["right"].to_numpy(dtype=object),
-        "gold": np.where(adjudicated, adjudicated_score, stats["mean"]),
+        "gold": np.where(adjudicated, adjudicated_score, estimate),
         "source": source.astype(object),
         "n_ratings": n.astype("int64"),
         "mean": stats["mean"], "sd": stats["sd"], "min": stats["min"], "max": stats["max"],
         "flagged": flagged, "adjudicated": adjudicated, "note": note,
     }
+    if crowd:
+        columns.update({k: v for k, v in extra.items() if k not in METHODS or k == "median"})
     for index, name in enumerate(names):
         columns[rating_column(name)] = matrix[:, index]
-    return pd.DataFrame(columns)
+    gold = pd.DataFrame(columns)
+    gold.attrs["flag_rule"] = rule
+    gold.attrs["method"] = method
+    return gold
 
 
 def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:
@@ -149,9 +174,24 @@ def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:
                          "ratings": ratings}, columns=["item_id", "spread", "ratings"])
 
 
-def unresolved_counts(gold: pd.DataFrame) -> dict[str, int]:
-    """What stops an export: flagged items, and items with no gold (no ratings, no verdict)."""
-    return {"flagged": int(gold["flagged"].sum()), "unrated": int(gold["gold"].isna().sum())}
+def blocking_flags(gold: pd.DataFrame, rule: FlagRule | None = None,
+                   step: float = 1.0) -> np.ndarray:
+    """The flagged items that stop an export: those flagged by the range rule (experts'
+    disagreements wait for a verdict). Items flagged because their crowd gold is uncertain
+    are exported with their flag as a column."""
+    rule = rule if rule is not None else gold.attrs.get("flag_rule")
+    flagged = gold["flagged"].to_numpy(dtype=bool)
+    if rule is None:
+        return flagged
+    up_to = rule.in_codes(step).range_up_to
+    return flagged & (gold["n_ratings"].to_numpy() <= up_to)
+
+
+def unresolved_counts(gold: pd.DataFrame, rule: FlagRule | None = None) -> dict[str, int]:
+    """What stops an export: items flagged by the range rule, and items with no gold (no
+    ratings, no verdict); items flagged as uncertain never stop one."""
+    blocking = blocking_flags(gold, rule)
+    return {"flagged": int(blocking.sum()), "unrated": int(gold["gold"].isna().sum())}
 
 
 def second_look_items(ratings: pd.DataFrame, adjudications: pd.DataFrame, scale: Scale,
@@ -170,9 +210,11 @@ def second_look_items(ratings: pd.DataFrame, adjudications: pd.DataFrame, scale:
     return list(dict.fromkeys(chosen.tolist()))
 
 
-def check_resolved(gold: pd.DataFrame, where: str | Path | None = None) -> dict[str, int]:
-    """Counts of flagged and unrated items; RuleError (exit 3) naming them if there are any."""
-    counts = unresolved_counts(gold)
+def check_resolved(gold: pd.DataFrame, where: str | Path | None = None,
+                   rule: FlagRule | None = None) -> dict[str, int]:
+    """Counts of flagged and unrated items; RuleError (exit 3) naming them if there are any
+    (items flagged as uncertain crowd gold do not stop an export: `blocking_flags`)."""
+    counts = unresolved_counts(gold, rule)
     problems = []
     if counts["flagged"]:
         problems.append(f"{counts['flagged']} flagged item{'s' * (counts['flagged'] != 1)} "

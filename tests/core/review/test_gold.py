@@ -48,10 +48,11 @@ def test_sources_and_statistics():
     adjudications = adjudications_of([("c", 1.5, "bob misread it")])
     gold = compute_gold(items, ratings, adjudications, CLSS).set_index("item_id")
     assert gold.loc["a", "gold"] == statistics.fmean([1.0, 2.0, 2.0])
-    assert gold.loc["a", "sd"] == pytest.approx(statistics.stdev([1.0, 2.0, 2.0]))
+    # the population sd (ddof=0), as STS and USTS publish it
+    assert gold.loc["a", "sd"] == pytest.approx(statistics.pstdev([1.0, 2.0, 2.0]))
     assert gold.loc["a", "source"] == "mean"
     assert (gold.loc["b", "source"], gold.loc["b", "gold"]) == ("single", 3.25)
-    assert math.isnan(gold.loc["b", "sd"])  # sample sd is undefined with one rating
+    assert gold.loc["b", "sd"] == 0.0  # one rating: no spread around itself
     assert (gold.loc["c", "source"], gold.loc["c", "gold"]) == ("adjudicated", 1.5)
     assert gold.loc["c", "mean"] == 2.0 and gold.loc["c", "note"] == "bob misread it"
     assert bool(gold.loc["c", "adjudicated"]) and not bool(gold.loc["c", "flagged"])
@@ -130,7 +131,7 @@ def test_random_projects_match_a_plain_python_reference():
             assert row["mean"] == pytest.approx(statistics.fmean(scores), abs=1e-12)
             assert (row["min"], row["max"]) == (min(scores), max(scores))
         if len(scores) > 1:
-            assert row["sd"] == pytest.approx(statistics.stdev(scores), abs=1e-12)
+            assert row["sd"] == pytest.approx(statistics.pstdev(scores), abs=1e-12)
         expected_flag = (len(scores) >= 2 and max(scores) - min(scores) >= 1.5
                          and item not in verdicts)
         assert bool(row["flagged"]) is expected_flag
