@@ -2,9 +2,12 @@
 formats and their endings are registered in writers.py).
 
 Every file is written atomically (simrate.formats.atomic). Conventions, all documented in the
-README: UTF-8 without a byte-order mark; `\\n` line ends; numbers written in Python's
-shortest exact form (`3.25`, `1.6666666666666667`), so a reader gets the same float back;
-a missing number (no gold, the sd of one rating, a rater who did not rate) is an empty
+README and docs/formats.md: UTF-8 without a byte-order mark; `\\n` line ends; a score on the
+scale's grid written as its shortest decimal (`0.3`, `4.8`, `3.25`: the exact grid float's
+repr); a computed figure (the columns of FIGURE_COLUMNS: gold, mean, sd, median, gold_low,
+gold_high) rounded to FIGURE_DECIMALS (4) decimals first, then written in the shortest form
+of the rounded value (`1.6667`, `3.5`, never `3.5000`); the STS key keeps its own three
+decimals and PIT its four; a missing number (no gold, the sd of one rating, a rater who did not rate) is an empty
 field in TSV/CSV and `null` in JSONL; booleans are `true`/`false`. A text field is quoted
 (doubling its quotes) when it holds the delimiter, a quote, CR or LF, and never otherwise,
 so texts survive byte for byte, including a leading `=`, `+`, `-` or `@`.
@@ -16,6 +19,7 @@ import json
 import os  # noqa: F401 - tests reach os.access through this module
 import re
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from pathlib import Path
 from typing import IO
 
@@ -23,7 +27,13 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.frames import GOLD_COLUMNS, RATING_PREFIX, annotator_columns
+from simrate.core.base.frames import (
+    FIGURE_COLUMNS,
+    FIGURE_DECIMALS,
+    GOLD_COLUMNS,
+    RATING_PREFIX,
+    annotator_columns,
+)
 from simrate.core.base.scale import Scale
 from simrate.formats.atomic import check_writable_target
 from simrate.formats.pit import LABEL_FILE_WORDS, label_of_score
@@ -48,6 +58,47 @@ def check_pit_scale(scale: Scale) -> None:
     if scale.low != 0 or scale.high != 5:
         raise SimrateError(f"the pit format needs a 0-5 scale, and this project's scale is "
                            f"{scale.describe()}; export tsv, csv, jsonl, xlsx or sts instead")
+
+
+# ----------------------------------------------------------------------------- figures
+#: More decimals than any float's shortest form needs: the cap of figure_decimals.
+_MOST_DECIMALS = 17
+
+
+def figure_decimals(scale: Scale | None = None) -> int:
+    """The decimals computed figures are rounded to: FIGURE_DECIMALS, or the places of the
+    scale's low end and step when they have more (a step of 0.00005 keeps its grid exact)."""
+    if scale is None:
+        return FIGURE_DECIMALS
+    places = [-int(Decimal(repr(float(v))).as_tuple().exponent) for v in (scale.low, scale.step)]
+    return min(max(FIGURE_DECIMALS, *places), _MOST_DECIMALS)
+
+
+def round_figures(gold: pd.DataFrame, decimals: int = FIGURE_DECIMALS) -> pd.DataFrame:
+    """The gold table with its figure columns (those of FIGURE_COLUMNS it has) rounded to
+    `decimals`: the nearest float to the rounded decimal, whose repr is that decimal."""
+    present = [c for c in FIGURE_COLUMNS if c in gold.columns]
+    if not present:
+        return gold
+    return gold.assign(**{c: rounded(gold[c], decimals) for c in present})
+
+
+def rounded(values: object, decimals: int = FIGURE_DECIMALS) -> np.ndarray:
+    """Numbers rounded to `decimals` as float64 (the float nearest the rounded decimal), NaN
+    kept: the same numbers as Python's round(value, decimals).
+
+    numpy scales by 10**decimals, rounds to an integer and divides, which is exact except
+    where scaling lands within a hair of a half (0.12345 would go down, being a little above
+    the half); those few are rounded again by Python's correctly rounded round().
+    """
+    numbers = np.asarray(values, dtype="float64").reshape(-1)
+    result = np.round(numbers, decimals)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = numbers * 10.0 ** decimals
+        near_half = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
+    for at in np.flatnonzero(near_half).tolist():
+        result[at] = round(float(numbers[at]), decimals)
+    return result
 
 
 # ----------------------------------------------------------------------------- cells
@@ -86,9 +137,14 @@ def _column_texts(gold: pd.DataFrame, column: str, delimiter: str) -> list[str]:
         return _quoted_column(values, delimiter)
     if column in BOOL_COLUMNS:
         return ["true" if v else "false" for v in values.to_numpy(dtype=bool)]
-    if column == "n_ratings":
-        return [str(int(v)) for v in values.to_numpy()]
+    if column == "n_ratings" or pd.api.types.is_integer_dtype(values.dtype):
+        return integer_texts(values)
     return number_texts(values.to_numpy(dtype="float64"))
+
+
+def integer_texts(values: pd.Series, missing: str = "") -> list[str]:
+    """A count column as whole numbers (`3`, not `3.0`); a missing count as `missing`."""
+    return [missing if pd.isna(v) else str(int(v)) for v in values.astype(object).tolist()]
 
 
 def table_header(gold: pd.DataFrame) -> list[str]:
@@ -104,8 +160,10 @@ def row_chunks(total: int) -> Iterable[tuple[int, int]]:
 
 
 def write_table(gold: pd.DataFrame, handle: IO[str], delimiter: str,
-                progress: Progress | None = None) -> None:
-    """TSV (delimiter tab) or CSV (comma): a header row, then one row per item."""
+                progress: Progress | None = None, decimals: int = FIGURE_DECIMALS) -> None:
+    """TSV (delimiter tab) or CSV (comma): a header row, then one row per item; figures
+    rounded to `decimals`."""
+    gold = round_figures(gold, decimals)
     header = table_header(gold)
     handle.write(delimiter.join(quote_texts(header, delimiter)) + "\n")
     total = len(gold)
@@ -123,8 +181,8 @@ def _json_fragments(part: pd.DataFrame, column: str) -> list[str]:
         return [encode_json_text(v) for v in part[column].fillna("").astype(object).tolist()]
     if column in BOOL_COLUMNS:
         return ["true" if v else "false" for v in part[column].to_numpy(dtype=bool)]
-    if column == "n_ratings":
-        return [str(int(v)) for v in part[column].to_numpy()]
+    if column == "n_ratings" or pd.api.types.is_integer_dtype(part[column].dtype):
+        return integer_texts(part[column], "null")
     return [t or "null" for t in number_texts(part[column].to_numpy(dtype="float64"))]
 
 
@@ -144,11 +202,14 @@ def _jsonl_lines(part: pd.DataFrame) -> list[str]:
     return [template.format(*row) for row in zip(*fragments, objects, strict=True)]
 
 
-def write_jsonl(gold: pd.DataFrame, handle: IO[str], progress: Progress | None = None) -> None:
+def write_jsonl(gold: pd.DataFrame, handle: IO[str], progress: Progress | None = None,
+                decimals: int = FIGURE_DECIMALS) -> None:
     """One JSON object per line: the TSV fields in order, then a `ratings` object.
 
-    A missing number is null; `ratings` maps each annotator who scored the item to the score.
+    A missing number is null; `ratings` maps each annotator who scored the item to the score;
+    figures are rounded to `decimals`.
     """
+    gold = round_figures(gold, decimals)
     total = len(gold)
     for start, stop in row_chunks(total):
         handle.write("".join(line + "\n" for line in _jsonl_lines(gold.iloc[start:stop])))

@@ -18,7 +18,14 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
-from simrate.formats.export import Progress, write_jsonl, write_pit, write_sts, write_table
+from simrate.formats.export import (
+    Progress,
+    figure_decimals,
+    write_jsonl,
+    write_pit,
+    write_sts,
+    write_table,
+)
 from simrate.formats.pyramid_export import write_pyramid_table
 
 #: (gold table, text stream, the project's scale, progress or None) -> None
@@ -36,16 +43,16 @@ class Writer:
 
 WRITERS: dict[str, Writer] = {
     "tsv": Writer((".tsv", ".tab"), lambda gold, out, scale, progress:
-                  write_table(gold, out, "\t", progress)),
+                  write_table(gold, out, "\t", progress, figure_decimals(scale))),
     "csv": Writer((".csv",), lambda gold, out, scale, progress:
-                  write_table(gold, out, ",", progress)),
+                  write_table(gold, out, ",", progress, figure_decimals(scale))),
     "xlsx": Writer((".xlsx",)),
     "sts": Writer((".txt", ".gs", ".sts"), lambda gold, out, scale, progress:
                   write_sts(gold, out)),
     "pit": Writer((".label", ".output"), lambda gold, out, scale, progress:
                   write_pit(gold, out, scale)),
     "jsonl": Writer((".jsonl", ".ndjson"), lambda gold, out, scale, progress:
-                    write_jsonl(gold, out, progress)),
+                    write_jsonl(gold, out, progress, figure_decimals(scale))),
     "pyramid": Writer((), lambda gold, out, scale, progress:
                       write_pyramid_table(gold, out, progress)),
     "dataset": Writer(),

@@ -4,7 +4,8 @@ openpyxl's write-only workbook makes every sheet but the bodies of the two big o
 (gold and ratings): the header rows, styles, widths, frozen panes, the agreement chart and
 the small sheets. The big sheets' rows are serialised in chunks by xlsx_rows.py and put in
 place while xlsx_save.py writes the file, so 200,000 items stay within memory and time.
-Numbers are number cells; missing numbers are empty cells. Every text is a string cell:
+Numbers are number cells (a score holds its exact grid float, a computed figure is rounded to
+FIGURE_DECIMALS as in the TSV export); missing numbers are empty cells. Every text is a string cell:
 openpyxl would turn a text starting with `=` into a formula (and `#N/A` into an error
 value), so such texts get a cell whose type is set to string explicitly.
 """
@@ -30,7 +31,15 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
 from simrate.core.base.scale import Scale
 from simrate.formats.atomic import atomic_path, check_writable_target, os_message
-from simrate.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, Progress, row_chunks, table_header
+from simrate.formats.export import (
+    BOOL_COLUMNS,
+    TEXT_COLUMNS,
+    Progress,
+    figure_decimals,
+    round_figures,
+    row_chunks,
+    table_header,
+)
 from simrate.formats.xlsx_rows import (
     SHEET_ROWS,
     SheetBody,
@@ -126,7 +135,7 @@ def _gold_cells(series: pd.Series, name: str, letter: str, first: int,
     """The cells of one column of a chunk of the gold table."""
     if name in BOOL_COLUMNS:
         return boolean_cells(series.to_numpy(dtype=bool), letter, first)
-    if name == "n_ratings":
+    if name == "n_ratings" or series.dtype.kind in "iu":  # counts: whole numbers
         return integer_cells(series.to_numpy(dtype="int64"), letter, first)
     if name in TEXT_COLUMNS:
         return text_cells(series.tolist(), letter, first, fitter)
@@ -253,7 +262,9 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
     """Write the report's sheets to `out` atomically; returns warnings for the user.
 
     `agreement_sheet(book)` adds the agreement sheet after the ratings (the caller computes it).
+    Scores are the exact grid floats; the figure columns are rounded as in the TSV export.
     """
+    gold = round_figures(gold, figure_decimals(scale))
     ratings = ratings if ratings is not None else _ratings_from_gold(gold)
     adjudications = adjudications if adjudications is not None else pd.DataFrame(
         columns=["item_id", "score", "note", "by", "at"])

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.frames import FIGURE_COLUMNS
+from simrate.core.base.scale import Scale
 from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
@@ -37,7 +39,7 @@ from simrate.formats.dataset_folder import (
     meta_columns,
     meta_texts,
 )
-from simrate.formats.export import Progress
+from simrate.formats.export import Progress, figure_decimals, rounded
 from simrate.services.dataset_facts import (
     agreement_facts,
     exclusion_facts,
@@ -86,6 +88,19 @@ RATING_FIELDS = [
           "agreement (machine raters never count)."),
 ]
 RATING_NOTE = Field("note", "string", "The rater's note (exported with --with-notes).")
+
+
+#: The gold configuration's computed columns, written rounded to the export's figure decimals
+#: (spread, a difference of two grid values, rounds back onto the grid: 0.2, not
+#: 0.19999999999999998).
+FIGURE_FIELDS = (*FIGURE_COLUMNS, "spread")
+
+
+def printed_figures(rows: dict[str, np.ndarray], scale: Scale) -> dict[str, np.ndarray]:
+    """The rows with their figure columns rounded as the TSV and JSONL exports round them."""
+    decimals = figure_decimals(scale)
+    return rows | {key: rounded(values, decimals) for key, values in rows.items()
+                   if key in FIGURE_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -248,7 +263,8 @@ def _export(project: object, target: Path, options: DatasetOptions, allow_unreso
     del items
     rated = rating_rows(ratings, names, set(project.excluded_annotators()), options.with_notes)
     facts = _card_facts(project, options, names, rows, ratings) | {"left_out": dropped}
-    _write_folder(target, facts, (rows, fields), rated, options.split, progress)
+    _write_folder(target, facts, (printed_figures(rows, project.scale), fields), rated,
+                  options.split, progress)
     late = second_look_items(ratings, adjudications, project.scale, project.threshold,
                              not_counted)
     return DatasetResult(target, gold, counts, len(late), dropped)

@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from simrate.core.base.frames import (
+    FIGURE_COLUMNS,
+    FIGURE_DECIMALS,
     GOLD_COLUMNS,
     RATING_PREFIX,
     annotator_columns,
@@ -68,6 +70,8 @@ def jsonl_records(gold: pd.DataFrame) -> Iterable[dict]:
                 value = int(value)
             elif column in ("flagged", "adjudicated"):
                 value = bool(value)
+            elif column in FIGURE_COLUMNS:  # computed figures: rounded, as the writers do
+                value = round(float(value), FIGURE_DECIMALS)
             elif isinstance(value, float):
                 value = float(value)
             record[column] = value

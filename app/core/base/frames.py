@@ -56,6 +56,12 @@ GOLD_COLUMNS = [
     "item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
     "mean", "sd", "min", "max", "flagged", "adjudicated", "note",
 ]
+#: Decimals to which computed figures (means, SDs, model values) are written in exports:
+#: 1.6667, 3.5; a grid value of a step that is a multiple of 0.0001 stays exactly itself.
+FIGURE_DECIMALS = 4
+#: The gold table's columns that hold computed figures (where present), written rounded to
+#: FIGURE_DECIMALS; `gold` is one of them because it may be a mean, median or model value.
+FIGURE_COLUMNS = ("gold", "mean", "sd", "median", "gold_low", "gold_high")
 #: The prefix of an annotator's column in the gold table.
 RATING_PREFIX = "rating:"
 

@@ -6,7 +6,10 @@ import json
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from pathlib import Path
+
+import numpy as np
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.locations import resource_folder
@@ -83,22 +86,60 @@ class Scale:
                                f"{self.describe()}")
         if v < self.low - 1e-9 or v > self.high + 1e-9:
             raise SimrateError(f"score {fmt(v)} is outside scale {self.describe()}")
-        code = int(round((v - self.low) / self.step))
+        code = min(max(int(round((v - self.low) / self.step)), 0), self.max_code)
         # On the grid means exactly a grid value: the float nearest the decimal grid point
-        # (what `3.25` or `0.3` read from text become) or the float from_code gives (what
-        # our own exports write). Nothing is rounded to it: 2.75 + 1e-15 is refused.
-        if v != self.from_code(code) and v != self.grid_value(code):
+        # (what `3.25`, `.3` or `3e-1` read from text become, and what from_code gives), or
+        # the float `low + code * step` that earlier versions of simrate wrote
+        # (0.30000000000000004), so their exports still read back. Nothing is rounded to
+        # the grid: 2.75 + 1e-15 is refused.
+        if v != self.grid_values()[code] and v != self._sum_values[code]:
             raise SimrateError(f"score {exact(v)} is not on the grid of scale "
                                f"{self.describe()}")
         return code
 
     def grid_value(self, code: int) -> float:
-        """The float nearest the exact decimal value `low + code * step`."""
+        """The float nearest the exact decimal value `low + code * step` (0.3, never
+        0.30000000000000004), for any code, on the scale or not."""
         return float(Decimal(repr(self.low)) + code * Decimal(repr(self.step)))
 
+    def grid_values(self) -> np.ndarray:
+        """Every grid value as a read-only float64 array indexed by code: what vectorised
+        code->score conversions take (`scale.grid_values()[codes]`)."""
+        return self._grid_values
+
+    def values_of(self, codes: np.ndarray) -> np.ndarray:
+        """The scores of an array of codes as float64 grid values; NaN (a code that is not
+        there) stays NaN, and a code beyond the scale (a damaged file) gets its exact decimal
+        all the same, so nothing is lost on the way to a message."""
+        codes = np.asarray(codes, dtype=np.float64)
+        scores = np.full(codes.shape, np.nan)
+        held = ~np.isnan(codes)
+        index = codes[held].astype(np.int64)
+        inside = (index >= 0) & (index < self.n_codes)
+        found = np.empty(index.shape, dtype=np.float64)
+        found[inside] = self._grid_values[index[inside]]
+        found[~inside] = [self.grid_value(int(c)) for c in index[~inside]]
+        scores[held] = found
+        return scores
+
+    @cached_property
+    def _grid_values(self) -> np.ndarray:
+        values = np.array([self.grid_value(c) for c in range(self.n_codes)], dtype=np.float64)
+        values.setflags(write=False)
+        return values
+
+    @cached_property
+    def _sum_values(self) -> np.ndarray:
+        """The floats `low + code * step` of every code (the old conversion, noisy on 0.1
+        steps), accepted on reading beside the exact grid values."""
+        return self.low + np.arange(self.n_codes, dtype=np.float64) * self.step
+
     def from_code(self, code: int) -> float:
-        """Return the value of an integer step code."""
-        return self.low + code * self.step
+        """The value of an integer step code: the float nearest the exact decimal."""
+        index = int(code)
+        if 0 <= index < self.n_codes:
+            return float(self._grid_values[index])
+        return self.grid_value(index)
 
     def parse(self, text: str) -> int:
         """Parse a score typed or read from a file into a code."""

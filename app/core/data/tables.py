@@ -85,7 +85,7 @@ def read_ratings(conn: sqlite3.Connection, index: ItemIndex, scale: Scale) -> pd
         "item_id": index.ids_for_ords(table[:, 0].astype(np.int64)),
         "annotator": _names_by_id(conn)[table[:, 1].astype(np.int64)],
         "code": pd.array(code, dtype="Float64").astype("Int64"),
-        "score": scale.low + code * scale.step,
+        "score": scale.values_of(code),
         "note": pd.Series(table[:, 3], dtype=object),
         "skipped": table[:, 4].astype(bool),
         "seconds": table[:, 5].astype(np.float64),
@@ -138,7 +138,7 @@ def read_adjudications(conn: sqlite3.Connection, index: ItemIndex, scale: Scale)
     ords = frame.pop("ord").to_numpy(dtype=np.int64)
     frame.insert(0, "item_id", index.ids_for_ords(ords) if len(ords) else [])
     frame["code"] = frame["code"].astype("int64")
-    frame.insert(2, "score", scale.low + frame["code"] * scale.step)
+    frame.insert(2, "score", scale.values_of(frame["code"].to_numpy(dtype=np.float64)))
     return frame
 
 
@@ -164,7 +164,7 @@ def read_gold_inputs(conn: sqlite3.Connection, index: ItemIndex,
     ratings = pd.DataFrame({
         "item_id": pd.Series(index.ids_for_ords(ords), dtype=object),
         "annotator": pd.Series(_names_by_id(conn)[table[:, 1].astype(np.int64)], dtype=object),
-        "score": scale.low + table[:, 2] * scale.step,
+        "score": scale.values_of(table[:, 2]),
         "updated_at": table[:, 3],
         # the item's row in `items`, sparing gold a string lookup per rating
         "row": index.rows_for_ords(ords),
