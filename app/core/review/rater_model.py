@@ -124,7 +124,7 @@ def _variance(data: _Data, truth: np.ndarray, bias: np.ndarray, weight: np.ndarr
     free = 1.0 - weight[data.raters] / total[data.items]
     net = np.bincount(data.raters, free, minlength=data.n_raters)
     spent = np.bincount(data.raters, free * free, minlength=data.n_raters)
-    df = np.maximum(net - _ratio(spent, net), 0.0)
+    df = np.where(net > 0, np.maximum(net - _ratio(spent, net), 0.0), 0.0)
     resid = data.scores - truth[data.items] - bias[data.raters]
     squares = np.bincount(data.raters, resid * resid, minlength=data.n_raters)
     if df.sum() <= 1e-9:
