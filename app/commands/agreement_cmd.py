@@ -176,6 +176,20 @@ def _rest_lines(report: Report, notes: _Notes) -> list[str]:
                             "--json"])
 
 
+def _reliability_lines(report: Report) -> list[str]:
+    """How reliable the gold (the mean of each item's ratings) is, and the panel it needs."""
+    gold, needed = report.figures.get("gold_reliability"), report.figures.get("raters_needed")
+    if not gold or gold["value"] is None:
+        return []
+    ci = gold["ci"]
+    interval = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    panel = ", ".join(f"{target}: {n if n is not None else 'never'}"
+                      for target, n in (needed or {}).items())
+    return [f"  gold reliability (Spearman-Brown, mean of {gold['raters_per_item']:g} "
+            f"ratings per item): {gold['value']:.3f}{interval}",
+            f"  raters per item needed for a reliability of {panel}"]
+
+
 def _scope_lines(title: str, report: Report, levels: Sequence[str], method: str) -> list[str]:
     figures, notes = report.figures, _Notes()
     names = figures["annotators"]
@@ -183,6 +197,7 @@ def _scope_lines(title: str, report: Report, levels: Sequence[str], method: str)
              f"ratings; {len(names)} annotator{'s' if len(names) != 1 else ''}"
              + (f" ({', '.join(names)})" if 0 < len(names) <= TABLE_RATERS else "")]
     lines += _alpha_lines(report, levels, method, notes)
+    lines += _reliability_lines(report)
     lines += [""] + _pearson_lines(report, notes)
     if notes.numbers:
         lines += ["", "  n/a: undefined because"] + notes.lines()

@@ -15,7 +15,7 @@ from simrate.core.team.exclusion import exclude_careless, restore_careless
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 
 HEADER = ("annotator", "rated", "skipped", "mean", "sd", "vs_rest", "check_r", "check_mae",
-          "s/item", "")
+          "bias", "reliab.", "s/item", "")
 
 
 def _cell(value: object) -> str:
@@ -34,6 +34,7 @@ def _row(entry: dict) -> list[str]:
     return [entry["annotator"], str(entry["rated"]), str(entry["skipped"]),
             _cell(entry["mean"]), _cell(entry["sd"]), _cell(entry["pearson_vs_rest"]),
             _cell(entry["check_pearson"]), _cell(entry["check_mae"]),
+            _cell(entry.get("bias")), _cell(entry.get("reliability")),
             "-" if seconds is None else f"{seconds:.1f}", " ".join(marks)]
 
 

@@ -1,4 +1,5 @@
 """simrate export PROJECT OUT [--format {tsv,csv,xlsx,sts,pit,jsonl,pyramid}] [--allow-unresolved]
+               [--gold {mean,median,model}]
 simrate export PROJECT DIR --format dataset [--split NAME] [--license SPDX] [--title TEXT]
                [--language CODE] [--keep-rater-names] [--with-notes] [--allow-unresolved]"""
 
@@ -9,6 +10,7 @@ import sys
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
+from simrate.core.review.crowd_gold import METHODS
 from simrate.formats.writers import FORMATS as EXPORT_FORMATS
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import export_project
@@ -40,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("out", metavar="OUT")
     p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
     p.add_argument("--allow-unresolved", action="store_true")
+    p.add_argument("--gold", choices=METHODS, default="mean")
     p.add_argument("--split", default=None, metavar="NAME",
                    help="dataset: the split of the data files (train)")
     p.add_argument("--license", default=None, metavar="SPDX",
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     options = dataset_options(args)
     with Project.open(args.project) as project:
         report = export_project(project, args.out, args.format, args.allow_unresolved,
-                                dataset=options)
+                                dataset=options, gold_method=args.gold)
     how = "chosen from the file name; --format overrides" if report.format_from_extension \
         else "as asked"
     sources = ", ".join(f"{count} {source}" for source, count in sorted(report.sources.items()))

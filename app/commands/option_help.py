@@ -46,8 +46,17 @@ BY_COMMAND = {
     ("agreement", "ci"): "add 95%% intervals to alpha (a bootstrap)",
     ("agreement", "ci_method"): "how the intervals are drawn: units (bootstrap over items, "
                                 "the default) or hayes (Hayes and Krippendorff's)",
-    ("flagged", "threshold"): "flag items whose ratings differ by at least this many scale "
-                              "points (default: the project's threshold)",
+    ("flagged", "threshold"): "with --rule: that rule's threshold, kept in the project "
+                              "(range: the spread, uncertain and auto: the ratings' SD); "
+                              "alone: list once at this threshold without changing the project",
+    ("flagged", "rule"): "set the project's flag rule: range (ratings this far apart), "
+                         "uncertain (ratings' SD this large), auto (range up to 3 ratings, "
+                         "uncertain above; the default)",
+    ("gold", "method"): "how an item without a verdict gets its gold: the mean of its "
+                        "ratings, their median, or the rater model (each rater's bias and "
+                        "noise estimated from all ratings; with a 90%% interval)",
+    ("export", "gold"): "how an item without a verdict gets its gold (default mean; model: "
+                        "the rater model, adding gold_low and gold_high)",
     ("adjudicate", "item_id"): "the item's id, as `simrate flagged` lists it",
     ("adjudicate", "note"): "a note kept with the verdict (why this score)",
     ("adjudicate", "by"): "who adjudicates, for the change log (default: your login name)",

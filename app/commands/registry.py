@@ -15,7 +15,7 @@ from types import ModuleType
 
 #: Every subcommand, in DESIGN.md's order (that of `simrate --help` and the reference).
 COMMANDS = (
-    "new", "import", "info", "agreement", "flagged", "adjudicate", "export", "pyramid",
+    "new", "import", "info", "agreement", "flagged", "gold", "adjudicate", "export", "pyramid",
     "evaluate", "package", "annotators", "assign", "checks", "team", "crowd", "machine",
     "check", "serve",
 )

@@ -49,7 +49,7 @@ from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
 from simrate.core.imports.methods import ImportMethods
 from simrate.core.review.flags import FlagIndex
-from simrate.core.review.gold import compute_gold
+from simrate.core.review.gold import compute_gold, rater_estimates
 
 
 class Project(ImportMethods):
@@ -367,6 +367,14 @@ class Project(ImportMethods):
         return compute_gold(items, ratings, self.adjudications(), self.scale,
                             self.flag_rule if threshold is None else threshold,
                             self.roster.left_out(), self.annotators(), method=method)
+
+    def rater_model(self) -> dict[str, dict]:
+        """Each counted rater's bias (relative to the average rater), noise (SD of the
+        rater's error) and reliability under the rater model, with the ratings it rests
+        on: {name: {bias, noise, reliability, n}} (app/core/review/rater_model.py)."""
+        items, ratings = self.gold_inputs()
+        return rater_estimates(items, ratings, self.scale, self.roster.left_out(),
+                               self.annotators())
 
     def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(items, ratings) with only what gold needs (app/core/data/tables.py)."""

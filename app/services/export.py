@@ -76,13 +76,15 @@ def _pyramid_rows(gold: pd.DataFrame, project: object) -> tuple[pd.DataFrame, li
     return written, [f"{skipped} item(s) not from a pyramid file left out"] if skipped else []
 
 
-def _project_gold(project: object) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list]:
-    """(gold, ratings, adjudications, left-out raters), each table read once."""
+def _project_gold(project: object, method: str = "mean"
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list]:
+    """(gold, ratings, adjudications, left-out raters), each table read once; the gold of
+    items without a verdict by `method` (mean, median, model), flags by the project's rule."""
     items, ratings = project.gold_inputs()
     adjudications = project.adjudications()
     excluded = project.roster.left_out()  # excluded people and machine raters
-    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
-                        excluded, project.annotators())
+    gold = compute_gold(items, ratings, adjudications, project.scale, project.flag_rule,
+                        excluded, project.annotators(), method=method)
     return gold, ratings, adjudications, excluded
 
 
@@ -92,9 +94,10 @@ def _sources(column: pd.Series) -> dict[str, int]:
 
 
 def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
-                   progress: Progress | None, options: DatasetOptions) -> ExportReport:
+                   progress: Progress | None, options: DatasetOptions,
+                   gold_method: str = "mean") -> ExportReport:
     """`--format dataset`: a folder (app/services/dataset_export.py)."""
-    done = export_dataset(project, out, options, allow_unresolved, progress)
+    done = export_dataset(project, out, options, allow_unresolved, progress, gold_method)
     return ExportReport(path=done.path, format="dataset", format_from_extension=False,
                         items=len(done.gold), sources=_sources(done.gold["source"]),
                         flagged=done.unresolved["flagged"], unrated=done.unresolved["unrated"],
@@ -115,14 +118,18 @@ def _check_file_target(out: str | Path, project_path: Path, fmt: str | None) -> 
 def export_project(project: object, out: str | Path, fmt: str | None = None,
                    allow_unresolved: bool = False,
                    progress: Progress | None = None,
-                   dataset: DatasetOptions | None = None) -> ExportReport:
+                   dataset: DatasetOptions | None = None,
+                   gold_method: str = "mean") -> ExportReport:
     """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed).
 
     `dataset` holds the options of `fmt="dataset"` (a folder); other formats refuse them.
+    `gold_method` makes the gold of items without a verdict (mean, median, model). Items
+    flagged by the `uncertain` rule (crowd gold) never stop an export: their flag is a
+    column; items flagged by the `range` rule wait for a verdict.
     """
     if fmt == "dataset":
         return _export_folder(project, out, allow_unresolved, progress,
-                              dataset or DatasetOptions())
+                              dataset or DatasetOptions(), gold_method)
     if dataset is not None:
         raise SimrateError("--split, --license, --title, --keep-rater-names and --with-notes "
                            "belong to --format dataset")
@@ -131,7 +138,7 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
     if chosen == "pit":
         check_pit_scale(project.scale)
     # read each table once: the gold table and the second-look count share them
-    gold, ratings, adjudications, excluded = _project_gold(project)
+    gold, ratings, adjudications, excluded = _project_gold(project, gold_method)
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
     second_look = second_look_items(ratings, adjudications, project.scale, project.threshold,
                                     excluded)

@@ -17,7 +17,7 @@ from tests.cli.helpers import simrate
 pytestmark = pytest.mark.filterwarnings("error")  # no division or NaN warnings, ever
 
 KEYS = {"items", "pairable_items", "annotators", "alpha", "pearson", "pearson_vs_rest",
-        "min_overlap"}
+        "min_overlap", "gold_reliability", "raters_needed"}
 # Krippendorff (2011), section C, as a wide file: item_id, then one column per observer.
 K2011_WIDE = (
     "item_id,A,B,C,D\n1,1,1,,1\n2,2,2,3,2\n3,3,3,3,3\n4,3,3,3,3\n5,2,2,2,2\n6,1,2,3,4\n"

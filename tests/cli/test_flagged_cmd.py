@@ -54,7 +54,8 @@ def test_text_listing_and_second_look(project_path, capsys):
     result = simrate(capsys, "flagged", project_path)
     assert result.status == 0
     lines = result.out.splitlines()
-    assert lines[0] == "2 flagged items: spread >= 1 point, not adjudicated"
+    assert lines[0] == ("2 flagged items under rule auto (spread >= 1 point up to 3 ratings, "
+                        "SD >= 0.8 points above), not adjudicated")
     assert lines[1].split("\t")[:2] == ["  t:4", "spread 1.5"]
     assert "ann=4  bob=2.5" in lines[1]
     assert "1 adjudicated item needs a second look" in result.out and "t:2" in lines[-1]

@@ -123,15 +123,15 @@ class FlagRule:
         return self.range_threshold if self.name == "range" else self.uncertain_threshold
 
     def describe(self) -> str:
-        """One line naming the rule and its thresholds, for listings, reports and cards."""
-        by_range = f"ratings {_points(self.range_threshold)} or more apart"
-        by_sd = f"ratings' SD (ddof=1) of {_points(self.uncertain_threshold)} or more"
+        """The rule and its thresholds in a few words: `auto (spread >= 1 point up to 3
+        ratings, SD >= 0.8 points above)`; the SD is the ratings' sample SD (ddof=1)."""
+        by_range = f"spread >= {_points(self.range_threshold)}"
+        by_sd = f"SD >= {_points(self.uncertain_threshold)}"
         if self.name == "range":
-            return f"range: {by_range}"
+            return f"range ({by_range})"
         if self.name == "uncertain":
-            return f"uncertain: {by_sd}"
-        return (f"auto: {by_range} with at most {AUTO_RANGE_RATERS} ratings, "
-                f"{by_sd} with more")
+            return f"uncertain ({by_sd})"
+        return f"auto ({by_range} up to {AUTO_RANGE_RATERS} ratings, {by_sd} above)"
 
     def as_dict(self) -> dict:
         """The rule for --json, reports and the data card."""

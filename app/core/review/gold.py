@@ -27,7 +27,7 @@ from simrate.core.base.errors import RuleError
 from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
 from simrate.core.base.scale import Scale, threshold_codes
-from simrate.core.review.crowd_gold import METHODS, crowd_columns, flag_mask
+from simrate.core.review.crowd_gold import METHODS, crowd_columns, fit_matrix, flag_mask
 
 SOURCES = ("adjudicated", "mean", "single", "median", "model")
 
@@ -158,6 +158,24 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
     gold.attrs["flag_rule"] = rule
     gold.attrs["method"] = method
     return gold
+
+
+def rater_estimates(items: pd.DataFrame, ratings: pd.DataFrame, scale: Scale,
+                    excluded: Iterable[str] = (),
+                    annotators: Sequence[str] | None = None) -> dict[str, dict]:
+    """The rater model's figures for each counted annotator (app/core/review/rater_model.py):
+    {name: {bias, noise, reliability, n}}; excluded people and machine raters are left out,
+    and a figure the data cannot give is None."""
+    names = counted_annotators(ratings, excluded, annotators)
+    matrix = rating_matrix(items["item_id"].tolist(), ratings, names)
+    fit = fit_matrix(matrix, scale)
+
+    def number(value: float) -> float | None:
+        return None if value != value else float(value)
+
+    return {name: {"bias": number(fit.bias[j]), "noise": number(fit.noise[j]),
+                   "reliability": number(fit.reliability[j]), "n": int(fit.n_ratings[j])}
+            for j, name in enumerate(names)}
 
 
 def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:

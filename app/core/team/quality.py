@@ -29,6 +29,7 @@ DEFAULT_CHECK_THRESHOLD = 0.5
 REPORT_COLUMNS = (
     "annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest", "check_pearson",
     "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason", "machine",
+    "bias", "reliability",
 )
 
 
@@ -168,7 +169,9 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     item left open over a break would swamp a mean); checks counts the check items rated.
     `flagged` is true, with `flag_reason` saying why, when check_pearson is below
     `threshold`, when the rater gave one score to check items of differing known scores, or
-    when check_mae is above `max_mae` (if given). Undefined figures are None.
+    when check_mae is above `max_mae` (if given). bias and reliability are the rater model's
+    (Project.rater_model: relative to the average rater; None for excluded people and
+    machine raters, who never count in it). Undefined figures are None.
     """
     ratings = project.ratings()
     names = project.annotators()
@@ -186,8 +189,12 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     rater = pd.Index(names).get_indexer(pd.Index(ratings["annotator"]))
     skips = np.bincount(rater[skipped], minlength=len(names))
     seconds = _median_seconds(ratings["seconds"].to_numpy(np.float64), rater, rated, len(names))
-    return [_report_row(name, {key: figures[key][row] for key in figures}, int(skips[row]),
-                        seconds[row], name in excluded, name in machines, threshold, max_mae)
+    model = project.rater_model()
+    return [{**_report_row(name, {key: figures[key][row] for key in figures}, int(skips[row]),
+                           seconds[row], name in excluded, name in machines, threshold,
+                           max_mae),
+             "bias": model.get(name, {}).get("bias"),
+             "reliability": model.get(name, {}).get("reliability")}
             for row, name in enumerate(names)]
 
 

@@ -25,6 +25,10 @@ from simrate.core.agreement.sparse import (
     pearson_vs_rest,
 )
 from simrate.core.base.errors import SimrateError
+from simrate.core.review.reliability import gold_reliability, raters_needed, reliability_ci
+
+#: The reliabilities `raters_needed` reports the panel size for.
+RELIABILITY_TARGETS = (0.8, 0.9)
 
 
 def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,
@@ -114,8 +118,28 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
                      None if grid is None else grid[:, subset])
     if ci:
         interval_block(_ci_data(long), levels, ci_method, seed, 1000, report)
+    _reliability_block(long, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
+
+
+def _reliability_block(long: LongRatings, report: Report) -> None:
+    """gold_reliability and raters_needed (app/core/review/reliability.py): Spearman-Brown
+    from interval alpha at the mean number of ratings of the rated items; its interval is
+    alpha's 95% interval mapped through the same formula (present with --ci)."""
+    alpha = report.figures["alpha"].get("interval", None) \
+        if "interval" in report.figures["alpha"] else long_alpha(long, "interval")[0]
+    counts = long.unit_counts()
+    rated = counts[counts > 0]
+    k = float(rated.mean()) if rated.size else None
+    value = gold_reliability(alpha, k) if k else None
+    interval = report.figures.get("ci95", {}).get("interval")
+    ci = reliability_ci(tuple(interval), k) if interval and k else None
+    report.figures["gold_reliability"] = {
+        "value": value, "ci": None if ci is None else [ci[0], ci[1]],
+        "raters_per_item": None if k is None else round(k, 4)}
+    report.figures["raters_needed"] = {str(t): raters_needed(alpha, t)
+                                       for t in RELIABILITY_TARGETS}
 
 
 def _scope(long: LongRatings, members: np.ndarray) -> LongRatings:
