@@ -24,12 +24,18 @@ the inverse of the information matrix. Eliminating the items (a Schur complement
 keeping the diagonal of what is left for the biases gives
     se_i^2 = 1 / W_i + sum_j (w_j / W_i)^2 * s_j^2 / m_j:
 the noise of the item's own ratings, plus the uncertainty of the biases that were taken off
-them (var b_j is about s_j^2 / m_j, m_j the rater's ratings net of leverage). Dropping the
-off-diagonal terms and the centring constraint errs on the wide side, by a fraction of the
-second term, which is itself about (raters per item) / (ratings per rater) of the first. The
+them (var b_j is about s_j^2 / m_j, m_j the rater's ratings net of leverage). It leaves
+out the covariances between the biases, which the shared items make non-zero (they add to
+the variance) and the centring constraint (which takes some away); both are small next to
+1 / W_i when each rater has dozens of ratings. Checked by simulation (500 items, 40 raters,
+noise SD 0.3-1.2, 30 crowds, no rounding or clipping): the mean squared standardised error
+(gold - t) / se is 1.00 with 5 ratings per item and 1.01 with 3, coverage 0.903 and 0.899. The
 interval is gold +- z se with z the normal quantile of `level`: the noise variances are
 estimated from all of a rater's ratings (dozens, typically), so a t quantile would add
 nothing; the interval is then clipped to the scale like the gold.
+Scores clipped at the scale's ends make the noisiest raters look about 10% less noisy;
+a censored-normal (Tobit) E-step corrects that but, tried, made the gold's RMSE 5-10% worse
+on simulated crowds with truths inside the scale, so scores are taken as they are.
 """
 
 from __future__ import annotations
