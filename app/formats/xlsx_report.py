@@ -256,7 +256,7 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                       progress: Progress | None = None, ratings: pd.DataFrame | None = None,
                       adjudications: pd.DataFrame | None = None, excluded: Sequence[str] = (),
                       title: str = "", second_look: Sequence[str] = (),
-                      threshold: float = 1.0,
+                      threshold: object = 1.0,
                       annotators: pd.DataFrame | None = None,
                       agreement_sheet: Callable[[Workbook], None] | None = None) -> list[str]:
     """Write the report's sheets to `out` atomically; returns warnings for the user.

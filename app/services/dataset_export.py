@@ -234,8 +234,10 @@ def _write_folder(target: Path, facts: dict, gold: tuple[dict, list[Field]],
 
 def export_dataset(project: object, out: str | Path, options: DatasetOptions,
                    allow_unresolved: bool = False,
-                   progress: Progress | None = None) -> DatasetResult:
-    """Write the dataset folder; RuleError (nothing written) while items are unresolved."""
+                   progress: Progress | None = None,
+                   gold_method: str = "mean") -> DatasetResult:
+    """Write the dataset folder; RuleError (nothing written) while items are unresolved
+    (items flagged as uncertain crowd gold are not: their flag is a field)."""
     target = check_folder_target(out, [project.path])
     check_split(options.split)
     check_license(options.license)
@@ -244,17 +246,17 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
         raise SimrateError("the project has no items: a dataset needs at least one",
                            project.path)
     with project.snapshot():  # the files and the card's figures from one state of the file
-        return _export(project, target, options, allow_unresolved, progress)
+        return _export(project, target, options, allow_unresolved, progress, gold_method)
 
 
 def _export(project: object, target: Path, options: DatasetOptions, allow_unresolved: bool,
-            progress: Progress | None) -> DatasetResult:
+            progress: Progress | None, gold_method: str = "mean") -> DatasetResult:
     """export_dataset's reading and writing, inside one read transaction."""
     # each table read once: the gold, the ratings file and the card share them
     items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
     not_counted = project.roster.left_out()
-    gold = compute_gold(items, ratings, adjudications, project.scale, project.threshold,
-                        not_counted, project.annotators())
+    gold = compute_gold(items, ratings, adjudications, project.scale, project.flag_rule,
+                        not_counted, project.annotators(), method=gold_method)
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
     names = Pseudonyms(project.annotators(), project.roster.kinds(),
                        adjudications["by"].fillna("").tolist(), options.keep_rater_names)

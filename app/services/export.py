@@ -149,7 +149,7 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
                 "annotators": annotator_frame(project),
                 "excluded": excluded,
                 "title": project.title, "second_look": second_look,
-                "threshold": project.threshold}
+                "threshold": project.flag_rule}
 
     written, notes = _pyramid_rows(gold, project) if chosen == "pyramid" else (gold, [])
     warnings = notes + write_gold(written, out, chosen, project.scale, progress, report_data)

@@ -20,7 +20,9 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
 from simrate.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
+from simrate.core.review.reliability import gold_reliability, raters_needed
 from simrate.core.base.scale import Scale, fmt
 from simrate.formats.xlsx_report import (
     SECTION_FONT,
@@ -169,22 +171,40 @@ def _chart(report: AgreementSheet, header_row: int, last_row: int) -> None:
     report.sheet.add_chart(chart, f"{column}{header_row}")
 
 
+def reliability_facts(report: AgreementSheet, gold: pd.DataFrame) -> list[tuple[str, str]]:
+    """The gold's reliability (Spearman-Brown from interval alpha at the mean ratings per
+    rated item) and the raters per item it would take for 0.8 and 0.9."""
+    alpha = report.figures.figures["alpha"].get("interval")
+    counts = gold["n_ratings"].to_numpy()
+    rated = counts[counts > 0]
+    if alpha is None or not rated.size:
+        return [("gold reliability", "undefined (too few ratings)")]
+    k = float(rated.mean())
+    value = gold_reliability(alpha, k)
+    needed = {t: raters_needed(alpha, t) for t in (0.8, 0.9)}
+    return [("gold reliability", f"{value:.3f}: Spearman-Brown from interval alpha "
+                                 f"{alpha:.3f} at {k:.2f} ratings per item"),
+            ("raters needed", ", ".join(f"{n if n is not None else 'never'} for {t}"
+                                        for t, n in needed.items()))]
+
+
 def write_agreement_sheet(book: Workbook, gold: pd.DataFrame, scale: Scale, title: str = "",
-                          threshold: float = 1.0, excluded: Sequence[str] = ()) -> None:
+                          threshold: float | FlagRule = 1.0,
+                          excluded: Sequence[str] = ()) -> None:
     """Sheet `agreement`: the report a committee reads first."""
+    rule = threshold if isinstance(threshold, FlagRule) else FlagRule("range", threshold)
     report = AgreementSheet(book, gold, scale)
     maker = report.maker
     report.append([maker.styled("Agreement and gold report" + (f": {title}" if title else ""),
                                 font=TITLE_FONT)])
     facts = [
         ("scale", f"{scale.name} ({fmt(scale.low)}-{fmt(scale.high)}, step {fmt(scale.step)})"),
-        ("flag threshold", f"a spread of {fmt(threshold)} scale "
-                           f"point{'' if threshold == 1 else 's'} or more"),
+        ("flag rule", rule.describe()),
         ("raters counted", ", ".join(report.raters) or "(none)"),
         ("raters excluded", ", ".join(excluded) or "(none)"),
         ("written", dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")),
     ]
-    for label, text in facts:
+    for label, text in facts + reliability_facts(report, gold):
         report.append([maker.text(label), maker.text(text)])
     report.section("Krippendorff's alpha (interval) by dataset")
     _alpha_rows(report, gold["flagged"].to_numpy(dtype=bool),
