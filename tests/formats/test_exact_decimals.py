@@ -356,6 +356,6 @@ def test_rounding_is_pythons_and_keeps_fine_grids():
     assert rounded(samples).tolist() == [round(v, 4) for v in samples]
     assert str(rounded([float("nan")])[0]) == "nan"
     assert figure_decimals(load_scale("sts")) == 4
-    fine = Scale("fine", 0.0, 1.0, 0.00005)
+    fine = Scale("fine", 0.0, 0.1, 0.00005)
     assert figure_decimals(fine) == 5
     assert rounded([fine.from_code(3)], figure_decimals(fine))[0] == 0.00015
