@@ -20,7 +20,7 @@ from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.flagrule import RULES, FlagRule
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.events import (
     Event,
     RatingChanged,
@@ -32,11 +32,11 @@ from simrate.core.base.events import (
 from simrate.core.base.names import check_name_length, check_rater_name
 from simrate.core.base.scale import Scale, load_scale
 from simrate.core.data import tables
-from simrate.core.data.changelog import log_change
 from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.replica_mode import ReplicaMode
+from simrate.core.data.settings import flag_rule_values, store_settings
 from simrate.core.data.store import (
     TableAccess,
     create_store,
@@ -49,10 +49,10 @@ from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
 from simrate.core.imports.methods import ImportMethods
 from simrate.core.review.flags import FlagIndex
-from simrate.core.review.gold import compute_gold, rater_estimates
+from simrate.core.review.gold_methods import GoldMethods
 
 
-class Project(ImportMethods):
+class Project(ImportMethods, GoldMethods):
     """A rating project stored in one SQLite file."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection, meta: dict[str, str]):
@@ -175,9 +175,8 @@ class Project(ImportMethods):
     def set_threshold(self, points: float) -> None:
         """Set the range rule's threshold in scale points (the rule itself is unchanged)."""
         points = self.scale.check_threshold(points)
-        with transaction(self._conn, self.path) as conn:
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(points),))
-            log_change(conn, "threshold", old=self.threshold, new=points)
+        store_settings(self._conn, self.path, {"threshold": str(points)}, "threshold",
+                       self.threshold, points)
         self._meta["threshold"] = str(points)
         self._publish(SettingsChanged(points, self.flag_rule.name))
 
@@ -187,25 +186,16 @@ class Project(ImportMethods):
         return FlagRule.from_meta(self._meta)
 
     def set_flag_rule(self, rule: str, threshold: float | None = None) -> FlagRule:
-        """Set the flag rule (`auto`, `range`, `uncertain`), and with `threshold` the
-        threshold of that rule's measure in scale points (`range`: the spread; `uncertain`
-        and `auto`: the ratings' SD). Logged as one change; nothing is written when nothing
-        changes."""
-        if rule not in RULES:
-            raise SimrateError(f"no flag rule {rule!r}: use {', '.join(RULES)}")
+        """Set the flag rule (auto, range, uncertain) and, with `threshold`, that rule's
+        threshold (range: the spread; uncertain, auto: the SD); one logged change, or
+        nothing when nothing changes (app/core/data/settings.py)."""
         old = self.flag_rule
-        key = "threshold" if rule == "range" else "uncertain_threshold"
-        values = {"flag_rule": rule}
-        if threshold is not None:
-            values[key] = str(self.scale.check_threshold(threshold, "--threshold"))
-        new = FlagRule.from_meta({**self._meta, **values})
-        if new == old and "flag_rule" in self._meta:
-            return new
-        with transaction(self._conn, self.path) as conn:
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
-            log_change(conn, "flag_rule", old=old.as_dict(), new=new.as_dict())
-        self._meta.update(values)
-        self._publish(SettingsChanged(new.range_threshold, new.name))
+        values, new = flag_rule_values(self._meta, self.scale, rule, threshold)
+        if new != old or "flag_rule" not in self._meta:
+            store_settings(self._conn, self.path, values, "flag_rule", old.as_dict(),
+                           new.as_dict())
+            self._meta.update(values)
+            self._publish(SettingsChanged(new.range_threshold, new.name))
         return new
 
     # ----------------------------------------------------------- items
@@ -358,27 +348,6 @@ class Project(ImportMethods):
     def adjudications(self) -> pd.DataFrame:
         """Adjudications: item_id, code, score, note, by, at."""
         return tables.read_adjudications(self._conn, self._index, self.scale)
-
-    def gold(self, threshold: float | FlagRule | None = None, method: str = "mean") -> pd.DataFrame:
-        """Gold table in project order (columns: simrate.core.base.frames.GOLD_COLUMNS, the
-        crowd columns for crowds, rating:<name>); `method`: mean, median or model (the rater
-        model, with gold_low/gold_high); `threshold`: another flag rule for this table only."""
-        items, ratings = self.gold_inputs()
-        return compute_gold(items, ratings, self.adjudications(), self.scale,
-                            self.flag_rule if threshold is None else threshold,
-                            self.roster.left_out(), self.annotators(), method=method)
-
-    def rater_model(self) -> dict[str, dict]:
-        """Each counted rater's bias (relative to the average rater), noise (SD of the
-        rater's error) and reliability under the rater model, with the ratings it rests
-        on: {name: {bias, noise, reliability, n}} (app/core/review/rater_model.py)."""
-        items, ratings = self.gold_inputs()
-        return rater_estimates(items, ratings, self.scale, self.roster.left_out(),
-                               self.annotators())
-
-    def gold_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """(items, ratings) with only what gold needs (app/core/data/tables.py)."""
-        return tables.read_gold_inputs(self._conn, self._index, self.scale)
 
     def flag_inputs(self) -> tuple:
         """(scores by item ord, {ord: adjudicated code}, scores saved after adjudication)."""

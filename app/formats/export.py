@@ -33,6 +33,7 @@ from simrate.core.base.frames import (
     GOLD_COLUMNS,
     RATING_PREFIX,
     annotator_columns,
+    crowd_columns,
 )
 from simrate.core.base.scale import Scale
 from simrate.formats.atomic import check_writable_target
@@ -148,8 +149,9 @@ def integer_texts(values: pd.Series, missing: str = "") -> list[str]:
 
 
 def table_header(gold: pd.DataFrame) -> list[str]:
-    """The header row: GOLD_COLUMNS then rating:<annotator> columns."""
-    return GOLD_COLUMNS + annotator_columns(gold)
+    """The header row: GOLD_COLUMNS, the crowd columns a crowd's table has (median,
+    gold_low, gold_high, count:<value>), then rating:<annotator> columns."""
+    return GOLD_COLUMNS + crowd_columns(gold) + annotator_columns(gold)
 
 
 # ----------------------------------------------------------------------------- writers
@@ -195,7 +197,7 @@ def _jsonl_lines(part: pd.DataFrame) -> list[str]:
                                 + ": {}" for c in columns) + ', "ratings": {}}}'
     rater_keys = [encode_json_text(c[len(RATING_PREFIX):]) + ": " for c in raters]
     fragments = [_json_fragments(part, c) for c in columns]
-    scores = fragments[len(GOLD_COLUMNS):]
+    scores = fragments[len(columns) - len(raters):]
     objects = ["{" + ", ".join(k + v for k, v in zip(rater_keys, row, strict=True)
                                if v != "null") + "}"
                for row in zip(*scores, strict=True)] if raters else ["{}"] * len(part)

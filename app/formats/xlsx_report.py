@@ -260,10 +260,8 @@ def write_xlsx_report(gold: pd.DataFrame, out: str | Path, scale: Scale,
                       annotators: pd.DataFrame | None = None,
                       agreement_sheet: Callable[[Workbook], None] | None = None) -> list[str]:
     """Write the report's sheets to `out` atomically; returns warnings for the user.
-
     `agreement_sheet(book)` adds the agreement sheet after the ratings (the caller computes it).
-    Scores are the exact grid floats; the figure columns are rounded as in the TSV export.
-    """
+    Scores are the exact grid floats; the figure columns are rounded as in the TSV export."""
     gold = round_figures(gold, figure_decimals(scale))
     ratings = ratings if ratings is not None else _ratings_from_gold(gold)
     adjudications = adjudications if adjudications is not None else pd.DataFrame(

@@ -120,13 +120,9 @@ def export_project(project: object, out: str | Path, fmt: str | None = None,
                    progress: Progress | None = None,
                    dataset: DatasetOptions | None = None,
                    gold_method: str = "mean") -> ExportReport:
-    """Export a project's gold to `out`; RuleError while items are unresolved (unless allowed).
-
-    `dataset` holds the options of `fmt="dataset"` (a folder); other formats refuse them.
-    `gold_method` makes the gold of items without a verdict (mean, median, model). Items
-    flagged by the `uncertain` rule (crowd gold) never stop an export: their flag is a
-    column; items flagged by the `range` rule wait for a verdict.
-    """
+    """Export a project's gold to `out`; RuleError while items flagged by the range rule
+    (not those flagged as uncertain crowd gold) or unrated items remain, unless allowed.
+    `dataset`: the options of `fmt="dataset"`; `gold_method`: mean, median or model."""
     if fmt == "dataset":
         return _export_folder(project, out, allow_unresolved, progress,
                               dataset or DatasetOptions(), gold_method)

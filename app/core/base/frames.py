@@ -64,6 +64,17 @@ FIGURE_DECIMALS = 4
 FIGURE_COLUMNS = ("gold", "mean", "sd", "median", "gold_low", "gold_high")
 #: The prefix of an annotator's column in the gold table.
 RATING_PREFIX = "rating:"
+#: Columns a crowd's gold table carries after GOLD_COLUMNS when they are present (the
+#: model's interval only with --gold model), then one `count:<value>` column per grid value.
+CROWD_COLUMNS = ("median", "gold_low", "gold_high")
+#: The prefix of the columns counting an item's ratings on one grid value (`count:3.25`).
+COUNT_PREFIX = "count:"
+
+
+def crowd_columns(gold: pd.DataFrame) -> list[str]:
+    """The crowd columns a gold table has (CROWD_COLUMNS present, then the counts)."""
+    present = [c for c in CROWD_COLUMNS if c in gold.columns]
+    return present + [c for c in gold.columns if str(c).startswith(COUNT_PREFIX)]
 
 
 def line_at(frame: pd.DataFrame, row: int) -> int:

@@ -14,13 +14,12 @@ import warnings
 import numpy as np
 
 from simrate.core.base.flagrule import FlagRule
+from simrate.core.base.frames import COUNT_PREFIX
 from simrate.core.base.scale import Scale, fmt
 from simrate.core.review.rater_model import RaterModelFit, fit_rater_model
 
 #: How the gold of an item without a verdict is made.
 METHODS = ("mean", "median", "model")
-#: The prefix of the columns counting an item's ratings on one grid value (`count:3.25`).
-COUNT_PREFIX = "count:"
 
 
 def matrix_codes(matrix: np.ndarray, scale: Scale) -> np.ndarray:

@@ -126,30 +126,12 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
     names = counted_annotators(ratings, excluded, annotators)
     matrix = rating_matrix(item_ids, ratings, names)
     stats = _row_statistics(matrix)
-    adjudicated_score, note = _adjudicated_scores(item_ids, adjudications)
-    adjudicated = ~np.isnan(adjudicated_score)
-    n = stats["n"]
-    flagged = flag_mask(rule, matrix, scale) & ~adjudicated
+    verdicts, note = _adjudicated_scores(item_ids, adjudications)
     if crowd is None:
-        crowd = method != "mean" or bool(np.any(n > rule.in_codes(scale.step).range_up_to))
-    extra = crowd_columns(matrix, scale, method, adjudicated_score) \
-        if crowd or method != "mean" else {}
-    estimate = stats["mean"] if method == "mean" else extra[method]
-    labels = ["adjudicated", "mean", "single"] if method == "mean" else \
-        ["adjudicated", method, method]
-    source = np.select([adjudicated, n >= 2, n == 1], labels, "")
-    columns: dict[str, object] = {
-        "item_id": item_ids,
-        "dataset": items["dataset"].fillna("").to_numpy(dtype=object),
-        "genre": items["genre"].fillna("").to_numpy(dtype=object),
-        "left": items["left"].to_numpy(dtype=object),
-        "right": items["right"].to_numpy(dtype=object),
-        "gold": np.where(adjudicated, adjudicated_score, estimate),
-        "source": source.astype(object),
-        "n_ratings": n.astype("int64"),
-        "mean": stats["mean"], "sd": stats["sd"], "min": stats["min"], "max": stats["max"],
-        "flagged": flagged, "adjudicated": adjudicated, "note": note,
-    }
+        crowd = method != "mean" or bool(np.any(stats["n"] > rule.in_codes(scale.step).range_up_to))
+    extra = crowd_columns(matrix, scale, method, verdicts) if crowd or method != "mean" else {}
+    columns = _gold_columns(items, stats, verdicts, note, method, extra)
+    columns["flagged"] = flag_mask(rule, matrix, scale) & ~columns["adjudicated"]
     if crowd:
         columns.update({k: v for k, v in extra.items() if k not in METHODS or k == "median"})
     for index, name in enumerate(names):
@@ -158,6 +140,27 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
     gold.attrs["flag_rule"] = rule
     gold.attrs["method"] = method
     return gold
+
+
+def _gold_columns(items: pd.DataFrame, stats: dict[str, np.ndarray], verdicts: np.ndarray,
+                  note: np.ndarray, method: str, extra: dict[str, np.ndarray]) -> dict:
+    """GOLD_COLUMNS (flagged left to the caller): a verdict wins, else the method's value."""
+    adjudicated, n = ~np.isnan(verdicts), stats["n"]
+    estimate = stats["mean"] if method == "mean" else extra[method]
+    labels = ["adjudicated", "mean", "single"] if method == "mean" else \
+        ["adjudicated", method, method]
+    return {
+        "item_id": items["item_id"].tolist(),
+        "dataset": items["dataset"].fillna("").to_numpy(dtype=object),
+        "genre": items["genre"].fillna("").to_numpy(dtype=object),
+        "left": items["left"].to_numpy(dtype=object),
+        "right": items["right"].to_numpy(dtype=object),
+        "gold": np.where(adjudicated, verdicts, estimate),
+        "source": np.select([adjudicated, n >= 2, n == 1], labels, "").astype(object),
+        "n_ratings": n.astype("int64"),
+        "mean": stats["mean"], "sd": stats["sd"], "min": stats["min"], "max": stats["max"],
+        "flagged": np.zeros(len(n), dtype=bool), "adjudicated": adjudicated, "note": note,
+    }
 
 
 def rater_estimates(items: pd.DataFrame, ratings: pd.DataFrame, scale: Scale,

@@ -1,0 +1,38 @@
+"""The project's settings in its meta table: the flag rule and its thresholds.
+
+A setting changes in one transaction with one change-log entry; `Project` then updates
+its copy of the meta table and tells its subscribers (a SettingsChanged event)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+from simrate.core.base.errors import SimrateError
+from simrate.core.base.flagrule import RULES, FlagRule
+from simrate.core.base.scale import Scale
+from simrate.core.data.changelog import log_change
+from simrate.core.data.store import transaction
+
+
+def flag_rule_values(meta: Mapping[str, str], scale: Scale, rule: str,
+                     threshold: float | None) -> tuple[dict[str, str], FlagRule]:
+    """The meta values that set `rule` (and with `threshold`, the threshold of that rule's
+    measure: the spread for `range`, the SD for `uncertain` and `auto`), and the rule
+    they make; SimrateError for an unknown rule or a threshold off the scale's range."""
+    if rule not in RULES:
+        raise SimrateError(f"no flag rule {rule!r}: use {', '.join(RULES)}")
+    values = {"flag_rule": rule}
+    if threshold is not None:
+        key = "threshold" if rule == "range" else "uncertain_threshold"
+        values[key] = str(scale.check_threshold(threshold, "--threshold"))
+    return values, FlagRule.from_meta({**meta, **values})
+
+
+def store_settings(conn: sqlite3.Connection, path: Path, values: Mapping[str, str],
+                   kind: str, old: object, new: object) -> None:
+    """Write meta values and their change-log entry in one transaction."""
+    with transaction(conn, path) as writing:
+        writing.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+        log_change(writing, kind, old=old, new=new)
