@@ -359,3 +359,15 @@ def test_rounding_is_pythons_and_keeps_fine_grids():
     fine = Scale("fine", 0.0, 0.1, 0.00005)
     assert figure_decimals(fine) == 5
     assert rounded([fine.from_code(3)], figure_decimals(fine))[0] == 0.00015
+
+
+def test_codes_turn_into_exact_values_and_distances(case):
+    scale, _, values = case
+    grid = scale.grid_values()
+    assert [repr(v) for v in grid.tolist()] == [shortest(v) for v in values]
+    assert not grid.flags.writeable and scale.grid_values() is grid  # computed once
+    codes = [float(c) for c in range(scale.n_codes)] + [float("nan")]
+    assert scale.values_of(codes)[:-1].tolist() == grid.tolist()
+    for code, value in enumerate(values):
+        assert scale.from_code(code) == float(value)
+        assert repr(scale.distance(code)) == shortest(value - values[0])

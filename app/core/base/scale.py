@@ -107,6 +107,11 @@ class Scale:
         code->score conversions take (`scale.grid_values()[codes]`)."""
         return self._grid_values
 
+    def distance(self, codes: int) -> float:
+        """A distance of `codes` steps (a spread) in scale points, the float nearest the
+        exact decimal: 12 steps of 0.1 are 1.2, where 12 * 0.1 is 1.2000000000000002."""
+        return float(int(codes) * Decimal(repr(self.step)))
+
     def values_of(self, codes: np.ndarray) -> np.ndarray:
         """The scores of an array of codes as float64 grid values; NaN (a code that is not
         there) stays NaN, and a code beyond the scale (a damaged file) gets its exact decimal
