@@ -31,6 +31,7 @@ from simrate.core.review.index import FLAGGED, AdjudicationRecords, ReviewIndex
 from simrate.gui.base.undo import push_action
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.palette import PENDING_COLOUR, SAVED_COLOUR, SECOND_LOOK_COLOUR
+from simrate.gui.organizer.flag_rule_box import FlagRuleBox, empty_queue_text
 from simrate.gui.organizer.queue_model import QueueModel
 from simrate.gui.organizer.rater_marks import RaterScore, counted_mean_code, item_ratings
 from simrate.gui.organizer.verdict_view import VerdictView
@@ -84,9 +85,13 @@ class AdjudicationQueue(QWidget):
         self.counts_label.setObjectName("queueCounts")
         self.counts_label.setWordWrap(True)
         self.table = self._queue_table()
+        self.rule_box = FlagRuleBox(self.project, self.context.bridge)
+        self.rule_box.failed.connect(self.failed)
+        self.rule_box.rule_set.connect(self._on_rule_set)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(8, 8, 4, 8)
+        left_layout.addWidget(self.rule_box)
         left_layout.addWidget(self.counts_label)
         left_layout.addWidget(self.table, 1)
         self.view = VerdictView(self.scale)
@@ -256,12 +261,13 @@ class AdjudicationQueue(QWidget):
 
     def _show_placeholder_if_empty(self) -> None:
         if self.model.rowCount() == 0 and self.current_id is None:
-            counts = self.review.counts()
-            self.placeholder.setText(
-                "<h3>No flagged items</h3><p>Every disagreement is resolved"
-                + (f" ({counts['adjudicated']:,} adjudicated)" if counts["adjudicated"] else "")
-                + ". Items appear here when two ratings differ by the threshold or more.</p>")
+            self.placeholder.setText(empty_queue_text(self.project.flag_rule,
+                                                      self.review.counts()["adjudicated"]))
             self.right.setCurrentWidget(self.placeholder)
+
+    def _on_rule_set(self, rule) -> None:
+        self.message.emit(f"Flag rule {rule.describe()}: "
+                          f"{self.review.counts()['flagged']:,} items flagged")
 
     def refresh_counts(self) -> None:
         """The queue's counts line."""
@@ -373,11 +379,14 @@ class AdjudicationQueue(QWidget):
         if event.is_bulk:
             self._excluded = set(self.project.roster.left_out())
             self.model.rebuild()
-            if self.current_id is not None and self.project.has_item(self.current_id):
+            if self.current_id is None and self.model.rowCount():
+                self.show_item(self.model.entry(0).item_id)  # a new rule filled the queue
+            elif self.current_id is not None and self.project.has_item(self.current_id):
                 pending = self.pending_code
                 self.show_item(self.current_id)
                 self.pending_code = pending
                 self._refresh_verdict()
+            self._show_placeholder_if_empty()
         elif event.item_id is not None:
             self.model.refresh_item(event.item_id)
             if event.item_id == self.current_id:

@@ -137,8 +137,8 @@ class QueueModel(QAbstractTableModel):
             return f"{entry.item_id} (dataset {dataset})" if dataset else entry.item_id
         if column == 1:
             return "How far apart the ratings are, in scale points"
-        return ("Ratings differ by the threshold or more; not adjudicated yet"
-                if entry.kind == FLAGGED else
+        return (f"Flagged by the flag rule {self.project.flag_rule.describe()}; not "
+                "adjudicated yet" if entry.kind == FLAGGED else
                 "Adjudicated, but a rating given later disagrees with the verdict")
 
     def _dataset(self, item_id: str) -> str:
