@@ -15,7 +15,7 @@ import numpy as np
 
 from simrate.core.agreement.batch import LEVELS, checked_data, grid_table, table_alpha
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
-from simrate.core.agreement.reports.report import Report, interval_block
+from simrate.core.agreement.reports.report import Report, interval_block, reliability_block
 from simrate.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
     LongRatings,
@@ -25,10 +25,6 @@ from simrate.core.agreement.sparse import (
     pearson_vs_rest,
 )
 from simrate.core.base.errors import SimrateError
-from simrate.core.review.reliability import gold_reliability, raters_needed, reliability_ci
-
-#: The reliabilities `raters_needed` reports the panel size for.
-RELIABILITY_TARGETS = (0.8, 0.9)
 
 
 def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Report,
@@ -124,22 +120,10 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
 
 
 def _reliability_block(long: LongRatings, report: Report) -> None:
-    """gold_reliability and raters_needed (app/core/review/reliability.py): Spearman-Brown
-    from interval alpha at the mean number of ratings of the rated items; its interval is
-    alpha's 95% interval mapped through the same formula (present with --ci)."""
-    alpha = report.figures["alpha"].get("interval", None) \
-        if "interval" in report.figures["alpha"] else long_alpha(long, "interval")[0]
-    counts = long.unit_counts()
-    rated = counts[counts > 0]
-    k = float(rated.mean()) if rated.size else None
-    value = gold_reliability(alpha, k) if k else None
-    interval = report.figures.get("ci95", {}).get("interval")
-    ci = reliability_ci(tuple(interval), k) if interval and k else None
-    report.figures["gold_reliability"] = {
-        "value": value, "ci": None if ci is None else [ci[0], ci[1]],
-        "raters_per_item": None if k is None else round(k, 4)}
-    report.figures["raters_needed"] = {str(t): raters_needed(alpha, t)
-                                       for t in RELIABILITY_TARGETS}
+    """gold_reliability and raters_needed, as report.reliability_block gives them."""
+    alpha = report.figures["alpha"]["interval"] if "interval" in report.figures["alpha"] \
+        else long_alpha(long, "interval")[0]
+    reliability_block(report, alpha, long.unit_counts())
 
 
 def _scope(long: LongRatings, members: np.ndarray) -> LongRatings:

@@ -19,11 +19,14 @@ from simrate.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagre
 from simrate.core.agreement.correlation import correlation_matrix, vs_rest_correlation
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
 from simrate.core.base.errors import SimrateError
+from simrate.core.review.reliability import gold_reliability, raters_needed, reliability_ci
 
 if TYPE_CHECKING:  # pandas takes over half a second to import; few paths here need it
     import pandas as pd
 
 REASON_NO_REPLICATES = "every bootstrap replicate is undefined"
+#: The reliabilities `raters_needed` reports the panel size for.
+RELIABILITY_TARGETS = (0.8, 0.9)
 
 
 @dataclass(frozen=True)
@@ -157,8 +160,28 @@ def summarize(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",),
         _alpha_block(matrix.subset(subset), levels, "alpha_unadjudicated", report)
     if ci:
         interval_block(matrix.values, levels, ci_method, seed, replicates, report)
+    alpha = report.figures["alpha"]["interval"] if "interval" in levels else \
+        alpha_with_reason(matrix.values, "interval")[0]
+    reliability_block(report, alpha, present.sum(axis=0))
     _correlation_blocks(matrix, report)
     return report
+
+
+def reliability_block(report: Report, alpha: float | None, counts: np.ndarray) -> None:
+    """gold_reliability and raters_needed (app/core/review/reliability.py): Spearman-Brown
+    from interval alpha at the mean number of ratings of the rated items (`counts`: ratings
+    per item); its interval is alpha's 95% interval mapped through the same formula (with
+    --ci, else null)."""
+    rated = counts[counts > 0]
+    k = float(rated.mean()) if rated.size else None
+    interval = report.figures.get("ci95", {}).get("interval")
+    ci = reliability_ci(tuple(interval), k) if interval and k else None
+    report.figures["gold_reliability"] = {
+        "value": gold_reliability(alpha, k) if k else None,
+        "ci": None if ci is None else [ci[0], ci[1]],
+        "raters_per_item": None if k is None else round(k, 4)}
+    report.figures["raters_needed"] = {str(t): raters_needed(alpha, t)
+                                       for t in RELIABILITY_TARGETS}
 
 
 def group_members(matrix: RatingsMatrix, group_of: Mapping[str, str]) -> dict[str, list[str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import krippendorff
 import numpy as np
 import pandas as pd
@@ -60,7 +62,16 @@ def test_summary_has_the_json_keys_and_reference_values():
     report = summarize(matrix, ["interval", "nominal"], ci=True)
     out = report.to_json()
     assert set(out) == {"items", "pairable_items", "annotators", "alpha", "ci95", "pearson",
-                        "pearson_vs_rest"}
+                        "pearson_vs_rest", "gold_reliability", "raters_needed"}
+    # Spearman-Brown at the mean ratings per item, its interval mapped from alpha's
+    a, k = out["alpha"]["interval"], out["gold_reliability"]["raters_per_item"]
+    # (k is printed to 4 decimals)
+    assert out["gold_reliability"]["value"] == pytest.approx(k * a / (1 + (k - 1) * a), abs=1e-5)
+    low_r, high_r = out["gold_reliability"]["ci"]
+    assert low_r == pytest.approx(k * out["ci95"]["interval"][0]
+                                  / (1 + (k - 1) * out["ci95"]["interval"][0]), abs=1e-5)
+    assert low_r < out["gold_reliability"]["value"] < high_r
+    assert out["raters_needed"]["0.8"] == math.ceil(0.8 * (1 - a) / (a * 0.2) - 1e-9)
     assert out["items"] == 120 and sorted(out["annotators"]) == ["ann1", "ann2", "ann3"]
     assert out["alpha"]["interval"] == pytest.approx(_reference_alpha(frame, matrix.items))
     low, high = out["ci95"]["interval"]
