@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from simrate.core.base.scale import points
 from simrate.core.data.counts import describe_switches, summary
 
 #: Keys of `info --json` (DESIGN.md); the summary carries two more for the text output.
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"annotators  {', '.join(facts['annotators']) or '(none yet)'}")
     print(f"ratings     {facts['ratings']}" +
           (f" (+{facts['skipped']} skipped)" if facts["skipped"] else ""))
-    print(f"flagged     {facts['flagged']} (spread >= {points(facts['threshold'])}, "
+    print(f"flagged     {facts['flagged']} (rule {facts['flag_rule']['description']}, "
           "not adjudicated)")
     print(f"adjudicated {facts['adjudicated']}")
     switched = describe_switches(facts["organizer_mode"])

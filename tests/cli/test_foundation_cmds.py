@@ -46,10 +46,12 @@ def test_info_human_readable(project, capsys):
     result = simrate(capsys, "info", project)
     assert result.status == 0
     assert "items       3" in result.out and "clss (0-4, step 0.25)" in result.out
-    assert "flagged     0 (spread >= 1 point, not adjudicated)" in result.out
+    assert ("flagged     0 (rule auto (spread >= 1 point up to 3 ratings, SD >= 0.8 points "
+            "above), not adjudicated)") in result.out
     with Project.open(project) as p:
         p.set_threshold(1.5)
-    assert "flagged     0 (spread >= 1.5 points, not adjudicated)" in simrate(
+        p.set_flag_rule("range")
+    assert "flagged     0 (rule range (spread >= 1.5 points), not adjudicated)" in simrate(
         capsys, "info", project).out
 
 
