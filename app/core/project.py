@@ -36,7 +36,7 @@ from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.replica_mode import ReplicaMode
-from simrate.core.data.settings import flag_rule_values, store_settings
+from simrate.core.data.settings import flag_rule_values, store_flag_rule, store_threshold
 from simrate.core.data.store import (
     TableAccess,
     create_store,
@@ -175,8 +175,7 @@ class Project(ImportMethods, GoldMethods):
     def set_threshold(self, points: float) -> None:
         """Set the range rule's threshold in scale points (the rule itself is unchanged)."""
         points = self.scale.check_threshold(points)
-        store_settings(self._conn, self.path, {"threshold": str(points)}, "threshold",
-                       self.threshold, points)
+        store_threshold(self._conn, self.path, self.threshold, points)
         self._meta["threshold"] = str(points)
         self._publish(SettingsChanged(points, self.flag_rule.name))
 
@@ -192,8 +191,7 @@ class Project(ImportMethods, GoldMethods):
         old = self.flag_rule
         values, new = flag_rule_values(self._meta, self.scale, rule, threshold)
         if new != old or "flag_rule" not in self._meta:
-            store_settings(self._conn, self.path, values, "flag_rule", old.as_dict(),
-                           new.as_dict())
+            store_flag_rule(self._conn, self.path, values, old, new)
             self._meta.update(values)
             self._publish(SettingsChanged(new.range_threshold, new.name))
         return new

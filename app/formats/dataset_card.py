@@ -156,6 +156,21 @@ def _pearson_lines(every: Mapping) -> list[str]:
             "the others:", ""] + _table(["", *names, "vs rest"], rows) + [""]
 
 
+def _reliability_lines(every: Mapping) -> list[str]:
+    """How reliable the gold is: Spearman-Brown from interval alpha (none when undefined)."""
+    gold = every.get("gold_reliability") or {}
+    if gold.get("value") is None:
+        return []
+    ci = gold.get("ci")
+    needed = every.get("raters_needed") or {}
+    panel = ", ".join(f"{n if n is not None else 'no number'} for {target}"
+                      for target, n in needed.items())
+    return [f"Reliability of the gold (the mean of {gold['raters_per_item']:g} ratings per "
+            f"item, Spearman-Brown from interval alpha): {_f(gold['value'])}"
+            + (f" (95% CI {_f(ci[0])} to {_f(ci[1])})" if ci else "")
+            + f". Raters per item needed: {panel}.", ""]
+
+
 def _agreement_section(agreement: Mapping) -> list[str]:
     every = agreement["figures"]
     lines = ["## Agreement", "",
@@ -167,6 +182,7 @@ def _agreement_section(agreement: Mapping) -> list[str]:
              "the project's level first:", ""]
     lines += _table(["level", "alpha, all items", "alpha, unadjudicated", "95% CI"],
                     _alpha_rows(agreement)) + [""]
+    lines += _reliability_lines(every)
     lines += _pearson_lines(every)
     if agreement["reasons"]:
         lines += ["n/a means undefined:", ""]
@@ -175,11 +191,22 @@ def _agreement_section(agreement: Mapping) -> list[str]:
     return lines
 
 
+def _rule_sentence(review: Mapping) -> str:
+    """The flag rule in words (`rule`), or the range rule of older facts (`threshold`)."""
+    rule = review.get("rule")
+    if rule is None:
+        return (f"Flag rule: an item is flagged when two or more counted ratings differ by "
+                f"{review['threshold']:g} scale point{'s' * (review['threshold'] != 1)} or "
+                "more.")
+    return (f"Flag rule: {rule['description']}; the spread is the largest minus the smallest "
+            "counted rating, the SD their sample standard deviation. Only items flagged by "
+            "the spread wait for a verdict.")
+
+
 def _review_section(review: Mapping, exclusions: Mapping) -> list[str]:
     lines = ["## Review", "",
-             f"Flag rule: an item is flagged when two or more counted ratings differ by "
-             f"{review['threshold']:g} scale point{'s' * (review['threshold'] != 1)} or more. "
-             "The gold score is the adjudicated score, else the mean of the counted ratings.",
+             _rule_sentence(review) + " The gold score is the adjudicated score, else "
+             "the mean of the counted ratings (or the method the files' `resolution` names).",
              ""]
     rows = [["items", review["items"]], ["flagged by the rule", review["flagged"]],
             ["flagged and adjudicated", review["flagged_adjudicated"]],

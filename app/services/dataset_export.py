@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.frames import FIGURE_COLUMNS
+from simrate.core.base.frames import COUNT_PREFIX, FIGURE_COLUMNS, crowd_columns
 from simrate.core.base.scale import Scale
 from simrate.core.review.gold import (
     check_resolved,
     compute_gold,
+    blocking_flags,
+    rule_met,
     second_look_items,
-    spread_reached,
     unresolved_counts,
 )
 from simrate.core.team.quality import check_scores
@@ -63,14 +64,19 @@ GOLD_FIELDS = [
     Field("genre", "string", "The genre the source file gave, or empty."),
     Field("reference", "float", "The score the source file carried, if any (not the gold)."),
     Field("gold", "float", "The gold score: the adjudicated score, else the mean of the "
-          "counted ratings; null when the item has neither."),
+          "counted ratings (or their median, or the rater model's estimate, as the card says); "
+          "null when the item has neither."),
     Field("n_ratings", "int", "How many counted ratings the item has."),
-    Field("sd", "float", "The sample standard deviation of the counted ratings (null below 2)."),
+    Field("sd", "float", "The population standard deviation (ddof=0) of the counted ratings "
+          "(0 for one rating, null for none)."),
     Field("spread", "float", "The largest minus the smallest counted rating (null without "
           "ratings)."),
-    Field("flagged", "bool", "The counted ratings spread by the flag threshold or more."),
+    Field("flagged", "bool", "The counted ratings meet the project's flag rule (see the card), "
+          "adjudicated since or not: too far apart (range), or too uncertain a crowd gold "
+          "(uncertain)."),
     Field("resolution", "string", "How the gold was settled: adjudicated, mean, single (one "
-          "rating), unresolved (flagged, not adjudicated: the mean) or unrated."),
+          "rating), median or model (the method asked for), unresolved (flagged by the range "
+          "rule, not adjudicated: the mean) or unrated."),
     Field("adjudicated_by", "string", "Who adjudicated the item (a pseudonym), or null."),
     Field("check_item", "bool", "The item was a check item of known score mixed in to "
           "test raters."),
@@ -120,6 +126,32 @@ def _text(values: object) -> np.ndarray:
     return np.asarray(values, dtype=object)
 
 
+#: The crowd columns of a gold table as fields of the gold configuration.
+CROWD_FIELDS = {
+    "median": Field("median", "float", "The median of the counted ratings."),
+    "gold_low": Field("gold_low", "float", "The lower end of the rater model's 90% interval "
+                      "for the gold (the verdict itself for an adjudicated item)."),
+    "gold_high": Field("gold_high", "float", "The upper end of the rater model's 90% "
+                       "interval for the gold."),
+}
+
+
+def _crowd_fields(gold: pd.DataFrame, rows: dict) -> list[Field]:
+    """Fields for the crowd columns the gold table has: median, the model's interval, and
+    `count_<value>` (dots as `_`): how many counted ratings are on each grid value."""
+    fields = []
+    for column in crowd_columns(gold):
+        if column in CROWD_FIELDS:
+            rows[column] = gold[column].to_numpy(dtype="float64")
+            fields.append(CROWD_FIELDS[column])
+            continue
+        value = column[len(COUNT_PREFIX):]
+        name = "count_" + value.replace(".", "_").replace("-", "minus_")
+        rows[name] = gold[column].to_numpy(dtype="int64")
+        fields.append(Field(name, "int", f"How many counted ratings are {value}."))
+    return fields
+
+
 def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
               adjudications: pd.DataFrame, names: Pseudonyms,
               with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field], list[str]]:
@@ -127,8 +159,7 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
     and the source fields left out for privacy ("field: why")."""
     by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
     item_ids = _text(gold["item_id"])
-    resolution = np.where(gold["flagged"].to_numpy(dtype=bool), "unresolved",
-                          _text(gold["source"]))
+    resolution = np.where(blocking_flags(gold), "unresolved", _text(gold["source"]))
     resolution = np.where(gold["gold"].isna().to_numpy(), "unrated", resolution)
     adjudicated = np.flatnonzero(gold["adjudicated"].to_numpy(dtype=bool))
     adjudicated_by = np.full(len(gold), None, dtype=object)
@@ -139,12 +170,11 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
         "reference": items["reference"].to_numpy(dtype="float64"),
         "gold": gold["gold"].to_numpy(dtype="float64"), "n_ratings": gold["n_ratings"],
         "sd": gold["sd"].to_numpy(dtype="float64"), "spread": spread_of(gold),
-        "flagged": spread_reached(gold["n_ratings"], gold["min"], gold["max"], project.scale,
-                                  project.threshold),
+        "flagged": rule_met(gold),
         "resolution": _text(resolution), "adjudicated_by": adjudicated_by,
         "check_item": pd.Index(item_ids).isin(list(check_scores(project))),
     }
-    fields = list(GOLD_FIELDS)
+    fields = list(GOLD_FIELDS) + _crowd_fields(gold, rows)
     texts = meta_texts(items["meta"].tolist())
     people = [*names.names, *adjudications["by"].fillna("").tolist()]
     left_out = left_out_fields(texts, people, names.keep_names, with_notes)
@@ -190,7 +220,7 @@ def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
         "split": options.split, "size_category": size_category(len(rows["item_id"])),
         "scale": scale_facts(project.scale), "raters": rater_counts(ratings, names),
         "agreement": agreement_facts(project, names), "machines": machine_facts(project, names),
-        "review": review_facts(rows, project.threshold),
+        "review": review_facts(rows, project.flag_rule),
         "exclusions": exclusion_facts(project, names),
         "pseudonyms": not options.keep_rater_names, "with_notes": options.with_notes,
         "date": dt.date.today().isoformat(),

@@ -19,6 +19,7 @@ from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
 from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import Report
 from simrate.core.agreement.sparse import DEFAULT_MIN_OVERLAP
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.machine.report import machine_report
 from simrate.core.team.exclusion import last_rule
@@ -90,13 +91,15 @@ def rater_counts(ratings: pd.DataFrame, names: Pseudonyms) -> list[dict]:
     return rows
 
 
-def review_facts(gold_rows: Mapping[str, np.ndarray], threshold: float) -> dict:
+def review_facts(gold_rows: Mapping[str, np.ndarray], rule: FlagRule | float) -> dict:
     """How many items the flag rule caught, and how each item's gold was settled."""
+    rule = rule if isinstance(rule, FlagRule) else FlagRule("range", rule)
+    threshold = rule.range_threshold
     resolution = np.asarray(gold_rows["resolution"], dtype=object)
     settled, counts = np.unique(resolution.astype(str), return_counts=True)
     flagged = np.asarray(gold_rows["flagged"], dtype=bool)
     adjudicated = resolution == "adjudicated"
-    return {"threshold": threshold, "items": len(resolution),
+    return {"threshold": threshold, "rule": rule.as_dict(), "items": len(resolution),
             "flagged": int(flagged.sum()),
             "flagged_adjudicated": int((flagged & adjudicated).sum()),
             "adjudicated": int(adjudicated.sum()),

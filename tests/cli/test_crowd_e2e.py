@@ -120,7 +120,7 @@ def test_sts2012_style_run(project_path, tmp_path, capsys):
     assert not [c for c in table.columns if "CARE" in c]
     item = table[table["n_ratings"] > 0].iloc[0]
     given = [float(item[c]) for c in table.columns if c.startswith("rating:") and item[c] != ""]
-    assert float(item["mean"]) == pytest.approx(np.mean(given))
+    assert float(item["mean"]) == pytest.approx(np.mean(given), abs=5e-5)  # 4 decimals
     rated = table[table["n_ratings"] > 0]  # some check items went to no task
     assert len(rated) >= 120
     error = np.abs(rated["gold"].astype(float) - rated["item_id"].map(truth)).mean()

@@ -59,13 +59,15 @@ def test_table_columns_and_values(project, tmp_path, fmt, delimiter):
     assert two["rating:cy"] == ""  # cy did not rate even items
 
 
-def test_single_rating_has_empty_sd_and_source_single(tmp_path):
+def test_single_rating_has_zero_sd_and_source_single(tmp_path):
     with make_project(tmp_path / "p.simrate", texts=["a", "b"],
                       ratings=[("t:1", "ann", 2.0), ("t:2", "ann", 1.0),
                                ("t:2", "bob", 1.5)]) as project:
         export_project(project, tmp_path / "g.tsv")
     rows = read_rows(tmp_path / "g.tsv", "\t")
-    assert (rows[0]["source"], rows[0]["sd"], rows[0]["n_ratings"]) == ("single", "", "1")
+    # sd is the population SD: one rating has no spread around itself
+    assert (rows[0]["source"], float(rows[0]["sd"]), rows[0]["n_ratings"]) == ("single", 0, "1")
+    assert float(rows[1]["sd"]) == 0.25  # 1 and 1.5: each 0.25 from the mean
     assert rows[1]["source"] == "mean"
 
 

@@ -201,6 +201,9 @@ def _refused(result, code: int, *words: str) -> None:
 
 def test_refusals_write_nothing(tmp_path, capsys):
     project = build_project(capsys, tmp_path, adjudicate=False)
+    # experts and crowd workers rate d:1: under `auto` its flag would be the crowd's (not
+    # stopping an export); the range rule makes it one that waits for a verdict
+    assert simrate(capsys, "flagged", project, "--rule", "range").status == 0
     before = sorted(p.name for p in tmp_path.iterdir())
     out = tmp_path / "out"
     _refused(simrate(capsys, "export", project, out, "--format", "dataset"), 3,

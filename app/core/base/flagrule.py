@@ -23,11 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.scale import threshold_codes
+
+if TYPE_CHECKING:  # `simrate info` counts flags in SQL and loads no numpy
+    import numpy as np
 
 RULES = ("auto", "range", "uncertain")
 DEFAULT_RULE = "auto"
@@ -54,6 +56,8 @@ class CodeRule:
     def mask(self, n: np.ndarray, spread: np.ndarray, total: np.ndarray,
              squares: np.ndarray) -> np.ndarray:
         """Per item, from its count, spread, sum and sum of squares of codes: flagged?"""
+        import numpy as np
+
         n = np.asarray(n, dtype=np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             # n * (n - 1) * sample variance = n * sum(c^2) - (sum c)^2, exact in integers

@@ -1,4 +1,6 @@
-"""Rating scales. Values are kept as integer step codes: code = (value - low) / step."""
+"""Rating scales. Values are kept as integer step codes: code = (value - low) / step, and a
+code turns back into the float nearest the exact decimal low + code * step (0.3 on a 0.1
+grid, never 0.30000000000000004), looked up in the scale's `grid_values()`."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.locations import resource_folder
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: `simrate info` loads none
+    import numpy as np
 
 BUILTIN_SCALES = ("clss", "sts")
 #: The most grid points a scale may have: step codes, label lookups and the agreement's
@@ -116,6 +120,8 @@ class Scale:
         """The scores of an array of codes as float64 grid values; NaN (a code that is not
         there) stays NaN, and a code beyond the scale (a damaged file) gets its exact decimal
         all the same, so nothing is lost on the way to a message."""
+        import numpy as np
+
         codes = np.asarray(codes, dtype=np.float64)
         scores = np.full(codes.shape, np.nan)
         held = ~np.isnan(codes)
@@ -129,6 +135,8 @@ class Scale:
 
     @cached_property
     def _grid_values(self) -> np.ndarray:
+        import numpy as np
+
         values = np.array([self.grid_value(c) for c in range(self.n_codes)], dtype=np.float64)
         values.setflags(write=False)
         return values
@@ -137,6 +145,8 @@ class Scale:
     def _sum_values(self) -> np.ndarray:
         """The floats `low + code * step` of every code (the old conversion, noisy on 0.1
         steps), accepted on reading beside the exact grid values."""
+        import numpy as np
+
         return self.low + np.arange(self.n_codes, dtype=np.float64) * self.step
 
     def from_code(self, code: int) -> float:

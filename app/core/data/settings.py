@@ -30,9 +30,17 @@ def flag_rule_values(meta: Mapping[str, str], scale: Scale, rule: str,
     return values, FlagRule.from_meta({**meta, **values})
 
 
-def store_settings(conn: sqlite3.Connection, path: Path, values: Mapping[str, str],
-                   kind: str, old: object, new: object) -> None:
-    """Write meta values and their change-log entry in one transaction."""
+def store_threshold(conn: sqlite3.Connection, path: Path, old: float, new: float) -> None:
+    """Write the range rule's threshold and its change-log entry in one transaction."""
+    with transaction(conn, path) as writing:
+        writing.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(new),))
+        log_change(writing, "threshold", old=old, new=new)
+
+
+def store_flag_rule(conn: sqlite3.Connection, path: Path, values: Mapping[str, str],
+                    old: FlagRule, new: FlagRule) -> None:
+    """Write the flag rule's meta values and one change-log entry (both rules with both
+    thresholds) in one transaction."""
     with transaction(conn, path) as writing:
         writing.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
-        log_change(writing, kind, old=old, new=new)
+        log_change(writing, "flag_rule", old=old.as_dict(), new=new.as_dict())
