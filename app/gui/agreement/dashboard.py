@@ -30,11 +30,9 @@ from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.scopes import ALL, OVERALL, UNADJUDICATED, ScopeRow
 from simrate.core.base.names import UNDISPUTED_NAME, UNDISPUTED_NOTE
 from simrate.gui.agreement import agreement_watch as watch
-from simrate.gui.agreement.dashboard_parts import box as _box
-from simrate.gui.agreement.dashboard_parts import rule as _rule
-from simrate.gui.agreement.dashboard_parts import section_title as _section_title
-from simrate.gui.agreement.dashboard_parts import stat_label as _stat_label
+from simrate.gui.agreement import dashboard_parts as parts
 from simrate.gui.agreement.distribution_chart import DistributionChart
+from simrate.gui.agreement.gold_panel import GoldPanel
 from simrate.gui.agreement.machine_panel import MachinePanel, MachineWatch
 from simrate.gui.agreement.pearson_view import PearsonView
 from simrate.gui.agreement.rater_table import TOP_N
@@ -171,13 +169,13 @@ class Dashboard(QWidget):
         self.distribution = DistributionChart(self.project.scale)
         self.distribution.setMinimumHeight(230)
         self.excluded_label = QLabel()
-        self.distribution_title = _section_title("Distribution of each rater's scores")
+        self.distribution_title = parts.section_title("Distribution of each rater's scores")
         self.excluded_label.setWordWrap(True)
         self.sections = {
             "summary": self._summary_section(),
             "table": self._table_section(),
-            "heatmap": _box(self.pearson, self.machines),
-            "distribution": _box(self.distribution_title, self.distribution,
+            "heatmap": parts.box(self.pearson, self.machines),
+            "distribution": parts.box(self.distribution_title, self.distribution,
                                  self.excluded_label),
             **self.extra,
         }
@@ -210,7 +208,9 @@ class Dashboard(QWidget):
         top.addWidget(QLabel("Level:"))
         top.addWidget(self.level_combo)
         top.addStretch(1)
-        return _box(top, self.status_label, self._headline(), _rule(), self._counts())
+        self.gold = GoldPanel(self.watcher)
+        return parts.box(top, self.status_label, self._headline(), self.gold, parts.rule(),
+                         self._counts())
 
     def _headline(self) -> QGridLayout:
         """Alpha over all items, large (the figure to report); the undisputed, smaller."""
@@ -248,7 +248,7 @@ class Dashboard(QWidget):
                 ("rated", "items rated"), ("pairable", "with 2+ ratings"),
                 ("ratings", "ratings"), ("flagged", "flagged"),
                 ("second_look", "second look"), ("adjudicated", "adjudicated"))):
-            value = _stat_label()
+            value = parts.stat_label()
             self.count_labels[key] = value
             counts.addWidget(value, (i // 3) * 2, i % 3)
             counts.addWidget(QLabel(caption), (i // 3) * 2 + 1, i % 3)
@@ -270,10 +270,10 @@ class Dashboard(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         grouping_row = QHBoxLayout()
-        grouping_row.addWidget(_section_title("Agreement by"))
+        grouping_row.addWidget(parts.section_title("Agreement by"))
         grouping_row.addWidget(self.grouping_combo)
         grouping_row.addStretch(1)
-        return _box(grouping_row, self.table)
+        return parts.box(grouping_row, self.table)
 
     def _arrange(self, wide: bool) -> None:
         """One column in a narrow dock; two (summary and table left, charts right) when wide."""

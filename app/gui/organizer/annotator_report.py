@@ -44,8 +44,9 @@ from simrate.gui.kit.palette import WARNING_COLOUR
 
 _Index = QModelIndex | QPersistentModelIndex
 #: (report key, column title, number format or None for text). The columns that judge a
-#: rater (agreement with the rest, then with the check items) come right after the name, so
-#: they are on screen however narrow the dock; the counts and the warning follow.
+#: rater (agreement with the rest, then with the check items, then the rater model's
+#: reliability and bias) come right after the name, so they are on screen however narrow the
+#: dock; the counts and the warning follow.
 COLUMNS = (
     ("excluded", "Counted", None),
     ("annotator", "Annotator", None),
@@ -53,6 +54,8 @@ COLUMNS = (
     ("check_pearson", "Check r", "{:.3f}"),
     ("check_mae", "Check MAE", "{:.2f}"),
     ("checks", "Checks", "{:,}"),
+    ("reliability", "Reliability", "{:.2f}"),
+    ("bias", "Bias", "{:+.2f}"),
     ("rated", "Rated", "{:,}"),
     ("skipped", "Skipped", "{:,}"),
     ("mean", "Mean", "{:.2f}"),
@@ -64,6 +67,12 @@ TOOLTIPS = {
     "excluded": "Untick to leave this rater out of agreement, flags and gold (logged; "
                 "reversible)",
     "pearson_vs_rest": "Pearson r against the mean of the other counted raters",
+    "reliability": "The rater model's reliability of this rater: the share of the variance of "
+                   "a rating that is the items' true variance (1: no noise; 0: all noise). "
+                   "Not given for excluded and machine raters",
+    "bias": "The rater model's bias of this rater, relative to the average rater, in scale "
+            "points: + scores higher than the average rater, \u2212 lower. Not given for "
+            "excluded and machine raters",
     "checks": "Check items (known scores) this rater rated",
     "check_pearson": "Pearson r with the known scores of the check items; STS 2012 dropped "
                      "raters below 0.5",

@@ -81,7 +81,7 @@ class FlagRuleBox(QWidget):
         title = QLabel("Flag rule:")
         title.setBuddy(self.combo)
         grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setContentsMargins(0, 0, 0, 6)
         grid.setHorizontalSpacing(6)
         grid.addWidget(title, 0, 0)
         grid.addWidget(self.combo, 0, 1)

@@ -106,3 +106,24 @@ def test_the_columns_that_judge_a_rater_come_first():
     keys = [key for key, _title, _fmt in COLUMNS]
     assert keys[:6] == ["excluded", "annotator", "pearson_vs_rest", "check_pearson",
                         "check_mae", "checks"]
+
+
+def test_the_rater_models_bias_and_reliability_are_columns_that_explain_themselves(report):
+    project, widget = report
+    model = widget.model
+    titles = {key: model.headerData(COLUMN[key], Qt.Orientation.Horizontal)
+              for key in ("bias", "reliability")}
+    assert titles == {"bias": "Bias", "reliability": "Reliability"}
+    bias_tip = model.headerData(COLUMN["bias"], Qt.Orientation.Horizontal,
+                                Qt.ItemDataRole.ToolTipRole)
+    assert "average rater" in bias_tip and "scale points" in bias_tip
+    reliability_tip = model.headerData(COLUMN["reliability"], Qt.Orientation.Horizontal,
+                                       Qt.ItemDataRole.ToolTipRole)
+    assert "true variance" in reliability_tip
+    assert not widget.table.isColumnHidden(COLUMN["bias"])
+    assert not widget.table.isColumnHidden(COLUMN["reliability"])
+    fitted = project.rater_model()
+    for row in range(model.rowCount()):
+        name = cell(model, row, "annotator")
+        assert cell(model, row, "bias") == f"{fitted[name]['bias']:+.2f}"
+        assert cell(model, row, "reliability") == f"{fitted[name]['reliability']:.2f}"
