@@ -170,7 +170,7 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
         "reference": items["reference"].to_numpy(dtype="float64"),
         "gold": gold["gold"].to_numpy(dtype="float64"), "n_ratings": gold["n_ratings"],
         "sd": gold["sd"].to_numpy(dtype="float64"), "spread": spread_of(gold),
-        "flagged": rule_met(gold),
+        "flagged": rule_met(gold, project.scale, project.flag_rule),
         "resolution": _text(resolution), "adjudicated_by": adjudicated_by,
         "check_item": pd.Index(item_ids).isin(list(check_scores(project))),
     }

@@ -96,7 +96,7 @@ class Scale:
         # the float `low + code * step` that earlier versions of simrate wrote
         # (0.30000000000000004), so their exports still read back. Nothing is rounded to
         # the grid: 2.75 + 1e-15 is refused.
-        if v != self.grid_values()[code] and v != self._sum_values[code]:
+        if v != self.grid_value(code) and v != self.low + code * self.step:
             raise SimrateError(f"score {exact(v)} is not on the grid of scale "
                                f"{self.describe()}")
         return code

@@ -131,24 +131,23 @@ def compute_gold(items: pd.DataFrame, ratings: pd.DataFrame, adjudications: pd.D
         crowd = method != "mean" or bool(np.any(stats["n"] > rule.in_codes(scale.step).range_up_to))
     extra = crowd_columns(matrix, scale, method, verdicts) if crowd or method != "mean" else {}
     columns = _gold_columns(items, stats, verdicts, note, method, extra)
-    met = flag_mask(rule, matrix, scale)  # the rule alone, before any verdict
-    columns["flagged"] = met & ~columns["adjudicated"]
+    columns["flagged"] = flag_mask(rule, matrix, scale) & ~columns["adjudicated"]
     if crowd:
         columns.update({k: v for k, v in extra.items() if k not in METHODS or k == "median"})
     for index, name in enumerate(names):
         columns[rating_column(name)] = matrix[:, index]
     gold = pd.DataFrame(columns)
-    gold.attrs.update(flag_rule=rule, method=method, rule_met=met)
+    gold.attrs.update(flag_rule=rule, method=method)
     return gold
 
 
-def rule_met(gold: pd.DataFrame) -> np.ndarray:
-    """Per row: did the item's counted ratings meet the flag rule, adjudicated or not (the
-    dataset folder's `flagged`)? Kept by compute_gold; `flagged` where it is not there."""
-    met = gold.attrs.get("rule_met")
-    if met is None or len(met) != len(gold):
-        return gold["flagged"].to_numpy(dtype=bool)
-    return np.asarray(met, dtype=bool)
+def rule_met(gold: pd.DataFrame, scale: Scale, rule: FlagRule) -> np.ndarray:
+    """Per row: do the item's counted ratings (its `rating:<name>` columns) meet the flag
+    rule, adjudicated or not? (The dataset folder's `flagged`.)"""
+    columns = annotator_columns(gold)
+    matrix = gold[columns].to_numpy(dtype="float64") if columns else \
+        np.empty((len(gold), 0))
+    return flag_mask(rule, matrix, scale)
 
 
 def _gold_columns(items: pd.DataFrame, stats: dict[str, np.ndarray], verdicts: np.ndarray,
