@@ -184,12 +184,14 @@ class Project(ImportMethods, GoldMethods):
         """The project's flag rule (app/core/base/flagrule.py): `auto` unless set."""
         return FlagRule.from_meta(self._meta)
 
-    def set_flag_rule(self, rule: str, threshold: float | None = None) -> FlagRule:
+    def set_flag_rule(self, rule: str, threshold: float | None = None,
+                      uncertain_threshold: float | None = None) -> FlagRule:
         """Set the flag rule (auto, range, uncertain) and, with `threshold`, that rule's
         threshold (range: the spread; uncertain, auto: the SD); one logged change, or
         nothing when nothing changes (app/core/data/settings.py)."""
         old = self.flag_rule
-        values, new = flag_rule_values(self._meta, self.scale, rule, threshold)
+        values, new = flag_rule_values(self._meta, self.scale, rule, threshold,
+                                       uncertain_threshold)
         if new != old or "flag_rule" not in self._meta:
             store_flag_rule(self._conn, self.path, values, old, new)
             self._meta.update(values)

@@ -6,6 +6,7 @@ import pytest
 
 from simrate.core.agreement import alpha
 from simrate.core.base.events import RatingChanged
+from simrate.core.base.flagrule import FlagRule
 from simrate.hub.link.connection import connect
 from simrate.hub.link.exchange import exchange
 from simrate.hub.link.replica import read_link, watermarks
@@ -97,6 +98,30 @@ def test_adjudications_exclusions_and_threshold_travel_between_organizers(hub, t
     assert organizer.excluded_annotators() == ["Alice"]
     assert organizer.threshold == 2.0
     assert "d:4" not in alice.adjudications()["item_id"].tolist()  # annotators never see them
+    for project in (organizer, olga, alice):
+        project.close()
+
+
+def test_the_flag_rule_travels_between_organizers_and_to_annotators(hub, tmp_path):
+    organizer, logins = team(hub, tmp_path, {"Olga": "organizer", "Alice": "annotator"})
+    olga = join_as(hub, logins["Olga"], tmp_path / "olga.simrate")
+    alice = join_as(hub, logins["Alice"], tmp_path / "alice.simrate")
+    assert olga.flag_rule == organizer.flag_rule == FlagRule()  # published with the file's
+    olga.set_flag_rule("uncertain", 0.6)
+    sync_once(olga)
+    for project in (organizer, alice):
+        sync_once(project)
+        assert project.flag_rule == FlagRule("uncertain", 1.0, 0.6)
+    assert list(organizer.changes()["kind"]).count("flag_rule") == 1  # applied, logged once
+    # both change it before their next sync: the one that reaches the hub last holds
+    organizer.set_flag_rule("range", 1.5)
+    olga.set_flag_rule("auto", 0.9)
+    sync_once(organizer)
+    sync_once(olga)
+    sync_once(organizer)
+    assert organizer.flag_rule == olga.flag_rule == FlagRule("auto", 1.5, 0.9)
+    sync_once(olga)  # nothing left to send: the rule is not pushed round after round
+    assert collect(olga, read_link(olga)).flag_rule is None
     for project in (organizer, olga, alice):
         project.close()
 

@@ -17,13 +17,18 @@ from simrate.core.data.store import transaction
 
 
 def flag_rule_values(meta: Mapping[str, str], scale: Scale, rule: str,
-                     threshold: float | None) -> tuple[dict[str, str], FlagRule]:
+                     threshold: float | None, uncertain_threshold: float | None = None
+                     ) -> tuple[dict[str, str], FlagRule]:
     """The meta values that set `rule` (and with `threshold`, the threshold of that rule's
-    measure: the spread for `range`, the SD for `uncertain` and `auto`), and the rule
-    they make; SimrateError for an unknown rule or a threshold off the scale's range."""
+    measure: the spread for `range`, the SD for `uncertain` and `auto`; with
+    `uncertain_threshold`, the SD's whatever the rule), and the rule they make;
+    SimrateError for an unknown rule or a threshold off the scale's range."""
     if rule not in RULES:
         raise SimrateError(f"no flag rule {rule!r}: use {', '.join(RULES)}")
     values = {"flag_rule": rule}
+    if uncertain_threshold is not None:
+        values["uncertain_threshold"] = str(scale.check_threshold(uncertain_threshold,
+                                                                  "--threshold"))
     if threshold is not None:
         key = "threshold" if rule == "range" else "uncertain_threshold"
         values[key] = str(scale.check_threshold(threshold, "--threshold"))

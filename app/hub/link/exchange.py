@@ -7,12 +7,14 @@ project. See sync.py for the local half and the rules.
 
 from __future__ import annotations
 
+import json
 import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from simrate.core.base.flagrule import RULES, FlagRule
 from simrate.core.base.names import rater_key
 from simrate.hub.link.connection import Batch, HubError, Result, explain
 from simrate.hub.link.push_others import (
@@ -76,6 +78,29 @@ ON CONFLICT (id) DO NOTHING
 """
 
 
+#: The hub's settings key of the flag rule: the rule's name and the SD threshold, as JSON
+#: (the range threshold travels under its own key, `threshold`, as before there were rules).
+RULE_SETTING = "flag_rule"
+
+
+def rule_setting(rule: FlagRule) -> str:
+    """A flag rule as the hub's setting text (one spelling for one rule, so texts compare)."""
+    return json.dumps({"rule": rule.name, "uncertain_threshold": rule.uncertain_threshold},
+                      sort_keys=True)
+
+
+def read_rule_setting(text: str) -> tuple[str, float] | None:
+    """(rule, SD threshold) from a hub's setting text; None when it is not one."""
+    try:
+        value = json.loads(text)
+        rule, sd = value["rule"], float(value["uncertain_threshold"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    if rule not in RULES or not 0 < sd < float("inf"):
+        return None
+    return rule, sd
+
+
 @dataclass
 class Outbox:
     """Local changes the hub has not acknowledged, each with the last change-log id behind it.
@@ -83,8 +108,9 @@ class Outbox:
     ratings: (item_id, annotator, code, note, skipped, seconds, updated_at, outbox id), the
     keys of the replica's outbox up to `queued_upto` whose value the hub's copy lacks;
     adjudications: (item_id, code, note, by, at, change_id); annotators: (name, excluded,
-    change_id); threshold: (value, change_id) or None; items: (item_id, left, right,
-    dataset, genre, reference, meta, source, ord) of items the hub lacks.
+    change_id); threshold: (value, change_id) or None; flag_rule: (the rule's setting
+    text, rule_setting(), change_id) or None; items: (item_id, left, right, dataset, genre,
+    reference, meta, source, ord) of items the hub lacks.
     """
 
     since: int
@@ -93,6 +119,7 @@ class Outbox:
     adjudications: list[tuple] = field(default_factory=list)
     annotators: list[tuple] = field(default_factory=list)
     threshold: tuple | None = None
+    flag_rule: tuple | None = None
     items: list[tuple] = field(default_factory=list)
     queued_upto: int = 0
     #: (name, change_id) of machine raters added here.
@@ -104,7 +131,8 @@ class Outbox:
     def size(self) -> int:
         """Number of pending changes."""
         return (len(self.ratings) + len(self.adjudications) + len(self.annotators)
-                + (self.threshold is not None) + len(self.items))
+                + (self.threshold is not None) + (self.flag_rule is not None)
+                + len(self.items))
 
 
 @dataclass
@@ -330,7 +358,10 @@ def _queue_writes(batch: Batch, outbox: Outbox, fresh: bool, has_kind: bool) -> 
     threshold = outbox.threshold if fresh else None
     if threshold is not None:
         batch.add(UPSERT_SETTING, ("threshold", str(threshold[0])))
-    return threshold is not None
+    rule = outbox.flag_rule if fresh else None
+    if rule is not None:
+        batch.add(UPSERT_SETTING, (RULE_SETTING, rule[0]))
+    return (threshold is not None) + (rule is not None)
 
 
 def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: bool = True

@@ -19,7 +19,13 @@ from simrate.core.data.changelog import log_change
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.store import CROWD, HUMAN
 from simrate.core.project import Project
-from simrate.hub.link.exchange import Outbox, Received
+from simrate.hub.link.exchange import (
+    RULE_SETTING,
+    Outbox,
+    Received,
+    read_rule_setting,
+    rule_setting,
+)
 from simrate.hub.link.replica import ensure_tables, set_meta
 from simrate.hub.link.replica_state import (
     ABSENT_RATING,
@@ -106,6 +112,9 @@ def _latest(*lists: list[tuple]) -> list[tuple]:
 def _apply_settings(project: Project, rows: list[tuple]) -> int:
     applied = 0
     for key, value, _seq in rows:
+        if key == RULE_SETTING:
+            applied += _apply_rule(project, value)
+            continue
         if key != "threshold":
             continue  # scale and title are fixed when the project is published
         remote = float(value)
@@ -116,6 +125,21 @@ def _apply_settings(project: Project, rows: list[tuple]) -> int:
             applied += 1
         with project.team_tables.transaction() as conn:
             set_meta(conn, {"hub_threshold": str(remote)})
+    return applied
+
+
+def _apply_rule(project: Project, value: str) -> int:
+    """The hub's flag rule, unless this replica changed its own since its last push (the
+    push then sends it, and the later setting holds on the hub)."""
+    remote = read_rule_setting(value)
+    copy = project.meta("hub_flag_rule")
+    pending = copy is not None and copy != rule_setting(project.flag_rule)
+    applied = 0
+    if remote is not None and not pending and rule_setting(project.flag_rule) != value:
+        project.set_flag_rule(remote[0], uncertain_threshold=remote[1])
+        applied = 1
+    with project.team_tables.transaction() as conn:
+        set_meta(conn, {"hub_flag_rule": value})
     return applied
 
 

@@ -20,6 +20,7 @@ from simrate.core.team.blind import source_name
 from simrate.core.team.teamdb import project_uuid
 from simrate.hub.link.backoff import patiently
 from simrate.hub.link.connection import HubError, check_version, connect, explain, parse_url
+from simrate.hub.link.exchange import RULE_SETTING, rule_setting
 from simrate.hub.link.replica import ensure_tables, link_replica, set_meta
 from simrate.hub.schema import (
     HARDEN_SQL,
@@ -168,7 +169,8 @@ def _existing_meta(conn: Any) -> dict[str, str]:
 def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
     """Add what the hub lacks: settings, items, annotators, ratings, adjudications."""
     settings = {"scale": json.dumps(project.scale.to_dict(), ensure_ascii=False),
-                "title": project.title, "threshold": str(project.threshold)}
+                "title": project.title, "threshold": str(project.threshold),
+                RULE_SETTING: rule_setting(project.flag_rule)}
     conn.cursor().executemany(
         "INSERT INTO simrate.settings (key, value) VALUES (%s, %s) "
         "ON CONFLICT (key) DO NOTHING", list(settings.items()))
@@ -275,6 +277,7 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
                      "FROM annotators")
         values: dict[str, object] = {"hub_pushed": last_change, "hub_item_ord": last_ord,
                                      "hub_threshold": str(project.threshold),
+                                     "hub_flag_rule": rule_setting(project.flag_rule),
                                      "hub_published": time.time()}
         values.update({f"hub_wm_{t}": m for t, m in marks.items()})
         set_meta(conn, values)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.project import Project
 from simrate.core.team.blind import blind_replica, source_name
@@ -39,6 +40,7 @@ from simrate.hub.link.exchange import (
     Outbox,
     Received,
     exchange,
+    rule_setting,
 )
 from simrate.hub.link.replica import (
     acknowledged,
@@ -59,6 +61,9 @@ from simrate.hub.link.replica_state import (
 )
 from simrate.hub.schema import MAX_CLOCK_LEAD
 from simrate.hub.team.later_wins import record_others
+
+#: What a hub published before flag rules holds: the default rule.
+DEFAULT_RULE_SETTING = rule_setting(FlagRule())
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,9 @@ def collect(project: Project, link: ReplicaMode) -> Outbox:
     copy = project.meta("hub_threshold")
     if copy is not None and copy != str(project.threshold):
         outbox.threshold = (project.threshold, outbox.upto)
+    rule = rule_setting(project.flag_rule)
+    if copy is not None and rule != (project.meta("hub_flag_rule") or DEFAULT_RULE_SETTING):
+        outbox.flag_rule = (rule, outbox.upto)  # a hub from before rules holds the default
     outbox.items = _new_items(project)
     return outbox
 
@@ -191,6 +199,8 @@ def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
         values: dict[str, object] = {"hub_pushed": max(outbox.upto, outbox.since)}
         if outbox.threshold is not None:
             values["hub_threshold"] = outbox.threshold[0]
+        if outbox.flag_rule is not None:
+            values["hub_flag_rule"] = outbox.flag_rule[0]
         if outbox.items:
             values["hub_item_ord"] = max(r[-1] for r in outbox.items)
         set_meta(conn, values)
