@@ -177,5 +177,5 @@ class AgreementModel:
         rows = []
         for ord_, spread in self.flags.ordered():
             ratings = {names[a]: scale.from_code(c) for a, c in self.flags.unit(ord_).items()}
-            rows.append((project.item_id_for_ord(ord_), spread * scale.step, ratings))
+            rows.append((project.item_id_for_ord(ord_), scale.distance(spread), ratings))
         return pd.DataFrame(rows, columns=["item_id", "spread", "ratings"])

@@ -192,7 +192,8 @@ def rater_estimates(items: pd.DataFrame, ratings: pd.DataFrame, scale: Scale,
 def flagged_list(gold: pd.DataFrame) -> pd.DataFrame:
     """Flagged rows as item_id, spread, ratings ({annotator: score}): largest spread first."""
     flagged = gold[gold["flagged"].to_numpy(dtype=bool)]
-    spread = (flagged["max"] - flagged["min"]).to_numpy()
+    # to 9 decimals: the difference of two grid floats (4.8 - 3.6) is the decimal 1.2
+    spread = np.round((flagged["max"] - flagged["min"]).to_numpy(), 9)
     order = np.lexsort((np.arange(len(flagged)), -spread))  # ties keep project order
     flagged = flagged.iloc[order]
     columns = annotator_columns(gold)
