@@ -75,7 +75,7 @@ def on_grid(project: Project, frame: pd.DataFrame, path: str | Path | None = Non
                            "(more than its width beyond it): give scores on the project's "
                            "scale", path, line)
     codes = np.clip(np.rint((raw - scale.low) / scale.step), 0, top)
-    snapped = scale.low + codes * scale.step
+    snapped = scale.grid_values()[codes.astype(np.int64)]  # the exact grid decimals
     changed = int((np.abs(snapped - raw) > 1e-9).sum())
     return frame.assign(score=snapped), changed
 

@@ -104,7 +104,7 @@ def connection_columns(conn: sqlite3.Connection, scale: Scale, threshold: float 
     row_of[[a for a, _ in counted]] = np.arange(len(counted))
     scores = scores.take(row_of[scores.aids] >= 0)
     column_of = item_columns(scores.ords, item_ords)
-    long = LongRatings(column_of, row_of[scores.aids], scale.low + scores.codes * scale.step,
+    long = LongRatings(column_of, row_of[scores.aids], scale.grid_values()[scores.codes],
                        ids, [name for _, name in counted])
     rule = threshold if isinstance(threshold, FlagRule) else FlagRule("range", threshold)
     settled = spread_flags(scores, rule.in_codes(scale.step), len(ids), column_of)

@@ -80,7 +80,7 @@ def _codes(scores: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
         bad = ~np.isfinite(scores) | (scores < scale.low - 1e-9) | (scores > scale.high + 1e-9)
     codes = np.where(bad, 0, nearest).astype(np.int64)
     # exactly a grid value, as Scale.to_code asks: no tolerance, nothing rounded to the grid
-    grid = np.array([scale.grid_value(c) for c in range(scale.n_codes)], dtype=np.float64)
+    grid = scale.grid_values()  # and the `low + code * step` floats older exports wrote
     own = scale.low + np.arange(scale.n_codes) * scale.step
     chosen = np.clip(codes, 0, scale.n_codes - 1)
     bad |= ~((scores == grid[chosen]) | (scores == own[chosen]))
