@@ -9,7 +9,7 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.check.check_open import check_openable
-from simrate.core.check.integrity import CannotCheck, find_problems
+from simrate.core.check.integrity import CannotCheck, find_problems, hub_notes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
         problems = find_problems(path)
     except CannotCheck as exc:
         raise SimrateError(f"cannot be read, so not checked: {exc}", path) from None
+    notes = hub_notes(path)  # not damage: said beside it
     if args.json:
-        print(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False))
+        print(json.dumps({"ok": not problems, "problems": problems, "notes": notes},
+                         ensure_ascii=False))
     elif not problems:
         print(f"{path}: no damage found (SQLite integrity check, tables and columns, "
               "texts, scores, web studies)")
@@ -48,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
               "Otherwise copy what can still be read into a new file:")
         print(f"  simrate check {path} --salvage recovered.simrate")
         print("then run 'simrate check recovered.simrate' and open that file.")
+    for note in [] if args.json else notes:
+        print(f"{path}: note: {note}")
     if problems:
         raise SimrateError(f"damaged project: {len(problems)} problem(s) found"
                            + ("" if args.json else " (listed above)"), path)

@@ -6,6 +6,7 @@ import argparse
 import getpass
 import json
 import sys
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -201,6 +202,8 @@ def _publish(args: argparse.Namespace) -> int:
     state = "new hub" if report.new_hub else "hub brought up to date"
     print(f"{args.project}: published to {args.url} ({state}): {report.items} items, "
           f"{report.ratings} ratings, {report.adjudications} adjudications")
+    for n, line in enumerate(report.off_scale):  # scores an older hub let in
+        print(f"{args.project}: {line}" if n == 0 else line)
     if not report.hardened:
         print("note: every login of this database can still read PostgreSQL's statistics "
               "(write counts per table, who is connected) and its role list; a superuser "
@@ -313,13 +316,16 @@ def _join(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
     from simrate.hub.link.connection import HubError
+    from simrate.hub.team.kept_out import kept_out_count, kept_out_line
     from simrate.hub.team.sync import clock_line, conflict_line, pending_count, sync_once
 
     wait = _wait(args)
     with Project.open(args.project) as project:
         try:
+            started = time.time()
             done = with_password(lambda pw: sync_once(project, pw, wait=wait))
             report, offset = done.as_dict(), done.clock_offset
+            kept_out = kept_out_count(project, started)
         except HubError as exc:
             if args.json:  # the hub value says which it is: unreachable, full, ...
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
@@ -336,4 +342,6 @@ def _sync(args: argparse.Namespace) -> int:
                   f"{conflict_line(report['conflicts'], report.get('conflict_list', ()))}")
     if clock_line(offset):
         print(f"simrate: warning: {clock_line(offset)}", file=sys.stderr)
+    if kept_out:
+        print(f"simrate: warning: {kept_out_line(kept_out)}", file=sys.stderr)
     return 0

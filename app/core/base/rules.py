@@ -8,7 +8,8 @@ changes both, and tests/contract/test_rules.py runs one set of cases against bot
 - a web study's settings (`crowd study`): its name, its counts, the lease, the
   completion URL and codes, and the further options kept as JSON (crowdweb/options.py);
 - what the web page refuses (a message for the worker and its HTTP status);
-- the longest rater name.
+- the longest rater name;
+- what every stored score code keeps (CODE_RULES: on the scale, none when skipped).
 
 Patterns are written in the dialect both engines read alike: ASCII bracket classes, bounds
 of at most 255 (PostgreSQL's limit), no look-around; a longer limit is a length rule.
@@ -213,3 +214,44 @@ REFUSALS = {
 #: A worker id that names a rater of another kind (one namespace): `{held}` is KIND_WORDS.
 WORKER_OF_OTHER_KIND = (403, "this worker id is the name of {held} of this project; it "
                              "cannot be used for this study")
+
+
+# ------------------------------------------------------------------ stored scores
+@dataclass(frozen=True)
+class CodeRule:
+    """What every stored score keeps, on the file and on the hub (whose triggers and table
+    constraints app/hub/schema/scale_sql.py renders from these). `kind`: `range` (a code,
+    when there is one, is a whole number from 0 to the scale's highest code: the codes are
+    the grid's steps, so a whole code is on the grid) or `skipped` (a rating marked skipped
+    holds no code). `tables`: the tables that hold it; `message` takes `{code}`, `{high}`
+    (the highest code) and `{scale}` (Scale.describe())."""
+
+    name: str
+    kind: str
+    tables: tuple[str, ...]
+    message: str
+
+    def holds(self, code: object, skipped: object, max_code: int) -> bool:
+        """Whether a row of `code` (None: no score) and `skipped` keeps the rule."""
+        if self.kind == "range":
+            return code is None or (type(code) is int and 0 <= code <= max_code)
+        return not skipped or code is None
+
+
+#: The rules of stored scores, checked in this order (the first broken one is said).
+CODE_RULES = (
+    CodeRule("on_scale", "range", ("ratings", "adjudications"),
+             "score refused: code {code} is off the scale {scale}, whose codes run from 0 "
+             "to {high}"),
+    CodeRule("skipped_unscored", "skipped", ("ratings",),
+             "score refused: a rating marked skipped holds no score (skip it, or score it)"),
+)
+
+
+def code_problem(code: object, skipped: object, max_code: int, scale: str,
+                 table: str = "ratings") -> str | None:
+    """The message of the first rule of CODE_RULES a row of `table` breaks, else None."""
+    for rule in CODE_RULES:
+        if table in rule.tables and not rule.holds(code, skipped, max_code):
+            return rule.message.format(code=code, high=max_code, scale=scale)
+    return None

@@ -341,6 +341,27 @@ def _web_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
     return problems
 
 
+def hub_notes(path: str | Path) -> list[str]:
+    """What `simrate check` says besides damage: scores a hub let in before it refused
+    them, which a replica met in a pull and kept out (its table `hub_kept_out`, filled by
+    hub/team/kept_out.py); they are not stored as ratings, so they are no damage."""
+    try:
+        conn = open_read_only(Path(path), False)
+    except (sqlite3.DatabaseError, CannotCheck):
+        return []
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                        "AND name = 'hub_kept_out'").fetchone() is None:
+            return []
+        (count,) = conn.execute("SELECT count(*) FROM hub_kept_out").fetchone()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        conn.close()
+    return [f"{count} off-scale values from the hub, kept out of agreement and gold "
+            "(written on the hub before it refused them; not stored here)"] if count else []
+
+
 #: The checks of `find_problems`, in order, with what each reads (for its messages).
 _STEPS = (
     ("SQLite cannot check the file", _sqlite_check),

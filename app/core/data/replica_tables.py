@@ -13,6 +13,14 @@ CREATE TABLE IF NOT EXISTS hub_adjudications (
 CREATE TABLE IF NOT EXISTS hub_annotators (
     name TEXT PRIMARY KEY, excluded INTEGER NOT NULL
 );
+-- scores pulled from a hub that let them in before it refused them (off the scale, or
+-- skipped and scored), never stored as ratings or verdicts, only listed here
+-- (hub/team/kept_out.py): kind 'rating' or 'verdict' (annotator '')
+CREATE TABLE IF NOT EXISTS hub_kept_out (
+    kind TEXT NOT NULL, item_id TEXT NOT NULL, annotator TEXT NOT NULL, code INTEGER,
+    skipped INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (kind, item_id, annotator)
+) WITHOUT ROWID;
 """
 
 OUTBOX_TABLE = """CREATE TABLE hub_outbox (

@@ -103,6 +103,21 @@ def kind_case(variable: str, words: dict[str, str]) -> str:
     return f"CASE {variable} {whens} ELSE {variable} END"
 
 
+
+def code_broken(rule: rules.CodeRule, max_code: int, row: str = "") -> str:
+    """The SQL condition true when a row breaks the stored-score rule `rule` (`row`:
+    `NEW.` in a trigger, empty in a table constraint); `max_code` is rendered in."""
+    if rule.kind == "range":
+        return f"{row}code IS NOT NULL AND ({row}code < 0 OR {row}code > {int(max_code)})"
+    return f"{row}skipped AND {row}code IS NOT NULL"
+
+
+def code_message(rule: rules.CodeRule, max_code: int, scale: str, row: str = "NEW.") -> str:
+    """The SQL expression of `rule`'s message for the row `row` (its code put in)."""
+    text = rule.message.replace("{high}", str(int(max_code))).replace("{scale}", scale)
+    return f"replace({quote_literal(text)}, '{{code}}', coalesce({row}code::text, ''))"
+
+
 _TOKEN = re.compile(r"@(refuse|pattern|text|number):([A-Za-z_]+)")
 
 

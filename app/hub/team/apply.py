@@ -34,6 +34,7 @@ from simrate.hub.link.replica_state import (
     queued_times,
     queued_upto,
 )
+from simrate.hub.team.kept_out import keep_out
 from simrate.hub.team.later_wins import (
     HUB_WHO,
     apply_exclusions,
@@ -61,7 +62,8 @@ def apply_received(project: Project, link: ReplicaMode, received: Received,
     returns how many rows changed the replica (echoes of our own pushes do not), and the
     conflicts met (later_wins.py: this machine's edits that lost, and newer ones kept).
     `outbox` is what this round pushed (the hub's answer to refused values is applied
-    over those values)."""
+    over those values). Scores off the scale are left out (kept_out.py)."""
+    received = keep_out(project, received)
     rows = received.rows
     applied = (_apply_settings(project, rows.get("settings", []))
                + _apply_items(project, rows.get("items", []))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simrate.core.base.names import rater_key
+from simrate.core.base.scale import Scale
 from simrate.core.data.replica_mode import Role
 from simrate.core.project import Project
 from simrate.core.team.blind import source_name
@@ -32,6 +33,7 @@ from simrate.hub.schema import (
     role_names,
     schema_statements,
 )
+from simrate.hub.team.scale_guard import enforce_scale
 from simrate.hub.team.sync import SyncReport, sync_once
 
 
@@ -47,6 +49,9 @@ class PublishReport:
     #: True when PostgreSQL's statistics, role list and lock views were closed to the
     #: annotators (it takes a superuser: see `harden`)
     hardened: bool = False
+    #: The hub's scores written before it refused off-scale ones (scale_guard.py): a count
+    #: line, then the first few; empty when none
+    off_scale: tuple[str, ...] = ()
 
 
 def publish(project: Project, url: str, password: str | None = None, wait: float = 0.0
@@ -57,23 +62,23 @@ def publish(project: Project, url: str, password: str | None = None, wait: float
     parse_url(url)
     uuid = project_uuid(project)
     started = time.time()  # ratings edited from now on may have missed the upload
-    counts, new_hub, hardened, marks = patiently(
+    counts, new_hub, hardened, marks, off_scale = patiently(
         lambda: _publish_once(project, url, password, uuid), wait)
     _link(project, url, uuid, marks, started)
     report = sync_once(project, password, wait=wait)
-    return PublishReport(*counts, new_hub, report, hardened)
+    return PublishReport(*counts, new_hub, report, hardened, off_scale)
 
 
 def _publish_once(project: Project, url: str, password: str | None, uuid: str
-                  ) -> tuple[tuple[int, int, int], bool, bool, dict[str, int]]:
+                  ) -> tuple[tuple[int, int, int], bool, bool, dict[str, int], tuple[str, ...]]:
     """Install or update the schema and upload, in one transaction: (items, ratings and
-    adjudications sent; a new hub; hardened; each table's mark)."""
+    adjudications sent; a new hub; hardened; each table's mark; the off-scale report)."""
     import psycopg
 
     conn = connect(url, password, autocommit=False)
     try:
         with conn.transaction():
-            roles, new_hub = _install(conn, uuid)
+            roles, new_hub, off_scale = _install(conn, uuid, project.scale)
             hardened = _harden_if_allowed(conn, roles)
             counts = _upload(conn, project)
             marks = _marks(conn) if new_hub else {}
@@ -81,7 +86,7 @@ def _publish_once(project: Project, url: str, password: str | None, uuid: str
         raise explain(exc, url) from None
     finally:
         conn.close()
-    return counts, new_hub, hardened, marks
+    return counts, new_hub, hardened, marks, off_scale
 
 
 def _harden_if_allowed(conn: Any, roles: dict[str, str]) -> bool:
@@ -121,8 +126,10 @@ def harden(url: str, password: str | None = None) -> None:
         conn.close()
 
 
-def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
-    """Roles, schema, policies; returns (role names, whether the hub is new)."""
+def _install(conn: Any, uuid: str, scale: Scale
+             ) -> tuple[dict[str, str], bool, tuple[str, ...]]:
+    """Roles, schema, policies, the scale's rules (`scale`: a new hub's); returns (role
+    names, whether the hub is new, the report of scores an older hub let in)."""
     superuser, createrole, dbname = conn.execute(
         "SELECT rolsuper, rolcreaterole, current_database() FROM pg_roles "
         "WHERE rolname = current_user").fetchone()
@@ -147,6 +154,7 @@ def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
     for statement in schema_statements(roles):
         conn.execute(statement)
     fill_keys(conn, rater_key)  # raters written before the identity rule (raters.py)
+    off_scale = enforce_scale(conn, scale)
     values = {"project_uuid": uuid, "hub_schema": str(HUB_SCHEMA_VERSION),
               **{f"role_{k}": v for k, v in roles.items()}}
     conn.cursor().executemany(
@@ -157,7 +165,7 @@ def _install(conn: Any, uuid: str) -> tuple[dict[str, str], bool]:
     if not superuser:
         # The publisher keeps no membership of the owner: owners bypass row-level security.
         conn.execute(f"REVOKE {owner} FROM CURRENT_USER")
-    return roles, not meta
+    return roles, not meta, off_scale
 
 
 def _existing_meta(conn: Any) -> dict[str, str]:
@@ -198,7 +206,9 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
     conn.execute("""
         INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds,
                                      updated_at)
-        SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings
+        SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings u
+        WHERE NOT EXISTS (SELECT 1 FROM simrate.ratings h WHERE h.item_id = u.item_id
+                          AND h.annotator = u.annotator)  -- unchecked: the hub's stays
         ON CONFLICT (item_id, annotator) DO NOTHING""")
     return items, ratings, _upload_adjudications(conn, project)
 
@@ -211,7 +221,8 @@ def _upload_adjudications(conn: Any, project: Project) -> int:
                                  "adjudications d JOIN items i ON i.ord = d.item_ord"))
     conn.execute("""
         INSERT INTO simrate.adjudications (item_id, code, note, by, at)
-        SELECT item_id, code, note, by, at FROM upload_adjudications
+        SELECT item_id, code, note, by, at FROM upload_adjudications u
+        WHERE NOT EXISTS (SELECT 1 FROM simrate.adjudications h WHERE h.item_id = u.item_id)
         ON CONFLICT (item_id) DO NOTHING""")
     return adjudications
 
