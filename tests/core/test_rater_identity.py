@@ -49,7 +49,12 @@ def test_the_identity_key_folds_case_width_and_form():
     assert {rater_key(n) for n in ("ana", "ANA", "Ana", "\uff41\uff4e\uff41")} == {"ana"}
     assert rater_key(NFD_ZOE) == rater_key(NFC_ZOE.upper()) == rater_key(NFC_ZOE)
     assert rater_key("Stra\u00dfe") == rater_key("STRASSE")
-    assert rater_key("ana") != rater_key("\u0430na")  # refused anyway, never one key
+    # a lookalike of another script is the Latin letter it looks like (and a word mixing
+    # scripts is refused anyway)
+    assert rater_key("ana") == rater_key("\u0430na")
+    assert rater_key("coe") == rater_key("\u0441\u043e\u0435")  # Cyrillic сое
+    assert rater_key("ABE") == rater_key("\u0391\u0392\u0395") == rater_key("abe")  # Greek
+    assert rater_key("Ill") != rater_key("lll") != rater_key("1ll")  # ASCII never mapped
 
 
 def test_ids_are_never_reused_after_an_undo(tmp_path):

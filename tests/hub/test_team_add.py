@@ -46,8 +46,16 @@ def test_a_second_person_never_takes_the_first_ones_login(hub, tmp_path):
                        stdin="other-pw\n")
     assert done.returncode == 0, done.stderr
     assert people(hub) == [(login, first), (own, second)]
-    # adding the first person again (a new password) keeps her login
-    again = hub.simrate("team", "add", project, first, "--role", "annotator", stdin="new-pw\n")
+    # adding the first person again with a password, in any spelling of her name, is
+    # refused unless the reset is asked for; then it keeps her login
+    for spelling in (first, first.upper()):
+        line = one_line_error(hub.simrate("team", "add", project, spelling, "--role",
+                                          "annotator", stdin="new-pw\n"))
+        assert repr(first) in line and login in line and "--reset-password" in line, line
+    with hub.connect_as(login, "her-pw") as conn:  # unchanged
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    again = hub.simrate("team", "add", project, first.upper(), "--role", "annotator",
+                        "--reset-password", stdin="new-pw\n")
     assert again.returncode == 0 and f"(login {login})" in again.stdout, again.stderr
 
 

@@ -13,8 +13,10 @@
   seen (the controls above, line and paragraph separators, every default-ignorable code
   point such as U+3164 HANGUL FILLER or U+034F, the blank U+2800, private-use and
   unassigned code points) and no word that mixes scripts (a Cyrillic `а` inside `ana`).
-  `rater_key` (NFKC, case folded, white space runs as one space) is the identity: two
-  names with one key are one rater, so `ANA`, `ａｎａ` and an NFD `Zoë` find `ana` and `Zoë`.
+  `rater_key` (NFKC, case folded, white space runs as one space, letters of other scripts
+  as the Latin ones they look like: lookalike.py) is the identity: two names with one key
+  are one rater, so `ANA`, `ａｎａ` and an NFD `Zoë` find `ana` and `Zoë`, and Cyrillic
+  `сое` finds Latin `coe`.
 - A file name (one component of a path) holds at most 255 bytes, the limit of Linux,
   macOS and Windows file systems; our temporary names beside it are kept under that too.
 """
@@ -27,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.lookalike import fold
 from simrate.core.base.rules import MAX_RATER_CHARS, RATER_HIDDEN, RATER_TOO_LONG
 
 #: The longest file name (bytes of one path component) file systems accept.
@@ -204,12 +207,14 @@ def check_rater_name(name: str, what: str = "rater name") -> str:
 
 
 def rater_key(name: str) -> str:
-    """The identity of a rater name: NFKC, case folded, white space runs as one space.
-    Two names with one key are one rater (`Ana`, `ANA`, `ａｎａ`; `Zoë` either way)."""
+    """The identity of a rater name: NFKC, case folded, white space runs as one space, and
+    each character outside ASCII as the one it looks like (lookalike.py: Cyrillic `сое`
+    is `coe`, Greek `ΑΒΕ` is `abe`). Two names with one key are one rater (`Ana`, `ANA`,
+    `ａｎａ`; `Zoë` either way). The hub computes the same (hub/schema/raters.py)."""
     if name.isascii():
         return " ".join(name.lower().split())
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return " ".join(folded.split())
+    folded = "".join(map(fold, unicodedata.normalize("NFC", name)))
+    return " ".join(unicodedata.normalize("NFC", folded).split())
 
 
 #: What the agreement's subset of items neither flagged nor adjudicated is called where a

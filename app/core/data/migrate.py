@@ -120,22 +120,49 @@ def upgrade(conn: sqlite3.Connection, meta: dict[str, str], version: int
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         return meta
-    return {**meta, "schema_version": str(version)}
+    return {**meta, "schema_version": str(version), raters.KEY_META: raters.FOLD_VERSION}
 
 
 def upgrade_raters(conn: sqlite3.Connection) -> None:
     """Schema 5, inside the caller's transaction: annotators.key filled from the names (of
     two names with one key, written before this rule, the later keeps no key and stays a
-    rater of its own, found by its exact name), the index, the trigger and the mark."""
+    rater of its own, found by its exact name), the index, the trigger and the marks."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(annotators)")}
     if "key" not in columns:
         conn.execute("ALTER TABLE annotators ADD COLUMN key TEXT")
-    seen: set[str] = set()
-    for aid, name in conn.execute("SELECT id, name FROM annotators ORDER BY id").fetchall():
-        key = raters.rater_key(name)
-        conn.execute("UPDATE annotators SET key = ? WHERE id = ?",
-                     (None if key in seen else key, aid))
-        seen.add(key)
+    fill_keys(conn)
     raters.install(conn)
     conn.execute(f"INSERT OR REPLACE INTO meta (key, value) SELECT '{raters.TOP_KEY}', "
                  f"CAST(max(COALESCE(MAX(id), 0), {raters.TOP}) AS TEXT) FROM annotators")
+
+
+def fill_keys(conn: sqlite3.Connection) -> None:
+    """Every rater's key computed again, in the order of ids (of two names with one key the
+    later keeps none and stays a rater of its own, found by its exact name)."""
+    seen: set[str] = set()
+    rows = conn.execute("SELECT id, name FROM annotators ORDER BY id").fetchall()
+    conn.execute("UPDATE annotators SET key = NULL")
+    for aid, name in rows:
+        key = raters.rater_key(name)
+        if key not in seen:
+            conn.execute("UPDATE annotators SET key = ? WHERE id = ?", (key, aid))
+        seen.add(key)
+
+
+def rekey(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
+    """The keys of a file written under an older definition of them (lookalikes across
+    scripts, `lookalike.FOLD_VERSION`) computed again, in one transaction; a file we may
+    not write stays as it is (found by exact names and its old keys)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        if conn.execute("SELECT 1 FROM annotators WHERE name GLOB '*[^ -~]*' "
+                        "LIMIT 1").fetchone() is not None:
+            fill_keys(conn)  # ASCII names keep their keys: only the others can change
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     (raters.KEY_META, raters.FOLD_VERSION))
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return meta
+    return {**meta, raters.KEY_META: raters.FOLD_VERSION}

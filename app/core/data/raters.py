@@ -1,20 +1,27 @@
 """The annotators table as one namespace of raters: lookups by identity key, inserts that
 never reuse an id, and the schema 5 upgrade that brings both to older files.
 
-A rater's `key` (`simrate.core.base.names.rater_key`: NFKC, case folded) is unique in the
-file, whatever the kind (person, crowd worker, machine rater), so `ANA` or an NFD `Zoë`
+A rater's `key` (`simrate.core.base.names.rater_key`: NFKC, case folded, lookalikes of
+other scripts as Latin letters) is unique in the file, whatever the kind (person, crowd
+worker, machine rater), so `ANA`, Cyrillic `АNА` or an NFD `Zoë`
 can never become a second row beside `ana` or `Zoë`. Ids come from a high-water mark
 kept in `meta` (`annotator_top`, raised by a trigger on every insert, whatever its route):
 an id freed by an undone import is never given to another rater, so a process that still
 holds the old id in its cache cannot write under someone else's name (Roster.id_for
-checks the id against the row before it writes).
+checks the id against the row before it writes). The meta key `rater_keys` names the
+version of the key's definition the stored keys follow (`lookalike.FOLD_VERSION`); a file
+of an older one has its keys computed again when opened (data/migrate.py, `rekey`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from simrate.core.base.lookalike import FOLD_VERSION
 from simrate.core.base.names import rater_key
+
+#: The meta key of the version of the keys' definition.
+KEY_META = "rater_keys"
 
 #: The meta key of the highest annotator id ever given.
 TOP_KEY = "annotator_top"
@@ -37,6 +44,8 @@ def install(conn: sqlite3.Connection) -> None:
     """Create the key index and the id high-water trigger (inside the caller's transaction)."""
     for statement in STATEMENTS:
         conn.execute(statement)
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                 (KEY_META, FOLD_VERSION))
 
 
 def has_keys(conn: sqlite3.Connection) -> bool:

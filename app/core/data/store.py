@@ -15,7 +15,7 @@ from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.flagrule import check_rule_meta
 from simrate.core.base.write_errors import refuse_long_path, write_error
 from simrate.core.data import raters
-from simrate.core.data.migrate import migrate, needs_migration, upgrade
+from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
 from simrate.core.data.open_files import HeldConnection
 
 #: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
@@ -248,6 +248,8 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         meta["schema_version"] = "2"
     if int(meta.get("schema_version", "0")) < SCHEMA_VERSION:
         meta = upgrade(conn, meta, SCHEMA_VERSION)
+    if meta.get(raters.KEY_META) != raters.FOLD_VERSION and raters.has_keys(conn):
+        meta = rekey(conn, meta)  # keys of an older definition (lookalikes: migrate.py)
     return conn, meta
 
 

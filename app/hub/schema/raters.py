@@ -1,16 +1,20 @@
 """One rater identity on the hub: every rater (person, crowd worker, machine rater) is a row
-of `simrate.annotators` with a unique identity key, whatever its kind, and the hub checks
-it itself, since replicas lag behind it.
+of `simrate.annotators` with a unique identity key, whatever its kind, and the hub computes
+and checks it itself, since replicas lag behind it.
 
-The key is `simrate.core.base.names.rater_key` (NFKC, case folded). PostgreSQL cannot compute
-it alike everywhere (`lower` follows the database's locale, and there is no case folding
-before PostgreSQL 18), so the hub computes it only for names in printable ASCII, where it
-is plain lower case (in the C collation: a Turkish locale would lower `I` to `ı`), and
-takes it from the client for the others: organizers' clients (`team add`, `team sync`,
-`team publish`) send it; a web worker id is ASCII by rule. A row without a key is
-refused. `simrate.claim_rater` is the one way a rater is added: it takes the rater of the
-key when its kind matches and refuses another kind with one line naming it. Rows are never
-deleted on the hub, so a name, once a rater's, stays theirs.
+The key is `simrate.core.base.names.rater_key`: each character in NFKC, case folded, and,
+outside ASCII, as the letter it looks like (core/base/lookalike.py: Cyrillic `сое` is
+`coe`). PostgreSQL has `normalize()` but no case folding before PostgreSQL 18 and no
+confusables, and `lower` follows the database's locale; so the hub lowers printable ASCII
+itself (in the C collation: a Turkish locale would lower `I` to `ı`) and folds every other
+character through `simrate.rater_fold`, the table of `lookalike.fold_table()` the publisher
+ships (`ship_fold`, at every `team publish` whose definition is newer than the hub's). The
+key a client sends is ignored once the table is there; a hub published before it takes
+a client's key for names that are not ASCII until it is published again, and refuses a
+row without one. `simrate.claim_rater` is the one way a rater is added: it takes the
+rater of the key when its kind matches and refuses another kind with one line naming it.
+A rater's kind never changes, and rows are never deleted on the hub, so a name, once a
+rater's, stays theirs.
 """
 
 from __future__ import annotations
@@ -25,10 +29,21 @@ RATER_LOCK = 7305822
 RATERS_SQL = r"""
 ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS key text;
 
+CREATE TABLE IF NOT EXISTS simrate.rater_fold (ch text PRIMARY KEY, fold text NOT NULL);
+
+-- the key of a name: ASCII lowered here, every other character folded by the shipped table
+-- (a hub without it takes the client's key for such names)
 CREATE OR REPLACE FUNCTION simrate.rater_key(p_name text, p_key text) RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT CASE WHEN p_name ~ '^[ -~]*$'
-    THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C") ELSE p_key END
+    THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C")
+    WHEN NOT EXISTS (SELECT 1 FROM simrate.rater_fold) THEN p_key
+    ELSE (SELECT regexp_replace(btrim(normalize(string_agg(CASE WHEN t.c ~ '^[ -~]$'
+                 THEN lower(t.c COLLATE "C") ELSE coalesce(f.fold, t.c) END, '' ORDER BY t.n),
+                 NFC), ' '), ' +', ' ', 'g')
+          FROM regexp_split_to_table(normalize(p_name, NFC), '') WITH ORDINALITY t(c, n)
+          LEFT JOIN simrate.rater_fold f ON f.ch = t.c)
+  END
 $$;
 
 CREATE OR REPLACE FUNCTION simrate.kind_words(p_kind text) RETURNS text
@@ -68,6 +83,21 @@ CREATE UNIQUE INDEX IF NOT EXISTS annotators_key ON simrate.annotators (key);
 DROP TRIGGER IF EXISTS keep_key ON simrate.annotators;
 CREATE TRIGGER keep_key BEFORE INSERT OR UPDATE OF name, key ON simrate.annotators
   FOR EACH ROW EXECUTE FUNCTION simrate.keep_key();
+
+-- a rater's kind never changes: a crowd worker never becomes a machine rater or a person
+CREATE OR REPLACE FUNCTION simrate.keep_kind() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF NEW.kind IS DISTINCT FROM OLD.kind THEN
+    RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = format(@kind_clash,
+      quote_literal(OLD.name), simrate.kind_words(OLD.kind),
+      (SELECT @kind_ratings FROM (SELECT NEW.kind AS p_kind) k));
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS keep_kind ON simrate.annotators;
+CREATE TRIGGER keep_kind BEFORE UPDATE OF kind ON simrate.annotators
+  FOR EACH ROW EXECUTE FUNCTION simrate.keep_kind();
 
 -- a rating pushed under another spelling of a rater's name (`ANA` from a replica that had
 -- not pulled `ana` yet) goes under the rater's name: one rater, one set of ratings
@@ -118,6 +148,7 @@ REVOKE ALL ON FUNCTION simrate.claim_rater(text, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION simrate.claim_rater(text, text, text) TO @organizers;
 GRANT EXECUTE ON FUNCTION simrate.rater_key(text, text), simrate.kind_words(text)
   TO @organizers, @annotators;
+GRANT SELECT ON simrate.rater_fold TO @organizers, @annotators;
 """
 
 
@@ -136,10 +167,45 @@ def raters_sql(roles: dict[str, str]) -> str:
     return fill(render(text), roles)
 
 
+#: The hub's meta key (table simrate.hub) of the fold table's version (lookalike.py).
+FOLD_META = "rater_fold"
+NOT_ASCII = "name !~ '^[ -~]*$'"
+
+
+def ship_fold(conn) -> None:
+    """Give the hub the fold table of this simrate's key definition, when the hub's is older
+    or missing, and compute the keys of its raters whose names are not ASCII again (in the
+    order they came: of two names with one key, the later keeps none and stays a rater of
+    its own, found by its exact name). Run as the owner, inside the publish."""
+    from simrate.core.base.lookalike import FOLD_VERSION, fold_table
+
+    held = conn.execute("SELECT value FROM simrate.hub WHERE key = %s", (FOLD_META,)
+                        ).fetchone()
+    if held is not None and held[0] == FOLD_VERSION:
+        return
+    conn.execute("DELETE FROM simrate.rater_fold")
+    with conn.cursor().copy("COPY simrate.rater_fold (ch, fold) FROM STDIN") as copy:
+        for row in fold_table():
+            copy.write_row(row)
+    names = [r[0] for r in conn.execute(
+        f"SELECT name FROM simrate.annotators WHERE {NOT_ASCII} ORDER BY seq").fetchall()]
+    conn.execute("ALTER TABLE simrate.annotators DISABLE TRIGGER keep_key")
+    conn.execute(f"UPDATE simrate.annotators SET key = NULL WHERE {NOT_ASCII}")
+    for name in names:
+        conn.execute("UPDATE simrate.annotators SET key = simrate.rater_key(name, NULL) "
+                     "WHERE name = %s AND NOT EXISTS (SELECT 1 FROM simrate.annotators "
+                     "WHERE key = simrate.rater_key(%s, NULL))", (name, name))
+    conn.execute("ALTER TABLE simrate.annotators ENABLE TRIGGER keep_key")
+    conn.execute("INSERT INTO simrate.hub VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                 "SET value = EXCLUDED.value", (FOLD_META, FOLD_VERSION))
+
+
 def fill_keys(conn, key_of) -> None:
-    """Give the hub's raters written before the rule, whose names are not ASCII, their keys
-    (`key_of`: simrate.core.base.names.rater_key), and every person of the hub a rater row; a
-    key another rater holds already is left out (that row keeps no key)."""
+    """Give the hub its fold table (`ship_fold`), its raters written before the rule, whose
+    names are not ASCII, their keys (`key_of`: simrate.core.base.names.rater_key), and every
+    person of the hub a rater row; a key another rater holds already is left out (that row
+    keeps no key)."""
+    ship_fold(conn)
     rows = conn.execute("SELECT name FROM simrate.annotators WHERE key IS NULL").fetchall()
     for (name,) in rows:
         conn.execute("UPDATE simrate.annotators SET key = %s WHERE name = %s AND NOT EXISTS "

@@ -103,22 +103,44 @@ def hub_name(conn: Any, name: str) -> str:
     return next((p for p in people if rater_key(p) == key), name)
 
 
+def _keep_password(conn: Any, typed: str, name: str) -> None:
+    """SimrateError when `name` (the hub's spelling of `typed`) is a person on the hub now:
+    adding her again with a password would change hers, which takes --reset-password."""
+    row = conn.execute("SELECT login FROM simrate.people WHERE annotator = %s "
+                       "AND removed_at IS NULL", (name,)).fetchone()
+    if row is None:
+        return
+    spelled = "" if typed == name else f" ({cut(repr(typed))} is the same name)"
+    raise SimrateError(f"{name!r} is already a person of this hub, login {row[0]}{spelled}; "
+                       "adding her again would change her password: run `team add` with "
+                       "--reset-password to do that (her replicas then need the new one), "
+                       "or `team token` for a new sync link; nothing was changed")
+
+
+def _refuse_local_kind(project: Project, name: str) -> None:
+    """SimrateError when the replica holds `name` as a rater of another kind, not pushed to
+    the hub yet."""
+    local = project.roster.name_of(name)
+    held = project.roster.kinds().get(local, HUMAN)
+    if held != HUMAN:
+        raise SimrateError(kind_clash(local, held, HUMAN), project.path)
+
+
 def add_person(project: Project | tuple[str, str], name: str, kind: str,
                new_password: str | None, password: str | None = None,
-               login: str | None = None) -> tuple[str, str]:
+               login: str | None = None, reset: bool = False) -> tuple[str, str]:
     """Create (or re-enable) a person's login on the hub; returns (login, join URL).
 
-    `project`: the organizer's replica, or its (hub URL, project id) from `hub_of`.
+    `project`: the organizer's replica, or its (hub URL, project id) from `hub_of`. A
+    `new_password` for a person the hub holds already (under any spelling of her name) is
+    refused unless `reset`: her password never changes unasked.
     """
     import psycopg
 
     url, uuid = hub_of(project) if isinstance(project, Project) else project
-    name = check_rater_name(name, "person's name")
-    if isinstance(project, Project):  # a rater of another kind not pushed to the hub yet
-        local = project.roster.name_of(name)
-        held = project.roster.kinds().get(local, HUMAN)
-        if held != HUMAN:
-            raise SimrateError(kind_clash(local, held, HUMAN), project.path)
+    typed = name = check_rater_name(name, "person's name")
+    if isinstance(project, Project):
+        _refuse_local_kind(project, name)
     if kind not in KINDS:
         raise SimrateError(f"a role is annotator or organizer, not {kind!r}")
     chosen = login is not None
@@ -127,6 +149,8 @@ def add_person(project: Project | tuple[str, str], name: str, kind: str,
     conn = organizer_connection(url, uuid, password)
     try:
         name = hub_name(conn, name)  # `ANA` is the hub's `ana`, an NFD `Zoë` its `Zoë`
+        if new_password and not reset:
+            _keep_password(conn, typed, name)
         login = _free_login(conn, name, login, chosen)
         verifier = None
         if new_password:
