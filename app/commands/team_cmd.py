@@ -36,6 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", metavar="NAME")
     p.add_argument("--role", choices=("annotator", "organizer"), required=True)
     p.add_argument("--login", default=None, help="login role name (default: from NAME)")
+    p.add_argument("--reset-password", action="store_true",
+                   help="NAME is already on the hub: give them the new password typed here "
+                        "(without this, adding a person again never changes it)")
     _service_option(p)
     p = verbs.add_parser("remove", help="revoke a person's login (their ratings stay)")
     p.add_argument("project")
@@ -241,7 +244,8 @@ def _add(args: argparse.Namespace) -> int:
         secret = None if service else _new_password(args.name)
 
         def act(pw: str | None) -> tuple[str, str, str]:
-            login, url = add_person(project, args.name, args.role, secret, pw, args.login)
+            login, url = add_person(project, args.name, args.role, secret, pw, args.login,
+                                    reset=args.reset_password)
             return login, url, (issue_token(project, args.name, pw)[0] if service else "")
 
         login, url, token = with_password(act)
@@ -276,7 +280,7 @@ def _print_direct(args: argparse.Namespace, login: str, url: str, secret: str | 
               f"password file (~/.pgpass, a line {where}) or type it when simrate asks.")
     else:
         print(f"no password set: run `simrate team add {args.project} {args.name} --role "
-              f"{args.role}` again to set one")
+              f"{args.role} --reset-password` to set one")
 
 
 def _remove(args: argparse.Namespace) -> int:

@@ -196,11 +196,13 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
                u.genre, u.reference, u.meta, u.source
         FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
         ORDER BY u.ord""")
+    from simrate.hub.team.claims import refuse_kind_clashes
+
+    raters = project.team_tables.read("SELECT name, excluded, kind FROM annotators")
+    refuse_kind_clashes(conn, [(n, k) for n, _e, k in raters])  # one namespace (claims.py)
     conn.cursor().executemany(  # a rater the hub holds already (by name or key) stays
         "INSERT INTO simrate.annotators (name, excluded, kind, key) VALUES (%s, %s, %s, %s) "
-        "ON CONFLICT DO NOTHING",
-        [(n, bool(e), k, rater_key(n)) for n, e, k in project.team_tables.read(
-            "SELECT name, excluded, kind FROM annotators")])
+        "ON CONFLICT DO NOTHING", [(n, bool(e), k, rater_key(n)) for n, e, k in raters])
     ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
                                          "seconds", "updated_at"), _local_ratings(project))
     conn.execute("""
