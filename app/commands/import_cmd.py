@@ -120,6 +120,8 @@ def _undo(args: argparse.Namespace) -> int:
     """Undo one bulk import: its rows go, the rows it replaced come back."""
     if args.files:
         raise SimrateError("give files to import or --undo, not both")
+    if args.keep_newer and args.undo is None:
+        raise SimrateError("--keep-newer goes with --undo")
     if args.undo != "last" and not (args.undo.isascii() and args.undo.isdigit()):
         raise SimrateError(f"--undo takes an import's change-log id, not {quoted(args.undo)}")
     undo = None if args.undo == "last" else whole(args.undo, "--undo")
@@ -132,15 +134,16 @@ def _undo(args: argparse.Namespace) -> int:
     from simrate.commands import login_name
 
     with Project.open(args.project) as project:
-        done = project.undo_import(undo,
-                                   by=args.by or login_name())
+        done = project.undo_import(undo, by=args.by or login_name(),
+                                   keep_newer=args.keep_newer)
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
     items = f", {done['items_removed']} items removed" if done.get("items_removed") else ""
     people = (f", {done['annotators_removed']} annotators it added removed"
               if done.get("annotators_removed") else "")
+    kept = (f", {done['kept_newer']} newer ratings kept" if done.get("kept_newer") else "")
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
-          f"{done['removed']} {what} removed{restored}{items}{people}")
+          f"{done['removed']} {what} removed{restored}{items}{people}{kept}")
     return 0
 
 
@@ -167,6 +170,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--annotator-column", metavar="COLUMN",
                    help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
     p.add_argument("--by", default=None, help="who is doing this, for the change log")
+    p.add_argument("--keep-newer", action="store_true",
+                   help="with --undo: when ratings the import wrote were changed since, undo "
+                        "the rest and keep those newer values (without it, such an undo is "
+                        "refused and changes nothing)")
 
 
 def run(args: argparse.Namespace) -> int:

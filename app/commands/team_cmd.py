@@ -44,7 +44,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project")
     p.add_argument("name", metavar="NAME")
     _link_verbs(verbs)
-    p = verbs.add_parser("join", help="make a local replica of a hub")
+    p = verbs.add_parser("join", help="make a local replica of a hub, or take a new link "
+                         "into an existing replica of the same hub and person (re-invited)")
     p.add_argument("url", metavar="URL", help="libpq URL, or a sync link (simrate team "
                    "token, or team invite on a hub replica with a sync service)")
     p.add_argument("local", metavar="LOCAL.simrate")
@@ -300,9 +301,12 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from simrate.hub.team.join import join
 
     wait = _wait(args)
+    again = Path(args.local).exists()  # an existing replica takes the new link (rejoin.py)
     project, report = with_password(lambda pw: join(args.url, args.local, pw, wait=wait))
     with project:
         name = project.mode.name or ""
@@ -310,11 +314,28 @@ def _join(args: argparse.Namespace) -> int:
         own = len(project.ratings())
         items = project.n_items
     who = f"{name} ({kind})" if name else f"an {kind}"
-    print(f"{args.local}: joined as {who}: {items} items, {own} ratings")
+    if again:
+        print(f"{args.local}: joined again as {who}, the file kept: sent {report.pushed}, "
+              f"pulled {report.pulled}, pending {report.pending}; {items} items, {own} ratings")
+    else:
+        print(f"{args.local}: joined as {who}: {items} items, {own} ratings")
     how = " --organizer" if kind == "organizer" else (f" --annotator '{name}'" if name else "")
     print(f"open it with: simrate {args.local}{how}")
-    del report
     return 0
+
+
+def _failed_round(exc, path: str, project) -> str:
+    """The one line of a round the hub refused; a removed person's names the exact commands
+    that bring her back, with this file and her name."""
+    from simrate.hub.link.hub_errors import removed_advice
+    from simrate.hub.team.sync import pending_count
+
+    if exc.kind != "removed" or removed_advice() not in exc.message:
+        return f"{exc.message}; nothing is lost, the changes stay pending"
+    mode = project.mode
+    exact = removed_advice(path, mode.name or "YOUR_NAME", mode.role.value,
+                           pending_count(project))
+    return exc.message.replace(removed_advice(), exact)
 
 
 def _sync(args: argparse.Namespace) -> int:
@@ -334,7 +355,7 @@ def _sync(args: argparse.Namespace) -> int:
             if args.json:  # the hub value says which it is: unreachable, full, ...
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
                                   "conflicts": 0, "hub": exc.state}))
-            raise SimrateError(f"{exc.message}; nothing is lost, the changes stay pending",
+            raise SimrateError(_failed_round(exc, args.project, project),
                                args.project) from None
     if args.json:
         print(json.dumps(report))

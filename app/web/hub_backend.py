@@ -122,7 +122,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
                     continue
                 if state == "23505":  # a second live task for one worker
                     raise refusal("open_elsewhere") from None
-                raise SimrateError(f"the hub: {str(exc).strip()[:200]}") from None
+                raise _own_words(exc) from None
             except PoolTimeout:
                 raise SimrateError("the hub: no connection free in time") from None
         raise SimrateError("the hub: deadlocked three times")
@@ -215,3 +215,17 @@ async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
     while cursor.description is None and cursor.nextset():
         pass
     return await cursor.fetchall()
+
+
+def _own_words(exc) -> SimrateError:
+    """A hub error as one line of ours (hub/link/hub_errors.py); the hub's words go to this
+    server's log only."""
+    import logging
+
+    from simrate.hub.link.hub_errors import ours, own_words, server_text
+
+    if not ours(exc):
+        logging.getLogger("simrate.web").warning(
+            "refused by the hub (SQLSTATE %s): %s", getattr(exc, "sqlstate", "") or "-",
+            server_text(exc))
+    return SimrateError(f"the hub: {own_words(exc)[1]}")

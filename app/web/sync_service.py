@@ -116,7 +116,8 @@ class SyncService:
                 return _hub_refusal(exc)
             except PoolTimeout:
                 return await self._why()
-        return refusal("the hub deadlocked three times", "error", 503)
+        return refusal("the hub was busy with other writes three times over; try again",
+                       "full", 503)
 
     async def _why(self) -> JSONResponse:
         """The answer when no pooled connection served: one connection tried now says
@@ -130,33 +131,31 @@ class SyncService:
             conn = await psycopg.AsyncConnection.connect(
                 self.backend.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.Error as exc:
+            LOG.warning("the sync service could not connect to the hub: %s", first_line(exc))
             if classify(exc) == "full":
-                return refusal("the sync service's login has no connection left on the hub "
-                               f"({first_line(exc)})", "full", 503)
-            return refusal(f"the hub does not answer the sync service ({first_line(exc)})",
-                           "unreachable", 502)
+                return refusal("the sync service's login has no connection left on the hub",
+                               "full", 503)
+            return refusal("the hub does not answer the sync service", "unreachable", 502)
         await conn.close()
         return refusal("the sync service has no hub connection free in time (its pool is "
                        "busy)", "full", 503)
 
 
-def _hub_refusal(exc) -> JSONResponse:
-    """The answer for an error of the hub's function or of the hub itself."""
-    import psycopg
+#: HubError kind -> the HTTP status the service answers with (client.STATUS_KINDS).
+KIND_STATUS = {"removed": 401, "refused": 403, "full": 503, "unreachable": 502,
+               "newer": 409}
 
-    state = exc.sqlstate or ""
-    text = (exc.diag.message_primary if getattr(exc, "diag", None) else None) or \
-        str(exc).strip().splitlines()[0][:200]
-    if state == "SR401":
-        return refusal(text, "removed", 401)
-    if state == "SR403" or state == "42501":
-        return refusal(text, "refused", 403)
-    if state.startswith("53"):
-        return refusal(f"the hub is full: {text}", "full", 503)
-    if isinstance(exc, psycopg.OperationalError) or state.startswith(("08", "57")):
-        return refusal(f"the hub does not answer the sync service: {text}", "unreachable", 502)
-    LOG.warning("sync round refused by the hub: %s", text)
-    return refusal(f"the hub refused the round: {text}", "error", 400)
+
+def _hub_refusal(exc) -> JSONResponse:
+    """The answer for an error of the hub's function or of the hub itself: one line of our
+    own (hub/link/hub_errors.py); the hub's words go to this server's log only."""
+    from simrate.hub.link.hub_errors import ours, own_words, server_text
+
+    kind, line = own_words(exc)
+    if not ours(exc):
+        LOG.warning("sync round refused by the hub (SQLSTATE %s): %s",
+                    getattr(exc, "sqlstate", "") or "-", server_text(exc))
+    return refusal(line, kind, KIND_STATUS.get(kind, 400))
 
 
 async def _round_then_flush(conn, params: tuple) -> dict:

@@ -305,7 +305,10 @@ def test_undo_keeps_later_single_edits(busy):
     earlier = busy.rating_record("i10", "ann")
     busy.import_ratings(ratings([("i10", "ann", 1.25), ("i11", "ann", 2.0)]), "x.csv")
     busy.rate("i11", "ann", 4.0)  # edited after the import: not the import's row any more
-    busy.undo_import()
+    with pytest.raises(SimrateError, match="ann's rating of 'i11' \\(now 4\\)"):
+        busy.undo_import()  # refused whole by default (issue 42), nothing changed
+    assert busy.rating("i10", "ann") == 1.25
+    assert busy.undo_import(keep_newer=True)["kept_newer"] == 1
     assert busy.rating("i11", "ann") == 4.0
     assert busy.rating_record("i10", "ann") == earlier  # what the import replaced, or none
 

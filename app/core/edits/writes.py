@@ -68,6 +68,7 @@ def write_rating(conn: sqlite3.Connection, scale: Scale, ord_: int, aid: int, it
                       wanted.skipped, wanted.seconds)
     if new.same_as(old):
         return old, old  # a no-op writes nothing
+    note_overwritten(conn, ord_, aid)
     if new.empty:
         conn.execute("DELETE FROM ratings WHERE item_ord = ? AND annotator_id = ?", (ord_, aid))
     else:
@@ -160,6 +161,38 @@ def insert_import_rows(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
     import's one change-log entry is its caller's (ratings_import.write_arrays)."""
     conn.executemany("INSERT OR REPLACE INTO ratings (item_ord, annotator_id, code, note, "
                      "skipped, seconds, updated_at, batch) VALUES (?,?,?,?,0,?,?,?)", rows)
+
+
+#: Rows a bulk import wrote that a single edit (or clear) changed since: undoing that import
+#: is refused while they are listed (import_log.py). Made when first needed, like the team
+#: tables; a file without it has none.
+OVERWRITTEN_TABLE = ("CREATE TABLE IF NOT EXISTS import_overwritten (batch INTEGER NOT NULL, "
+                     "item_ord INTEGER NOT NULL, annotator_id INTEGER NOT NULL, "
+                     "PRIMARY KEY (batch, item_ord, annotator_id)) WITHOUT ROWID")
+
+
+def note_overwritten(conn: sqlite3.Connection, ord_: int, aid: int) -> None:
+    """Before a single edit of a rating: when a bulk import wrote the row as it stands,
+    remember that a newer value replaces it (inside the edit's transaction)."""
+    row = conn.execute("SELECT batch FROM ratings WHERE item_ord = ? AND annotator_id = ?",
+                       (ord_, aid)).fetchone()
+    if row is None or row[0] is None:
+        return
+    conn.execute(OVERWRITTEN_TABLE)
+    conn.execute("INSERT OR IGNORE INTO import_overwritten VALUES (?,?,?)", (row[0], ord_, aid))
+
+
+def overwritten_rows(conn: sqlite3.Connection, batch: int) -> list[tuple]:
+    """(item id, annotator, code now or None, skipped now) of the rows import `batch` wrote
+    that a single edit changed since."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'import_overwritten'"
+                    ).fetchone() is None:
+        return []
+    return conn.execute(
+        "SELECT i.id, a.name, r.code, COALESCE(r.skipped, 0) FROM import_overwritten o "
+        "JOIN items i ON i.ord = o.item_ord JOIN annotators a ON a.id = o.annotator_id "
+        "LEFT JOIN ratings r ON r.item_ord = o.item_ord AND r.annotator_id = o.annotator_id "
+        "WHERE o.batch = ? ORDER BY o.item_ord, o.annotator_id", (batch,)).fetchall()
 
 
 def undo_import_rows(conn: sqlite3.Connection, batch: int) -> tuple[int, int]:

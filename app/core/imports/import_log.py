@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
 from simrate.core.edits import writes
 from simrate.core.imports.items_import import undo_items_import
@@ -61,16 +62,21 @@ def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEnt
                        int(facts.get("items_added", 0)), tuple(facts.get("created", ())))
 
 
-def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
-                     ) -> tuple[ImportEntry, dict[str, int]]:
+def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str,
+                     keep_newer: bool = False) -> tuple[ImportEntry, dict[str, int]]:
     """Undo one bulk import (default: the last one not yet undone) inside the caller's
-    transaction, and log it; returns the entry and the counts removed and restored."""
+    transaction, and log it; returns the entry and the counts removed and restored.
+    Refused when ratings it wrote were changed since, unless `keep_newer` (then they stay,
+    counted as `kept_newer`)."""
     entry = find_import(conn, batch)
     if entry.kind == "import_items":
         counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
                   "restored": 0}
     else:
+        newer = refuse_over_newer(conn, entry, keep_newer)
         counts = undo_ratings_import(conn, entry.batch)
+        if newer:
+            counts["kept_newer"] = newer
         if entry.items_added:
             counts["items_removed"] = undo_items_import(conn, entry.first_ord,
                                                         entry.items_added)
@@ -79,3 +85,31 @@ def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str
     log_change(conn, "undo_import", who=by,
                new={"batch": entry.batch, "source": entry.source, **counts})
     return entry, counts
+
+
+def refuse_over_newer(conn: sqlite3.Connection, entry: ImportEntry, keep_newer: bool = False
+                      ) -> int:
+    """SimrateError, nothing changed, when a rating the import wrote was changed since by a
+    single edit (another window, program or sync): undoing the import would leave that
+    newer value and take the rest, or bring back an older value over a newer clear, so
+    it is refused whole, naming the newer values (as undo of a single step is,
+    writes.write_rating). With `keep_newer` the undo goes on around them: returns how many
+    stay."""
+    rows = writes.overwritten_rows(conn, entry.batch)
+    if not rows or keep_newer:
+        return len(rows)
+    meta = conn.execute("SELECT value FROM meta WHERE key = 'scale'").fetchone()
+    scale = Scale.from_dict(json.loads(meta[0]), "the project")
+
+    def now(code: int | None, skipped: int) -> str:
+        if skipped:
+            return "skipped"
+        return "cleared" if code is None else f"now {scale.from_code(code):g}"
+
+    shown = ", ".join(f"{name}'s rating of {item!r} ({now(code, skipped)})"
+                      for item, name, code, skipped in rows[:3])
+    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+    were = "was" if len(rows) == 1 else "were"
+    raise SimrateError(f"import {entry.batch} cannot be undone: {len(rows)} of the ratings "
+                       f"it wrote {were} changed since: {shown}{more}; the newer values stay "
+                       "and nothing was changed (--keep-newer undoes the rest)")

@@ -90,11 +90,14 @@ class ImportMethods:
             self._publish(ItemsImported(added))
         return added, int(present.sum())
 
-    def undo_import(self: ImportHost, batch: int | None = None, by: str = "") -> dict:
+    def undo_import(self: ImportHost, batch: int | None = None, by: str = "",
+                    keep_newer: bool = False) -> dict:
         """Undo one bulk import (of items or ratings) by its change-log id, default the last
-        one not yet undone; logged. Returns what was undone: kind, batch, source, counts."""
+        one not yet undone; logged. Returns what was undone: kind, batch, source, counts.
+        Refused, nothing changed, when ratings it wrote were changed since, unless
+        `keep_newer` (those stay: `kept_newer`)."""
         with self.edit(undo=True) as change:  # an undo is an edit made now (writes.py)
-            entry, counts = undo_bulk_import(change.conn, batch, by)
+            entry, counts = undo_bulk_import(change.conn, batch, by, keep_newer)
         self._load_index()  # the roster too: the annotators the import added may be gone
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}

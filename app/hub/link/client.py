@@ -23,6 +23,7 @@ from typing import Any
 
 from simrate.hub.link.connection import HubError
 from simrate.hub.link.exchange import ANNOTATOR_TABLES, Outbox, Received
+from simrate.hub.link.hub_errors import removed_advice
 
 #: Seconds the client waits for the server's answer.
 TIMEOUT = 30
@@ -81,8 +82,8 @@ def _refusal(base: str, exc: urllib.error.HTTPError) -> HubError:
     kind = kind or STATUS_KINDS.get(exc.code, "error")
     text = text or f"HTTP {exc.code}"
     if kind == "removed":
-        return HubError(f"removed from the hub ({base}): {text}; ask the organizer for a "
-                        "new link", "removed")
+        return HubError(f"removed from the hub ({base}): {text}{removed_advice()}",
+                        "removed")
     if kind == "full":
         return HubError(f"hub full ({base}): {text}; try again in a moment", "full")
     if kind == "unreachable":

@@ -228,6 +228,11 @@ def explain(exc: BaseException, url: str = "") -> HubError:
         return removed(url, text)
     if kind == "unreachable":
         return HubError(f"hub unreachable {where}: {text}", "unreachable")
+    if getattr(exc, "sqlstate", None):  # a statement the hub refused: in our own words
+        from simrate.hub.link.hub_errors import refused_statement
+
+        said, line = refused_statement(exc, where)
+        return HubError(line, said)
     if kind == "refused":
         return HubError(f"role not allowed on the hub {where}: {text}", "refused")
     return HubError(f"the hub refused: {text}", "error")
@@ -235,8 +240,10 @@ def explain(exc: BaseException, url: str = "") -> HubError:
 
 def removed(url: str, text: str) -> HubError:
     """The HubError of a login the organizer removed from the team."""
+    from simrate.hub.link.hub_errors import removed_advice
+
     return HubError(f"removed from the hub {_where(url)}: the organizer took this login's "
-                    f"access away ({text}); ask them to add you again", "removed")
+                    f"access away ({text}){removed_advice()}", "removed")
 
 
 def _login_taken_away(conn: Any) -> bool:

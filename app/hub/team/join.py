@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
 from simrate.core.data.replica_mode import Role, is_service_url
 from simrate.core.project import Project
@@ -22,17 +21,21 @@ def join(url: str, path: str | Path, password: str | None = None,
          progress: Callable[[str], None] | None = None, wait: float = 0.0
          ) -> tuple[Project, SyncReport]:
     """Create the replica at `path` and fill it from the hub; returns it open, and the
-    first round's report. Nothing is left at `path` when joining fails. While the hub is
-    full or unreachable it tries again with backoff for up to `wait` seconds."""
+    first round's report. Nothing is left at `path` when joining fails. An existing
+    replica at `path` of the same hub project and person takes the link instead, and sends
+    what it held (rejoin.py). While the hub is full or unreachable it tries again with
+    backoff for up to `wait` seconds."""
     from simrate.hub.team.joining import join_service
 
     path = Path(path)
     service = is_service_url(url)
     if not service:
         parse_url(url)
-    if path.exists():
-        raise SimrateError("already exists; choose another name for the new replica", path)
     say = progress or (lambda _text: None)
+    if path.exists():  # an existing replica of the same hub and person takes the new link
+        from simrate.hub.team.rejoin import rejoin
+
+        return patiently(lambda: rejoin(url, path, password, say), wait)
     if service:  # a sync link: through `simrate serve` (hub/link/client.py)
         return patiently(lambda: join_service(url, path, say), wait)
     return patiently(lambda: _join_once(url, path, password, say), wait)

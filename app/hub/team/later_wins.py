@@ -12,9 +12,11 @@ newer edit replaced without having seen them (push_others.py).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from simrate.core.base.events import Verdict
+from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
 from simrate.hub.link.replica import ensure_tables
@@ -51,10 +53,22 @@ def _score(project: Project, code: int | None) -> float | None:
     return None if code is None else project.scale.from_code(code)
 
 
+def _file_scale(conn: sqlite3.Connection) -> Scale:
+    """The project's scale, read in the caller's transaction."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'scale'").fetchone()
+    return Scale.from_dict(json.loads(row[0]), "the project")
+
+
 def record_others(conn: sqlite3.Connection, outbox, received) -> list[dict]:
     """After the push: the copies of the values the hub took; returns the conflicts the
-    push met (values the hub kept, values it replaced this machine had not seen)."""
+    push met (values the hub kept, values it replaced this machine had not seen), with
+    both values as scores, and logs them."""
     found = []
+    scale = _file_scale(conn)
+
+    def score(code: int | None) -> float | None:
+        return None if code is None else scale.from_code(code)
+
     after = {r[0]: r for r in received.others.get("verdicts_after", [])}
     before = {r[0]: r for r in received.others.get("verdicts_before", [])}
     for item_id, code, note, _by, at, _last, _undo, copy_code, copy_note in outbox.adjudications:
@@ -66,7 +80,8 @@ def record_others(conn: sqlite3.Connection, outbox, received) -> list[dict]:
         old = before.get(item_id)
         if old is not None and (old[1], old[2]) not in ((copy_code, copy_note or ""),
                                                         (code, note)):
-            found.append(conflict("adjudication", item_id, code, at, old[1], old[4], "here"))
+            found.append(conflict("adjudication", item_id, score(code), at, score(old[1]),
+                                  float(old[4] or 0), "here"))
     after = {r[0]: r for r in received.others.get("exclusions_after", [])}
     before = {r[0]: r for r in received.others.get("exclusions_before", [])}
     for name, excluded, at, _last, _undo, copy in outbox.annotators:
@@ -78,6 +93,7 @@ def record_others(conn: sqlite3.Connection, outbox, received) -> list[dict]:
         if old is not None and copy is not None and bool(old[1]) not in (copy, excluded):
             found.append(conflict("exclusion", name, excluded, at, bool(old[1]),
                                   old[2] or 0.0, "here"))
+    log_conflicts(conn, found)
     return found
 
 

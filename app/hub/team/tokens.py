@@ -66,7 +66,7 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     url, uuid = hub_of(project)
     conn = organizer_connection(url, uuid, password)
     try:
-        issued = _issue(conn, names)
+        issued = _issue(conn, names, str(project.path))
         if not project.meta(WEB_LOGIN_KEY):
             make_web_login(project, conn)
         conn.execute("SELECT simrate.sync_service_limit(%s)", (SERVICE_CONNECTION_LIMIT,))
@@ -77,8 +77,11 @@ def issue_tokens(project: Project, names: list[str], password: str | None = None
     return issued
 
 
-def _issue(conn: Any, names: list[str]) -> dict[str, tuple[str, str]]:
-    """{name: (token, login)}: a new token for each annotator, in one transaction."""
+def _issue(conn: Any, names: list[str], where: str = "PROJECT"
+           ) -> dict[str, tuple[str, str]]:
+    """{name: (token, login)}: a new token for each annotator, in one transaction; a
+    removed person is refused, naming the command that invites her again (`where`: the
+    organizer's file)."""
     from simrate.hub.team.people import hub_name
 
     _check_service_schema(conn)
@@ -86,11 +89,29 @@ def _issue(conn: Any, names: list[str]) -> dict[str, tuple[str, str]]:
     with conn.transaction():
         for name in names:
             token = secrets.token_urlsafe(32)
+            person = hub_name(conn, nfc(name.strip()))
+            _refuse_removed(conn, person, where)
             login = conn.execute("SELECT simrate.sync_issue_token(%s, %s)",
-                                 (hub_name(conn, nfc(name.strip())), token_hash(token))
-                                 ).fetchone()[0]
+                                 (person, token_hash(token))).fetchone()[0]
             issued[name] = (token, login)
     return issued
+
+
+def _refuse_removed(conn: Any, person: str, where: str) -> None:
+    """SimrateError when `person` was removed from the hub (`team remove`): `team add`
+    invites her again, under her login, and gives the new link (issue 42)."""
+    import shlex
+
+    row = conn.execute("SELECT kind FROM simrate.people WHERE annotator = %s AND removed_at "
+                       "IS NOT NULL AND NOT EXISTS (SELECT 1 FROM simrate.people q WHERE "
+                       "q.annotator = %s AND q.removed_at IS NULL)", (person, person)
+                       ).fetchone()
+    if row is not None:
+        raise SimrateError(f"{person} was removed from this hub: invite them again with "
+                           f"`simrate team add {shlex.quote(where)} {shlex.quote(person)} "
+                           f"--role {row[0]}`, which gives a new link; their replica takes "
+                           "it with `simrate team join NEW_LINK THEIR.simrate` and sends "
+                           "what it held")
 
 
 def issue_token_at(hub: tuple[str, str], name: str, password: str | None = None
