@@ -350,3 +350,59 @@ def test_the_window_warns_when_this_clock_is_far_off_the_hubs(qtbot, hub, tmp_pa
     tip = window.hub_link.status.toolTip()
     assert "this computer's clock is 3.0 hours behind the hub's" in tip
     window.close()
+
+
+def _clock(monkeypatch, seconds: float) -> None:
+    """This machine's clock `seconds` off the hub's, as each round measures it."""
+    import types
+
+    from simrate.hub.link import exchange as exchange_module
+
+    monkeypatch.setattr(exchange_module, "time",
+                        types.SimpleNamespace(time=lambda: time.time() + seconds))
+
+
+def _stamped_by(project, seconds: float, item_id: str) -> None:
+    """The rating just made on `item_id`, stamped as a clock `seconds` off would have."""
+    with project.team_tables.transaction() as conn:
+        conn.execute("UPDATE ratings SET updated_at = updated_at + ? WHERE item_ord = "
+                     "(SELECT ord FROM items WHERE id = ?)", (seconds, item_id))
+        conn.execute("UPDATE hub_outbox SET at = (SELECT r.updated_at FROM ratings r JOIN "
+                     "items i ON i.ord = r.item_ord WHERE i.id = ?) WHERE item_id = ?",
+                     (item_id, item_id))
+
+
+@pytest.mark.parametrize("skew", [3 * 3600.0, 50.0, -3 * 3600.0],
+                         ids=["3 h ahead", "50 s ahead", "3 h behind"])
+def test_a_clock_off_the_hubs_never_orders_the_edits(hub, alice_twice, monkeypatch, skew):
+    """The laptop's clock is off the hub's; it rates offline, then comes back. Its edits
+    are ordered by when they were made in the hub's time (each round measures the offset):
+    an edit it made before the desktop's loses, and is reported, whichever way the clock
+    is off; an edit it made after the desktop's wins."""
+    from simrate.hub.link.replica_state import clock_offset
+
+    _organizer, laptop, desktop, _login = alice_twice
+    with monkeypatch.context() as patch:
+        _clock(patch, skew)
+        sync_once(laptop)  # online once: the round measures the laptop's clock
+    assert abs(clock_offset(laptop) - skew) < 5
+    laptop.rate("d:1", "Alice", 1.0)  # offline, made first
+    _stamped_by(laptop, skew, "d:1")
+    time.sleep(0.3)
+    desktop.rate("d:1", "Alice", 4.0)  # made later, on an honest clock
+    desktop.rate("d:2", "Alice", 1.0)  # made first
+    sync_once(desktop)
+    time.sleep(0.3)
+    laptop.rate("d:2", "Alice", 4.5)  # made later, on the laptop
+    _stamped_by(laptop, skew, "d:2")
+    with monkeypatch.context() as patch:
+        _clock(patch, skew)
+        report = sync_once(laptop)
+    sync_once(desktop)
+    assert hub_rating(hub, "d:1")[0] == 16 and hub_rating(hub, "d:2")[0] == 18
+    for project in (laptop, desktop):
+        assert project.rating("d:1", "Alice") == 4.0 and project.rating("d:2", "Alice") == 4.5
+    assert report.conflicts == 1  # the laptop is told its d:1 lost, in scores
+    [lost] = report.conflict_list
+    assert (lost["key"], lost["here"]["score"], lost["hub"]["score"], lost["won"]) == \
+        ("d:1/Alice", 1.0, 4.0, "hub")

@@ -177,6 +177,20 @@ def queued_machines(project: Project, upto: int) -> list[tuple]:
     return [tuple(r) for r in project.team_tables.read(QUEUED_MACHINES, (upto,))]
 
 
+#: Meta key: seconds this machine's clock was ahead of the hub's at the last round.
+CLOCK_OFFSET = "hub_clock_offset"
+
+
+def clock_offset(project: Project) -> float:
+    """This machine's clock minus the hub's, as the last round measured it (0 before one):
+    subtracted from this machine's edit times wherever they meet the hub's."""
+    try:
+        value = float(project.meta(CLOCK_OFFSET) or 0.0)
+    except ValueError:
+        return 0.0
+    return value if abs(value) < 10 * 365 * 86400 else 0.0  # a stored value gone wrong
+
+
 def queued_times(project: Project, kind: str, keys: list) -> dict:
     """{key: when this machine last changed it} from the outbox; keys are (item_id,
     annotator) for ratings, item ids for adjudications, names for exclusions."""

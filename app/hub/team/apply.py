@@ -29,6 +29,7 @@ from simrate.hub.link.exchange import (
 from simrate.hub.link.replica import ensure_tables, set_meta
 from simrate.hub.link.replica_state import (
     ABSENT_RATING,
+    clock_offset,
     hub_copies,
     local_ratings,
     queued_times,
@@ -210,6 +211,7 @@ def _apply_ratings(project: Project, rows: list[tuple],
     local = local_ratings(project, keys := [(r[0], r[1]) for r in rows])
     copies = hub_copies(project, "hub_ratings", keys)
     made = queued_times(project, "rating", keys)
+    offset = clock_offset(project)  # this machine's times, in the hub's (sync.in_hub_time)
     writes, lost = [], []
     for item_id, annotator, code, note, skipped, seconds, at, _seq in rows:
         key = (item_id, annotator)
@@ -220,7 +222,7 @@ def _apply_ratings(project: Project, rows: list[tuple],
             continue
         copy = copies.get(key, ABSENT_RATING)
         if mine != (copy[0], copy[1], int(copy[2])):  # changed here, not on the hub yet
-            mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0))
+            mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0)) - offset
             if refused.get(key) != mine and mine_at > float(at):
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at)))

@@ -23,6 +23,7 @@ from simrate.hub.link.replica import ensure_tables
 from simrate.hub.link.replica_state import (
     adjudication_values,
     annotator_values,
+    clock_offset,
     hub_copies,
     queued_times,
 )
@@ -112,6 +113,7 @@ def apply_verdicts(project: Project, rows: list[tuple], refused: set[str]) -> tu
     local = adjudication_values(project)
     copies = hub_copies(project, "hub_adjudications", [r[0] for r in rows])
     made = queued_times(project, "adjudication", [r[0] for r in rows])
+    offset = clock_offset(project)  # this machine's times, in the hub's (sync.in_hub_time)
     found, applied = [], 0
     with project.edit() as change:
         start = _outbox_end(change.conn)
@@ -124,7 +126,8 @@ def apply_verdicts(project: Project, rows: list[tuple], refused: set[str]) -> tu
             if pair != copy and item_id not in refused and (code, note) == copy:
                 continue  # pending here, and nothing new there (an echo of our own)
             if pair != copy:  # pending here
-                mine_at = max(0.0 if mine is None else float(mine[3]), made.get(item_id, 0.0))
+                mine_at = max(0.0 if mine is None else float(mine[3]),
+                              made.get(item_id, 0.0)) - offset
                 later = item_id not in refused and mine_at > float(at or 0)
                 found.append(conflict("adjudication", item_id, _score(project, pair[0]),
                                       mine_at, _score(project, code), float(at or 0),
@@ -148,7 +151,9 @@ def apply_exclusions(project: Project, rows: list[tuple], refused: dict[str, flo
     names = [r[0] for r in rows]
     local = annotator_values(project)
     copies = hub_copies(project, "hub_annotators", names)
-    made = {**queued_times(project, "exclude", names), **refused}
+    offset = clock_offset(project)  # this machine's times, in the hub's; `refused`'s are
+    made = {**{k: v - offset for k, v in queued_times(project, "exclude", names).items()},
+            **refused}
     found, applied = [], 0
     with project.edit() as change:
         start = _outbox_end(change.conn)

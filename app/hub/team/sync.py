@@ -52,9 +52,11 @@ from simrate.hub.link.replica import (
     watermarks,
 )
 from simrate.hub.link.replica_state import (
+    CLOCK_OFFSET,
     changed_exclusions,
     changed_ratings,
     changed_verdicts,
+    clock_offset,
     queued_machines,
     queued_raters,
     queued_upto,
@@ -115,6 +117,16 @@ def clock_line(offset: float) -> str | None:
             "as made when this clock says, so set the clock right")
 
 
+def in_hub_time(rows: list[tuple], at: int, offset: float) -> list[tuple]:
+    """The rows with the edit time at position `at` moved from this machine's clock to the
+    hub's: an edit is ordered by when it was made, in the hub's time, so a clock hours or
+    seconds off (and an edit made offline on it) never wins against a later edit made on
+    another machine. The offset is the one measured at the last round (docs/hub.md)."""
+    if not offset:
+        return rows
+    return [(*row[:at], float(row[at]) - offset, *row[at + 1:]) for row in rows]
+
+
 def collect(project: Project, link: ReplicaMode) -> Outbox:
     """Local changes the hub has not acknowledged and does not hold yet.
 
@@ -129,12 +141,13 @@ def collect(project: Project, link: ReplicaMode) -> Outbox:
     last = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
     outbox = Outbox(since, max(since, last))
     upto = outbox.queued_upto = queued_upto(project)
-    outbox.ratings = changed_ratings(project, upto,
-                                     None if link.organizer else (link.name or ""))
+    offset = clock_offset(project)
+    outbox.ratings = in_hub_time(changed_ratings(
+        project, upto, None if link.organizer else (link.name or "")), 6, offset)
     if not link.organizer:
         return outbox
-    outbox.adjudications = changed_verdicts(project, upto)
-    outbox.annotators = changed_exclusions(project, upto)
+    outbox.adjudications = in_hub_time(changed_verdicts(project, upto), 4, offset)
+    outbox.annotators = in_hub_time(changed_exclusions(project, upto), 2, offset)
     outbox.machines = queued_machines(project, upto)
     outbox.raters = queued_raters(project, upto)
     copy = project.meta("hub_threshold")
@@ -175,6 +188,7 @@ def absorb(project: Project, link: ReplicaMode, outbox: Outbox, received: Receiv
     with project.team_tables.transaction() as conn:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
         values["hub_last_sync"] = time.time()
+        values[CLOCK_OFFSET] = received.clock_offset
         if before == outbox.upto:
             # Nothing was changed here during the round: what the pull wrote is no change
             # of ours, and the next collect need not read it again.
