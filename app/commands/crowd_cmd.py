@@ -129,13 +129,16 @@ def add_study_page_options(q: argparse.ArgumentParser) -> None:
 
 def _markdown_file(name: str | None) -> str | None:
     """The text of an instructions or consent file (UTF-8); SimrateError naming the file
-    and line of a byte that is not."""
+    and line of a byte that is not. A regular file of at most MAX_MARKDOWN_BYTES: a pipe,
+    device or folder is refused before anything is read (core/base/inputs.py)."""
+    from simrate.core.base.inputs import MAX_MARKDOWN_BYTES, mib, read_bounded
+    from simrate.core.base.rules import MAX_OPTION_TEXT
+
     if name is None:
         return None
-    try:
-        data = Path(name).read_bytes()
-    except OSError as exc:
-        raise SimrateError(f"cannot read it: {exc.strerror or exc}", name) from None
+    data = read_bounded(name, MAX_MARKDOWN_BYTES, pipes=False,
+                        too_large=f"larger than {mib(MAX_MARKDOWN_BYTES)}: an instructions "
+                                  f"or consent text is at most {MAX_OPTION_TEXT:,} characters")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -1,8 +1,9 @@
 """Limits that keep time and memory bounded for hostile files; each refusal names its limit.
 
-Sizes are checked before the expensive step: line lengths by reading the file in pieces
-before it is read whole, a workbook's unpacked size from its zip directory before openpyxl
-opens it, and the number of columns as each line is split.
+Sizes are checked before the expensive step: a file's size before it is read and a pipe's
+as it is read (core/base/inputs.py, the one bounded reader), line lengths as the bytes come
+in, a workbook's unpacked size from its zip directory before openpyxl opens it, and the
+number of columns as each line is split.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.inputs import read_bounded, state_input
 
 #: Limits that keep memory bounded for hostile files (each refusal names its limit).
 #: A line may hold a few texts of MAX_TEXT_CHARS characters, four bytes each at most.
@@ -55,17 +57,8 @@ class _LineCheck:
         self.lines += chunk.count(b"\n")
 
 
-def check_line_lengths(path: Path) -> None:
-    """Refuse a file with a line over MAX_LINE_BYTES, reading it in pieces (not whole)."""
-    check = _LineCheck(path)
-    with open(path, "rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            check.feed(chunk)
-
-
-def _too_large(path: Path) -> SimrateError:
-    return SimrateError(f"larger than {MAX_INPUT_BYTES // 2**30} GiB, the most simrate reads "
-                        "from one input (split it into several files)", path)
+_TOO_LARGE = (f"larger than {MAX_INPUT_BYTES // 2**30} GiB, the most simrate reads from one "
+              "input (split it into several files)")
 
 
 #: The pipes read: (device, inode, change time) -> their bytes, so that telling its format and then
@@ -78,46 +71,24 @@ _STREAMS_KEPT = 16
 
 def input_kind(path: Path) -> str:
     """"file", "stream" (a pipe, process substitution, a socket) or a SimrateError for a
-    missing path, a folder or a device."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise SimrateError("no such file", path) from None
-    except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
-    if stat.S_ISDIR(mode):
-        raise SimrateError("is a folder, not a file", path)
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        raise SimrateError("is a device, not a file: simrate reads files and pipes (save the "
-                           "data to a file first)", path)
-    return "file" if stat.S_ISREG(mode) else "stream"
+    missing path, a folder or a device (core/base/inputs.py: never opens the path)."""
+    return "file" if stat.S_ISREG(state_input(path).st_mode) else "stream"
 
 
 def read_input(path: str | Path, text: bool = True) -> bytes:
-    """The bytes of a file or pipe, read under the same limits whatever the source.
+    """The bytes of a file or pipe, read under the same limits whatever the source, by the
+    one bounded reader (core/base/inputs.py).
 
-    At most MAX_INPUT_BYTES; with `text`, no line over MAX_LINE_BYTES (checked in pieces
-    before a regular file is read whole, and as a pipe is read). A device is refused: it
-    never ends. A pipe is read once; later calls for it return the same bytes.
+    At most MAX_INPUT_BYTES (a regular file refused from its size); with `text`, no line
+    over MAX_LINE_BYTES. A device is refused: it never ends; a pipe that nothing writes to
+    is refused within WRITER_WAIT seconds. A pipe is read once; later calls for it return
+    the same bytes.
     """
     path = Path(path)
-    try:
-        info = os.stat(path)
-    except OSError:
-        info = None
-    if input_kind(path) == "file":
-        if info is not None and info.st_size > MAX_INPUT_BYTES:
-            raise _too_large(path)
-        try:
-            if text:
-                check_line_lengths(path)
-            with open(path, "rb") as stream:
-                data = stream.read(MAX_INPUT_BYTES + 1)
-        except OSError as exc:
-            raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
-        if len(data) > MAX_INPUT_BYTES:
-            raise _too_large(path)
-        return data
+    info = state_input(path)
+    if stat.S_ISREG(info.st_mode):
+        return read_bounded(path, MAX_INPUT_BYTES, too_large=_TOO_LARGE,
+                            feed=_LineCheck(path).feed if text else None)
     key = _stream_key(info)
     if key in _STREAM_CACHE:
         data, checked = _STREAM_CACHE[key]
@@ -125,7 +96,8 @@ def read_input(path: str | Path, text: bool = True) -> bytes:
             _LineCheck(path).feed(data)
             _STREAM_CACHE[key] = (data, True)
         return data
-    data = _read_stream(path, text)
+    data = read_bounded(path, MAX_INPUT_BYTES, too_large=_TOO_LARGE,
+                        feed=_LineCheck(path).feed if text else None)
     while len(_STREAM_CACHE) >= _STREAMS_KEPT:  # the oldest pipe's memory goes back
         del _STREAM_CACHE[next(iter(_STREAM_CACHE))]
     try:  # stated again now that the writer is done: its writes changed the times
@@ -142,28 +114,14 @@ def _stream_key(info: os.stat_result | None) -> tuple[int, int, int]:
     return (info.st_dev, info.st_ino, info.st_ctime_ns)
 
 
-def _read_stream(path: Path, text: bool) -> bytes:
-    """A pipe's bytes, read in pieces under the size and line limits."""
-    check = _LineCheck(path) if text else None
-    buffer = bytearray()
-    try:
-        with open(path, "rb", buffering=0) as stream:
-            while chunk := stream.read(_CHUNK):
-                if check is not None:
-                    check.feed(chunk)
-                buffer += chunk
-                if len(buffer) > MAX_INPUT_BYTES:
-                    raise _too_large(path)
-    except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
-    return bytes(buffer)
-
-
 def input_source(path: str | Path) -> Path | io.BytesIO:
     """What a reader that needs to seek (openpyxl, zipfile, expat with a retry) opens: the
     path of a regular file, or a pipe's bytes in memory (read under the limits)."""
     path = Path(path)
-    if input_kind(path) == "file":
+    info = state_input(path)
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > MAX_INPUT_BYTES:
+            raise SimrateError(_TOO_LARGE, path)
         return path
     return io.BytesIO(read_input(path, text=False))
 

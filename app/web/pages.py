@@ -28,6 +28,7 @@ from simrate.core.team import web_study as web
 from simrate.web import mturk
 from simrate.web.backend_protocol import WebBackend
 from simrate.web.backends import FileBackend
+from simrate.web.bodies import BodyTooLarge
 from simrate.web.security import (
     COOKIE,
     INVITE_COOKIE,
@@ -153,6 +154,11 @@ class Pages(StudyRoutes):
                         client_of(request))
             return PlainTextResponse("the request took too long", status_code=408,
                                      headers={"connection": "close"})
+        if isinstance(exc, BodyTooLarge):  # one line, and the rest of the body never read
+            LOG.warning("refused a request body from %s over %s bytes", client_of(request),
+                        f"{exc.limit:,}")
+            return PlainTextResponse(str(exc), status_code=413, headers={
+                "connection": "close", "cache-control": "no-store"})
         if isinstance(exc, ClientDisconnect):  # the client left mid-request: one line
             LOG.warning("client %s left during %s %s", client_of(request), request.method,
                         request.url.path[:80])
@@ -222,6 +228,7 @@ def create_app(path: str | Path, *, backend: WebBackend | None = None, rate: flo
     app = Starlette(routes=pages.routes(), lifespan=_lifespan(backend, owns),
                     exception_handlers={
                         Refused: pages.refused, web.WebRefusal: pages.refused,
+                        BodyTooLarge: pages.refused,
                         SimrateError: pages.refused, Exception: pages.refused,
                         404: pages.not_found, 405: pages.not_found})
     app.state.backend = backend

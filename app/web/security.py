@@ -3,7 +3,7 @@
 Jinja2 escapes every text (a `<script>` in a pair is shown, never run); a
 Content-Security-Policy allows scripts and styles from this server only, no inline script;
 the task's cookie is HttpOnly and SameSite=Strict and every write also carries the task's
-own token, and a cross-site Origin is refused; bodies are limited in size and writes rate
+own token, and a cross-site Origin is refused; bodies are limited in size (bodies.py) and writes rate
 limited per worker; errors answer with one short sentence, never a traceback or a path.
 """
 
@@ -19,11 +19,17 @@ from starlette.requests import Request
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.team.web_tables import WebRefusal
+from simrate.web.bodies import (  # noqa: F401 - MAX_BODY and SYNC_MAX_BODY named here too
+    MAX_BODY,
+    SYNC_MAX_BODY,
+    BodyTooLarge,
+    body_limit,
+    bounded_receive,
+    declared_too_large,
+    read_body,
+)
 from simrate.web.slow_clients import deadline_receive
 
-MAX_BODY = 4096  # bytes of a form: a token, a slot and a score need far fewer
-SYNC_MAX_BODY = 4 * 1024 * 1024  # a sync round (sync_service.py): its client sends 1,000
-# ratings a request at most
 COOKIE = "simrate_task"
 INVITE_COOKIE = "simrate_invite"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -112,15 +118,7 @@ async def read_form(request: Request) -> dict[str, str]:
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
         raise Refused("send the page's own form", 415)
-    length = request.headers.get("content-length")
-    if length is not None and (not (length.isascii() and length.isdigit())
-                               or int(length) > MAX_BODY):
-        raise Refused("the request is too large", 413)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused("the request is too large", 413)
+    body = await read_body(request, MAX_BODY)  # BodyTooLarge: 413 (pages.refused)
     try:
         fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
                           max_num_fields=10)
@@ -156,19 +154,24 @@ class Guard:
                 message = {**message, "headers": headers + added}
             await send(message)
 
-        limit = SYNC_MAX_BODY if scope.get("path") == "/sync/round" else MAX_BODY
-        for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > limit):
-                return await _short(send_guarded, 413, b"the request is too large")
-        try:
-            await self.app(scope, deadline_receive(receive), send_guarded)
+        limit = body_limit(scope.get("path", ""))
+        if declared_too_large(scope.get("headers", []), limit):
+            return await _short(send_guarded, 413, str(BodyTooLarge(limit)).encode(), True)
+        try:  # every body counted as it arrives and stopped at the cap (bodies.py)
+            await self.app(scope, bounded_receive(deadline_receive(receive), limit),
+                           send_guarded)
+        except BodyTooLarge as exc:
+            if not started:
+                await _short(send_guarded, 413, str(exc).encode(), True)
         except Exception:  # noqa: BLE001 - a short answer, never a traceback
             if not started:
                 await _short(send_guarded, 500, b"something went wrong; try again")
 
 
-async def _short(send, status: int, text: bytes) -> None:
+async def _short(send, status: int, text: bytes, close: bool = False) -> None:
+    """A one-line plain answer; `close`: the connection closed after it (a body unread)."""
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"text/plain; charset=utf-8"),
-        (b"content-length", str(len(text)).encode()), (b"cache-control", b"no-store")]})
+        (b"content-length", str(len(text)).encode()), (b"cache-control", b"no-store"),
+        *([(b"connection", b"close")] if close else [])]})
     await send({"type": "http.response.body", "body": text})

@@ -24,6 +24,8 @@ import re
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from simrate.web.bodies import SYNC_MAX_BODY, BadBody, BodyTooLarge, load_json, read_body
+
 LOG = logging.getLogger("simrate.web")
 
 ROUND_CALL = "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)"
@@ -41,15 +43,22 @@ def refusal(text: str, kind: str, status: int) -> JSONResponse:
                         headers={"Cache-Control": "no-store"})
 
 
-def parse_round(token_header: str, body: bytes) -> tuple:
-    """(token, replica, upto, ratings JSON, marks JSON) of a request; BadRound if none."""
+def round_token(token_header: str) -> str:
+    """The sync token of the Authorization header; BadRound, before any body is read, if
+    there is none."""
     found = BEARER.match(token_header or "")
     if not found:
         raise BadRound("no sync token: send the one of your link as 'Authorization: Bearer'")
+    return found.group(1)
+
+
+def parse_round(token_header: str, body: bytes) -> tuple:
+    """(token, replica, upto, ratings JSON, marks JSON) of a request; BadRound if none."""
+    token = round_token(token_header)
     try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise BadRound("the body is not JSON") from None
+        data = load_json(body)  # bounded nesting: never a RecursionError
+    except BadBody as exc:
+        raise BadRound(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRound("the body is not a JSON object")
     replica, upto = data.get("replica"), data.get("upto", 0)
@@ -64,7 +73,7 @@ def parse_round(token_header: str, body: bytes) -> tuple:
             t in TABLES and isinstance(m, int) and not isinstance(m, bool)
             for t, m in marks.items()):
         raise BadRound("marks: not the watermarks of settings, items and ratings")
-    return (found.group(1), replica, upto, json.dumps(ratings), json.dumps(marks))
+    return (token, replica, upto, json.dumps(ratings), json.dumps(marks))
 
 
 #: Rounds one sync link may start (per server process): `ROUND_BURST` at once (a person's
@@ -86,11 +95,17 @@ class SyncService:
         if getattr(self.backend, "pool", None) is None:
             return refusal("this server serves no hub: run `simrate serve` on the "
                            "organizer's hub replica", "error", 404)
-        try:
-            params = parse_round(request.headers.get("authorization", ""),
-                                 await request.body())
+        header = request.headers.get("authorization", "")
+        try:  # the token first: a body without one is never read
+            round_token(header)
+            params = parse_round(header, await read_body(request, SYNC_MAX_BODY))
         except BadRound as exc:
             return refusal(str(exc), "error", 400)
+        except BodyTooLarge as exc:
+            LOG.warning("refused a sync round over %s bytes", f"{exc.limit:,}")
+            answer = refusal(str(exc), "error", 413)
+            answer.headers["connection"] = "close"
+            return answer
         if not self.rounds.allow(params[0]):
             return refusal("too many sync rounds from this link at once; the next one "
                            "waits", "full", 429)

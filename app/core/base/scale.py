@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.inputs import read_bounded
 from simrate.locations import resource_folder
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: `simrate info` loads none
@@ -312,20 +313,11 @@ def load_scale(spec: str | Path) -> Scale:
         path = resource_folder() / "scales" / f"{spec}.json"
     else:
         path = Path(spec)
-    try:
-        with open(path, "rb") as stream:  # any source: a device or pipe is read up to the limit
-            raw = stream.read(MAX_SCALE_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise SimrateError(
-            f"no such scale (use {', '.join(BUILTIN_SCALES)} or a JSON file)", spec
-        ) from None
-    except IsADirectoryError:
-        raise SimrateError("is a folder, not a scale file", spec) from None
-    except OSError as exc:
-        raise SimrateError(f"cannot read scale file: {exc.strerror or exc}", spec) from None
-    if len(raw) > MAX_SCALE_FILE_BYTES:
-        raise SimrateError(f"larger than {MAX_SCALE_FILE_BYTES // 2**20} MiB: not a scale file",
-                           spec)
+    raw = read_bounded(  # a file or a pipe, under the limit; a device or folder refused
+        path if str(spec) in BUILTIN_SCALES else spec,
+        MAX_SCALE_FILE_BYTES, noun="scale file",
+        missing=f"no such scale (use {', '.join(BUILTIN_SCALES)} or a JSON file)",
+        too_large=f"larger than {MAX_SCALE_FILE_BYTES // 2**20} MiB: not a scale file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
