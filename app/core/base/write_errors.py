@@ -23,6 +23,17 @@ def _nearly_no_space(path: Path) -> bool:
     return room.f_bavail * room.f_frsize < 1024 * 1024
 
 
+def disk_full(exc: BaseException, path: Path) -> bool:
+    """True when `exc` (SQLite's, or the system's) comes of a full disk where `path` lies.
+
+    Opening a project in WAL mode writes too (its -wal and -shm files beside it): on a
+    full disk SQLite says "disk I/O error" there, which is no damage of the file."""
+    text = str(exc).lower()
+    if "full" in text or getattr(exc, "errno", None) == 28:  # ENOSPC
+        return True
+    return ("i/o error" in text or "unable to open" in text) and _nearly_no_space(path)
+
+
 def write_error(exc: sqlite3.Error, path: Path, what: str = "cannot write to the project") -> SimrateError:
     """A SimrateError for a failed write, saying plainly when the disk is full."""
     text = str(exc)

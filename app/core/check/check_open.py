@@ -20,7 +20,16 @@ import sqlite3
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.write_errors import SQLITE_PATH_MAX, refuse_long_path  # noqa: F401
+from simrate.core.base.write_errors import (  # noqa: F401
+    SQLITE_PATH_MAX,
+    disk_full,
+    refuse_long_path,
+)
+
+#: Why a file on a full disk is not checked (a file with a -wal is read through its -shm
+#: index, which SQLite must make beside it): no word of damage.
+DISK_FULL = ("the disk is full (SQLite needs a little room beside the file for its -shm "
+             "file); free some space and try again")
 
 
 class CannotCheck(Exception):
@@ -63,6 +72,8 @@ def open_read_only(path: Path, without_wal: bool = False) -> sqlite3.Connection:
         except sqlite3.OperationalError as exc:
             conn.close()
             text = str(exc).lower()
+            if disk_full(exc, path):
+                raise CannotCheck(DISK_FULL) from None
             if "unable to open" not in text and "readonly" not in text:
                 raise CannotCheck(str(exc)) from None
         except sqlite3.DatabaseError:
@@ -103,3 +114,60 @@ def stray_wal_problem(path: Path, wal: Path) -> str:
             "bytes) cannot be applied to it: it belongs to another project (copied or left "
             "beside it) or is damaged. Move it out of the folder (while no simrate has the "
             "project open) and check again; changes it held, if any, are then lost")
+
+
+#: SQLite's WAL header: magic (either byte order of the checksums), then at 16 the salts.
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+_WAL_HEADER, _FRAME_HEADER, _SHM_HEADER = 32, 24, 48
+
+
+def _head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a -wal or -shm file (never the project file itself: this
+    runs before anything of ours opens it), b"" when it cannot be read."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(size)
+    except OSError:
+        return b""
+
+
+def wal_stranger(path: Path) -> str | None:
+    """Why the -wal file beside `path` cannot be vouched for, or None when it can (or holds
+    no frame SQLite would apply).
+
+    Nothing in the database ties a WAL to it: SQLite applies any -wal whose header and
+    frames agree with themselves. What a WAL of this file's own leaves is its -shm index:
+    SQLite keeps the two together (a program that stops leaves both), and the index's
+    header carries the salts of the WAL it indexes, which change at every reset of the WAL.
+    A -wal with frames and no -shm was copied or moved there; one whose salts are not the
+    index's belongs to another file."""
+    from simrate.core.data.open_files import held_by_this_process
+
+    if held_by_this_process(path):
+        return None  # SQLite has the -shm open here: closing a reader of it drops its locks
+    wal = wal_beside(path)
+    head = _head(wal, _WAL_HEADER + _FRAME_HEADER) if wal else b""
+    if len(head) < _WAL_HEADER + _FRAME_HEADER or \
+            int.from_bytes(head[:4], "big") not in _WAL_MAGIC or head[16:24] != head[40:48]:
+        return None  # no frame SQLite would read: nothing of it is applied
+    shm = Path(f"{path}-shm")
+    if not shm.is_file():
+        return ("there is no -shm index beside it, which SQLite keeps with a -wal of the "
+                "file's own, so it was copied or moved there (from another copy of the "
+                "project?)")
+    index = _head(shm, 2 * _SHM_HEADER)
+    first, second = index[:_SHM_HEADER], index[_SHM_HEADER:]
+    if len(index) == 2 * _SHM_HEADER and first == second and first[12] == 1 \
+            and first[16:20] != b"\0\0\0\0" and first[32:40] != head[16:24]:
+        return ("its -shm index beside it belongs to another -wal (their salts differ), so "
+                "it was copied or moved there (from another copy of the project?)")
+    return None
+
+
+def foreign_wal_problem(path: Path, wal: Path, why: str, sound: bool) -> str:
+    """The problem told when the -wal beside the file cannot be vouched for."""
+    head = "the file itself is sound, but its" if sound else "its"
+    return (f"{head} -wal file {wal} ({wal.stat().st_size:,} bytes) does not belong to it: "
+            f"{why}. Applied, it would change the project silently. Move it out of the "
+            "folder (while no simrate has the project open) and check again; changes it "
+            "held, if any, are then lost")

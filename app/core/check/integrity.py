@@ -21,11 +21,14 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.check.check_open import (  # noqa: F401 (CannotCheck, open_read_only: the API)
     CannotCheck,
+    foreign_wal_problem,
     open_read_only,
     refuse_newer,
     stray_wal_problem,
     wal_beside,
+    wal_stranger,
 )
+from simrate.core.check.schema_check import schema_check, text_check, unique_check
 
 #: Words of SQLite and Python errors that mean the file itself is damaged.
 _DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "no such column",
@@ -117,40 +120,6 @@ def _plain(exc: BaseException) -> str:
     return text
 
 
-def _expected_tables() -> dict[str, list[str]]:
-    """Table -> column names, as this version of simrate creates them."""
-    from simrate.core.data.store import SCHEMA
-
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.executescript(SCHEMA)
-        return {name: [row[1] for row in conn.execute(f"PRAGMA table_info({name})")]
-                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    finally:
-        conn.close()
-
-
-def _optional_tables() -> dict[str, list[str]]:
-    """Tables that team work, crowd batches, web studies, invitations and a hub replica add
-    when first used: checked when present."""
-    from simrate.core.data.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA
-    from simrate.core.team.crowd import CROWD_SCHEMA
-    from simrate.core.team.invites import INVITE_SCHEMA
-    from simrate.core.team.teamdb import TEAM_SCHEMA
-    from simrate.core.team.web_tables import WEB_SCHEMA
-
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.executescript("CREATE TABLE items (ord INTEGER PRIMARY KEY);" + ";".join(
-            (TEAM_SCHEMA, CROWD_SCHEMA, WEB_SCHEMA, INVITE_SCHEMA, REPLICA_SCHEMA,
-             OUTBOX_TABLE)))
-        return {name: [row[1] for row in conn.execute(f"PRAGMA table_info({name})")]
-                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                if name != "items"}
-    finally:
-        conn.close()
-
-
 def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     """What is damaged in the project file at `path`, one sentence per problem ([] if none).
 
@@ -160,8 +129,11 @@ def find_problems(path: str | Path, quick: bool = False) -> list[str]:
     it. When the file is sound without its -wal file, that is the one problem told.
     """
     path = Path(path)
+    wal, why = wal_beside(path), wal_stranger(path)
+    if wal is not None and why is not None:  # never applied, not even to check the file
+        problems = _problems(path, quick, without_wal=True)
+        return [foreign_wal_problem(path, wal, why, not problems)] + problems
     problems = _problems(path, quick, without_wal=False)
-    wal = wal_beside(path)
     # only SQLite's own complaints can come from a -wal of another file: a renamed column
     # or a bad value in a sound -wal is the project's own change, damaged
     if problems and wal is not None and problems[0].startswith("SQLite"):
@@ -208,36 +180,6 @@ def _sqlite_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
                                        for text in found]
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [_decode(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")]
-
-
-def _schema_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
-    present = {_decode(r[0]) for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table'")}
-    version = _meta(conn).get("schema_version", "0")
-    problems = []
-    expected = dict(_expected_tables())
-    for name, columns in _optional_tables().items():
-        if name in present:
-            expected[name] = columns
-    for table, columns in expected.items():
-        if table not in present:
-            problems.append(f"table {table} is missing")
-            continue
-        have = set(_columns(conn, table))
-        for column in columns:
-            if column in have:
-                continue
-            if (table, column) == ("annotators", "kind") and version.isascii() \
-                    and version.isdigit() and int(version) < 3:
-                continue  # a schema 2 file in a read-only place: it reads as all people
-            extra = sorted(have - set(columns))
-            hint = f" (renamed to {', '.join(extra)}?)" if extra else ""
-            problems.append(f"table {table} has no column {column}{hint}")
-    return problems
-
-
 def _meta(conn: sqlite3.Connection) -> dict[str, str]:
     try:
         rows = conn.execute("SELECT key, value FROM meta").fetchall()
@@ -258,39 +200,6 @@ def _reference_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
         counts[key] = counts.get(key, 0) + 1
     for (table, parent), n in sorted(counts.items()):
         problems.append(f"table {table}: {n} row(s) name a row of {parent} that does not exist")
-    return problems
-
-
-#: Text columns and how to name a row in a message.
-_TEXTS = {
-    "meta": ("key", ("key", "value")),
-    "items": ("ord", ("id", "left", "right", "dataset", "genre", "meta")),
-    "annotators": ("id", ("name", "kind")),
-    "ratings": ("item_ord", ("note",)),
-    "adjudications": ("item_ord", ("note", "by")),
-    "sources": ("id", ("path",)),
-    "changes": ("id", ("who", "kind", "item_id", "annotator", "old", "new")),
-}
-
-
-def _text_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
-    problems = []
-    for table, (key, columns) in _TEXTS.items():
-        have = set(_columns(conn, table))
-        for column in columns:
-            if column not in have:
-                continue
-            bad, first = 0, ""
-            for row_key, value in conn.execute(
-                    f'SELECT "{key}", "{column}" FROM "{table}" WHERE typeof("{column}") = \'text\''):
-                try:
-                    value.decode("utf-8")
-                except UnicodeDecodeError:
-                    bad += 1
-                    first = first if bad > 1 else _decode(row_key)
-            if bad:
-                problems.append(f"{table}.{column}: {bad} text(s) not valid UTF-8 "
-                                f"(first at {key} {cut(first, 40)})")
     return problems
 
 
@@ -346,7 +255,7 @@ def hub_notes(path: str | Path) -> list[str]:
     them, which a replica met in a pull and kept out (its table `hub_kept_out`, filled by
     hub/team/kept_out.py); they are not stored as ratings, so they are no damage."""
     try:
-        conn = open_read_only(Path(path), False)
+        conn = open_read_only(Path(path), wal_stranger(Path(path)) is not None)
     except (sqlite3.DatabaseError, CannotCheck):
         return []
     try:
@@ -365,9 +274,10 @@ def hub_notes(path: str | Path) -> list[str]:
 #: The checks of `find_problems`, in order, with what each reads (for its messages).
 _STEPS = (
     ("SQLite cannot check the file", _sqlite_check),
-    ("reading the list of tables", _schema_check),
+    ("reading the list of tables", schema_check),
     ("checking references between tables", _reference_check),
-    ("reading the texts", _text_check),
+    ("checking what must be unique", unique_check),
+    ("reading the texts", text_check),
     ("reading the scores", _value_check),
     ("reading the web studies", _web_check),
 )

@@ -25,9 +25,11 @@ from simrate.core.check.check_open import (
     refuse_newer,
     stray_wal_problem,
     wal_beside,
+    wal_stranger,
 )
 from simrate.core.check.integrity import find_problems
 from simrate.core.data.migrate import upgrade_raters
+from simrate.core.data.raters import KEY_META
 from simrate.core.data.store import create_store, transaction
 
 #: Rows read per query while a range reads cleanly.
@@ -35,8 +37,9 @@ CHUNK = 5000
 #: Failed reads per table before the rest of it is given up (a table whose root page is
 #: gone fails every read, and halving would never end).
 MAX_FAILURES = 4000
-#: Meta keys that describe the file rather than the project: the new file writes its own.
-OWN_META = ("schema_version", "created")
+#: Meta keys that describe the file rather than the project: the new file writes its own
+#: (the raters' keys are computed again there, under this version's definition).
+OWN_META = ("schema_version", "created", KEY_META)
 #: Rows that refer to an item or annotator, and what they refer to (key -> table.key).
 REFERENCES = {
     "ratings": ("item_ord IN (SELECT ord FROM items) AND "
@@ -95,13 +98,14 @@ def _tables(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return {name: [r[1] for r in conn.execute(f"PRAGMA table_info({name})")] for name in names}
 
 
-def _key(conn: sqlite3.Connection, table: str) -> str:
-    """The column a table is ranged by: rowid, or the first primary-key column."""
+def _key(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The columns a table is read in order of: its rowid, or the primary key of a WITHOUT
+    ROWID table (all its columns: they need not be numbers)."""
     info = conn.execute(f"PRAGMA table_info({table})").fetchall()
-    keys = sorted((r[5], r[1]) for r in info if r[5])
+    keys = [name for _pk, name in sorted((r[5], r[1]) for r in info if r[5])]
     without_rowid = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?",
                                  (table,)).fetchone()[0].upper().rstrip().endswith("ROWID")
-    return keys[0][1] if without_rowid else "rowid"
+    return keys if without_rowid else ["rowid"]
 
 
 def _columns_there(damaged: sqlite3.Connection, table: str, wanted: list[str],
@@ -125,14 +129,80 @@ def _bounds(damaged: sqlite3.Connection, table: str, key: str) -> tuple[int, int
         low, high = damaged.execute(f"SELECT min({key}), max({key}) FROM {table}").fetchone()
     except sqlite3.DatabaseError:
         return -(2 ** 62), 2 ** 62  # the index cannot say: search the whole key space
-    return (0, -1) if low is None else (int(low), int(high))
+    if low is None:
+        return 0, -1
+    if not (isinstance(low, int) and isinstance(high, int)):
+        raise ValueError(table)  # not numbers: read in key order instead
+    return low, high
 
 
 def _copy_table(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: str,
-                columns: list[str], key: str, salvage: Salvage) -> None:
+                columns: list[str], keys: list[str], salvage: Salvage) -> None:
+    """Copy one table: by halving ranges of an integer key, else in the key's order."""
+    declared = {r[1]: str(r[2]).upper() for r in conn.execute(f"PRAGMA table_info({table})")}
+    if keys == ["rowid"] or declared.get(keys[0]) == "INTEGER":
+        try:
+            _copy_by_ranges(damaged, conn, table, columns, keys[0], salvage)
+            return
+        except ValueError:
+            pass
+    _copy_in_order(damaged, conn, table, columns, keys, salvage)
+
+
+def _insert(conn: sqlite3.Connection, table: str, columns: list[str], rows: list,
+            skip: int, salvage: Salvage) -> None:
+    names = ", ".join(f'"{c}"' for c in columns)
+    conn.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES "
+                     f"({', '.join('?' * len(columns))})",
+                     [[_text(v, salvage) for v in row[skip:]] for row in rows])
+
+
+def _copy_in_order(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: str,
+                   columns: list[str], keys: list[str], salvage: Salvage) -> None:
+    """Read the table in its key's order (texts need not be numbers); where a damaged page
+    stops the reading, read on from the other end back to it: the rows in between are lost,
+    counted as one unreadable stretch."""
+    reached = _read_in_order(damaged, conn, table, columns, keys, salvage, "ASC", None)
+    if reached is not False:
+        _read_in_order(damaged, conn, table, columns, keys, salvage, "DESC",
+                       reached if isinstance(reached, tuple) else None)
+        salvage.unreadable[table] = salvage.unreadable.get(table, 0) + 1
+
+
+def _read_in_order(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: str,
+                   columns: list[str], keys: list[str], salvage: Salvage, order: str,
+                   floor: tuple | None) -> tuple | None | bool:
+    """Copy rows in key order (ASC, or DESC down to past `floor`) until the end (False) or
+    a read fails (the last key read, None when none was)."""
+    names, keyed = ", ".join(f'"{c}"' for c in columns), ", ".join(f'"{k}"' for k in keys)
+    after: tuple | None = None
+    try:
+        while True:
+            bounds = [(">" if order == "ASC" else "<", after), (">", floor)]
+            where = [f"({keyed}) {sign} ({_marks(value)})" for sign, value in bounds if value]
+            params = [v for _sign, value in bounds if value for v in value]
+            rows = damaged.execute(
+                f"SELECT {keyed}, {names} FROM {table} "
+                + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY "
+                + ", ".join(f'"{k}" {order}' for k in keys) + f" LIMIT {CHUNK}",
+                params).fetchall()
+            if not rows:
+                return False
+            _insert(conn, table, columns, rows, len(keys), salvage)
+            after = tuple(rows[-1][:len(keys)])
+    except sqlite3.DatabaseError:
+        return after
+
+
+def _marks(values: tuple) -> str:
+    """Placeholders for a key read back as bytes (texts: compared as texts, not blobs)."""
+    return ", ".join("CAST(? AS TEXT)" if isinstance(v, bytes) else "?" for v in values)
+
+
+def _copy_by_ranges(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: str,
+                    columns: list[str], key: str, salvage: Salvage) -> None:
     names = ", ".join(f'"{c}"' for c in columns)
     select = f"SELECT {key}, {names} FROM {table} WHERE {key} BETWEEN ? AND ? ORDER BY {key}"
-    insert = f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})"
     pending, failures = [_bounds(damaged, table, key)], 0
     while pending:
         low, high = pending.pop()
@@ -141,8 +211,7 @@ def _copy_table(damaged: sqlite3.Connection, conn: sqlite3.Connection, table: st
         try:
             cursor = damaged.execute(select, (low, high))
             while rows := cursor.fetchmany(CHUNK):
-                conn.executemany(insert, [[_text(v, salvage) for v in row[1:]]
-                                          for row in rows])
+                _insert(conn, table, columns, rows, 1, salvage)
                 low = int(rows[-1][0]) + 1  # read: only the rest of the range is in doubt
         except sqlite3.DatabaseError:  # a damaged page in this range: halve it
             failures += 1
@@ -178,8 +247,9 @@ def salvage_project(path: str | Path, out: str | Path) -> Salvage:
     file that makes a sound file unreadable is left behind, and said so."""
     path, out = Path(path), Path(out)
     check_openable(path)
-    wal = wal_beside(path)
-    without_wal = wal is not None and find_problems(path) == [stray_wal_problem(path, wal)]
+    wal, why = wal_beside(path), wal_stranger(path)
+    without_wal = wal is not None and (why is not None or find_problems(path) == [
+        stray_wal_problem(path, wal)])
     try:
         damaged = open_read_only(path, without_wal)
     except CannotCheck as exc:
@@ -198,8 +268,9 @@ def salvage_project(path: str | Path, out: str | Path) -> Salvage:
     finally:
         damaged.close()
     if without_wal:
-        done.left_behind.append(f"the -wal file {wal}, which cannot be applied to the file "
-                                "(another project's, or damaged)")
+        done.left_behind.append(f"the -wal file {wal}, which " + (
+            f"does not belong to the file: {why}" if why else
+            "cannot be applied to the file (another project's, or damaged)"))
     return done
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.flagrule import check_rule_meta
-from simrate.core.base.write_errors import refuse_long_path, write_error
+from simrate.core.base.write_errors import disk_full, refuse_long_path, write_error
 from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
 from simrate.core.data.open_files import HeldConnection
@@ -214,6 +214,14 @@ def _not_sqlite(exc: sqlite3.DatabaseError) -> bool:
     return "not a database" in str(exc).lower()
 
 
+def _unreadable(exc: sqlite3.DatabaseError, path: Path) -> SimrateError:
+    if disk_full(exc, path):  # opening writes the -wal and -shm files beside it
+        return SimrateError("cannot be opened: the disk is full (SQLite needs a little room "
+                            "beside the file for its -wal and -shm files); free some space "
+                            "and try again", path)
+    return SimrateError(f"not a readable simrate project: {exc}", path)
+
+
 def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """Open an existing project file, checking that it is one we can read."""
     check_header(path)
@@ -227,7 +235,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     except sqlite3.DatabaseError as exc:
         if _not_sqlite(exc):
             raise SimrateError("not a simrate project (not an SQLite database)", path) from None
-        raise SimrateError(f"not a readable simrate project: {exc}", path) from None
+        raise _unreadable(exc, path) from None
     try:
         version = check_meta(meta)
     except SimrateError as exc:
