@@ -8,11 +8,12 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 
+from simrate.commands.argv_text import refuse_undecodable
 from simrate.commands.dispatch import check_name_options, run_command
 from simrate.commands.option_help import describe_options
 from simrate.commands.registry import COMMANDS, INTERMIXED, add_parsers
 from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
-from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.errors import SimrateError, bounded_line, cut
 from simrate.locations import installed_version
 
 
@@ -24,6 +25,16 @@ class _Parser(argparse.ArgumentParser):
         if message.endswith("expected one argument"):  # `--threshold -1e308`: read as an option
             message += " (a value that starts with '-' is given as --OPTION=VALUE)"
         raise SimrateError(f"{message} ('{self.prog} --help' shows the usage)")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        """`--title=--` is the text `--`: argparse before 3.12 drops a `--` given this way
+        (the end of options, in a positional's place) and hands the option an empty list."""
+        if action.option_strings and "--" in arg_strings:
+            values = [self._get_value(action, text) for text in arg_strings]
+            for value in values:
+                self._check_value(action, value)
+            return values[0] if action.nargs in (None, argparse.OPTIONAL) else values
+        return super()._get_values(action, arg_strings)
 
 
 class _VersionAction(argparse._VersionAction):
@@ -71,6 +82,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
 def _parse_command(argv: list[str]) -> argparse.Namespace:
     """Parse a subcommand; item ids may come before or after options (`checks P --remove X`)."""
     parser = build_parser([argv[0]])  # the one command's parser: its module alone imported
+    refuse_undecodable(argv, parser)  # every argument is UTF-8 text, before anything runs
     if argv[0] not in INTERMIXED:
         args, extra = parser.parse_known_args(argv)
         if extra:  # named by the subcommand's parser, whose --help shows the options
@@ -94,7 +106,9 @@ def run(argv: Sequence[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         build_gui_parser().print_help()
         return 0
-    args = build_gui_parser().parse_args(argv)
+    gui_parser = build_gui_parser()
+    refuse_undecodable(argv, gui_parser)
+    args = gui_parser.parse_args(argv)
     check_name_options(args)
     from simrate.gui.shell.main import launch
 
@@ -144,7 +158,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except SimrateError as exc:
-        print(f"simrate: error: {one_line(str(exc))}", file=sys.stderr)
+        print(f"simrate: error: {one_line(bounded_line(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("simrate: interrupted", file=sys.stderr)
@@ -156,11 +170,12 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         from simrate.core.base.write_errors import os_error
 
-        print(f"simrate: error: {one_line(str(os_error(exc)))}", file=sys.stderr)
+        print(f"simrate: error: {one_line(bounded_line(str(os_error(exc))))}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("SIMRATE_DEBUG"):
             raise
-        print(f"simrate: error: {one_line(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
+        print(f"simrate: error: {one_line(bounded_line(f'{type(exc).__name__}: {exc}'))}",
+              file=sys.stderr)
         return 1
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from simrate.commands import login_name
+from simrate.commands.option_types import text_option
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
 from simrate.core.project import Project
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project")
     p.add_argument("item_id", metavar="ITEM_ID")
     p.add_argument("score", metavar="SCORE", nargs="?", help="omit with --withdraw")
-    p.add_argument("--note", default="")
+    p.add_argument("--note", type=text_option, default="")
     p.add_argument("--by", default=None)
     p.add_argument("--withdraw", action="store_true", help="withdraw the adjudication")
 

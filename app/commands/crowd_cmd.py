@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from simrate.commands.option_types import count, finite_float
+from simrate.commands.option_types import count, lease_minutes
 from simrate.core.base.errors import SimrateError
 
 
@@ -43,7 +43,7 @@ def _add_study_parser(crowd: argparse._SubParsersAction) -> None:
     q.add_argument("--per-task", type=count, default=None, metavar="K")
     q.add_argument("--checks", type=count, default=None, metavar="C")
     q.add_argument("--per-item", type=count, default=None, metavar="R")
-    q.add_argument("--lease-minutes", type=finite_float, default=None, metavar="M")
+    q.add_argument("--lease-minutes", type=lease_minutes, default=None, metavar="M")
     q.add_argument("--completion-url", default=None, metavar="URL")
     q.add_argument("--close", action="store_true")
     q.add_argument("--by", default=None)
@@ -108,19 +108,19 @@ def _who(given: str | None) -> str:
 
 def add_study_page_options(q: argparse.ArgumentParser) -> None:
     """The options of what the worker's page shows (`crowd study`)."""
-    from simrate.commands.option_types import whole_number
+    from simrate.commands.option_types import text_option, whole_number
 
-    q.add_argument("--completion-code", default=None, metavar="CODE",
+    q.add_argument("--completion-code", type=text_option, default=None, metavar="CODE",
                    help="the code the platform expects (Prolific: the study's completion code)")
-    q.add_argument("--partial-code", default=None, metavar="CODE",
+    q.add_argument("--partial-code", type=text_option, default=None, metavar="CODE",
                    help="the code shown for a task that ran out or whose study closed")
     q.add_argument("--code-per-task", action=argparse.BooleanOptionalAction, default=None,
                    help="a code of its own per task (crowd status --json lists them)")
-    q.add_argument("--prolific-study", default=None, metavar="ID",
+    q.add_argument("--prolific-study", type=text_option, default=None, metavar="ID",
                    help="refuse a start whose STUDY_ID is another")
     q.add_argument("--instructions", default=None, metavar="FILE.md")
     q.add_argument("--consent", default=None, metavar="FILE.md")
-    q.add_argument("--allow-frame-from", default=None, metavar="ORIGIN",
+    q.add_argument("--allow-frame-from", type=text_option, default=None, metavar="ORIGIN",
                    help="let this origin show the page in a frame (Mechanical Turk)")
     q.add_argument("--redirect-seconds", type=whole_number, default=None, metavar="N",
                    help="send the worker to --completion-url N seconds after the code (0: "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simrate.commands.option_types import text_option
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.review.crowd_gold import METHODS
@@ -43,13 +44,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
     p.add_argument("--allow-unresolved", action="store_true")
     p.add_argument("--gold", choices=METHODS, default="mean")
-    p.add_argument("--split", default=None, metavar="NAME",
+    p.add_argument("--split", type=text_option, default=None, metavar="NAME",
                    help="dataset: the split of the data files (train)")
-    p.add_argument("--license", default=None, metavar="SPDX",
+    p.add_argument("--license", type=text_option, default=None, metavar="SPDX",
                    help="dataset: the licence id for the card (unknown)")
-    p.add_argument("--title", default=None, metavar="TEXT",
+    p.add_argument("--title", type=text_option, default=None, metavar="TEXT",
                    help="dataset: the card's title (the project's title)")
-    p.add_argument("--language", default=None, metavar="CODE",
+    p.add_argument("--language", type=text_option, default=None, metavar="CODE",
                    help="dataset: the texts' language for the card (en)")
     p.add_argument("--keep-rater-names", action="store_true",
                    help="dataset: raters under their names, not pseudonyms")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from simrate.commands.option_types import count
+from simrate.commands.option_types import count, text_option
 from simrate.commands.terminal import note as terminal_note
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import refuse_if_open
@@ -167,7 +167,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="project: how to settle conflicting ratings (default: refuse)")
     p.add_argument("--machine", metavar="NAME",
                    help="the file holds a machine rater's scores (never gold, never flags)")
-    p.add_argument("--annotator-column", metavar="COLUMN",
+    p.add_argument("--annotator-column", type=text_option, metavar="COLUMN",
                    help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
     p.add_argument("--by", default=None, help="who is doing this, for the change log")
     p.add_argument("--keep-newer", action="store_true",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from simrate.commands.option_types import text_option
 from simrate.core.project import Project
 
 
@@ -12,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("new", help="create a project")
     p.add_argument("project")
     p.add_argument("--scale", required=True, help="clss, sts or a scale JSON file")
-    p.add_argument("--title", default="")
+    p.add_argument("--title", type=text_option, default="")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,6 +28,29 @@ whole_number = _option_type(lambda text: values.whole(text, "the value"), "whole
 count = _option_type(lambda text: values.whole(text, "the value", minimum=0), "count")
 #: A finite number (nan and inf are refused where argparse reads them).
 finite_float = _option_type(lambda text: values.finite(text, "the value"), "finite_float")
+#: A text kept in a project or written into a file (a title, a note, a code, a licence):
+#: one line, no control, escape or invisible character, at most values.TEXT_MAX characters.
+text_option = _option_type(lambda text: values.stored_text(text, "the value"), "text_option")
+
+
+def finite_between(low: float, high: float, unit: str) -> Callable[[str], object]:
+    """A finite number from `low` to `high` `unit` (minutes, seconds): 4.9e-324 minutes or
+    1e308 seconds is no time a person means, and is refused in the option's line."""
+    def rule(text: str) -> float:
+        value = values.finite(text, "the value")
+        if not low <= value <= high:
+            raise SimrateError(f"must be from {low:,.10g} to {high:,.10g} {unit}, "
+                               f"not {values.quoted(text)}")
+        return value
+    return _option_type(rule, "finite_float")
+
+
+#: Minutes a worker holds a task (crowd study --lease-minutes): a minute to ten weeks.
+lease_minutes = finite_between(1, 100_000, "minutes")
+#: Seconds a command keeps trying an unreachable or full hub (--wait): up to a day.
+wait_seconds = finite_between(0, 86_400, "seconds")
+#: Study starts one address may make per minute (serve --starts-per-ip).
+starts_per_minute = finite_between(1, 1_000_000, "starts a minute")
 #: A host to listen on or connect to.
 host_name = _option_type(lambda text: values.host_name(text, "the value"), "host_name")
 #: An http: or https: address a person is sent to.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from simrate.commands.option_types import finite_float, host_name, whole_number
+from simrate.commands.option_types import host_name, starts_per_minute, whole_number
 from simrate.core.base.errors import SimrateError
 
 
@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project")
     p.add_argument("--host", type=host_name, default="127.0.0.1")
     p.add_argument("--port", type=whole_number, default=8000)
-    p.add_argument("--starts-per-ip", type=finite_float, default=60.0, metavar="N",
+    p.add_argument("--starts-per-ip", type=starts_per_minute, default=60.0, metavar="N",
                    help="tasks one client address may start a minute (per server process)")
     p.add_argument("--max-connections", type=whole_number, default=1000, metavar="N",
                    help="open connections this process serves at once (more wait or get 503)")

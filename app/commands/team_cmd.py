@@ -84,9 +84,9 @@ def _service_option(p: argparse.ArgumentParser) -> None:
 
 
 def _wait_option(p: argparse.ArgumentParser) -> None:
-    from simrate.commands.option_types import finite_float
+    from simrate.commands.option_types import wait_seconds
 
-    p.add_argument("--wait", type=finite_float, default=None, metavar="SECONDS",
+    p.add_argument("--wait", type=wait_seconds, default=None, metavar="SECONDS",
                    help="while the hub is full or unreachable, try again with growing "
                    "waits for up to SECONDS in all (default: SIMRATE_HUB_WAIT, else 30; "
                    "0: try once)")

@@ -31,7 +31,7 @@ from simrate.core.base.events import (
 )
 from simrate.core.base.names import check_name_length, check_rater_name
 from simrate.core.base.scale import Scale, load_scale
-from simrate.core.data import tables
+from simrate.core.data import tables, values as text_rules
 from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
@@ -60,7 +60,7 @@ class Project(ImportMethods, GoldMethods):
         self._conn = conn
         self._meta = meta
         self.scale = Scale.from_dict(json.loads(meta["scale"]), path)
-        self.title = meta.get("title", "")
+        self.title = text_rules.escaped(meta.get("title", ""))  # never a raw escape
         self._mode = ReplicaMode.from_meta(meta)
         self._subscribers: list[Callable[[Event], None]] = []
         self._data_version = self._read_data_version()
@@ -83,7 +83,7 @@ class Project(ImportMethods, GoldMethods):
         scale_obj = scale if isinstance(scale, Scale) else load_scale(scale)
         meta = {
             "app": "simrate", "scale": json.dumps(scale_obj.to_dict(), ensure_ascii=False),
-            "title": title, "threshold": "1.0",
+            "title": text_rules.stored_text(title, "the title"), "threshold": "1.0",
             # Packages name their origin by this id (see app/core/team/packages.py).
             "project_uuid": str(uuid.uuid4()),
         }

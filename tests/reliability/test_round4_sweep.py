@@ -9,6 +9,10 @@ refused command leaves its folder and project as they were. Every other option m
 value (exit 0) or refuse it (exit 2 or 3), but never with exit 1, a traceback or more than
 one line.
 
+Issue 43 added two classes every argument meets: bytes that are not UTF-8 (refused by all,
+the line naming the option, file names too) and `--X=--` (the text `--`, or refused, never
+a list); options of type text_option (titles, notes, codes) refuse the text class.
+
 The cases run in-process, in two child interpreters at once (each case under an alarm, so
 a command that would wait for ever fails the test instead of hanging it).
 """
@@ -43,10 +47,18 @@ CLASSES = {
     "text": ["x\ny", "x\x07y", "x\u2028y", "\x1b[31mred", "x" * 100_000],
     "path": ["{D}/fifo", "/dev/zero", "{D}/loop", "{D}/" + "n" * 300 + ".simrate",
              "{D}/no-such-folder/x.simrate", "{D}"],
+    # issue 43: bytes that are not UTF-8, as Python hands them over (surrogate escapes),
+    # given to every argument, file names included; and `--X=--`, the form the usage
+    # error recommends for a value that starts with '-' (once a list in the code)
+    "undecodable": ["caf\udce9", "\udcff.simrate"],
+    "dashes": ["--"],
 }
 #: Which option types are the rule of each class (by the type's name).
 RULES = {"whole": {"count", "whole_number"}, "finite": {"finite_float"},
-         "host": {"host_name", "web_address"}, "text": set(), "path": set()}
+         "host": {"host_name", "web_address"}, "text": {"text_option", "service_address"},
+         "path": set(), "undecodable": set(), "dashes": set()}
+#: Classes every argument must refuse, whatever its type.
+REFUSED_BY_ALL = {"path", "undecodable"}
 #: Arguments that name files or folders: the path class is their rule.
 PATH_DESTS = {"project", "files", "out", "local", "salvage", "ratings", "scale"}
 #: Files read as data may be pipes (`<(zcat pairs.tsv.gz)`): a named pipe is read as its
@@ -121,6 +133,14 @@ def base_argv(path: tuple[str, ...], parser: argparse.ArgumentParser,
     return [*path, *positionals, *options]
 
 
+def _says(klass: str, action: argparse.Action) -> str | None:
+    """What the error line must hold for this class (the option named), if anything."""
+    if klass != "undecodable":
+        return None
+    return f"{action.option_strings[-1]}: not UTF-8" if action.option_strings \
+        else "not UTF-8"
+
+
 def _valid_by_its_own_rule(action: argparse.Action, value: str) -> bool:
     """True when the option's own type takes `value` (1e3 is a fine --wait): not hostile."""
     if action.type is None:
@@ -146,7 +166,7 @@ def cases(klass: str) -> list[dict]:
             if klass == "path" and action.dest not in PATH_DESTS:
                 continue
             type_name = getattr(action.type, "__name__", "")
-            strict = type_name in RULES[klass] or klass == "path" or (
+            strict = type_name in RULES[klass] or klass in REFUSED_BY_ALL or (
                 action.choices is not None)
             for value in CLASSES[klass]:
                 if not action.option_strings and value.startswith("-"):
@@ -156,9 +176,9 @@ def cases(klass: str) -> list[dict]:
                     continue
                 if not strict and _valid_by_its_own_rule(action, value):
                     continue
+                arg = action.option_strings[-1] if action.option_strings else action.dest
                 found.append({"argv": base_argv(path, parser, action, value),
-                              "strict": strict, "arg": action.option_strings[-1]
-                              if action.option_strings else action.dest})
+                              "strict": strict, "arg": arg, "says": _says(klass, action)})
     return found
 
 
@@ -227,6 +247,8 @@ def _verdict(case: dict, status: object, err: str, before: dict, after: dict) ->
         if len(lines) != 1 or not lines[0].startswith("simrate: error: "):
             return f"exit {status} with {len(lines)} line(s): {err[-600:]!r}"
         message = lines[0].removeprefix("simrate: error: ")
+        if case.get("says") and case["says"] not in message:
+            return f"{case['says']!r} not in {lines[0]!r}"
         for word in ("Error:", "Exception", "Errno"):
             if word in message:
                 return f"a class name in {lines[0]!r}"

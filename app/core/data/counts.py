@@ -18,6 +18,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.flagrule import CodeRule, FlagRule
 from simrate.core.base.scale import Scale
 from simrate.core.data.store import open_store
+from simrate.core.data.values import escaped
 
 #: From this many items on, `summary` splits its scans over two threads.
 PARALLEL_FROM = 100_000
@@ -145,6 +146,6 @@ def summary(path: str | Path) -> dict:
         conn.close()
     return {**facts, "organizer_mode": meta.get(ORGANIZER_MODE_BY),
             "scale": {"low": scale.low, "high": scale.high, "step": scale.step},
-            "title": meta.get("title", ""), "threshold": threshold,
+            "title": escaped(meta.get("title", "")), "threshold": threshold,
             "flag_rule": rule.as_dict(),
             "describe": scale.describe()}

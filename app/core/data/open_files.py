@@ -8,12 +8,17 @@ holds (by device and inode), and readers of input files refuse one that is held 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import NAME_MAX, fit_name
+from simrate.core.base.write_errors import write_error
 
 #: The database files this process has open, by (device, inode), with how many connections.
 #: Only SQLite may open or close such a file in this process (see `refuse_if_open`).
@@ -82,3 +87,90 @@ def refuse_if_open(path: str | Path, project: str | Path | None = None) -> None:
     if held_by_this_process(path) or (project is not None and _same_file(path, project)):
         raise SimrateError("is the project itself (or another project open here); "
                            "it cannot be read as an input file", path)
+
+
+# ------------------------------------------------ a new project file, whole or nothing
+# A new project file is there whole or not at all.
+#
+# The file is built under a hidden temporary name beside the target (`.NAME.<pid>.new`): the
+# schema, the raters' rules and the meta rows in one transaction, the WAL folded into the file
+# (checkpoint) and the connection closed. Only then does the file get its name, by a hard
+# link, which never replaces a file someone made meanwhile; the temporary name is removed
+# whatever happens. A failure half-way (a full disk, a title SQLite cannot take, an
+# interrupt) leaves nothing under the target's name: no 4 KB file that later commands call
+# damaged, no "already exists" on the second try.
+#
+# No descriptor of the file is ever opened or closed here but by SQLite: the temporary's one
+# connection is closed before the link, and the file is opened again under its name by a
+# new connection. Renaming and linking do not open the file.
+
+
+#: Errors of a file system that keeps no hard links (some network and FAT mounts).
+_NO_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV}
+
+
+def _check_target(path: Path) -> None:
+    if path.exists() or path.is_symlink():  # a dangling or looping link too: never removed
+        raise SimrateError("already exists; choose another name or open it", path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise SimrateError(f"folder {str(folder)!r} does not exist", path)
+    if not os.access(folder, os.W_OK):
+        raise SimrateError(f"cannot write in folder {str(folder)!r} (read-only?)", path)
+
+
+def _give_name(temp: Path, path: Path) -> None:
+    """`temp` under the name `path`, which must still be free."""
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        raise SimrateError("already exists; choose another name or open it", path) from None
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+        if path.exists() or path.is_symlink():
+            raise SimrateError("already exists; choose another name or open it",
+                               path) from None
+        os.replace(temp, path)
+    _sync_folder(path.parent if str(path.parent) else Path("."))
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the new name durable where the platform lets a folder be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def create_whole(path: Path, connect: Callable[[Path], sqlite3.Connection],
+                 build: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
+    """Create the project file `path` whole (or nothing) and return a connection to it:
+    `connect` opens a file (store.connect), `build` writes a new one's content."""
+    _check_target(path)
+    temp = path.with_name(fit_name(path.name, f".{os.getpid()}.new", NAME_MAX - 8))
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = connect(temp)
+        build(conn)
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if busy:
+            raise sqlite3.OperationalError("database is locked")
+        conn.close()
+        conn = None
+        _give_name(temp, path)
+    except sqlite3.Error as exc:
+        raise write_error(exc, path, "cannot create the project") from None
+    finally:
+        if conn is not None:
+            conn.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(OSError):
+                Path(f"{temp}{suffix}").unlink(missing_ok=True)
+    return connect(path)

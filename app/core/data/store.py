@@ -16,7 +16,7 @@ from simrate.core.base.flagrule import check_rule_meta
 from simrate.core.base.write_errors import disk_full, refuse_long_path, write_error
 from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
-from simrate.core.data.open_files import HeldConnection
+from simrate.core.data.open_files import HeldConnection, create_whole
 
 #: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
 #: 3: annotators.kind, people or machine raters (issue 17; migrate.upgrade).
@@ -158,31 +158,25 @@ def _apply_settings(conn: sqlite3.Connection) -> None:
 
 
 def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
-    """Create a new project file at `path` (which must not exist) and return a connection."""
-    if path.exists() or path.is_symlink():  # a dangling or looping link too: never removed
-        raise SimrateError("already exists; choose another name or open it", path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise SimrateError(f"folder {str(folder)!r} does not exist", path)
-    if not os.access(folder, os.W_OK):
-        raise SimrateError(f"cannot write in folder {str(folder)!r} (read-only?)", path)
-    try:
-        conn = _connect(path)
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        _apply_settings(conn)
-        conn.execute("BEGIN IMMEDIATE")
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        raters.install(conn)
-        rows = {"schema_version": str(SCHEMA_VERSION), "created": str(time.time()), **meta}
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", rows.items())
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-        raise write_error(exc, path, "cannot create the project") from None
+    """Create a new project file at `path` (which must not exist) and return a connection:
+    built whole under a temporary name beside it, then named (open_files.create_whole)."""
+    conn = create_whole(path, _connect, lambda new: build_new(new, meta))
+    _apply_settings(conn)
     return conn
+
+
+def build_new(conn: sqlite3.Connection, meta: dict[str, str]) -> None:
+    """The schema, the raters' rules and `meta` written into an empty file, in one commit."""
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    _apply_settings(conn)
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    raters.install(conn)
+    rows = {"schema_version": str(SCHEMA_VERSION), "created": str(time.time()), **meta}
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", rows.items())
+    conn.execute("COMMIT")
 
 
 def check_header(path: Path) -> None:

@@ -75,6 +75,27 @@ def one_line_text(text: str, what: str) -> str:
     return text
 
 
+#: The longest text a user gives to be stored or written (a title, a note, a code).
+TEXT_MAX = 1000
+
+
+def stored_text(text: str, what: str, limit: int = TEXT_MAX) -> str:
+    """`text` to keep in a project or write into a file (a title, a note, a licence): one
+    line without control, escape or invisible characters, UTF-8, at most `limit` characters."""
+    one_line_text(text, what)
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise SimrateError(f"{what}: not UTF-8 text: {quoted(text)}")
+    if len(text) > limit:
+        raise SimrateError(f"{what}: too long: {len(text):,} characters (at most {limit:,})")
+    return text
+
+
+def escaped(text: str) -> str:
+    """`text` with its control and invisible characters escaped (`\\x1b`): a title stored
+    before they were refused, shown or written without acting on a terminal or a page."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def host_name(text: str, what: str) -> str:
     """`text` as a host to connect to or listen on: an IP address or a DNS name."""
     bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
@@ -104,6 +125,9 @@ def url(text: str, what: str, schemes: tuple[str, ...]) -> str:
         raise SimrateError(f"{what} must be an address of {allowed}, not {quoted(text)}")
     if not parts.hostname:
         raise SimrateError(f"{what}: the URL names no host: {quoted(text)}")
+    if parts.password is not None:  # quoted without it: a password is never echoed
+        raise SimrateError(f"{what}: the URL holds a password; give it without the user "
+                           "and password")
     host_name(parts.hostname, what)
     return text
 

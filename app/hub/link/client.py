@@ -41,6 +41,9 @@ def split_link(link: str) -> tuple[str, str]:
         raise HubError("not a sync link: it looks like http://HOST:PORT/team/TOKEN (from "
                        "`simrate team add --service`, `team invite` or `team token`)",
                        "error")
+    if "@" in found.group(1).split("://", 1)[1].split("/", 1)[0]:
+        raise HubError("a sync link holds no user name or password: the token in it says "
+                       "who you are; give the link as `team token` printed it", "error")
     return found.group(1), found.group(2)
 
 

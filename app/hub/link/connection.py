@@ -8,11 +8,12 @@ storing it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from simrate.core.base.errors import SimrateError
+from simrate.core.base.errors import SimrateError, cut, hide_secrets_of
 from simrate.core.data.values import host_name
 from simrate.hub.schema import HUB_SCHEMA_VERSION
 
@@ -63,7 +64,8 @@ def parse_url(url: str) -> dict[str, str]:
     try:
         parts = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
-        raise HubError(f"not a PostgreSQL URL or connection string: {first_line(exc)}") from None
+        said = hide_secrets_of(first_line(exc), url)  # libpq quotes the URL, password and all
+        raise HubError(f"not a PostgreSQL URL or connection string: {cut(said, 200)}") from None
     if parts.get("password"):
         raise HubError("the URL holds a password; keep it out of commands and files: put it "
                        "in ~/.pgpass or PGPASSWORD instead")
@@ -284,6 +286,10 @@ def connect(url: str, password: str | None = None, autocommit: bool = True) -> A
     """
     psycopg = _psycopg()
     parse_url(url)
+    passfile = os.environ.get("PGPASSFILE")  # libpq would print a warning line of its own
+    if passfile and os.path.exists(passfile) and not os.path.isfile(passfile):
+        raise HubError(f"PGPASSFILE names {cut(repr(passfile), 80)}, which is not a file: "
+                       "point it at a password file, or unset it")
     extra: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT,
                              "application_name": "simrate"}
     if password:
