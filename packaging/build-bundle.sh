@@ -34,12 +34,14 @@ version="$("$venv_python" -c 'from importlib.metadata import version; print(vers
 
 step "freezing simrate $version with PyInstaller"
 # --collect-submodules: the command handlers and format readers are imported by name at run time.
-# --collect-data: the data packages simrate._resources and simrate._sample_data.
+# --collect-data: the data packages simrate._resources and simrate._sample_data, and the
+# confusables table rater names are keyed with (read as data: no import shows it to PyInstaller).
 # --copy-metadata: `simrate --version` reads the version from the package metadata.
 (cd "$work" && "$work/venv/bin/pyinstaller" --noconfirm --clean --log-level WARN \
   --onedir --name simrate \
   --distpath "$dest" --workpath "$work/pyinstaller" --specpath "$work" \
   --collect-submodules simrate --collect-data simrate --copy-metadata simrate \
+  --collect-data confusable_homoglyphs \
   --exclude-module tkinter \
   "$root/packaging/simrate_main.py")
 

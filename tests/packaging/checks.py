@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,6 +53,14 @@ def check_sample_imports(simrate: Simrate, samples: Path) -> None:
     assert (info["items"], info["ratings"]) == (added["items"], added["ratings"])
     assert info["items"] > 100 and info["ratings"] > 50
     assert info["annotators"] == ["ana", "ben", "chloe"]
+    # a name in another script that looks like one already there is that rater: the
+    # confusables table the keys are made with is installed (it is read as data)
+    item = json.loads(simrate("gold", "all.simrate", "--json").stdout)["items"][0]["item_id"]
+    table = Path(tempfile.mkdtemp()) / "lookalike.csv"
+    table.write_text(f"item_id,annotator,score\n{item},\u0430n\u0430,2\n", encoding="utf-8")
+    simrate("import", "all.simrate", table)
+    info = json.loads(simrate("info", "all.simrate", "--json").stdout)
+    assert info["annotators"] == ["ana", "ben", "chloe"]  # Cyrillic a: the rater ana
 
 
 def check_window_on_sample(simrate: Simrate) -> None:
