@@ -224,7 +224,8 @@ def test_crowd_results_leave_the_organizers_replica(hub, replicas, tmp_path):
 def test_a_hub_made_before_machine_kinds_still_syncs(hub, replicas, tmp_path):
     """A hub whose annotators table has no kind column (made by an older simrate, not
     published again): organizers still push and pull; the machine goes as a name."""
-    with hub.admin() as admin:
+    with hub.admin() as admin:  # neither the column nor the trigger that guards it
+        admin.execute("DROP TRIGGER IF EXISTS keep_kind ON simrate.annotators")
         admin.execute("ALTER TABLE simrate.annotators DROP COLUMN kind")
     scores_file = tmp_path / "gpt.tsv"
     scores_file.write_text("item_id\tscore\nd:1\t2.5\nd:2\t3\n", encoding="utf-8")
