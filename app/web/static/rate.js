@@ -7,7 +7,10 @@
   var field = document.getElementById("score");
   var start = document.getElementById("start");
   var copy = document.getElementById("copy-code");
-  if (start) { start.focus({preventScroll: true}); }
+  if (start) {
+    start.focus({preventScroll: true});
+    window.addEventListener("pageshow", function () { start.focus({preventScroll: true}); });
+  }
   if (copy) { copyButton(copy); }
   if (!field) { return; }
   var low = parseFloat(field.dataset.low);
@@ -21,7 +24,7 @@
 
   function codeOf(text) {  // the grid code of a typed value, or null when it is none
     var trimmed = text.trim();
-    if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(trimmed)) { return null; }
+    if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) { return null; }
     var value = parseFloat(trimmed);
     var exact = (value - low) / step;
     var code = Math.round(exact);
@@ -74,8 +77,9 @@
     if (sent) { event.preventDefault(); return; }  // one Enter, one save
     sent = true;
   });
-  // a page shown again by Back (or after an error page) takes a new Enter
-  window.addEventListener("pageshow", function () { sent = false; });
+  // a page shown again by Back (or after an error page) takes a new Enter, in the field:
+  // a browser that restores it from its page cache runs no script but this event
+  window.addEventListener("pageshow", function () { sent = false; field.focus(); });
   field.focus();
   field.select();
 
