@@ -5,8 +5,9 @@ dodge a cycle is still a cycle. The rules:
 - no import cycle between modules;
 - no Qt in core, formats, services, commands or the command line;
 - core imports neither formats, services, commands nor gui;
-- formats import, of the core, only errors, scale, frames (the column contracts) and the
-  pyramid package (a pyramid file's items are pairs derived by its rules).
+- formats import, of the core, only errors, scale, frames (the column contracts), the one
+  bounded reader of files (base/inputs) and the pyramid package (a pyramid file's items
+  are pairs derived by its rules).
 A fresh interpreter also imports every Qt-free module and checks that no Qt was loaded.
 """
 
@@ -24,7 +25,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 QT = ("PySide6", "shiboken6", "PyQt5", "PyQt6")
 QT_FREE = ("core", "formats", "services", "commands", "cli", "__main__")
 FORMATS_MAY_USE = ("simrate.core.base.errors", "simrate.core.base.scale", "simrate.core.base.frames", "simrate.core.base.names",
-                   "simrate.core.data.values",
+                   "simrate.core.data.values", "simrate.core.base.inputs",
                    "simrate.core.pyramid.model", "simrate.core.pyramid.pairs", "simrate.core.pyramid.words")
 
 

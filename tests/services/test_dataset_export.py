@@ -301,7 +301,7 @@ def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
 def test_title_and_language_reach_the_card_and_croissant(exported, tmp_path, capsys):
     project, _, _ = exported
     out = tmp_path / "titled"
-    title = 'Paraphrases: "STS" \u00e9t\u00e9 \U0001f600 | line\u2028two'
+    title = 'Paraphrases: "STS" \u00e9t\u00e9 \U0001f600 | line, two: #1 ---'
     done = simrate(capsys, "export", project, out, "--format", "dataset", "--title", title,
                    "--language", "de", "--license", "other")
     assert done.status == 0, done.err
@@ -315,6 +315,9 @@ def test_title_and_language_reach_the_card_and_croissant(exported, tmp_path, cap
     bad = simrate(capsys, "export", project, tmp_path / "x", "--format", "dataset",
                   "--language", "English")
     _refused(bad, 2, "--language")
+    broken = simrate(capsys, "export", project, tmp_path / "x", "--format", "dataset",
+                     "--title", "line\u2028two")  # a line separator is no part of a title
+    _refused(broken, 2, "--title")
     assert not (tmp_path / "x").exists()
 
 
