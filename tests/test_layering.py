@@ -25,7 +25,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 QT = ("PySide6", "shiboken6", "PyQt5", "PyQt6")
 QT_FREE = ("core", "formats", "services", "commands", "cli", "__main__")
 FORMATS_MAY_USE = ("simrate.core.base.errors", "simrate.core.base.scale", "simrate.core.base.frames", "simrate.core.base.names",
-                   "simrate.core.data.values", "simrate.core.base.inputs",
+                   "simrate.core.data.values", "simrate.core.base.inputs", "simrate.core.base.durable",
                    "simrate.core.pyramid.model", "simrate.core.pyramid.pairs", "simrate.core.pyramid.words")
 
 

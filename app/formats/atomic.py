@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
+from simrate.core.base.durable import sync_folder
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import check_name_length
 from simrate.formats.leftovers import is_special, sweep, temp_name, work_place
@@ -95,20 +96,6 @@ def _final_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable where the platform allows opening a folder."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside `path`; on success it replaces `path`, else it is removed.
@@ -139,7 +126,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         if isinstance(exc, OSError):
             raise SimrateError(f"cannot write: {os_message(exc)}", target) from None
         raise
-    _fsync_folder(folder)
+    sync_folder(folder)
 
 
 def _copy_into(temp: Path, target: Path) -> None:

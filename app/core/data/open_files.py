@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from simrate.core.base.durable import sync_folder
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import NAME_MAX, fit_name
 from simrate.core.base.write_errors import write_error
@@ -132,21 +133,7 @@ def _give_name(temp: Path, path: Path) -> None:
             raise SimrateError("already exists; choose another name or open it",
                                path) from None
         os.replace(temp, path)
-    _sync_folder(path.parent if str(path.parent) else Path("."))
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the new name durable where the platform lets a folder be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    sync_folder(path.parent if str(path.parent) else Path("."))
 
 
 def create_whole(path: Path, connect: Callable[[Path], sqlite3.Connection],
