@@ -1,6 +1,8 @@
-"""The organizer's web studies: progress of each, the worker link to copy, open or close.
+"""The organizer's web studies: create one, change its settings, watch the progress of
+each, copy the worker link, open or close.
 
-Reads `study_status` (app/core/team/web_study.py) on the project's connection when shown,
+New study and Settings open the form of study_dialog.py, whose values go to the same
+`set_study` as `simrate crowd study`, like Open/Close. Reads `study_status` (app/core/team/web_study.py) on the project's connection when shown,
 every few seconds while open, and after each change; opening or closing a study goes
 through `set_study`, the same call as `simrate crowd study` (on an organizer's hub
 replica: to the hub, then the file). On a hub replica the hub's leases and slots are
@@ -27,15 +29,22 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.team.web_study import study_status
+from simrate.core.team.quality import check_scores
+from simrate.core.team.web_study import Study, get_study, study_status
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.closing import close_row
+from simrate.gui.organizer.study_dialog import StudyDialog, StudySettings
 from simrate.hub.team.web_hub import set_study
 
 _Index = QModelIndex | QPersistentModelIndex
 REFRESH_MS = 5000
 MIRROR_SECONDS = 20.0
 DEFAULT_BASE = "http://127.0.0.1:8000"
+
+
+def plural(count: int, word: str) -> str:
+    """`1 task`, `2 tasks`, with thousands separated."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 class StudiesModel(RowTableModel):
@@ -76,6 +85,10 @@ class WebStudiesPanel(QWidget):
         self.copy_button.clicked.connect(self.copy_link)
         self.toggle_button = QPushButton("Close study")
         self.toggle_button.clicked.connect(self.toggle)
+        self.new_button = QPushButton("New study\u2026")
+        self.new_button.clicked.connect(self.new_study)
+        self.settings_button = QPushButton("Settings\u2026")
+        self.settings_button.clicked.connect(self.change_study)
         self.message = QLabel()
         self.message.setWordWrap(True)
         row = QHBoxLayout()
@@ -84,8 +97,13 @@ class WebStudiesPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.link_edit, 1)
         buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.settings_button)
         buttons.addWidget(self.toggle_button)
+        top = QHBoxLayout()
+        top.addWidget(self.new_button)
+        top.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.addLayout(top)
         layout.addWidget(self.table)
         layout.addLayout(row)
         layout.addLayout(buttons)
@@ -124,9 +142,8 @@ class WebStudiesPanel(QWidget):
         names = [name for name, _entry in rows]
         if rows:
             self.table.selectRow(names.index(chosen) if chosen in names else 0)
-        self.message.setText(note or ("" if rows else "No web studies yet: create one with "
-                                      "simrate crowd study PROJECT NAME --per-task K, then "
-                                      "run simrate serve PROJECT."))
+        self.message.setText(note or ("" if rows else "No web studies yet: press New study, "
+                                      "then run simrate serve PROJECT so workers reach it."))
         self._selected()
 
     def selected_name(self) -> str | None:
@@ -144,8 +161,10 @@ class WebStudiesPanel(QWidget):
         name = self.selected_name()
         entry = dict(self.model.rows).get(name) if name else None
         self.link_edit.setText(self.link(name) if name else "")
+        self.link_edit.setCursorPosition(0)  # the start of the link: server and study
         self.copy_button.setEnabled(name is not None)
         self.toggle_button.setEnabled(name is not None)
+        self.settings_button.setEnabled(name is not None)
         self.toggle_button.setText("Close study" if entry is None or entry["open"]
                                    else "Open study")
 
@@ -154,6 +173,47 @@ class WebStudiesPanel(QWidget):
         if name:
             QGuiApplication.clipboard().setText(self.link(name))
             self.message.setText(f"Link of {name} copied.")
+
+    def new_study(self) -> StudyDialog:
+        """Open the form for a new study (not modal: the table goes on updating)."""
+        return self._open_form(None)
+
+    def change_study(self) -> StudyDialog | None:
+        """Open the form on the selected study's settings."""
+        name = self.selected_name()
+        study = get_study(self.project, name) if name else None
+        return None if study is None else self._open_form(study)
+
+    def _open_form(self, study: Study | None) -> StudyDialog:
+        dialog = StudyDialog(study, len(check_scores(self.project)), self._hub_replica(),
+                             self.save, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.form = dialog
+        dialog.open()
+        return dialog
+
+    def save(self, settings: StudySettings, new: bool) -> None:
+        """Create or change a study through `set_study` (SimrateError: the form says it)."""
+        old = get_study(self.project, settings.name)
+        if new and old is not None:
+            raise SimrateError(f"a study named {settings.name!r} exists already: select it "
+                               "and press Settings to change it")
+        study, what = set_study(
+            self.project, settings.name, settings.per_task, settings.checks, settings.per_item,
+            settings.lease_minutes, settings.completion_url, old is not None and not old.open,
+            by="organizer", new_web_password=settings.new_web_password,
+            completion_code=settings.completion_code, options=settings.options)
+        self.refresh(mirror=True)
+        names = [name for name, _entry in self.model.rows]
+        self.table.selectRow(names.index(study.name))
+        left = dict(self.model.rows)[study.name]["tasks"]["left"]
+        done = "created" if what == "created" else "saved"
+        state = "open" if study.open else "closed (Open study serves it)"
+        text = f"Study {study.name} {done}: {plural(left, 'task')} left, {state}."
+        if study.open and not left:
+            text += (" No task can be handed out: every item has its web ratings or is a "
+                     "check item.")
+        self.message.setText(text)
 
     def toggle(self) -> None:
         name = self.selected_name()
