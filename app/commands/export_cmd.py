@@ -19,7 +19,7 @@ from simrate.services.export import export_project
 #: The options of --format dataset, as (attribute, option).
 DATASET_OPTIONS = (("split", "--split"), ("license", "--license"), ("title", "--title"),
                    ("language", "--language"), ("keep_rater_names", "--keep-rater-names"),
-                   ("with_notes", "--with-notes"))
+                   ("with_notes", "--with-notes"), ("keep_columns", "--keep-column"))
 
 
 def dataset_options(args: argparse.Namespace) -> DatasetOptions | None:
@@ -33,6 +33,7 @@ def dataset_options(args: argparse.Namespace) -> DatasetOptions | None:
         return None
     chosen = {name: getattr(args, name) for name, _ in DATASET_OPTIONS
               if getattr(args, name, None) is not None}
+    chosen["keep_columns"] = tuple(args.keep_columns or ())
     return DatasetOptions(**chosen)
 
 
@@ -56,6 +57,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="dataset: raters under their names, not pseudonyms")
     p.add_argument("--with-notes", action="store_true",
                    help="dataset: include raters' and adjudicators' notes")
+    p.add_argument("--keep-column", dest="keep_columns", action="append", default=None,
+                   type=text_option, metavar="NAME",
+                   help="dataset: publish this source column too (repeatable); only ids, "
+                   "texts, dataset, genre and reference go out by default")
 
 
 def run(args: argparse.Namespace) -> int:

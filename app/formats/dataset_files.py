@@ -76,9 +76,10 @@ def _coded(values: object, field: Field) -> tuple[np.ndarray, np.ndarray]:
         codes = np.where(codes < 0, len(texts) - 1, codes)
     elif field.type == "bool":
         codes, texts = np.asarray(values, dtype=bool).astype(np.int64), ["false", "true"]
-    elif field.type == "int":
-        distinct, codes = np.unique(np.asarray(values, dtype=np.int64), return_inverse=True)
-        texts = [str(int(v)) for v in distinct.tolist()]
+    elif field.type == "int":  # a kept source column may miss values: nullable
+        codes, distinct = pd.factorize(pd.array(values, dtype="Int64"), use_na_sentinel=True)
+        texts = [str(int(v)) for v in distinct.tolist()] + ["null"]
+        codes = np.where(codes < 0, len(texts) - 1, codes)
     else:
         numbers = np.asarray(values, dtype="float64")
         distinct, codes = np.unique(numbers, return_inverse=True)  # NaNs fold into one

@@ -20,9 +20,9 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import COUNT_PREFIX, FIGURE_COLUMNS, crowd_columns
 from simrate.core.base.scale import Scale
 from simrate.core.review.gold import (
+    blocking_flags,
     check_resolved,
     compute_gold,
-    blocking_flags,
     rule_met,
     second_look_items,
     unresolved_counts,
@@ -37,10 +37,9 @@ from simrate.formats.dataset_folder import (
     check_license,
     check_split,
     folder_writer,
-    meta_columns,
-    meta_texts,
 )
 from simrate.formats.export import Progress, figure_decimals, rounded
+from simrate.services.dataset_columns import source_columns
 from simrate.services.dataset_facts import (
     agreement_facts,
     exclusion_facts,
@@ -51,7 +50,6 @@ from simrate.services.dataset_facts import (
     size_category,
     spread_of,
 )
-from simrate.services.dataset_privacy import left_out_fields
 from simrate.services.pseudonyms import Pseudonyms
 
 GOLD_FIELDS = [
@@ -119,6 +117,8 @@ class DatasetOptions:
     keep_rater_names: bool = False
     with_notes: bool = False
     language: str = "en"
+    #: Source columns to publish beyond the safe ones (--keep-column, repeatable).
+    keep_columns: tuple[str, ...] = ()
 
 
 def _text(values: object) -> np.ndarray:
@@ -153,10 +153,11 @@ def _crowd_fields(gold: pd.DataFrame, rows: dict) -> list[Field]:
 
 
 def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
-              adjudications: pd.DataFrame, names: Pseudonyms,
-              with_notes: bool) -> tuple[dict[str, np.ndarray], list[Field], list[str]]:
-    """The gold configuration's columns and fields (meta fields of the source files added),
-    and the source fields left out for privacy ("field: why")."""
+              adjudications: pd.DataFrame, names: Pseudonyms, with_notes: bool,
+              keep: tuple[str, ...] = ()
+              ) -> tuple[dict[str, np.ndarray], list[Field], list[str]]:
+    """The gold configuration's columns and fields (the source's extra fields named in
+    `keep` added), and what was left out for privacy ("field: why")."""
     by = dict(zip(adjudications["item_id"], adjudications["by"].fillna(""), strict=True))
     item_ids = _text(gold["item_id"])
     resolution = np.where(blocking_flags(gold), "unresolved", _text(gold["source"]))
@@ -175,14 +176,10 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
         "check_item": pd.Index(item_ids).isin(list(check_scores(project))),
     }
     fields = list(GOLD_FIELDS) + _crowd_fields(gold, rows)
-    texts = meta_texts(items["meta"].tolist())
     people = [*names.names, *adjudications["by"].fillna("").tolist()]
-    left_out = left_out_fields(texts, people, names.keep_names, with_notes)
-    kept = {key: values for key, values in texts.items() if key not in left_out}
-    for key, values in meta_columns(kept, set(rows)).items():
-        rows[key] = _text(values)
-        fields.append(Field(key, "string", "A field the source file carried with the item."))
-    rows_left_out = list(left_out.values())
+    kept, rows_left_out = source_columns(items["meta"].tolist(), rows, people, keep,
+                                         names.keep_names, with_notes)
+    fields += kept
     if with_notes:
         rows["note"] = _text(gold["note"].replace("", None))
         fields.append(NOTE_FIELD)
@@ -291,7 +288,7 @@ def _export(project: object, target: Path, options: DatasetOptions, allow_unreso
     names = Pseudonyms(project.annotators(), project.roster.kinds(),
                        adjudications["by"].fillna("").tolist(), options.keep_rater_names)
     rows, fields, dropped = gold_rows(project, gold, items, adjudications, names,
-                                      options.with_notes)
+                                      options.with_notes, options.keep_columns)
     del items
     rated = rating_rows(ratings, names, set(project.excluded_annotators()), options.with_notes)
     facts = _card_facts(project, options, names, rows, ratings) | {"left_out": dropped}

@@ -32,11 +32,11 @@ def exported(tmp_path_factory):
     project = build_project(capsys, folder)
     out = folder / "published"
     done = simrate(capsys, "export", project, out, "--format", "dataset", "--split", "test",
-                   "--license", "CC-BY-4.0")
+                   "--license", "CC-BY-4.0", "--keep-column", "topic")
     assert done.status == 0, done.err
     named = folder / "named"
     done = simrate(capsys, "export", project, named, "--format", "dataset", "--split", "test",
-                   "--keep-rater-names", "--with-notes")
+                   "--keep-rater-names", "--with-notes", "--keep-column", "topic")
     assert done.status == 0, done.err
     return project, out, named
 
@@ -166,7 +166,7 @@ def test_pseudonyms_are_stable_across_exports(exported, tmp_path, capsys):
     project, out, _ = exported
     again = tmp_path / "again"
     assert simrate(capsys, "export", project, again, "--format", "dataset", "--split",
-                   "test").status == 0
+                   "test", "--keep-column", "topic").status == 0
     for name in ("gold-test.jsonl", "ratings-test.jsonl"):
         assert (again / "data" / name).read_bytes() == (out / "data" / name).read_bytes()
 
@@ -403,8 +403,10 @@ def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
     ratings.write_text("item_id,annotator,score\na,Margarethe Quillfeather,3\n"
                        "b,Margarethe Quillfeather,2\n", encoding="utf-8")
     assert simrate(capsys, "import", project, ratings).status == 0
+    keep = [arg for key in ("topic", "worker_id", "coded_as", "comment", "rating:Quillfeather")
+            for arg in ("--keep-column", key)]
     out = tmp_path / "out"
-    done = simrate(capsys, "export", project, out, "--format", "dataset")
+    done = simrate(capsys, "export", project, out, "--format", "dataset", *keep)
     assert done.status == 0, done.err
     assert done.err.count("source field left out of the dataset") == 4
     data = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
@@ -417,14 +419,19 @@ def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
     assert "(a field named after a rater)" in text
     named = tmp_path / "named"
     assert simrate(capsys, "export", project, named, "--format", "dataset",
-                   "--keep-rater-names", "--with-notes").status == 0
+                   "--keep-rater-names", "--with-notes", *keep).status == 0
     first = rows_of(named / "data" / "gold-train.jsonl")[0]
     assert first["meta_worker_id"] == "A3QX9PLATFORMW1" and first["meta_comment"] == "see Quentin"
     assert first["meta_rating_Quillfeather"] == "4"
+    bare = tmp_path / "bare"
+    done = simrate(capsys, "export", project, bare, "--format", "dataset",
+                   "--keep-rater-names", "--with-notes")
+    assert done.status == 0 and done.err.count("source field left out of the dataset") == 5
+    assert not [k for k in rows_of(bare / "data" / "gold-train.jsonl")[0] if "meta" in k]
 
 
 @pytest.mark.realdata
-def test_pit_2015_dev_keeps_its_extra_fields_as_text(realdata, tmp_path, capsys):
+def test_pit_2015_dev_keeps_the_extra_fields_asked_for_with_their_types(realdata, tmp_path, capsys):
     from simrate.core.project import Project
     from simrate.formats.pit import read_pit
     from tests.formats.test_export_realdata import rate_with_reference
@@ -436,12 +443,13 @@ def test_pit_2015_dev_keeps_its_extra_fields_as_text(realdata, tmp_path, capsys)
         rate_with_reference(opened, items, ("Tweet Reader One", "Tweet Reader Two"))
     out = tmp_path / "pit"
     done = simrate(capsys, "export", project, out, "--format", "dataset", "--split",
-                   "validation")
+                   "validation", "--keep-column", "topic_id", "--keep-column", "votes_yes")
     assert done.status == 0, done.err
     gold = datasets.load_dataset(str(out), "gold", cache_dir=str(tmp_path / "c"))["validation"]
     assert gold.num_rows == 300 and gold["genre"][0] == "A Walk To Remember"
-    assert gold["meta_topic_id"][0] == "17" and gold["meta_votes_yes"][0] == "1"
-    assert gold.features["meta_votes_yes"].dtype == "string"
+    assert gold["meta_topic_id"][0] == "17" and gold["meta_votes_yes"][0] == 1
+    assert gold.features["meta_votes_yes"].dtype == "int64"  # a number in the source
+    assert "meta_votes_no" not in gold.features  # not asked for
     assert gold["gold"] == pytest.approx(items["reference"].tolist())
     records = list(mlc.Dataset(jsonld=out / "croissant.json").records(record_set="gold"))
     assert [r["gold/meta_topic_id"].decode() for r in records] == gold["meta_topic_id"]
