@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from simrate.formats.dataset_files import ENCODING, TYPES, Field, WrittenFile
-from simrate.formats.dataset_folder import NO_LICENSE, license_url
+from simrate.formats.dataset_folder import NO_LICENSE, license_urls
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
 _CR = "cr:"
@@ -80,8 +80,9 @@ def croissant_document(facts: Mapping, files: Mapping[str, tuple[WrittenFile, li
         "recordSet": [_record_set(name, RECORD_SETS[name], fields)
                       for name, (_, fields) in files.items()],
     }
-    if licence not in NO_LICENSE:
-        document["license"] = license_url(licence) or licence
+    if licence not in NO_LICENSE:  # each licence's SPDX page (the expression without one)
+        urls = license_urls(licence)
+        document["license"] = (urls[0] if len(urls) == 1 else urls) if urls else licence
     return document
 
 

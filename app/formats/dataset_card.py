@@ -50,11 +50,27 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]
     return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
 
 
+def _license_lines(licence: str) -> list[str]:
+    """The Hub's `license`: one SPDX id in lower case; an expression is `other`, spelled
+    out in `license_details`."""
+    if " " not in licence:
+        return [f"license: {_q(licence.lower())}"]
+    return ['license: "other"', f"license_details: {_q(licence)}"]
+
+
+def _license_sentence(licence: str) -> list[str]:
+    if licence == "unknown":
+        return ["Licence: not stated.", ""]
+    if licence == "other":
+        return ["Licence: not an SPDX licence (ask the authors).", ""]
+    return [f"Licence: `{licence}` (SPDX).", ""]
+
+
 def front_matter(facts: Mapping, files: Files) -> list[str]:
     """The YAML block the Hub and `datasets` read."""
     split = facts["split"]
     lines = ["---", f"pretty_name: {_q(facts['title'])}",
-             f"license: {_q(facts['license'].lower())}",
+             *_license_lines(facts["license"]),
              "language:", f"- {_q(facts['language'])}",
              "task_categories:", "- sentence-similarity",
              "size_categories:", f"- {_q(facts['size_category'])}",
@@ -271,6 +287,7 @@ def card_text(facts: Mapping, files: Files) -> str:
               f"A gold standard of graded text-pair similarity written by simrate on "
               f"{facts['date']}: the gold score of each pair (configuration `gold`) and every "
               "individual rating (configuration `ratings`).", ""]
+    lines += _license_sentence(facts["license"])
     lines += _files_section(facts, files)
     lines += _scale_section(facts["scale"])
     lines += _raters_section(facts)

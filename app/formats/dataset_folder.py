@@ -9,12 +9,20 @@ must be an empty folder; anything else is refused before a byte is written.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+# the SPDX licence list ships in the wheel; the library has no type hints
+from license_expression import (  # type: ignore[import-untyped]
+    ExpressionError,
+    Licensing,
+    get_spdx_licensing,
+)
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import check_name_length
@@ -23,18 +31,16 @@ from simrate.formats.leftovers import sweep, temp_name
 
 #: Split names `datasets` accepts (its own rule), in ASCII.
 _SPLIT = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
-#: An SPDX-style licence id (`CC-BY-4.0`, `MIT`, `LicenseRef-mine`) or the Hub's
-#: `unknown` / `other`.
-_LICENSE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]{0,63}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
-#: Common SPDX ids in their canonical spelling (the Hub writes them in lower case).
-KNOWN_LICENSES = {name.lower(): name for name in (
-    "CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0",
-    "CC-BY-3.0", "CC-BY-SA-3.0", "CC0-1.0", "MIT", "Apache-2.0", "BSD-2-Clause",
-    "BSD-3-Clause", "ODC-By-1.0", "ODbL-1.0", "PDDL-1.0", "CDLA-Permissive-2.0",
-    "CDLA-Sharing-1.0", "GPL-3.0", "LGPL-3.0", "OpenRAIL", "Unlicense")}
 #: The Hub's words for no SPDX licence.
 NO_LICENSE = ("unknown", "other")
+SPDX_PAGE = "https://spdx.org/licenses/{}.html"
+
+
+@functools.lru_cache(maxsize=1)
+def _spdx() -> Licensing:
+    """The SPDX licence list license-expression ships in its wheel (nothing is fetched)."""
+    return get_spdx_licensing()
 
 
 def check_split(name: str) -> str:
@@ -46,11 +52,29 @@ def check_split(name: str) -> str:
 
 
 def check_license(name: str) -> str:
-    """The licence id, refused unless it looks like an SPDX id (or unknown / other)."""
-    if not _LICENSE.fullmatch(name or ""):
-        raise SimrateError(f"--license {name!r} is not an SPDX licence id (such as "
-                           "CC-BY-4.0, CC0-1.0, MIT) nor 'unknown' or 'other'")
-    return name
+    """The licence as an SPDX identifier or expression in its canonical spelling
+    (`cc-by-4.0` gives `CC-BY-4.0`, `mit or apache-2.0` gives `MIT OR Apache-2.0`), or the
+    Hub's `unknown` / `other`; anything else is refused."""
+    if (name or "").strip().lower() in NO_LICENSE:
+        return name.strip().lower()
+    try:
+        parsed = _spdx().parse(name, validate=True, strict=True)
+    except ExpressionError as exc:
+        raise SimrateError(f"--license {name!r} is not an SPDX licence identifier or "
+                           f"expression ({str(exc).splitlines()[0].rstrip('.')}); give one such as CC-BY-4.0, "
+                           "CC0-1.0, MIT OR Apache-2.0, or 'unknown' or 'other'") from None
+    if parsed is None:
+        raise SimrateError("--license is empty; give an SPDX licence such as CC-BY-4.0, or "
+                           "'unknown' or 'other'")
+    return str(parsed.render())
+
+
+def license_keys(name: str) -> list[str]:
+    """The SPDX identifiers of a licence expression checked by check_license (exceptions
+    included), in their order; none for unknown / other."""
+    if name in NO_LICENSE:
+        return []
+    return [str(key) for key in _spdx().license_keys(_spdx().parse(name))]
 
 
 def check_language(code: str) -> str:
@@ -61,10 +85,10 @@ def check_language(code: str) -> str:
     return code
 
 
-def license_url(name: str) -> str | None:
-    """The SPDX page of a known licence id, None for others."""
-    canonical = KNOWN_LICENSES.get(name.lower())
-    return None if canonical is None else f"https://spdx.org/licenses/{canonical}.html"
+def license_urls(name: str) -> list[str]:
+    """The SPDX page of each licence of an expression (LicenseRef- licences have none)."""
+    return [SPDX_PAGE.format(key) for key in license_keys(name)
+            if not key.startswith("LicenseRef-")]
 
 
 def check_folder_target(out: str | Path, protected: Sequence[str | Path]) -> Path:

@@ -9,6 +9,7 @@ folder is written as a hidden sibling and renamed into place when complete.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
@@ -267,7 +268,7 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     (items flagged as uncertain crowd gold are not: their flag is a field)."""
     target = check_folder_target(out, [project.path])
     check_split(options.split)
-    check_license(options.license)
+    options = dataclasses.replace(options, license=check_license(options.license))
     check_language(options.language)
     if not project.n_items:
         raise SimrateError("the project has no items: a dataset needs at least one",
