@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -106,4 +107,45 @@ def test_team_panel_gives_a_sync_link_when_the_file_names_a_service(qtbot, hub, 
             "ON p.login = t.login WHERE t.revoked_at IS NULL AND t.token_hash = "
             "encode(sha256(convert_to(%s, 'UTF8')), 'hex')", (token.group(1),)).fetchall()
     assert held == [(f"Dora{hub.name}",)]
+    window.close()
+
+
+def test_adding_an_existing_person_in_another_spelling_keeps_her_password(qtbot, hub,
+                                                                          tmp_path):
+    """`ＡＮＮ` (fullwidth) typed for the hub's `Ann`: the dialog says she exists, OK keeps
+    her password; only the ticked reset gives her the one typed (team add --reset-password)."""
+    import psycopg
+
+    organizer, logins = team(hub, tmp_path, {"Ann": "annotator"})
+    path = organizer.path
+    organizer.close()
+    window = open_window(qtbot, tmp_path, path, "org", organizer=True)
+    panel = open_team_window(window).panel
+    qtbot.waitUntil(lambda: [p.name for p in panel.model.people] == ["Ann"], timeout=10000)
+    seen = []
+
+    def fill(reset: bool) -> None:
+        dialog = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, AddPersonDialog) and w.isVisible())
+        dialog.name_edit.setText("\uff21\uff2e\uff2e")
+        seen.append(dialog.exists_label.text())
+        dialog.reset_box.setChecked(reset)
+        dialog.password_edit.setText("new-pw" if reset else "")
+        dialog.again_edit.setText("new-pw" if reset else "")
+        dialog._check()
+
+    QTimer.singleShot(200, lambda: fill(False))
+    panel.add_person()
+    qtbot.waitUntil(lambda: "unchanged" in panel.message.text(), timeout=10000)
+    assert seen[0].startswith("\uff21\uff2e\uff2e is the same name as Ann, and she is already")
+    with hub.connect_as(logins["Ann"], f"pw-{logins['Ann']}") as ann:
+        ann.execute("SELECT 1")
+    QTimer.singleShot(200, lambda: fill(True))
+    panel.add_person()
+    qtbot.waitUntil(lambda: "password is now" in panel.message.text(), timeout=10000)
+    with hub.connect_as(logins["Ann"], "new-pw") as ann:
+        ann.execute("SELECT 1")
+    with pytest.raises(psycopg.OperationalError):
+        hub.connect_as(logins["Ann"], f"pw-{logins['Ann']}").close()
+    assert [p.name for p in panel.model.people] == ["Ann"]
     window.close()

@@ -7,6 +7,7 @@ import time
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.names import check_rater_name, rater_key
 from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
@@ -61,21 +63,42 @@ class PeopleModel(RowTableModel):
 
 
 class AddPersonDialog(QDialog):
-    """Name, role and first password of a new person (the password is typed twice)."""
+    """Name, role and first password of a new person (the password is typed twice).
 
-    def __init__(self, parent: QWidget | None = None):
+    A name that is already a person of the hub, in any spelling (`ＡＮＮ`, `Ann` and a
+    lookalike in another script are `ann`: core/base/lookalike.py), is said at once, and
+    her password is changed only when "Reset her password" is ticked, the window's
+    `team add --reset-password`; unticked, the password fields are off."""
+
+    def __init__(self, parent: QWidget | None = None, people: list[Person] | None = None):
         super().__init__(parent)
         close_keys(self)  # Ctrl+W as well as Esc
         self.setWindowTitle("Add a person")
+        self.people = list(people or [])
+        self.existing: Person | None = None
         self.name_edit = QLineEdit()
+        self.name_edit.textChanged.connect(self._name_changed)
         self.role_combo = QComboBox()
         self.role_combo.addItems(["annotator", "organizer"])
+        self.exists_label = QLabel()
+        self.exists_label.setWordWrap(True)
+        self.reset_box = QCheckBox("Reset her password to the one typed below")
+        self.reset_box.setToolTip("team add --reset-password: her replicas then need the new "
+                                  "password")
+        self.reset_box.toggled.connect(self._update_fields)
         self.password_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.again_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self._lay_out()
+        self._name_changed("")
+
+    def _lay_out(self) -> None:
         form = QFormLayout(self)
         form.addRow("Name", self.name_edit)
         form.addRow("Role", self.role_combo)
+        form.addRow(self.exists_label)
+        form.addRow(self.reset_box)
         form.addRow("Password", self.password_edit)
         form.addRow("Again", self.again_edit)
         form.addRow(QLabel("Tell them the password in person; it is not stored here."))
@@ -85,14 +108,57 @@ class AddPersonDialog(QDialog):
         buttons.accepted.connect(self._check)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self.setMinimumWidth(460)
+
+    def _name_changed(self, text: str) -> None:
+        """Say whether the typed name is a person of the hub already (any spelling)."""
+        self.existing = same_person(text, self.people)
+        person = self.existing
+        if person is not None:
+            typed = text.strip()
+            who = person.name if person.name == typed else \
+                f"{typed} is the same name as {person.name}, and she"
+            self.exists_label.setText(
+                f"{who} is already a person of this hub (login {person.login}, "
+                f"{person.kind}). Adding her again keeps her password unless you tick the "
+                "reset below.")
+        else:
+            self.reset_box.setChecked(False)
+        self.exists_label.setVisible(person is not None)
+        self.reset_box.setVisible(person is not None)
+        self._update_fields()
+
+    def _update_fields(self) -> None:
+        typing = self.existing is None or self.reset_box.isChecked()
+        for edit in (self.password_edit, self.again_edit):
+            edit.setEnabled(typing)
+            if not typing:
+                edit.clear()
+
+    @property
+    def reset(self) -> bool:
+        """Whether an existing person's password is to be replaced (the box ticked)."""
+        return self.existing is not None and self.reset_box.isChecked()
 
     def _check(self) -> None:
         if not self.name_edit.text().strip():
             self.error_label.setText("A person needs a name.")
         elif self.password_edit.text() != self.again_edit.text():
             self.error_label.setText("The two passwords differ.")
+        elif self.reset and not self.password_edit.text():
+            self.error_label.setText("Type her new password twice, or untick the reset.")
         else:
             self.accept()
+
+
+def same_person(text: str, people: list[Person]) -> Person | None:
+    """The active person of the hub whose name is `text` in any spelling (its identity key,
+    lookalikes across scripts folded), else None."""
+    try:
+        key = rater_key(check_rater_name(text, "person's name"))
+    except SimrateError:
+        return None
+    return next((p for p in people if p.active and rater_key(p.name) == key), None)
 
 
 class TeamPanel(QWidget):
@@ -211,21 +277,22 @@ class TeamPanel(QWidget):
         """Ask for a name, role and password; create the login in the background. When the
         file names a sync service (`team add --service`), an annotator gets a sync link."""
         hub = self._hub()
-        dialog = AddPersonDialog(self)
+        dialog = AddPersonDialog(self, self.model.people)
         if hub is None or dialog.exec() != QDialog.DialogCode.Accepted:
             return
         name, role = dialog.name_edit.text().strip(), dialog.role_combo.currentText()
         secret, password = dialog.password_edit.text() or None, self._password()
         service = self._service() if role == "annotator" else ""
+        reset, existing = dialog.reset, dialog.existing
 
         def work(_job):
             from simrate.hub.team.people import add_person
             from simrate.hub.team.tokens import issue_token_at
 
-            login, url = add_person(hub, name, role, secret, password)
+            login, url = add_person(hub, name, role, secret, password, reset=reset)
             return login, url, issue_token_at(hub, name, password)[0] if service else ""
 
-        self.runner.start(work, finished=lambda r: self._added(name, service, *r),
+        self.runner.start(work, finished=lambda r: self._added(name, service, *r, existing, reset),
                           failed=self._failed)
 
     def _service(self) -> str:
@@ -236,16 +303,26 @@ class TeamPanel(QWidget):
         project = self.context.project
         return service_address(project) if project.meta(WEB_LOGIN_KEY) else ""
 
-    def _added(self, name: str, service: str, login: str, url: str, token: str) -> None:
+    def _added(self, name: str, service: str, login: str, url: str, token: str,
+               existing: Person | None = None, reset: bool = False) -> None:
+        if existing is None:
+            first = f"Added {name} (login {login})."
+        elif reset:
+            first = (f"{existing.name}'s password is now the one typed here (login {login}); "
+                     "her replicas ask for it at their next sync.")
+        else:
+            first = f"{existing.name} was on the hub already (login {login}); her password " \
+                    "is unchanged."
         if token:
             from simrate.hub.link.client import make_link
 
-            self._say(f"Added {name} (login {login}). Their sync link, to give them as you "
-                      f"would a password (they join with it: simrate team join LINK FILE): "
-                      f"{make_link(service, token)}")
+            self._say(f"{first} Their sync link, to give them as you would a password (they "
+                      f"join with it: simrate team join LINK FILE): {make_link(service, token)}")
+        elif existing is None or reset:
+            self._say(f"{first} They join from the start page with the URL {url} and the "
+                      "password you gave them.")
         else:
-            self._say(f"Added {name} (login {login}). They join from the start page with "
-                      f"the URL {url} and the password you gave them.")
+            self._say(first)
         self.refresh()
 
     def remove_selected(self) -> None:

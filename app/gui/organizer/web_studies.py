@@ -1,12 +1,12 @@
 """The organizer's web studies: create one, change its settings, watch the progress of
 each, copy the worker link, open or close.
 
-New study and Settings open the form of study_dialog.py, whose values go to the same
-`set_study` as `simrate crowd study`, like Open/Close. Reads `study_status` (app/core/team/web_study.py) on the project's connection when shown,
-every few seconds while open, and after each change; opening or closing a study goes
-through `set_study`, the same call as `simrate crowd study` (on an organizer's hub
-replica: to the hub, then the file). On a hub replica the hub's leases and slots are
-copied into the file first (`mirror_hub_studies`), at most every MIRROR_SECONDS.
+New study and Settings open the form of study_dialog.py; its values, like Open/Close, go
+to `set_study`, the same call as `simrate crowd study` (on an organizer's hub replica: to
+the hub, then the file). Reads `study_status` (app/core/team/web_study.py) on the
+project's connection when shown, every few seconds while open, and after each change. On
+a hub replica the hub's leases and slots are copied into the file first
+(`mirror_hub_studies`), at most every MIRROR_SECONDS.
 """
 
 from __future__ import annotations
