@@ -93,9 +93,9 @@ class HubBackend:  # implements backend_protocol.WebBackend
         a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
         is SimrateError (the page says the server is busy, the log says why).
 
-        `flush_after`: a write, whose commit does not wait for the disk under the hub's
-        write lock (every other writer would wait on the flush too): a statement after it
-        waits instead, the lock released (see `_write_then_flush`)."""
+        `flush_after`: a write, whose commit does not wait for the disk (the transaction,
+        open over the flush, would hold back every replica's pull meanwhile): a statement
+        after it waits instead (see `_write_then_flush`)."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -198,10 +198,11 @@ async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
     """Run the write `sql` in a transaction whose commit does not wait for the disk, then,
     in the same message, a statement whose commit does; the write's rows.
 
-    Every write of the hub takes its sequence stamp under one lock held until its commit
-    ends. Here that commit ends without a flush; the statement after it writes a row of
-    its own (hub/schema/durable.py), whose commit is flushed with everything before it, the
-    lock released: the rating is on disk before the worker's browser hears it was saved."""
+    Here the write's commit ends without a flush, so its transaction (and the row locks it
+    holds, and the pull cap it holds back: hub/schema/tables.py) ends at once; the
+    statement after it writes a row of its own (hub/schema/durable.py), whose commit is
+    flushed with everything before it: the rating is on disk before the worker's browser
+    hears it was saved."""
     import psycopg
 
     cursor = psycopg.AsyncClientCursor(conn)

@@ -6,8 +6,8 @@ write no table. `POST /sync/round` (JSON, the person's token as `Authorization: 
 is one call of `simrate.sync_round` on one of them (hub/schema/service.py): the hub finds
 the person from the token, so nothing in the body can name another. The call commits
 without waiting for the disk, and `simrate.web_flush()` in the same message waits for it
-instead, the hub's write lock released (hub_backend._write_then_flush): the answer comes
-after the round is on disk.
+instead, the round's transaction already ended (hub_backend._write_then_flush): the
+answer comes after the round is on disk.
 
 Errors answer JSON `{"error": one line, "kind": ...}` with the kinds of a direct round
 (hub/link/client.py reads them): 401 removed (a revoked, forged or removed person's

@@ -18,7 +18,6 @@ import pytest
 from simrate.core.agreement import alpha
 from simrate.core.project import Project
 from simrate.hub.link.connection import HubError
-from simrate.hub.schema import CLOCK_LOCK
 from simrate.hub.team.sync import session_for, sync_round
 from tests.hub.hubs import ROOT, make_project
 
@@ -49,10 +48,11 @@ def start_rater(hub, tmp_path, login: str, name: str, seed: int) -> subprocess.P
 
 
 def kill_in_the_middle_of_a_push(hub, process: subprocess.Popen, login: str) -> None:
-    """Hold the hub's sequence lock so that pushes stop inside their transaction, wait for
-    this client's push to be stuck there, kill it with signal 9, let the hub go on."""
-    with hub.admin() as admin:
-        admin.execute("SELECT pg_advisory_lock(%s)", (CLOCK_LOCK,))
+    """Hold a lock on the ratings that every rating's write waits for, so that pushes stop
+    inside their transaction; wait for this client's push to be stuck there, kill it with
+    signal 9, let the hub go on."""
+    with hub.admin() as admin, admin.transaction():
+        admin.execute("LOCK TABLE simrate.ratings IN SHARE MODE")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             stuck = admin.execute(
@@ -64,7 +64,6 @@ def kill_in_the_middle_of_a_push(hub, process: subprocess.Popen, login: str) -> 
         assert stuck, "the client never pushed while the lock was held"
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-        admin.execute("SELECT pg_advisory_unlock(%s)", (CLOCK_LOCK,))
 
 
 def test_five_annotators_two_thousand_ratings_each_through_a_crash_and_a_kill(hub, tmp_path):

@@ -6,7 +6,6 @@ import psycopg
 import pytest
 
 from simrate.core.project import Project
-from simrate.hub.schema import CLOCK_LOCK
 from simrate.hub.team.sync import sync_once
 from tests.hub.hubs import INJECTION, join_as, team
 
@@ -369,7 +368,7 @@ STATISTICS = [
     "SELECT member FROM pg_auth_members",
     "SELECT pid FROM pg_locks",
     "SELECT pg_relation_size('simrate.ratings')",
-    f"SELECT pg_try_advisory_lock({CLOCK_LOCK})",
+    "SELECT pg_try_advisory_lock(7305820)",
     "SELECT txid_current()",
     "SELECT pg_current_snapshot()",
     "SELECT age(xmin) FROM simrate.ratings",

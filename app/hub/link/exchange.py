@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +61,9 @@ WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (k.code, k.note, k.skipped)
 #: file): the hub takes the rater of its key when of the same kind, and refuses, naming
 #: it, a name another kind holds there (hub/schema/raters.py): never a kind changed.
 CLAIM_RATER = "SELECT simrate.claim_rater(%s, %s, %s)"
+#: Whether the hub stamps without a lock and so caps pulls (hub/schema/tables.py,
+#: `pull_cap`); a hub published before that stamps under one lock and needs no cap.
+HAS_CAP = "SELECT to_regprocedure('simrate.pull_cap()') IS NOT NULL"
 HAS_KIND = """
 SELECT 1 FROM information_schema.columns
 WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'kind'
@@ -168,22 +170,21 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
     its own, begun and committed here. A round is two messages to the hub and their
     answers, whatever the outbox holds: the first begins the transaction, locks this
     replica's row and reads what the hub acknowledged; the second carries every write, the
-    COMMIT, a wait for the disk, the pull and a look at the hub's clock. Every write takes
-    the hub's sequence
-    stamp under a lock that all other writers wait for until this transaction ends
-    (hub/schema/tables.py), so nothing may come between the first write and the COMMIT that
-    waits on this machine: a client that is slow to be scheduled (hundreds of windows on
-    a busy machine) would hold up every writer of the hub. Sent as one message, the writes
-    and the COMMIT are all on the server before it runs the first of them.
+    COMMIT, a wait for the disk, the pull and a look at the hub's clock. Nothing comes
+    between the first write and the COMMIT that waits on this machine: a transaction that
+    is still open holds back every replica's pull (hub/schema/tables.py, `pull_cap`), and
+    a client that is slow to be scheduled (hundreds of windows on a busy machine) would
+    keep it open. Sent as one message, the writes and the COMMIT are all on the server
+    before it runs the first of them.
     """
     import psycopg
 
     try:
         try:
-            acked, has_kind, stamped = _begin_push(conn, replica, outbox)
+            acked, has_kind, stamped, capped = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
             pushed = _queue_push(batch, outbox, acked, has_kind, stamped)
-            pages, hub_clock = _queue_after_push(batch, replica, marks, organizer)
+            pages, hub_clock = _queue_after_push(batch, replica, marks, organizer, capped)
             sent = time.time()
             results = batch.run()
             answered = time.time()
@@ -191,7 +192,7 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
             _roll_back(conn)
             raise
         count, refused, others = pushed(results)
-        rows, new_marks = _collect_pages(conn, results, pages, marks, organizer)
+        rows, new_marks = _collect_pages(conn, results, pages, marks, organizer, capped)
         offset = (sent + answered) / 2 - float(results[hub_clock].rows[0][0])
     except psycopg.Error as exc:
         raise explain(exc, url) from None
@@ -199,7 +200,7 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
 
 
 def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
-                      organizer: bool) -> tuple[dict[str, int], int]:
+                      organizer: bool, capped: bool) -> tuple[dict[str, int], int]:
     """After the push in the same message: COMMIT, the wait for the disk, a page of each
     table to pull and the hub's clock; returns ({table: its page's index}, clock's index)."""
     tables = ORGANIZER_TABLES if organizer else ANNOTATOR_TABLES
@@ -211,13 +212,14 @@ def _queue_after_push(batch: Batch, replica: str, marks: dict[str, int],
     # each read is a snapshot of its own, so a table is read after the tables whose rows
     # refer to it: a rating committed between two reads comes with its rater and its item
     # (a rating pulled without its crowd rater would make the rater a person here)
-    pages = {table: batch.add(_page_sql(queries[table]), (marks.get(table, 0),))
+    pages = {table: batch.add(_page_sql(queries[table], capped), (marks.get(table, 0),))
              for table in reversed(tables)}
     return pages, batch.add(CLOCK_SQL)
 
 
 def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[str, int],
-                   organizer: bool) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+                   organizer: bool, capped: bool
+                   ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
     """Each table's pulled rows (the rest pulled page by page when a page was full) and the
     watermarks after them."""
     rows, new_marks = {}, dict(marks)
@@ -227,7 +229,7 @@ def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[
     if any(len(found) == PAGE for found in rows.values()):
         # more than a page is new: the rest of every table, page by page, in the same
         # order (a table after those that refer to it)
-        more, new_marks = pull(conn, tuple(pages), new_marks, organizer)
+        more, new_marks = pull(conn, tuple(pages), new_marks, organizer, capped)
         for table in pages:
             rows[table].extend(more[table])
     return rows, new_marks
@@ -240,8 +242,11 @@ DURABLE_SQL = "UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s"
 CLOCK_SQL = "SELECT extract(epoch FROM clock_timestamp())"
 
 
-def _page_sql(query: str) -> str:
-    return f"{query} WHERE seq > %s ORDER BY seq LIMIT {PAGE}"
+def _page_sql(query: str, capped: bool = True) -> str:
+    """A page of rows above a watermark; on a hub that stamps without a lock, only rows
+    below its cap (no transaction still running can commit a row under it)."""
+    cap = " AND seq < simrate.pull_cap()" if capped else ""
+    return f"{query} WHERE seq > %s{cap} ORDER BY seq LIMIT {PAGE}"
 
 
 def _roll_back(conn: Any) -> None:
@@ -254,23 +259,18 @@ def _roll_back(conn: Any) -> None:
         pass
 
 
-#: Connections whose first push was rehearsed (see _begin_push).
-_rehearsed: weakref.WeakSet = weakref.WeakSet()
-
-
-def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, bool]:
+def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, bool, bool]:
     """Begin the push's transaction, lock this replica's row, read and raise the id the
-    hub acknowledged (and see whether the hub knows machine raters, when some are to go):
-    one message, before any write, so this transaction holds no lock another replica waits
-    for while it waits for the answer."""
+    hub acknowledged (and see whether the hub knows machine raters, when some are to go,
+    and whether it caps pulls): one message, before any write, so this transaction holds
+    the replica's row no longer than two answers' time."""
     batch = Batch(conn)
     batch.add("BEGIN")
-    # The write lock is held until the commit ends (hub/schema/tables.py). The commit does not wait
-    # for the disk here: waiting there would keep every other writer waiting on this disk
-    # flush too. The statement after the COMMIT waits for it instead, lock released, with
-    # the flushes of other pushes made meanwhile (one flush serves them all). The push is
-    # on disk before this machine hears it went through; should the server stop before,
-    # the round fails here and is sent again (the hub leaves out what it has).
+    # The commit does not wait for the disk here: the statement after the COMMIT waits
+    # for it instead, with the flushes of other pushes made meanwhile (one flush serves
+    # them all). The push is on disk before this machine hears it went through; should
+    # the server stop before, the round fails here and is sent again (the hub leaves out
+    # what it has).
     batch.add("SET LOCAL synchronous_commit = off")
     batch.add("INSERT INTO simrate.replicas (replica) VALUES (%s) "
               "ON CONFLICT (replica) DO NOTHING", (replica,))
@@ -278,37 +278,16 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, boo
                      (replica,))
     kind = batch.add(HAS_KIND) if outbox.machines or outbox.raters else None
     stamped = batch.add(HAS_EXCLUDED_AT) if outbox.annotators else None
+    capped = batch.add(HAS_CAP)
     batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
               "WHERE replica = %s", (outbox.upto, replica))
-    # not with items: ratings of new items would find no item before the items are written
-    rehearse = bool(outbox.ratings) and not outbox.items and conn not in _rehearsed
-    if rehearse:
-        _rehearse(batch, outbox.ratings)
     results = batch.run()
-    if rehearse:
-        _rehearsed.add(conn)
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
     return (int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows),
-            stamped is not None and bool(results[stamped].rows))
-
-
-def _rehearse(batch: Batch, ratings: list[tuple]) -> None:
-    """Add a rehearsal of the ratings' writes, undone at once: the first write of a
-    session loads the code of the ratings' triggers and the catalogs they read, which
-    takes several times as long as the write itself, and doing that with the write lock
-    held keeps every other writer waiting meanwhile. While `simrate.rehearsal` is on, the
-    stamp takes no lock (hub/schema/tables.py); the savepoint undoes the rows, their change log
-    and their notifications. (A hub whose schema predates rehearsals takes the lock here,
-    and gives it back at the rollback, within this one message.)"""
-    batch.add("SAVEPOINT rehearsal")
-    batch.add("SET LOCAL simrate.rehearsal = 'on'")
-    for row in ratings:
-        batch.add(UPSERT_RATING, row[:7])
-    batch.add(REFUSED_RATINGS, _refused_params(ratings))
-    batch.add("ROLLBACK TO SAVEPOINT rehearsal")
-    batch.add("RELEASE SAVEPOINT rehearsal")
+            stamped is not None and bool(results[stamped].rows),
+            bool(results[capped].rows[0][0]))
 
 
 def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stamped: bool
@@ -364,9 +343,10 @@ def _queue_writes(batch: Batch, outbox: Outbox, fresh: bool, has_kind: bool) -> 
     return (threshold is not None) + (rule is not None)
 
 
-def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: bool = True
-         ) -> tuple[dict[str, list[tuple]], dict[str, int]]:
-    """Rows with a sequence number above each table's watermark, in sequence order."""
+def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: bool = True,
+         capped: bool = True) -> tuple[dict[str, list[tuple]], dict[str, int]]:
+    """Rows with a sequence number above each table's watermark (and below the hub's cap,
+    see _page_sql), in sequence order."""
     queries = PULL_SQL if organizer else {**PULL_SQL, **ANNOTATOR_PULL_SQL}
     rows: dict[str, list[tuple]] = {}
     new_marks = dict(marks)
@@ -374,8 +354,7 @@ def pull(conn: Any, tables: tuple[str, ...], marks: dict[str, int], organizer: b
         found: list[tuple] = []
         mark = marks.get(table, 0)
         while True:
-            page = conn.execute(f"{queries[table]} WHERE seq > %s ORDER BY seq LIMIT {PAGE}",
-                                (mark,)).fetchall()
+            page = conn.execute(_page_sql(queries[table], capped), (mark,)).fetchall()
             found.extend(page)
             if page:
                 mark = int(page[-1][-1])

@@ -12,9 +12,10 @@ write:
 - nobody deletes: a cleared rating or a withdrawn adjudication is a row whose code is
   NULL, so that every replica learns of it.
 
-Every write gets a number from one sequence (`seq`), taken under a transaction-scoped
-advisory lock that is held until commit. Writers therefore commit in sequence order, and
-a replica that has seen everything up to `seq` = N never later meets a row below N: its
+Every write gets a stamp (`seq`) made of its transaction's id and a draw of one sequence
+(`next_stamp`), with no lock: writers never wait for each other. A pull reads only below
+`pull_cap()`, the first stamp that a transaction still running could hold, so a replica
+that has seen everything up to `seq` = N never later meets a committed row below N: its
 watermark can never skip a row. A trigger copies each rating, adjudication, exclusion and
 setting, old and new value, into the change log, and statement triggers send NOTIFY
 (payload: the table's name, never a value).
@@ -57,10 +58,10 @@ from simrate.hub.schema.later_wins import LATER_OTHERS_SQL
 from simrate.hub.schema.names import (
     ANNOTATOR_CONNECTION_LIMIT,
     CHANNEL,
-    CLOCK_LOCK,
     HUB_SCHEMA_VERSION,
     MAX_CLOCK_LEAD,
     PULLED_TABLES,
+    STAMP_BITS,
     fill,
     login_name,
     quote_ident,
@@ -86,9 +87,9 @@ from simrate.hub.schema.web import (
 )
 
 __all__ = [
-    "ANNOTATOR_CONNECTION_LIMIT", "CHANNEL", "CLOCK_LOCK", "FUNCTIONS_SQL", "HARDEN_SQL",
+    "ANNOTATOR_CONNECTION_LIMIT", "CHANNEL", "FUNCTIONS_SQL", "HARDEN_SQL",
     "HUB_SCHEMA_VERSION", "LATER_EDIT_SQL", "LIMITS_SQL", "LOGGED", "MAX_CLOCK_LEAD",
-    "PULLED_TABLES", "RATER_LOCK", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
+    "PULLED_TABLES", "RATER_LOCK", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "STAMP_BITS", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
     "WEB_LOCK", "WEB_TABLES_SQL", "fill", "fill_keys", "login_name", "quote_ident", "quote_literal",
     "raters_sql", "role_names", "schema_statements", "triggers_sql", "web_role_names", "web_statements",
 ]

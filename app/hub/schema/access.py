@@ -62,7 +62,7 @@ CREATE POLICY annotators_own ON simrate.replicas TO @annotators
 # is connected), the role list, the lock table, the advisory locks that time our writes
 # and the server's transaction counter (how many writes happen, whoever makes them). All are granted to PUBLIC by catalog objects only a superuser may change, and
 # only in this database: run by a superuser, this closes them to everyone but the
-# organizers (and the owner, which needs the role list and the sequence lock).
+# organizers (and the owner, which needs the role list and the transaction ids of its stamps).
 HARDEN_SQL = r"""
 DO $$
 DECLARE

@@ -25,10 +25,8 @@ BEGIN
   END IF;
   IF TG_OP = 'UPDATE' AND NEW.at <= OLD.at AND NEW.item_id = OLD.item_id THEN
     IF (NEW.code, NEW.note) IS DISTINCT FROM (OLD.code, OLD.note) THEN
-      PERFORM pg_advisory_xact_lock(@clock_lock);
-      INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
-      VALUES (nextval('simrate.clock'), session_user, 'adjudications_refused', OLD.item_id,
-              NULL, to_jsonb(OLD) - 'login', to_jsonb(NEW) - 'seq' - 'login');
+      PERFORM simrate.log_refused('adjudications_refused', OLD.item_id, NULL,
+                                  to_jsonb(OLD), to_jsonb(NEW));
     END IF;
     RETURN NULL;
   END IF;
@@ -53,10 +51,8 @@ BEGIN
   IF NEW.excluded_at IS NOT DISTINCT FROM OLD.excluded_at THEN
     NEW.excluded_at := hub_now;  -- a client that does not stamp: made now
   ELSIF NEW.excluded_at <= OLD.excluded_at THEN
-    PERFORM pg_advisory_xact_lock(@clock_lock);
-    INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
-    VALUES (nextval('simrate.clock'), session_user, 'exclusions_refused', NULL, OLD.name,
-            to_jsonb(OLD) - 'login', to_jsonb(NEW) - 'seq' - 'login');
+    PERFORM simrate.log_refused('exclusions_refused', NULL, OLD.name, to_jsonb(OLD),
+                                to_jsonb(NEW));
     NEW.excluded := OLD.excluded;
     NEW.excluded_at := OLD.excluded_at;
     IF to_jsonb(NEW) = to_jsonb(OLD) THEN

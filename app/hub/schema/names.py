@@ -7,7 +7,7 @@ import hashlib
 import re
 
 #: Version of the hub schema; a hub made by a newer simrate is refused with a clear line.
-HUB_SCHEMA_VERSION = 3  # 3: one rater identity (raters.py)
+HUB_SCHEMA_VERSION = 4  # 3: one rater identity (raters.py); 4: stamps without a lock
 #: NOTIFY channel for items and settings, which every role reads (notifications are per
 #: database); other writes go to secret channels (`simrate.my_channel()`).
 CHANNEL = "simrate"
@@ -15,8 +15,10 @@ CHANNEL = "simrate"
 #: holds one only during a round, `team sync` one, so two machines of one person fit;
 #: organizers have no limit, so annotators can never take their slots.
 ANNOTATOR_CONNECTION_LIMIT = 2
-#: Advisory lock key that serializes sequence stamps (per database).
-CLOCK_LOCK = 7305820
+#: Low bits of a stamp that order the writes of one transaction (tables.py, next_stamp):
+#: the high bits are the transaction's id. A transaction may take this many stamps while
+#: the hub takes others before two of its own could share a number.
+STAMP_BITS = 24
 #: Tables a replica pulls from, in the order it applies them.
 PULLED_TABLES = ("settings", "items", "annotators", "ratings", "adjudications")
 
@@ -58,7 +60,7 @@ MAX_CLOCK_LEAD = 60
 
 
 def fill(template: str, roles: dict[str, str]) -> str:
-    """The template with role names, the channel and the lock key put in."""
+    """The template with role names, the channel, the limits and the stamp's bits put in."""
     text = template
     for key, name in roles.items():
         text = text.replace(f"@{key}_lit", quote_literal(name))
@@ -66,4 +68,4 @@ def fill(template: str, roles: dict[str, str]) -> str:
     text = text.replace("@channel", quote_literal(CHANNEL))
     text = text.replace("@max_lead", str(MAX_CLOCK_LEAD))
     text = text.replace("@annotator_limit", str(ANNOTATOR_CONNECTION_LIMIT))
-    return text.replace("@clock_lock", str(CLOCK_LOCK))
+    return text.replace("@stamp_bits", str(STAMP_BITS))

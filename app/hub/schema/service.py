@@ -155,15 +155,18 @@ BEGIN
     'settings', (SELECT coalesce(jsonb_agg(jsonb_build_array(key, value, seq) ORDER BY seq),
                                  '[]') FROM (
       SELECT key, value, seq FROM simrate.settings
-      WHERE seq > coalesce((p_marks ->> 'settings')::bigint, 0) ORDER BY seq LIMIT @page) s),
+      WHERE seq > coalesce((p_marks ->> 'settings')::bigint, 0)
+        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) s),
     'items', (SELECT coalesce(jsonb_agg(jsonb_build_array(id, "left", "right", dataset, genre,
                                         NULL, NULL, '', seq) ORDER BY seq), '[]') FROM (
       SELECT id, "left", "right", dataset, genre, seq FROM simrate.items
-      WHERE seq > coalesce((p_marks ->> 'items')::bigint, 0) ORDER BY seq LIMIT @page) i),
+      WHERE seq > coalesce((p_marks ->> 'items')::bigint, 0)
+        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) i),
     'ratings', (SELECT coalesce(jsonb_agg(jsonb_build_array(item_id, annotator, code, note,
                 skipped, seconds, updated_at, seq) ORDER BY seq), '[]') FROM (
       SELECT * FROM simrate.ratings WHERE annotator = who.person
-        AND seq > coalesce((p_marks ->> 'ratings')::bigint, 0) ORDER BY seq LIMIT @page) g));
+        AND seq > coalesce((p_marks ->> 'ratings')::bigint, 0)
+        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) g));
 END $$;
 
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed

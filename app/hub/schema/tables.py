@@ -6,6 +6,11 @@ from __future__ import annotations
 TABLES_SQL = """
 CREATE TABLE IF NOT EXISTS simrate.hub (key text PRIMARY KEY, value text NOT NULL);
 CREATE SEQUENCE IF NOT EXISTS simrate.clock;
+-- taken once: every stamp of this hub lies above it (a hub upgraded from stamps taken
+-- under one lock keeps all of those below the first stamp taken without it)
+INSERT INTO simrate.hub (key, value)
+SELECT 'stamp_base', (SELECT last_value FROM simrate.clock)::text
+ON CONFLICT (key) DO NOTHING;
 CREATE TABLE IF NOT EXISTS simrate.settings (
     key text PRIMARY KEY, value text NOT NULL,
     seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
@@ -48,17 +53,49 @@ CREATE INDEX IF NOT EXISTS adjudications_seq ON simrate.adjudications (seq);
 """
 
 FUNCTIONS_SQL = """
+-- A write's stamp: the writing transaction's id in the high bits and a draw of the
+-- sequence in the low ones, above the hub's base. Writers take no lock: two transactions
+-- stamp in the order of their ids, and the rows of one transaction in the order it wrote
+-- them (STAMP_BITS in names.py says how many writes that order holds).
+CREATE OR REPLACE FUNCTION simrate.next_stamp() RETURNS bigint
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT (SELECT value::bigint FROM simrate.hub WHERE key = 'stamp_base')
+         + (pg_current_xact_id()::text::bigint << @stamp_bits)
+         + (nextval('simrate.clock') & ((1::bigint << @stamp_bits) - 1))
+$$;
+REVOKE ALL ON FUNCTION simrate.next_stamp() FROM PUBLIC;
+
+-- Where a pull stops: below the first stamp any transaction still running (or any that
+-- begins later) can take. Every row under it is committed or undone for good, so a
+-- watermark never passes a row that would become visible afterwards.
+CREATE OR REPLACE FUNCTION simrate.pull_cap() RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT (SELECT value::bigint FROM simrate.hub WHERE key = 'stamp_base')
+         + (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << @stamp_bits)
+$$;
+REVOKE ALL ON FUNCTION simrate.pull_cap() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION simrate.pull_cap() TO @annotators, @organizers;
+
+-- One entry of the change log for an edit the later-edit rule refused (ratings,
+-- adjudications, exclusions: tables.py and later_wins.py), with both values.
+CREATE OR REPLACE FUNCTION simrate.log_refused(p_kind text, p_item text, p_annotator text,
+                                               p_old jsonb, p_new jsonb) RETURNS void
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+  INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
+  VALUES (simrate.next_stamp(), session_user, p_kind, p_item, p_annotator,
+          p_old - 'login', p_new - 'seq' - 'login')
+$$;
+REVOKE ALL ON FUNCTION simrate.log_refused(text, text, text, jsonb, jsonb) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF current_setting('simrate.rehearsal', true) = 'on' THEN
-    -- a rehearsal (exchange.py), undone before commit: no lock, and a number below every
-    -- watermark, so that no replica would ever pull the row
+    -- a rehearsal (exchange.py), undone before commit: a number below every watermark,
+    -- so that no replica would ever pull the row
     NEW.seq := -nextval('simrate.clock');
   ELSE
-    -- held until commit: writers commit in the order of their sequence numbers
-    PERFORM pg_advisory_xact_lock(@clock_lock);
-    NEW.seq := nextval('simrate.clock');
+    NEW.seq := simrate.next_stamp();
   END IF;
   NEW.login := session_user;
   RETURN NEW;
@@ -260,10 +297,8 @@ BEGIN
      AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
     IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped)
        AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
-      PERFORM pg_advisory_xact_lock(@clock_lock);
-      INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
-      VALUES (nextval('simrate.clock'), session_user, 'ratings_refused', OLD.item_id,
-              OLD.annotator, to_jsonb(OLD) - 'login', to_jsonb(NEW) - 'seq' - 'login');
+      PERFORM simrate.log_refused('ratings_refused', OLD.item_id, OLD.annotator,
+                                  to_jsonb(OLD), to_jsonb(NEW));
     END IF;
     RETURN NULL;
   END IF;
