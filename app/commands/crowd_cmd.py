@@ -4,7 +4,11 @@ simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lea
                     [--completion-code CODE] [--partial-code CODE] [--code-per-task]
                     [--prolific-study ID] [--instructions FILE.md] [--consent FILE.md]
                     [--allow-frame-from ORIGIN] [--redirect-seconds N]
-simrate crowd status PROJECT [--json]"""
+simrate crowd status PROJECT [--json]
+simrate crowd review PROJECT STUDY [--json] [--out DIR] [--qualified] [--tolerance X]
+simrate crowd bonus PROJECT STUDY (--per-hour RATE | --per-rating AMOUNT) [--top-up-to RATE]
+                    [--reward AMOUNT] [--out FILE] [--json]
+(review and bonus: crowd_pay.py)"""
 
 from __future__ import annotations
 
@@ -34,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q = crowd.add_parser("status", help="tasks, ratings per item and workers of each study")
     q.add_argument("project")
     q.add_argument("--json", action="store_true")
+    from simrate.commands import crowd_pay
+
+    crowd_pay.add_parsers(crowd)
 
 
 def _add_study_parser(crowd: argparse._SubParsersAction) -> None:
@@ -58,6 +65,11 @@ def run(args: argparse.Namespace) -> int:
         return run_study(args)
     if args.crowd_command == "status":
         return run_status(args)
+    if args.crowd_command in ("review", "bonus"):
+        from simrate.commands import crowd_pay
+
+        return crowd_pay.run_review(args) if args.crowd_command == "review" \
+            else crowd_pay.run_bonus(args)
     return run_export(args)
 
 

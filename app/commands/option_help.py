@@ -120,6 +120,22 @@ BY_COMMAND = {
                                 "(no raw HTML)",
     ("crowd study", "by"): "who is doing this, for the change log (default: your login "
                            "name)",
+    ("crowd review", "study"): "the web study's name (crowd study NAME)",
+    ("crowd review", "out"): "a folder for the platforms' files: approve.txt, reject.csv, "
+                             "return.csv, apart.csv, and mturk.csv for Mechanical Turk tasks",
+    ("crowd review", "qualified"): "the approved workers, to invite again: qualified.txt in "
+                                   "--out, else one id a line on standard output",
+    ("crowd review", "tolerance"): "a check fails when the score is more than X from its "
+                                   "known score (default: 0.375 of the scale's width, 1.5 on 0-4)",
+    ("crowd bonus", "study"): "the web study's name (crowd study NAME)",
+    ("crowd bonus", "per_hour"): "pay RATE for each hour on task, as the server measured it",
+    ("crowd bonus", "per_rating"): "pay AMOUNT for each rating given (checks included)",
+    ("crowd bonus", "top_up_to"): "raise each bonus so that reward plus bonus reaches RATE "
+                                  "an hour at the study's median completion time",
+    ("crowd bonus", "reward"): "the reward each submission was already paid on the platform "
+                               "(default %(default)s), for --top-up-to",
+    ("crowd bonus", "out"): "write the ID,amount lines to FILE (default: standard output)",
+    ("crowd bonus", "tolerance"): "as crowd review --tolerance: who is approved, so paid",
     ("serve", "host"): "the address to listen on (default %(default)s: this machine only)",
     ("serve", "port"): "the port to listen on (default %(default)s)",
     ("window", "project"): "the project file to open (default: the start page)",

@@ -34,14 +34,28 @@ def careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
     machines = set(project.roster.machines())
     found = {}
     for entry in annotator_report(project, threshold=threshold):
-        name, r = entry["annotator"], entry["check_pearson"]
-        if name in machines or entry["excluded"] or entry["checks"] < min_checks:
+        name = entry["annotator"]
+        if name in machines or entry["excluded"]:
             continue
-        if r is not None and r < threshold:
-            found[name] = f"check Pearson {r:.2f} below {threshold:g}"
-        elif r is None and entry["flag_reason"] == "the same score on every check item":
-            found[name] = entry["flag_reason"]
+        reason = careless_reason(entry, threshold, min_checks)
+        if reason:
+            found[name] = reason
     return found
+
+
+def careless_reason(entry: dict, threshold: float = DEFAULT_CHECK_THRESHOLD,
+                    min_checks: int = 2) -> str | None:
+    """Why the rule names this row of the annotator report (quality.annotator_report),
+    or None: check Pearson below `threshold`, or one score for check items of different
+    known scores, over at least `min_checks` checks."""
+    r = entry["check_pearson"]
+    if entry["checks"] < min_checks:
+        return None
+    if r is not None and r < threshold:
+        return f"check Pearson {r:.2f} below {threshold:g}"
+    if r is None and entry["flag_reason"] == "the same score on every check item":
+        return str(entry["flag_reason"])
+    return None
 
 
 def exclude_careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
