@@ -2,7 +2,9 @@
 
 SyncStatus shows connected or offline, the pending count and the last sync time, with the
 one-line reason in its tooltip while offline. When a round finds edits made here that lost
-to later edits of the same ratings made on another machine, the status bar says so. HubLink (made once by the main window) starts
+to later edits of the same ratings made on another machine, the status bar says so and
+shows a button that lists them (sync_conflicts.py, also View > Sync conflicts while the
+project is a replica). HubLink (made once by the main window) starts
 a HubSync when a project linked to a hub opens, stops it when the project closes, and asks
 for a password when libpq has none; a password typed there lives in memory for this
 window's session only.
@@ -13,7 +15,8 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QPushButton, QWidget
 
 from simrate.gui.shell.hub_sync import HubSync
 from simrate.hub.team.sync import clock_line, conflict_line
@@ -79,6 +82,11 @@ class HubLink(QObject):
         self.status: SyncStatus | None = None
         #: Passwords typed in this window, by hub URL; never written anywhere.
         self.passwords: dict[str, str] = {}
+        self.conflicts_action = QAction("Sync &conflicts\u2026", window)
+        self.conflicts_action.triggered.connect(self.show_conflicts)
+        self.conflicts_action.setVisible(False)
+        window.menus["view"].addAction(self.conflicts_action)
+        self.conflicts_button: QPushButton | None = None
         self.context.project_opened.connect(self.attach)
         self.context.project_closing.connect(self.detach)
 
@@ -93,6 +101,7 @@ class HubLink(QObject):
         self.sync.conflicts_found.connect(self._tell_conflicts)
         self.status = SyncStatus(self.sync)
         self.window.statusBar().addPermanentWidget(self.status)
+        self.conflicts_action.setVisible(True)
         self.started.emit()
 
     def detach(self) -> None:
@@ -103,6 +112,11 @@ class HubLink(QObject):
         if self.status is not None:
             self.window.statusBar().removeWidget(self.status)
             self.status.deleteLater()
+        if self.conflicts_button is not None:
+            self.window.statusBar().removeWidget(self.conflicts_button)
+            self.conflicts_button.deleteLater()
+            self.conflicts_button = None
+        self.conflicts_action.setVisible(False)
         self.sync.deleteLater()
         self.sync = self.status = None
 
@@ -110,6 +124,23 @@ class HubLink(QObject):
         """Say in the status bar that edits made here met other ones (the later won)."""
         self.window.statusBar().showMessage(conflict_line(count, found) + ".",
                                             CONFLICT_MESSAGE_MS)
+        if self.conflicts_button is None:
+            self.conflicts_button = QPushButton()
+            self.conflicts_button.setFlat(True)
+            self.conflicts_button.setToolTip("List the edits that met another value on the hub")
+            self.conflicts_button.clicked.connect(self.show_conflicts)
+            self.window.statusBar().addPermanentWidget(self.conflicts_button)
+        total = self.sync.conflicts if self.sync is not None else count
+        self.conflicts_button.setText(f"\u26a0 {total} sync conflict{'s' * (total != 1)}")
+        self.conflicts_button.show()
+
+    def show_conflicts(self):
+        """Open the list of this project's sync conflicts (sync_conflicts.py)."""
+        from simrate.gui.shell.sync_conflicts import open_conflicts_window
+
+        if self.context.project is None:
+            return None
+        return open_conflicts_window(self.window)
 
     def _ask_password(self) -> None:
         sync = self.sync
