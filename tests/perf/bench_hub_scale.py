@@ -40,9 +40,9 @@ pushed it) p50/p95; rating to the organizer's live figure p50/p95; refused round
 replicas offline (from a refused round to the next round that went through) longer than
 the backoff ceiling; hub CPU seconds per rating (postmaster and every backend, from
 /proc); the time a round holds its connection; the replicas' own CPU; peak connections
-and the connections waiting for the hub's write lock (the advisory lock under which every
-write takes its sequence stamp, held until commit), sampled from pg_stat_activity every
-0.2 s.
+and the connections waiting for a lock of any kind (before hub schema 4, mostly the
+hub-wide advisory lock under which every write took its stamp; now row locks only),
+sampled from pg_stat_activity every 0.2 s.
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ class Sampler:
         self.conn = psycopg.connect(cluster.admin_dsn(), autocommit=True)
         self.peak = 0
         self.peak_at = 0.0
-        #: backends waiting for the hub's write lock (the sequence stamp, hub/schema/tables.py)
+        #: backends waiting for a lock (any kind: row, relation, advisory)
         self.samples = self.waiting = self.peak_waiting = 0
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -318,7 +318,7 @@ class Sampler:
     def _run(self) -> None:
         while not self._stop.wait(0.2):
             n, waiting = self.conn.execute(
-                "SELECT count(*), count(*) FILTER (WHERE wait_event = 'advisory') "
+                "SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') "
                 "FROM pg_stat_activity WHERE backend_type = 'client backend' "
                 "AND pid <> pg_backend_pid()").fetchone()
             self.samples += 1
@@ -541,7 +541,7 @@ def report(res: dict) -> None:
          f"{1000 * res['client_cpu'] / max(1, res['made']):.1f} ms per rating); load average "
          f"at the end {res['load']:.1f} on {os.cpu_count()} cores"),
         ("peak connections", f"{res['peak_connections']} of 97 (max_connections 100)"),
-        ("waiting for the hub's write lock",
+        ("waiting for a lock",
          f"mean {res['lock_waiting_mean']:.1f}, peak {res['lock_waiting_peak']} connections; "
          f"{res['write_commits_per_s']:.1f} rounds/s went through"),
     ]

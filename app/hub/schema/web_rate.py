@@ -1,7 +1,7 @@
 """The hub's web functions that show a task's pairs and rate them (see web.py for the roles
 and tables): the rules of the file's web_tasks.rate_slot. A slot rated already takes a new
 score while the lease holds (the later edit wins); the task's first rating adds the worker
-as a crowd rater and gives the lease its full length."""
+as a crowd rater (claimed once per task) and gives the lease its full length."""
 
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ DECLARE
   now_ double precision := extract(epoch FROM clock_timestamp());
   took double precision;
   following integer;
+  first boolean;
 BEGIN
   SELECT * INTO t FROM simrate.web_tasks w
   WHERE w.study = p_study AND w.cookie = p_cookie FOR UPDATE;
@@ -76,7 +77,6 @@ BEGIN
   IF p_code IS NULL THEN
     PERFORM @refuse:score;
   END IF;
-  PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
   IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) THEN
     PERFORM @refuse:person;
   END IF;
@@ -88,16 +88,22 @@ BEGIN
                AND r.annotator = t.worker) THEN
       PERFORM @refuse:rated;
     END IF;
-    PERFORM simrate.claim_rater(t.worker, NULL, 'crowd');  -- the one way a rater is added
-    took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(
-      (SELECT max(w.rated_at) FROM simrate.web_slots w
-       WHERE w.study = p_study AND w.task = t.task), t.leased_at)))::numeric, 3);
+    SELECT max(w.rated_at) INTO took FROM simrate.web_slots w
+    WHERE w.study = p_study AND w.task = t.task;
+    first := took IS NULL;  -- no slot of the task rated yet
+    took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(took, t.leased_at)))
+                  ::numeric, 3);
+    IF first THEN
+      -- once per task: the worker's row, of kind crowd, then stays (no kind changes, no
+      -- row is deleted), and a person of that name is refused above at every rating
+      PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
+      PERFORM simrate.claim_rater(t.worker, NULL, 'crowd');  -- the one way a rater is added
+    END IF;
     INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds, updated_at)
     VALUES (s.item_id, t.worker, p_code, '', false, took, now_);
     UPDATE simrate.web_slots w SET rated_at = now_, seconds = took
     WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
-    IF NOT EXISTS (SELECT 1 FROM simrate.web_slots w WHERE w.study = p_study
-                   AND w.task = t.task AND w.rated_at IS NOT NULL AND w.slot <> p_slot) THEN
+    IF first THEN
       -- the first rating: the lease runs its full length from its start
       UPDATE simrate.web_tasks w SET expires_at = w.leased_at + st.lease_minutes * 60
       WHERE w.study = p_study AND w.task = t.task AND w.state = 'leased';
