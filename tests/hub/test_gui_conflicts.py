@@ -27,6 +27,7 @@ def test_a_rating_lost_here_is_listed_with_both_scores(qtbot, hub, crew, tmp_pat
     dialog = next(d for d in window.findChildren(QDialog)
                   if d.isVisible() and d.windowTitle() == "Sync conflicts")
     model = dialog.panel.model
+    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=10000)
     cells = [model.index(0, c).data() for c in range(1, model.columnCount())]
     assert cells == ["rating of d:9 by Alice", "1.25", "4.5", "theirs (yours lost)"]
     assert dialog.panel.summary_label.text().startswith("1 edit made here lost")

@@ -3,8 +3,9 @@ from the hub, the edits it lost first, both values in the scale's numbers.
 
 A sync round logs every conflict in the project's change log (kind `conflict`, with both
 values as scores: hub/team/later_wins.py and apply.py), whether the window or `simrate
-team sync` ran it, so the list is read from there through `Project.changes` when the
-window opens and again on Refresh. A rating's value reads `3.25`, `skipped` or `cleared`
+team sync` ran it, so the list is read from there when the window opens and again on
+Refresh: in the background, on a connection of its own (gui/base/jobs.py), as a long log
+(200,000 entries) takes a second or two to read. A rating's value reads `3.25`, `skipped` or `cleared`
 (with its note), a verdict's `3.25` or `withdrawn`, an exclusion's `excluded` or `counted`.
 """
 
@@ -26,7 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
+from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_row
@@ -135,9 +138,10 @@ def summary(rows: list[ConflictRow]) -> str:
 class ConflictsPanel(QWidget):
     """The summary, the table and Refresh."""
 
-    def __init__(self, project, parent: QWidget | None = None):
+    def __init__(self, project_path, pool=None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.project = project
+        self.project_path = project_path
+        self.runner = JobRunner(pool, self)
         self.model = ConflictsModel(self)
         self.table = named(QTableView(), "Sync conflicts")
         self.table.setModel(self.model)
@@ -157,10 +161,27 @@ class ConflictsPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the logged conflicts again."""
-        rows = conflict_rows(self.project.changes())
+        """Read the logged conflicts again (in the background)."""
+        path = self.project_path
+
+        def work(_job):
+            from simrate.core.project import Project
+
+            with Project.open(path) as project:
+                return conflict_rows(project.changes())
+
+        self.summary_label.setText("Reading the change log\u2026")
+        self.refresh_button.setEnabled(False)
+        self.runner.start(work, finished=self._show, failed=self._failed, files=[path])
+
+    def _show(self, rows: list[ConflictRow]) -> None:
+        self.refresh_button.setEnabled(True)
         self.model.set_rows(rows)
         self.summary_label.setText(summary(rows))
+
+    def _failed(self, exc: SimrateError) -> None:
+        self.refresh_button.setEnabled(True)
+        self.summary_label.setText(str(exc))
 
 
 def open_conflicts_window(window) -> QDialog:
@@ -168,12 +189,13 @@ def open_conflicts_window(window) -> QDialog:
     dialog = QDialog(window)
     dialog.setWindowTitle("Sync conflicts")
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    panel = ConflictsPanel(window.context.project, dialog)
+    panel = ConflictsPanel(window.context.project.path, window.context.thread_pool, dialog)
     dialog.panel = panel
     layout = QVBoxLayout(dialog)
     layout.addWidget(panel)
     layout.addWidget(close_row(dialog))
     window.context.project_closing.connect(dialog.close)
+    dialog.finished.connect(lambda _code: panel.runner.cancel_all())
     dialog.resize(860, 360)
     dialog.show()
     return dialog
