@@ -25,6 +25,13 @@ from simrate.core.base.write_errors import (  # noqa: F401
     disk_full,
     refuse_long_path,
 )
+from simrate.core.data.open_files import (  # noqa: F401 - the one rule, kept in core/data
+    HeldConnection,
+    foreign_wal_problem,
+    opening,
+    wal_beside,
+    wal_stranger,
+)
 
 #: Why a file on a full disk is not checked (a file with a -wal is read through its -shm
 #: index, which SQLite must make beside it): no word of damage.
@@ -63,8 +70,11 @@ def open_read_only(path: Path, without_wal: bool = False) -> sqlite3.Connection:
     quiet = without_wal or not _journals(path)
     options = ("immutable=1",) if quiet else ("mode=ro", "immutable=1")
     for option in options:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True, timeout=10.0,
-                               check_same_thread=False)
+        with opening(path):  # registered as held, so no thread here reads its -wal
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True,
+                                   timeout=10.0, check_same_thread=False,
+                                   factory=HeldConnection)
+            conn.hold(path)
         conn.text_factory = bytes
         try:
             conn.execute("PRAGMA schema_version").fetchone()  # page 1 only: opens the file
@@ -99,75 +109,9 @@ def refuse_newer(conn: sqlite3.Connection, path: Path) -> None:
             "version would take what it does not know for damage, or leave it behind", path)
 
 
-def wal_beside(path: Path) -> Path | None:
-    """The file's -wal file when it holds anything, else None."""
-    wal = Path(f"{path}-wal")
-    try:
-        return wal if wal.is_file() and wal.stat().st_size > 0 else None
-    except OSError:
-        return None
-
-
 def stray_wal_problem(path: Path, wal: Path) -> str:
     """The one problem to report when the file is sound without its -wal file."""
     return (f"the file itself is sound, but its -wal file {wal} ({wal.stat().st_size:,} "
             "bytes) cannot be applied to it: it belongs to another project (copied or left "
             "beside it) or is damaged. Move it out of the folder (while no simrate has the "
             "project open) and check again; changes it held, if any, are then lost")
-
-
-#: SQLite's WAL header: magic (either byte order of the checksums), then at 16 the salts.
-_WAL_MAGIC = (0x377F0682, 0x377F0683)
-_WAL_HEADER, _FRAME_HEADER, _SHM_HEADER = 32, 24, 48
-
-
-def _head(path: Path, size: int) -> bytes:
-    """The first `size` bytes of a -wal or -shm file (never the project file itself: this
-    runs before anything of ours opens it), b"" when it cannot be read."""
-    try:
-        with open(path, "rb") as file:
-            return file.read(size)
-    except OSError:
-        return b""
-
-
-def wal_stranger(path: Path) -> str | None:
-    """Why the -wal file beside `path` cannot be vouched for, or None when it can (or holds
-    no frame SQLite would apply).
-
-    Nothing in the database ties a WAL to it: SQLite applies any -wal whose header and
-    frames agree with themselves. What a WAL of this file's own leaves is its -shm index:
-    SQLite keeps the two together (a program that stops leaves both), and the index's
-    header carries the salts of the WAL it indexes, which change at every reset of the WAL.
-    A -wal with frames and no -shm was copied or moved there; one whose salts are not the
-    index's belongs to another file."""
-    from simrate.core.data.open_files import held_by_this_process
-
-    if held_by_this_process(path):
-        return None  # SQLite has the -shm open here: closing a reader of it drops its locks
-    wal = wal_beside(path)
-    head = _head(wal, _WAL_HEADER + _FRAME_HEADER) if wal else b""
-    if len(head) < _WAL_HEADER + _FRAME_HEADER or \
-            int.from_bytes(head[:4], "big") not in _WAL_MAGIC or head[16:24] != head[40:48]:
-        return None  # no frame SQLite would read: nothing of it is applied
-    shm = Path(f"{path}-shm")
-    if not shm.is_file():
-        return ("there is no -shm index beside it, which SQLite keeps with a -wal of the "
-                "file's own, so it was copied or moved there (from another copy of the "
-                "project?)")
-    index = _head(shm, 2 * _SHM_HEADER)
-    first, second = index[:_SHM_HEADER], index[_SHM_HEADER:]
-    if len(index) == 2 * _SHM_HEADER and first == second and first[12] == 1 \
-            and first[16:20] != b"\0\0\0\0" and first[32:40] != head[16:24]:
-        return ("its -shm index beside it belongs to another -wal (their salts differ), so "
-                "it was copied or moved there (from another copy of the project?)")
-    return None
-
-
-def foreign_wal_problem(path: Path, wal: Path, why: str, sound: bool) -> str:
-    """The problem told when the -wal beside the file cannot be vouched for."""
-    head = "the file itself is sound, but its" if sound else "its"
-    return (f"{head} -wal file {wal} ({wal.stat().st_size:,} bytes) does not belong to it: "
-            f"{why}. Applied, it would change the project silently. Move it out of the "
-            "folder (while no simrate has the project open) and check again; changes it "
-            "held, if any, are then lost")

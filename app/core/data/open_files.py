@@ -4,6 +4,8 @@ Closing any descriptor of a database file drops every POSIX lock this process ho
 and another process may then take itself for the file's last user and delete the WAL,
 with every change not yet folded into the file. So each connection registers the file it
 holds (by device and inode), and readers of input files refuse one that is held here.
+A -wal beside a project that belongs to another file is refused before SQLite opens the
+project (`wal_stranger`, `opening`): only read while this process holds no connection.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import errno
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from simrate.core.base.durable import sync_folder
@@ -67,6 +69,149 @@ def held_by_this_process(path: str | Path) -> bool:
         return False
     with _HELD_LOCK:
         return (info.st_dev, info.st_ino) in _HELD
+
+
+# ------------------------------------------------ a -wal file this process can vouch for
+# SQLite applies any -wal beside a file whose header and frames agree with themselves:
+# nothing in the database ties a WAL to it. What a WAL of the file's own leaves is its -shm
+# index: SQLite keeps the two together (a program that stops leaves both), and the index's
+# header carries the salts of the WAL it indexes, which change at every restart of the WAL.
+# A -wal with frames and no -shm was copied or moved there; one whose salts are not the
+# index's belongs to another file. The one exception is a live writer: while any other
+# process has the file open, its SQLite holds a read lock on the index (the "dead man
+# switch" byte), and the WAL is that process's own, never refused.
+#
+# The -wal and -shm are read with os.open/os.read only while this process holds no
+# connection to the file (closing a descriptor would drop that connection's POSIX locks),
+# and under `_OPENING`, so that no thread of this process opens the file meanwhile.
+
+#: One opening (or vetting) of a project file at a time in this process (see `opening`).
+_OPENING = threading.RLock()
+#: SQLite's WAL header: magic (either byte order of the checksums), then at 16 the salts.
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+_WAL_HEADER, _FRAME_HEADER, _SHM_HEADER = 32, 24, 48
+#: The byte of the -shm every connection of SQLite's unix VFS keeps a read lock on.
+_SHM_DEAD_MAN_SWITCH = 128
+
+
+def wal_beside(path: Path) -> Path | None:
+    """The file's -wal file when it holds anything, else None."""
+    wal = Path(f"{path}-wal")
+    try:
+        return wal if wal.is_file() and wal.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def _head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a -wal or -shm file, b"" when it cannot be read (only
+    while this process holds no connection to its database: see `wal_stranger`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _in_use_elsewhere(file: Path) -> bool:
+    """True when another process's SQLite has the file open: it holds a lock on its -shm
+    (or, in exclusive mode, on the database file itself), asked with F_GETLK, which takes
+    no lock. False where POSIX locks are not SQLite's."""
+    import struct
+    import sys
+
+    try:
+        import fcntl
+    except ImportError:  # Windows: SQLite locks with LockFileEx there
+        return False
+    if sys.platform.startswith("linux"):
+        layout, fields = "hhqqixxxx", (fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+    elif sys.platform == "darwin" or "bsd" in sys.platform:
+        layout, fields = "qqihh", (0, 0, 0, fcntl.F_WRLCK, os.SEEK_SET)
+    else:
+        return False
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        found = struct.unpack(layout, fcntl.fcntl(fd, fcntl.F_GETLK,
+                                                  struct.pack(layout, *fields)))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    kind = found[0] if layout.startswith("h") else found[3]
+    return kind != fcntl.F_UNLCK
+
+
+def _salts(wal: Path) -> bytes | None:
+    """The salts of the -wal's header when its first frame carries them too (a frame
+    SQLite would read), else None."""
+    head = _head(wal, _WAL_HEADER + _FRAME_HEADER)
+    if len(head) < _WAL_HEADER + _FRAME_HEADER or \
+            int.from_bytes(head[:4], "big") not in _WAL_MAGIC or head[16:24] != head[40:48]:
+        return None
+    return head[16:24]
+
+
+def wal_stranger(path: Path) -> str | None:
+    """Why the -wal file beside `path` cannot be vouched for, or None when it can, holds no
+    frame SQLite would apply, or belongs to a process that has the file open (above)."""
+    with _OPENING:
+        if held_by_this_process(path):
+            return None  # SQLite has the -shm open here: closing a reader drops its locks
+        wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+        salts = _salts(wal) if wal_beside(path) else None
+        if salts is None or _in_use_elsewhere(shm):
+            return None
+        if not shm.is_file():
+            if _in_use_elsewhere(path):  # a writer in exclusive mode keeps no -shm
+                return None
+            return ("there is no -shm index beside it, which SQLite keeps with a -wal of "
+                    "the file's own, so it was copied or moved there (from another copy of "
+                    "the project?)")
+        index = _head(shm, 2 * _SHM_HEADER)
+        first, second = index[:_SHM_HEADER], index[_SHM_HEADER:]
+        # an index being rewritten (its two copies differ), one of an empty WAL, and a
+        # -wal that changed while it was read are left alone
+        if len(index) == 2 * _SHM_HEADER and first == second and first[12] == 1 \
+                and first[16:20] != b"\0\0\0\0" and first[32:40] != salts \
+                and _salts(wal) == salts and not _in_use_elsewhere(shm):
+            return ("its -shm index beside it belongs to another -wal (their salts differ), "
+                    "so it was copied or moved there (from another copy of the project?)")
+        return None
+
+
+def foreign_wal_problem(path: Path, wal: Path, why: str, sound: bool) -> str:
+    """The one line said of a -wal file that cannot be vouched for (`why`: wal_stranger)."""
+    head = "the file itself is sound, but its" if sound else "its"
+    try:
+        size = f" ({wal.stat().st_size:,} bytes)"
+    except OSError:
+        size = ""
+    return (f"{head} -wal file {wal}{size} does not belong to it: {why}. Applied, it would "
+            "change the project silently. Move it out of the folder (while no simrate has "
+            "the project open) and check again; changes it held, if any, are then lost")
+
+
+@contextlib.contextmanager
+def opening(path: Path, vet: bool = False) -> Iterator[None]:
+    """Open the project file `path` inside this block (and register the connection with
+    `HeldConnection.hold` there): no thread of this process vets a -wal meanwhile. With
+    `vet`, a -wal beside the file that cannot be vouched for is refused first (one line)."""
+    with _OPENING:
+        if vet:
+            why = wal_stranger(path)
+            wal = wal_beside(path)
+            if why is not None and wal is not None:
+                raise SimrateError(foreign_wal_problem(path, wal, why, sound=False), path)
+        yield
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:

@@ -16,7 +16,7 @@ from simrate.core.base.flagrule import check_rule_meta
 from simrate.core.base.write_errors import disk_full, refuse_long_path, write_error
 from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
-from simrate.core.data.open_files import HeldConnection, create_whole
+from simrate.core.data.open_files import HeldConnection, create_whole, opening
 
 #: 2: sources in their own table, ratings remember their bulk import (data/migrate.py: from 1).
 #: 3: annotators.kind, people or machine raters (issue 17; migrate.upgrade).
@@ -104,11 +104,14 @@ def _sqlite_connect(target: str, **options) -> HeldConnection:
                            isolation_level=None, **options)
 
 
-def _connect(path: Path) -> HeldConnection:
-    """Open a connection with our settings: autocommit (we open transactions ourselves), WAL."""
+def _connect(path: Path, vet: bool = False) -> HeldConnection:
+    """Open a connection with our settings: autocommit (we open transactions ourselves), WAL.
+    With `vet`, a -wal beside the file that cannot be vouched for is refused first (one
+    line; open_files.wal_stranger), before SQLite could apply it."""
     refuse_long_path(path)  # SQLite's own words would be "unable to open", or "damaged"
-    conn = _sqlite_connect(str(path), timeout=10.0)
-    conn.hold(path)
+    with opening(path, vet):
+        conn = _sqlite_connect(str(path), timeout=10.0)
+        conn.hold(path)
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
@@ -119,15 +122,15 @@ def connect(path: Path) -> sqlite3.Connection:
     return _connect(path)
 
 
-def connect_for_reading(path: Path) -> sqlite3.Connection:
+def connect_for_reading(path: Path, vet: bool = False) -> sqlite3.Connection:
     """A connection that can at least read, also in a read-only folder.
 
     A WAL file needs its `-shm` index beside it, which a read-only folder cannot hold, so
     there the file is opened read-only (`mode=ro`), or, when no `-wal` file holds changes,
     as immutable. Writes on such a connection fail with SQLite's "readonly" error, which
-    `write_error` turns into "the file or its folder is read-only".
+    `write_error` turns into "the file or its folder is read-only". `vet`: as `_connect`.
     """
-    conn = _connect(path)
+    conn = _connect(path, vet)
     try:
         conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
         return conn
@@ -139,8 +142,9 @@ def connect_for_reading(path: Path) -> sqlite3.Connection:
     wal = Path(f"{path}-wal")
     options = ["mode=ro"] + ([] if wal.exists() and wal.stat().st_size else ["immutable=1"])
     for option in options:
-        conn = _sqlite_connect(f"{path.resolve().as_uri()}?{option}", uri=True)
-        conn.hold(path)
+        with opening(path):
+            conn = _sqlite_connect(f"{path.resolve().as_uri()}?{option}", uri=True)
+            conn.hold(path)
         try:
             conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
             return conn
@@ -220,7 +224,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     """Open an existing project file, checking that it is one we can read."""
     check_header(path)
     try:
-        conn = connect_for_reading(path)
+        conn = connect_for_reading(path, vet=True)  # a -wal of another file: refused
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables or "items" not in tables:
             conn.close()
