@@ -4,6 +4,7 @@ simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lea
                     [--completion-code CODE] [--partial-code CODE] [--code-per-task]
                     [--prolific-study ID] [--instructions FILE.md] [--consent FILE.md]
                     [--allow-frame-from ORIGIN] [--redirect-seconds N]
+                    [--allow-workers FILE] [--block-workers FILE]
 simrate crowd status PROJECT [--json]
 simrate crowd review PROJECT STUDY [--json] [--out DIR] [--qualified] [--tolerance X]
 simrate crowd bonus PROJECT STUDY (--per-hour RATE | --per-rating AMOUNT) [--top-up-to RATE]
@@ -137,6 +138,12 @@ def add_study_page_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--redirect-seconds", type=whole_number, default=None, metavar="N",
                    help="send the worker to --completion-url N seconds after the code (0: "
                         "never, the default; the worker presses the button)")
+    q.add_argument("--allow-workers", default=None, metavar="FILE",
+                   help="only these workers may start (ids one a line, as crowd review "
+                        "--qualified writes them; an empty file takes the list away)")
+    q.add_argument("--block-workers", default=None, metavar="FILE",
+                   help="these workers are shown a page that turns them away, never a task "
+                        "(an empty file takes the list away)")
 
 
 def _markdown_file(name: str | None) -> str | None:
@@ -163,7 +170,22 @@ def _page_options(args: argparse.Namespace) -> dict:
             "prolific_study": args.prolific_study,
             "instructions": _markdown_file(args.instructions),
             "consent": _markdown_file(args.consent), "frame_from": args.allow_frame_from,
-            "redirect_seconds": args.redirect_seconds}
+            "redirect_seconds": args.redirect_seconds,
+            "allow_workers": _worker_file(args.allow_workers, "--allow-workers"),
+            "block_workers": _worker_file(args.block_workers, "--block-workers")}
+
+
+def _worker_file(name: str | None, flag: str) -> list[str] | None:
+    """The rater keys of a worker list file (crowdweb/access.py), read through the bounded
+    reader: a regular file or a pipe, at most MAX_LIST_BYTES."""
+    from simrate.core.base.inputs import mib, read_bounded
+    from simrate.core.team.crowdweb.access import MAX_LIST_BYTES, worker_list
+
+    if name is None:
+        return None
+    data = read_bounded(name, MAX_LIST_BYTES,
+                        too_large=f"{flag}: larger than {mib(MAX_LIST_BYTES)}")
+    return worker_list(data, flag, name)
 
 
 def run_study(args: argparse.Namespace) -> int:
@@ -190,6 +212,10 @@ def run_study(args: argparse.Namespace) -> int:
           f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
           f"{study.lease_minutes:g} minutes; {'open' if study.open else 'closed'}, "
           f"{left} tasks left")
+    for key, what in (("allow_workers", "may start"), ("block_workers", "are kept out")):
+        if study.option(key):
+            print(f"{len(study.option(key))} listed workers {what} "
+                  f"(--{key.replace('_', '-')})")
     if study.open:
         print(f"worker link: /study/{study.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
               f"&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}} "

@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
+from simrate.core.team.crowdweb.access import NOT_FOR_YOU, may_start
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
 from simrate.web import mturk
@@ -58,6 +59,8 @@ class StudyRoutes:
             return mine
         if not study.open:
             raise refused("closed")
+        if not may_start(study, worker):  # a page that says so, never a task
+            raise Refused(NOT_FOR_YOU, 403)
         return self.landing_page(study, worker, turk_session or query.get("SESSION_ID", ""),
                                  query.get("STUDY_ID", ""))
 
@@ -106,6 +109,8 @@ class StudyRoutes:
         if not hmac.compare_digest(study.start_token(worker), form.get("start_token", "")):
             raise Refused("refused: open your study link again", 403)
         self.check_platform_study(study, form.get("study_id", ""))
+        if not may_start(study, worker):
+            raise Refused(NOT_FOR_YOU, 403)
         if not self.starts.allow(f"{name}\0{worker}"):
             raise Refused("too many requests; wait a moment", 429)
         raw = request.client.host if request.client else ""

@@ -15,6 +15,7 @@ from simrate.core.base.events import RatingState
 from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
+from simrate.core.team.crowdweb.access import refuse_kept_out
 from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid
 from simrate.core.team.teamdb import has_table
@@ -98,6 +99,7 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
     with project.team_tables.transaction() as conn:
         ensure_web_tables(conn)
         study = _open_study(conn, study_name)
+        refuse_kept_out(study, worker)  # the page refused already; a script is refused too
         _expire(conn, study.name, now)
         aid, worker = crowd_aid(conn, worker)  # one namespace: refused if not crowd
         live = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'leased'", (worker,))

@@ -3,7 +3,8 @@ checked here, once, for both the file and the hub (whose `web_set_study` checks 
 
 They are kept as one JSON text (`web_studies.options`), so a setting added later needs no
 new column: `partial_code`, `code_per_task`, `prolific_study`, `instructions`, `consent`,
-`frame_from`, `redirect_seconds`. The requester's completion code is the study's `code`.
+`frame_from`, `redirect_seconds`, `allow_workers`, `block_workers` (crowdweb/access.py). The
+requester's completion code is the study's `code`.
 What the hub checks too (patterns, lengths, ranges, their messages) is a rule of
 simrate.core.base.rules (STUDY_RULES), rendered into the hub's `web_check_study`.
 """
@@ -77,6 +78,10 @@ def checked_options(given: dict) -> dict:
             out[key] = value
         elif key == "code_per_task":
             out[key] = bool(value)
+        elif key in ("allow_workers", "block_workers"):  # keys of crowdweb/access.py
+            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                raise SimrateError(f"--{key.replace('_', '-')}: not a list of worker ids")
+            out[key] = value or ""  # an empty list takes the list away
         else:
             raise SimrateError(f"no such study setting: {key}")
     return out
