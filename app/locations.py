@@ -44,3 +44,58 @@ def installed_version() -> str:
     except metadata.PackageNotFoundError:
         # Run from a bare checkout (PYTHONPATH=.) with nothing installed: say so, not crash.
         return "0+unknown"
+
+
+def installation() -> tuple[str, Path | None]:
+    """How this simrate was installed: ("bundle" | "pipx" | "checkout" | "pip", the checkout).
+
+    The checkout is the folder of an editable install or of a bare checkout run with
+    PYTHONPATH; the other kinds have none.
+    """
+    import sys
+
+    if getattr(sys, "frozen", False):  # the PyInstaller bundle
+        return "bundle", None
+    if (Path(sys.prefix) / "pipx_metadata.json").is_file():  # pipx writes it in its venvs
+        return "pipx", None
+    checkout = _checkout_folder()
+    return ("checkout", checkout) if checkout else ("pip", None)
+
+
+def _checkout_folder() -> Path | None:
+    # Installed from a wheel, this file sits in site-packages/simrate/; editable (pip install
+    # -e) or on PYTHONPATH, it is the checkout's app/, beside pyproject.toml. (Asking the
+    # package metadata instead would read the checkout's simrate.egg-info when run there.)
+    top = Path(__file__).resolve().parent.parent
+    return top if (top / "pyproject.toml").is_file() and (top / "app").is_dir() else None
+
+
+def extra_requirements(extra: str) -> list[str]:
+    """The packages simrate's optional extra names in the installed metadata, without markers."""
+    from importlib import metadata
+
+    try:
+        listed = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        return []
+    marker = f'extra == "{extra}"'
+    return [line.split(";")[0].strip() for line in listed if marker in line]
+
+
+def install_hint(extra: str | None = None, requirement: str | None = None) -> str:
+    """The command that adds simrate's optional `extra` (or one missing `requirement`), right
+    for how this simrate was installed: every "install X" line the program prints is this."""
+    import shlex
+
+    kind, checkout = installation()
+    wanted = f"simrate[{extra}]" if extra else (requirement or "simrate")
+    if kind == "checkout" and checkout is not None:
+        here = "." if checkout == Path.cwd().resolve() else str(checkout)
+        return f"pip install -e {shlex.quote(f'{here}[{extra}]' if extra else here)}"
+    if kind == "pipx":
+        packages = extra_requirements(extra) if extra else [requirement or "simrate"]
+        return "pipx inject simrate " + " ".join(shlex.quote(p) for p in packages or [wanted])
+    if kind == "bundle":
+        return (f"the standalone bundle takes no added packages; install simrate with pipx "
+                f"instead: pipx install {shlex.quote(wanted)}")
+    return f"pip install {shlex.quote(wanted)}"

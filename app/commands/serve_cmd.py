@@ -7,6 +7,7 @@ import argparse
 
 from simrate.commands.option_types import host_name, starts_per_minute, whole_number
 from simrate.core.base.errors import SimrateError
+from simrate.locations import install_hint
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,8 +27,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from simrate.web.server import serve
     except ImportError:
-        raise SimrateError("the web page needs the web extra: pip install 'simrate[web]'") \
-            from None
+        raise SimrateError(f"the web page needs the web extra: {install_hint('web')}") from None
     if not 0 <= args.port <= 65535:
         raise SimrateError(f"--port must be between 0 and 65535, not {args.port}")
     if not args.starts_per_ip > 0:

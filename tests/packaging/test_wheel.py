@@ -127,3 +127,19 @@ def test_every_sample_file_imports(simrate, installed):
                    "from simrate.locations import sample_data_folder; print(sample_data_folder())"],
                   cwd=installed["work"], env=clean_env(installed["base"] / "home")).stdout
     checks.check_sample_imports(simrate, Path(samples.strip()))
+
+
+def test_install_hints_fit_a_wheel_and_pipx(simrate, installed):
+    # the wheel is installed without the web extra: `serve` names the command that adds it
+    # to this installation, not a checkout's `pip install -e`
+    (installed["work"] / "hint.simrate").unlink(missing_ok=True)
+    simrate("new", "hint.simrate", "--scale", "sts")
+    refused = simrate("serve", "hint.simrate", expect=2)
+    assert "the web page needs the web extra: pip install 'simrate[web]'" in refused.stderr
+    marker = installed["base"] / "venv" / "pipx_metadata.json"  # what pipx leaves in its venvs
+    marker.write_text("{}", encoding="utf-8")
+    try:
+        refused = simrate("serve", "hint.simrate", expect=2)
+    finally:
+        marker.unlink()
+    assert "pipx inject simrate 'starlette>=0.37' 'uvicorn>=0.29'" in refused.stderr

@@ -16,6 +16,7 @@ from typing import Any
 from simrate.core.base.errors import SimrateError, cut, hide_secrets_of
 from simrate.core.data.values import host_name
 from simrate.hub.schema import HUB_SCHEMA_VERSION
+from simrate.locations import install_hint
 
 #: Seconds libpq waits for the server before the hub counts as unreachable.
 CONNECT_TIMEOUT = 5
@@ -53,8 +54,8 @@ def _psycopg():
     try:
         import psycopg
     except ImportError:  # pragma: no cover - psycopg is a dependency
-        raise HubError("team work needs the psycopg package (pip install 'psycopg[binary]')"
-                       ) from None
+        hint = install_hint(requirement="psycopg[binary]")
+        raise HubError(f"team work needs the psycopg package: {hint}") from None
     return psycopg
 
 
