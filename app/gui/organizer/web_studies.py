@@ -33,7 +33,9 @@ from simrate.core.team.quality import check_scores
 from simrate.core.team.web_study import Study, get_study, study_status
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.closing import close_row
+from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.organizer.study_dialog import StudyDialog, StudySettings
+from simrate.gui.organizer.study_review import ReviewBox
 from simrate.hub.team.web_hub import set_study
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -89,8 +91,10 @@ class WebStudiesPanel(QWidget):
         self.new_button.clicked.connect(self.new_study)
         self.settings_button = QPushButton("Settings\u2026")
         self.settings_button.clicked.connect(self.change_study)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = WrappedLabel()
+        self.review_box = ReviewBox(self)
+        self.review_box.review_button.clicked.connect(
+            lambda: self.review_box.show_review(self.project, self.selected_name()))
         row = QHBoxLayout()
         row.addWidget(QLabel("Server"))
         row.addWidget(self.base_edit, 1)
@@ -104,10 +108,11 @@ class WebStudiesPanel(QWidget):
         top.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 1)
         layout.addLayout(row)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
+        layout.addWidget(self.review_box)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self.base_edit.textChanged.connect(self._selected)
         self._mirrored = 0.0
@@ -240,6 +245,6 @@ def open_web_studies_window(window) -> QDialog:
     layout.addWidget(close_row(dialog))
     dialog.finished.connect(lambda _code: panel.timer.stop())
     window.context.project_closing.connect(dialog.close)
-    dialog.resize(760, 360)
+    dialog.resize(760, 460)
     dialog.show()
     return dialog

@@ -184,3 +184,36 @@ def test_a_study_with_nothing_to_hand_out_says_so(qtbot, tmp_path):
                                         "handed out: every item has its web ratings or is a "
                                         "check item.")
         panel.timer.stop()
+
+
+def test_review_and_bonus_totals_are_the_commands(qtbot, tmp_path, capsys):
+    """The panel's Review line: the counts `crowd review --json` gives and the total
+    `crowd bonus --per-hour --top-up-to --json` gives, on a simulated study."""
+    import json
+
+    from tests.cli.helpers import simrate
+    from tests.core.team.crowdweb.simulated import simulate
+
+    path = tmp_path / "p.simrate"
+    simulate(path, workers=20, timed_out=2)
+    counts = json.loads(simrate(capsys, "crowd", "review", path, "s", "--json").out)["counts"]
+    paid = json.loads(simrate(capsys, "crowd", "bonus", path, "s", "--per-hour", "9.5",
+                              "--top-up-to", "12", "--json").out)
+    with Project.open(path) as project:
+        panel = WebStudiesPanel(project)
+        qtbot.addWidget(panel)
+        box = panel.review_box
+        box.review_button.click()
+        text = box.result_label.text()
+        assert text.startswith(f"s: {sum(counts.values())} workers (")
+        assert f"{counts['approve']} to approve" in text
+        assert "Bonus" not in text
+        box.rate_edit.setText("9.5")
+        box.top_up_edit.setText("12")
+        box.review_button.click()
+        text = box.result_label.text()
+        assert f" Bonus: {paid['total']} in all to {paid['workers']} approved workers " in text
+        box.rate_edit.setText("nine")
+        box.review_button.click()
+        assert box.result_label.text() == "rate per hour: 'nine' is not an amount"
+        panel.timer.stop()
