@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -41,6 +40,7 @@ from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_existing_directory, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
+from simrate.gui.kit.progress import CountedProgress
 from simrate.services.dataset_export import DatasetOptions
 from simrate.services.export import ExportReport, export_project
 
@@ -151,7 +151,7 @@ class ExportDialog(QDialog):
         self.allow_check = QCheckBox("Export anyway (gold of flagged items is their mean)")
         self.allow_check.setVisible(False)
         self.allow_check.toggled.connect(self._update_buttons)
-        self.progress = QProgressBar()
+        self.progress = CountedProgress("rows")
         self.progress.setVisible(False)
         self.dataset_box = DatasetOptionsBox()
         self.dataset_box.setVisible(False)
@@ -277,7 +277,7 @@ class ExportDialog(QDialog):
         self.result_label.setStyleSheet("")
         self.open_folder_button.setVisible(False)
         self.progress.setVisible(True)
-        self.progress.setRange(0, 0)
+        self.progress.start()
         self.job = self.runner.start(
             lambda job: run_export(self.project_path, out, fmt, allow, job, dataset),
             finished=self._on_exported, failed=self._on_failed, cancelled=self._on_cancelled,
@@ -285,8 +285,7 @@ class ExportDialog(QDialog):
         self._update_buttons()
 
     def _on_progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
+        self.progress.show_count(done, total)
 
     def _on_exported(self, report: ExportReport) -> None:
         self.job, self.report = None, report

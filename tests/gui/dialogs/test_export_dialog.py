@@ -10,7 +10,7 @@ import pytest
 from simrate.core.project import Project
 from simrate.gui.dialogs import export_dialog as module
 from simrate.gui.dialogs.export_dialog import ExportDialog
-from tests.core.frames import make_items, make_rated_project
+from tests.core.frames import make_items, make_rated_project, make_ratings
 
 
 def open_dialog(qtbot, path, folder) -> ExportDialog:
@@ -164,3 +164,23 @@ def test_a_dataset_into_a_full_folder_is_refused_in_the_dialog(qtbot, tmp_path):
     qtbot.waitUntil(lambda: dialog.job is None and bool(dialog.result_label.text()),
                     timeout=20000)
     assert "not empty" in dialog.result_label.text() and dialog.report is None
+
+
+def test_a_long_export_counts_its_rows_on_the_bar(qtbot, tmp_path):
+    """50,000 items: the real export reports each chunk, and the bar says the count."""
+    path = tmp_path / "big.simrate"
+    items = make_items(50_000)
+    with Project.create(path, scale="clss", title="big") as project:
+        project.import_items(items, source="items.tsv")
+        project.import_ratings(make_ratings([("d:1", "ann", 1.0), ("d:2", "ann", 2.0)]),
+                               source="ann.tsv")
+    dialog = open_dialog(qtbot, path, tmp_path)
+    seen = []
+    dialog.progress.valueChanged.connect(lambda _v: seen.append(dialog.progress.text()))
+    dialog.path_edit.setText(str(tmp_path / "gold.tsv"))
+    dialog.allow_check.setChecked(True)
+    dialog.export_button.click()
+    qtbot.waitUntil(lambda: dialog.job is None, timeout=60000)
+    assert "Written" in dialog.result_label.text()
+    assert "20,000 of 50,000 rows (40%)" in [t.split(" \u00b7 ")[0] for t in seen]
+    assert seen[-1] == "50,000 of 50,000 rows (100%)"
