@@ -4,7 +4,7 @@ simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lea
                     [--completion-code CODE] [--partial-code CODE] [--code-per-task]
                     [--prolific-study ID] [--instructions FILE.md] [--consent FILE.md]
                     [--allow-frame-from ORIGIN] [--redirect-seconds N]
-                    [--allow-workers FILE] [--block-workers FILE]
+                    [--allow-workers FILE] [--block-workers FILE] [--failed-checks C]
 simrate crowd status PROJECT [--json]
 simrate crowd review PROJECT STUDY [--json] [--out DIR] [--qualified] [--tolerance X]
 simrate crowd bonus PROJECT STUDY (--per-hour RATE | --per-rating AMOUNT) [--top-up-to RATE]
@@ -138,6 +138,10 @@ def add_study_page_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--redirect-seconds", type=whole_number, default=None, metavar="N",
                    help="send the worker to --completion-url N seconds after the code (0: "
                         "never, the default; the worker presses the button)")
+    q.add_argument("--failed-checks", type=count, default=None, metavar="C",
+                   help="after C failed attention checks the page warns the worker, after "
+                        "C+1 the task ends with the partial code (1 follows Prolific's rule "
+                        "of two; 0 turns it off; plain project files only)")
     q.add_argument("--allow-workers", default=None, metavar="FILE",
                    help="only these workers may start (ids one a line, as crowd review "
                         "--qualified writes them; an empty file takes the list away)")
@@ -170,7 +174,7 @@ def _page_options(args: argparse.Namespace) -> dict:
             "prolific_study": args.prolific_study,
             "instructions": _markdown_file(args.instructions),
             "consent": _markdown_file(args.consent), "frame_from": args.allow_frame_from,
-            "redirect_seconds": args.redirect_seconds,
+            "redirect_seconds": args.redirect_seconds, "failed_checks": args.failed_checks,
             "allow_workers": _worker_file(args.allow_workers, "--allow-workers"),
             "block_workers": _worker_file(args.block_workers, "--block-workers")}
 

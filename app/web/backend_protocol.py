@@ -76,6 +76,10 @@ class WebBackend(Protocol):
         """Save or correct the slot's score; the next unrated slot (None: none left)."""
         ...
 
+    async def failed_checks(self, name: str, cookie: str) -> int:
+        """The failed attention checks of the task the cookie names (0 without the rule)."""
+        ...
+
     async def invitee(self, token: str) -> str | None:
         """The person a personal link names (a plain file only)."""
         ...

@@ -149,6 +149,12 @@ class FileBackend:
 
         return await self.call(write)
 
+    async def failed_checks(self, name: str, cookie: str) -> int:
+        """The failed attention checks of the task the cookie names (crowdweb/attention.py)."""
+        from simrate.core.team.web_tasks import failed_checks
+
+        return await self.call(failed_checks, name, cookie)
+
     async def invitee(self, token: str) -> str | None:
         return await self.call(invitee_now, token)
 

@@ -183,6 +183,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
         answer = rows[0][0] if rows else "done"
         return int(answer) if answer.isdigit() else None
 
+    async def failed_checks(self, name: str, cookie: str) -> int:
+        """0: a hub study has no attention-check rule (the hub keeps no known scores of check
+        items, so crowd study refuses --failed-checks on a hub)."""
+        return 0
+
     async def invitee(self, token: str) -> str | None:
         raise Refused("personal links are served from a plain project file; on a hub each "
                       "person rates in their own replica", 404)

@@ -20,6 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from simrate.core.base.scale import fmt
 from simrate.core.team import web_study as web
 from simrate.core.team.crowdweb.access import NOT_FOR_YOU, may_start
+from simrate.core.team.crowdweb.attention import ENDED, warning
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
 from simrate.web import mturk
@@ -124,8 +125,8 @@ class StudyRoutes:
                                              request.cookies.get(COOKIE), address_key(raw))
         except web.WebRefusal as refusal:
             raise Refused(refusal.message, refusal.status, back=link) from None
-        if lease.done:  # this worker finished a task of the study: the code again
-            return self.done_page(study, lease, with_back=False)
+        if lease.done or lease.state == ENDED:  # a finished task: its code again
+            return self.done_page(study, lease, partial=not lease.done, with_back=False)
         response = RedirectResponse(f"/study/{name}/task", status_code=303)
         framed = bool(study.option("frame_from")) and request.url.scheme == "https"
         response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
@@ -175,10 +176,14 @@ class StudyRoutes:
                 return ended
         if slot is None:
             raise refused("no_slot", 404)
-        return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""))
+        warn_after = int(study.option("failed_checks", 0) or 0)
+        failed = await self.backend.failed_checks(name, request.cookies.get(COOKIE, "")) \
+            if warn_after else 0
+        return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""),
+                              warning=warning(failed, warn_after))
 
     def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
-                  status: int = 200, frame_from: str = "") -> Response:
+                  status: int = 200, frame_from: str = "", warning: str = "") -> Response:
         scale = self.backend.scale
         shown = "" if saved is None else fmt(saved)
         return self.page("item.html", status, frame_from, action=f"/study/{name}/rate",
@@ -187,6 +192,7 @@ class StudyRoutes:
                          right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
                          step=fmt(scale.step), points=self.points(),
                          saved=shown or None, value=value or shown, error=error,
+                         warning=warning,
                          previous=f"/study/{name}/task/{slot.slot - 1}" if slot.slot > 1 else "",
                          next=f"/study/{name}/task" if saved is not None else "")
 
@@ -226,6 +232,10 @@ class StudyRoutes:
             why = "This study was closed" if not study.open else "The time for this task ran out"
             line = (f"{why} before every pair was rated; the {lease.rated} pairs you rated are "
                     "saved. This is your code for the work done.")
+            if lease.state == ENDED:
+                line = (f"This task ended early: too many check pairs got a score far from the "
+                        f"one we know. The {lease.rated} pairs you rated are saved; this is "
+                        "your code for the work done.")
         url = completion_link(study.completion_url, code, lease.worker, lease.session) \
             if study.completion_url else ""
         live = study.open and lease.expires_at > time.time()

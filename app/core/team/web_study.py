@@ -132,6 +132,9 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
     study = replace(study, code=code or study.code,
                     options=web_options.merged(study.options, options or {}))
+    if project.mode.organizer and study.option("failed_checks"):
+        raise SimrateError("--failed-checks: the page's attention checks are served from a "
+                           "plain project file (the hub keeps no known scores of checks)")
     if project.mode.organizer:  # an organizer's replica: the hub first, then the file
         if publish is None:
             raise SimrateError("this file is an organizer's replica of a team hub: its web "

@@ -16,6 +16,7 @@ from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
 from simrate.core.team.crowdweb.access import refuse_kept_out
+from simrate.core.team.crowdweb.attention import ENDED, end_if_failed, failed_in_task
 from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
 from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid
 from simrate.core.team.teamdb import has_table
@@ -109,6 +110,10 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
             if live.rated:
                 raise refusal("open_elsewhere")
             _drop_task(conn, study.name, live.task)
+        ended = _lease_row(conn, study.name, "t.worker = ? AND t.state = ? LIMIT 1",
+                           (worker, ENDED))  # failed checks: that task again, never a new one
+        if ended is not None:
+            return ended
         if not again:
             done = _lease_row(conn, study.name, "t.worker = ? AND t.state = 'done' "
                               "ORDER BY t.done_at DESC LIMIT 1", (worker,))
@@ -231,6 +236,14 @@ class _Reader:
         return self._rows
 
 
+def failed_checks(project: Project, study_name: str, cookie: str) -> int:
+    """The failed attention checks of the task this cookie names (0: none, or no task)."""
+    found = task_by_cookie(project, study_name, cookie)
+    if found is None:
+        return 0
+    return failed_in_task(_Reader(project), study_name, found.task, project.scale)
+
+
 def next_slot(project: Project, lease_: Lease) -> Slot | None:
     """The task's first unrated slot with its texts (None when every slot is rated)."""
     rows = project.team_tables.read(
@@ -289,6 +302,7 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
             if not found.rated:
                 _first_rating(conn, study, found)
             _mark_rated(conn, study_name, found.task, slot, now, wanted.seconds)
+            end_if_failed(conn, study, found.task, project.scale, _unuse)
         written.append((item_id, worker, old, new))
         # read back as updated (always there: this transaction read it and deleted nothing)
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,)) or found

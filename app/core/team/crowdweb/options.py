@@ -3,7 +3,7 @@ checked here, once, for both the file and the hub (whose `web_set_study` checks 
 
 They are kept as one JSON text (`web_studies.options`), so a setting added later needs no
 new column: `partial_code`, `code_per_task`, `prolific_study`, `instructions`, `consent`,
-`frame_from`, `redirect_seconds`, `allow_workers`, `block_workers` (crowdweb/access.py). The
+`frame_from`, `redirect_seconds`, `allow_workers`, `block_workers` (crowdweb/access.py), `failed_checks` (attention.py). The
 requester's completion code is the study's `code`.
 What the hub checks too (patterns, lengths, ranges, their messages) is a rule of
 simrate.core.base.rules (STUDY_RULES), rendered into the hub's `web_check_study`.
@@ -16,6 +16,7 @@ import json
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.values import web_address
+from simrate.core.team.crowdweb.attention import MOST_WARNINGS
 
 PLACEHOLDERS = ("{code}", "{worker}", "{session}")
 #: The shared rules of a study's settings and options, by the name of what they check.
@@ -78,6 +79,11 @@ def checked_options(given: dict) -> dict:
             out[key] = value
         elif key == "code_per_task":
             out[key] = bool(value)
+        elif key == "failed_checks":  # crowdweb/attention.py
+            if type(value) is not int or not 0 <= value <= MOST_WARNINGS:
+                raise SimrateError(f"--failed-checks: a whole number from 0 (off) to "
+                                   f"{MOST_WARNINGS}, not {value!r:.20}")
+            out[key] = value
         elif key in ("allow_workers", "block_workers"):  # keys of crowdweb/access.py
             if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                 raise SimrateError(f"--{key.replace('_', '-')}: not a list of worker ids")

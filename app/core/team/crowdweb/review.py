@@ -11,6 +11,7 @@ The proposal follows the rules Prolific sets for requesters (and that suit Mecha
   rule of `annotators --exclude-careless` names (once the worker rated CARELESS_LEAST_CHECKS
   checks in the study: a Pearson over four checks is mostly chance), or one who gave a single
   score to every pair, is asked to return (a person decides, and may message the worker);
+- a task the page ended for failed checks (crowdweb/attention.py) is rejected for them;
 - timed-out and unfinished submissions are set apart (`timed_out`, `in_progress`): neither
   approved nor rejected here, since the platform treats them by rules of its own.
 
@@ -29,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
 from simrate.core.project import Project
+from simrate.core.team.crowdweb.attention import ENDED, TOLERANCE_SHARE
 from simrate.core.team.exclusion import careless_reason
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 from simrate.core.team.teamdb import has_table
@@ -36,8 +38,6 @@ from simrate.core.team.web_tables import STUDY_NAME
 
 #: Failed attention checks a rejection needs (Prolific's rule).
 REJECT_FAILED_CHECKS = 2
-#: A check fails beyond this share of the scale's width (0-4: 1.5 points) unless told.
-TOLERANCE_SHARE = 0.375
 #: Checks a worker must have rated in the study before the check-item Pearson rule speaks
 #: (over four checks a careful worker's r often falls below 0.5 by chance).
 CARELESS_LEAST_CHECKS = 8
@@ -206,7 +206,11 @@ def _decide(worker: str, entry: _Work, row: dict, tolerance: float, threshold: f
     failed = _failed(entry, tolerance)
     doubts = _doubts(entry, row, threshold, medians)
     complete = "done" in entry.states
-    if not complete:
+    if ENDED in entry.states and not complete and len(failed) >= REJECT_FAILED_CHECKS:
+        decision = "reject"
+        reasons = ["the page ended the task: " + _failed_line(failed, len(entry.checks),
+                                                              tolerance)]
+    elif not complete:
         decision = "in_progress" if "leased" in entry.states else "timed_out"
         reasons = [_unfinished(entry, decision)]
     elif len(failed) >= REJECT_FAILED_CHECKS:
