@@ -354,11 +354,11 @@ def _sync(args: argparse.Namespace) -> int:
         except HubError as exc:
             if args.json:  # the hub value says which it is: unreachable, full, ...
                 print(json.dumps({"pushed": 0, "pulled": 0, "pending": pending_count(project),
-                                  "conflicts": 0, "hub": exc.state}))
+                                  "conflicts": 0, "hub": exc.state, "kept_out": 0}))
             raise SimrateError(_failed_round(exc, args.project, project),
                                args.project) from None
-    if args.json:
-        print(json.dumps(report))
+    if args.json:  # kept_out: values of this round off the scale (kept_out.py)
+        print(json.dumps({**report, "kept_out": kept_out}))
     else:
         print(f"{args.project}: pushed {report['pushed']}, pulled {report['pulled']}, "
               f"pending {report['pending']}")

@@ -10,7 +10,10 @@ import json
 import pytest
 
 from simrate.hub.team.sync import sync_once
-from tests.hub.test_every_kind_travels import crew, later  # noqa: F401 - the fixture
+from tests.hub import test_every_kind_travels as travels
+
+crew = travels.crew  # the fixture: Alice on two machines and two organizers
+later = travels.later
 
 #: On the STS scale (0 to 5 by 0.25) a score's code is four times it: 4.0 is code 16.
 SCALE_HIGH = 5.0
@@ -54,3 +57,48 @@ def test_team_sync_json_lists_a_rating_conflict_as_scores(hub, crew):
     assert [(c["kind"], c["key"], c["here"]["score"], c["hub"]["score"], c["won"])
             for c in listed] == [("rating", "d:9/Alice", 1.0, 4.5, "hub")]
     assert all(_is_score(c[side]["score"]) for c in listed for side in ("here", "hub"))
+
+
+def test_a_rating_that_replaced_another_machines_unseen_edit_is_listed_as_won_here(hub, crew):
+    """Alice rates d:9 on her laptop and syncs; later, on her desktop (which never pulled
+    that), she rates it again: the desktop's push replaces the laptop's value, and the
+    desktop lists the conflict as won here, in scores, in the report, the change log and
+    the window's list."""
+    from simrate.gui.shell.sync_conflicts import conflict_rows
+
+    laptop, desktop = crew["laptop"], crew["desktop"]
+    laptop.rate("d:9", "Alice", 1.0)
+    assert sync_once(laptop).conflicts == 0
+    later()
+    desktop.rate("d:9", "Alice", 4.5, note="second look")
+    done = hub.simrate("team", "sync", desktop.path, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["conflicts"] == 1 and report["kept_out"] == 0
+    (entry,) = report["conflict_list"]
+    assert (entry["kind"], entry["key"], entry["won"]) == ("rating", "d:9/Alice", "here")
+    assert (entry["here"]["score"], entry["here"]["note"]) == (4.5, "second look")
+    assert entry["hub"]["score"] == 1.0 and entry["here_at"] > entry["hub_at"]
+    assert all(_is_score(entry[side]["score"]) for side in ("here", "hub"))
+    desktop.close()
+    from simrate.core.project import Project
+
+    with Project.open(desktop.path) as again:
+        (row,) = conflict_rows(again.changes())
+        assert not row.lost
+        assert again.rating("d:9", "Alice") == 4.5
+    assert sync_once(laptop).conflicts == 0  # the laptop pulls it: nothing pending there
+    assert laptop.rating("d:9", "Alice") == 4.5
+    second = hub.simrate("team", "sync", desktop.path, "--json")  # told once, not again
+    assert json.loads(second.stdout)["conflicts"] == 0
+
+
+def test_a_rating_the_hub_held_as_this_machine_saw_it_is_no_conflict(hub, crew):
+    laptop, desktop = crew["laptop"], crew["desktop"]
+    laptop.rate("d:9", "Alice", 1.0)
+    sync_once(laptop)
+    sync_once(desktop)  # the desktop has seen 1.0
+    later()
+    desktop.rate("d:9", "Alice", 3.0)
+    report = sync_once(desktop)
+    assert report.conflicts == 0 and report.conflict_list == ()

@@ -186,8 +186,9 @@ def test_a_replica_keeps_an_older_hubs_off_scale_rows_out_and_is_not_damaged(hub
     scale, _logins, path = crew
     score = scale.from_code
     _older_hub_with_bad_rows(hub)
-    done = hub.simrate("team", "sync", path)
+    done = hub.simrate("team", "sync", path, "--json")
     assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["kept_out"] == 3  # counted in the JSON too
     warnings = [line for line in done.stderr.splitlines() if "off the scale" in line]
     assert len(warnings) == 1 and warnings[0].startswith("simrate: warning: 3 score(s)")
     with Project.open(path) as organizer:

@@ -77,11 +77,12 @@ def what_text(kind: str, key: str) -> str:
 
 def _entry(item: object, rater: object, old: dict, new: dict) -> tuple[str, str, object,
                                                                       object, bool]:
-    """(kind, key, value here, value there, lost) of one logged conflict. A rating that
-    lost is logged as its two values (score, note, skipped, at) under its item and rater;
-    the others as {kind, value, at} with `won` on the new side."""
-    if "kind" not in old:
-        return "rating", f"{item}/{rater}", old, new, True
+    """(kind, key, value here, value there, lost) of one logged conflict. A rating is
+    logged as its two values (score, note, skipped, at) under its item and rater, with
+    `won` on the new side when this machine's won; the others as {kind, value, at} with
+    `won` on the new side."""
+    if "kind" not in old:  # `won` is there when this machine's rating won
+        return "rating", f"{item}/{rater}", old, new, new.get("won", "hub") == "hub"
     kind = str(old["kind"])
     key = str(rater if kind == "exclusion" else item)
     return kind, key, old.get("value"), new.get("value"), new.get("won") == "hub"

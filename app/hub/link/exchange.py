@@ -20,6 +20,7 @@ from simrate.hub.link.push_others import (
     HAS_EXCLUDED_AT,
     UPSERT_RATING,
     queue_others,
+    queue_ratings_before,
     queue_undo_rating,
     read_others,
 )
@@ -151,7 +152,8 @@ class Received:
     #: Seconds this machine's clock is ahead of the hub's (negative: behind).
     clock_offset: float = 0.0
     #: The hub's adjudications and exclusions of the keys pushed, read before and after
-    #: the push's writes (push_others.py): what it kept and what it replaced.
+    #: the push's writes, and its ratings of them before (push_others.py): what it kept
+    #: and what it replaced.
     others: dict[str, list[tuple]] = field(default_factory=dict)
     #: Conflicts the push met (later_wins.record_others), filled when it is recorded.
     conflicts: list[dict] = field(default_factory=list)
@@ -303,10 +305,11 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stampe
     for row in outbox.items:  # first: ratings refer to them
         batch.add(INSERT_ITEM, row[:8])
     ratings = outbox.ratings
+    reads = queue_ratings_before(batch, ratings)  # what the writes replace
     upserts = [queue_undo_rating(batch, r) if len(r) > 8 and r[8] else
                batch.add(UPSERT_RATING, r[:7]) for r in ratings]
     refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
-    reads = queue_others(batch, outbox.adjudications, outbox.annotators, stamped)
+    reads.update(queue_others(batch, outbox.adjudications, outbox.annotators, stamped))
     others = _queue_writes(batch, outbox, fresh, has_kind)
 
     def result(results: list[Result]) -> tuple[int, list[tuple], dict]:

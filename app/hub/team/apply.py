@@ -83,8 +83,8 @@ def apply_received(project: Project, link: ReplicaMode, received: Received,
         + [tuple(r[:3]) for r in kept_exclusions.values()],
         {r[0]: r[2] for r in (outbox.annotators if outbox else []) if r[0] in kept_exclusions})
     conflicts = [conflict("rating", f"{key[0]}/{key[1]}", _logged(project, mine, mine_at),
-                          mine_at, _logged(project, theirs, at), at, "hub")
-                 for key, mine, mine_at, theirs, at in lost]
+                          mine_at, _logged(project, theirs, at), at, won)
+                 for key, mine, mine_at, theirs, at, won in lost]
     return applied + ratings + verdicts + exclusions, conflicts + found + more
 
 
@@ -204,7 +204,7 @@ def _apply_ratings(project: Project, rows: list[tuple],
     """Apply pulled ratings by the later-edit rule; `refused` holds the values of pushed
     edits the hub refused (it holds a later one), which give way to the hub's whatever this
     machine's clock says (unless edited again since). Returns (rows written, the edits
-    of this machine that lost)."""
+    of this machine that met a pulled one: key, both values and times, who won)."""
     rows = [r for r in rows if project.has_item(r[0])]
     if not rows:
         return 0, []
@@ -224,8 +224,9 @@ def _apply_ratings(project: Project, rows: list[tuple],
         if mine != (copy[0], copy[1], int(copy[2])):  # changed here, not on the hub yet
             mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0)) - offset
             if refused.get(key) != mine and mine_at > float(at):
+                lost.append((key, mine, mine_at, theirs, float(at), "here"))
                 continue  # ours was made later: it goes out next and wins
-            lost.append((key, mine, mine_at, theirs, float(at)))
+            lost.append((key, mine, mine_at, theirs, float(at), "hub"))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))
     queued_before = queued_upto(project)
     project.apply_ratings(writes)
@@ -236,7 +237,8 @@ def _apply_ratings(project: Project, rows: list[tuple],
 def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
                    lost: list[tuple]) -> None:
     """The copies of the pulled ratings, the outbox rows the pull's own writes left gone,
-    and a `conflict` entry per edit of this machine that lost."""
+    and a `conflict` entry per edit of this machine that met a pulled one (`won` on the
+    hub's side when this machine's won)."""
     with project.team_tables.transaction() as conn:
         ensure_tables(conn)
         conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
@@ -247,9 +249,11 @@ def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
         conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
         conn.executemany("DELETE FROM hub_outbox WHERE id > ? AND kind = 'rater' AND "
                          "annotator = ?", [(queued_before, a) for a in {r[1] for r in rows}])
-        for (item_id, annotator), mine, mine_at, theirs, at in lost:
+        for (item_id, annotator), mine, mine_at, theirs, at, won in lost:
+            hub = _logged(project, theirs, at)
             log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
-                       old=_logged(project, mine, mine_at), new=_logged(project, theirs, at))
+                       old=_logged(project, mine, mine_at),
+                       new=hub if won == "hub" else {**hub, "won": won})
 
 
 def _logged(project: Project, value: tuple, at: float) -> dict:
