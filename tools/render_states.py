@@ -111,6 +111,47 @@ def export_error(renderer):
     return dialog
 
 
+def export_progress(renderer):
+    """A long export under way: the bar counts rows, with the rate and the time left."""
+    from simrate.gui.dialogs.export_dialog import ExportDialog
+
+    renderer.ensure_project()
+    project = renderer.window.context.project
+    dialog = ExportDialog(project.path, project.scale, str(renderer.folder),
+                          parent=renderer.window)
+    dialog.show()
+    dialog.progress.setVisible(True)
+    dialog.progress.started -= 3.0  # three seconds in: the rate and the time left show
+    dialog.progress.show_count(60_000, 200_000)
+    return dialog
+
+
+def web_study_error(renderer):
+    """The new web study form with a long name and the line saying what is wrong."""
+    from simrate.gui.organizer.study_dialog import StudyDialog
+
+    dialog = StudyDialog(None, 0, True, lambda settings, new: None, renderer.window)
+    dialog.show()
+    dialog.name_edit.setText("second-round-of-the-pilot-with-longer-pairs")
+    dialog.checks_spin.setValue(2)
+    dialog._check()
+    return dialog
+
+
+def add_person_existing(renderer):
+    """Add a person: a long name that is already a person of the hub, reset ticked."""
+    from simrate.gui.organizer.team_panel import AddPersonDialog
+    from simrate.hub.team.people import Person
+
+    people = [Person(LONG_NAME, "hub_maria", "annotator", True, False, 0, None)]
+    dialog = AddPersonDialog(renderer.window, people)
+    dialog.show()
+    dialog.name_edit.setText(LONG_NAME.upper())
+    dialog.reset_box.setChecked(True)
+    dialog._check()
+    return dialog
+
+
 def evaluation_error(renderer):
     """An evaluation whose files do not pair up: the error line."""
     from simrate.core.base.errors import SimrateError
@@ -144,6 +185,9 @@ STATES = {
     "join-error": join_error,
     "import-ratings-error": import_ratings_error,
     "export-error": export_error,
+    "export-progress": export_progress,
+    "web-study-error": web_study_error,
+    "add-person-existing": add_person_existing,
     "evaluation-error": evaluation_error,
     "rating-long-name": rating_long_name,
 }

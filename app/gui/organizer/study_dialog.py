@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -36,6 +35,7 @@ from simrate.core.team.web_study import DEFAULT_LEASE_MINUTES, DEFAULT_PER_ITEM,
 from simrate.gui.kit.accessible import name_form_fields
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name
+from simrate.gui.kit.fitting import WrappedLabel
 
 #: Items per task a new study starts with (the command has no default: it must be given).
 DEFAULT_PER_TASK = 10
@@ -99,8 +99,7 @@ class StudyDialog(QDialog):
         self.password_box = QCheckBox("Give simrate serve's hub login a new password")
         self.password_box.setToolTip("crowd study --new-web-password")
         self.password_box.setVisible(hub)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
+        self.error_label = WrappedLabel()
         self.error_label.setStyleSheet("color: #b00020")
         self._lay_out()
 

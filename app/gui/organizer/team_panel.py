@@ -28,6 +28,7 @@ from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_keys, close_row
+from simrate.gui.kit.fitting import WrappedLabel
 from simrate.hub.team.people import Person
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -80,16 +81,14 @@ class AddPersonDialog(QDialog):
         self.name_edit.textChanged.connect(self._name_changed)
         self.role_combo = QComboBox()
         self.role_combo.addItems(["annotator", "organizer"])
-        self.exists_label = QLabel()
-        self.exists_label.setWordWrap(True)
+        self.exists_label = WrappedLabel()
         self.reset_box = QCheckBox("Reset her password to the one typed below")
         self.reset_box.setToolTip("team add --reset-password: her replicas then need the new "
                                   "password")
         self.reset_box.toggled.connect(self._update_fields)
         self.password_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.again_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
+        self.error_label = WrappedLabel()
         self._lay_out()
         self._name_changed("")
 
