@@ -11,6 +11,7 @@ import numpy as np
 
 from simrate.commands.option_types import count
 from simrate.core.agreement.batch import LEVELS
+from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
 from simrate.core.agreement.reports.long_report import long_agreement_report
 from simrate.core.agreement.reports.report import Report
@@ -61,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--by", choices=("dataset", "genre"))
     p.add_argument("--ci", action="store_true")
     p.add_argument("--ci-method", choices=("units", "hayes"), default=None)
-    p.add_argument("--min-overlap", type=count, default=10, metavar="K",
+    p.add_argument("--min-overlap", type=count, default=DEFAULT_MIN_OVERLAP, metavar="K",
                    help="pairwise Pearson only for raters sharing at least K items (10; "
                    "never fewer than 3, over which r is always +1 or -1)")
     p.add_argument("--with-machines", action="store_true",

@@ -1,5 +1,5 @@
 """simrate annotators PROJECT [--json] [--exclude NAME] [--include NAME] [--check-threshold R]
-                     [--exclude-careless | --restore-careless]"""
+                     [--min-overlap K] [--exclude-careless | --restore-careless]"""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 import sys
 
 from simrate.commands import login_name
-from simrate.commands.option_types import finite_float
+from simrate.commands.option_types import count, finite_float
+from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.exclusion import exclude_careless, restore_careless
@@ -32,7 +33,8 @@ def _row(entry: dict) -> list[str]:
                              ("FLAGGED", entry["flagged"])) if on]
     seconds = entry["seconds_per_item"]
     return [entry["annotator"], str(entry["rated"]), str(entry["skipped"]),
-            _cell(entry["mean"]), _cell(entry["sd"]), _cell(entry["pearson_vs_rest"]),
+            _cell(entry["mean"]), _cell(entry["sd"]),
+            "n/a" if entry.get("pearson_vs_rest_reason") else _cell(entry["pearson_vs_rest"]),
             _cell(entry["check_pearson"]), _cell(entry["check_mae"]),
             _cell(entry.get("bias")), _cell(entry.get("reliability")),
             "-" if seconds is None else f"{seconds:.1f}", " ".join(marks)]
@@ -46,6 +48,10 @@ def print_table(report: list[dict]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     if not report:
         print("(no annotators yet)")
+    for entry in report:  # the wording of `agreement`'s n/a notes
+        if entry.get("pearson_vs_rest_reason"):
+            print(f"n/a: {entry['annotator']}'s vs_rest undefined because "
+                  f"{entry['pearson_vs_rest_reason']}")
     for entry in report:
         if entry["flagged"]:
             print(f"FLAGGED {entry['annotator']}: {entry['flag_reason']}")
@@ -77,6 +83,8 @@ def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: flo
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse combinations where one option would undo or ignore another."""
+    if args.min_overlap < 2:
+        raise SimrateError(f"--min-overlap must be 2 or more, not {args.min_overlap}")
     if args.exclude_careless and args.restore_careless:
         raise SimrateError("give either --exclude-careless or --restore-careless")
     both = [name for name in args.exclude if name in args.include]
@@ -101,6 +109,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--by", default=None, help="who is doing this, for the change log")
     p.add_argument("--check-threshold", type=finite_float, default=None, metavar="R",
                    help="flag raters whose Pearson with check items is below R (0.5)")
+    p.add_argument("--min-overlap", type=count, default=DEFAULT_MIN_OVERLAP, metavar="K",
+                   help="fewest items a rater must share with the others for an r vs rest "
+                        "(as `agreement --min-overlap`)")
     p.add_argument("--exclude-careless", action="store_true",
                    help="exclude, in one reversible action, every worker the check rule flags")
     p.add_argument("--restore-careless", action="store_true",
@@ -113,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         _check_options(args)
         _apply_exclusions(project, args, threshold)
-        report = annotator_report(project, threshold=threshold)
+        report = annotator_report(project, threshold=threshold, min_overlap=args.min_overlap)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:

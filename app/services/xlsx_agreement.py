@@ -22,8 +22,8 @@ from openpyxl.utils import get_column_letter
 from simrate.core.agreement.reports.report import RatingsMatrix, Report, agreement_report
 from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
-from simrate.core.review.reliability import gold_reliability, raters_needed
 from simrate.core.base.scale import Scale, fmt
+from simrate.core.review.reliability import gold_reliability, raters_needed
 from simrate.formats.xlsx_report import (
     SECTION_FONT,
     TITLE_FONT,
@@ -138,6 +138,16 @@ def _vs_rest_rows(report: AgreementSheet) -> None:
     for name in report.raters:
         values = [report.scope(g).figures["pearson_vs_rest"].get(name) for g in report.groups]
         report.append([report.maker.text(name), *[report.number(v) for v in values]])
+    _na_notes(report)
+
+
+def _na_notes(report: AgreementSheet) -> None:
+    """Why the empty Pearson cells above are empty, in the words of `agreement`'s n/a notes."""
+    reasons = sorted({reason for group in report.groups
+                      for key, reason in report.scope(group).reasons.items()
+                      if key[0] in ("pearson", "pearson_vs_rest")})
+    for reason in reasons:
+        report.append([report.maker.text(f"n/a (empty cell): undefined because {reason}")])
 
 
 def _distribution_rows(report: AgreementSheet) -> tuple[int, int]:

@@ -20,6 +20,16 @@ REASON_TWO_COMMON = "only two common items (r would be +1 or -1 whatever the sco
 MIN_PEARSON_ITEMS = 3
 REASON_NO_VARIANCE = "no variance"
 REASON_NO_OTHERS = "no other rater rated the same items"
+#: Fewest shared items for any correlation the program shows (`agreement --min-overlap`
+#: changes it there): the heatmap, the annotator table and report, `annotators`,
+#: `agreement` and the XLSX agreement sheet all leave a pair with fewer undefined, so no
+#: rater is judged on a chance overlap of a few items.
+DEFAULT_MIN_OVERLAP = 10
+
+
+def reason_few_common(min_overlap: int) -> str:
+    """Why a pair with a few shared items has no Pearson here (the one wording for it)."""
+    return f"fewer than {min_overlap} common items (--min-overlap)"
 
 
 def value_range(data: np.ndarray) -> tuple[float, float] | None:
@@ -45,12 +55,15 @@ def tame_magnitude(data: np.ndarray, extremes: tuple[float, float] | None = None
     return np.ldexp(data, -math.frexp(largest)[1])
 
 
-def pearson_with_reason(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
-    """r of two equally long vectors, or (NaN, reason)."""
+def pearson_with_reason(x: np.ndarray, y: np.ndarray, min_overlap: int = MIN_PEARSON_ITEMS
+                        ) -> tuple[float, str | None]:
+    """r of two equally long vectors, or (NaN, reason); undefined under `min_overlap` pairs."""
     if x.size == 0:
         return np.nan, REASON_NO_COMMON
     if x.size < MIN_PEARSON_ITEMS:
         return np.nan, REASON_ONE_COMMON if x.size == 1 else REASON_TWO_COMMON
+    if x.size < min_overlap:
+        return np.nan, reason_few_common(min_overlap)
     if x.min() == x.max() or y.min() == y.max():
         return np.nan, REASON_NO_VARIANCE
     dx = x - x.mean()
@@ -73,8 +86,8 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def pair_correlation(data: np.ndarray, i: int, j: int,
-                     method: str = "pearson") -> tuple[float, str | None]:
+def pair_correlation(data: np.ndarray, i: int, j: int, method: str = "pearson",
+                     min_overlap: int = MIN_PEARSON_ITEMS) -> tuple[float, str | None]:
     """Correlation of raters i and j over the units both rated, or (NaN, reason)."""
     both = ~np.isnan(data[i]) & ~np.isnan(data[j])
     x, y = data[i, both], data[j, both]
@@ -82,7 +95,7 @@ def pair_correlation(data: np.ndarray, i: int, j: int,
         x, y = average_ranks(x), average_ranks(y)
     elif method != "pearson":
         raise ValueError(f"method must be pearson or spearman, not {method!r}")
-    return pearson_with_reason(x, y)
+    return pearson_with_reason(x, y, min_overlap)
 
 
 def self_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
@@ -93,7 +106,8 @@ def self_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
     return (1.0, None) if values.min() < values.max() else (np.nan, REASON_NO_VARIANCE)
 
 
-def correlation_matrix(data: np.ndarray, method: str = "pearson"
+def correlation_matrix(data: np.ndarray, method: str = "pearson",
+                       min_overlap: int = MIN_PEARSON_ITEMS
                        ) -> tuple[np.ndarray, dict[tuple[int, int], str]]:
     """(raters x raters r, NaN where undefined; {(i, j): reason} for the undefined cells)."""
     data = tame_magnitude(np.asarray(data, dtype=np.float64))
@@ -105,7 +119,7 @@ def correlation_matrix(data: np.ndarray, method: str = "pearson"
         if reason:
             reasons[(i, i)] = reason
         for j in range(i + 1, count):
-            r, reason = pair_correlation(data, i, j, method)
+            r, reason = pair_correlation(data, i, j, method, min_overlap)
             matrix[i, j] = matrix[j, i] = r
             if reason:
                 reasons[(i, j)] = reasons[(j, i)] = reason
@@ -122,7 +136,8 @@ def spearman_matrix(data: np.ndarray) -> np.ndarray:
     return correlation_matrix(np.asarray(data, dtype=np.float64), "spearman")[0]
 
 
-def vs_rest_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
+def vs_rest_correlation(data: np.ndarray, i: int, min_overlap: int = MIN_PEARSON_ITEMS
+                        ) -> tuple[float, str | None]:
     """Pearson r of rater i against the mean of the other raters' values on the same units.
 
     Over the units rater i rated and at least one other rater rated too; the mean is over
@@ -137,7 +152,7 @@ def vs_rest_correlation(data: np.ndarray, i: int) -> tuple[float, str | None]:
         return np.nan, REASON_NO_OTHERS
     total = np.where(present[others], data[others], 0.0).sum(axis=0)
     mean_rest = total[chosen] / count[chosen]
-    return pearson_with_reason(data[i, chosen], mean_rest)
+    return pearson_with_reason(data[i, chosen], mean_rest, min_overlap)
 
 
 def pearson_vs_rest(data: np.ndarray) -> np.ndarray:

@@ -32,28 +32,23 @@ from simrate.core.agreement.batch import (
     expected_ratio,
     midranks,
 )
-from simrate.core.agreement.correlation import (
+from simrate.core.agreement.correlation import (  # DEFAULT_MIN_OVERLAP: also imported from here
+    DEFAULT_MIN_OVERLAP,
     MIN_PEARSON_ITEMS,
     REASON_NO_COMMON,
     REASON_NO_OTHERS,
     REASON_ONE_COMMON,
     REASON_TWO_COMMON,
     pearson_with_reason,
+    reason_few_common,
     tame_magnitude,
 )
 from simrate.core.agreement.correlation import REASON_NO_VARIANCE as REASON_FLAT
 from simrate.core.agreement.pair_sums import pair_sums
 from simrate.core.agreement.sums import LEVELS, nominal_distance, ratio_distance
 
-#: Pairs sharing fewer items than this get no pairwise Pearson (a crowd's chance overlaps).
-DEFAULT_MIN_OVERLAP = 10
 #: Relative size below which a variance computed from sums counts as zero (rounding noise).
 _VARIANCE_TOLERANCE = 1e-12
-
-
-def reason_few_common(min_overlap: int) -> str:
-    """Why a pair with a few shared items has no Pearson here."""
-    return f"fewer than {min_overlap} common items (--min-overlap)"
 
 
 def _codes(column: pd.Series, labels: list[str] | None) -> tuple[np.ndarray, list]:

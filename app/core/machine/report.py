@@ -11,12 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simrate.core.agreement.sparse import LongRatings, long_alpha, pairwise_pearson, pearson_vs_rest
+from simrate.core.agreement.sparse import (
+    DEFAULT_MIN_OVERLAP,
+    LongRatings,
+    long_alpha,
+    pairwise_pearson,
+    pearson_vs_rest,
+)
 from simrate.core.machine.alt_test import DEFAULT_EPSILON, alt_test
 from simrate.core.project import Project
 
-#: Fewest shared items for a machine-human Pearson (as `agreement --min-overlap`).
-MIN_OVERLAP = 10
+#: Fewest shared items for a machine-human Pearson (the one floor, DEFAULT_MIN_OVERLAP).
+MIN_OVERLAP = DEFAULT_MIN_OVERLAP
 
 
 def _number(value: float | None) -> float | None:
@@ -33,7 +39,7 @@ def machine_entry(long: LongRatings, humans: list[int], machine: int,
     only_humans[machine] = False
     scope = long.select_raters(with_machine)
     pairs = pairwise_pearson(scope, MIN_OVERLAP)
-    rest = pearson_vs_rest(scope, only_humans)[0]
+    rest = pearson_vs_rest(scope, only_humans, MIN_OVERLAP)[0]
     frame = pd.DataFrame({"human": np.asarray(names, dtype=object)[long.rater],
                           "item": np.asarray(long.units, dtype=object)[long.unit],
                           "score": long.value})

@@ -16,7 +16,12 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.agreement.correlation import MIN_PEARSON_ITEMS
-from simrate.core.agreement.sparse import LongRatings, grouped_extremes, pearson_vs_rest
+from simrate.core.agreement.sparse import (
+    DEFAULT_MIN_OVERLAP,
+    LongRatings,
+    grouped_extremes,
+    pearson_vs_rest,
+)
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
@@ -29,7 +34,7 @@ DEFAULT_CHECK_THRESHOLD = 0.5
 REPORT_COLUMNS = (
     "annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest", "check_pearson",
     "check_mae", "excluded", "seconds_per_item", "checks", "flagged", "flag_reason", "machine",
-    "bias", "reliability",
+    "bias", "reliability", "pearson_vs_rest_reason",
 )
 
 
@@ -132,7 +137,8 @@ def _check_table(long: LongRatings, known: np.ndarray) -> dict[str, np.ndarray]:
             "constant": (n > 1) & flat_x & ~flat_k}
 
 
-def _rater_figures(long: LongRatings, counted: np.ndarray) -> dict[str, np.ndarray]:
+def _rater_figures(long: LongRatings, counted: np.ndarray,
+                   min_overlap: int = DEFAULT_MIN_OVERLAP) -> dict[str, np.ndarray]:
     """Per rater: scores given, their mean and sample sd, Pearson with the counted rest."""
     count = len(long.raters)
     n = np.bincount(long.rater, minlength=count).astype(np.float64)
@@ -140,9 +146,10 @@ def _rater_figures(long: LongRatings, counted: np.ndarray) -> dict[str, np.ndarr
         mean = np.bincount(long.rater, long.value, count) / n
         deviation = long.value - mean[long.rater]
         sd = np.sqrt(np.bincount(long.rater, deviation * deviation, count) / (n - 1))
-    rest = pearson_vs_rest(long, counted)[0]
+    rest, reasons = pearson_vs_rest(long, counted, min_overlap)
+    why = np.array([reasons.get(i) for i in range(count)], dtype=object)
     return {"rated": n.astype(np.int64), "mean": mean, "sd": np.where(n > 1, sd, np.nan),
-            "pearson_vs_rest": rest}
+            "pearson_vs_rest": rest, "pearson_vs_rest_reason": why}
 
 
 def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str | None:
@@ -159,12 +166,14 @@ def _flag_reason(figures: dict, threshold: float, max_mae: float | None) -> str 
 
 
 def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOLD,
-                     max_mae: float | None = None) -> list[dict]:
+                     max_mae: float | None = None,
+                     min_overlap: int = DEFAULT_MIN_OVERLAP) -> list[dict]:
     """One dict per annotator (join order) with the keys of REPORT_COLUMNS.
 
     rated/skipped count this annotator's ratings; mean and sd (sample) are over their scores;
     pearson_vs_rest correlates them with the mean of the other annotators who are not
-    excluded; check_pearson and check_mae compare them with the known scores of check items;
+    excluded (None under `min_overlap` shared items, with pearson_vs_rest_reason saying
+    why, in the words of `agreement`); check_pearson and check_mae compare them with the known scores of check items;
     seconds_per_item is the median time recorded per rated item (the median, because an
     item left open over a break would swamp a mean); checks counts the check items rated.
     `flagged` is true, with `flag_reason` saying why, when check_pearson is below
@@ -185,7 +194,7 @@ def annotator_report(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
     checks = check_scores(project)
     known = pd.Series(checks, dtype=np.float64).reindex(long.units).to_numpy(np.float64)
     counted = np.array([name not in left_out for name in names], dtype=bool)
-    figures = {**_rater_figures(long, counted), **_check_table(long, known)}
+    figures = {**_rater_figures(long, counted, min_overlap), **_check_table(long, known)}
     rater = pd.Index(names).get_indexer(pd.Index(ratings["annotator"]))
     skips = np.bincount(rater[skipped], minlength=len(names))
     seconds = _median_seconds(ratings["seconds"].to_numpy(np.float64), rater, rated, len(names))
@@ -213,6 +222,7 @@ def _report_row(name: str, entry: dict, skips: int, seconds: float, excluded: bo
         "excluded": excluded, "seconds_per_item": _number(seconds),
         "checks": int(entry["checks"]), "flagged": reason is not None,
         "flag_reason": reason, "machine": machine,
+        "pearson_vs_rest_reason": entry["pearson_vs_rest_reason"],
     }
 
 

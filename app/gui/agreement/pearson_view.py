@@ -116,11 +116,11 @@ class PearsonView(QWidget):
         crowd = len(people) > TOP_N
         self.crowd.setVisible(crowd)
         live = self.project.agreement.live
-        overlap = 0
+        overlap = MIN_OVERLAP  # no pair, no rater coloured from a chance overlap
         self.heatmap.fewest = FEWEST if crowd else None
         if crowd:  # sparse workers: r over a handful of shared items says nothing
             top = self._top_fitting()
-            names, overlap = self.model.top(top), MIN_OVERLAP
+            names = self.model.top(top)
             self.title.setText(f"Pearson r: the {top} of {len(people):,} raters most in "
                                f"doubt (lowest r vs rest); \u2013 where two share fewer than "
                                f"{MIN_OVERLAP} items")
@@ -128,8 +128,9 @@ class PearsonView(QWidget):
                                      "click a column to sort")
         else:
             names = [row.name for row in people]
-            self.title.setText("Pearson r between raters")
-        rest = {row.name: row.r for row in people}
+            self.title.setText(f"Pearson r between raters; \u2013 where two share fewer "
+                               f"than {MIN_OVERLAP} items")
+        rest = {row.name: row.r if row.trusted else None for row in people}
         self.shown = names
         self._draw(names, live.pearson_among(names, overlap).tolist(),
                    [rest.get(n) for n in names])

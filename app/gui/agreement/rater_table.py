@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP, reason_few_common
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.base.events import Event, RatingChanged
 from simrate.gui.base.row_model import RowTableModel
@@ -23,9 +24,9 @@ from simrate.gui.base.row_model import RowTableModel
 _Index = QModelIndex | QPersistentModelIndex
 #: Raters in the heatmap when there are more (with fewer, the heatmap shows every rater).
 TOP_N = 12
-#: Ratings on items someone else rated too, before a rater's r vs rest is trusted enough
-#: to rank them among the most in doubt (as `agreement --min-overlap`).
-MIN_OVERLAP = 10
+#: Ratings on items someone else rated too, before a rater's r vs rest is shown, coloured
+#: or ranked among the most in doubt: the one floor of every correlation shown.
+MIN_OVERLAP = DEFAULT_MIN_OVERLAP
 R_COLUMN = 2
 
 
@@ -157,8 +158,8 @@ class RaterTableModel(RowTableModel):
         if role == Qt.ItemDataRole.FontRole and row.machine:
             return self._italic
         if role == Qt.ItemDataRole.ToolTipRole and column == R_COLUMN and not row.trusted:
-            return (f"Only {row.shared:,} shared ratings: too few to judge this rater"
-                    if row.r is not None else "Undefined: too few shared ratings or no variance")
+            return (f"n/a: undefined because {reason_few_common(MIN_OVERLAP)}"
+                    if row.shared < MIN_OVERLAP else "n/a: undefined because no variance")
         return None
 
     @staticmethod
@@ -168,7 +169,7 @@ class RaterTableModel(RowTableModel):
         if column == 1:
             return "machine" if row.machine else "crowd" if row.crowd else "person"
         if column == R_COLUMN:
-            return "\u2013" if row.r is None else f"{row.r:.3f}"
+            return f"{row.r:.3f}" if row.trusted else "n/a"
         return f"{row.ratings if column == 3 else row.shared:,}"
 
     @staticmethod

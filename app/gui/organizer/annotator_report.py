@@ -156,6 +156,8 @@ class AnnotatorReportModel(QAbstractTableModel):
             if key == "excluded":
                 return None
             value = row.get(key)
+            if value is None and row.get(f"{key}_reason"):
+                return "n/a"  # as `annotators` and `agreement` print it
             if value is None:
                 return "" if key == "flag_reason" else "\u2013"
             return number.format(value) if number else str(value)
@@ -165,6 +167,8 @@ class AnnotatorReportModel(QAbstractTableModel):
             return WARNING_COLOUR
         if role == Qt.ItemDataRole.TextAlignmentRole and number:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and row.get(f"{key}_reason"):
+            return f"n/a: undefined because {row[f'{key}_reason']}"
         if role == Qt.ItemDataRole.ToolTipRole and key == "flag_reason" and row["flagged"]:
             return f"{row['annotator']} looks careless on the check items: {row['flag_reason']}"
         return None

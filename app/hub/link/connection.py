@@ -54,8 +54,7 @@ def _psycopg():
     try:
         import psycopg
     except ImportError:  # pragma: no cover - psycopg is a dependency
-        hint = install_hint(requirement="psycopg[binary]")
-        raise HubError(f"team work needs the psycopg package: {hint}") from None
+        raise HubError(f"team work needs psycopg: {install_hint(None, 'psycopg[binary]')}") from None
     return psycopg
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP
 from simrate.core.agreement.intervals import alpha_ci
 from simrate.core.agreement.live import LiveAgreement
 
@@ -86,7 +87,9 @@ def agreement_over_time(ratings: pd.DataFrame, every: int | None = None,
             interval = alpha_ci(data, level, replicates=replicates, seed=seed)
             if interval is not None:
                 low, high = interval
-        vs_rest = {str(r): (None if v is None or not math.isfinite(v) else float(v))
+        shared = {r: both for r, (_n, both) in live.rater_counts().items()}
+        vs_rest = {str(r): (None if v is None or not math.isfinite(v)  # the one floor
+                            or shared.get(r, 0) < DEFAULT_MIN_OVERLAP else float(v))
                    for r, v in live.pearson_vs_rest().items()}
         points.append(TimePoint(stop, float(times[stop - 1]), alpha, low, high, vs_rest))
     return step, points

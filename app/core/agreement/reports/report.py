@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simrate.core.agreement.batch import LEVELS, alpha_with_reason, unit_disagreement
-from simrate.core.agreement.correlation import correlation_matrix, vs_rest_correlation
+from simrate.core.agreement.correlation import (
+    DEFAULT_MIN_OVERLAP,
+    correlation_matrix,
+    vs_rest_correlation,
+)
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
 from simrate.core.base.errors import SimrateError
 from simrate.core.review.reliability import gold_reliability, raters_needed, reliability_ci
@@ -120,8 +124,11 @@ def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
     report.figures["ci95"] = block
 
 
-def _correlation_blocks(matrix: RatingsMatrix, report: Report) -> None:
-    r, reasons = correlation_matrix(matrix.values, "pearson")
+def _correlation_blocks(matrix: RatingsMatrix, report: Report,
+                        min_overlap: int = DEFAULT_MIN_OVERLAP) -> None:
+    """Pearson per pair and each rater's r vs rest, undefined under `min_overlap` items (the
+    one floor of every correlation shown), with the reasons."""
+    r, reasons = correlation_matrix(matrix.values, "pearson", min_overlap)
     names = matrix.raters
     pearson: dict[str, dict[str, float | None]] = {}
     for i, a in enumerate(names):
@@ -132,19 +139,21 @@ def _correlation_blocks(matrix: RatingsMatrix, report: Report) -> None:
                 report.reasons[("pearson", a, b)] = reasons[(i, j)]
     vs_rest: dict[str, float | None] = {}
     for i, a in enumerate(names):
-        value, reason = vs_rest_correlation(matrix.values, i)
+        value, reason = vs_rest_correlation(matrix.values, i, min_overlap)
         vs_rest[a] = None if reason else value
         if reason:
             report.reasons[("pearson_vs_rest", a)] = reason
     report.figures["pearson"] = pearson
     report.figures["pearson_vs_rest"] = vs_rest
+    report.figures["min_overlap"] = min_overlap
 
 
 def summarize(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",),
               subset: Collection[Hashable] | None = None, ci: bool = False,
               ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
-              replicates: int = 1000) -> Report:
-    """The figures of one scope: counts, alpha (and over `subset`), ci95, Pearson."""
+              replicates: int = 1000, min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
+    """The figures of one scope: counts, alpha (and over `subset`), ci95, Pearson (none for
+    a pair under `min_overlap` shared items)."""
     for level in levels:
         if level not in LEVELS:
             raise SimrateError(f"unknown level {level!r} (use {', '.join(LEVELS)})")
@@ -163,7 +172,7 @@ def summarize(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",),
     alpha = report.figures["alpha"]["interval"] if "interval" in levels else \
         alpha_with_reason(matrix.values, "interval")[0]
     reliability_block(report, alpha, present.sum(axis=0))
-    _correlation_blocks(matrix, report)
+    _correlation_blocks(matrix, report, min_overlap)
     return report
 
 
@@ -195,13 +204,14 @@ def group_members(matrix: RatingsMatrix, group_of: Mapping[str, str]) -> dict[st
 def agreement_report(matrix: RatingsMatrix, levels: Sequence[str] = ("interval",),
                      group_of: Mapping[str, str] | None = None,
                      subset: Collection[Hashable] | None = None, ci: bool = False,
-                     ci_method: str = DEFAULT_CI_METHOD, seed: int = 0) -> Report:
+                     ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
+                     min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
     """`summarize` over all items and, with `group_of` ({item: group}), over each group."""
-    report = summarize(matrix, levels, subset, ci, ci_method, seed)
+    report = summarize(matrix, levels, subset, ci, ci_method, seed, min_overlap=min_overlap)
     if group_of is not None:
         for name, members in group_members(matrix, group_of).items():
             report.groups[name] = summarize(matrix.subset(members), levels, subset, ci,
-                                            ci_method, seed)
+                                            ci_method, seed, min_overlap=min_overlap)
     return report
 
 

@@ -117,13 +117,16 @@ def test_the_xlsx_sheet_names_a_drifting_rater(tmp_path):
 
 def test_a_new_raters_r_over_two_shared_items_is_not_a_point():
     """Over two shared items r is +1 or -1 whatever the scores: never a point of the chart
-    (it stretched the axis to -1); from the third item on it is drawn."""
+    (it stretched the axis to -1); nor over fewer than the one minimum overlap of every
+    correlation shown (DEFAULT_MIN_OVERLAP, 10): from the tenth shared item on it is drawn."""
+    pairs = [(0, "ax", 1), (0, "bo", 3), (1, "ax", 2), (1, "bo", 1)]  # r would be -1
+    for i in range(2, 10):
+        pairs += [(i, "ax", i % 5), (i, "bo", i % 5 + 0.5)]
     rows = [(f"i{i}", rater, float(score), float(t))
-            for t, (i, rater, score) in enumerate([
-                (0, "ax", 1), (0, "bo", 3), (1, "ax", 2), (1, "bo", 1),  # r would be -1
-                (2, "ax", 3), (2, "bo", 3.5), (3, "ax", 4), (3, "bo", 4.5)])]
+            for t, (i, rater, score) in enumerate(pairs)]
     ratings = pd.DataFrame(rows, columns=["item_id", "annotator", "score", "updated_at"])
     _step, points = agreement_over_time(ratings, every=2)
     by_ratings = {p.ratings: p.vs_rest for p in points}
     assert by_ratings[4] == {"ax": None, "bo": None}
-    assert by_ratings[6]["ax"] is not None and by_ratings[6]["ax"] > 0  # three items: drawn
+    assert by_ratings[6] == {"ax": None, "bo": None}  # three items: r, but on too few
+    assert by_ratings[20]["ax"] is not None and by_ratings[20]["ax"] > 0  # ten items: drawn

@@ -62,7 +62,7 @@ def test_summary_has_the_json_keys_and_reference_values():
     report = summarize(matrix, ["interval", "nominal"], ci=True)
     out = report.to_json()
     assert set(out) == {"items", "pairable_items", "annotators", "alpha", "ci95", "pearson",
-                        "pearson_vs_rest", "gold_reliability", "raters_needed"}
+                        "pearson_vs_rest", "gold_reliability", "raters_needed", "min_overlap"}
     # Spearman-Brown at the mean ratings per item, its interval mapped from alpha's
     a, k = out["alpha"]["interval"], out["gold_reliability"]["raters_per_item"]
     # (k is printed to 4 decimals)
