@@ -124,16 +124,13 @@ BEGIN
   RETURN st;
 END $$;
 
--- the most tasks without a rating the study holds at once, a share of its tasks; the pool
--- counted only as far as needed to tell whether `p_held` is below it (not all 200,000
--- pairs on every start)
-CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies, p_held integer)
+-- the most tasks without a rating the study holds at once, a share of its tasks (from
+-- the pool's size that web_set_study keeps: no pair counted on a start)
+DROP FUNCTION IF EXISTS simrate.web_unrated_cap(simrate.web_studies, integer);
+CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies)
 RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-  SELECT greatest(@least, ceil(ceil(count(*)::double precision * st.per_item
+  SELECT greatest(@least, ceil(ceil(st.pool_size::double precision * st.per_item
                                     / greatest(1, st.per_task)) * @share))::integer
-  FROM (SELECT 1 FROM simrate.web_pool p WHERE p.study = st.name AND NOT p.is_check
-        LIMIT ceil((p_held + 1) / @share * greatest(1, st.per_task)
-                   / st.per_item)::integer + 1) q
 $$;
 
 -- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
@@ -148,14 +145,11 @@ DECLARE
 BEGIN
   IF p_address <> '' AND (SELECT count(*) FROM simrate.web_tasks t
       WHERE t.study = st.name AND t.state = 'leased' AND t.address = p_address
-        AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study
-                        AND s.task = t.task AND s.rated_at IS NOT NULL)) >= @per_address THEN
+        AND t.first_rated_at IS NULL) >= @per_address THEN
     PERFORM @refuse:address_full;
   END IF;
   SELECT count(*) INTO unrated FROM simrate.web_tasks t
-  WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
-    SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
-    AND s.rated_at IS NOT NULL);
+  WHERE t.study = st.name AND t.state = 'leased' AND t.first_rated_at IS NULL;
   IF unrated < @least THEN
     RETURN;
   END IF;
@@ -163,22 +157,19 @@ BEGIN
   -- per connection) cannot pass it together. A study's starts one at a time on every
   -- start made a burst of arrivals queue (bench_web.py: 1,000 workers in 10 s).
   slack := current_setting('max_connections')::integer;
-  IF unrated + slack < simrate.web_unrated_cap(st, unrated + slack) THEN
+  IF unrated + slack < simrate.web_unrated_cap(st) THEN
     RETURN;
   END IF;
   -- near the cap, the study's starts one at a time (counted again once the lock is held)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
   SELECT count(*) INTO unrated FROM simrate.web_tasks t
-  WHERE t.study = st.name AND t.state = 'leased' AND NOT EXISTS (
-    SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study AND s.task = t.task
-    AND s.rated_at IS NOT NULL);
-  IF unrated < simrate.web_unrated_cap(st, unrated) THEN
+  WHERE t.study = st.name AND t.state = 'leased' AND t.first_rated_at IS NULL;
+  IF unrated < simrate.web_unrated_cap(st) THEN
     RETURN;
   END IF;
   SELECT * INTO oldest FROM simrate.web_tasks t
   WHERE t.study = st.name AND t.state = 'leased' AND t.leased_at <= p_now - @evict_after
-    AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s WHERE s.study = t.study
-                    AND s.task = t.task AND s.rated_at IS NOT NULL)
+    AND t.first_rated_at IS NULL
   ORDER BY t.leased_at LIMIT 1 FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN
     PERFORM @refuse:busy;
@@ -194,9 +185,12 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp A
 DECLARE
   held simrate.annotators;
 BEGIN
-  SELECT * INTO held FROM simrate.annotators a
-  WHERE a.key = simrate.rater_key(p_worker, NULL) OR a.name = p_worker
-  ORDER BY a.name = p_worker DESC LIMIT 1;
+  -- two lookups, each by its index (one query with OR read every rater)
+  SELECT * INTO held FROM simrate.annotators a WHERE a.name = p_worker;
+  IF NOT FOUND THEN
+    SELECT * INTO held FROM simrate.annotators a
+    WHERE a.key = simrate.rater_key(p_worker, NULL);
+  END IF;
   IF NOT FOUND THEN
     RETURN p_worker;
   END IF;

@@ -104,9 +104,11 @@ BEGIN
     UPDATE simrate.web_slots w SET rated_at = now_, seconds = took
     WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
     IF first THEN
-      -- the first rating: the lease runs its full length from its start
-      UPDATE simrate.web_tasks w SET expires_at = w.leased_at + st.lease_minutes * 60
-      WHERE w.study = p_study AND w.task = t.task AND w.state = 'leased';
+      -- the first rating: the lease runs its full length from its start, and the task no
+      -- longer counts among those without a rating (web_make_room)
+      UPDATE simrate.web_tasks w SET first_rated_at = now_, expires_at = CASE
+        WHEN w.state = 'leased' THEN w.leased_at + st.lease_minutes * 60 ELSE w.expires_at END
+      WHERE w.study = p_study AND w.task = t.task;
     END IF;
   END IF;
   SELECT min(w.slot) INTO following FROM simrate.web_slots w
