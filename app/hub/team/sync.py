@@ -92,9 +92,16 @@ class SyncReport:
         return found
 
 
+def counted(found: list | tuple) -> list:
+    """The conflicts a report counts: every one but a rating edit made here that won (it
+    is listed, and logged, but `conflicts` counts rating edits that lost, as before)."""
+    return [c for c in found if not (c["kind"] == "rating" and c["won"] == "here")]
+
+
 def conflict_line(conflicts: int, found: list | tuple = ()) -> str:
     """The one line that tells a person their edits met other ones (`found`: the report's
     conflict list; without it, or with rating edits that lost only, the rating wording)."""
+    found = counted(found)
     edits = "edit" if conflicts == 1 else "edits"
     if all(c["kind"] == "rating" and c["won"] == "hub" for c in found):
         return (f"{conflicts} rating {edits} made here lost to a later edit of the same "
@@ -195,7 +202,7 @@ def absorb(project: Project, link: ReplicaMode, outbox: Outbox, received: Receiv
             values["hub_pushed"] = after
         set_meta(conn, values)
     pending = collect(project, link).size
-    return SyncReport(received.pushed, applied, pending, conflicts=len(found),
+    return SyncReport(received.pushed, applied, pending, conflicts=len(counted(found)),
                       clock_offset=received.clock_offset, conflict_list=tuple(found))
 
 
