@@ -95,6 +95,18 @@ class WebStudiesPanel(QWidget):
         self.review_box = ReviewBox(self)
         self.review_box.review_button.clicked.connect(
             lambda: self.review_box.show_review(self.project, self.selected_name()))
+        self._lay_out()
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.base_edit.textChanged.connect(self._selected)
+        self._mirrored = 0.0
+        self.timer = QTimer(self, interval=REFRESH_MS)
+        self.timer.timeout.connect(self.refresh)
+        self.timer.start()
+        self.refresh()
+
+    def _lay_out(self) -> None:
+        """New study above the table; the server, the link and its buttons, the message
+        and the review below."""
         row = QHBoxLayout()
         row.addWidget(QLabel("Server"))
         row.addWidget(self.base_edit, 1)
@@ -113,13 +125,6 @@ class WebStudiesPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.review_box)
-        self.table.selectionModel().selectionChanged.connect(self._selected)
-        self.base_edit.textChanged.connect(self._selected)
-        self._mirrored = 0.0
-        self.timer = QTimer(self, interval=REFRESH_MS)
-        self.timer.timeout.connect(self.refresh)
-        self.timer.start()
-        self.refresh()
 
     def _hub_replica(self) -> bool:
         return self.project.mode.organizer
