@@ -5,6 +5,7 @@ simrate crowd study PROJECT NAME --per-task K [--checks C] [--per-item R] [--lea
                     [--prolific-study ID] [--instructions FILE.md] [--consent FILE.md]
                     [--allow-frame-from ORIGIN] [--redirect-seconds N]
                     [--allow-workers FILE] [--block-workers FILE] [--failed-checks C]
+                    [--training N [--pass RULE] [--screen-out-code CODE]]
 simrate crowd status PROJECT [--json]
 simrate crowd review PROJECT STUDY [--json] [--out DIR] [--qualified] [--tolerance X]
 simrate crowd bonus PROJECT STUDY (--per-hour RATE | --per-rating AMOUNT) [--top-up-to RATE]
@@ -142,6 +143,15 @@ def add_study_page_options(q: argparse.ArgumentParser) -> None:
                    help="after C failed attention checks the page warns the worker, after "
                         "C+1 the task ends with the partial code (1 follows Prolific's rule "
                         "of two; 0 turns it off; plain project files only)")
+    q.add_argument("--training", type=count, default=None, metavar="N",
+                   help="N practice pairs (check items) first, with the reference shown after "
+                        "each; never in the results (0: none; plain project files only)")
+    q.add_argument("--pass", dest="pass_rule", type=text_option, default=None, metavar="RULE",
+                   help="what the practice must meet: K@D (K answers within D of the "
+                        "reference) or mae<=X (default: every answer within 0.375 of the "
+                        "scale's width)")
+    q.add_argument("--screen-out-code", type=text_option, default=None, metavar="CODE",
+                   help="the code shown to a worker the practice screens out")
     q.add_argument("--allow-workers", default=None, metavar="FILE",
                    help="only these workers may start (ids one a line, as crowd review "
                         "--qualified writes them; an empty file takes the list away)")
@@ -175,6 +185,8 @@ def _page_options(args: argparse.Namespace) -> dict:
             "instructions": _markdown_file(args.instructions),
             "consent": _markdown_file(args.consent), "frame_from": args.allow_frame_from,
             "redirect_seconds": args.redirect_seconds, "failed_checks": args.failed_checks,
+            "training": args.training, "pass_rule": args.pass_rule,
+            "screen_out_code": args.screen_out_code,
             "allow_workers": _worker_file(args.allow_workers, "--allow-workers"),
             "block_workers": _worker_file(args.block_workers, "--block-workers")}
 
@@ -197,9 +209,11 @@ def run_study(args: argparse.Namespace) -> int:
     from simrate.core.project import Project
     from simrate.core.team.web_study import study_status
     from simrate.hub.team.web_hub import set_study
+    from simrate.services.study_pool import refuse_empty_study
 
     options = _page_options(args)
     with Project.open(args.project) as project:
+        refuse_empty_study(project, args.name, args.per_item, args.close)
         study, what = set_study(project, args.name, args.per_task, args.checks, args.per_item,
                                 args.lease_minutes, args.completion_url, args.close,
                                 by=_who(args.by),

@@ -19,12 +19,15 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 
+#: The decisions set apart (apart.csv).
+APART = ("timed_out", "in_progress", "screened_out")
 #: The files `crowd review --out DIR` writes, and what each is for.
 REVIEW_FILES = {
     "approve.txt": "worker ids, one a line: Prolific's bulk approve",
     "reject.csv": "participant_id, session_id, category, reason: one rejection a row",
     "return.csv": "participant_id, session_id, reason: workers to ask to return",
-    "apart.csv": "participant_id, session_id, state, ratings, reason: timed out, unfinished",
+    "apart.csv": "participant_id, session_id, state, ratings, reason: timed out, unfinished, "
+                 "screened out",
     "mturk.csv": "AssignmentId, WorkerId, Approve, Reject: the requester site's batch upload",
     "qualified.txt": "worker ids to invite again (with --qualified; crowd study "
                      "--allow-workers reads it)",
@@ -140,7 +143,7 @@ def review_tables(review, qualified: bool) -> dict[str, list[list[str]]]:
             [w.worker, session(w), "; ".join(w.reasons)] for w in review.of("return")],
         "apart.csv": [["participant_id", "session_id", "state", "ratings", "reason"]] + [
             [w.worker, session(w), w.decision, str(w.ratings), "; ".join(w.reasons)]
-            for w in review.workers if not w.complete],
+            for w in review.workers if w.decision in APART],
     }
     turk = [[s.partition(":")[2], w.worker, "x" if w.decision == "approve" else "",
              "; ".join(w.reasons) if w.decision == "reject" else ""]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from simrate.core.base.scale import Scale
+from simrate.core.team.crowdweb.training import Practice
 from simrate.core.team.web_tables import Lease, Slot, Study
 
 
@@ -78,6 +79,10 @@ class WebBackend(Protocol):
 
     async def failed_checks(self, name: str, cookie: str) -> int:
         """The failed attention checks of the task the cookie names (0 without the rule)."""
+        ...
+
+    async def practice(self, name: str, cookie: str, slot: int) -> Practice | None:
+        """The practice pair `slot` of the task the cookie names (None: a real pair)."""
         ...
 
     async def invitee(self, token: str) -> str | None:

@@ -155,6 +155,10 @@ class FileBackend:
 
         return await self.call(failed_checks, name, cookie)
 
+    async def practice(self, name: str, cookie: str, slot: int):
+        """The practice pair `slot` of the task the cookie names (crowdweb/training.py)."""
+        return await self.call(web.practice, name, cookie, slot)
+
     async def invitee(self, token: str) -> str | None:
         return await self.call(invitee_now, token)
 

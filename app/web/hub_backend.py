@@ -188,6 +188,10 @@ class HubBackend:  # implements backend_protocol.WebBackend
         items, so crowd study refuses --failed-checks on a hub)."""
         return 0
 
+    async def practice(self, name: str, cookie: str, slot: int) -> None:
+        """None: a hub study has no practice pairs (crowd study refuses --training there)."""
+        return None
+
     async def invitee(self, token: str) -> str | None:
         raise Refused("personal links are served from a plain project file; on a hub each "
                       "person rates in their own replica", 404)

@@ -23,6 +23,7 @@ from simrate.core.team.crowdweb.access import NOT_FOR_YOU, may_start
 from simrate.core.team.crowdweb.attention import ENDED, warning
 from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
+from simrate.core.team.crowdweb.training import SCREENED, feedback
 from simrate.web import mturk
 from simrate.web.backend_protocol import WebBackend
 from simrate.web.markdown import render
@@ -125,7 +126,7 @@ class StudyRoutes:
                                              request.cookies.get(COOKIE), address_key(raw))
         except web.WebRefusal as refusal:
             raise Refused(refusal.message, refusal.status, back=link) from None
-        if lease.done or lease.state == ENDED:  # a finished task: its code again
+        if lease.done or lease.state in (ENDED, SCREENED):  # a finished task: its code again
             return self.done_page(study, lease, partial=not lease.done, with_back=False)
         response = RedirectResponse(f"/study/{name}/task", status_code=303)
         framed = bool(study.option("frame_from")) and request.url.scheme == "https"
@@ -169,6 +170,10 @@ class StudyRoutes:
             raise refused("no_slot", 404)
         lease, slot, saved = await self.backend.slot(name, request.cookies.get(COOKIE, ""),
                                                      int(number))
+        if lease is not None and lease.state == SCREENED and slot is not None:
+            practice = await self.backend.practice(name, lease.cookie, slot.slot)
+            if practice is not None and practice.given is not None:  # the last feedback
+                return self.feedback_page(study, slot, practice)
         if lease is None or not (study.open and lease.state in ("leased", "done")
                                  and lease.expires_at > time.time()):
             ended = self.ended(study, lease)
@@ -176,14 +181,26 @@ class StudyRoutes:
                 return ended
         if slot is None:
             raise refused("no_slot", 404)
+        return await self.pair_page(request, study, lease, slot, saved)
+
+    async def pair_page(self, request: Request, study: web.Study, lease, slot,
+                        saved) -> Response:
+        """A pair to rate, with the attention-check warning when due; a practice pair, or
+        its feedback once answered (crowdweb/training.py)."""
+        cookie = request.cookies.get(COOKIE, "")
+        practice = await self.backend.practice(study.name, cookie, slot.slot) \
+            if study.option("training") else None
+        frame_from = study.option("frame_from", "")
+        if practice is not None and practice.given is not None:
+            return self.feedback_page(study, slot, practice)
         warn_after = int(study.option("failed_checks", 0) or 0)
-        failed = await self.backend.failed_checks(name, request.cookies.get(COOKIE, "")) \
-            if warn_after else 0
-        return self.item_page(name, lease, slot, saved, frame_from=study.option("frame_from", ""),
-                              warning=warning(failed, warn_after))
+        failed = await self.backend.failed_checks(study.name, cookie) if warn_after else 0
+        return self.item_page(study.name, lease, slot, saved, frame_from=frame_from,
+                              warning=warning(failed, warn_after), practice=practice)
 
     def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
-                  status: int = 200, frame_from: str = "", warning: str = "") -> Response:
+                  status: int = 200, frame_from: str = "", warning: str = "",
+                  practice=None) -> Response:
         scale = self.backend.scale
         shown = "" if saved is None else fmt(saved)
         return self.page("item.html", status, frame_from, action=f"/study/{name}/rate",
@@ -192,7 +209,7 @@ class StudyRoutes:
                          right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
                          step=fmt(scale.step), points=self.points(),
                          saved=shown or None, value=value or shown, error=error,
-                         warning=warning,
+                         warning=warning, practice=practice,
                          previous=f"/study/{name}/task/{slot.slot - 1}" if slot.slot > 1 else "",
                          next=f"/study/{name}/task" if saved is not None else "")
 
@@ -220,12 +237,33 @@ class StudyRoutes:
                                         f"to {fmt(self.backend.scale.high)} in steps of "
                                         f"{fmt(self.backend.scale.step)}.")
         where = f"/study/{name}/task" + (f"/{following}" if following else "")
+        if await self.answered_practice(name, cookie, int(slot)):
+            where = f"/study/{name}/task/{slot}"  # its feedback first
         return RedirectResponse(where, status_code=303)
+
+    def feedback_page(self, study: web.Study, slot, practice) -> Response:
+        """A practice pair once answered: the reference, the worker's difference, Go on."""
+        last = practice.index == practice.count
+        return self.page("feedback.html", frame_from=study.option("frame_from", ""),
+                         index=practice.index, count=practice.count, left=slot.left,
+                         right=slot.right, line=feedback(practice),
+                         next=f"/study/{study.name}/task",
+                         label="Go on" if last else "Next practice pair")
+
+    async def answered_practice(self, name: str, cookie: str, slot: int) -> bool:
+        """Whether the slot is a practice pair of a study with training (then its feedback
+        page follows the answer)."""
+        study = await self.backend.study(name)
+        if study is None or not study.option("training"):
+            return False
+        return await self.backend.practice(name, cookie, slot) is not None
 
     def done_page(self, study: web.Study, lease, partial: bool = False,
                   with_back: bool = True) -> Response:
         """The code page: the requester's code (or the partial code for an unfinished
         task), a copy button and the way back to the platform."""
+        if lease.state == SCREENED:
+            return self.screened_page(study, lease)
         code = study.code_for(lease.task, partial=partial)
         line = ""
         if partial:
@@ -244,6 +282,21 @@ class StudyRoutes:
         turk = mturk.submit_to(lease.session)
         return self.page("done.html", frame_from=study.option("frame_from", ""), code=code,
                          line=line, return_url=url if turk is None else "", back=back,
+                         redirect_seconds=int(study.option("redirect_seconds", 0) or 0),
+                         turk_submit=turk[0] if turk else "",
+                         assignment=turk[1] if turk else "")
+
+    def screened_page(self, study: web.Study, lease) -> Response:
+        """The page of a worker the practice pairs screened out: the screen-out code."""
+        code = study.option("screen_out_code", "")
+        line = ("Thank you for trying. Your practice answers did not meet what this study "
+                "needs, so it ends here and no further pairs follow. Submit this code on "
+                "your platform; it is the study's code for this case.")
+        url = completion_link(study.completion_url, code, lease.worker, lease.session) \
+            if study.completion_url else ""
+        turk = mturk.submit_to(lease.session)
+        return self.page("done.html", frame_from=study.option("frame_from", ""), code=code,
+                         line=line, return_url=url if turk is None else "", back="",
                          redirect_seconds=int(study.option("redirect_seconds", 0) or 0),
                          turk_submit=turk[0] if turk else "",
                          assignment=turk[1] if turk else "")

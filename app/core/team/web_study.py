@@ -44,6 +44,7 @@ from simrate.core.data.changelog import log_change
 from simrate.core.data.store import CROWD
 from simrate.core.project import Project
 from simrate.core.team.crowdweb import options as web_options
+from simrate.core.team.crowdweb.training import Practice, check_training, practice_view
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
     STUDY_COLUMNS,
@@ -71,7 +72,8 @@ from simrate.core.team.web_tasks import (
 __all__ = [
     "DEFAULT_LEASE_MINUTES", "DEFAULT_PER_ITEM", "STUDY_NAME", "WORKER_ID", "Lease",
     "PageOutdated", "ScoreRefused", "Slot", "Study", "WebRefusal", "check_worker_id", "crowd_workers", "get_study", "lease",
-    "next_slot", "rate_slot", "refuse_annotator_replica", "refuse_hub_replica", "set_study",
+    "next_slot", "practice", "rate_slot", "refuse_annotator_replica", "refuse_hub_replica",
+    "set_study",
     "slot_view", "studies", "study_status", "task_by_cookie",
 ]
 
@@ -132,9 +134,13 @@ def set_study(project: Project, name: str, per_task: int | None = None,
     study = _settled(project, name, old, per_task, checks, per_item, lease_minutes, url, close)
     study = replace(study, code=code or study.code,
                     options=web_options.merged(study.options, options or {}))
-    if project.mode.organizer and study.option("failed_checks"):
-        raise SimrateError("--failed-checks: the page's attention checks are served from a "
-                           "plain project file (the hub keeps no known scores of checks)")
+    if project.mode.organizer and (study.option("failed_checks") or study.option("training")):
+        raise SimrateError("--failed-checks and --training are served from a plain project "
+                           "file (the hub keeps no known scores of check items)")
+    if not close:
+        known = len(project.team_tables.read("SELECT 1 FROM check_items")) \
+            if has_table(project, "check_items") else 0
+        check_training(study, known, project.scale)
     if project.mode.organizer:  # an organizer's replica: the hub first, then the file
         if publish is None:
             raise SimrateError("this file is an organizer's replica of a team hub: its web "
@@ -241,6 +247,16 @@ def _fill_pool(conn: sqlite3.Connection, name: str) -> int:
         "SELECT ?, ord, 0, ? + (abs(random()) % 1000000000) FROM items", (name, start)).rowcount
 
 
+def practice(project: Project, study_name: str, cookie: str, slot: int) -> Practice | None:
+    """The practice pair `slot` of the task this cookie names (crowdweb/training.py; None:
+    a real pair, or no such task)."""
+    found = task_by_cookie(project, study_name, cookie)
+    study = get_study(project, study_name) if found is not None else None
+    if found is None or study is None or not study.option("training"):
+        return None
+    return practice_view(project, study, found.task, slot)
+
+
 # ----------------------------------------------------------------- workers
 def crowd_workers(project: Project) -> list[str]:
     """Names of the project's crowd (web) workers, in the order they joined."""
@@ -285,8 +301,8 @@ def study_status(project: Project, now: float | None = None) -> dict:
         workers: dict[str, dict[str, Any]] = {
             w: {"tasks_done": int(d), "ratings": int(r)} for w, d, r in read(
             "SELECT t.worker, SUM(t.state = 'done'), (SELECT COUNT(*) FROM web_slots s JOIN "
-            "web_tasks u ON u.study = s.study AND u.task = s.task WHERE u.worker = t.worker "
-            "AND s.study = t.study AND s.rated_at IS NOT NULL) FROM web_tasks t "
+            "web_tasks u ON u.study = s.study AND u.task = s.task WHERE u.worker = t.worker AND "
+            "s.study = t.study AND s.rated_at IS NOT NULL AND s.is_check < 2) FROM web_tasks t "
             "WHERE t.study = ? GROUP BY t.worker ORDER BY t.worker", (study.name,))}
         if study.option("code_per_task"):
             for worker, task in read("SELECT worker, task FROM web_tasks WHERE study = ? AND "

@@ -253,4 +253,4 @@ STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_ur
 #: The study's further settings, kept as JSON in `options` (hub: the same text column).
 OPTION_KEYS = ("partial_code", "code_per_task", "prolific_study", "instructions", "consent",
                "frame_from", "redirect_seconds", "allow_workers", "block_workers",
-               "failed_checks")
+               "failed_checks", "training", "pass_rule", "screen_out_code")

@@ -12,12 +12,15 @@ import sqlite3
 import time
 
 from simrate.core.base.events import RatingState
+from simrate.core.base.scale import Scale
 from simrate.core.data import tables
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
+from simrate.core.team.crowdweb import training
 from simrate.core.team.crowdweb.access import refuse_kept_out
 from simrate.core.team.crowdweb.attention import ENDED, end_if_failed, failed_in_task
 from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES, make_room
+from simrate.core.team.crowdweb.training import SCREENED, TRAINING
 from simrate.core.team.crowdweb.workers import check_worker_id, crowd_aid, worker_aid
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (
@@ -110,8 +113,8 @@ def lease(project: Project, study_name: str, worker: str, session: str = "",
             if live.rated:
                 raise refusal("open_elsewhere")
             _drop_task(conn, study.name, live.task)
-        ended = _lease_row(conn, study.name, "t.worker = ? AND t.state = ? LIMIT 1",
-                           (worker, ENDED))  # failed checks: that task again, never a new one
+        ended = _lease_row(conn, study.name, "t.worker = ? AND t.state IN (?, ?) LIMIT 1",
+                           (worker, ENDED, SCREENED))  # that task again, never a new one
         if ended is not None:
             return ended
         if not again:
@@ -149,9 +152,11 @@ def _new_task(conn: sqlite3.Connection, study: Study, worker: str, aid: int | No
     has_checks = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'check_items'").fetchone()
     items = _pick_items(conn, study, worker, aid, seen, bool(has_checks))
     checks: list[int] = []
-    if study.checks and has_checks:
-        checks = _pick_checks(conn, study, worker, aid, seen)
-    slots = _place_checks(items, checks)
+    practice_count = int(study.option("training", 0) or 0)  # crowdweb/training.py
+    if (study.checks or practice_count) and has_checks:
+        checks = _pick_checks(conn, study, worker, aid, seen, study.checks + practice_count)
+    slots = [(o, TRAINING) for o in checks[:practice_count]] + \
+        _place_checks(items, checks[practice_count:])
     return _record_task(conn, study, (worker, session, address), now, items, slots)
 
 
@@ -170,13 +175,13 @@ def _pick_items(conn: sqlite3.Connection, study: Study, worker: str, aid: int | 
 
 
 def _pick_checks(conn: sqlite3.Connection, study: Study, worker: str, aid: int | None,
-                 seen: str) -> list[int]:
-    """Up to C check items this worker has not seen, drawn at random."""
+                 seen: str, count: int) -> list[int]:
+    """Up to `count` check items this worker has not seen, drawn at random."""
     pool = [r[0] for r in conn.execute(
         f"SELECT item_ord FROM check_items WHERE item_ord NOT IN ({seen})",
         {"aid": aid, "worker": worker})]
     rng = secrets.SystemRandom()
-    return rng.sample(pool, min(study.checks, len(pool)))
+    return rng.sample(pool, min(count, len(pool)))
 
 
 def _place_checks(items: list[int], checks: list[int]) -> list[tuple[int, int]]:
@@ -287,6 +292,8 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
         if found.state not in ("leased", "done") or found.expires_at <= now:
             raise refusal("time_out")
         ord_, item_id, rated_at = _slot_of(conn, study_name, found.task, slot)
+        if study.option("training") and training.is_training(conn, study_name, found.task, slot):
+            return _practice(conn, study, found, (slot, code), now, project.scale), written
         aid, worker = worker_aid(conn, found.worker, change.added)
         if rated_at is None:
             _refuse_rated_elsewhere(conn, ord_, aid)
@@ -307,6 +314,22 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
         # read back as updated (always there: this transaction read it and deleted nothing)
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,)) or found
     return after, written
+
+
+def _practice(conn: sqlite3.Connection, study: Study, found: Lease, answer: tuple[int, int],
+              now: float, scale: Scale) -> Lease:
+    """A practice answer (crowdweb/training.py): kept apart from the ratings; the last one
+    screens the worker out when the study's rule fails (the task's pairs back to the pool)."""
+    slot, code = answer
+    if training.answer(conn, study, found.task, slot, code, now):
+        if not found.rated:
+            _first_rating(conn, study, found)
+        if training.screened(conn, study, found.task, scale):
+            _unuse(conn, study.name, found.task)
+            conn.execute("UPDATE web_tasks SET state = ?, done_at = ? WHERE study = ? AND "
+                         "task = ? AND state = 'leased'", (SCREENED, now, study.name,
+                                                           found.task))
+    return _lease_row(conn, study.name, "t.task = ?", (found.task,)) or found
 
 
 def _first_rating(conn: sqlite3.Connection, study: Study, found: Lease) -> None:

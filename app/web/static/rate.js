@@ -5,7 +5,8 @@
 "use strict";
 (function () {
   var field = document.getElementById("score");
-  var start = document.getElementById("start");
+  // Start on the landing page, or Continue after a practice pair's feedback
+  var start = document.getElementById("start") || document.getElementById("continue");
   var copy = document.getElementById("copy-code");
   if (start) {
     start.focus({preventScroll: true});

@@ -3,7 +3,8 @@ checked here, once, for both the file and the hub (whose `web_set_study` checks 
 
 They are kept as one JSON text (`web_studies.options`), so a setting added later needs no
 new column: `partial_code`, `code_per_task`, `prolific_study`, `instructions`, `consent`,
-`frame_from`, `redirect_seconds`, `allow_workers`, `block_workers` (crowdweb/access.py), `failed_checks` (attention.py). The
+`frame_from`, `redirect_seconds`, `allow_workers`, `block_workers` (crowdweb/access.py), `failed_checks` (attention.py), `training`,
+`pass_rule`, `screen_out_code` (training.py). The
 requester's completion code is the study's `code`.
 What the hub checks too (patterns, lengths, ranges, their messages) is a rule of
 simrate.core.base.rules (STUDY_RULES), rendered into the hub's `web_check_study`.
@@ -17,6 +18,7 @@ from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.values import web_address
 from simrate.core.team.crowdweb.attention import MOST_WARNINGS
+from simrate.core.team.crowdweb.training import MOST_TRAINING, parse_rule
 
 PLACEHOLDERS = ("{code}", "{worker}", "{session}")
 #: The shared rules of a study's settings and options, by the name of what they check.
@@ -79,6 +81,19 @@ def checked_options(given: dict) -> dict:
             out[key] = value
         elif key == "code_per_task":
             out[key] = bool(value)
+        elif key == "training":  # crowdweb/training.py
+            if type(value) is not int or not 0 <= value <= MOST_TRAINING:
+                raise SimrateError(f"--training: a whole number from 0 (none) to "
+                                   f"{MOST_TRAINING}, not {value!r:.20}")
+            out[key] = value
+        elif key == "pass_rule":
+            if value != "":
+                parse_rule(value)
+            out[key] = str(value).strip().lower().replace(" ", "")
+        elif key == "screen_out_code":
+            if value != "":
+                check_rule("code", value)
+            out[key] = value
         elif key == "failed_checks":  # crowdweb/attention.py
             if type(value) is not int or not 0 <= value <= MOST_WARNINGS:
                 raise SimrateError(f"--failed-checks: a whole number from 0 (off) to "

@@ -12,6 +12,8 @@ The proposal follows the rules Prolific sets for requesters (and that suit Mecha
   checks in the study: a Pearson over four checks is mostly chance), or one who gave a single
   score to every pair, is asked to return (a person decides, and may message the worker);
 - a task the page ended for failed checks (crowdweb/attention.py) is rejected for them;
+- a worker the practice pairs screened out (crowdweb/training.py) is set apart too
+  (`screened_out`: the platform pays the screen-out code);
 - timed-out and unfinished submissions are set apart (`timed_out`, `in_progress`): neither
   approved nor rejected here, since the platform treats them by rules of its own.
 
@@ -31,6 +33,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
 from simrate.core.project import Project
 from simrate.core.team.crowdweb.attention import ENDED, TOLERANCE_SHARE
+from simrate.core.team.crowdweb.training import SCREENED
 from simrate.core.team.exclusion import careless_reason
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
 from simrate.core.team.teamdb import has_table
@@ -48,7 +51,7 @@ RELIABILITY_SHARE = 0.6
 #: Fewest ratings before one score on every pair counts as straight-lining.
 STRAIGHT_LEAST = 5
 #: The decisions, in the order lists show them; the last two are set apart.
-DECISIONS = ("approve", "return", "reject", "timed_out", "in_progress")
+DECISIONS = ("approve", "return", "reject", "timed_out", "in_progress", "screened_out")
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,8 @@ def _tasks(project: Project, study: str, now: float) -> dict[str, _Work]:
         "SELECT t.worker, t.session, CASE WHEN t.state = 'leased' AND t.expires_at <= ? "
         "THEN 'expired' ELSE t.state END, t.leased_at, (SELECT MAX(s.rated_at) FROM web_slots "
         "s WHERE s.study = t.study AND s.task = t.task), (SELECT COUNT(*) FROM web_slots s "
-        "WHERE s.study = t.study AND s.task = t.task) FROM web_tasks t WHERE t.study = ? "
+        "WHERE s.study = t.study AND s.task = t.task AND s.is_check < 2) FROM web_tasks t "
+        "WHERE t.study = ? "
         "ORDER BY t.leased_at, t.task", (now, study))
     for worker, session, state, leased_at, last, size in rows:
         entry = work.setdefault(worker, _Work())
@@ -206,7 +210,10 @@ def _decide(worker: str, entry: _Work, row: dict, tolerance: float, threshold: f
     failed = _failed(entry, tolerance)
     doubts = _doubts(entry, row, threshold, medians)
     complete = "done" in entry.states
-    if ENDED in entry.states and not complete and len(failed) >= REJECT_FAILED_CHECKS:
+    if SCREENED in entry.states and not complete:
+        decision = "screened_out"
+        reasons = ["did not pass the practice pairs: paid by the platform's screen-out code"]
+    elif ENDED in entry.states and not complete and len(failed) >= REJECT_FAILED_CHECKS:
         decision = "reject"
         reasons = ["the page ended the task: " + _failed_line(failed, len(entry.checks),
                                                               tolerance)]
