@@ -12,26 +12,9 @@ are read from the hub first, as `crowd status` does; its ratings are those of th
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
-
-from simrate.core.base.errors import SimrateError
-
-#: The decisions set apart (apart.csv).
-APART = ("timed_out", "in_progress", "screened_out")
-#: The files `crowd review --out DIR` writes, and what each is for.
-REVIEW_FILES = {
-    "approve.txt": "worker ids, one a line: Prolific's bulk approve",
-    "reject.csv": "participant_id, session_id, category, reason: one rejection a row",
-    "return.csv": "participant_id, session_id, reason: workers to ask to return",
-    "apart.csv": "participant_id, session_id, state, ratings, reason: timed out, unfinished, "
-                 "screened out",
-    "mturk.csv": "AssignmentId, WorkerId, Approve, Reject: the requester site's batch upload",
-    "qualified.txt": "worker ids to invite again (with --qualified; crowd study "
-                     "--allow-workers reads it)",
-}
 
 
 def add_parsers(crowd: argparse._SubParsersAction) -> None:
@@ -78,6 +61,8 @@ def run_review(args: argparse.Namespace) -> int:
     """Print (or write) the proposed decision for every worker of the study."""
     review = _review(args)
     if args.out is not None:
+        from simrate.services.crowd_review_files import write_review_files
+
         written = write_review_files(review, Path(args.out), args.qualified)
     elif args.qualified:
         if not args.json:
@@ -111,61 +96,6 @@ def _print_review(review) -> None:
             print(f"      note: {note}")
 
 
-def write_review_files(review, folder: Path, qualified: bool) -> list[Path]:
-    """Write the files of REVIEW_FILES into `folder` (made if missing), each atomically;
-    mturk.csv only when a task came from Mechanical Turk. Returns the paths written."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SimrateError(f"cannot make the folder: {exc.strerror}", folder) from None
-    if not folder.is_dir():
-        raise SimrateError("not a folder", folder)
-    tables = review_tables(review, qualified)
-    written = []
-    for name, rows in tables.items():
-        _write_rows(folder / name, rows)
-        written.append(folder / name)
-    return written
-
-
-def review_tables(review, qualified: bool) -> dict[str, list[list[str]]]:
-    """The rows of each file (REVIEW_FILES) for this review; a .txt file has one column and
-    no header."""
-    def session(worker) -> str:
-        return ";".join(worker.sessions)
-
-    tables = {
-        "approve.txt": [[w.worker] for w in review.of("approve")],
-        "reject.csv": [["participant_id", "session_id", "category", "reason"]] + [
-            [w.worker, session(w), "FAILED_CHECK", "; ".join(w.reasons)]
-            for w in review.of("reject")],
-        "return.csv": [["participant_id", "session_id", "reason"]] + [
-            [w.worker, session(w), "; ".join(w.reasons)] for w in review.of("return")],
-        "apart.csv": [["participant_id", "session_id", "state", "ratings", "reason"]] + [
-            [w.worker, session(w), w.decision, str(w.ratings), "; ".join(w.reasons)]
-            for w in review.workers if w.decision in APART],
-    }
-    turk = [[s.partition(":")[2], w.worker, "x" if w.decision == "approve" else "",
-             "; ".join(w.reasons) if w.decision == "reject" else ""]
-            for w in review.workers if w.complete for s in w.sessions
-            if s.startswith(("mturk:", "mturk-sandbox:"))]
-    if turk:
-        tables["mturk.csv"] = [["AssignmentId", "WorkerId", "Approve", "Reject"], *turk]
-    if qualified:
-        tables["qualified.txt"] = [[w.worker] for w in review.of("approve")]
-    return tables
-
-
-def _write_rows(path: Path, rows: list[list[str]]) -> None:
-    from simrate.formats.atomic import atomic_open
-
-    with atomic_open(path) as handle:
-        if path.suffix == ".txt":
-            handle.writelines(f"{row[0]}\n" for row in rows)
-        else:
-            csv.writer(handle, lineterminator="\r\n").writerows(rows)
-
-
 def run_bonus(args: argparse.Namespace) -> int:
     """Write (or print) the ID,amount lines of the study's bonuses, with their total."""
     from simrate.core.team.crowdweb.pay import bonus_list, money
@@ -181,10 +111,9 @@ def run_bonus(args: argparse.Namespace) -> int:
     bonuses = bonus_list(_review(args), reward=reward, **rates)
     lines = "".join(f"{worker},{amount}\n" for worker, amount in bonuses.rows())
     if args.out is not None:
-        from simrate.formats.atomic import atomic_open
+        from simrate.services.crowd_review_files import write_bonus_file
 
-        with atomic_open(args.out) as handle:
-            handle.write(lines)
+        write_bonus_file(bonuses, args.out)
     if args.json:
         print(json.dumps(bonuses.to_json(), ensure_ascii=False, indent=1))
         return 0
