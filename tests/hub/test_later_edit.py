@@ -223,7 +223,7 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
         project.close()
     done = hub.simrate("team", "sync", tmp_path / "desktop.simrate", "--json")
     assert json.loads(done.stdout) == {"pushed": 2, "pulled": 0, "pending": 0,
-                                       "conflicts": 0, "hub": "reachable"}
+                                       "conflicts": 0, "hub": "reachable", "kept_out": 0}
     done = hub.simrate("team", "sync", tmp_path / "laptop.simrate")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()

@@ -20,7 +20,6 @@ from simrate.hub.link.push_others import (
     HAS_EXCLUDED_AT,
     UPSERT_RATING,
     queue_others,
-    queue_ratings_before,
     queue_undo_rating,
     read_others,
 )
@@ -305,11 +304,10 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stampe
     for row in outbox.items:  # first: ratings refer to them
         batch.add(INSERT_ITEM, row[:8])
     ratings = outbox.ratings
-    reads = queue_ratings_before(batch, ratings)  # what the writes replace
     upserts = [queue_undo_rating(batch, r) if len(r) > 8 and r[8] else
                batch.add(UPSERT_RATING, r[:7]) for r in ratings]
     refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
-    reads.update(queue_others(batch, outbox.adjudications, outbox.annotators, stamped))
+    reads = queue_others(batch, outbox.adjudications, outbox.annotators, stamped)
     others = _queue_writes(batch, outbox, fresh, has_kind)
 
     def result(results: list[Result]) -> tuple[int, list[tuple], dict]:

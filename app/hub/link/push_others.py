@@ -49,13 +49,6 @@ WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(e
   AND (NOT %(undo)s OR a.excluded IS NOT DISTINCT FROM %(seen)s::boolean)
   AND NOT EXISTS (SELECT 1 FROM added)
 """
-#: The hub's ratings of the keys pushed, read before the push's writes: one this machine
-#: replaces without having seen it (another machine's earlier edit) is a conflict it won.
-RATINGS_NOW = """
-SELECT r.item_id, r.annotator, r.code, r.note, r.skipped, r.updated_at FROM simrate.ratings r
-JOIN unnest(%s::text[], %s::text[]) AS k(item_id, annotator)
-  ON r.item_id = k.item_id AND r.annotator = k.annotator
-"""
 VERDICTS_NOW = ("SELECT item_id, code, note, by, at FROM simrate.adjudications "
                 "WHERE item_id = ANY(%s)")
 EXCLUSIONS_NOW = ("SELECT name, excluded, (to_jsonb(a) ->> 'excluded_at')::float8 "
@@ -76,15 +69,6 @@ WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
 def queue_undo_rating(batch: Batch, row: tuple) -> int:
     """Add an undone rating's write, taken only over the hub's copy (row[9:12])."""
     return batch.add(UNDO_RATING, (*row[:7], row[9], row[10], bool(row[11])))
-
-
-def queue_ratings_before(batch: Batch, ratings: list[tuple]) -> dict[str, int]:
-    """Add the read of the hub's values of the pushed ratings' keys (before their writes);
-    returns its index in the batch under "ratings_before" (read_others)."""
-    if not ratings:
-        return {}
-    keys = ([r[0] for r in ratings], [r[1] for r in ratings])
-    return {"ratings_before": batch.add(RATINGS_NOW, keys)}
 
 
 def queue_others(batch: Batch, verdicts: list[tuple], exclusions: list[tuple],

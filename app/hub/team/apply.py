@@ -224,7 +224,6 @@ def _apply_ratings(project: Project, rows: list[tuple],
         if mine != (copy[0], copy[1], int(copy[2])):  # changed here, not on the hub yet
             mine_at = max(0.0 if row is None else float(row[4]), made.get(key, 0.0)) - offset
             if refused.get(key) != mine and mine_at > float(at):
-                lost.append((key, mine, mine_at, theirs, float(at), "here"))
                 continue  # ours was made later: it goes out next and wins
             lost.append((key, mine, mine_at, theirs, float(at), "hub"))
         writes.append((item_id, annotator, code, note, bool(skipped), seconds, float(at)))

@@ -95,37 +95,7 @@ def record_others(conn: sqlite3.Connection, outbox, received) -> list[dict]:
             found.append(conflict("exclusion", name, excluded, at, bool(old[1]),
                                   old[2] or 0.0, "here"))
     log_conflicts(conn, found)
-    return found + ratings_won(conn, outbox, received, score)
-
-
-def ratings_won(conn: sqlite3.Connection, outbox, received, score) -> list[dict]:
-    """The pushed ratings that replaced a value this machine had never seen (the hub held
-    another machine's earlier edit, not the copy this machine last saw): conflicts won
-    here, listed and logged in the shape of the lost ones (apply._logged) with `won`."""
-    before = {(r[0], r[1]): r for r in received.others.get("ratings_before", [])}
-    kept = {(r[0], r[1]) for r in received.refused}
-    found = []
-    for row in outbox.ratings:
-        key, mine = (row[0], row[1]), (row[2], row[3] or "", bool(row[4]))
-        old = before.get(key)
-        if old is None or key in kept:
-            continue
-        theirs = (old[2], old[3] or "", bool(old[4]))
-        copy = (row[9], row[10] or "", bool(row[11])) if len(row) > 11 else None
-        if theirs in (mine, copy):
-            continue  # nothing changed there, or the value this machine had seen
-        here = _rating_value(score, mine, float(row[6]))
-        hub = _rating_value(score, theirs, float(old[5] or 0))
-        found.append(conflict("rating", f"{key[0]}/{key[1]}", here, here["at"], hub,
-                              hub["at"], "here"))
-        log_change(conn, "conflict", who=key[1], item_id=key[0], annotator=key[1],
-                   old=here, new={**hub, "won": "here"})
     return found
-
-
-def _rating_value(score, value: tuple, at: float) -> dict:
-    """A rating value as a conflict entry gives it: score, note, skipped, made at."""
-    return {"score": score(value[0]), "note": value[1], "skipped": value[2], "at": at}
 
 
 def kept_rows(received, name: str, width: int) -> list[tuple]:
