@@ -82,11 +82,13 @@ def set_checks(project: Project, scores: Mapping[str, float | None], by: str = "
 
 
 def mark_checks_from_reference(project: Project, item_ids: Sequence[str] | None = None,
-                               dataset: str | None = None, by: str = "") -> int:
+                               dataset: str | None = None, by: str = "",
+                               sample: int | None = None, seed: int = 0) -> int:
     """Make items checks with their imported reference scores; returns the number marked.
 
     Named items must have a reference score. Without names, every item of `dataset` (or of
-    the project) that has one is marked.
+    the project) that has one is marked, or with `sample` that many of them drawn at random
+    (`seed`: the same draw again), in the project's order.
     """
     items = project.items().set_index("item_id")
     if item_ids is not None:
@@ -103,6 +105,9 @@ def mark_checks_from_reference(project: Project, item_ids: Sequence[str] | None 
         chosen = chosen[chosen["reference"].notna()]
     if chosen.empty:
         raise SimrateError("no items with reference scores to mark as checks", project.path)
+    if sample is not None and sample < len(chosen):
+        drawn = np.random.default_rng(seed).choice(len(chosen), size=sample, replace=False)
+        chosen = chosen.iloc[np.sort(drawn)]
     scores = {str(i): float(s) for i, s in chosen["reference"].items()}
     set_checks(project, scores, by=by)
     return len(scores)
