@@ -68,8 +68,8 @@ def test_warning_then_the_end_with_the_partial_code(tmp_path, capsys):
 
 def test_the_warning_counts_follow_the_setting():
     assert warning(0, 1) == "" and warning(1, 2) == "" and warning(1, 0) == ""
-    assert "1 check pair " in warning(1, 1) and "At 2 the task ends" in warning(1, 1)
-    assert "3 check pairs" in warning(3, 3) and "At 4" in warning(3, 3)
+    assert "on 1 check pair " in warning(1, 1) and "At 2, the task ends" in warning(1, 1)
+    assert "on 3 check pairs" in warning(3, 3) and "At 4," in warning(3, 3)
 
 
 def test_failed_checks_setting_is_checked(tmp_path, capsys):

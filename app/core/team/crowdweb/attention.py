@@ -64,6 +64,6 @@ def warning(failed: int, warn_after: int) -> str:
     if not warn_after or failed < warn_after:
         return ""
     pairs = "pair" if failed == 1 else "pairs"
-    return (f"Please slow down and read each pair with care: {failed} check {pairs} (pairs "
-            f"whose score we know) got a score far from it. At {warn_after + 1} the task "
-            "ends with a code for the work done.")
+    return (f"Please slow down and read each pair with care: on {failed} check {pairs} (pairs "
+            f"whose score we know) your score was far from the known one. At {warn_after + 1}, "
+            "the task ends early with a code for the work done so far.")
