@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from simrate.commands.option_types import count, text_option
 from simrate.commands.terminal import note as terminal_note
@@ -135,7 +136,7 @@ def _undo(args: argparse.Namespace) -> int:
 
     with Project.open(args.project) as project:
         done = project.undo_import(undo, by=args.by or login_name(),
-                                   keep_newer=args.keep_newer)
+                                   keep_newer=args.keep_newer, over_adjudications=args.yes)
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
     items = f", {done['items_removed']} items removed" if done.get("items_removed") else ""
@@ -174,12 +175,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="with --undo: when ratings the import wrote were changed since, undo "
                         "the rest and keep those newer values (without it, such an undo is "
                         "refused and changes nothing)")
+    p.add_argument("--yes", action="store_true",
+                   help="with --undo: undo it even where adjudications rest on the ratings it "
+                        "removes (without it, such an undo is refused and changes nothing)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Import each file in turn; each file is all or nothing."""
     if args.machine is not None and args.annotator_column is not None:
         raise SimrateError("give either --machine NAME or --annotator-column COLUMN")
+    if args.yes and args.undo is None:
+        raise SimrateError("--yes goes with --undo (it undoes an import over adjudications)")
     if args.undo is not None:
         return _undo(args)
     if not args.files:
@@ -200,3 +206,9 @@ def _import_file(project: Project, path: str, fmt: str, args: argparse.Namespace
     """Import one file (all or nothing) and print what it did."""
     done = write_file(project, _read(path, fmt, args), resolve=args.resolve, claim=_claim)
     print(done.line)
+    if done.kind in ("items", "ratings") and not (done.added or done.changed):
+        last = project.import_to_undo()  # nothing written: this import left no entry
+        then = (f"import {last['batch']} ({last['source'] or 'no source'})" if last
+                else "nothing")
+        print(f"{path}: nothing changed, so the change log has no entry for it; "
+              f"import --undo would take back {then}, an earlier import", file=sys.stderr)

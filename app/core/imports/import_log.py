@@ -62,13 +62,44 @@ def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEnt
                        int(facts.get("items_added", 0)), tuple(facts.get("created", ())))
 
 
+def adjudicated_under(conn: sqlite3.Connection, entry: ImportEntry) -> list[str]:
+    """Ids of the adjudicated items whose ratings (or, for items, the items themselves) the
+    import wrote as they stand: undoing it takes away what those verdicts were made on."""
+    if entry.kind == "import_items":
+        where, args = "a.item_ord BETWEEN ? AND ?", (entry.first_ord,
+                                                     entry.first_ord + entry.added - 1)
+    else:
+        where, args = "a.item_ord IN (SELECT item_ord FROM ratings WHERE batch = ?)", (
+            entry.batch,)
+    return [item for (item,) in conn.execute(
+        f"SELECT i.id FROM adjudications a JOIN items i ON i.ord = a.item_ord WHERE {where} "
+        "ORDER BY a.item_ord", args)]
+
+
+def refuse_over_adjudications(conn: sqlite3.Connection, entry: ImportEntry) -> None:
+    """SimrateError, nothing changed, when adjudications rest on what the import wrote."""
+    items = adjudicated_under(conn, entry)
+    if not items:
+        return
+    shown = ", ".join(repr(i) for i in items[:3]) + (f" and {len(items) - 3} more"
+                                                      if len(items) > 3 else "")
+    what = "an adjudicated item" if len(items) == 1 else f"{len(items)} adjudicated items"
+    raise SimrateError(f"import {entry.batch} ({entry.source or 'no source'}) wrote the ratings "
+                       f"of {what} ({shown}): undoing it takes away what those verdicts were "
+                       "made on; nothing was changed (--yes undoes it all the same)")
+
+
 def undo_bulk_import(conn: sqlite3.Connection, batch: int | None, by: str,
-                     keep_newer: bool = False) -> tuple[ImportEntry, dict[str, int]]:
+                     keep_newer: bool = False, over_adjudications: bool = True
+                     ) -> tuple[ImportEntry, dict[str, int]]:
     """Undo one bulk import (default: the last one not yet undone) inside the caller's
     transaction, and log it; returns the entry and the counts removed and restored.
     Refused when ratings it wrote were changed since, unless `keep_newer` (then they stay,
-    counted as `kept_newer`)."""
+    counted as `kept_newer`), and, without `over_adjudications`, when adjudicated items rest
+    on what it wrote."""
     entry = find_import(conn, batch)
+    if not over_adjudications:
+        refuse_over_adjudications(conn, entry)
     if entry.kind == "import_items":
         counts = {"removed": undo_items_import(conn, entry.first_ord, entry.added),
                   "restored": 0}

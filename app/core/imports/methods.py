@@ -25,7 +25,7 @@ from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.store import HUMAN, transaction
 from simrate.core.edits.edit import Edit
 from simrate.core.edits.roster import Roster
-from simrate.core.imports.import_log import undo_bulk_import
+from simrate.core.imports.import_log import find_import, undo_bulk_import
 from simrate.core.imports.items_import import check_present, check_references, insert_items
 from simrate.core.imports.ratings_import import (
     PlannedRating,
@@ -91,16 +91,27 @@ class ImportMethods:
         return added, int(present.sum())
 
     def undo_import(self: ImportHost, batch: int | None = None, by: str = "",
-                    keep_newer: bool = False) -> dict:
+                    keep_newer: bool = False, over_adjudications: bool = True) -> dict:
         """Undo one bulk import (of items or ratings) by its change-log id, default the last
-        one not yet undone; logged. Returns what was undone: kind, batch, source, counts.
-        Refused, nothing changed, when ratings it wrote were changed since, unless
-        `keep_newer` (those stay: `kept_newer`)."""
+        one not yet undone (an import that changed nothing leaves no entry, so it is never
+        the one); logged. Returns what was undone: kind, batch, source, counts. Refused,
+        nothing changed, when ratings it wrote were changed since, unless `keep_newer`
+        (those stay: `kept_newer`), and with `over_adjudications` False when adjudicated
+        items rest on what it wrote (`simrate import --undo` without --yes)."""
         with self.edit(undo=True) as change:  # an undo is an edit made now (writes.py)
-            entry, counts = undo_bulk_import(change.conn, batch, by, keep_newer)
+            entry, counts = undo_bulk_import(change.conn, batch, by, keep_newer,
+                                             over_adjudications)
         self._load_index()  # the roster too: the annotators the import added may be gone
         self._publish(ImportUndone(entry.batch, entry.kind))
         return {"kind": entry.kind, "batch": entry.batch, "source": entry.source, **counts}
+
+    def import_to_undo(self: ImportHost) -> dict | None:
+        """The import `undo_import()` would take back: batch, kind, source (None: none)."""
+        try:
+            entry = find_import(self._conn)
+        except SimrateError:
+            return None
+        return {"batch": entry.batch, "kind": entry.kind, "source": entry.source}
 
     def plan_ratings(self: ImportHost, frame: pd.DataFrame, source: str = "") -> list[PlannedRating]:
         """Classify each rating of a table, writing nothing; SimrateError at the first bad row."""
