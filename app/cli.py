@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from simrate.commands.argv_text import refuse_undecodable
+from simrate.commands.command_help import describe_commands
 from simrate.commands.dispatch import check_name_options, run_command
 from simrate.commands.option_help import describe_options
 from simrate.commands.registry import COMMANDS, INTERMIXED, add_parsers
@@ -55,6 +56,7 @@ def build_parser(names: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     add_parsers(sub, names)
     describe_options(parser)
+    describe_commands(parser)
     return parser
 
 
@@ -76,6 +78,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
                         "checks that an installation works, offscreen too (it asks no "
                         "question: a project opens as --annotator, else the login name)")
     describe_options(parser, "window")
+    describe_commands(parser, "window")
     return parser
 
 

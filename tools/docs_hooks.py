@@ -73,12 +73,17 @@ def _command_section(path: str, parser: argparse.ArgumentParser, help_text: str)
     usage = " ".join(parser.format_usage().split())
     usage = usage.removeprefix("usage: ")
     out = [f"### `{path}`", ""]
-    if help_text:
+    if parser.description:  # the paragraph `--help` prints (app/commands/command_help.py)
+        out += [parser.description, ""]
+    elif help_text:
         out += [help_text[:1].upper() + help_text[1:] + ".", ""]
     out += ["```", usage, "```", ""]
     rows = _option_rows(parser)
     if rows:
         out += ["| argument | meaning |", "|---|---|", *rows, ""]
+    examples = (parser.epilog or "").splitlines()
+    if examples[:1] == ["examples:"]:  # the examples `--help` ends with
+        out += ["Examples:", "", "```sh", *(line.strip() for line in examples[1:]), "```", ""]
     helps = _helps(parser)
     for name, child in _subparsers(parser).items():
         out += _command_section(f"{path} {name}", child, helps.get(name, ""))

@@ -108,9 +108,15 @@ BY_COMMAND = {
     ("crowd export", "out"): "the CSV file of tasks to upload to the platform",
     ("crowd export", "checks"): "check items mixed into each task (default %(default)s)",
     ("crowd study", "name"): "the study's name, part of its web address",
-    ("crowd study", "checks"): "check items mixed into each task",
+    ("crowd study", "per_task"): "items in each task (required for a new study; an "
+                                 "existing one keeps its own)",
+    ("crowd study", "checks"): "check items mixed into each task (default for a new study: "
+                               "0; an existing one keeps its own)",
+    ("crowd study", "per_item"): "web ratings wanted for each item (default for a new "
+                                 "study: 5; an existing one keeps its own)",
     ("crowd study", "lease_minutes"): "minutes a worker has for a task before it goes back "
-                                      "to the pool",
+                                      "to the pool (default for a new study: 60; an existing "
+                                      "one keeps its own)",
     ("crowd study", "completion_url"): "where the last page sends the worker (the "
                                        "platform's completion link)",
     ("crowd study", "close"): "close the study: no new tasks are handed out",
