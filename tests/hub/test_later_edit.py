@@ -243,7 +243,7 @@ def test_team_sync_reports_conflicts_in_json_and_text(hub, alice_twice, tmp_path
     found = json.loads(done.stdout)
     listed = found.pop("conflict_list")  # the documented keys, and the list beside them
     assert found == {"pushed": 0, "pulled": 1, "pending": 0, "conflicts": 1,
-                     "hub": "reachable"}
+                     "hub": "reachable", "kept_out": 0}
     assert [(c["kind"], c["key"], c["here"]["score"], c["hub"]["score"], c["won"])
             for c in listed] == [("rating", "d:9/Alice", 1.0, 5.0, "hub")]
 

@@ -174,7 +174,7 @@ def test_team_join_and_sync_json_through_pgbouncer(hub, tmp_path, crowd):
     assert report["hub"] == "reachable" and report["pushed"] == 6 and report["pending"] == 0
     again = json.loads(hub.simrate("team", "sync", local, "--json").stdout)
     assert again == {"pushed": 0, "pulled": 0, "pending": 0, "conflicts": 0,
-                     "hub": "reachable"}
+                     "hub": "reachable", "kept_out": 0}
     # the organizer syncs directly and has them all
     done = hub.simrate("team", "sync", tmp_path / "organizer.simrate", "--json")
     assert done.returncode == 0, done.stderr

@@ -55,7 +55,7 @@ def test_new_user_run_publish_add_join_rate_sync(hub, tmp_path):
                 replica.rate(item_id, name, float(score))
         done = hub.simrate("team", "sync", local, "--json")
         assert json.loads(done.stdout) == {"pushed": 4, "pulled": 0, "pending": 0,
-                                           "conflicts": 0, "hub": "reachable"}
+                                           "conflicts": 0, "hub": "reachable", "kept_out": 0}
     done = hub.simrate("team", "sync", project, "--json")
     assert json.loads(done.stdout)["pulled"] == 8
     info = json.loads(hub.simrate("info", project, "--json").stdout)
