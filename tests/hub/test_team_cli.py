@@ -107,7 +107,8 @@ def test_unreachable_hub_keeps_changes_pending(hub, tmp_path):
     done = hub.simrate("team", "sync", project, "--json")
     one_line_error(done)
     assert json.loads(done.stdout) == {"pushed": 0, "pulled": 0, "pending": 1,
-                                       "conflicts": 0, "hub": "unreachable"}
+                                       "conflicts": 0, "hub": "unreachable",
+                                       "kept_out": 0}
     assert "unreachable" in done.stderr
 
 
