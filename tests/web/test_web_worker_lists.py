@@ -26,7 +26,8 @@ def test_listed_workers_only_and_blocked_ones_get_a_page_not_a_task(tmp_path, ca
     made = simrate(capsys, "crowd", "study", path, "s", "--per-task", 2,
                    "--allow-workers", allow, "--block-workers", block)
     assert made.status == 0, made.err
-    assert "3 listed workers may start" in made.out and "1 listed workers are kept out" in made.out
+    assert "3 listed worker" in made.out and "may start (--allow-workers)" in made.out
+    assert "1 listed worker" in made.out and "kept out (--block-workers)" in made.out
     with Server(path) as server, httpx.Client(base_url=server.url) as client:
         for worker in ("blocked1", "stranger"):
             page = landing(client, worker)
