@@ -51,11 +51,11 @@ def kill_in_the_middle_of_a_push(hub, process: subprocess.Popen, login: str) -> 
     """Hold a lock on the ratings that every rating's write waits for, so that pushes stop
     inside their transaction; wait for this client's push to be stuck there, kill it with
     signal 9, let the hub go on."""
-    with hub.admin() as admin, admin.transaction():
+    with hub.admin() as admin, hub.admin() as watch, admin.transaction():
         admin.execute("LOCK TABLE simrate.ratings IN SHARE MODE")
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            stuck = admin.execute(
+        while time.monotonic() < deadline:  # watched from another connection: a
+            stuck = watch.execute(           # transaction sees one snapshot of the view
                 "SELECT count(*) FROM pg_stat_activity WHERE usename = %s "
                 "AND wait_event_type = 'Lock' AND state = 'active'", (login,)).fetchone()[0]
             if stuck:
