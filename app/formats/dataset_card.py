@@ -15,9 +15,9 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from simrate.formats.dataset_files import TYPES, Field, WrittenFile, features
+from simrate.formats.dataset_files import TYPES, Files, features
+from simrate.formats.dataset_previous import AUTHOR_END, AUTHOR_HINT, AUTHOR_START
 
-Files = Mapping[str, tuple[WrittenFile, list[Field]]]
 LEVEL_ORDER = ("interval", "ordinal", "ratio", "nominal")
 #: Above this many raters the card lists Pearson against the rest instead of the matrix.
 MATRIX_RATERS = 12
@@ -66,36 +66,47 @@ def _license_sentence(licence: str) -> list[str]:
     return [f"Licence: `{licence}` (SPDX).", ""]
 
 
+#: The Hub's annotations_creators for each kind of rater.
+CREATORS = {"person": "expert-generated", "crowd": "crowdsourced",
+            "machine": "machine-generated"}
+
+
 def front_matter(facts: Mapping, files: Files) -> list[str]:
     """The YAML block the Hub and `datasets` read."""
-    split = facts["split"]
+    creators = [CREATORS[r["kind"]] for r in facts["raters"]] or ["no-annotation"]
     lines = ["---", f"pretty_name: {_q(facts['title'])}",
              *_license_lines(facts["license"]),
              "language:", f"- {_q(facts['language'])}",
+             "annotations_creators:", *[f"- {c}" for c in creators],
+             "source_datasets:", "- original",
              "task_categories:", "- sentence-similarity",
              "size_categories:", f"- {_q(facts['size_category'])}",
              "tags:", "- semantic-textual-similarity", "- inter-annotator-agreement",
              "- simrate", "configs:"]
     for n, (name, (written, _)) in enumerate(files.items()):
-        lines += [f"- config_name: {name}", "  data_files:",
-                  f"  - split: {_q(split)}", f"    path: {_q(written.path)}"]
+        lines += [f"- config_name: {name}", "  data_files:"]
+        for split, one in written.items():
+            lines += [f"  - split: {_q(split)}", f"    path: {_q(one.path)}"]
         lines += ["  default: true"] if n == 0 else []
     lines.append("dataset_info:")
     for name, (written, fields) in files.items():
         lines += [f"- config_name: {name}", "  features:"]
         for feature in features(fields):
             lines += [f"  - name: {_q(feature['name'])}", f"    dtype: {feature['dtype']}"]
-        lines += ["  splits:", f"  - name: {_q(split)}", f"    num_bytes: {written.size}",
-                  f"    num_examples: {written.rows}",
-                  f"  download_size: {written.size}", f"  dataset_size: {written.size}"]
+        lines.append("  splits:")
+        for split, one in written.items():
+            lines += [f"  - name: {_q(split)}", f"    num_bytes: {one.size}",
+                      f"    num_examples: {one.rows}"]
+        size = sum(one.size for one in written.values())
+        lines += [f"  download_size: {size}", f"  dataset_size: {size}"]
     return lines + ["---", ""]
 
 
 def _files_section(facts: Mapping, files: Files) -> list[str]:
     lines = ["## Files", ""]
     lines += _table(["configuration", "file", "split", "rows"],
-                    [[name, f"`{w.path}`", facts["split"], f"{w.rows:,}"]
-                     for name, (w, _) in files.items()])
+                    [[name, f"`{w.path}`", split, f"{w.rows:,}"]
+                     for name, (written, _) in files.items() for split, w in written.items()])
     if "ratings" not in files:
         lines += ["", "No ratings yet, so no `ratings` configuration."]
     lines += ["", "JSON Lines (one object per line), readable by `datasets`, pandas and "
@@ -103,7 +114,8 @@ def _files_section(facts: Mapping, files: Files) -> list[str]:
               "load_dataset", "", 'gold = load_dataset("path/to/this/folder", "gold")',
               'ratings = load_dataset("path/to/this/folder", "ratings")', "```", ""]
     if facts.get("left_out"):
-        lines += ["Fields of the source files left out of this folder:", ""]
+        lines += ["Left out of this folder (only ids, texts, dataset, genre and reference "
+                  "go out unless kept with --keep-column):", ""]
         lines += [f"- `{_cell(entry)}`" for entry in facts["left_out"]] + [""]
     for name, (_, fields) in files.items():
         lines += [f"Fields of `{name}`:", ""]
@@ -111,6 +123,17 @@ def _files_section(facts: Mapping, files: Files) -> list[str]:
                         [[f"`{f.name}`", TYPES[f.type][0], f.description] for f in fields])
         lines.append("")
     return lines
+
+
+def _author_section(facts: Mapping) -> list[str]:
+    """The author's part between its markers: kept from the last export, else a hint."""
+    kept = facts.get("author")
+    inside = f"\n{AUTHOR_HINT}\n" if kept is None else kept
+    return [AUTHOR_START + inside + AUTHOR_END, ""]
+
+
+def _citation_section(facts: Mapping) -> list[str]:
+    return ["## Citation", "", "```bibtex", facts["bibtex"], "```", ""]
 
 
 def _scale_section(scale: Mapping) -> list[str]:
@@ -288,11 +311,13 @@ def card_text(facts: Mapping, files: Files) -> str:
               f"{facts['date']}: the gold score of each pair (configuration `gold`) and every "
               "individual rating (configuration `ratings`).", ""]
     lines += _license_sentence(facts["license"])
+    lines += _author_section(facts)
     lines += _files_section(facts, files)
     lines += _scale_section(facts["scale"])
     lines += _raters_section(facts)
     lines += _agreement_section(facts["agreement"])
     lines += _review_section(facts["review"], facts["exclusions"])
     lines += _machine_section(facts["machines"])
+    lines += _citation_section(facts)
     lines += _json_section(facts)
     return "\n".join(lines)

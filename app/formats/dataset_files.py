@@ -59,6 +59,10 @@ class WrittenFile:
     sha256: str
 
 
+#: A folder's data files: {configuration: ({split: its data file}, its fields)}.
+Files = Mapping[str, tuple[Mapping[str, WrittenFile], Sequence[Field]]]
+
+
 #: Adjacent fields are joined into one piece of text while their value combinations
 #: number at most this many: each distinct piece is then built once, not once per row.
 JOINED_COMBINATIONS = 1 << 16
@@ -77,9 +81,11 @@ def _coded(values: object, field: Field) -> tuple[np.ndarray, np.ndarray]:
     elif field.type == "bool":
         codes, texts = np.asarray(values, dtype=bool).astype(np.int64), ["false", "true"]
     elif field.type == "int":  # a kept source column may miss values: nullable
-        codes, distinct = pd.factorize(pd.array(values, dtype="Int64"), use_na_sentinel=True)
+        missing = pd.isna(np.asarray(values, dtype=object)).reshape(-1)
+        whole = np.where(missing, 0, np.asarray(values, dtype=object)).astype(np.int64)
+        distinct, codes = np.unique(whole, return_inverse=True)
         texts = [str(int(v)) for v in distinct.tolist()] + ["null"]
-        codes = np.where(codes < 0, len(texts) - 1, codes)
+        codes = np.where(missing, len(texts) - 1, codes.reshape(-1))
     else:
         numbers = np.asarray(values, dtype="float64")
         distinct, codes = np.unique(numbers, return_inverse=True)  # NaNs fold into one

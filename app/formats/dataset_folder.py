@@ -24,9 +24,11 @@ from license_expression import (  # type: ignore[import-untyped]
     get_spdx_licensing,
 )
 
+from simrate.core.base.durable import sync_folder
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import check_name_length
 from simrate.formats.atomic import os_message, refuse_overwriting
+from simrate.formats.dataset_previous import is_dataset_folder
 from simrate.formats.leftovers import sweep, temp_name
 
 #: Split names `datasets` accepts (its own rule), in ASCII.
@@ -101,9 +103,9 @@ def check_folder_target(out: str | Path, protected: Sequence[str | Path]) -> Pat
         if not path.is_dir() or path.is_symlink():
             raise SimrateError("exists and is not a folder; a dataset is written to a new "
                                "(or empty) folder", path)
-        if any(os.scandir(path)):
-            raise SimrateError("the folder is not empty; give a new or empty folder "
-                               "(nothing was written)", path)
+        if any(os.scandir(path)) and not is_dataset_folder(path):
+            raise SimrateError("the folder is not empty and holds no dataset folder simrate "
+                               "wrote; give a new or empty folder (nothing was written)", path)
     parent = path.absolute().parent
     if not parent.exists():
         raise SimrateError(f"folder {str(parent)!r} does not exist", path)
@@ -129,9 +131,11 @@ def _fsync_tree(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def folder_writer(target: Path) -> Iterator[Path]:
-    """Yield a fresh hidden folder beside `target`; renamed to `target` when the block
-    succeeds, removed (with all in it) when it fails or is interrupted."""
+def folder_writer(target: Path, replaces: Sequence[str] = ()) -> Iterator[Path]:
+    """Yield a fresh hidden folder beside `target`; when the block succeeds it becomes
+    `target` (renamed into place, or for an earlier export its files moved in one by one
+    and the files in `replaces` it no longer has removed); removed, with all in it, when
+    the block fails or is interrupted."""
     parent = target.absolute().parent
     sweep(parent)  # folders that killed exports left behind
     temp = temp_name(target.absolute(), "export")
@@ -143,7 +147,10 @@ def folder_writer(target: Path) -> Iterator[Path]:
     try:
         yield temp
         _fsync_tree(temp)
-        os.rename(temp, target)  # replaces an empty folder; refuses one filled meanwhile
+        if target.is_dir() and any(os.scandir(target)):
+            _move_in(temp, target, replaces)
+        else:
+            os.rename(temp, target)  # replaces an empty folder; refuses one filled meanwhile
     except BaseException as exc:
         shutil.rmtree(temp, ignore_errors=True)
         if isinstance(exc, OSError):
@@ -155,6 +162,23 @@ def folder_writer(target: Path) -> Iterator[Path]:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _move_in(temp: Path, target: Path, replaces: Sequence[str]) -> None:
+    """Move every file of `temp` over its namesake in `target` (the card and croissant.json
+    last, so they never describe files not yet there), then remove the replaced files
+    that were not written again; other files of `target` stay."""
+    written = sorted((str(p.relative_to(temp)) for p in temp.rglob("*") if p.is_file()),
+                     key=lambda name: (name in ("README.md", "croissant.json"), name))
+    for name in written:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(temp / name, target / name)
+    for name in set(replaces) - set(written):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(target / name)
+    shutil.rmtree(temp, ignore_errors=True)
+    for folder in {(target / name).parent for name in written}:
+        sync_folder(folder)  # the new names made durable
 
 
 def _column_name(key: str, taken: set[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,28 +30,29 @@ from simrate.core.review.gold import (
     unresolved_counts,
 )
 from simrate.core.team.quality import check_scores
-from simrate.formats.croissant import croissant_json
-from simrate.formats.dataset_card import card_text
-from simrate.formats.dataset_files import Field, write_data_file
+from simrate.formats.dataset_files import Field
 from simrate.formats.dataset_folder import (
     check_folder_target,
     check_language,
     check_license,
     check_split,
-    folder_writer,
 )
+from simrate.formats.dataset_previous import is_dataset_folder, read_previous
 from simrate.formats.export import Progress, figure_decimals, rounded
 from simrate.services.dataset_columns import source_columns
 from simrate.services.dataset_facts import (
     agreement_facts,
+    annotation_counts,
     exclusion_facts,
     machine_facts,
     rater_counts,
     review_facts,
     scale_facts,
-    size_category,
     spread_of,
+    time_frame,
 )
+from simrate.services.dataset_splits import plan_splits
+from simrate.services.dataset_writing import COLUMN_STYLES, renamed, write_folder
 from simrate.services.pseudonyms import Pseudonyms
 
 GOLD_FIELDS = [
@@ -66,6 +68,7 @@ GOLD_FIELDS = [
           "counted ratings (or their median, or the rater model's estimate, as the card says); "
           "null when the item has neither."),
     Field("n_ratings", "int", "How many counted ratings the item has."),
+    Field("mean", "float", "The mean of the counted ratings (null without ratings)."),
     Field("sd", "float", "The population standard deviation (ddof=0) of the counted ratings "
           "(0 for one rating, null for none)."),
     Field("spread", "float", "The largest minus the smallest counted rating (null without "
@@ -120,6 +123,43 @@ class DatasetOptions:
     language: str = "en"
     #: Source columns to publish beyond the safe ones (--keep-column, repeatable).
     keep_columns: tuple[str, ...] = ()
+    #: Several splits, (name, its datasets) each (--split NAME=DATASET,...); none: `split`.
+    splits: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Add the splits to the dataset folder at the target (--add).
+    add: bool = False
+    creators: tuple[str, ...] = ()
+    #: The BibTeX entry to cite (the text of --citation FILE), or "".
+    citation: str = ""
+    url: str = ""
+    version: str = "1.0.0"
+    #: Column names of the gold configuration: simrate (left, right, gold) or hf.
+    columns: str = "simrate"
+
+
+#: Scales with at most this many grid values get a count field per value in `gold`
+#: (a 0.1 grid on 0 to 5 has 51); finer ones only when the core's crowd rule asks.
+MAX_COUNT_FIELDS = 101
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+_URL = re.compile(r"https?://[^\s/]+\S*")
+
+
+def checked_options(options: DatasetOptions) -> DatasetOptions:
+    """The options with the licence in its canonical spelling; SimrateError for a bad
+    split, licence, language, url, version, column style or citation."""
+    check_split(options.split)
+    check_language(options.language)
+    if not _VERSION.fullmatch(options.version):
+        raise SimrateError(f"--version {options.version!r}: give MAJOR.MINOR.PATCH, such as "
+                           "1.0.0 (Croissant's rule)")
+    if options.url and not _URL.fullmatch(options.url):
+        raise SimrateError(f"--url {options.url!r}: give the dataset's page, http:// or "
+                           "https://")
+    if options.columns not in COLUMN_STYLES:
+        raise SimrateError(f"--columns {options.columns!r}: give simrate or hf")
+    if options.citation and not re.match(r"\s*@\w+\s*\{", options.citation):
+        raise SimrateError("--citation: the file holds no BibTeX entry (@article{...}, "
+                           "@misc{...})")
+    return dataclasses.replace(options, license=check_license(options.license))
 
 
 def _text(values: object) -> np.ndarray:
@@ -171,6 +211,7 @@ def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
         "dataset": _text(gold["dataset"]), "genre": _text(gold["genre"]),
         "reference": items["reference"].to_numpy(dtype="float64"),
         "gold": gold["gold"].to_numpy(dtype="float64"), "n_ratings": gold["n_ratings"],
+        "mean": gold["mean"].to_numpy(dtype="float64"),
         "sd": gold["sd"].to_numpy(dtype="float64"), "spread": spread_of(gold),
         "flagged": rule_met(gold, project.scale, project.flag_rule),
         "resolution": _text(resolution), "adjudicated_by": adjudicated_by,
@@ -215,21 +256,16 @@ def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
     title = options.title or project.title or project.path.stem
     return {
         "title": title, "license": options.license, "language": options.language,
-        "split": options.split, "size_category": size_category(len(rows["item_id"])),
         "scale": scale_facts(project.scale), "raters": rater_counts(ratings, names),
         "agreement": agreement_facts(project, names), "machines": machine_facts(project, names),
         "review": review_facts(rows, project.flag_rule),
         "exclusions": exclusion_facts(project, names),
         "pseudonyms": not options.keep_rater_names, "with_notes": options.with_notes,
-        "date": dt.date.today().isoformat(),
+        "date": dt.date.today().isoformat(), "creators": list(options.creators),
+        "citation": options.citation, "url": options.url, "version": options.version,
+        "annotations": annotation_counts(rows["n_ratings"]),
+        "time_frame": time_frame(ratings),
     }
-
-
-def _part(progress: Progress | None, before: int, total: int) -> Progress | None:
-    """Progress of one file told as progress of all rows (those of earlier files done)."""
-    if progress is None:
-        return None
-    return lambda done, _: progress(before + done, total)
 
 
 @dataclass(frozen=True)
@@ -241,23 +277,8 @@ class DatasetResult:
     unresolved: dict[str, int]
     second_look: int
     left_out: list[str]
-
-
-def _write_folder(target: Path, facts: dict, gold: tuple[dict, list[Field]],
-                  ratings: tuple[dict, list[Field]], split: str,
-                  progress: Progress | None) -> None:
-    """The data files, then the card and croissant.json that describe them."""
-    n_gold, n_rated = len(gold[0]["item_id"]), len(ratings[0]["item_id"])
-    with folder_writer(target) as folder:
-        files = {"gold": (write_data_file(folder, f"data/gold-{split}.jsonl", *gold,
-                                          _part(progress, 0, n_gold + n_rated)), gold[1])}
-        if n_rated:  # `datasets` refuses a split without rows: no ratings, no configuration
-            files["ratings"] = (write_data_file(
-                folder, f"data/ratings-{split}.jsonl", *ratings,
-                _part(progress, n_gold, n_gold + n_rated)), ratings[1])
-        for name, text in (("README.md", card_text(facts, files)),
-                           ("croissant.json", croissant_json(facts, files))):
-            (folder / name).write_text(text, encoding="utf-8", newline="")
+    #: Items in no split (--split NAME=DATASET,... naming not every set).
+    outside: int = 0
 
 
 def export_dataset(project: object, out: str | Path, options: DatasetOptions,
@@ -267,9 +288,10 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
     """Write the dataset folder; RuleError (nothing written) while items are unresolved
     (items flagged as uncertain crowd gold are not: their flag is a field)."""
     target = check_folder_target(out, [project.path])
-    check_split(options.split)
-    options = dataclasses.replace(options, license=check_license(options.license))
-    check_language(options.language)
+    options = checked_options(options)
+    if options.add and not is_dataset_folder(target):
+        raise SimrateError("--add adds a split to a dataset folder simrate wrote; this is "
+                           "none (export without --add first)", target)
     if not project.n_items:
         raise SimrateError("the project has no items: a dataset needs at least one",
                            project.path)
@@ -284,17 +306,24 @@ def _export(project: object, target: Path, options: DatasetOptions, allow_unreso
     items, ratings, adjudications = project.items(), project.ratings(), project.adjudications()
     not_counted = project.roster.left_out()
     gold = compute_gold(items, ratings, adjudications, project.scale, project.flag_rule,
-                        not_counted, project.annotators(), method=gold_method)
+                        not_counted, project.annotators(), method=gold_method,
+                        crowd=True if project.scale.n_codes <= MAX_COUNT_FIELDS else None)
     counts = unresolved_counts(gold) if allow_unresolved else check_resolved(gold, project.path)
+    previous = read_previous(target, options.add) if is_dataset_folder(target) else None
+    plan, outside = plan_splits(options.split, options.splits, _text(items["dataset"]),
+                                list(previous.files.get("gold", {}) if previous and
+                                      options.add else {}))
     names = Pseudonyms(project.annotators(), project.roster.kinds(),
                        adjudications["by"].fillna("").tolist(), options.keep_rater_names)
     rows, fields, dropped = gold_rows(project, gold, items, adjudications, names,
                                       options.with_notes, options.keep_columns)
     del items
     rated = rating_rows(ratings, names, set(project.excluded_annotators()), options.with_notes)
-    facts = _card_facts(project, options, names, rows, ratings) | {"left_out": dropped}
-    _write_folder(target, facts, (printed_figures(rows, project.scale), fields), rated,
-                  options.split, progress)
+    facts = _card_facts(project, options, names, rows, ratings) | {
+        "left_out": dropped, "author": previous.author if previous else None}
+    write_folder(target, facts, renamed((printed_figures(rows, project.scale), fields),
+                                        options.columns),
+                 rated, plan, previous, options.add, progress)
     late = second_look_items(ratings, adjudications, project.scale, project.threshold,
                              not_counted)
-    return DatasetResult(target, gold, counts, len(late), dropped)
+    return DatasetResult(target, gold, counts, len(late), dropped, outside)

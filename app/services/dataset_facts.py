@@ -9,6 +9,7 @@ pseudonyms and counts rows.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 
 import numpy as np
@@ -143,3 +144,20 @@ def size_category(rows: int) -> str:
 def spread_of(gold: pd.DataFrame) -> np.ndarray:
     """max - min of each item's counted ratings (NaN without ratings)."""
     return (gold["max"] - gold["min"]).to_numpy(dtype="float64")
+
+
+def annotation_counts(n_ratings: object) -> dict:
+    """Counted ratings per item: mean, fewest and most (0 for a project without ratings)."""
+    counts = np.asarray(n_ratings, dtype="float64")
+    if not len(counts):
+        return {"mean": 0.0, "min": 0, "max": 0}
+    return {"mean": float(counts.mean()), "min": int(counts.min()), "max": int(counts.max())}
+
+
+def time_frame(ratings: pd.DataFrame) -> list[str] | None:
+    """The dates (UTC) of the first and the last rating stored, None without any."""
+    stamps = ratings["updated_at"].dropna().to_numpy(dtype="float64")
+    if not len(stamps):
+        return None
+    return [dt.datetime.fromtimestamp(t, dt.timezone.utc).date().isoformat()
+            for t in (stamps.min(), stamps.max())]

@@ -103,7 +103,9 @@ def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
                         flagged=done.unresolved["flagged"], unrated=done.unresolved["unrated"],
                         second_look=done.second_look,
                         warnings=[f"source field left out of the dataset: {field}"
-                                  for field in done.left_out])
+                                  for field in done.left_out]
+                        + ([f"{done.outside} item(s) in no split (their dataset is in no "
+                            "--split NAME=DATASET,...) were left out"] if done.outside else []))
 
 
 def _check_file_target(out: str | Path, project_path: Path, fmt: str | None) -> Path:

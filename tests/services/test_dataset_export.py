@@ -384,7 +384,7 @@ def test_a_project_without_ratings_gives_the_gold_configuration_only(tmp_path, c
     assert [c["config_name"] for c in DatasetCard.load(out / "README.md").data.configs] == \
         ["gold"]
     assert [r["name"] for r in json.loads((out / "croissant.json").read_text())["recordSet"]] \
-        == ["gold"]
+        == ["splits", "gold"]
     empty = tmp_path / "empty.simrate"
     assert simrate(capsys, "new", empty, "--scale", "sts").status == 0
     _refused(simrate(capsys, "export", empty, tmp_path / "none", "--format", "dataset"), 2,
