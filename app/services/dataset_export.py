@@ -326,4 +326,5 @@ def _export(project: object, target: Path, options: DatasetOptions, allow_unreso
                  rated, plan, previous, options.add, progress)
     late = second_look_items(ratings, adjudications, project.scale, project.threshold,
                              not_counted)
-    return DatasetResult(target, gold, counts, len(late), dropped, outside)
+    return DatasetResult(target, gold, counts, len(late), dropped,
+                         0 if options.add else outside)  # --add: the rest are in old splits
