@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from simrate.commands.option_types import text_option
+from simrate.commands.progress import TerminalProgress
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import read_bounded
 from simrate.core.project import Project
@@ -67,6 +68,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
     p.add_argument("--allow-unresolved", action="store_true")
     p.add_argument("--gold", choices=METHODS, default="mean")
+    _add_dataset_options(p)
+
+
+def _add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """The options of --format dataset."""
     p.add_argument("--split", type=text_option, action="append", default=None,
                    metavar="NAME[=DATASET,...]",
                    help="dataset: the split of the data files (train); repeat as "
@@ -106,9 +112,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the project's gold scores; refused (exit 3) while items are unresolved."""
     options = dataset_options(args)
-    with Project.open(args.project) as project:
+    with Project.open(args.project) as project, \
+            TerminalProgress("export", "rows") as progress:  # shown on a terminal only
         report = export_project(project, args.out, args.format, args.allow_unresolved,
-                                dataset=options, gold_method=args.gold)
+                                dataset=options, gold_method=args.gold, progress=progress)
     how = "chosen from the file name; --format overrides" if report.format_from_extension \
         else "as asked"
     sources = ", ".join(f"{count} {source}" for source, count in sorted(report.sources.items()))
