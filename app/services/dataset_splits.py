@@ -71,8 +71,10 @@ def _by_dataset(splits: Sequence[tuple[str, Sequence[str]]], datasets: np.ndarra
             raise SimrateError(f"--split {name!r} is given twice; list its sets in one option")
         for one in sets:
             if one not in present:
+                known = sorted(present)
                 raise SimrateError(f"--split {name}={','.join(sets)}: no item has dataset "
-                                   f"{one!r} (the project's: {', '.join(sorted(present))})")
+                                   f"{one!r} (the project's: {', '.join(known[:12])}"
+                                   f"{', ...' if len(known) > 12 else ''})")
             if one in owner:
                 raise SimrateError(f"--split: dataset {one!r} is in both {owner[one]!r} and "
                                    f"{name!r}; an item belongs to one split")
