@@ -11,6 +11,7 @@ from simrate.commands import login_name
 from simrate.commands.option_types import count, finite_float
 from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 from simrate.core.project import Project
 from simrate.core.team.exclusion import exclude_careless, restore_careless
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
@@ -73,11 +74,11 @@ def _apply_exclusions(project: Project, args: argparse.Namespace, threshold: flo
         done = exclude_careless(project, threshold, by=by)
         for name in done.annotators:
             print(f"excluded {name}: {done.reasons[name]}", file=sys.stderr)
-        print(f"{len(done.annotators)} annotators excluded by the check-item rule "
+        print(f"{counted(len(done.annotators), 'annotator')} excluded by the check-item rule "
               f"(Pearson with check items below {threshold:g})", file=sys.stderr)
     if args.restore_careless:
         done = restore_careless(project, by=by)
-        print(f"{len(done.annotators)} annotators taken back "
+        print(f"{counted(len(done.annotators), 'annotator')} taken back "
               f"({', '.join(done.annotators) or 'none still excluded'})", file=sys.stderr)
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from simrate.commands.option_types import count as count_option
+from simrate.core.base.wording import counted
 from simrate.core.project import Project
 from simrate.core.team.assignment import assign_project
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.project}: each item to {plan.per_item} of {len(loads)} annotators "
           f"(seed {plan.seed}); packages now follow this plan")
     for name, count in loads.items():
-        print(f"  {name}: {count} items")
+        print(f"  {name}: {counted(count, 'item')}")
     for (a, b), count in overlaps.items():
-        print(f"  {a} & {b}: {count} items in common")
+        print(f"  {a} & {b}: {counted(count, 'item')} in common")
     return 0

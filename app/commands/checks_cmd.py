@@ -10,6 +10,7 @@ import sys
 from simrate.commands.option_types import count
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import fmt
+from simrate.core.base.wording import counted
 from simrate.core.project import Project
 from simrate.core.team.quality import check_scores, mark_checks_from_reference, set_checks
 
@@ -102,7 +103,7 @@ def _change(project: Project, args: argparse.Namespace) -> str | None:
             in_dataset = set(items.loc[items["dataset"] == args.dataset, "item_id"])
             ids = [i for i in check_scores(project) if i in in_dataset]
         count = set_checks(project, {i: None for i in ids}, by=by)
-        return f"{count} check items unmarked"
+        return f"{counted(count, 'check item')} unmarked"
     if args.score is not None:
         if not ids:
             raise SimrateError("--score needs the ITEM_IDs it applies to")
@@ -111,13 +112,12 @@ def _change(project: Project, args: argparse.Namespace) -> str | None:
         except SimrateError as exc:
             raise SimrateError(f"--score: {exc.message}") from None
         count = set_checks(project, {i: score for i in ids}, by=by)
-        return f"{count} check items set to {fmt(score)}"
+        return f"{counted(count, 'check item')} set to {fmt(score)}"
     if args.from_reference:
         count = mark_checks_from_reference(project, ids or None, dataset=args.dataset, by=by,
                                            sample=_sample_size(project, args, ids),
                                            seed=args.seed or 0)
-        return f"{count} {'item' if count == 1 else 'items'} marked as checks with their " \
-            "reference scores"
+        return f"{counted(count, 'item')} marked as checks with their reference scores"
     if ids:
         raise SimrateError("say how to mark them: --from-reference or --score X (or --remove)")
     return None
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if said:
         print(said)
-    print(f"{len(checks)} check items")
+    print(counted(len(checks), "check item"))
     for item_id, score in list(checks.items())[:LISTED]:
         print(f"  {item_id}\t{score:g}")
     if len(checks) > LISTED:

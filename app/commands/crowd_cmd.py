@@ -23,6 +23,7 @@ from pathlib import Path
 
 from simrate.commands.option_types import count, lease_minutes
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -102,7 +103,7 @@ def run_export(args: argparse.Namespace) -> int:
         if special:
             record_batch(project, batch)
     slots = sum(len(ids) for ids in batch.tasks.values())
-    print(f"{args.out}: {len(batch.tasks)} tasks of up to {batch.width} items "
+    print(f"{args.out}: {counted(len(batch.tasks), 'task')} of up to {counted(batch.width, 'item')} "
           f"({args.per_task} + {args.checks} checks), {slots} slots; batch {batch.name!r} "
           "recorded in the project")
     if frame.shape[0] and len(batch.tasks[frame["task"].iat[-1]]) < batch.width:
@@ -226,13 +227,14 @@ def run_study(args: argparse.Namespace) -> int:
             print(f"{args.project}: the study is on the hub; simrate serve connects as "
                   f"{web_login(project)}, whose password is in {password_file()}")
         left = study_status(project)[study.name]["tasks"]["left"]
-    print(f"{args.project}: study {study.name!r} {what}: tasks of {study.per_task} items + "
-          f"{study.checks} checks, at most {study.per_item} web ratings per item, leases of "
-          f"{study.lease_minutes:g} minutes; {'open' if study.open else 'closed'}, "
-          f"{left} tasks left")
+    print(f"{args.project}: study {study.name!r} {what}: tasks of "
+          f"{counted(study.per_task, 'item')} + {counted(study.checks, 'check')}, at most "
+          f"{counted(study.per_item, 'web rating')} per item, leases of "
+          f"{counted(study.lease_minutes, 'minute')}; {'open' if study.open else 'closed'}, "
+          f"{counted(left, 'task')} left")
     for key, what in (("allow_workers", "may start"), ("block_workers", "are kept out")):
         if study.option(key):
-            print(f"{len(study.option(key))} listed workers {what} "
+            print(f"{counted(len(study.option(key)), 'listed worker')} {what} "
                   f"(--{key.replace('_', '-')})")
     if study.open:
         print(f"worker link: /study/{study.name}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
@@ -264,9 +266,11 @@ def run_status(args: argparse.Namespace) -> int:
     for name, entry in status.items():
         tasks = entry["tasks"]
         per_item = ", ".join(f"{n}: {c}" for n, c in entry["ratings_per_item"].items())
-        print(f"{name} ({'open' if entry['open'] else 'closed'}): {tasks['done']} tasks done, "
-              f"{tasks['leased']} leased, {tasks['expired']} timed out, {tasks['left']} left; "
-              f"items by web ratings {{{per_item}}}; {len(entry['workers'])} workers")
+        print(f"{name} ({'open' if entry['open'] else 'closed'}): "
+              f"{counted(tasks['done'], 'task')} done, {tasks['leased']} leased, "
+              f"{tasks['expired']} timed out, {tasks['left']} left; "
+              f"items by web ratings {{{per_item}}}; {counted(len(entry['workers']), 'worker')}")
         for worker, figures in entry["workers"].items():
-            print(f"  {worker}: {figures['tasks_done']} tasks done, {figures['ratings']} ratings")
+            print(f"  {worker}: {counted(figures['tasks_done'], 'task')} done, "
+                  f"{counted(figures['ratings'], 'rating')}")
     return 0

@@ -10,6 +10,7 @@ import pandas as pd
 
 from simrate.core.base.frames import FIGURE_DECIMALS
 from simrate.core.base.scale import fmt
+from simrate.core.base.wording import counted
 from simrate.core.project import Project
 from simrate.core.review.crowd_gold import METHODS
 
@@ -52,7 +53,7 @@ def as_json(project: Project, gold: pd.DataFrame, method: str) -> dict:
 
 def _text(gold: pd.DataFrame, method: str) -> list[str]:
     sources = gold["source"].replace("", "none").value_counts()
-    lines = [f"{len(gold)} items, gold by {method}: "
+    lines = [f"{counted(len(gold), 'item')}, gold by {method}: "
              + ", ".join(f"{count} {source}" for source, count in sources.items())]
     interval = "gold_low" in gold.columns
     for row in gold.itertuples(index=False):

@@ -6,6 +6,7 @@ import argparse
 
 from simrate.commands.option_types import count
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 from simrate.core.project import Project
 from simrate.core.team.packages import make_package
 
@@ -35,6 +36,6 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed or 0, checks=args.checks,
         )
     own = f", {info.own_ratings} of their earlier ratings" if info.own_ratings else ""
-    print(f"{info.path}: package for {info.annotator}: {info.items} items "
+    print(f"{info.path}: package for {info.annotator}: {counted(info.items, 'item')} "
           f"({info.checks} of them check items){own}")
     return 0

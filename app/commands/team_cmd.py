@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 
 T = TypeVar("T")
 
@@ -204,8 +205,8 @@ def _publish(args: argparse.Namespace) -> int:
         wait = _wait(args)
         report = with_password(lambda pw: publish(project, args.url, pw, wait=wait))
     state = "new hub" if report.new_hub else "hub brought up to date"
-    print(f"{args.project}: published to {args.url} ({state}): {report.items} items, "
-          f"{report.ratings} ratings, {report.adjudications} adjudications")
+    print(f"{args.project}: published to {args.url} ({state}): {counted(report.items, 'item')}, "
+          f"{counted(report.ratings, 'rating')}, {counted(report.adjudications, 'adjudication')}")
     for n, line in enumerate(report.off_scale):  # scores an older hub let in
         print(f"{args.project}: {line}" if n == 0 else line)
     if not report.hardened:
@@ -316,9 +317,10 @@ def _join(args: argparse.Namespace) -> int:
     who = f"{name} ({kind})" if name else f"an {kind}"
     if again:
         print(f"{args.local}: joined again as {who}, the file kept: sent {report.pushed}, "
-              f"pulled {report.pulled}, pending {report.pending}; {items} items, {own} ratings")
+              f"pulled {report.pulled}, pending {report.pending}; {counted(items, 'item')}, "
+              f"{counted(own, 'rating')}")
     else:
-        print(f"{args.local}: joined as {who}: {items} items, {own} ratings")
+        print(f"{args.local}: joined as {who}: {counted(items, 'item')}, {counted(own, 'rating')}")
     how = " --organizer" if kind == "organizer" else (f" --annotator '{name}'" if name else "")
     print(f"open it with: simrate {args.local}{how}")
     return 0

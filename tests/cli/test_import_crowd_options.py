@@ -17,7 +17,7 @@ def test_turk_results_add_missing_items_with_decoded_texts(tmp_path, capsys):
                        "H,A2,W2,Approved,20,q1,Hello&#44; world,Hi,3.5\n", encoding="utf-8")
     done = simrate(capsys, "import", project, results)
     assert done.status == 0, done.err
-    assert "2 ratings added" in done.out and "1 items added" in done.out
+    assert "2 ratings added" in done.out and "1 item added" in done.out
     with Project.open(project) as opened:
         assert opened.item("q1")["left"] == "Hello, world"
         assert opened.rating_record("q1", "W2")["seconds"] == 20.0
