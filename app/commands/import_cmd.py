@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from simrate.commands.option_types import count, text_option
+from simrate.commands.progress import TerminalProgress
 from simrate.commands.terminal import note as terminal_note
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
 from simrate.core.project import Project
@@ -113,7 +116,7 @@ def _import_machine(project: Project, args: argparse.Namespace) -> None:
                               by=args.by or login_name())
         rounded = (f"; {done.rounded} scores rounded to the scale's grid" if done.rounded
                    else "")
-        print(f"{path}: machine rater {done.name!r}: {done.counts['added']} ratings added, "
+        print(f"{path}: machine rater {done.name!r}: {counted(done.counts['added'], 'rating')} added, "
               f"{done.counts['changed']} changed, {done.counts['unchanged']} unchanged{rounded}")
 
 
@@ -139,8 +142,9 @@ def _undo(args: argparse.Namespace) -> int:
                                    keep_newer=args.keep_newer, over_adjudications=args.yes)
     what = "items" if done["kind"] == "import_items" else "ratings"
     restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
-    items = f", {done['items_removed']} items removed" if done.get("items_removed") else ""
-    people = (f", {done['annotators_removed']} annotators it added removed"
+    items = (f", {counted(done['items_removed'], 'item')} removed" if done.get("items_removed")
+             else "")
+    people = (f", {counted(done['annotators_removed'], 'annotator')} it added removed"
               if done.get("annotators_removed") else "")
     kept = (f", {done['kept_newer']} newer ratings kept" if done.get("kept_newer") else "")
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
@@ -204,7 +208,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _import_file(project: Project, path: str, fmt: str, args: argparse.Namespace) -> None:
     """Import one file (all or nothing) and print what it did."""
-    done = write_file(project, _read(path, fmt, args), resolve=args.resolve, claim=_claim)
+    read = _read(path, fmt, args)
+    with TerminalProgress(f"import {Path(path).name}", "pairs") as progress:  # terminal only
+        done = write_file(project, read, resolve=args.resolve, claim=_claim, progress=progress)
     print(done.line)
     if done.kind in ("items", "ratings") and not (done.added or done.changed):
         last = project.import_to_undo()  # nothing written: this import left no entry

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.base.wording import counted
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.project import Project
 from simrate.formats.textio import reference_note
@@ -95,16 +96,18 @@ def read_file(path: str | Path, fmt: str = "auto",
 
 
 def write_file(project: Project, read: FileRead, *, source: str | None = None,
-               resolve: str | None = None, claim: Claim | None = None) -> FileWritten:
+               resolve: str | None = None, claim: Claim | None = None,
+               progress: Callable[[int, int], None] | None = None) -> FileWritten:
     """Write what `read_file` gave into the open project, all or nothing; `source` names
-    it in the change log (default: its path), `resolve` settles a merge's conflicts."""
+    it in the change log (default: its path), `resolve` settles a merge's conflicts,
+    `progress(written, to write)` follows the writing of items."""
     source = read.path if source is None else source
     frame = read.frame
     if read.kind == "items":
-        added, present = project.import_items(frame, source=source)
+        added, present = project.import_items(frame, source=source, progress=progress)
         note = f", {present} already present" if present else ""
         return FileWritten("items", added, 0, present,
-                           f"{read.path}: {added} items added{note} ({read.fmt}"
+                           f"{read.path}: {counted(added, 'item')} added{note} ({read.fmt}"
                            f"{_pyramid_note(frame)}){reference_note(frame)}")
     if read.kind == "project":
         from simrate.core.team.package_merge import merge_package
@@ -117,7 +120,7 @@ def write_file(project: Project, read: FileRead, *, source: str | None = None,
         return _write_turk(project, read.path, frame, source)
     counts = project.import_ratings(frame, source=source)
     return FileWritten("ratings", counts["added"], counts["changed"], counts["unchanged"],
-                       f"{read.path}: {counts['added']} ratings added, {counts['changed']} "
+                       f"{read.path}: {counted(counts['added'], 'rating')} added, {counts['changed']} "
                        f"changed, {counts['unchanged']} unchanged")
 
 
@@ -125,11 +128,12 @@ def _write_turk(project: Project, path: str, frame: pd.DataFrame, source: str) -
     from simrate.services.crowd_import import import_crowd_results
 
     done = import_crowd_results(project, frame, source)
-    items = f", {done.items_added} items added" if done.items_added else ""
+    items = f", {counted(done.items_added, 'item')} added" if done.items_added else ""
     counts = done.ratings
     return FileWritten("ratings", counts["added"], counts["changed"], counts["unchanged"],
-                       f"{path}: {counts['added']} ratings added, {counts['changed']} changed, "
-                       f"{counts['unchanged']} unchanged from {done.workers} workers{items}")
+                       f"{path}: {counted(counts['added'], 'rating')} added, {counts['changed']} "
+                       f"changed, {counts['unchanged']} unchanged from "
+                       f"{counted(done.workers, 'worker')}{items}")
 
 
 def _pyramid_note(frame: pd.DataFrame) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ from simrate.core.base.frames import line_at
 from simrate.core.base.names import hidden_character, text_problem
 from simrate.core.data.changelog import inserted_id
 
+#: Items written between two calls of an import's progress callback.
+INSERT_CHUNK = 20_000
 _INSERT = ("INSERT INTO items (ord, id, left, right, dataset, genre, reference, meta, source_id) "
            "VALUES (?,?,?,?,?,?,?,?,?)")
 
@@ -107,9 +110,11 @@ def check_references(frame: pd.DataFrame, low: float, high: float, describe: str
                            f"{value:g} {why}", source or None, line_at(frame, row))
 
 
-def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> tuple[int, int]:
+def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str,
+                 progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
     """Insert the rows of `frame` (none of them stored yet) after the last ord; returns
-    (first ord, count). Their ids and texts are checked first (check_texts)."""
+    (first ord, count). Their ids and texts are checked first (check_texts). `progress`
+    (rows written, rows in all) is called after each INSERT_CHUNK rows."""
     first = conn.execute("SELECT COALESCE(MAX(ord), -1) + 1 FROM items").fetchone()[0]
     n = len(frame)
     if not n:
@@ -123,10 +128,14 @@ def insert_items(conn: sqlite3.Connection, frame: pd.DataFrame, source: str) -> 
     def text(column: str) -> list:
         return frame[column].fillna("").astype(object).tolist()
 
-    conn.executemany(_INSERT, zip(
+    rows = list(zip(
         range(first, first + n), frame["item_id"].tolist(), frame["left"].tolist(),
         frame["right"].tolist(), text("dataset"), text("genre"), references, metas,
         [source_id(conn, source)] * n, strict=True))
+    for start in range(0, n, INSERT_CHUNK):  # one transaction still: chunks only to report
+        conn.executemany(_INSERT, rows[start:start + INSERT_CHUNK])
+        if progress is not None:
+            progress(min(n, start + INSERT_CHUNK), n)
     return first, n
 
 

@@ -9,6 +9,7 @@ after it commits, and one event tells subscribers.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
@@ -59,8 +60,10 @@ class ImportHost(Protocol):
 class ImportMethods:
     """Bulk imports, for `Project`: each method takes its host as an `ImportHost`."""
 
-    def import_items(self: ImportHost, frame: pd.DataFrame, source: str = "") -> tuple[int, int]:
-        """Add items from a reader's frame, all or nothing; returns (added, already_present)."""
+    def import_items(self: ImportHost, frame: pd.DataFrame, source: str = "",
+                     progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+        """Add items from a reader's frame, all or nothing; returns (added, already_present).
+        `progress(written, to write)` follows the writing (a terminal's progress line)."""
         missing = [c for c in ITEM_COLUMNS if c not in frame.columns]
         if missing:
             raise SimrateError(f"item table lacks columns {missing}", source or None)
@@ -79,7 +82,7 @@ class ImportMethods:
         frame, batch = normal, 0
         with transaction(self._conn, self.path) as conn:
             present = check_present(conn, frame, source)
-            first, added = insert_items(conn, frame[~present], source)
+            first, added = insert_items(conn, frame[~present], source, progress)
             if added:
                 batch = log_change(conn, "import_items", who=source, new={
                     "source": source, "added": added, "already": int(present.sum()),
