@@ -10,10 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from simrate.commands.option_types import count
+from simrate.commands.progress import TerminalProgress
 from simrate.core.agreement.batch import LEVELS
 from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP
 from simrate.core.agreement.intervals import DEFAULT_CI_METHOD
-from simrate.core.agreement.reports.long_report import long_agreement_report
+from simrate.core.agreement.reports.long_report import CI_REPLICATES, long_agreement_report
 from simrate.core.agreement.reports.report import Report
 from simrate.core.agreement.sparse import LongRatings
 from simrate.core.base.errors import SimrateError
@@ -89,8 +90,15 @@ def run(args: argparse.Namespace) -> int:
         long, subset, group_of = _ratings_file_inputs(args.ratings), None, None
     else:
         long, subset, group_of = _project_inputs(args.project, args.by, args.with_machines)
-    report = long_agreement_report(long, levels, group_of, subset, ci, method,
-                                   min_overlap=args.min_overlap)
+    scopes = 1 + (len({group_of.get(u, "") for u in long.units}) if group_of else 0)
+    with TerminalProgress("agreement --ci", "replicates") as progress:  # on a terminal only
+        drawn = [0]
+
+        def tick(n: int) -> None:
+            drawn[0] += n
+            progress(drawn[0], CI_REPLICATES * len(levels) * scopes)
+        report = long_agreement_report(long, levels, group_of, subset, ci, method,
+                                       min_overlap=args.min_overlap, tick=tick if ci else None)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, allow_nan=False))
     else:

@@ -90,3 +90,15 @@ def test_import_on_a_terminal_shows_the_pairs_written(tmp_path):
     assert re.search(r"\rimport many\.tsv: 20,000/45,000 pairs \(44%\), [\d,]+ pairs/s, "
                      r"[\dmin hs]+ left", terminal), terminal
     assert "45,000/45,000 pairs (100%)" in terminal
+
+
+def test_agreement_ci_on_a_terminal_counts_the_replicates(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("item_id,ann,bob,cy\n" + "".join(
+        f"i{n},{n % 6},{(n + n % 2) % 6},{(n + 1) % 6}\n" for n in range(300)), encoding="utf-8")
+    status, out, terminal = run_with_stderr_on_a_terminal(
+        ["agreement", "--ratings", str(ratings), "--ci", "--level", "all"])
+    assert status == 0 and "95%" in out
+    assert re.search(r"\ragreement --ci: 1,000/4,000 replicates \(25%\), [\d,]+ replicates/s, "
+                     r"[\dmin hs]+ left", terminal), terminal
+    assert "4,000/4,000 replicates (100%)" in terminal

@@ -16,6 +16,7 @@ few thousand patterns however many units there are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,8 @@ from simrate.core.agreement.batch import (
 from simrate.core.agreement.correlation import tame_magnitude
 from simrate.core.agreement.sums import nominal_distance, ratio_distance
 
+#: Told how many more bootstrap replicates were drawn (a command's progress line).
+Tick = Callable[[int], None]
 CI_METHODS = ("units", "hayes")
 DEFAULT_CI_METHOD = "units"
 _BATCH_CELLS = 1 << 21  # replicates x columns per batch, to bound memory
@@ -241,8 +244,9 @@ def _patterns(source: Pairable | UnitValues | Patterns) -> Patterns:
 
 
 def unit_bootstrap(source: Pairable | UnitValues | Patterns, level: str, replicates: int,
-                   seed: int) -> np.ndarray:
-    """Alphas of `replicates` unit-level resamples (NaN for a replicate without variation)."""
+                   seed: int, tick: Tick | None = None) -> np.ndarray:
+    """Alphas of `replicates` unit-level resamples (NaN for a replicate without variation);
+    `tick(n)` after each batch of n replicates (a progress line)."""
     pat = _patterns(source)
     rng = np.random.default_rng(seed)
     batch = max(1, _BATCH_CELLS // max(pat.m.size, pat.pair_p.size, pat.unit_pattern.size))
@@ -250,6 +254,8 @@ def unit_bootstrap(source: Pairable | UnitValues | Patterns, level: str, replica
     for start in range(0, replicates, batch):
         weights = _unit_weights(pat, rng, min(batch, replicates - start))
         out.append(alphas_from_weights(pat, weights, level))
+        if tick is not None:
+            tick(min(batch, replicates - start))
     return np.concatenate(out)
 
 
@@ -329,15 +335,18 @@ def _defined_values(data: object) -> UnitValues | None:
 
 def alpha_ci(reliability_data: object, level: str = "interval", method: str = DEFAULT_CI_METHOD,
              replicates: int = 1000, seed: int = 0,
-             confidence: float = 0.95) -> tuple[float, float] | None:
+             confidence: float = 0.95, tick: Tick | None = None) -> tuple[float, float] | None:
     """Percentile bootstrap interval for alpha over raters x units data (NaN missing) or
-    UnitValues; None when alpha (or every replicate) is undefined."""
+    UnitValues; None when alpha (or every replicate) is undefined. `tick(n)` counts the
+    replicates drawn, `replicates` in all whatever the outcome."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if method not in CI_METHODS:
         raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, not {method!r}")
     values = _defined_values(reliability_data)
+    tick = tick or (lambda n: None)
     if values is None:
+        tick(replicates)
         return None
     if level == "ratio" and np.unique(values.value).size > RATIO_VALUE_LIMIT:
         raise ValueError(f"a ratio-level interval needs at most {RATIO_VALUE_LIMIT} distinct "
@@ -345,8 +354,9 @@ def alpha_ci(reliability_data: object, level: str = "interval", method: str = DE
     pat = patterns_of(values)
     if method == "hayes":
         alphas = hayes_bootstrap(pat, level, replicates, seed)
+        tick(replicates)
     else:
-        alphas = unit_bootstrap(pat, level, replicates, seed)
+        alphas = unit_bootstrap(pat, level, replicates, seed, tick)
     alphas = alphas[~np.isnan(alphas)]
     if alphas.size == 0:
         return None

@@ -14,7 +14,7 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 import numpy as np
 
 from simrate.core.agreement.batch import LEVELS, checked_data, grid_table, table_alpha
-from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, UnitValues
+from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, Tick, UnitValues
 from simrate.core.agreement.reports.report import Report, interval_block, reliability_block
 from simrate.core.agreement.sparse import (
     DEFAULT_MIN_OVERLAP,
@@ -44,6 +44,8 @@ def _alpha_block(long: LongRatings, levels: Sequence[str], key: str, report: Rep
     report.figures[key] = block
 
 
+#: Bootstrap replicates behind each 95% interval (--ci).
+CI_REPLICATES = 1000
 #: Up to this many raters x units cells, alpha uses the dense matrix's grid route.
 _DENSE_CELLS = 5_000_000
 
@@ -94,8 +96,9 @@ def _pearson_blocks(long: LongRatings, active: np.ndarray, min_overlap: int,
 def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
                  subset: np.ndarray | None = None, ci: bool = False,
                  ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
-                 min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
-    """The figures of one scope (every unit of `long`); `subset` is a per-unit mask."""
+                 min_overlap: int = DEFAULT_MIN_OVERLAP, tick: Tick | None = None) -> Report:
+    """The figures of one scope (every unit of `long`); `subset` is a per-unit mask;
+    `tick(n)` counts the bootstrap replicates drawn (CI_REPLICATES a level)."""
     for level in levels:
         if level not in LEVELS:
             raise SimrateError(f"unknown level {level!r} (use {', '.join(LEVELS)})")
@@ -113,7 +116,7 @@ def long_summary(long: LongRatings, levels: Sequence[str] = ("interval",),
         _alpha_block(long.select_units(subset), levels, "alpha_unadjudicated", report,
                      None if grid is None else grid[:, subset])
     if ci:
-        interval_block(_ci_data(long), levels, ci_method, seed, 1000, report)
+        interval_block(_ci_data(long), levels, ci_method, seed, CI_REPLICATES, report, tick)
     _reliability_block(long, report)
     _pearson_blocks(long, active, min_overlap, report)
     return report
@@ -149,11 +152,12 @@ def long_agreement_report(long: LongRatings, levels: Sequence[str] = ("interval"
                           group_of: Mapping[str, str] | None = None,
                           subset: Collection[Hashable] | np.ndarray | None = None,
                           ci: bool = False, ci_method: str = DEFAULT_CI_METHOD, seed: int = 0,
-                          min_overlap: int = DEFAULT_MIN_OVERLAP) -> Report:
+                          min_overlap: int = DEFAULT_MIN_OVERLAP,
+                          tick: Tick | None = None) -> Report:
     """`long_summary` over all units and, with `group_of` ({unit: group}), over each group.
-    `subset`: unit labels, or a boolean mask over long.units."""
+    `subset`: unit labels, or a boolean mask over long.units; `tick` as long_summary's."""
     mask = None if subset is None else _unit_mask(long, subset)
-    report = long_summary(long, levels, mask, ci, ci_method, seed, min_overlap)
+    report = long_summary(long, levels, mask, ci, ci_method, seed, min_overlap, tick)
     if group_of is None:
         return report
     groups = np.array([group_of.get(u, "") for u in long.units], dtype=object)
@@ -162,5 +166,5 @@ def long_agreement_report(long: LongRatings, levels: Sequence[str] = ("interval"
         scope = _scope(long, members)
         inner = None if mask is None else mask[members]
         report.groups[name] = long_summary(scope, levels, inner, ci, ci_method, seed,
-                                           min_overlap)
+                                           min_overlap, tick)
     return report

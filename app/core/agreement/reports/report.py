@@ -21,7 +21,7 @@ from simrate.core.agreement.correlation import (
     correlation_matrix,
     vs_rest_correlation,
 )
-from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, alpha_ci
+from simrate.core.agreement.intervals import DEFAULT_CI_METHOD, Tick, alpha_ci
 from simrate.core.base.errors import SimrateError
 from simrate.core.review.reliability import gold_reliability, raters_needed, reliability_ci
 
@@ -103,7 +103,7 @@ def _alpha_block(matrix: RatingsMatrix, levels: Sequence[str], key: str,
 
 
 def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
-                   replicates: int, report: Report) -> None:
+                   replicates: int, report: Report, tick: Tick | None = None) -> None:
     """report.figures["ci95"]: each level's 95% interval of alpha over `data` (what
     alpha_ci takes), None with the reason where it is undefined."""
     block: dict[str, list[float] | None] = {}
@@ -111,9 +111,11 @@ def interval_block(data: object, levels: Sequence[str], method: str, seed: int,
         block[level] = None
         if report.figures["alpha"][level] is None:
             report.reasons[("ci95", level)] = report.reasons[("alpha", level)]
+            if tick is not None:
+                tick(replicates)  # none drawn, but counted as done
             continue
         try:
-            interval = alpha_ci(data, level, method, replicates, seed)
+            interval = alpha_ci(data, level, method, replicates, seed, tick=tick)
         except ValueError as exc:
             report.reasons[("ci95", level)] = str(exc)
             continue
