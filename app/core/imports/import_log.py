@@ -65,6 +65,7 @@ def find_import(conn: sqlite3.Connection, batch: int | None = None) -> ImportEnt
 def adjudicated_under(conn: sqlite3.Connection, entry: ImportEntry) -> list[str]:
     """Ids of the adjudicated items whose ratings (or, for items, the items themselves) the
     import wrote as they stand: undoing it takes away what those verdicts were made on."""
+    args: tuple[int, ...]
     if entry.kind == "import_items":
         where, args = "a.item_ord BETWEEN ? AND ?", (entry.first_ord,
                                                      entry.first_ord + entry.added - 1)
