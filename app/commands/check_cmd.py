@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from simrate.commands.progress import TerminalProgress
 from simrate.core.base.errors import SimrateError
 from simrate.core.check.check_open import check_openable
 from simrate.core.check.integrity import CannotCheck, find_problems, hub_notes
@@ -64,7 +65,8 @@ def salvage(path: Path, out: Path, as_json: bool) -> int:
 
     if out.exists() or out.is_symlink():
         raise SimrateError("already exists; give the name of a new file to salvage into", out)
-    done = salvage_project(path, out)
+    with TerminalProgress(f"salvage {path.name}", "tables") as progress:  # terminal only
+        done = salvage_project(path, out, progress)
     problems = find_problems(out)
     if as_json:
         print(json.dumps({"out": str(out), "copied": done.copied, "unreadable": done.unreadable,

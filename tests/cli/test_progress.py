@@ -102,3 +102,11 @@ def test_agreement_ci_on_a_terminal_counts_the_replicates(tmp_path):
     assert re.search(r"\ragreement --ci: 1,000/4,000 replicates \(25%\), [\d,]+ replicates/s, "
                      r"[\dmin hs]+ left", terminal), terminal
     assert "4,000/4,000 replicates (100%)" in terminal
+
+
+def test_salvage_on_a_terminal_counts_the_tables(big_project, tmp_path):
+    status, out, terminal = run_with_stderr_on_a_terminal(
+        ["check", str(big_project), "--salvage", str(tmp_path / "rescued.simrate")])
+    assert status == 0 and "no damage found" in out
+    counts = re.findall(r"salvage big\.simrate: (\d+)/(\d+) tables", terminal)
+    assert counts and counts[-1][0] == counts[-1][1], terminal  # drawn to the last table

@@ -14,6 +14,7 @@ The damaged file is only read (read-only, or immutable in a read-only folder), b
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,8 +241,10 @@ def _read_meta(damaged: sqlite3.Connection, path: Path) -> dict[str, str]:
     return {k: v for k, v in meta.items() if k not in OWN_META}
 
 
-def salvage_project(path: str | Path, out: str | Path) -> Salvage:
-    """Copy what can be read of the project at `path` into a new project at `out`.
+def salvage_project(path: str | Path, out: str | Path,
+                    progress: Callable[[int, int], None] | None = None) -> Salvage:
+    """Copy what can be read of the project at `path` into a new project at `out`;
+    `progress(tables copied, tables in all)` after each table (a terminal's progress line).
 
     A file made by a newer simrate is refused (its columns would be left behind); a -wal
     file that makes a sound file unreadable is left behind, and said so."""
@@ -262,7 +265,7 @@ def salvage_project(path: str | Path, out: str | Path) -> Salvage:
         meta = _read_meta(damaged, path)
         conn = create_store(out, meta)
         try:
-            done = _fill(damaged, conn, out)
+            done = _fill(damaged, conn, out, progress)
         finally:
             conn.close()
     finally:
@@ -302,17 +305,23 @@ def _add_objects(conn: sqlite3.Connection, objects: list[tuple[str, str, str]],
                                                "with its rows")
 
 
-def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path) -> Salvage:
+def _fill(damaged: sqlite3.Connection, conn: sqlite3.Connection, out: Path,
+          progress: Callable[[int, int], None] | None = None) -> Salvage:
     salvage = Salvage(out)
     objects = _objects(damaged)
     _add_objects(conn, objects, ("table", "index"), salvage)
     with transaction(conn, out, foreign_keys=False):
-        for table, wanted in _tables(conn).items():
+        tables = _tables(conn)
+        for done, (table, wanted) in enumerate(tables.items(), start=1):
+            if progress is not None:
+                progress(done - 1, len(tables))
             columns = _columns_there(damaged, table, wanted, salvage)
             if table == "meta" or not columns:
                 continue
             _copy_table(damaged, conn, table, columns, _key(conn, table), salvage)
             salvage.copied[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        if progress is not None:
+            progress(len(tables), len(tables))
         for table, keep in REFERENCES.items():
             gone = conn.execute(f"DELETE FROM {table} WHERE NOT ({keep})").rowcount
             if gone:
