@@ -20,7 +20,6 @@ from simrate.core.agreement.inputs import connection_columns
 from simrate.core.agreement.live import LiveAgreement
 from simrate.core.agreement.model import AgreementModel
 from simrate.core.base.errors import SimrateError
-from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.events import (
     Event,
     RatingChanged,
@@ -29,9 +28,11 @@ from simrate.core.base.events import (
     SettingsChanged,
     Verdict,
 )
+from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.names import check_name_length, check_rater_name
 from simrate.core.base.scale import Scale, load_scale
-from simrate.core.data import tables, values as text_rules
+from simrate.core.data import tables
+from simrate.core.data import values as text_rules
 from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex

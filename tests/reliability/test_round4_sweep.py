@@ -77,6 +77,7 @@ BASE = {
     "crowd export out": "{D}/tasks.csv", "crowd export per_task": "3",
     "adjudicate item_id": "news-01", "adjudicate score": "2", "assign annotators": ["ana", "ben"],
     "assign per_item": "1", "crowd study name": "s1", "name": "bob", "team add role": "annotator",
+    "crowd review study": "s1", "crowd bonus study": "s1",
     "url": "postgresql://u@127.0.0.1:9/db", "local": "{D}/local.simrate",
 }
 #: Commands left out of the sweep (none: the window's own parser, build_gui_parser, is not

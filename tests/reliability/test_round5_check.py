@@ -16,7 +16,7 @@ import pytest
 from simrate.core.data.store import MACHINE
 from simrate.core.project import Project
 
-from .helpers import ROOT, make_items, new_project, one_line_error, run_cli
+from .helpers import ROOT, new_project, one_line_error, run_cli
 
 
 def _rate(project: Project, raters: tuple[str, ...], kind: str = "human") -> None:

@@ -8,7 +8,6 @@ from simrate.core.project import Project
 from simrate.core.team.crowdweb.review import REJECT_FAILED_CHECKS, review_study
 from tests.core.team.crowdweb.simulated import simulate
 
-
 #: The seeds docs/crowd.md reports the marking figures for.
 SEEDS = (7, 11, 23)
 _made: dict = {}
