@@ -38,13 +38,7 @@ from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.settings import flag_rule_values, store_flag_rule, store_threshold
-from simrate.core.data.store import (
-    TableAccess,
-    create_store,
-    open_store,
-    read_meta,
-    transaction,
-)
+from simrate.core.data.store import TableAccess, create_store, open_store, read_meta, transaction
 from simrate.core.edits.edit import Edit
 from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
