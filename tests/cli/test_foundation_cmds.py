@@ -135,3 +135,18 @@ def test_info_loads_neither_numpy_nor_pandas(project):
     done = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_write_command_does_not_load_scipy(project):
+    """`adjudicate` opens the project and writes one verdict: in a fresh interpreter it
+    imports no scipy (its statistics module alone cost 2 s of every organizer command's
+    start on a busy machine, through the rater model's interval)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from simrate.cli import main; "
+            "main(['adjudicate', sys.argv[1], 'news-01', '2', '--by', 'org']); "
+            "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))")
+    done = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True,
+                          text=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

@@ -41,9 +41,9 @@ on simulated crowds with truths inside the scale, so scores are taken as they ar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.stats import norm
 
 #: Pseudo-ratings at the pooled variance added to each rater's noise estimate.
 PRIOR_RATINGS = 2.0
@@ -199,7 +199,7 @@ def fit_rater_model(items: np.ndarray, raters: np.ndarray, scores: np.ndarray, n
     data = _clean(items, raters, scores, n_items, n_raters, high - low)
     state, steps, converged = _iterate(data, max_iter, tol)
     truth, se = state["truth"], _standard_error(data, state)
-    half = float(norm.ppf(0.5 + level / 2.0)) * se
+    half = NormalDist().inv_cdf(0.5 + level / 2.0) * se
     rated = data.rated
     bias = np.where(rated, state["bias"], np.nan)
     variance = np.where(rated, state["variance"], np.nan)
