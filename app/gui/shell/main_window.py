@@ -309,9 +309,9 @@ class MainWindow(QMainWindow):
         if stack.count() != last_count:
             return  # a new change was pushed (or the history cleared): nothing to announce
         if index < last_index:
-            self.statusBar().showMessage(f"Undone: {stack.text(index)}", 6000)
+            self.statusBar().showMessage(f"Undid \u201c{stack.text(index)}\u201d", 6000)
         elif index > last_index:
-            self.statusBar().showMessage(f"Redone: {stack.text(index - 1)}", 6000)
+            self.statusBar().showMessage(f"Redid \u201c{stack.text(index - 1)}\u201d", 6000)
 
     # ----------------------------------------------------------- view
     def change_text_size(self, delta: int) -> None:

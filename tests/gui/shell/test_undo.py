@@ -103,6 +103,6 @@ def test_the_status_bar_says_what_was_undone(qtbot, window):
     press(qtbot, window, Qt.Key.Key_2)
     press(qtbot, window, Qt.Key.Key_Return)
     press(qtbot, window, Qt.Key.Key_Z, CTRL)
-    assert window.statusBar().currentMessage() == "Undone: d:1: nothing \u2192 2"
+    assert window.statusBar().currentMessage() == "Undid \u201cd:1: nothing \u2192 2\u201d"
     press(qtbot, window, Qt.Key.Key_Z, CTRL_SHIFT)
-    assert window.statusBar().currentMessage() == "Redone: d:1: nothing \u2192 2"
+    assert window.statusBar().currentMessage() == "Redid \u201cd:1: nothing \u2192 2\u201d"
