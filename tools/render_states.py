@@ -126,6 +126,18 @@ def export_progress(renderer):
     return dialog
 
 
+def import_progress(renderer):
+    """A long import writing its items: the bar counts them, with the rate and time left."""
+    from simrate.gui.dialogs.import_dialog import ImportProgressDialog
+
+    dialog = ImportProgressDialog("Import: pairs of a long study.tsv", renderer.window)
+    dialog.show()
+    dialog.set_stage("Writing 200,000 items to the project\u2026", cancellable=False)
+    dialog.bar.started -= 3.0  # three seconds in: the rate and the time left show
+    dialog.show_count(60_000, 200_000)
+    return dialog
+
+
 def web_study_error(renderer):
     """The new web study form with a long name and the line saying what is wrong."""
     from simrate.gui.organizer.study_dialog import StudyDialog
@@ -186,6 +198,7 @@ STATES = {
     "import-ratings-error": import_ratings_error,
     "export-error": export_error,
     "export-progress": export_progress,
+    "import-progress": import_progress,
     "web-study-error": web_study_error,
     "add-person-existing": add_person_existing,
     "evaluation-error": evaluation_error,

@@ -219,10 +219,11 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
     return "items", frame, fmt
 
 
-def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
-                 fmt: str) -> ImportResult:
+def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame, fmt: str,
+                 progress: Callable[[int, int], None] | None = None) -> ImportResult:
     """Write what `read_source` gave into the project (created first if asked), all or
-    nothing, each file by `write_file`."""
+    nothing, each file by `write_file`; `progress(items written, items in all)` follows
+    the items' writing across every source file."""
     if request.new_scale is not None:
         project = Project.create(request.project_path, scale=request.new_scale,
                                  title=request.title)
@@ -232,7 +233,10 @@ def write_source(request: ImportRequest, kind: str, frame: pd.DataFrame,
         if kind == "items":
             added = present = 0
             for source, part in _parts_by_source(request, frame):
-                done = write_file(project, FileRead(source, "items", fmt, part))
+                def step(done: int, _total: int, before: int = added + present) -> None:
+                    if progress is not None:
+                        progress(before + done, len(frame))
+                done = write_file(project, FileRead(source, "items", fmt, part), progress=step)
                 added, present = added + done.added, present + done.unchanged
         else:
             ratings = "turk" if fmt == "turk" else "ratings"  # crowd results: ratings too

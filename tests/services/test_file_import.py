@@ -38,7 +38,7 @@ def test_a_refused_write_removes_the_new_project_file(tmp_path, monkeypatch):
     request = ImportRequest(source, tmp_path / "new.simrate", new_scale="clss")
     read = read_source(request)
 
-    def refuse(self, frame, source=""):
+    def refuse(self, frame, source="", progress=None):
         raise SimrateError("refused", source)
 
     monkeypatch.setattr(Project, "import_items", refuse)

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
-    QProgressBar,
     QVBoxLayout,
     QWidget,
 )
@@ -22,11 +21,13 @@ from PySide6.QtWidgets import (
 from simrate.core.base.errors import SimrateError
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.kit.closing import close_keys
+from simrate.gui.kit.progress import CountedProgress
 from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source
 
 
 class ImportProgressDialog(QDialog):
-    """A busy bar, the current stage and a Cancel button."""
+    """The current stage, a bar (busy while the file is read, then the items written so
+    far, with the rate and the time left) and a Cancel button."""
 
     def __init__(self, title: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -34,8 +35,7 @@ class ImportProgressDialog(QDialog):
         self.setModal(True)
         self.stage_label = QLabel("Starting\u2026")
         self.stage_label.setWordWrap(True)
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 0)  # readers report no fraction: an honest busy bar
+        self.bar = CountedProgress("items")  # readers report no fraction: busy until writing
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -48,6 +48,10 @@ class ImportProgressDialog(QDialog):
         """Show what is happening; disable Cancel once writing has begun."""
         self.stage_label.setText(text)
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setEnabled(cancellable)
+
+    def show_count(self, done: int, total: int) -> None:
+        """Items written so far of those to write."""
+        self.bar.show_count(done, total)
 
 
 class ImportErrorDialog(QDialog):
@@ -90,7 +94,7 @@ def run_import(request: ImportRequest, job: Job) -> ImportResult:
     kind, frame, fmt = read_source(request)
     job.commit()
     job.note(f"Writing {len(frame):,} {kind} to the project\u2026")
-    return write_source(request, kind, frame, fmt)
+    return write_source(request, kind, frame, fmt, progress=job.progress)
 
 
 class ImportController(QObject):
@@ -126,13 +130,18 @@ class ImportController(QObject):
         self.progress.rejected.connect(self._on_cancel)
         self.job = self.runner.start(
             lambda job: run_import(request, job), finished=self._on_finished,
-            failed=self._on_failed, cancelled=self._on_cancelled, note=self._on_note)
+            failed=self._on_failed, cancelled=self._on_cancelled, note=self._on_note,
+            progress=self._on_progress)
         self.progress.show()
 
     def _on_cancel(self) -> None:
         if self.job is not None and not self.job.cancel() and self.progress is not None:
             # Already writing: keep the dialog up until the all-or-nothing write ends.
             self.progress.show()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress.show_count(done, total)
 
     def _on_note(self, text: str) -> None:
         if self.progress is not None:

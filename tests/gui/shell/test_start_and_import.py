@@ -187,10 +187,10 @@ def test_cancel_once_writing_has_begun_lets_the_import_finish(qtbot, start_windo
     real_write = dialog_module.write_source
     writing, go_on = threading.Event(), threading.Event()
 
-    def slow_write(*args):
+    def slow_write(*args, **kwargs):
         writing.set()
         go_on.wait(10)
-        return real_write(*args)
+        return real_write(*args, **kwargs)
 
     monkeypatch.setattr(dialog_module, "write_source", slow_write)
     source = tmp_path / "more.tsv"
