@@ -99,10 +99,19 @@ class WebStudiesPanel(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self.base_edit.textChanged.connect(self._selected)
         self._mirrored = 0.0
+        # runs only while the panel is shown (showEvent, hideEvent): a panel closed or never
+        # shown reads nothing, so it never reads a project closed under it
         self.timer = QTimer(self, interval=REFRESH_MS)
         self.timer.timeout.connect(self.refresh)
-        self.timer.start()
         self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.timer.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.timer.stop()
+        super().hideEvent(event)
 
     def _lay_out(self) -> None:
         """New study above the table; the server, the link and its buttons, the message

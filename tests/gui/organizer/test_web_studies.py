@@ -217,3 +217,22 @@ def test_review_and_bonus_totals_are_the_commands(qtbot, tmp_path, capsys):
         box.review_button.click()
         assert box.result_label.text() == "rate per hour: 'nine' is not an amount"
         panel.timer.stop()
+
+
+def test_the_refresh_runs_only_while_the_panel_is_shown(qtbot, tmp_path):
+    """A panel never shown, or hidden, reads nothing on its timer: one left over after its
+    project closed must not read the closed file (it did, in every later test's event
+    loop, before)."""
+    from PySide6.QtWidgets import QDialog
+
+    path = make_project(tmp_path / "p.simrate")
+    with Project.open(path) as project:
+        holder = QDialog()
+        qtbot.addWidget(holder)
+        panel = WebStudiesPanel(project, holder)
+        assert not panel.timer.isActive()
+        holder.show()
+        qtbot.waitExposed(holder)
+        assert panel.timer.isActive()
+        holder.hide()
+        assert not panel.timer.isActive()
