@@ -140,15 +140,17 @@ def _undo(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         done = project.undo_import(undo, by=args.by or login_name(),
                                    keep_newer=args.keep_newer, over_adjudications=args.yes)
-    what = "items" if done["kind"] == "import_items" else "ratings"
-    restored = f", {done['restored']} earlier ratings restored" if done["restored"] else ""
+    what = "item" if done["kind"] == "import_items" else "rating"
+    restored = (f", {counted(done['restored'], 'earlier rating')} restored"
+                if done["restored"] else "")
     items = (f", {counted(done['items_removed'], 'item')} removed" if done.get("items_removed")
              else "")
     people = (f", {counted(done['annotators_removed'], 'annotator')} it added removed"
               if done.get("annotators_removed") else "")
-    kept = (f", {done['kept_newer']} newer ratings kept" if done.get("kept_newer") else "")
+    kept = (f", {counted(done['kept_newer'], 'newer rating')} kept"
+            if done.get("kept_newer") else "")
     print(f"undid import {done['batch']} ({done['source'] or 'no source'}): "
-          f"{done['removed']} {what} removed{restored}{items}{people}{kept}")
+          f"{counted(done['removed'], what)} removed{restored}{items}{people}{kept}")
     return 0
 
 

@@ -86,7 +86,7 @@ def test_keep_newer_undoes_the_rest_and_says_what_stayed(project):
                            "--undo", "--keep-newer"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "4 ratings removed" in done.stdout and "1 newer ratings kept" in done.stdout
+    assert "4 ratings removed" in done.stdout and "1 newer rating kept" in done.stdout
     from simrate.core.project import Project
 
     with Project.open(project.path) as again:

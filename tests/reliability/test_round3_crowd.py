@@ -39,13 +39,13 @@ def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
     ])
     result = simrate(capsys, "import", path, source)
     assert result.status == 0, result.err
-    assert "1 items added" in result.out
+    assert "1 item added" in result.out
     with Project.open(path) as opened:
         assert opened.has_item("new:1") and {"w1", "w2"} <= set(opened.annotators())
 
     result = simrate(capsys, "import", path, "--undo")
     assert result.status == 0, result.err
-    assert "3 ratings removed, 1 items removed, 2 annotators it added removed" in result.out
+    assert "3 ratings removed, 1 item removed, 2 annotators it added removed" in result.out
     assert _snapshot(path) == before
     with Project.open(path) as opened:
         assert not opened.has_item("new:1")
@@ -88,7 +88,7 @@ def test_undo_of_a_ratings_import_removes_the_annotators_it_added(capsys, tmp_pa
     assert simrate(capsys, "import", path, source).status == 0
     result = simrate(capsys, "import", path, "--undo")
     assert result.status == 0, result.err
-    assert "1 annotators it added removed" in result.out
+    assert "1 annotator it added removed" in result.out
     with Project.open(path) as opened:
         assert opened.annotators() == ["ana"]  # ana was there before: she stays
         assert opened.rating("x:1", "ana") == 1.0
