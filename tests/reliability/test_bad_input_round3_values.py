@@ -222,7 +222,7 @@ def test_a_rejected_assignment_may_hold_any_work_time(capsys, tmp_path, project)
                     "H1,A2,W2,Rejected,-50,a,one,two,4\n", encoding="utf-8")
     result = simrate(capsys, "import", project, path)
     assert result.status == 0, result.err
-    assert "1 ratings added" in result.out
+    assert "1 rating added" in result.out
 
 
 # ---------------------------------------------------------------- annotator column
