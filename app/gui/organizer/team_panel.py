@@ -188,11 +188,20 @@ class TeamPanel(QWidget):
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._lay_out()
+        # runs only while the panel is shown (as the web studies panel's): a hidden or
+        # left-over panel asks the hub nothing
         self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
-        self._timer.start()
         self._reading = False
         self._update()
         self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._timer.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self._timer.stop()
+        super().hideEvent(event)
 
     def _lay_out(self) -> None:
         """The hub line, the URL with Publish, the people, their buttons, the message."""

@@ -52,3 +52,20 @@ def test_the_reset_box_asks_for_the_new_password_twice(qtbot):
     assert dialog.result() == AddPersonDialog.DialogCode.Accepted and dialog.reset
     dialog.name_edit.setText("bea")  # a new person: the box goes, with its tick
     assert not dialog.reset_box.isVisible() and not dialog.reset
+
+
+def test_the_team_panels_refresh_runs_only_while_it_is_shown(qtbot, window):
+    """Like the web studies panel: a team panel hidden or never shown polls nothing."""
+    from PySide6.QtWidgets import QDialog
+
+    from simrate.gui.organizer.team_panel import TeamPanel
+
+    holder = QDialog()
+    qtbot.addWidget(holder)
+    panel = TeamPanel(window, holder)
+    assert not panel._timer.isActive()
+    holder.show()
+    qtbot.waitExposed(holder)
+    assert panel._timer.isActive()
+    holder.hide()
+    assert not panel._timer.isActive()
