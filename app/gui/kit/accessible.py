@@ -7,12 +7,16 @@ named here, in words the window already shows.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QLineEdit, QWidget
 
 from simrate.core.base.scale import Scale, fmt
 
+W = TypeVar("W", bound=QWidget)
 
-def named(widget: QWidget, name: str, description: str = "") -> QWidget:
+
+def named(widget: W, name: str, description: str = "") -> W:
     """Give `widget` an accessible name (and description); returns it."""
     widget.setAccessibleName(name)
     if description:
@@ -31,13 +35,13 @@ def name_form_fields(form: QFormLayout) -> None:
     for row in range(form.rowCount()):
         label_item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
         field_item = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
-        if label_item is None or field_item is None or field_item.widget() is None:
+        container = field_item.widget() if field_item is not None else None
+        if label_item is None or container is None:
             continue
         label = label_item.widget()
         if not isinstance(label, QLabel) or not label.text():
             continue
         text = plain_label(label.text())
-        container = field_item.widget()
         for edit in container.findChildren(QLineEdit):
             if not edit.accessibleName():
                 edit.setAccessibleName(text)
