@@ -4,7 +4,7 @@ Protocol `WebBackend` (backend_protocol.py), so the pages and routes are the sam
 
 FileBackend writes to the project file through the Project's own connection, on one
 database thread; every lease and every rating is one write transaction
-(app/core/team/web_tasks.py) and is committed before the page says it is saved, so a
+(app/core/team/web_tasks/) and is committed before the page says it is saved, so a
 SIGTERM (uvicorn finishes the requests under way, then we close the file) loses no
 acknowledged rating.
 """

@@ -1,4 +1,4 @@
-"""The web studies' tables in a project file (see web_study.py for what each holds) and the
+"""The web studies' tables in a project file (see web_study/ for what each holds) and the
 rows read from them (a study's settings, a task, a slot); apart so that the hub's side
 (hub/team/web_hub.py) writes them without importing web_study."""
 

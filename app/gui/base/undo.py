@@ -1,4 +1,4 @@
-"""The undo adapter: each core action (app/core/actions.py) wrapped in one QUndoCommand.
+"""The undo adapter: each core action (app/core/actions/) wrapped in one QUndoCommand.
 
 The action is done before the command is pushed, so a write that fails never leaves a
 command on the stack; the stack's first `redo()` call is therefore skipped.

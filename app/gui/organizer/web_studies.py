@@ -3,7 +3,7 @@ each, copy the worker link, open or close.
 
 New study and Settings open the form of study_dialog.py; its values, like Open/Close, go
 to `set_study`, the same call as `simrate crowd study` (on an organizer's hub replica: to
-the hub, then the file). Reads `study_status` (app/core/team/web_study.py) on the
+the hub, then the file). Reads `study_status` (app/core/team/web_study/) on the
 project's connection when shown, every few seconds while open, and after each change. On
 a hub replica the hub's leases and slots are copied into the file first
 (`mirror_hub_studies`), at most every MIRROR_SECONDS.

@@ -1,5 +1,5 @@
 """The hub's web functions that lease tasks (see web.py for the roles and tables): the
-same rules as the file's (app/core/team/web_tasks.py and crowdweb/flood.py): a lease is short
+same rules as the file's (app/core/team/web_tasks/ and crowdweb/flood.py): a lease is short
 until its first rating; a task never rated is dropped without a trace (no rater row, no
 change); a live task is the cookie's; limits on tasks without a rating per address and in
 total; a worker who finished a task of the study gets it back (the page shows the code)."""

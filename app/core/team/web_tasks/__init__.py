@@ -1,6 +1,6 @@
 """Web studies' tasks: leasing a task to a worker, reading it back and rating its slots.
 
-Every lease and every rating is one write transaction on the project file (see web_study.py
+Every lease and every rating is one write transaction on the project file (see web_study/
 for the tables and the rules); the hub's side of the same is hub/team/web_hub.py.
 """
 

@@ -25,7 +25,7 @@ into the ratings table with their seconds, so `annotators --exclude-careless` an
 item rule see web workers exactly as imported crowd workers.
 
 This module holds the organizer's side (create, change or close a study, its status); the
-worker's side (leasing and rating tasks) is web_tasks.py, the tables and the rows read from
+worker's side (leasing and rating tasks) is web_tasks/, the tables and the rows read from
 them web_tables.py. Every name the web page uses stays importable from here.
 """
 
