@@ -10,7 +10,7 @@ import pytest
 from simrate.core.base.errors import SimrateError
 from tests.core.frames import make_ratings
 from tests.core.test_undo_over_newer import elsewhere
-from tests.reliability.helpers import new_project
+from tests.support.helpers import new_project
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.helpers import new_project
+from tests.support.helpers import new_project
 
 
 @pytest.fixture

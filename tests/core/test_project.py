@@ -196,7 +196,7 @@ def test_newer_schema_is_refused(tmp_path):
 
 
 def test_read_only_folder(tmp_path):
-    from tests.reliability.helpers import run_with_read_only_folder
+    from tests.support.helpers import run_with_read_only_folder
 
     folder = tmp_path / "ro"
     folder.mkdir()

@@ -18,7 +18,7 @@ from simrate.core.team.invites import invite, invitee, revoke
 from simrate.web.pages import create_app
 from tests.cli.helpers import simrate
 from tests.contract.backends import frame_of
-from tests.reliability.helpers import one_line_error, run_cli
+from tests.support.helpers import one_line_error, run_cli
 from tests.web.projects import make_project
 
 NFC_ZOE, NFD_ZOE = "Zo\u00eb", "Zoe\u0308"

@@ -13,7 +13,7 @@ import pytest
 from simrate.core.actions import Adjudicate, History, SetRating
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import RatingState, Verdict
-from tests.reliability.helpers import new_project
+from tests.support.helpers import new_project
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -63,7 +63,7 @@ def test_unwritable_folder_is_refused(tmp_path, monkeypatch):
 
 
 def test_really_read_only_folder(tmp_path):
-    from tests.reliability.helpers import run_with_read_only_folder
+    from tests.support.helpers import run_with_read_only_folder
 
     folder = tmp_path / "ro"
     folder.mkdir()

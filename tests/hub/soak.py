@@ -110,7 +110,7 @@ def run_soak(hub: Hub, folder: Path, seconds: float, seed: int = 1,
 
     def start_window() -> subprocess.Popen:
         window = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.window_driver", str(replica), "ana",
+            [sys.executable, "-m", "tests.support.window_driver", str(replica), "ana",
              str(folder / "settings.ini")], cwd=ROOT, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = window.stdout.readline()

@@ -106,7 +106,7 @@ def test_an_import_on_the_organizers_replica_claims_its_raters_on_the_hub_first(
     """Cases 1 and 4 while the hub can be reached: the import asks the hub before it
     writes, so a worker who took the name there meanwhile refuses it at once, in one line,
     and the file stays as it was."""
-    from tests.reliability.helpers import one_line_error
+    from tests.support.helpers import one_line_error
 
     path, _ = published_study(hub, tmp_path, items=20, per_task=2, n_checks=0, annotator=None)
     assert lease(hub, "carol") == "carol"

@@ -18,7 +18,7 @@ from simrate.core.project import Project
 from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 from tests.hub.cluster import ADMIN
 from tests.hub.webhub import published_study
-from tests.reliability.helpers import one_line_error
+from tests.support.helpers import one_line_error
 
 
 def _password_of(passfile, login: str) -> str:

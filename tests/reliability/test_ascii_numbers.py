@@ -17,8 +17,7 @@ from simrate.formats.pit import parse_label
 from simrate.formats.pyramid_project import parse_negatives
 from simrate.formats.turk import _slots
 from simrate.hub.link.backoff import WAIT_VARIABLE, total_wait
-
-from .helpers import new_project, one_line_error, run_cli
+from tests.support.helpers import new_project, one_line_error, run_cli
 
 FOREIGN = ["３", "٣", "३", "1_0", " 3", "１.５", "+-3"]
 

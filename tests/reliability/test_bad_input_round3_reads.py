@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from simrate.formats.limits import MAX_INPUT_BYTES
-
-from .helpers import ROOT, new_project, one_line_error
+from tests.support.helpers import ROOT, new_project, one_line_error
 
 SAMPLES = ROOT / "sample_data"
 #: The address space the command line may use: Python with pandas and numpy takes about

@@ -13,8 +13,7 @@ import pytest
 
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import new_project, one_line_error
+from tests.support.helpers import new_project, one_line_error
 
 PAIR = '{"id": "a", "left": "one text", "right": "another"}\n'
 

@@ -12,8 +12,7 @@ from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
 from simrate.formats.leftovers import temp_name
 from simrate.services.export import export_project
-
-from .helpers import ROOT, make_items
+from tests.support.helpers import ROOT, make_items
 
 
 def _big_project(path):

@@ -16,8 +16,7 @@ from openpyxl import Workbook
 from simrate.core.project import Project
 from simrate.formats.limits import MAX_COLUMNS, MAX_XLSX_UNPACKED
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, new_project, one_line_error
+from tests.support.helpers import ROOT, new_project, one_line_error
 
 SECONDS, MEGABYTES = 10.0, 500
 
@@ -97,7 +96,7 @@ def test_field_over_the_text_limit_names_the_limit(capsys, tmp_path, project):
 def test_own_export_of_a_200k_text_reads_back(capsys, tmp_path, project, fmt):
     text = "lorem, \"ipsum\"\tdolor\n" * 10_000  # 210,000 characters
     with Project.open(project) as p:
-        from .helpers import make_items
+        from tests.support.helpers import make_items
         items = make_items(1)
         items["left"] = [text]
         p.import_items(items)

@@ -26,7 +26,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .helpers import ROOT
+from tests.support.helpers import ROOT
 
 #: The child's address space: Python with pandas, numpy and openpyxl uses about 1 GB.
 ADDRESS_SPACE = 3 * 2**30
@@ -163,7 +163,7 @@ def _project_for_cli() -> tuple[Path, Path]:
         import shutil
 
         from simrate.core.project import Project
-        from tests.reliability.helpers import make_items
+        from tests.support.helpers import make_items
 
         folder = Path(tempfile.mkdtemp(prefix="fuzz-cli-"))
         pristine = folder / "pristine.simrate"

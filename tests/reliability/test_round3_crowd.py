@@ -7,8 +7,7 @@ import sqlite3
 
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import new_project, one_line_error
+from tests.support.helpers import new_project, one_line_error
 
 HEADER = ("HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
           "Input.id1,Input.left1,Input.right1,Answer.score1\n")

@@ -18,9 +18,8 @@ from simrate.commands.crowd_cmd import _markdown_file
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import MAX_MARKDOWN_BYTES, WRITER_WAIT, read_bounded
 from simrate.formats.limits import MAX_INPUT_BYTES, read_input
-
-from .helpers import new_project, one_line_error
-from .test_bad_input_round3_reads import run_limited
+from tests.support.capped import run_limited
+from tests.support.helpers import new_project, one_line_error
 
 #: Each option or importer that reads a file: (argv with {f} for the file, the file's
 #: name, the limit a larger file meets).

@@ -25,7 +25,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import held_by_this_process
 from simrate.core.project import Project
 from simrate.core.team.package_file import read_package
-from tests.reliability.helpers import ROOT, new_project, run_cli
+from tests.support.helpers import ROOT, new_project, run_cli
 
 
 def deleted_files(pid: int | str = "self") -> list[str]:
@@ -143,7 +143,7 @@ def test_kill_9_loses_nothing_acknowledged_while_others_open_and_close(project_p
 
 def test_the_window_keeps_its_wal_and_every_saved_rating_survives_kill_9(project_path,
                                                                           tmp_path):
-    window = _start(["-m", "tests.reliability.window_driver", str(project_path), "ana",
+    window = _start(["-m", "tests.support.window_driver", str(project_path), "ana",
                      str(tmp_path / "settings.ini")])
     saved = []
     try:

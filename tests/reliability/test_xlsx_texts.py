@@ -7,8 +7,7 @@ from openpyxl import load_workbook
 
 from simrate.core.project import Project
 from simrate.services.export import export_project
-
-from .helpers import make_items
+from tests.support.helpers import make_items
 
 PREFIXES = ["=", "#", "+", "-", "@", "=SUM(A1:A2)", "#N/A", "#REF!", "=HYPERLINK(\"x\")"]
 

@@ -51,7 +51,7 @@ def test_work_time_is_saved_with_each_rating(tmp_path):
 def test_a_crowd_import_that_fails_on_a_full_disk_adds_no_items(tmp_path):
     """Items and ratings go in as one transaction: the new item, which fits, stays out when
     the ratings (a long note) meet the full disk."""
-    from tests.reliability.helpers import fill_disk, free_disk
+    from tests.support.helpers import fill_disk, free_disk
 
     path = tmp_path / "Batch_1_batch_results.csv"
     path.write_text(HEAD + "Input.id1,Input.left1,Input.right1,Answer.score1,Answer.note1\n"

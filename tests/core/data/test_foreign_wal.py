@@ -21,7 +21,7 @@ import pytest
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.open_files import wal_stranger
 from simrate.core.project import Project
-from tests.reliability.helpers import new_project, one_line_error, run_cli
+from tests.support.helpers import new_project, one_line_error, run_cli
 
 #: A writer that changes every item's text and dies before any checkpoint: its -wal (and
 #: -shm) stay beside the file.

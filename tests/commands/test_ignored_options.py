@@ -6,8 +6,7 @@ import pytest
 
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, one_line_error
+from tests.support.helpers import ROOT, one_line_error
 
 SAMPLES = ROOT / "sample_data"
 PAIRS = SAMPLES / "pairs.tsv"

@@ -13,8 +13,7 @@ import pytest
 from simrate.core.check.integrity import find_problems
 from simrate.core.project import Project
 from simrate.core.team.quality import check_scores
-
-from .helpers import make_items, one_line_error, run_cli
+from tests.support.helpers import make_items, one_line_error, run_cli
 
 RATERS = ("ann", "bob", "cy")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.project import Project
-
-from .helpers import make_items, one_line_error, run_cli_on_small_disk
+from tests.support.helpers import make_items, one_line_error, run_cli_on_small_disk
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,7 @@ import pytest
 
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import new_project, one_line_error
+from tests.support.helpers import new_project, one_line_error
 
 HEADER = "item_id\tsentence1\tsentence2\n"
 
@@ -58,7 +57,7 @@ def test_all_cp1252_file_falls_back_and_says_so(capsys, tmp_path, project):
 
 def test_mixed_ratings_csv_is_refused(capsys, tmp_path, project):
     with Project.open(project) as p:
-        from .helpers import make_items
+        from tests.support.helpers import make_items
         p.import_items(make_items(2))
     path = tmp_path / "r.csv"
     path.write_bytes("item_id,annotator,score,note\nx:1,zoë,1,\n".encode()

@@ -1,6 +1,6 @@
 """A real simrate window in its own process, driven through its keyboard from stdin.
 
-    python -m tests.reliability.window_driver PROJECT ANNOTATOR SETTINGS_INI
+    python -m tests.support.window_driver PROJECT ANNOTATOR SETTINGS_INI
 
 Prints `ready` once the window shows the project. Each line `key DIGIT` on stdin types the
 digit and Enter into the focused widget, as an annotator would, and prints `saved ID SCORE`

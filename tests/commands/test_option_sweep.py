@@ -30,8 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT
+from tests.support.helpers import ROOT
 
 SAMPLES = ROOT / "sample_data"
 #: Seconds one case may take before it counts as a hang.
@@ -319,7 +318,7 @@ def test_every_option_refuses_hostile_values_in_one_line(klass, project, tmp_pat
     for share in range(WORKERS):
         folder = tmp_path / f"w{share}"
         folder.mkdir()
-        code = ("from tests.reliability.test_round4_sweep import run_share; "
+        code = ("from tests.commands.test_option_sweep import run_share; "
                 f"run_share({klass!r}, {share}, {WORKERS}, {str(project)!r}, {str(folder)!r})")
         children.append(subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -15,8 +15,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.data import values
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, one_line_error, run_cli
+from tests.support.helpers import ROOT, one_line_error, run_cli
 
 SAMPLES = ROOT / "sample_data"
 BIG = "9" * 25
@@ -177,7 +176,7 @@ def test_utf16_without_a_byte_order_mark_says_utf16(capsys, project, tmp_path, c
 
 
 def test_read_only_folders_for_package_and_the_sample(project, tmp_path):
-    from .helpers import run_with_read_only_folder
+    from tests.support.helpers import run_with_read_only_folder
 
     locked = tmp_path / "locked"
     (locked / "data").mkdir(parents=True)

@@ -1,18 +1,15 @@
-"""Numbers at the extremes: thresholds, evaluate's sums, --score, foreign digits, r vs rest."""
+"""Numbers at the extremes: thresholds, --score, scores in other digits."""
 
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.core.machine.evaluation import least_squares_fit, pearson, spearman
 from simrate.core.project import Project
-
-from .helpers import ROOT, new_project, one_line_error, run_cli
+from tests.support.helpers import ROOT, new_project, one_line_error, run_cli
 
 SAMPLE = ROOT / "sample_data"
 
@@ -74,36 +71,6 @@ def test_a_stored_huge_threshold_reads_safely(rated, tmp_path, stored):
     assert (tmp_path / "out.tsv").is_file()
 
 
-# ---------------------------------------------------------------- evaluate
-@pytest.mark.parametrize("size", [1e-200, 1e-300, 1e-310, 1e200, 1e300, 1.5e308])
-def test_correlations_of_any_finite_size(size):
-    rng = random.Random(3)
-    gold = [rng.uniform(0, 5) for _ in range(40)]
-    system = [(g - 2.5) / 2.5 * size for g in gold]  # a perfectly correlated system
-    assert pearson(gold, system).value == pytest.approx(1.0, abs=1e-12)
-    assert pearson(system, gold).value == pytest.approx(1.0, abs=1e-12)
-    assert spearman(gold, system).value == 1.0
-    assert least_squares_fit(gold, system) == pytest.approx(gold, rel=1e-9)
-    anti = [-s for s in system]
-    assert pearson(gold, anti).value == pytest.approx(-1.0, abs=1e-12)
-
-
-@pytest.mark.parametrize("size", [1e-200, 1e200, 1.5e308])
-def test_evaluate_command_with_extreme_scores(tmp_path, size):
-    rng = random.Random(5)
-    gold = [rng.uniform(0, 5) for _ in range(30)]
-    (tmp_path / "gold.txt").write_text("".join(f"{g!r}\n" for g in gold))
-    (tmp_path / "sys.txt").write_text("".join(f"{(g - 2.5) / 2.5 * size!r}\n" for g in gold))
-    result = run_cli("evaluate", "--task", "sts", tmp_path / "gold.txt", tmp_path / "sys.txt",
-                     "--json")
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""  # no numpy warnings
-    figures = json.loads(result.stdout)
-    assert figures["datasets"]["gold"]["pearson"] == pytest.approx(1.0, abs=1e-12)
-    assert figures["all"] == pytest.approx(1.0, abs=1e-12)
-    assert figures["allnrm"] == pytest.approx(1.0, abs=1e-12)
-
-
 # ---------------------------------------------------------------- checks --score
 @pytest.mark.parametrize(("given", "needle"), [
     ("2.3", "not on the grid"), ("1e-320", "not on the grid"), ("7", "outside scale"),
@@ -149,45 +116,3 @@ def test_scale_parse_refuses_foreign_digits(tmp_path):
     with pytest.raises(SimrateError, match="U\\+0663"):
         project.scale.parse("٣")
     assert project.scale.parse(" 3 ") == 12  # clss: step 0.25
-
-
-def test_a_system_file_with_foreign_digits(tmp_path):
-    (tmp_path / "gold.txt").write_text("1\n2\n3\n")
-    (tmp_path / "sys.txt").write_text("1\n２\n3\n", encoding="utf-8")
-    result = run_cli("evaluate", "--task", "sts", tmp_path / "gold.txt", tmp_path / "sys.txt")
-    assert result.returncode == 2
-    one_line_error(result.stderr, "sys.txt:2:", "U+FF12")
-
-
-# ---------------------------------------------------------------- r vs rest
-def _sparse_ratings(path):
-    rng = random.Random(2)
-    rows = ["item_id,annotator,score"]
-    for i in range(30):
-        rows += [f"i{i},a,{rng.randint(0, 5)}", f"i{i},b,{rng.randint(0, 5)}"]
-    rows += ["i0,c,0", "i1,c,3"]  # c shares two items with the others
-    path.write_text("\n".join(rows) + "\n")
-
-
-def test_vs_rest_follows_min_overlap(tmp_path):
-    source = tmp_path / "r.csv"
-    _sparse_ratings(source)
-    report = json.loads(run_cli("agreement", "--ratings", source, "--json").stdout)
-    assert report["pearson"]["c"]["a"] is None
-    assert report["pearson_vs_rest"]["c"] is None
-    assert report["pearson_vs_rest"]["a"] is not None
-    text = run_cli("agreement", "--ratings", source).stdout
-    row = next(line for line in text.splitlines() if line.strip().startswith("c "))
-    assert row.split()[-2:] == ["n/a", "[1]"] and "1.000    1.000" not in row
-    # --min-overlap 2 cannot give a figure over two items: r would be +1 or -1 whatever
-    # the scores (never fewer than three shared items)
-    loose = json.loads(run_cli("agreement", "--ratings", source, "--min-overlap", "2",
-                               "--json").stdout)
-    assert loose["pearson_vs_rest"]["c"] is None and loose["pearson"]["c"]["b"] is None
-    assert "only two common items" in run_cli("agreement", "--ratings", source,
-                                              "--min-overlap", "2").stdout
-    source.write_text(source.read_text() + "i2,c,4\n")  # a third shared item
-    third = json.loads(run_cli("agreement", "--ratings", source, "--min-overlap", "3",
-                               "--json").stdout)
-    assert third["pearson_vs_rest"]["c"] is not None
-    assert third["pearson"]["c"]["b"] is not None

@@ -8,8 +8,7 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-
-from .helpers import fill_disk, free_disk, make_items, new_project, run_on_small_disk
+from tests.support.helpers import fill_disk, free_disk, make_items, new_project, run_on_small_disk
 
 LONG_NOTE = "n" * 200_000  # needs new pages, so the write meets the full disk
 
@@ -74,7 +73,7 @@ import os, sys
 from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from tests.reliability.helpers import make_items
+from tests.support.helpers import make_items
 
 folder = Path(sys.argv[1])
 path = folder / "p.simrate"

@@ -7,13 +7,12 @@ import subprocess
 import sys
 
 from simrate.core.project import Project
-
-from .helpers import ROOT, make_items, new_project
+from tests.support.helpers import ROOT, make_items, new_project
 
 IMPORTER = '''
 import sys, time
 from simrate.core.project import Project
-from tests.reliability.helpers import make_items
+from tests.support.helpers import make_items
 path, prefix, go = sys.argv[1], sys.argv[2], float(sys.argv[3])
 project = Project.open(path)  # opened, and its index read, before the other one writes
 items = make_items(4000, prefix) if prefix != "both" else make_items(4000, "a")

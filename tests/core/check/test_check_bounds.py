@@ -17,8 +17,7 @@ import pytest
 from simrate.core.check.check_open import SQLITE_PATH_MAX
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, new_project, one_line_error
+from tests.support.helpers import ROOT, new_project, one_line_error
 
 SAMPLES = ROOT / "sample_data"
 

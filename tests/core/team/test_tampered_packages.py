@@ -10,8 +10,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.package_merge import merge_package
 from simrate.core.team.packages import make_package
-
-from .helpers import new_project
+from tests.support.helpers import new_project
 
 
 def tamper(path, *statements: tuple) -> None:

@@ -15,8 +15,7 @@ import pytest
 
 from simrate.core.data.store import MACHINE
 from simrate.core.project import Project
-
-from .helpers import ROOT, new_project, one_line_error, run_cli
+from tests.support.helpers import ROOT, new_project, one_line_error, run_cli
 
 
 def _rate(project: Project, raters: tuple[str, ...], kind: str = "human") -> None:
@@ -232,7 +231,7 @@ def test_the_files_own_wal_left_by_a_killed_writer_is_applied(rated):
 def test_a_sound_project_on_a_full_disk_is_said_to_be_on_a_full_disk(rated, tmp_path):
     import sys
 
-    from .helpers import run_on_small_disk
+    from tests.support.helpers import run_on_small_disk
 
     folder = tmp_path / "disk"
     folder.mkdir()

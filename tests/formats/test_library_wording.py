@@ -8,8 +8,13 @@ import sqlite3
 import pytest
 
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, make_items, new_project, one_line_error, run_cli_on_small_disk
+from tests.support.helpers import (
+    ROOT,
+    make_items,
+    new_project,
+    one_line_error,
+    run_cli_on_small_disk,
+)
 
 SAMPLES = ROOT / "sample_data"
 TURK_HEADER = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Input.id,Answer.score"

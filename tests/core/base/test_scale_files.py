@@ -17,8 +17,7 @@ import pytest
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import MAX_SCALE_POINTS, Scale
 from tests.cli.helpers import simrate
-
-from .helpers import ROOT, one_line_error
+from tests.support.helpers import ROOT, one_line_error
 
 
 @pytest.mark.parametrize(("body", "needle"), [

@@ -11,8 +11,7 @@ import pytest
 from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
 from tests.cli.test_crowd_e2e import turk_results
-
-from .helpers import one_line_error, run_cli, run_cli_on_small_disk
+from tests.support.helpers import one_line_error, run_cli, run_cli_on_small_disk
 
 N = 150
 

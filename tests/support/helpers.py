@@ -1,4 +1,4 @@
-"""Shared helpers of the reliability tests: small projects, a full disk, the command line."""
+"""Helpers shared by the tests: small projects, a full disk, the command line."""
 
 from __future__ import annotations
 
