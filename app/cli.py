@@ -1,5 +1,5 @@
 """The command line: parse, call the core, print. Each command is app/commands/<name>_cmd.py,
-listed once in app/commands/registry.py (its parser and its run)."""
+listed once in app/commands/parser/registry.py (its parser and its run)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 
-from simrate.commands.argv_text import refuse_undecodable
-from simrate.commands.command_help import describe_commands
-from simrate.commands.dispatch import check_name_options, run_command
-from simrate.commands.option_help import describe_options
-from simrate.commands.registry import COMMANDS, INTERMIXED, add_parsers
-from simrate.commands.terminal import escape_what_cannot_be_shown, one_line
+from simrate.commands.base.terminal import escape_what_cannot_be_shown, one_line
+from simrate.commands.parser.argv_text import refuse_undecodable
+from simrate.commands.parser.command_help import describe_commands
+from simrate.commands.parser.dispatch import check_name_options, run_command
+from simrate.commands.parser.option_help import describe_options
+from simrate.commands.parser.registry import COMMANDS, INTERMIXED, add_parsers
 from simrate.core.base.errors import SimrateError, bounded_line, cut
 from simrate.locations import installed_version
 

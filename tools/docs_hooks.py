@@ -3,7 +3,7 @@
 A page holds a marker such as `<!-- generated: cli -->`; the hook replaces it with text made
 from the running code, so the reference cannot drift from the program:
 - `cli`: every subcommand and option, from the argparse parsers of app/cli.py, with the
-  descriptions `--help` prints (app/commands/option_help.py);
+  descriptions `--help` prints (app/commands/parser/option_help.py);
 - `schema`: the tables of a project file, from the schema strings in app/core;
 - `change-kinds`: the kinds of change-log entry, from app/core/data/changelog.py's CHANGE_KINDS;
 - `reliability`: the guarantee table, from README.md's Reliability section;
@@ -55,7 +55,7 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
                 name += f" `{action.metavar or action.dest.upper()}`"
         else:
             name = f"`{action.metavar or action.dest.upper()}`"
-        # The text `--help` prints (app/commands/option_help.py fills what cli.py leaves out).
+        # The text `--help` prints (app/commands/parser/option_help.py fills what cli.py leaves out).
         notes = [parser._get_formatter()._expand_help(action) if action.help else ""]
         if action.choices and not isinstance(action.choices, dict):
             notes.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
@@ -73,7 +73,7 @@ def _command_section(path: str, parser: argparse.ArgumentParser, help_text: str)
     usage = " ".join(parser.format_usage().split())
     usage = usage.removeprefix("usage: ")
     out = [f"### `{path}`", ""]
-    if parser.description:  # the paragraph `--help` prints (app/commands/command_help.py)
+    if parser.description:  # the paragraph `--help` prints (app/commands/parser/command_help.py)
         out += [parser.description, ""]
     elif help_text:
         out += [help_text[:1].upper() + help_text[1:] + ".", ""]

@@ -1,13 +1,3 @@
-"""One module per subcommand: <name>_cmd.run(args) -> exit status."""
-
-from __future__ import annotations
-
-import getpass
-
-
-def login_name() -> str:
-    """The user's login name, recorded as who made a change when --by is not given."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name in some containers
-        return ""
+"""The subcommands, one module each (<name>_cmd.py: `add_parser(sub)` and `run(args)` ->
+exit status), in a folder by the area they serve: project (files in and out), review,
+team; parser builds the command line from them, base holds what they are built with."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from simrate.cli import build_gui_parser, build_parser
-from simrate.commands.command_help import EXAMPLES
+from simrate.commands.parser.command_help import EXAMPLES
 from simrate.core.team.web_study import DEFAULT_LEASE_MINUTES, DEFAULT_PER_ITEM
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from simrate.commands.flagged_cmd import flagged_items
+from simrate.commands.review.flagged_cmd import flagged_items
 from simrate.core.review.gold import flagged_list
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import make_project

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from simrate.core.project import Project
-from simrate.services.file_import import ImportRequest, read_source, write_source
+from simrate.services.imports.file_import import ImportRequest, read_source, write_source
 from tests.cli.helpers import simrate
 
 
@@ -40,7 +40,7 @@ def test_a_package_merge_counts_skips_apart_from_ratings(tmp_path, capsys):
     """A skip ("cannot judge") is no rating: the merge, its preview in the window and
     `simrate annotators` count it the same way."""
     from simrate.core.team.packages import make_package
-    from simrate.services.ratings_preview import preview_import
+    from simrate.services.imports.ratings_preview import preview_import
     from tests.core.team.test_packages import make_items
 
     origin = tmp_path / "o.simrate"

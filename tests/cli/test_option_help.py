@@ -1,5 +1,5 @@
 """Help where the user is: every argument of every command is described by `--help` itself,
-and the site's reference prints the same text (one source: app/commands/option_help.py)."""
+and the site's reference prints the same text (one source: app/commands/parser/option_help.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from simrate.cli import build_gui_parser, build_parser
-from simrate.commands.option_help import undescribed
+from simrate.commands.parser.option_help import undescribed
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.commands.progress import TerminalProgress, duration
+from simrate.commands.base.progress import TerminalProgress, duration
 from tests.cli.helpers import simrate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from simrate.core.pyramid.pairs import STATISTICS_KEYS
-from simrate.services.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
+from simrate.services.exports.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
 from tests.cli.helpers import simrate
 from tests.formats.pyramid_xml import SpecScu, ducview_xml
 

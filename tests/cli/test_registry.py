@@ -1,4 +1,4 @@
-"""One registry of commands (app/commands/registry.py): adding a command is one module with
+"""One registry of commands (app/commands/parser/registry.py): adding a command is one module with
 `add_parser` and `run`, and one line in COMMANDS; the parser, the dispatch, the window's
 help and the site's reference all follow it."""
 
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from simrate.cli import build_gui_parser, build_parser
-from simrate.commands.registry import COMMANDS, command_module
+from simrate.commands.parser.registry import COMMANDS, FOLDERS, command_module
 from tests.cli.helpers import simrate
 
 COMMANDS_DIR = Path(__file__).resolve().parents[2] / "app" / "commands"
@@ -23,8 +23,10 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def test_every_command_module_is_registered_with_add_parser_and_run():
-    modules = sorted(p.stem.removesuffix("_cmd") for p in COMMANDS_DIR.glob("*_cmd.py"))
+    modules = sorted(p.stem.removesuffix("_cmd") for p in COMMANDS_DIR.rglob("*_cmd.py"))
     assert sorted(COMMANDS) == modules
+    for path in COMMANDS_DIR.rglob("*_cmd.py"):  # each in the folder the registry names
+        assert path.parent.name == FOLDERS[path.stem.removesuffix("_cmd")], path
     assert len(set(COMMANDS)) == len(COMMANDS)
     for name in COMMANDS:
         module = command_module(name)

@@ -83,7 +83,7 @@ class FileBackend:
                                                             source="r.csv", kind=kind))
 
     def import_machine(self, name: str) -> None:
-        from simrate.services.machine_import import import_machine
+        from simrate.services.imports.machine_import import import_machine
 
         scores = self.folder / "machine.tsv"
         scores.write_text("item_id\tscore\n" + "".join(f"{i}\t3\n" for i in ITEMS[:3]),

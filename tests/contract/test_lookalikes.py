@@ -50,7 +50,7 @@ def write_xlsx(path, name: str, items: list[str]) -> None:
 
 def import_file(backend, path) -> None:
     """A ratings file read as `simrate import` reads it, then imported (and synced)."""
-    from simrate.services.file_import import read_file
+    from simrate.services.imports.file_import import read_file
 
     frame = read_file(path, "ratings").frame
     backend._do(lambda: backend.project.import_ratings(frame, source=path.name))

@@ -156,7 +156,7 @@ def test_a_name_option_in_nfd_or_upper_case_finds_the_rater(tmp_path):
 def test_undoing_a_machine_import_takes_the_new_machine_rater_back(tmp_path):
     """A machine rater comes with its first import, so an undo (say, after the hub refused
     its name) leaves no machine behind to be claimed again."""
-    from simrate.services.machine_import import import_machine
+    from simrate.services.imports.machine_import import import_machine
 
     path = make_project(tmp_path / "p.simrate")
     scores = tmp_path / "bot.tsv"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from simrate.cli import build_gui_parser, build_parser
-from simrate.commands.registry import COMMANDS
+from simrate.commands.parser.registry import COMMANDS
 from simrate.core.base.errors import SimrateError
 
 ROOT = Path(__file__).resolve().parents[2]

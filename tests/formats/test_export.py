@@ -12,7 +12,7 @@ from simrate.core.base.errors import RuleError, SimrateError
 from simrate.formats import export as export_module
 from simrate.formats.export import pit_label
 from simrate.formats.writers import choose_format
-from simrate.services.export import export_project
+from simrate.services.exports.export import export_project
 from tests.formats.export_fixtures import jsonl_records, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
@@ -281,7 +281,7 @@ def test_a_format_registered_once_is_chosen_by_its_ending_and_written(tmp_path, 
 
     from simrate.core.base.scale import load_scale
     from simrate.formats import writers
-    from simrate.services.export import write_gold
+    from simrate.services.exports.export import write_gold
 
     def ids(gold, out, scale, progress):
         out.write("".join(f"{item}\n" for item in gold["item_id"]))

@@ -11,7 +11,7 @@ from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
 from simrate.formats.pit import read_pit
 from simrate.formats.sts import read_sts
-from simrate.services.export import export_project
+from simrate.services.exports.export import export_project
 from tests.cli.helpers import simrate
 
 #: STS 2012 gold scores are averages of five raters, given to three decimals (0.083, 4.400),

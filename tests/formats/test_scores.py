@@ -370,7 +370,7 @@ def test_item_id_lines_against_a_line_aligned_gold_are_explained(tmp_path):
 def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
     import warnings
 
-    from simrate.services.evaluation import evaluate_files
+    from simrate.services.imports.evaluation import evaluate_files
 
     gold = write(tmp_path, "gold.tsv",
                  "item_id\tdataset\tgold\na\tX\t\nb\tX\t\nc\tY\t1\nd\tY\t3\ne\tY\t2\n")

@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter
 from simrate.core.base.errors import SimrateError
 from simrate.formats.xlsx_report import write_xlsx_report
 from simrate.formats.xlsx_rows import CELL_LIMIT, TextFitter
-from simrate.services.export import export_project
+from simrate.services.exports.export import export_project
 from tests.formats.export_fixtures import make_project
 
 #: Texts a spreadsheet would like to read as something else: formulas, numbers, links,

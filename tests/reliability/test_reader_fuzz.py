@@ -111,7 +111,7 @@ def _store(frame, name: str, project: Path, source: str) -> None:
 
     with Project.create(project, scale="sts") as opened:
         if name == "turk":
-            from simrate.services.crowd_import import import_crowd_results
+            from simrate.services.crowd.crowd_import import import_crowd_results
 
             import_crowd_results(opened, frame, source)
         elif name == "ratings":

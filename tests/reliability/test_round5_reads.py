@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.commands.crowd_cmd import _markdown_file
+from simrate.commands.team.crowd_cmd import _markdown_file
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import MAX_MARKDOWN_BYTES, WRITER_WAIT, read_bounded
 from simrate.formats.limits import MAX_INPUT_BYTES, read_input

@@ -88,7 +88,7 @@ def test_the_project_is_refused_as_its_own_input(project_path, tmp_path):
     assert "Traceback" not in done.stderr
     held = Project.open(project_path)
     try:
-        from simrate.services.machine_import import read_machine_frame
+        from simrate.services.imports.machine_import import read_machine_frame
 
         with pytest.raises(SimrateError, match="is the project itself"):
             read_machine_frame(held, project_path, "gpt", "ratings")

@@ -6,7 +6,7 @@ import pytest
 from openpyxl import load_workbook
 
 from simrate.core.project import Project
-from simrate.services.export import export_project
+from simrate.services.exports.export import export_project
 from tests.support.helpers import make_items
 
 PREFIXES = ["=", "#", "+", "-", "@", "=SUM(A1:A2)", "#N/A", "#REF!", "=HYPERLINK(\"x\")"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 from simrate.core.team.crowdweb.review import StudyReview, WorkerReview
-from simrate.services.crowd_review_files import write_review_files
+from simrate.services.crowd.crowd_review_files import write_review_files
 
 
 def worker(name: str, decision: str, session: str, complete: bool = True) -> WorkerReview:

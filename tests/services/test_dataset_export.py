@@ -240,8 +240,8 @@ def test_refusals_write_nothing(tmp_path, capsys):
 
 def test_an_interrupted_export_leaves_no_folder(tmp_path, capsys):
     from simrate.core.project import Project
-    from simrate.services.dataset_export import DatasetOptions
-    from simrate.services.export import export_project
+    from simrate.services.dataset.dataset_export import DatasetOptions
+    from simrate.services.exports.export import export_project
 
     project_path = build_project(capsys, tmp_path)
     out = tmp_path / "out"
@@ -268,8 +268,8 @@ def test_people_count_in_card_matches_files(exported):
 def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
     from simrate.core.project import Project
     from simrate.formats.sts import read_sts
-    from simrate.services.dataset_export import DatasetOptions
-    from simrate.services.export import export_project
+    from simrate.services.dataset.dataset_export import DatasetOptions
+    from simrate.services.exports.export import export_project
     from tests.formats.test_export_realdata import FINE_STS_SCALE, rate_with_reference
 
     items = read_sts(realdata / "sts2012" / "STS.input.MSRvid.txt")
@@ -322,7 +322,7 @@ def test_title_and_language_reach_the_card_and_croissant(exported, tmp_path, cap
 
 
 def test_pseudonyms_widen_past_their_digits_and_keep_join_order():
-    from simrate.services.pseudonyms import Pseudonyms
+    from simrate.services.dataset.pseudonyms import Pseudonyms
 
     people = [f"p{n}" for n in range(120)]
     workers = [f"W{n}" for n in range(3)]
@@ -337,8 +337,8 @@ def test_pseudonyms_widen_past_their_digits_and_keep_join_order():
 
 def test_progress_counts_the_rows_of_both_files(exported, tmp_path):
     from simrate.core.project import Project
-    from simrate.services.dataset_export import DatasetOptions
-    from simrate.services.export import export_project
+    from simrate.services.dataset.dataset_export import DatasetOptions
+    from simrate.services.exports.export import export_project
 
     project_path, out, _ = exported
     told = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.services.dataset_privacy import private_kind
+from simrate.services.dataset.dataset_privacy import private_kind
 from tests.cli.helpers import simrate
 from tests.services import dataset_fixtures  # noqa: F401 - `datasets` offline, its cache
 

@@ -8,7 +8,7 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from simrate.services.file_import import ImportRequest, read_source, write_source
+from simrate.services.imports.file_import import ImportRequest, read_source, write_source
 
 PAIRS = "id\tsentence1\tsentence2\np1\tone left\tone right\np2\ttwo left\ttwo right\n"
 
@@ -89,7 +89,7 @@ def test_the_window_and_the_command_line_import_alike(tmp_path, capsys, name, te
 
 
 def test_read_file_names_what_a_file_holds(tmp_path):
-    from simrate.services.file_import import ReadOptions, read_file
+    from simrate.services.imports.file_import import ReadOptions, read_file
 
     pairs, turk, ratings = (tmp_path / "pairs.tsv", tmp_path / "results.csv",
                             tmp_path / "r.tsv")

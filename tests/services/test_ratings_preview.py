@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simrate.core.project import Project
-from simrate.services.ratings_preview import preview_import
+from simrate.services.imports.ratings_preview import preview_import
 from tests.core.frames import make_rated_project, write_long
 
 

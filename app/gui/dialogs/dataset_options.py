@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QWidget
 
 from simrate.gui.kit.accessible import name_form_fields
-from simrate.services.dataset_export import DatasetOptions
+from simrate.services.dataset.dataset_export import DatasetOptions
 
 
 class DatasetOptionsBox(QWidget):

@@ -40,7 +40,7 @@ from simrate.gui.kit.accessible import named
 from simrate.gui.kit.closing import close_button
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
-from simrate.services.evaluation import evaluate_files
+from simrate.services.imports.evaluation import evaluate_files
 
 _Index = QModelIndex | QPersistentModelIndex
 TOTAL_ROW = "All datasets"

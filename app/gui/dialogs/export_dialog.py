@@ -41,8 +41,8 @@ from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_existing_directory, get_save_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, SAVED_COLOUR, WARNING_COLOUR, colour_style
 from simrate.gui.kit.progress import CountedProgress
-from simrate.services.dataset_export import DatasetOptions
-from simrate.services.export import ExportReport, export_project
+from simrate.services.dataset.dataset_export import DatasetOptions
+from simrate.services.exports.export import ExportReport, export_project
 
 FORMAT_NAMES = {
     "tsv": "TSV table: gold, statistics and every rater's score (.tsv)",

@@ -22,7 +22,12 @@ from simrate.core.base.errors import SimrateError
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.progress import CountedProgress
-from simrate.services.file_import import ImportRequest, ImportResult, read_source, write_source
+from simrate.services.imports.file_import import (
+    ImportRequest,
+    ImportResult,
+    read_source,
+    write_source,
+)
 
 
 class ImportProgressDialog(QDialog):

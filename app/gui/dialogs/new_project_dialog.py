@@ -31,7 +31,7 @@ from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name, get_open_file_names, get_save_file_name
 from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
-from simrate.services.file_import import ImportRequest
+from simrate.services.imports.file_import import ImportRequest
 
 PAIR_FILES = ("Pairs (*.tsv *.csv *.txt *.xlsx *.xml *.pyr *.pan);;All files (*)")
 _QUOTED = re.compile(r'"([^"]+)"')

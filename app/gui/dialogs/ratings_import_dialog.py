@@ -35,7 +35,7 @@ from simrate.gui.kit.accessible import name_form_fields, named
 from simrate.gui.kit.closing import close_keys
 from simrate.gui.kit.file_dialogs import get_open_file_name
 from simrate.gui.kit.palette import ERROR_COLOUR, colour_style
-from simrate.services.ratings_preview import (
+from simrate.services.imports.ratings_preview import (
     RESOLVE_KEEP,
     RESOLVE_THEIRS,
     ImportPreview,

@@ -44,7 +44,7 @@ from simrate.gui.shell.organizer_mode import Organizer
 from simrate.gui.shell.project_creation import ProjectCreation
 from simrate.gui.shell.start_page import StartPage
 from simrate.gui.shell.sync_status import HubLink
-from simrate.services.file_import import ImportRequest, ImportResult
+from simrate.services.imports.file_import import ImportRequest, ImportResult
 
 REFRESH_MS = 2000  # how often to look for changes made by other processes
 

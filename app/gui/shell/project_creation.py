@@ -11,7 +11,7 @@ from pathlib import Path
 
 from simrate.gui.base.settings import LAST_ANNOTATOR, LAST_FOLDER, LAST_SCALE
 from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-from simrate.services.file_import import ImportResult
+from simrate.services.imports.file_import import ImportResult
 
 
 class ProjectCreation:

@@ -19,7 +19,7 @@ from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import item_frame
 from simrate.core.data.counts import summary
 from simrate.core.project import Project
-from simrate.services.export import export_project
+from simrate.services.exports.export import export_project
 
 STEP = 0.25
 

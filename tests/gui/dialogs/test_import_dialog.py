@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QWidget
 
 from simrate.core.project import Project
 from simrate.gui.dialogs.import_dialog import ImportController
-from simrate.services.file_import import ImportRequest
+from simrate.services.imports.file_import import ImportRequest
 
 
 def test_a_long_import_counts_its_items_on_the_bar(qtbot, tmp_path):

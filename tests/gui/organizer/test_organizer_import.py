@@ -9,7 +9,7 @@ from simrate.core.base.events import Reloaded
 from simrate.core.project import Project
 from simrate.core.team.packages import make_package
 from simrate.gui.dialogs.ratings_import_dialog import ConflictModel, RatingsImportDialog
-from simrate.services.ratings_preview import RESOLVE_KEEP, preview_import
+from simrate.services.imports.ratings_preview import RESOLVE_KEEP, preview_import
 from tests.core.frames import make_rated_project, write_long
 
 

@@ -15,7 +15,7 @@ from simrate.gui.base.settings import LAST_ANNOTATOR
 from simrate.gui.dialogs.import_dialog import ImportErrorDialog
 from simrate.gui.shell.main_window import MainWindow
 from simrate.gui.shell.start_page import MissingRole
-from simrate.services.file_import import ImportRequest
+from simrate.services.imports.file_import import ImportRequest
 
 SAMPLE_PAIRS = Path(__file__).resolve().parents[3] / "sample_data" / "pairs.tsv"
 

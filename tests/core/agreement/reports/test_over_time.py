@@ -11,7 +11,7 @@ from openpyxl import load_workbook
 from simrate.core.agreement.batch import alpha
 from simrate.core.agreement.correlation import pearson_vs_rest
 from simrate.core.agreement.reports.over_time import agreement_over_time, step_for
-from simrate.services.xlsx_agreement import OVER_TIME_SHEET
+from simrate.services.exports.xlsx_agreement import OVER_TIME_SHEET
 
 
 def study(n_items: int = 120, drift_from: int = 60, seed: int = 4) -> pd.DataFrame:
@@ -103,7 +103,7 @@ def test_the_drifting_rater_is_named():
 def test_the_xlsx_sheet_names_a_drifting_rater(tmp_path):
     from openpyxl import Workbook
 
-    from simrate.services.xlsx_agreement import write_over_time_sheet
+    from simrate.services.exports.xlsx_agreement import write_over_time_sheet
 
     book = Workbook(write_only=True)
     write_over_time_sheet(book, study())

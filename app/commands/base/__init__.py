@@ -1,0 +1,1 @@
+"""What every subcommand is built with: option value types, progress lines and the terminal."""

@@ -1,0 +1,2 @@
+"""The command line built from the subcommands: the registry, the dispatch, the help texts
+and the check of the arguments' text."""

@@ -1,0 +1,2 @@
+"""Subcommands that review the ratings: agreement, flagged items, gold, adjudication,
+check items, annotators and the machine's scores."""
