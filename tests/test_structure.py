@@ -1,5 +1,5 @@
-"""The shape of app/ stays small enough to read (README, Architecture): no folder of gui/ or
-core/ with more than 15 modules, no module over 400 lines, no function over 40 lines, no exemptions (each command's options are declared by its own
+"""The shape of app/ stays small enough to read (README, Architecture): no folder of the
+package, at any depth, with more than 15 modules, no module over 400 lines, no function over 40 lines, no exemptions (each command's options are declared by its own
 module in app/commands, so even the command line's parser is no long table).
 
 How folders may import each other is held by the import contracts of pyproject.toml
@@ -22,15 +22,34 @@ def python_files() -> list[Path]:
     return sorted(p for p in APP.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_no_folder_of_gui_or_core_holds_more_than_15_modules():
+def crowded_folders(app: Path) -> dict[str, int]:
+    """{folder: its count} of every folder under `app` (itself included, at any depth) that
+    holds more than MAX_MODULES modules directly, `__init__.py` counted."""
     crowded = {}
-    for top in ("gui", "core"):
-        for folder in [APP / top, *(APP / top).rglob("*")]:
-            if folder.is_dir() and folder.name != "__pycache__":
-                count = len(list(folder.glob("*.py")))
-                if count > MAX_MODULES:
-                    crowded[str(folder.relative_to(APP.parent))] = count
+    for folder in [app, *app.rglob("*")]:
+        if folder.is_dir() and folder.name != "__pycache__":
+            count = len(list(folder.glob("*.py")))
+            if count > MAX_MODULES:
+                crowded[str(folder.relative_to(app.parent))] = count
+    return crowded
+
+
+def test_no_folder_of_the_package_holds_more_than_15_modules():
+    crowded = crowded_folders(APP)
     assert not crowded, f"folders over {MAX_MODULES} modules: {crowded}"
+
+
+def test_a_crowded_folder_is_named_at_any_depth(tmp_path):
+    # the walk reaches every folder: the top one and one three levels down, each named
+    app = tmp_path / "app"
+    deep = app / "one" / "two" / "three"
+    deep.mkdir(parents=True)
+    for folder, count in ((app, MAX_MODULES + 1), (app / "one", MAX_MODULES),
+                          (deep, MAX_MODULES + 2)):
+        for number in range(count):
+            (folder / f"m{number}.py").write_text('"""A module."""\n')
+    assert crowded_folders(app) == {"app": MAX_MODULES + 1,
+                                    "app/one/two/three": MAX_MODULES + 2}
 
 
 def test_no_module_is_over_400_lines():
