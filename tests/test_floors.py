@@ -41,12 +41,15 @@ def test_the_contracts_catch_an_upward_import_and_a_folder_loop(tmp_path):
     shutil.copytree(ROOT / "app", copy, ignore=shutil.ignore_patterns("__pycache__"))
     errors = copy / "core" / "base" / "errors.py"
     errors.write_text(errors.read_text() + "\nimport psycopg  # noqa\n")
-    (copy / "formats" / "limits.py").write_text(
-        (copy / "formats" / "limits.py").read_text() + "\nfrom simrate.services import export\n")
+    limits = copy / "formats" / "intake" / "limits.py"
+    limits.write_text(limits.read_text() + "\nfrom simrate.services import export\n")
+    textio = copy / "formats" / "intake" / "textio.py"
+    textio.write_text(textio.read_text() + "\nfrom simrate.formats.readers import pairs  # noqa\n")
     result = lint(tmp_path)
     assert result.returncode != 0
     assert "simrate.core is not allowed to import psycopg" in result.stdout
     assert "simrate.formats is not allowed to import simrate.services" in result.stdout
+    assert "simrate.formats.intake is not allowed to import simrate.formats.readers" in result.stdout
 
 
 def test_the_window_floors_catch_a_view_importing_another_and_the_base_the_shell(tmp_path):

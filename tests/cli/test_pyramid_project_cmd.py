@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 
 from simrate.core.project import Project
-from simrate.formats.pyramid_export import PYRAMID_COLUMNS
-from simrate.formats.pyramid_project import ROLES, count_pyramid
+from simrate.formats.output.pyramid_export import PYRAMID_COLUMNS
+from simrate.formats.pyramids.pyramid_project import ROLES, count_pyramid
 from tests.cli.helpers import simrate
 
 

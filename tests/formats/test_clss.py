@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.clss import LEVELS, genre_of, read_clss
+from simrate.formats.readers.clss import LEVELS, genre_of, read_clss
 
 
 def test_sample_with_gold(sample_data):

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simrate.formats import dataset_files
-from simrate.formats.dataset_files import Field, write_rows
+from simrate.formats.dataset import dataset_files
+from simrate.formats.dataset.dataset_files import Field, write_rows
 from tests.formats.export_fixtures import TRICKY_TEXTS
 
 FIELDS = [Field("id", "string", ""), Field("kind", "string", ""), Field("score", "float", ""),
@@ -73,7 +73,7 @@ def test_no_rows_write_nothing():
 
 
 def test_texts_written_one_by_one_read_back_the_same(tmp_path):
-    from simrate.formats.dataset_files import write_data_file
+    from simrate.formats.dataset.dataset_files import write_data_file
 
     rows = frame(3_000)
     fields = [Field(f.name, f.type, f.description, repeats=f.name != "text") for f in FIELDS]

@@ -11,7 +11,7 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import ITEM_COLUMNS
-from simrate.formats.detect import detect_format, read_items
+from simrate.formats.readers.detect import detect_format, read_items
 
 
 @pytest.mark.parametrize("name, fmt", [
@@ -101,9 +101,9 @@ def test_pyramid_dispatch_passes_its_options(monkeypatch, tmp_path):
         calls.append((str(path), negatives, seed))
         return pd.DataFrame(columns=list(ITEM_COLUMNS))
 
-    fake = types.ModuleType("simrate.formats.pyramid_project")
+    fake = types.ModuleType("simrate.formats.pyramids.pyramid_project")
     fake.read_pyramid_items = fake_reader
-    monkeypatch.setitem(sys.modules, "simrate.formats.pyramid_project", fake)
+    monkeypatch.setitem(sys.modules, "simrate.formats.pyramids.pyramid_project", fake)
     path = tmp_path / "topic.pyr"
     path.write_text("<pyramid/>", encoding="utf-8")
     read_items(path, "auto", negatives=2, seed=7, dataset="ignored")

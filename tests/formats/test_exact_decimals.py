@@ -18,10 +18,10 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale, load_scale
 from simrate.core.project import Project
 from simrate.core.team.web_tables import score_code
-from simrate.formats.jsonl import read_jsonl_pairs
-from simrate.formats.pairs import read_pairs
-from simrate.formats.ratings import read_ratings
-from simrate.formats.ratings_fast import read_long_ratings_fast
+from simrate.formats.readers.jsonl import read_jsonl_pairs
+from simrate.formats.readers.pairs import read_pairs
+from simrate.formats.readers.ratings import read_ratings
+from simrate.formats.readers.ratings_fast import read_long_ratings_fast
 from tests.cli.helpers import simrate
 
 SCALES = {
@@ -349,7 +349,7 @@ def test_means_and_sds_are_printed_to_four_decimals(tmp_path, capsys):
 
 
 def test_rounding_is_pythons_and_keeps_fine_grids():
-    from simrate.formats.export import figure_decimals, rounded
+    from simrate.formats.output.export import figure_decimals, rounded
 
     samples = [0.12345, 1.00005, 2.5, 1 / 3, 2 / 3, 0.30000000000000004, 4.800000000000001,
                *(k / 20000 for k in range(0, 100001, 7))]

@@ -9,9 +9,9 @@ import statistics
 import pytest
 
 from simrate.core.base.errors import RuleError, SimrateError
-from simrate.formats import export as export_module
-from simrate.formats.export import pit_label
-from simrate.formats.writers import choose_format
+from simrate.formats.output import export as export_module
+from simrate.formats.output.export import pit_label
+from simrate.formats.output.writers import choose_format
 from simrate.services.exports.export import export_project
 from tests.formats.export_fixtures import jsonl_records, make_project
 
@@ -206,7 +206,7 @@ def test_format_from_extension_or_option():
 
 @pytest.mark.parametrize("fmt", ["tsv", "jsonl"])
 def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypatch, fmt):
-    from simrate.formats import writers
+    from simrate.formats.output import writers
 
     out = tmp_path / f"gold.{fmt}"
     export_project(project, out)
@@ -227,7 +227,7 @@ def test_interrupted_export_keeps_the_previous_file(project, tmp_path, monkeypat
 
 
 def test_interrupt_by_keyboard_leaves_no_temp_file(project, tmp_path, monkeypatch):
-    from simrate.formats import writers
+    from simrate.formats.output import writers
 
     def interrupted(gold, handle, scale, progress):
         handle.write("half")
@@ -280,7 +280,7 @@ def test_a_format_registered_once_is_chosen_by_its_ending_and_written(tmp_path, 
     import pandas as pd
 
     from simrate.core.base.scale import load_scale
-    from simrate.formats import writers
+    from simrate.formats.output import writers
     from simrate.services.exports.export import write_gold
 
     def ids(gold, out, scale, progress):

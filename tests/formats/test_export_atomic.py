@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.atomic import atomic_open, atomic_path
+from simrate.formats.output.atomic import atomic_open, atomic_path
 
 
 def test_success_replaces_and_leaves_nothing_else(tmp_path):
@@ -67,7 +67,7 @@ def test_really_read_only_folder(tmp_path):
 
     folder = tmp_path / "ro"
     folder.mkdir()
-    code = ("from simrate.formats.atomic import atomic_open\n"
+    code = ("from simrate.formats.output.atomic import atomic_open\n"
             "from simrate.core.base.errors import SimrateError\n"
             "try:\n"
             f"    with atomic_open({str(folder / 'out.tsv')!r}) as out:\n"

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.jsonl import read_jsonl_pairs
+from simrate.formats.readers.jsonl import read_jsonl_pairs
 
 
 def write_lines(path, *objects_or_texts):

@@ -9,8 +9,8 @@ import pytest
 
 from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
-from simrate.formats.pit import read_pit
-from simrate.formats.sts import read_sts
+from simrate.formats.readers.pit import read_pit
+from simrate.formats.readers.sts import read_sts
 from simrate.services.exports.export import export_project
 from tests.cli.helpers import simrate
 

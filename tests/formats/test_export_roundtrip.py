@@ -8,8 +8,8 @@ import pytest
 
 from simrate.core.base.frames import FIGURE_DECIMALS
 from simrate.core.project import Project
-from simrate.formats.jsonl import read_jsonl_pairs
-from simrate.formats.pairs import read_pairs
+from simrate.formats.readers.jsonl import read_jsonl_pairs
+from simrate.formats.readers.pairs import read_pairs
 from simrate.services.exports.export import export_project
 from tests.cli.helpers import simrate
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project

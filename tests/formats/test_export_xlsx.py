@@ -14,7 +14,7 @@ import pytest
 from openpyxl import load_workbook
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats import xlsx_report
+from simrate.formats.spreadsheet import xlsx_report
 from simrate.services.exports.export import export_project
 from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
 

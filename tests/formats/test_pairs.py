@@ -9,7 +9,7 @@ from openpyxl import Workbook
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import ITEM_COLUMNS
-from simrate.formats.pairs import read_pairs
+from simrate.formats.readers.pairs import read_pairs
 
 
 def write_xlsx(path, rows):

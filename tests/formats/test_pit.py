@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.pit import read_pit
+from simrate.formats.readers.pit import read_pit
 
 LINE = "4\tSome Topic\tfirst tweet here\tsecond tweet here\t{label}\ta/O/DT\tb/O/NN"
 

@@ -9,8 +9,8 @@ import pytest
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import ITEM_COLUMNS
 from simrate.core.pyramid.model import EXACT, LOST, RECOVERED
-from simrate.formats.pyramid import read_pyramid
-from simrate.formats.pyramid_project import parse_negatives, read_pyramid_items
+from simrate.formats.pyramids.pyramid import read_pyramid
+from simrate.formats.pyramids.pyramid_project import parse_negatives, read_pyramid_items
 from tests.formats.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
 
 PAN_HEAD = """<?xml version="1.0"?>

@@ -8,7 +8,7 @@ import pytest
 
 from simrate.core.pyramid.pairs import derive_tests
 from simrate.core.pyramid.words import WordRules
-from simrate.formats.pyramid import read_pyramid
+from simrate.formats.pyramids.pyramid import read_pyramid
 from tests.conftest import REALDATA, ROOT
 from tests.perf.pyramid_readings import PAPER, READINGS, measure
 

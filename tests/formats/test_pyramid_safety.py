@@ -12,7 +12,7 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import LOST, RECOVERED
-from simrate.formats.pyramid import read_pyramid
+from simrate.formats.pyramids.pyramid import read_pyramid
 from tests.conftest import ROOT
 from tests.formats.pyramid_xml import DTD
 
@@ -165,7 +165,7 @@ def test_an_scu_with_no_contributors_is_skipped_with_a_warning(tmp_path):
 
 READ_AND_MEASURE = textwrap.dedent("""
     import json, sys, time
-    from simrate.formats.pyramid import read_pyramid
+    from simrate.formats.pyramids.pyramid import read_pyramid
     started = time.perf_counter()
     pyramid = read_pyramid(sys.argv[1])
     print(json.dumps({"seconds": time.perf_counter() - started,

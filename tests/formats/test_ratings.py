@@ -7,7 +7,7 @@ from openpyxl import Workbook
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import RATING_COLUMNS
-from simrate.formats.ratings import read_ratings
+from simrate.formats.readers.ratings import read_ratings
 
 
 def as_set(frame):
@@ -27,7 +27,7 @@ def test_sample_long_and_wide_hold_the_same_ratings(sample_data):
 
 
 def test_sample_ratings_cover_the_sample_pairs_and_disagree(sample_data):
-    from simrate.formats.pairs import read_pairs
+    from simrate.formats.readers.pairs import read_pairs
 
     ratings = read_ratings(sample_data / "ratings_wide.tsv")
     assert set(ratings["item_id"]) == set(read_pairs(sample_data / "pairs.tsv")["item_id"])

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.ratings import read_ratings
-from simrate.formats.ratings_fast import read_long_ratings_fast
+from simrate.formats.readers.ratings import read_ratings
+from simrate.formats.readers.ratings_fast import read_long_ratings_fast
 
 
 def careful(path):

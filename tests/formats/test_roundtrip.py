@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simrate.formats.pairs import read_pairs
+from simrate.formats.readers.pairs import read_pairs
 
 # CR is left out: a CR LF inside a quoted field is read as LF, like every line end
 ALPHABET = st.sampled_from(list('ab Z,;\t"\n\'éß€—') + ["\u00a0"])

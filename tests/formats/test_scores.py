@@ -10,8 +10,14 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import DEBATABLE, FALSE, TRUE
-from simrate.formats.scores import dataset_name, is_export, read_gold, read_pit_gold, read_score_key
-from simrate.formats.system_scores import read_pair, read_system
+from simrate.formats.readers.scores import (
+    dataset_name,
+    is_export,
+    read_gold,
+    read_pit_gold,
+    read_score_key,
+)
+from simrate.formats.readers.system_scores import read_pair, read_system
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:

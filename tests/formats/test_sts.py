@@ -7,7 +7,7 @@ import math
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.sts import read_sts
+from simrate.formats.readers.sts import read_sts
 
 
 def write_sts(folder, dataset, inputs, gold=None):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.detect import detect_format
-from simrate.formats.turk import read_turk
+from simrate.formats.readers.detect import detect_format
+from simrate.formats.readers.turk import read_turk
 
 HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
 

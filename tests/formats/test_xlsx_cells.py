@@ -1,4 +1,4 @@
-"""The big sheets' rows of the XLSX report (app/formats/xlsx_rows.py), read back with openpyxl."""
+"""The big sheets' rows of the XLSX report (app/formats/spreadsheet/xlsx_rows.py), read back with openpyxl."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.xlsx_report import write_xlsx_report
-from simrate.formats.xlsx_rows import CELL_LIMIT, TextFitter
+from simrate.formats.spreadsheet.xlsx_report import write_xlsx_report
+from simrate.formats.spreadsheet.xlsx_rows import CELL_LIMIT, TextFitter
 from simrate.services.exports.export import export_project
 from tests.formats.export_fixtures import make_project
 

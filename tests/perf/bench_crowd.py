@@ -79,7 +79,7 @@ def stage_project(folder: str, items: int) -> dict:
 
     from simrate.core.base.frames import item_frame
     from simrate.core.project import Project
-    from simrate.formats.ratings import read_ratings
+    from simrate.formats.readers.ratings import read_ratings
 
     path = Path(folder) / "crowd.simrate"
     with Project.create(path, scale="sts") as project:

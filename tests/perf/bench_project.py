@@ -34,7 +34,7 @@ def write_pairs(path: Path, n: int) -> None:
 
 def stage_import(tsv: str, project: str) -> dict:
     from simrate.core.project import Project
-    from simrate.formats.detect import read_items
+    from simrate.formats.readers.detect import read_items
 
     start = time.perf_counter()
     frame = read_items(tsv, "pairs")

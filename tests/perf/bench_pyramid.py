@@ -32,7 +32,7 @@ N_PYRAMIDS = 75
 
 CHILD = """
 import json, resource, sys, time
-from simrate.formats.pyramid import read_pyramid
+from simrate.formats.pyramids.pyramid import read_pyramid
 from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
 files = [a for a in sys.argv[1:] if a != "--read-only"]
 derive = "--read-only" not in sys.argv

@@ -26,10 +26,10 @@ CASE_SCRIPT = r"""
 import gc, json, resource, sys, time
 sys.path.insert(0, {root!r})
 import pandas as pd
-from simrate.formats.detect import detect_format, read_items
-from simrate.formats.pairs import read_pairs
-from simrate.formats.sts import read_sts
-from simrate.formats.ratings import read_ratings
+from simrate.formats.readers.detect import detect_format, read_items
+from simrate.formats.readers.pairs import read_pairs
+from simrate.formats.readers.sts import read_sts
+from simrate.formats.readers.ratings import read_ratings
 calls = {{
     "pairs_tsv": lambda: read_pairs({tsv!r}),
     "pairs_csv_quoted": lambda: read_pairs({csv!r}),

@@ -14,7 +14,7 @@ sheets  the two big sheets (gold, ratings) of the same project written in-proces
         for the header); (b) XlsxWriter's constant_memory mode, write_string /
         write_number / write_boolean per cell, strings_to_formulas/urls/numbers off;
         (c) this checkout's report writer (header by openpyxl, rows serialised by
-        app/formats/xlsx_rows.py). Each run is its own process, for its peak RSS.
+        app/formats/spreadsheet/xlsx_rows.py). Each run is its own process, for its peak RSS.
 
 Target (issue 18): XLSX export of 200,000 items x 3 raters under 30 s and 600 MB.
 XlsxWriter is needed only here (pip install XlsxWriter); without it (b) is left out.
@@ -75,7 +75,7 @@ def load_frames(project_path: str) -> tuple:
 
 def _rows(gold, ratings) -> tuple[list[str], list, list]:
     """Header and plain row values of both sheets, typed as the report types them."""
-    from simrate.formats.export import BOOL_COLUMNS, TEXT_COLUMNS, table_header
+    from simrate.formats.output.export import BOOL_COLUMNS, TEXT_COLUMNS, table_header
 
     header = table_header(gold)
     columns = []
@@ -150,7 +150,7 @@ def write_xlsxwriter(gold, ratings, scale, out: str) -> None:
 
 def write_report(gold, ratings, scale, out: str) -> None:
     """Both sheets through this checkout's report writer (no agreement sheet)."""
-    from simrate.formats.xlsx_report import write_xlsx_report
+    from simrate.formats.spreadsheet.xlsx_report import write_xlsx_report
 
     write_xlsx_report(gold, out, scale, ratings=ratings)
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from simrate.core.pyramid.pairs import derive_tests  # noqa: E402
 from simrate.core.pyramid.words import WordRules, analyse  # noqa: E402
-from simrate.formats.pyramid import read_pyramid  # noqa: E402
+from simrate.formats.pyramids.pyramid import read_pyramid  # noqa: E402
 
 DUC2006 = ROOT.parent / "shared" / "realdata" / "pyramid" / "duc2006"
 PAPER = {"paraphrases": 8390, "non_paraphrases": 189229, "questions": 8755, "words": 12.1}

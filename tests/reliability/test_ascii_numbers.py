@@ -13,9 +13,9 @@ from simrate.cli import build_parser
 from simrate.core.base.errors import SimrateError
 from simrate.core.team.package_file import read_package
 from simrate.core.team.packages import make_package
-from simrate.formats.pit import parse_label
-from simrate.formats.pyramid_project import parse_negatives
-from simrate.formats.turk import _slots
+from simrate.formats.pyramids.pyramid_project import parse_negatives
+from simrate.formats.readers.pit import parse_label
+from simrate.formats.readers.turk import _slots
 from simrate.hub.link.backoff import WAIT_VARIABLE, total_wait
 from tests.support.helpers import new_project, one_line_error, run_cli
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from simrate.formats.limits import MAX_INPUT_BYTES
+from simrate.formats.intake.limits import MAX_INPUT_BYTES
 from tests.support.helpers import ROOT, new_project, one_line_error
 
 SAMPLES = ROOT / "sample_data"
@@ -185,15 +185,15 @@ import sys
 from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import load_scale
-from simrate.formats.detect import detect_format
-from simrate.formats.jsonl import read_jsonl_pairs
-from simrate.formats.pyramid import read_pyramid
-from simrate.formats.ratings import read_ratings
-from simrate.formats.ratings_fast import read_long_ratings_fast
-from simrate.formats.scores import read_gold
-from simrate.formats.textio import load_table, read_text
-from simrate.formats.xlsx_read import xlsx_records
-from simrate.formats.turk import read_turk
+from simrate.formats.readers.detect import detect_format
+from simrate.formats.readers.jsonl import read_jsonl_pairs
+from simrate.formats.pyramids.pyramid import read_pyramid
+from simrate.formats.readers.ratings import read_ratings
+from simrate.formats.readers.ratings_fast import read_long_ratings_fast
+from simrate.formats.readers.scores import read_gold
+from simrate.formats.intake.textio import load_table, read_text
+from simrate.formats.intake.xlsx_read import xlsx_records
+from simrate.formats.readers.turk import read_turk
 
 readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,
            read_pyramid, read_jsonl_pairs, lambda p: read_gold(p, "sts")]

@@ -236,7 +236,7 @@ def rated_project(tmp_path):
     items = tmp_path / "items.jsonl"
     items.write_text(PAIR + '{"id": "b", "left": "x", "right": "y"}\n', encoding="utf-8")
     with Project.open(path) as opened:
-        from simrate.formats.jsonl import read_jsonl_pairs
+        from simrate.formats.readers.jsonl import read_jsonl_pairs
         opened.import_items(read_jsonl_pairs(items), source=str(items))
     return path
 

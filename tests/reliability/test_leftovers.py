@@ -10,7 +10,7 @@ import time
 
 from simrate.core.base.frames import rating_frame
 from simrate.core.project import Project
-from simrate.formats.leftovers import temp_name
+from simrate.formats.output.leftovers import temp_name
 from simrate.services.exports.export import export_project
 from tests.support.helpers import ROOT, make_items
 

@@ -14,7 +14,7 @@ import pytest
 from openpyxl import Workbook
 
 from simrate.core.project import Project
-from simrate.formats.limits import MAX_COLUMNS, MAX_XLSX_UNPACKED
+from simrate.formats.intake.limits import MAX_COLUMNS, MAX_XLSX_UNPACKED
 from tests.cli.helpers import simrate
 from tests.support.helpers import ROOT, new_project, one_line_error
 

@@ -51,20 +51,20 @@ def _alarm(_signum, _frame):
 def _readers():
     """(name, callable(path)) of every reader; imported here, in the child."""
     from simrate.core.base.scale import load_scale
-    from simrate.formats.clss import read_clss
-    from simrate.formats.detect import detect_format, read_items
-    from simrate.formats.jsonl import read_jsonl_pairs
-    from simrate.formats.machine_scores import read_machine_scores
-    from simrate.formats.pairs import read_pairs
-    from simrate.formats.pit import read_pit
-    from simrate.formats.pyramid_project import read_pyramid_items
-    from simrate.formats.ratings import read_ratings
-    from simrate.formats.ratings_fast import read_long_ratings_fast
-    from simrate.formats.scores import read_gold
-    from simrate.formats.sts import read_sts
-    from simrate.formats.system_scores import read_pair
-    from simrate.formats.textio import load_table
-    from simrate.formats.turk import read_turk
+    from simrate.formats.intake.textio import load_table
+    from simrate.formats.pyramids.pyramid_project import read_pyramid_items
+    from simrate.formats.readers.clss import read_clss
+    from simrate.formats.readers.detect import detect_format, read_items
+    from simrate.formats.readers.jsonl import read_jsonl_pairs
+    from simrate.formats.readers.machine_scores import read_machine_scores
+    from simrate.formats.readers.pairs import read_pairs
+    from simrate.formats.readers.pit import read_pit
+    from simrate.formats.readers.ratings import read_ratings
+    from simrate.formats.readers.ratings_fast import read_long_ratings_fast
+    from simrate.formats.readers.scores import read_gold
+    from simrate.formats.readers.sts import read_sts
+    from simrate.formats.readers.system_scores import read_pair
+    from simrate.formats.readers.turk import read_turk
 
     return [
         ("detect", detect_format), ("items", read_items), ("pairs", read_pairs),

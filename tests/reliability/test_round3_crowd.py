@@ -58,7 +58,7 @@ def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
 
 
 def test_undo_in_the_open_project_updates_what_it_shows(tmp_path):
-    from simrate.formats.turk import read_turk
+    from simrate.formats.readers.turk import read_turk
     from simrate.services.crowd.crowd_import import import_crowd_results
 
     path = tmp_path / "p.simrate"

@@ -17,7 +17,7 @@ import pytest
 from simrate.commands.team.crowd_cmd import _markdown_file
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import MAX_MARKDOWN_BYTES, WRITER_WAIT, read_bounded
-from simrate.formats.limits import MAX_INPUT_BYTES, read_input
+from simrate.formats.intake.limits import MAX_INPUT_BYTES, read_input
 from tests.support.capped import run_limited
 from tests.support.helpers import new_project, one_line_error
 

@@ -13,7 +13,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
 from simrate.core.base.frames import item_frame
 from simrate.core.project import Project
-from simrate.formats.detect import read_items
+from simrate.formats.readers.detect import read_items
 from simrate.services.exports.export import export_project
 
 FORMATS = ("tsv", "csv", "jsonl", "xlsx")

@@ -6,7 +6,7 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from simrate.formats.turk import read_turk
+from simrate.formats.readers.turk import read_turk
 from simrate.services.crowd.crowd_import import import_crowd_results
 
 HEAD = "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"

@@ -267,7 +267,7 @@ def test_people_count_in_card_matches_files(exported):
 @pytest.mark.realdata
 def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
     from simrate.core.project import Project
-    from simrate.formats.sts import read_sts
+    from simrate.formats.readers.sts import read_sts
     from simrate.services.dataset.dataset_export import DatasetOptions
     from simrate.services.exports.export import export_project
     from tests.formats.test_export_realdata import FINE_STS_SCALE, rate_with_reference
@@ -355,7 +355,7 @@ def test_a_killed_exports_folder_is_swept_by_the_next(exported, tmp_path, capsys
     import subprocess
     import sys
 
-    from simrate.formats import leftovers
+    from simrate.formats.output import leftovers
 
     project, _, _ = exported
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -433,7 +433,7 @@ def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
 @pytest.mark.realdata
 def test_pit_2015_dev_keeps_the_extra_fields_asked_for_with_their_types(realdata, tmp_path, capsys):
     from simrate.core.project import Project
-    from simrate.formats.pit import read_pit
+    from simrate.formats.readers.pit import read_pit
     from tests.formats.test_export_realdata import rate_with_reference
 
     items = read_pit(realdata / "pit2015" / "dev.head300.data")

@@ -5,7 +5,7 @@ prints nothing, so logs and scripts see what they saw before.
 
 Our own, not rich's or tqdm's: one line of text is all it draws, and simrate then needs no
 further dependency (nor does the bundle carry one). It is called as the formats' and
-services' `progress(done, total)` callbacks are (app/formats/export.py: Progress).
+services' `progress(done, total)` callbacks are (app/formats/output/export.py: Progress).
 """
 
 from __future__ import annotations

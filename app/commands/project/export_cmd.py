@@ -17,7 +17,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import read_bounded
 from simrate.core.project import Project
 from simrate.core.review.crowd_gold import METHODS
-from simrate.formats.writers import FORMATS as EXPORT_FORMATS
+from simrate.formats.output.writers import FORMATS as EXPORT_FORMATS
 from simrate.services.dataset.dataset_export import DatasetOptions
 from simrate.services.dataset.dataset_splits import parse_splits
 from simrate.services.exports.export import export_project

@@ -15,10 +15,10 @@ from simrate.core.base.wording import counted
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
 from simrate.core.project import Project
-from simrate.formats.detect import FORMATS as READ_FORMATS
+from simrate.formats.readers.detect import FORMATS as READ_FORMATS
 from simrate.services.imports.file_import import FileRead, ReadOptions, read_file, write_file
 
-#: --format's choices: what the readers' registry knows (formats/detect.py), or auto
+#: --format's choices: what the readers' registry knows (formats/readers/detect.py), or auto
 IMPORT_FORMATS = ("auto", *READ_FORMATS)
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
@@ -57,7 +57,7 @@ def _check_options(path: str, chosen: str, args: argparse.Namespace) -> None:
 def _formats(args: argparse.Namespace) -> list[str]:
     """Each file's format (detected or as given), options checked against all of them
     before anything is imported."""
-    from simrate.formats.detect import detect_format
+    from simrate.formats.readers.detect import detect_format
 
     chosen = []
     for path in args.files:
@@ -77,7 +77,7 @@ def _read(path: str, chosen: str, args: argparse.Namespace) -> FileRead:
     if args.dataset:
         items["dataset"] = args.dataset
     if chosen == "pyramid":
-        from simrate.formats.pyramid_project import parse_negatives
+        from simrate.formats.pyramids.pyramid_project import parse_negatives
 
         items = {"negatives": parse_negatives(args.negatives), "seed": args.seed or 0,
                  "test": args.test or "binary"}

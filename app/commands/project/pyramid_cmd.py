@@ -11,8 +11,8 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import Pyramid
 from simrate.core.pyramid.pairs import derive_tests, pyramid_statistics
 from simrate.core.pyramid.words import WordRules
-from simrate.formats.atomic import check_writable_target
-from simrate.formats.pyramid import read_pyramid
+from simrate.formats.output.atomic import check_writable_target
+from simrate.formats.pyramids.pyramid import read_pyramid
 from simrate.services.exports.pyramid_export import (
     BINARY_COLUMNS,
     RANKING_COLUMNS,

@@ -36,7 +36,7 @@ TABLE_RATERS = 12
 def _ratings_file_inputs(path: str) -> LongRatings:
     import pandas as pd  # here, not at the top: a project's figures need no pandas
 
-    from simrate.formats.ratings import read_ratings
+    from simrate.formats.readers.ratings import read_ratings
 
     frame = read_ratings(path)
     raters = sorted(map(str, pd.unique(frame["annotator"])), key=_natural_key)

@@ -83,8 +83,8 @@ def run_export(args: argparse.Namespace) -> int:
     takes its name): a write that fails (a full disk) records nothing, and a record that
     fails leaves no file. Either way the project is as it was."""
     from simrate.core.project import Project
-    from simrate.formats.atomic import atomic_open, check_writable_target
-    from simrate.formats.leftovers import is_special
+    from simrate.formats.output.atomic import atomic_open, check_writable_target
+    from simrate.formats.output.leftovers import is_special
 
     # a device or pipe (/dev/stdout) is written last, from a finished temporary file
     special = is_special(Path(args.out))

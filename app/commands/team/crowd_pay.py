@@ -105,7 +105,7 @@ def run_bonus(args: argparse.Namespace) -> int:
              for name in ("per_hour", "per_rating", "top_up_to")}
     reward = money(args.reward, "--reward")
     if args.out is not None:
-        from simrate.formats.atomic import check_writable_target
+        from simrate.formats.output.atomic import check_writable_target
 
         check_writable_target(args.out, [args.project])
     bonuses = bonus_list(_review(args), reward=reward, **rates)

@@ -3,7 +3,7 @@
 Pure numpy: every measure returns a `Measure`, which is either a number or `None` with the
 reason it is undefined (a constant output, too few items), so nothing here divides by zero,
 warns or crashes. `evaluate` combines per-dataset measures into a report per task;
-app/services/imports/evaluation.py reads the files first (app/formats/scores.py has the formats).
+app/services/imports/evaluation.py reads the files first (app/formats/readers/scores.py has the formats).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ content units (SCUs). Each SCU has a label written by the annotator and one cont
 model summary that expresses it; a contributor is one or more parts, each a span of the
 summaries' text given by character offsets. Real files carry offsets that are a little off,
 so every part is located again here: at its offsets if the text there is its label, else by
-searching for the label nearby, ignoring whitespace. No XML here: app/formats/pyramid.py
+searching for the label nearby, ignoring whitespace. No XML here: app/formats/pyramids/pyramid.py
 reads files and calls `build_pyramid`.
 """
 

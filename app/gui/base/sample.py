@@ -105,7 +105,7 @@ def ensure_sample_project(folder: str | Path, source: Path = SAMPLE_PAIRS) -> Pa
         return target
     if not source.is_file():
         raise SimrateError("the sample pairs are missing from this installation", source)
-    from simrate.formats.detect import read_items
+    from simrate.formats.readers.detect import read_items
 
     frame = read_items(source, "auto")
     try:

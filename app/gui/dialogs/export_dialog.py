@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.review.gold import unresolved_counts
-from simrate.formats.writers import FORMATS
+from simrate.formats.output.writers import FORMATS
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row

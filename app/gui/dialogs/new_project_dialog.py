@@ -64,7 +64,7 @@ def implied_scale(source: Path) -> str | None:
     if source.suffix.lower() == ".simrate" or not source.is_file():
         return None  # a project is never read but through SQLite
     from simrate.core.base.errors import SimrateError
-    from simrate.formats.detect import detect_format
+    from simrate.formats.readers.detect import detect_format
 
     try:
         return FORMAT_SCALES.get(detect_format(source))

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.pyramid_project import (
+from simrate.formats.pyramids.pyramid_project import (
     DEFAULT_NEGATIVES,
     PyramidCounts,
     clashing_topics,

@@ -74,7 +74,7 @@ def review_tables(review: StudyReview, qualified: bool) -> dict[str, list[list[s
 
 
 def _write_rows(path: Path, rows: list[list[str]]) -> None:
-    from simrate.formats.atomic import atomic_open
+    from simrate.formats.output.atomic import atomic_open
 
     with atomic_open(path) as handle:
         if path.suffix == ".txt":
@@ -87,7 +87,7 @@ def _write_rows(path: Path, rows: list[list[str]]) -> None:
 
 def write_bonus_file(bonuses: BonusList, path: str | Path) -> None:
     """Prolific's bulk bonus lines, `ID,amount` (two decimals, no header)."""
-    from simrate.formats.atomic import atomic_open
+    from simrate.formats.output.atomic import atomic_open
 
     with atomic_open(path) as handle:
         handle.writelines(f"{worker},{amount}\n" for worker, amount in bonuses.rows())

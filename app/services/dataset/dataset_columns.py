@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from simrate.formats.dataset_files import Field
-from simrate.formats.dataset_folder import meta_columns, meta_texts
+from simrate.formats.dataset.dataset_files import Field
+from simrate.formats.dataset.dataset_folder import meta_columns, meta_texts
 from simrate.services.dataset.dataset_privacy import SCREENED_COLUMNS, left_out_fields, screened
 
 META_DESCRIPTION = "A field the source file carried with the item (kept with --keep-column)."

@@ -30,15 +30,15 @@ from simrate.core.review.gold import (
     unresolved_counts,
 )
 from simrate.core.team.quality import check_scores
-from simrate.formats.dataset_files import Field
-from simrate.formats.dataset_folder import (
+from simrate.formats.dataset.dataset_files import Field
+from simrate.formats.dataset.dataset_folder import (
     check_folder_target,
     check_language,
     check_license,
     check_split,
 )
-from simrate.formats.dataset_previous import is_dataset_folder, read_previous
-from simrate.formats.export import Progress, figure_decimals, rounded
+from simrate.formats.dataset.dataset_previous import is_dataset_folder, read_previous
+from simrate.formats.output.export import Progress, figure_decimals, rounded
 from simrate.services.dataset.dataset_columns import source_columns
 from simrate.services.dataset.dataset_facts import (
     agreement_facts,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.dataset_folder import check_split
+from simrate.formats.dataset.dataset_folder import check_split
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.croissant import bibtex, croissant_json
-from simrate.formats.dataset_card import card_text
-from simrate.formats.dataset_files import Field, WrittenFile, write_data_file
-from simrate.formats.dataset_folder import folder_writer
-from simrate.formats.dataset_previous import Previous
-from simrate.formats.export import Progress
+from simrate.formats.dataset.croissant import bibtex, croissant_json
+from simrate.formats.dataset.dataset_card import card_text
+from simrate.formats.dataset.dataset_files import Field, WrittenFile, write_data_file
+from simrate.formats.dataset.dataset_folder import folder_writer
+from simrate.formats.dataset.dataset_previous import Previous
+from simrate.formats.output.export import Progress
 from simrate.services.dataset.dataset_facts import size_category
 from simrate.services.dataset.dataset_splits import Split
 

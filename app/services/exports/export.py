@@ -18,11 +18,11 @@ from simrate.core.review.gold import (
     unresolved_counts,
 )
 from simrate.core.team.quality import annotator_frame
-from simrate.formats.atomic import atomic_open
-from simrate.formats.export import Progress, check_output, check_pit_scale
-from simrate.formats.pyramid_export import pyramid_table
-from simrate.formats.writers import WRITERS, choose_format
-from simrate.formats.xlsx_report import write_xlsx_report
+from simrate.formats.output.atomic import atomic_open
+from simrate.formats.output.export import Progress, check_output, check_pit_scale
+from simrate.formats.output.pyramid_export import pyramid_table
+from simrate.formats.output.writers import WRITERS, choose_format
+from simrate.formats.spreadsheet.xlsx_report import write_xlsx_report
 from simrate.services.dataset.dataset_export import DatasetOptions, export_dataset
 from simrate.services.exports.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from simrate.core.pyramid.pairs import BinaryPair, RankingQuestion
-from simrate.formats.atomic import atomic_open
+from simrate.formats.output.atomic import atomic_open
 
 BINARY_COLUMNS = ("pair_id", "topic", "left", "right", "label", "left_scu", "right_scu")
 RANKING_COLUMNS = ("question_id", "topic", "scu", "question", "answer",
@@ -30,7 +30,7 @@ def ranking_rows(questions: Iterable[RankingQuestion]) -> Iterable[tuple]:
 def write_tsv_atomically(path: str | Path, header: Sequence[str], rows: Iterable[tuple]) -> int:
     """Write a header and rows as TSV (quoted where a field needs it); returns the row count.
 
-    Through app/formats/atomic.py: the file appears under its name only when complete, and a
+    Through app/formats/output/atomic.py: the file appears under its name only when complete, and a
     failure leaves whatever was at `path` before untouched.
     """
     count = 0

@@ -24,7 +24,7 @@ from simrate.core.base.flagrule import FlagRule
 from simrate.core.base.frames import RATING_PREFIX, annotator_columns
 from simrate.core.base.scale import Scale, fmt
 from simrate.core.review.reliability import gold_reliability, raters_needed
-from simrate.formats.xlsx_report import (
+from simrate.formats.spreadsheet.xlsx_report import (
     SECTION_FONT,
     TITLE_FONT,
     CellMaker,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from simrate.core.base.frames import DatasetInput
 from simrate.core.machine.evaluation import EvaluationReport, evaluate
-from simrate.formats.system_scores import read_pair
+from simrate.formats.readers.system_scores import read_pair
 
 
 def evaluate_files(task: str, pairs: Sequence[tuple[str | Path, str | Path]]) -> EvaluationReport:

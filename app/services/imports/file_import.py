@@ -25,7 +25,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.wording import counted
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.project import Project
-from simrate.formats.textio import reference_note
+from simrate.formats.intake.textio import reference_note
 
 #: claim(project, rater names, kind): on an organizer's hub replica, the new raters are
 #: claimed on the hub before anything is written (the command line passes the hub's).
@@ -68,8 +68,8 @@ class FileWritten:
 def read_file(path: str | Path, fmt: str = "auto",
               options: ReadOptions = ReadOptions()) -> FileRead:
     """Read one file in format `fmt` (or the detected one) into what it holds."""
-    from simrate.formats.detect import detect_format, read_items
-    from simrate.formats.xlsx_read import is_xlsx, xlsx_sheet_note
+    from simrate.formats.intake.xlsx_read import is_xlsx, xlsx_sheet_note
+    from simrate.formats.readers.detect import detect_format, read_items
 
     path = str(path)
     fmt = detect_format(path) if fmt == "auto" else fmt
@@ -78,13 +78,13 @@ def read_file(path: str | Path, fmt: str = "auto",
     if fmt == "project":
         return FileRead(path, "project", fmt, None, notes)
     if fmt == "ratings":
-        from simrate.formats.ratings import read_ratings
+        from simrate.formats.readers.ratings import read_ratings
 
         kind, frame = "ratings", read_ratings(
             path, annotator=options.annotator, annotator_column=options.annotator_column,
             fallback_annotator=options.fallback_annotator)
     elif fmt == "turk":
-        from simrate.formats.turk import read_turk
+        from simrate.formats.readers.turk import read_turk
 
         kind, frame = "turk", read_turk(path)
     else:
@@ -191,7 +191,7 @@ class ImportResult:
 
 def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
     """Parse the request's files (`read_file` each): ('items' | 'ratings', frame, format)."""
-    from simrate.formats.detect import detect_format
+    from simrate.formats.readers.detect import detect_format
 
     path = str(request.source)
     for source in request.sources:

@@ -32,9 +32,9 @@ class MachineImport:
 def read_machine_frame(project: Project, path: str | Path, name: str, fmt: str = "auto",
                        dataset: str | None = None) -> pd.DataFrame:
     """The machine's scores as a rating frame (annotator = name), not yet on the grid."""
-    from simrate.formats.detect import detect_format
-    from simrate.formats.machine_scores import read_machine_scores
-    from simrate.formats.ratings import read_ratings
+    from simrate.formats.readers.detect import detect_format
+    from simrate.formats.readers.machine_scores import read_machine_scores
+    from simrate.formats.readers.ratings import read_ratings
 
     refuse_if_open(path)
     chosen = detect_format(path) if fmt == "auto" else fmt

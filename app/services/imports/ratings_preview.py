@@ -58,7 +58,7 @@ class ImportPreview:
 
 def is_package(path: str | Path) -> bool:
     """True for a `.simrate` file (a returned annotator package)."""
-    from simrate.formats.detect import detect_format
+    from simrate.formats.readers.detect import detect_format
 
     return detect_format(path) == "project"
 

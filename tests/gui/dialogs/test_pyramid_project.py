@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 import simrate.gui.shell.main_window as main_window_module
-from simrate.formats.pyramid_project import read_pyramid_items
+from simrate.formats.pyramids.pyramid_project import read_pyramid_items
 from simrate.gui.base.context import ApplicationContext
 from simrate.gui.dialogs.new_project_dialog import NewProjectDialog, quoted_paths, source_paths
 from simrate.gui.shell.main_window import MainWindow

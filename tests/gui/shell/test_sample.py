@@ -13,7 +13,7 @@ import pytest
 import simrate.gui.base.sample as sample_module
 import simrate.gui.shell.main_window as main_window_module
 from simrate.core.project import Project
-from simrate.formats.detect import read_items
+from simrate.formats.readers.detect import read_items
 from simrate.gui.base.context import ApplicationContext
 from simrate.gui.base.sample import (
     SAMPLE_NAME,

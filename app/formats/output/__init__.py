@@ -1,0 +1,1 @@
+"""Writing files: atomic output, export leftovers, and the gold table's text formats."""

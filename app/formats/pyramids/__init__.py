@@ -1,0 +1,1 @@
+"""DUCView pyramid files, and pyramids turned into pairs a team can rate."""

@@ -1,0 +1,1 @@
+"""The XLSX gold report: its sheets, their rows, and saving the workbook."""
