@@ -2,7 +2,7 @@
 that choose it, and how its gold table is written to a text stream.
 
 `simrate export --format`, the window's export dialog, the extension guess and the writing
-itself (services/export.py) all read `WRITERS`, so a new format is one entry here (and its
+itself (services/exports/export.py) all read `WRITERS`, so a new format is one entry here (and its
 writer function). Two formats are written by a service rather than to one stream: `xlsx`
 (the report workbook with its agreement sheets) and `dataset` (a folder).
 """
