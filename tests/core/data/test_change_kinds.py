@@ -8,7 +8,7 @@ from pathlib import Path
 
 from simrate.core.data.changelog import CHANGE_KINDS
 
-APP = Path(__file__).resolve().parents[2] / "app"
+APP = Path(__file__).resolve().parents[3] / "app"
 
 
 def constants() -> dict[str, str]:
