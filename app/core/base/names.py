@@ -30,7 +30,13 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.lookalike import fold
-from simrate.core.base.rules import MAX_RATER_CHARS, RATER_HIDDEN, RATER_TOO_LONG
+from simrate.core.base.rules import (
+    MAX_RATER_CHARS,
+    PLAIN_KEY_NAME,
+    RATER_HIDDEN,
+    RATER_TOO_LONG,
+    matches,
+)
 
 #: The longest file name (bytes of one path component) file systems accept.
 NAME_MAX = 255
@@ -210,8 +216,9 @@ def rater_key(name: str) -> str:
     """The identity of a rater name: NFKC, case folded, white space runs as one space, and
     each character outside ASCII as the one it looks like (lookalike.py: Cyrillic `сое`
     is `coe`, Greek `ΑΒΕ` is `abe`). Two names with one key are one rater (`Ana`, `ANA`,
-    `ａｎａ`; `Zoë` either way). The hub computes the same (hub/schema/raters.py)."""
-    if name.isascii():
+    `ａｎａ`; `Zoë` either way). The hub computes the same (hub/schema/raters.py), from
+    the same rules.PLAIN_KEY_NAME; tests/hub/test_lookalike_keys.py runs the cases on both."""
+    if matches(PLAIN_KEY_NAME, name):
         return " ".join(name.lower().split())
     folded = "".join(map(fold, unicodedata.normalize("NFC", name)))
     return " ".join(unicodedata.normalize("NFC", folded).split())

@@ -33,6 +33,15 @@ RATER_HIDDEN = ("the {what} holds {char}, an invisible or control character; nam
 #: The control characters of ASCII (the hub checks these; the file checks every invisible
 #: character: core/base/names.py).
 ASCII_CONTROL = r"[\x01-\x1f\x7f]"
+#: The characters a rater's key takes as they are, lowered, with runs of spaces as one:
+#: printable ASCII. A name made of these alone is keyed without the fold table, by
+#: core/base/names.rater_key and by the hub's `simrate.rater_key` (hub/schema/raters.py).
+PLAIN_KEY_CHAR = r"[ -~]"
+PLAIN_KEY_NAME = PLAIN_KEY_CHAR + "*"
+#: The item columns an annotator may see, in the file's words: an annotator's copy
+#: carries these (core/team/blind.py), and the hub grants its annotators' role only
+#: these columns of `simrate.items` (hub/schema/access.py; `item_id` is its `id`).
+ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")
 
 #: The later edit wins: an edit made here is stamped at least this many seconds after the
 #: stamp of the value it replaces, so it is the later one even when this clock is behind.

@@ -10,8 +10,8 @@ annotator's login) holds each item's id, texts, dataset and genre, and nothing e
 - nothing that marks check items, so a check item looks like any other.
 
 The hub enforces the same rule on the server (hub/schema/access.py: annotators' roles may read
-only these columns of the items table). The organizer's own file and an organizer's
-replica keep everything.
+only these columns of the items table, its GRANT rendered from the same list). The
+organizer's own file and an organizer's replica keep everything.
 
 Blindness on one machine: in a plain project file it is a matter of trust, so opening a
 file in organizer mode, or switching it on or off, is written to the change log (kind
@@ -26,14 +26,16 @@ import time
 
 import pandas as pd
 
+from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.data.changelog import log_change
 from simrate.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
 from simrate.core.data.store import read_meta
 from simrate.core.project import Project
 
-#: Item columns an annotator's copy carries (the rest is emptied).
-ANNOTATOR_ITEM_COLUMNS = ("item_id", "left", "right", "dataset", "genre")
+#: Item columns an annotator's copy carries (the rest is emptied): the one list, which the
+#: hub's GRANT to annotators is rendered from too (core/base/rules.py).
+ANNOTATOR_ITEM_COLUMNS = rules.ANNOTATOR_ITEM_COLUMNS
 #: Meta key: this annotator's replica has been emptied of what it must not hold.
 BLIND_DONE = "hub_blind"
 

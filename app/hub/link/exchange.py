@@ -17,8 +17,7 @@ from simrate.core.base.flagrule import RULES, FlagRule
 from simrate.core.base.names import rater_key
 from simrate.hub.link.connection import Batch, HubError, Result, explain
 from simrate.hub.link.push_others import (
-    HAS_EXCLUDED_AT,
-    UPSERT_RATING,
+    PUT_RATING,
     queue_others,
     queue_undo_rating,
     read_others,
@@ -77,6 +76,19 @@ INSERT_ITEM = """
 INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta, source)
 VALUES ((SELECT COALESCE(max(ord), -1) + 1 FROM simrate.items), %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (id) DO NOTHING
+"""
+#: The publish's upload (hub/team/publish.py) of the settings and items the hub lacks
+#: (items from the temporary table `upload_items` it copied them into): what the hub holds
+#: stays. With the two above, the only writes of `simrate.settings` and `simrate.items`.
+UPLOAD_SETTING = ("INSERT INTO simrate.settings (key, value) VALUES (%s, %s) "
+                  "ON CONFLICT (key) DO NOTHING")
+UPLOAD_ITEMS = """
+INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta, source)
+SELECT (SELECT COALESCE(max(ord), -1) FROM simrate.items)
+       + row_number() OVER (ORDER BY u.ord), u.id, u."left", u."right", u.dataset, u.genre,
+       u.reference, u.meta, u.source
+FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
+ORDER BY u.ord
 """
 
 
@@ -182,9 +194,9 @@ def exchange(conn: Any, replica: str, outbox: Outbox, marks: dict[str, int],
 
     try:
         try:
-            acked, has_kind, stamped, capped = _begin_push(conn, replica, outbox)
+            acked, has_kind, capped = _begin_push(conn, replica, outbox)
             batch = Batch(conn)
-            pushed = _queue_push(batch, outbox, acked, has_kind, stamped)
+            pushed = _queue_push(batch, outbox, acked, has_kind)
             pages, hub_clock = _queue_after_push(batch, replica, marks, organizer, capped)
             sent = time.time()
             results = batch.run()
@@ -238,7 +250,7 @@ def _collect_pages(conn: Any, results: list, pages: dict[str, int], marks: dict[
 
 #: After the push's COMMIT, in the same message: a write whose commit waits until the
 #: server's log is on disk up to it, and so until the push is.
-DURABLE_SQL = "UPDATE simrate.replicas SET last_seen = now() WHERE replica = %s"
+DURABLE_SQL = "SELECT 1 FROM simrate.ack_replica(%s, 0)"
 #: The hub's clock, in Unix seconds.
 CLOCK_SQL = "SELECT extract(epoch FROM clock_timestamp())"
 
@@ -260,7 +272,7 @@ def _roll_back(conn: Any) -> None:
         pass
 
 
-def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, bool, bool]:
+def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, bool]:
     """Begin the push's transaction, lock this replica's row, read and raise the id the
     hub acknowledged (and see whether the hub knows machine raters, when some are to go,
     and whether it caps pulls): one message, before any write, so this transaction holds
@@ -273,25 +285,20 @@ def _begin_push(conn: Any, replica: str, outbox: Outbox) -> tuple[int, bool, boo
     # the server stop before, the round fails here and is sent again (the hub leaves out
     # what it has).
     batch.add("SET LOCAL synchronous_commit = off")
-    batch.add("INSERT INTO simrate.replicas (replica) VALUES (%s) "
-              "ON CONFLICT (replica) DO NOTHING", (replica,))
-    mine = batch.add("SELECT acked FROM simrate.replicas WHERE replica = %s FOR UPDATE",
-                     (replica,))
+    # the replica's row (made on its first round) locked, read and raised: the hub's one
+    # write of replicas (hub/schema/tables.py); no row when another login's
+    mine = batch.add("SELECT acked FROM simrate.ack_replica(%s, %s)", (replica, outbox.upto))
     kind = batch.add(HAS_KIND) if outbox.machines or outbox.raters else None
-    stamped = batch.add(HAS_EXCLUDED_AT) if outbox.annotators else None
     capped = batch.add(HAS_CAP)
-    batch.add("UPDATE simrate.replicas SET acked = GREATEST(acked, %s), last_seen = now() "
-              "WHERE replica = %s", (outbox.upto, replica))
     results = batch.run()
     if not results[mine].rows:
         raise HubError("this file's replica id belongs to another login on the hub: "
                        "join again to make a replica of your own", "refused")
     return (int(results[mine].rows[0][0]), kind is not None and bool(results[kind].rows),
-            stamped is not None and bool(results[stamped].rows),
             bool(results[capped].rows[0][0]))
 
 
-def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stamped: bool
+def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool
                 ) -> Callable[[list[Result]], tuple[int, list[tuple], dict]]:
     """Add the push's writes to the batch; returns what reads, from the batch's results,
     how many rows changed the hub and the hub's rows for the ratings it kept another value
@@ -305,13 +312,13 @@ def _queue_push(batch: Batch, outbox: Outbox, acked: int, has_kind: bool, stampe
         batch.add(INSERT_ITEM, row[:8])
     ratings = outbox.ratings
     upserts = [queue_undo_rating(batch, r) if len(r) > 8 and r[8] else
-               batch.add(UPSERT_RATING, r[:7]) for r in ratings]
+               batch.add(PUT_RATING, r[:7]) for r in ratings]
     refused = batch.add(REFUSED_RATINGS, _refused_params(ratings)) if ratings else None
-    reads = queue_others(batch, outbox.adjudications, outbox.annotators, stamped)
+    reads = queue_others(batch, outbox.adjudications, outbox.annotators)
     others = _queue_writes(batch, outbox, fresh, has_kind)
 
     def result(results: list[Result]) -> tuple[int, list[tuple], dict]:
-        changed = sum(results[i].rowcount for i in upserts)
+        changed = sum(results[i].rows[0][0] for i in upserts)  # rows each door changed
         kept = results[refused].rows if refused is not None else []
         sent = len(outbox.adjudications) + len(outbox.annotators)
         return (changed + (len(outbox.items) if fresh else 0) + others + sent, kept,

@@ -17,53 +17,22 @@ from __future__ import annotations
 from simrate.core.base.names import rater_key
 from simrate.hub.link.connection import Batch
 
-#: A rating pushed (exchange.py): written unless the hub holds the same value.
-UPSERT_RATING = """
-INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
-    skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds, updated_at = EXCLUDED.updated_at
-WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
-                                                    EXCLUDED.skipped)
-"""
-#: An undone rating: the push's upsert, taken only over the hub's copy this machine saw.
-UNDO_RATING = UPSERT_RATING.rstrip() + """
-  AND (r.code, r.note, r.skipped) IS NOT DISTINCT FROM (%s::integer, %s::text, %s::boolean)
-"""
-UPSERT_VERDICT = """
-INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at) VALUES (%s, %s, %s, %s, %s)
-ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
-    by = EXCLUDED.by, at = EXCLUDED.at
-WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
-  AND (NOT %s OR (a.code, a.note) IS NOT DISTINCT FROM (%s::integer, %s::text))
-"""
+#: A rating pushed (exchange.py), through the hub's one door of ratings (hub/schema/
+#: later_wins.py): written unless the hub holds the same value; returns rows changed.
+PUT_RATING = "SELECT simrate.put_rating(%s, %s, %s, %s, %s, %s, %s)"
+#: An undone rating: the same door, taken only over the hub's copy this machine saw.
+UNDO_RATING = ("SELECT simrate.put_rating(%s, %s, %s, %s, %s, %s, %s, true, "
+               "%s::integer, %s::text, %s::boolean)")
+PUT_VERDICT = ("SELECT simrate.put_verdict(%s, %s, %s, %s, %s, %s, %s::integer, "
+               "%s::text)")
 #: An exclusion, on the rater of the name's key (whatever spelling the hub holds it under,
 #: hub/schema/raters.py), added first when the hub lacks it.
-UPSERT_EXCLUSION = """
-WITH added AS (
-  INSERT INTO simrate.annotators (name, excluded, excluded_at, key)
-  VALUES (%(name)s, %(excluded)s, %(at)s, %(key)s)
-  ON CONFLICT DO NOTHING RETURNING name)
-UPDATE simrate.annotators a SET excluded = %(excluded)s, excluded_at = %(at)s
-WHERE (a.key = %(key)s OR a.name = %(name)s) AND a.excluded IS DISTINCT FROM %(excluded)s
-  AND (NOT %(undo)s OR a.excluded IS NOT DISTINCT FROM %(seen)s::boolean)
-  AND NOT EXISTS (SELECT 1 FROM added)
-"""
+PUT_EXCLUSION = ("SELECT simrate.put_exclusion(%(name)s, %(key)s, %(excluded)s, %(at)s, "
+                 "%(undo)s, %(seen)s::boolean)")
 VERDICTS_NOW = ("SELECT item_id, code, note, by, at FROM simrate.adjudications "
                 "WHERE item_id = ANY(%s)")
 EXCLUSIONS_NOW = ("SELECT name, excluded, (to_jsonb(a) ->> 'excluded_at')::float8 "
                   "FROM simrate.annotators a WHERE name = ANY(%s)")
-#: Whether the hub stamps exclusions (a hub made before issue 31 has no such column).
-HAS_EXCLUDED_AT = """
-SELECT 1 FROM information_schema.columns
-WHERE table_schema = 'simrate' AND table_name = 'annotators' AND column_name = 'excluded_at'
-"""
-#: A hub made before exclusions were stamped: the write that reaches it last wins.
-OLD_UPSERT_EXCLUSION = """
-INSERT INTO simrate.annotators AS a (name, excluded) VALUES (%s, %s)
-ON CONFLICT (name) DO UPDATE SET excluded = EXCLUDED.excluded
-WHERE a.excluded IS DISTINCT FROM EXCLUDED.excluded
-"""
 
 
 def queue_undo_rating(batch: Batch, row: tuple) -> int:
@@ -71,8 +40,8 @@ def queue_undo_rating(batch: Batch, row: tuple) -> int:
     return batch.add(UNDO_RATING, (*row[:7], row[9], row[10], bool(row[11])))
 
 
-def queue_others(batch: Batch, verdicts: list[tuple], exclusions: list[tuple],
-                 stamped: bool) -> dict[str, int]:
+def queue_others(batch: Batch, verdicts: list[tuple], exclusions: list[tuple]
+                 ) -> dict[str, int]:
     """Add the writes of adjudications and exclusions, each between a read of the hub's
     values before and after; returns the indexes of those reads in the batch."""
     reads: dict[str, int] = {}
@@ -80,19 +49,15 @@ def queue_others(batch: Batch, verdicts: list[tuple], exclusions: list[tuple],
         keys = [v[0] for v in verdicts]
         reads["verdicts_before"] = batch.add(VERDICTS_NOW, (keys,))
         for v in verdicts:
-            batch.add(UPSERT_VERDICT, (*v[:5], v[6], v[7], v[8] or ""))
+            batch.add(PUT_VERDICT, (*v[:5], v[6], v[7], v[8] or ""))
         reads["verdicts_after"] = batch.add(VERDICTS_NOW, (keys,))
     if exclusions:
         keys = [e[0] for e in exclusions]
         read = EXCLUSIONS_NOW
         reads["exclusions_before"] = batch.add(read, (keys,))
         for e in exclusions:
-            if stamped:
-                batch.add(UPSERT_EXCLUSION, {"name": e[0], "excluded": e[1], "at": e[2],
-                                             "key": rater_key(e[0]), "undo": e[4],
-                                             "seen": e[5]})
-            else:
-                batch.add(OLD_UPSERT_EXCLUSION, (e[0], e[1]))
+            batch.add(PUT_EXCLUSION, {"name": e[0], "excluded": e[1], "at": e[2],
+                                      "key": rater_key(e[0]), "undo": e[4], "seen": e[5]})
         reads["exclusions_after"] = batch.add(read, (keys,))
     return reads
 

@@ -46,7 +46,8 @@ no superuser) the statistics, `pg_stat_activity` rows (who is connected), `pg_ro
 login) and `pg_locks` stay readable as PostgreSQL ships them.
 
 The package holds the SQL in parts: `names` (constants, role names, quoting, `fill`),
-`tables` (tables, stamps, change log, NOTIFY, the later-edit rule), `access` (roles,
+`tables` (tables, stamps, change log, NOTIFY), `later_wins` (the later-edit rule, the
+doors of ratings and verdicts), `access` (roles,
 privileges, row-level security, hardening, connection limits), `raters` (one rater
 identity: unique keys across kinds, `claim_rater`) and `web` (web studies).
 """
@@ -54,7 +55,7 @@ identity: unique keys across kinds, `claim_rater`) and `web` (web studies).
 from __future__ import annotations
 
 from simrate.hub.schema.access import HARDEN_SQL, LIMITS_SQL, ROLES_SQL, SECURITY_SQL
-from simrate.hub.schema.later_wins import LATER_OTHERS_SQL
+from simrate.hub.schema.later_wins import later_sql
 from simrate.hub.schema.names import (
     ANNOTATOR_CONNECTION_LIMIT,
     CHANNEL,
@@ -72,8 +73,8 @@ from simrate.hub.schema.raters import RATER_LOCK, fill_keys, raters_sql
 from simrate.hub.schema.service import service_statements
 from simrate.hub.schema.tables import (
     FUNCTIONS_SQL,
-    LATER_EDIT_SQL,
     LOGGED,
+    PUT_HUB_META,
     STAMPED,
     TABLES_SQL,
     triggers_sql,
@@ -88,8 +89,8 @@ from simrate.hub.schema.web import (
 
 __all__ = [
     "ANNOTATOR_CONNECTION_LIMIT", "CHANNEL", "FUNCTIONS_SQL", "HARDEN_SQL",
-    "HUB_SCHEMA_VERSION", "LATER_EDIT_SQL", "LIMITS_SQL", "LOGGED", "MAX_CLOCK_LEAD",
-    "PULLED_TABLES", "RATER_LOCK", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "STAMP_BITS", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
+    "HUB_SCHEMA_VERSION", "LIMITS_SQL", "LOGGED", "MAX_CLOCK_LEAD",
+    "PULLED_TABLES", "PUT_HUB_META", "RATER_LOCK", "ROLES_SQL", "SECURITY_SQL", "STAMPED", "STAMP_BITS", "TABLES_SQL", "WEB_FUNCTIONS_SQL",
     "WEB_LOCK", "WEB_TABLES_SQL", "fill", "fill_keys", "login_name", "quote_ident", "quote_literal",
     "raters_sql", "role_names", "schema_statements", "triggers_sql", "web_role_names", "web_statements",
 ]
@@ -98,8 +99,7 @@ __all__ = [
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
     return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
-            fill(SECURITY_SQL, roles), fill(LATER_EDIT_SQL, roles),
-            fill(LATER_OTHERS_SQL, roles), fill(LIMITS_SQL, roles),
+            fill(SECURITY_SQL, roles), fill(later_sql(), roles), fill(LIMITS_SQL, roles),
             raters_sql(roles), *web_statements(roles),
             *service_statements(roles, web_role_names(roles))]
 

@@ -3,6 +3,9 @@ each, the hardening of PostgreSQL's own views, and annotators' connection limits
 
 from __future__ import annotations
 
+from simrate.core.base import rules
+from simrate.hub.schema.names import quote_ident
+
 ROLES_SQL = """
 DO $$
 BEGIN
@@ -20,7 +23,7 @@ GRANT @annotators TO @owner WITH ADMIN OPTION;
 GRANT @organizers TO @owner WITH ADMIN OPTION;
 """
 
-SECURITY_SQL = """
+SECURITY_SQL_TEMPLATE = """
 REVOKE ALL ON SCHEMA simrate FROM PUBLIC;
 GRANT USAGE ON SCHEMA simrate TO @annotators, @organizers;
 REVOKE ALL ON ALL TABLES IN SCHEMA simrate FROM PUBLIC;
@@ -29,7 +32,7 @@ GRANT SELECT ON simrate.hub TO @annotators, @organizers;
 GRANT SELECT ON simrate.settings, simrate.items TO @organizers;
 -- annotators: no reference score, item metadata, source path or login (see blind.py)
 REVOKE ALL ON simrate.items, simrate.settings FROM @annotators;
-GRANT SELECT (ord, id, "left", "right", dataset, genre, seq) ON simrate.items TO @annotators;
+GRANT SELECT (@annotator_item_columns) ON simrate.items TO @annotators;
 GRANT SELECT (key, value, seq) ON simrate.settings TO @annotators;
 GRANT SELECT, INSERT, UPDATE ON simrate.ratings, simrate.replicas TO @annotators, @organizers;
 GRANT INSERT, UPDATE ON simrate.settings, simrate.items TO @organizers;
@@ -39,8 +42,8 @@ GRANT EXECUTE ON FUNCTION simrate.my_name(), simrate.my_kind(), simrate.my_chann
                           simrate.people_list() TO @annotators, @organizers;
 GRANT EXECUTE ON FUNCTION simrate.add_person(text, text, text, text, text),
                           simrate.remove_person(text) TO @organizers;
-GRANT EXECUTE ON FUNCTION simrate.announce(), simrate.announce_ratings()
-  TO @annotators, @organizers;
+GRANT EXECUTE ON FUNCTION simrate.announce(), simrate.announce_ratings(),
+                          simrate.ack_replica(uuid, bigint, text) TO @annotators, @organizers;
 
 ALTER TABLE simrate.ratings ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS organizers_all ON simrate.ratings;
@@ -57,6 +60,20 @@ DROP POLICY IF EXISTS annotators_own ON simrate.replicas;
 CREATE POLICY annotators_own ON simrate.replicas TO @annotators
   USING (login = session_user) WITH CHECK (login = session_user);
 """
+
+
+
+def annotator_item_columns() -> str:
+    """The columns of `simrate.items` an annotator's role may read: the ones an annotator's
+    copy carries (rules.ANNOTATOR_ITEM_COLUMNS, the one list; the file's `item_id` is the
+    hub's `id`), with the order and the sequence number a replica pulls by."""
+    hub_names = {"item_id": "id"}
+    columns = ("ord", *(hub_names.get(c, c) for c in rules.ANNOTATOR_ITEM_COLUMNS), "seq")
+    return ", ".join(quote_ident(c) for c in columns)
+
+
+SECURITY_SQL = SECURITY_SQL_TEMPLATE.replace("@annotator_item_columns",
+                                             annotator_item_columns())
 
 # PostgreSQL shows every login of a database its statistics (write counts per table, who
 # is connected), the role list, the lock table, the advisory locks that time our writes

@@ -1,68 +1,168 @@
-"""The later-edit rule on the hub for adjudications and exclusions (ratings: tables.py).
+"""The later-edit rule on the hub, one trigger function for every edited table, and the one
+door through which each of `simrate.ratings` and `simrate.adjudications` is written.
 
-An adjudication carries the time its verdict was made (`at`); an exclusion the time it
-was set or taken back (`annotators.excluded_at`, added here). An update whose edit time is
-not after the stored one is refused on every route a client has, plain UPDATE included,
-and logged (`adjudications_refused`, `exclusions_refused`) with both values; a stamp more
-than a minute ahead of the hub's clock is replaced by the hub's time. An update of an
-annotator that does not touch the exclusion (a hub made before exclusions were stamped
-sets `excluded` alone: its edit counts as made now) is left alone.
+The rule: every edit carries the time it was made (a rating `updated_at`, a verdict `at`,
+an exclusion `annotators.excluded_at`, added here). An update whose edit time is not after
+the stored one is refused on every route a client has, plain UPDATE included, and logged
+(`ratings_refused`, `adjudications_refused`, `exclusions_refused`) with both values; a
+stamp more than a minute ahead of the hub's clock is replaced by the hub's time.
+`simrate.keep_later` is that rule, written once; each table's trigger names its columns
+(EDITED below). A rating or a verdict is one row: a refused update leaves the row alone.
+An exclusion is two columns of a rater's row: a refused one is taken back and the rest of
+the update goes ahead; an update that leaves the exclusion alone is no edit; and one that
+changes it without a new stamp (a client made before exclusions were stamped) counts as
+made now.
+
+The doors: `simrate.put_rating` and `simrate.put_verdict` are the only statements that
+write those tables. The direct push (hub/link/push_others.py), the sync service
+(service.py, `sync_round`), the web page (web_rate.py) and the organizer's publish all
+call them. They run with the caller's rights (no SECURITY DEFINER), so a login's
+privileges and row-level security decide as for a plain INSERT, and every trigger (the
+scale, this rule, one rater name, the stamps, the change log) fires as before. A value
+equal to the hub's is left alone (no stamp, nothing pulled again); an undo (`p_undo`) is
+written only over the value the machine last saw on the hub (`p_seen_*`). Each returns
+how many rows it changed.
 """
 
 from __future__ import annotations
 
-LATER_OTHERS_SQL = """
+#: table -> (edit time's column, edited columns, key columns, whole row?, refused kind)
+EDITED = {
+    "ratings": ("updated_at", "code note skipped", "item_id annotator", "row",
+                "ratings_refused"),
+    "adjudications": ("at", "code note", "item_id", "row", "adjudications_refused"),
+    "annotators": ("excluded_at", "excluded", "", "columns", "exclusions_refused"),
+}
+#: Each table's trigger keeps its name: BEFORE triggers run in name order (check_scale,
+#: keep_later_*, rating_rater, stamp, stamp_acting).
+TRIGGERS = {"ratings": "keep_later_edit", "adjudications": "keep_later_verdict",
+            "annotators": "keep_later_exclusion"}
+
+RULE_SQL = """
 ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS excluded_at double precision
     NOT NULL DEFAULT 0;
 
-CREATE OR REPLACE FUNCTION simrate.keep_later_verdict() RETURNS trigger
+-- TG_ARGV: the edit time's column, the edited columns and the key columns (space
+-- separated), 'row' or 'columns', the change log's kind of a refused edit
+CREATE OR REPLACE FUNCTION simrate.keep_later() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
+  stamp text := TG_ARGV[0];
+  edited text[] := string_to_array(TG_ARGV[1], ' ');
+  keys text[] := string_to_array(TG_ARGV[2], ' ');
+  whole boolean := TG_ARGV[3] = 'row';
   hub_now double precision := extract(epoch FROM clock_timestamp());
+  n jsonb := to_jsonb(NEW);
+  o jsonb;
+  changed boolean;
 BEGIN
-  IF NEW.at > hub_now + @max_lead THEN
-    NEW.at := hub_now;
+  IF (n ->> stamp)::float8 > hub_now + @max_lead THEN
+    n := jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now));
+    NEW := jsonb_populate_record(NEW, n);
   END IF;
-  IF TG_OP = 'UPDATE' AND NEW.at <= OLD.at AND NEW.item_id = OLD.item_id THEN
-    IF (NEW.code, NEW.note) IS DISTINCT FROM (OLD.code, OLD.note) THEN
-      PERFORM simrate.log_refused('adjudications_refused', OLD.item_id, NULL,
-                                  to_jsonb(OLD), to_jsonb(NEW));
-    END IF;
-    RETURN NULL;
-  END IF;
-  RETURN NEW;
-END $$;
-REVOKE ALL ON FUNCTION simrate.keep_later_verdict() FROM PUBLIC;
-DROP TRIGGER IF EXISTS keep_later_verdict ON simrate.adjudications;
-CREATE TRIGGER keep_later_verdict BEFORE INSERT OR UPDATE ON simrate.adjudications
-  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_verdict();
-
-CREATE OR REPLACE FUNCTION simrate.keep_later_exclusion() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  hub_now double precision := extract(epoch FROM clock_timestamp());
-BEGIN
-  IF NEW.excluded_at > hub_now + @max_lead THEN
-    NEW.excluded_at := hub_now;
-  END IF;
-  IF TG_OP <> 'UPDATE' OR NEW.excluded IS NOT DISTINCT FROM OLD.excluded THEN
+  IF TG_OP <> 'UPDATE' THEN
     RETURN NEW;
   END IF;
-  IF NEW.excluded_at IS NOT DISTINCT FROM OLD.excluded_at THEN
-    NEW.excluded_at := hub_now;  -- a client that does not stamp: made now
-  ELSIF NEW.excluded_at <= OLD.excluded_at THEN
-    PERFORM simrate.log_refused('exclusions_refused', NULL, OLD.name, to_jsonb(OLD),
-                                to_jsonb(NEW));
-    NEW.excluded := OLD.excluded;
-    NEW.excluded_at := OLD.excluded_at;
-    IF to_jsonb(NEW) = to_jsonb(OLD) THEN
-      RETURN NULL;
-    END IF;
+  o := to_jsonb(OLD);
+  IF (SELECT array_agg(n -> k) FROM unnest(keys) k)
+     IS DISTINCT FROM (SELECT array_agg(o -> k) FROM unnest(keys) k) THEN
+    RETURN NEW;  -- another row's key: not an edit of this one
   END IF;
-  RETURN NEW;
+  changed := (SELECT array_agg(n -> k) FROM unnest(edited) k)
+             IS DISTINCT FROM (SELECT array_agg(o -> k) FROM unnest(edited) k);
+  IF NOT whole AND NOT changed THEN
+    RETURN NEW;  -- the edited columns are left alone: no edit
+  END IF;
+  IF NOT whole AND n -> stamp = o -> stamp THEN
+    RETURN jsonb_populate_record(NEW, jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now)));
+  END IF;
+  IF (n ->> stamp)::float8 > (o ->> stamp)::float8 THEN
+    RETURN NEW;  -- made later: it wins
+  END IF;
+  IF changed AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
+    PERFORM simrate.log_refused(TG_ARGV[4], o ->> 'item_id',
+                                coalesce(o ->> 'annotator', o ->> 'name'), o, n);
+  END IF;
+  IF whole THEN
+    RETURN NULL;
+  END IF;
+  n := n || (SELECT jsonb_object_agg(k, o -> k) FROM unnest(edited || stamp) k);
+  IF n = o THEN
+    RETURN NULL;
+  END IF;
+  RETURN jsonb_populate_record(NEW, n);
 END $$;
-REVOKE ALL ON FUNCTION simrate.keep_later_exclusion() FROM PUBLIC;
-DROP TRIGGER IF EXISTS keep_later_exclusion ON simrate.annotators;
-CREATE TRIGGER keep_later_exclusion BEFORE INSERT OR UPDATE ON simrate.annotators
-  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_exclusion();
+REVOKE ALL ON FUNCTION simrate.keep_later() FROM PUBLIC;
+@triggers
+DROP FUNCTION IF EXISTS simrate.keep_later_edit();
+DROP FUNCTION IF EXISTS simrate.keep_later_verdict();
+DROP FUNCTION IF EXISTS simrate.keep_later_exclusion();
 """
+
+DOORS_SQL = """
+CREATE OR REPLACE FUNCTION simrate.put_rating(
+    p_item text, p_annotator text, p_code integer, p_note text, p_skipped boolean,
+    p_seconds double precision, p_at double precision, p_undo boolean DEFAULT false,
+    p_seen_code integer DEFAULT NULL, p_seen_note text DEFAULT NULL,
+    p_seen_skipped boolean DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  written integer;
+BEGIN
+  INSERT INTO simrate.ratings AS r (item_id, annotator, code, note, skipped, seconds,
+                                    updated_at)
+  VALUES (p_item, p_annotator, p_code, p_note, p_skipped, p_seconds, p_at)
+  ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code,
+    note = EXCLUDED.note, skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds,
+    updated_at = EXCLUDED.updated_at
+  WHERE (r.code, r.note, r.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
+                                                      EXCLUDED.skipped)
+    AND (NOT coalesce(p_undo, false) OR (r.code, r.note, r.skipped) IS NOT DISTINCT FROM
+         (p_seen_code, p_seen_note, p_seen_skipped));
+  GET DIAGNOSTICS written = ROW_COUNT;
+  RETURN written;
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.put_verdict(
+    p_item text, p_code integer, p_note text, p_by text, p_at double precision,
+    p_undo boolean DEFAULT false, p_seen_code integer DEFAULT NULL,
+    p_seen_note text DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  written integer;
+BEGIN
+  INSERT INTO simrate.adjudications AS a (item_id, code, note, by, at)
+  VALUES (p_item, p_code, p_note, p_by, p_at)
+  ON CONFLICT (item_id) DO UPDATE SET code = EXCLUDED.code, note = EXCLUDED.note,
+    by = EXCLUDED.by, at = EXCLUDED.at
+  WHERE (a.code, a.note) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note)
+    AND (NOT coalesce(p_undo, false)
+         OR (a.code, a.note) IS NOT DISTINCT FROM (p_seen_code, p_seen_note));
+  GET DIAGNOSTICS written = ROW_COUNT;
+  RETURN written;
+END $$;
+REVOKE ALL ON FUNCTION @rating_sig, @verdict_sig FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @rating_sig TO @annotators, @organizers;
+GRANT EXECUTE ON FUNCTION @verdict_sig TO @organizers;
+"""
+
+RATING_SIGNATURE = ("simrate.put_rating(text, text, integer, text, boolean, double precision, "
+                    "double precision, boolean, integer, text, boolean)")
+VERDICT_SIGNATURE = ("simrate.put_verdict(text, integer, text, text, double precision, "
+                     "boolean, integer, text)")
+
+
+def _trigger(table: str) -> str:
+    name, args = TRIGGERS[table], ", ".join(f"'{a}'" for a in EDITED[table])
+    return (f"DROP TRIGGER IF EXISTS {name} ON simrate.{table};\n"
+            f"CREATE TRIGGER {name} BEFORE INSERT OR UPDATE ON simrate.{table}\n"
+            f"  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later({args});")
+
+
+def later_sql() -> str:
+    """The rule's function, its trigger on each edited table, and the doors of ratings
+    and verdicts (a template for `fill`: run as the owner role, after the tables)."""
+    rule = RULE_SQL.replace("@triggers", "\n".join(_trigger(t) for t in EDITED))
+    doors = (DOORS_SQL.replace("@rating_sig", RATING_SIGNATURE)
+             .replace("@verdict_sig", VERDICT_SIGNATURE))
+    return rule + doors

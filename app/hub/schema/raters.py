@@ -15,13 +15,18 @@ row without one. `simrate.claim_rater` is the one way a rater is added: it takes
 rater of the key when its kind matches and refuses another kind with one line naming it.
 A rater's kind never changes, and rows are never deleted on the hub, so a name, once a
 rater's, stays theirs.
+
+This module is the one writer of `simrate.annotators` and `simrate.rater_fold`: raters
+are added by `claim_rater`, exclusions set by `put_exclusion`, the publish's upload of a
+file's raters is UPLOAD_RATERS, and the keys of older rows are filled here.
 """
 
 from __future__ import annotations
 
 from simrate.core.base import rules
 from simrate.hub.schema.names import fill, quote_literal
-from simrate.hub.schema.rules_sql import kind_case, render
+from simrate.hub.schema.rules_sql import kind_case, pattern, render
+from simrate.hub.schema.tables import PUT_HUB_META
 
 #: Advisory lock class of rater claims (two-key locks: one key per identity).
 RATER_LOCK = 7305822
@@ -35,10 +40,10 @@ CREATE TABLE IF NOT EXISTS simrate.rater_fold (ch text PRIMARY KEY, fold text NO
 -- (a hub without it takes the client's key for such names)
 CREATE OR REPLACE FUNCTION simrate.rater_key(p_name text, p_key text) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT CASE WHEN p_name ~ '^[ -~]*$'
+  SELECT CASE WHEN p_name ~ @pattern:PLAIN_KEY_NAME
     THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C")
     WHEN NOT EXISTS (SELECT 1 FROM simrate.rater_fold) THEN p_key
-    ELSE (SELECT regexp_replace(btrim(normalize(string_agg(CASE WHEN t.c ~ '^[ -~]$'
+    ELSE (SELECT regexp_replace(btrim(normalize(string_agg(CASE WHEN t.c ~ @pattern:PLAIN_KEY_CHAR
                  THEN lower(t.c COLLATE "C") ELSE coalesce(f.fold, t.c) END, '' ORDER BY t.n),
                  NFC), ' '), ' +', ' ', 'g')
           FROM regexp_split_to_table(normalize(p_name, NFC), '') WITH ORDINALITY t(c, n)
@@ -76,7 +81,7 @@ END $$;
 UPDATE simrate.annotators a SET key = k.key FROM (
   SELECT name, simrate.rater_key(name, NULL) AS key,
          row_number() OVER (PARTITION BY simrate.rater_key(name, NULL) ORDER BY seq) AS n
-  FROM simrate.annotators WHERE key IS NULL AND name ~ '^[ -~]*$') k
+  FROM simrate.annotators WHERE key IS NULL AND name ~ @pattern:PLAIN_KEY_NAME) k
 WHERE a.name = k.name AND k.n = 1
   AND NOT EXISTS (SELECT 1 FROM simrate.annotators b WHERE b.key = k.key);
 CREATE UNIQUE INDEX IF NOT EXISTS annotators_key ON simrate.annotators (key);
@@ -144,6 +149,32 @@ BEGIN
   INSERT INTO simrate.annotators (name, kind, key) VALUES (p_name, p_kind, k);
   RETURN p_name;
 END $$;
+
+-- an exclusion set or taken back (the direct push, hub/link/push_others.py), on the rater
+-- of the name's key, added first when the hub lacks it; an undo only over the value this
+-- machine saw (p_seen). With the caller's rights; returns how many rows it changed.
+CREATE OR REPLACE FUNCTION simrate.put_exclusion(p_name text, p_key text, p_excluded boolean,
+    p_at double precision, p_undo boolean DEFAULT false, p_seen boolean DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  written integer;
+BEGIN
+  INSERT INTO simrate.annotators (name, excluded, excluded_at, key)
+  VALUES (p_name, p_excluded, p_at, p_key) ON CONFLICT DO NOTHING;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written > 0 THEN
+    RETURN written;
+  END IF;
+  UPDATE simrate.annotators a SET excluded = p_excluded, excluded_at = p_at
+  WHERE (a.key = p_key OR a.name = p_name) AND a.excluded IS DISTINCT FROM p_excluded
+    AND (NOT coalesce(p_undo, false) OR a.excluded IS NOT DISTINCT FROM p_seen);
+  GET DIAGNOSTICS written = ROW_COUNT;
+  RETURN written;
+END $$;
+REVOKE ALL ON FUNCTION simrate.put_exclusion(text, text, boolean, double precision, boolean,
+  boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION simrate.put_exclusion(text, text, boolean, double precision,
+  boolean, boolean) TO @organizers;
 REVOKE ALL ON FUNCTION simrate.claim_rater(text, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION simrate.claim_rater(text, text, text) TO @organizers;
 GRANT EXECUTE ON FUNCTION simrate.rater_key(text, text), simrate.kind_words(text)
@@ -167,9 +198,13 @@ def raters_sql(roles: dict[str, str]) -> str:
     return fill(render(text), roles)
 
 
+#: The publish's upload of the file's raters: a rater the hub holds already (by name or
+#: key) stays as the hub holds it; rows of (name, excluded, kind, key).
+UPLOAD_RATERS = ("INSERT INTO simrate.annotators (name, excluded, kind, key) "
+                 "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING")
 #: The hub's meta key (table simrate.hub) of the fold table's version (lookalike.py).
 FOLD_META = "rater_fold"
-NOT_ASCII = "name !~ '^[ -~]*$'"
+NOT_ASCII = f"name !~ {pattern(rules.PLAIN_KEY_NAME)}"
 
 
 def ship_fold(conn) -> None:
@@ -196,8 +231,7 @@ def ship_fold(conn) -> None:
                      "WHERE name = %s AND NOT EXISTS (SELECT 1 FROM simrate.annotators "
                      "WHERE key = simrate.rater_key(%s, NULL))", (name, name))
     conn.execute("ALTER TABLE simrate.annotators ENABLE TRIGGER keep_key")
-    conn.execute("INSERT INTO simrate.hub VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
-                 "SET value = EXCLUDED.value", (FOLD_META, FOLD_VERSION))
+    conn.execute(PUT_HUB_META, (FOLD_META, FOLD_VERSION))
 
 
 def fill_keys(conn, key_of) -> None:

@@ -113,38 +113,24 @@ DECLARE
   who record;
   held text;
   before bigint;
-  n integer;
   pushed integer := 0;
   r record;
 BEGIN
   SELECT * INTO who FROM simrate.sync_person(p_token);
   PERFORM set_config('simrate.acting_login', who.person_login, true);
-  INSERT INTO simrate.replicas (replica, login) VALUES (p_replica, who.person_login)
-  ON CONFLICT (replica) DO NOTHING;
-  SELECT login, acked INTO held, before FROM simrate.replicas WHERE replica = p_replica
-  FOR UPDATE;
-  IF held IS DISTINCT FROM who.person_login THEN
+  SELECT a.login, a.acked INTO held, before  -- the one write of replicas (tables.py)
+  FROM simrate.ack_replica(p_replica, p_upto, who.person_login) a;
+  IF held IS DISTINCT FROM who.person_login THEN  -- (its raise undoes the ack)
     RAISE EXCEPTION USING ERRCODE = 'SR403', MESSAGE = 'this file''s replica id belongs '
       'to another login on the hub: join again to make a replica of your own';
   END IF;
-  UPDATE simrate.replicas SET acked = GREATEST(acked, p_upto), last_seen = now()
-  WHERE replica = p_replica;
   FOR r IN SELECT * FROM jsonb_to_recordset(coalesce(p_ratings, '[]')) AS x(
       item_id text, code integer, note text, skipped boolean, seconds double precision,
       updated_at double precision, undo boolean, seen jsonb) LOOP
-    INSERT INTO simrate.ratings AS t (item_id, annotator, code, note, skipped, seconds,
-                                      updated_at)
-    VALUES (r.item_id, who.person, r.code, coalesce(r.note, ''), coalesce(r.skipped, false),
-            r.seconds, r.updated_at)
-    ON CONFLICT (item_id, annotator) DO UPDATE SET code = EXCLUDED.code,
-      note = EXCLUDED.note, skipped = EXCLUDED.skipped, seconds = EXCLUDED.seconds,
-      updated_at = EXCLUDED.updated_at
-    WHERE (t.code, t.note, t.skipped) IS DISTINCT FROM (EXCLUDED.code, EXCLUDED.note,
-                                                        EXCLUDED.skipped)
-      AND (NOT coalesce(r.undo, false) OR (t.code, t.note, t.skipped) IS NOT DISTINCT FROM
-           ((r.seen ->> 0)::integer, r.seen ->> 1, (r.seen ->> 2)::boolean));
-    GET DIAGNOSTICS n = ROW_COUNT;
-    pushed := pushed + n;
+    -- the direct push's door (later_wins.py): the same upsert, the same undo
+    pushed := pushed + simrate.put_rating(r.item_id, who.person, r.code, coalesce(r.note, ''),
+      coalesce(r.skipped, false), r.seconds, r.updated_at, coalesce(r.undo, false),
+      (r.seen ->> 0)::integer, r.seen ->> 1, (r.seen ->> 2)::boolean);
   END LOOP;
   RETURN jsonb_build_object(
     'name', who.person, 'login', who.person_login, 'acked', before, 'pushed', pushed,

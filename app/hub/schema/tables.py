@@ -1,5 +1,7 @@
-"""The hub's tables, the functions that stamp, log and announce each write, their triggers,
-and the rule that the later edit of a rating wins (see the package's docstring)."""
+"""The hub's tables, the functions that stamp, log and announce each write, and their
+triggers (see the package's docstring); the one writer of the hub's own settings
+(`simrate.hub`), the people, the secret, the replicas and the change log. The later-edit rule and the
+doors of ratings and verdicts: later_wins.py."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ CREATE TABLE IF NOT EXISTS simrate.people (
 CREATE TABLE IF NOT EXISTS simrate.annotators (
     name text PRIMARY KEY, excluded boolean NOT NULL DEFAULT false,
     seq bigint NOT NULL DEFAULT 0, login text NOT NULL DEFAULT '');
+-- machine raters travel as machines, so no replica counts them among the humans
+ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'human';
 CREATE TABLE IF NOT EXISTS simrate.ratings (
     item_id text NOT NULL REFERENCES simrate.items (id), annotator text NOT NULL,
     code integer, note text NOT NULL DEFAULT '', skipped boolean NOT NULL DEFAULT false,
@@ -86,6 +90,23 @@ LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
           p_old - 'login', p_new - 'seq' - 'login')
 $$;
 REVOKE ALL ON FUNCTION simrate.log_refused(text, text, text, jsonb, jsonb) FROM PUBLIC;
+
+-- The one write of a replica's row (the direct push, exchange.py; the sync service,
+-- `sync_round`): made on its first round under its login (the caller's unless p_login),
+-- locked, raised to p_upto and seen now; returns its acknowledged id before and its login,
+-- or no row when the caller may not see it (another login's, row-level security). With
+-- the caller's rights.
+CREATE OR REPLACE FUNCTION simrate.ack_replica(p_replica uuid, p_upto bigint,
+                                               p_login text DEFAULT NULL)
+RETURNS TABLE (acked bigint, login text) LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO simrate.replicas AS r (replica, login)
+  VALUES (p_replica, coalesce(p_login, session_user)) ON CONFLICT (replica) DO NOTHING;
+  RETURN QUERY SELECT r.acked, r.login FROM simrate.replicas r WHERE r.replica = p_replica
+    FOR UPDATE;
+  UPDATE simrate.replicas r SET acked = GREATEST(r.acked, p_upto), last_seen = now()
+  WHERE r.replica = p_replica;
+END $$;
 
 CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -281,33 +302,7 @@ CREATE TRIGGER log_change AFTER INSERT OR UPDATE ON simrate.{table}
     return "\n".join(parts)
 
 
-#: The edit made later wins, whatever order replicas push in: an update of a rating whose
-#: edit time is not after the stored one is refused (and, when its value differs, logged as
-#: `ratings_refused` with both values), on every route a client has, plain UPDATE included.
-LATER_EDIT_SQL = """
-CREATE OR REPLACE FUNCTION simrate.keep_later_edit() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  hub_now double precision := extract(epoch FROM clock_timestamp());
-BEGIN
-  IF NEW.updated_at > hub_now + @max_lead THEN
-    NEW.updated_at := hub_now;
-  END IF;
-  IF TG_OP = 'UPDATE' AND NEW.updated_at <= OLD.updated_at
-     AND (NEW.item_id, NEW.annotator) = (OLD.item_id, OLD.annotator) THEN
-    IF (NEW.code, NEW.note, NEW.skipped) IS DISTINCT FROM (OLD.code, OLD.note, OLD.skipped)
-       AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
-      PERFORM simrate.log_refused('ratings_refused', OLD.item_id, OLD.annotator,
-                                  to_jsonb(OLD), to_jsonb(NEW));
-    END IF;
-    RETURN NULL;
-  END IF;
-  RETURN NEW;
-END $$;
-REVOKE ALL ON FUNCTION simrate.keep_later_edit() FROM PUBLIC;
--- machine raters travel as machines, so no replica counts them among the humans
-ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'human';
-DROP TRIGGER IF EXISTS keep_later_edit ON simrate.ratings;
-CREATE TRIGGER keep_later_edit BEFORE INSERT OR UPDATE ON simrate.ratings
-  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later_edit();
-"""
+#: The one statement that sets the hub's own settings (`simrate.hub`: version, roles,
+#: project id, the fold table's version), key and value as parameters.
+PUT_HUB_META = ("INSERT INTO simrate.hub (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")

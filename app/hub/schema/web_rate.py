@@ -80,8 +80,10 @@ BEGIN
   IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) THEN
     PERFORM @refuse:person;
   END IF;
-  IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins
-    UPDATE simrate.ratings r SET code = p_code, updated_at = greatest(now_, r.updated_at + @number:LATER_STAMP_STEP)
+  IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins (put_rating, the door)
+    PERFORM simrate.put_rating(r.item_id, r.annotator, p_code, r.note, r.skipped, r.seconds,
+                               greatest(now_, r.updated_at + @number:LATER_STAMP_STEP))
+    FROM simrate.ratings r
     WHERE r.item_id = s.item_id AND r.annotator = t.worker AND r.code IS DISTINCT FROM p_code;
   ELSE
     IF EXISTS (SELECT 1 FROM simrate.ratings r WHERE r.item_id = s.item_id
@@ -99,8 +101,7 @@ BEGIN
       PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
       PERFORM simrate.claim_rater(t.worker, NULL, 'crowd');  -- the one way a rater is added
     END IF;
-    INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds, updated_at)
-    VALUES (s.item_id, t.worker, p_code, '', false, took, now_);
+    PERFORM simrate.put_rating(s.item_id, t.worker, p_code, '', false, took, now_);
     UPDATE simrate.web_slots w SET rated_at = now_, seconds = took
     WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
     IF first THEN

@@ -21,11 +21,12 @@ from simrate.core.team.blind import source_name
 from simrate.core.team.teamdb import project_uuid
 from simrate.hub.link.backoff import patiently
 from simrate.hub.link.connection import HubError, check_version, connect, explain, parse_url
-from simrate.hub.link.exchange import RULE_SETTING, rule_setting
+from simrate.hub.link.exchange import RULE_SETTING, UPLOAD_ITEMS, UPLOAD_SETTING, rule_setting
 from simrate.hub.link.replica import ensure_tables, link_replica, set_meta
 from simrate.hub.schema import (
     HARDEN_SQL,
     HUB_SCHEMA_VERSION,
+    PUT_HUB_META,
     ROLES_SQL,
     fill,
     fill_keys,
@@ -33,6 +34,7 @@ from simrate.hub.schema import (
     role_names,
     schema_statements,
 )
+from simrate.hub.schema.raters import UPLOAD_RATERS
 from simrate.hub.team.scale_guard import enforce_scale
 from simrate.hub.team.sync import SyncReport, sync_once
 
@@ -157,9 +159,7 @@ def _install(conn: Any, uuid: str, scale: Scale
     off_scale = enforce_scale(conn, scale)
     values = {"project_uuid": uuid, "hub_schema": str(HUB_SCHEMA_VERSION),
               **{f"role_{k}": v for k, v in roles.items()}}
-    conn.cursor().executemany(
-        "INSERT INTO simrate.hub VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
-        "SET value = EXCLUDED.value", list(values.items()))
+    conn.cursor().executemany(PUT_HUB_META, list(values.items()))
     conn.execute("RESET ROLE")
     conn.execute(f"GRANT {quote_ident(roles['organizers'])} TO CURRENT_USER")
     if not superuser:
@@ -179,39 +179,28 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
     settings = {"scale": json.dumps(project.scale.to_dict(), ensure_ascii=False),
                 "title": project.title, "threshold": str(project.threshold),
                 RULE_SETTING: rule_setting(project.flag_rule)}
-    conn.cursor().executemany(
-        "INSERT INTO simrate.settings (key, value) VALUES (%s, %s) "
-        "ON CONFLICT (key) DO NOTHING", list(settings.items()))
+    conn.cursor().executemany(UPLOAD_SETTING, list(settings.items()))
     items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
                                      "meta", "source", "ord"),
                      [(*r[:7], source_name(r[7]), r[8]) for r in project.team_tables.read(
                          "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
                          "COALESCE(s.path, ''), i.ord FROM items i "
                          "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord")])
-    conn.execute("""
-        INSERT INTO simrate.items (ord, id, "left", "right", dataset, genre, reference, meta,
-                                   source)
-        SELECT (SELECT COALESCE(max(ord), -1) FROM simrate.items)
-               + row_number() OVER (ORDER BY u.ord), u.id, u."left", u."right", u.dataset,
-               u.genre, u.reference, u.meta, u.source
-        FROM upload_items u WHERE NOT EXISTS (SELECT 1 FROM simrate.items i WHERE i.id = u.id)
-        ORDER BY u.ord""")
+    conn.execute(UPLOAD_ITEMS)
     from simrate.hub.team.claims import refuse_kind_clashes
 
     raters = project.team_tables.read("SELECT name, excluded, kind FROM annotators")
     refuse_kind_clashes(conn, [(n, k) for n, _e, k in raters])  # one namespace (claims.py)
     conn.cursor().executemany(  # a rater the hub holds already (by name or key) stays
-        "INSERT INTO simrate.annotators (name, excluded, kind, key) VALUES (%s, %s, %s, %s) "
-        "ON CONFLICT DO NOTHING", [(n, bool(e), k, rater_key(n)) for n, e, k in raters])
+        UPLOAD_RATERS, [(n, bool(e), k, rater_key(n)) for n, e, k in raters])
     ratings = _copy_in(conn, "ratings", ("item_id", "annotator", "code", "note", "skipped",
                                          "seconds", "updated_at"), _local_ratings(project))
     conn.execute("""
-        INSERT INTO simrate.ratings (item_id, annotator, code, note, skipped, seconds,
-                                     updated_at)
-        SELECT item_id, annotator, code, note, skipped, seconds, updated_at FROM upload_ratings u
+        SELECT count(simrate.put_rating(item_id, annotator, code, note, skipped, seconds,
+                                        updated_at))
+        FROM upload_ratings u  -- through the ratings' one door (hub/schema/later_wins.py)
         WHERE NOT EXISTS (SELECT 1 FROM simrate.ratings h WHERE h.item_id = u.item_id
-                          AND h.annotator = u.annotator)  -- unchecked: the hub's stays
-        ON CONFLICT (item_id, annotator) DO NOTHING""")
+                          AND h.annotator = u.annotator)  -- unchecked: the hub's stays""")
     return items, ratings, _upload_adjudications(conn, project)
 
 
@@ -222,10 +211,9 @@ def _upload_adjudications(conn: Any, project: Project) -> int:
                                  "SELECT i.id, d.code, d.note, d.by, d.at FROM "
                                  "adjudications d JOIN items i ON i.ord = d.item_ord"))
     conn.execute("""
-        INSERT INTO simrate.adjudications (item_id, code, note, by, at)
-        SELECT item_id, code, note, by, at FROM upload_adjudications u
-        WHERE NOT EXISTS (SELECT 1 FROM simrate.adjudications h WHERE h.item_id = u.item_id)
-        ON CONFLICT (item_id) DO NOTHING""")
+        SELECT count(simrate.put_verdict(item_id, code, note, by, at))
+        FROM upload_adjudications u  -- through the verdicts' one door (later_wins.py)
+        WHERE NOT EXISTS (SELECT 1 FROM simrate.adjudications h WHERE h.item_id = u.item_id)""")
     return adjudications
 
 
