@@ -1,5 +1,4 @@
-"""Crowd results: one import is one undo step (items, ratings and the workers it added), and
-one AssignmentId under two workers is refused with the line."""
+"""One import is one undo step: a crowd or ratings import taken back removes the items, ratings and annotators it added, and keeps an annotator who rated since."""
 
 from __future__ import annotations
 
@@ -104,31 +103,3 @@ def test_an_annotator_who_rated_since_stays_after_the_undo(capsys, tmp_path):
     assert simrate(capsys, "import", path, "--undo").status == 0
     with Project.open(path) as opened:
         assert opened.annotators() == ["ben"] and opened.rating("x:2", "ben") == 2.0
-
-
-def test_one_assignment_under_two_workers_is_refused(capsys, tmp_path):
-    path = tmp_path / "p.simrate"
-    new_project(path, 2).close()
-    before = _snapshot(path)
-    source = _results(tmp_path / "results.csv", [
-        "H1,A1,w1,Approved,12,x:1,,,3",
-        "H1,A2,w2,Approved,12,x:1,,,2",
-        "H2,A1,w3,Approved,12,x:2,,,1",
-    ])
-    result = simrate(capsys, "import", path, source)
-    assert result.status == 2
-    one_line_error(result.err, f"{source}:4:", "assignment 'A1' is given to worker 'w3' here "
-                   "and to 'w1' on line 2")
-    assert _snapshot(path) == before
-
-
-def test_one_worker_repeating_an_assignment_keeps_the_first_answer(capsys, tmp_path):
-    path = tmp_path / "p.simrate"
-    new_project(path, 2).close()
-    source = _results(tmp_path / "results.csv", [
-        "H1,A1,w1,Approved,12,x:1,,,3",
-        "H1,A1,w1,Approved,12,x:1,,,3",
-    ])
-    result = simrate(capsys, "import", path, source)
-    assert result.status == 0, result.err
-    assert "1 answers of a worker to an item they had already answered left out" in result.err

@@ -7,7 +7,6 @@ address space, reading a pipe whose writer never stops, or a device that never e
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -16,17 +15,10 @@ from pathlib import Path
 import pytest
 
 from simrate.formats.intake.limits import MAX_INPUT_BYTES
+from tests.support.capped import TIME_LIMIT, limit_memory, run_limited
 from tests.support.helpers import ROOT, new_project, one_line_error
 
 SAMPLES = ROOT / "sample_data"
-#: The address space the command line may use: Python with pandas and numpy takes about
-#: 1 GB of it, the largest input 1 GiB more; an unbounded read passes this within seconds.
-ADDRESS_SPACE = 4 * 2**30
-TIME_LIMIT = 90
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
 #: Writers that never stop (until the reader closes the pipe).
@@ -57,7 +49,7 @@ def run_with_pipe(writer: str | bytes, *args: str) -> tuple[subprocess.Completed
     try:
         reader = subprocess.Popen([sys.executable, "-m", "simrate", *argv], env=env,
                                   pass_fds=[fd], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, preexec_fn=_limit_memory)
+                                  stderr=subprocess.PIPE, text=True, preexec_fn=limit_memory)
         feeder.stdout.close()  # the reader holds the only read end now
         if isinstance(writer, bytes):
             feeder.stdin.write(writer)
@@ -68,14 +60,6 @@ def run_with_pipe(writer: str | bytes, *args: str) -> tuple[subprocess.Completed
         feeder.kill()
         feeder.wait()
     return subprocess.CompletedProcess(argv, reader.returncode, out, err), elapsed
-
-
-def run_limited(*args: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("SIMRATE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "simrate", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=TIME_LIMIT,
-                          preexec_fn=_limit_memory)
 
 
 @pytest.fixture
@@ -221,7 +205,7 @@ def test_every_reader_refuses_a_device_in_process():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-c", READERS_ON_A_DEVICE], env=env,
                             capture_output=True, text=True, timeout=TIME_LIMIT,
-                            preexec_fn=_limit_memory)
+                            preexec_fn=limit_memory)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "all refused" in result.stdout
 
@@ -249,7 +233,7 @@ def test_process_substitution_of_two_files_and_a_slow_writer(project):
               f'"{sys.executable}" -m app import "{project}" '
               f'<(sleep 0.5; cat "{SAMPLES / "ratings_long.csv"}")')
     result = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
-                            timeout=TIME_LIMIT, preexec_fn=_limit_memory)
+                            timeout=TIME_LIMIT, preexec_fn=limit_memory)
     assert result.returncode == 0, result.stderr
     added = [line for line in result.stdout.splitlines() if "added" in line]
     assert "20 items added" in added[0] and "12 items added" in added[1], result.stdout
