@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from simrate.commands.base.terminal import escape_what_cannot_be_shown, one_line
 from simrate.commands.parser.argv_text import refuse_undecodable
@@ -43,7 +44,7 @@ class _VersionAction(argparse._VersionAction):
     importlib.metadata: a tenth of a second that no other option needs)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         self.version = f"simrate {installed_version()}"
         super().__call__(parser, namespace, values, option_string)
 

@@ -33,11 +33,11 @@ def run(args: argparse.Namespace) -> int:
         if not project.has_item(args.item_id):
             raise SimrateError(f"no item with id {args.item_id!r} in this project",
                                args.project)
-        before = project.adjudications().set_index("item_id")
-        old = before.loc[args.item_id] if args.item_id in before.index else None
+        before = project.adjudications().set_index("item_id")["score"]
+        old = before.get(args.item_id)  # the score adjudicated so far, None if none
         if args.withdraw:
             project.adjudicate(args.item_id, None, by=by)
-            print(f"{args.item_id}: adjudication {fmt(old['score'])} withdrawn"
+            print(f"{args.item_id}: adjudication {fmt(old)} withdrawn"
                   + (f" by {by}" if by else ""))
             if args.item_id in project.flagged_ids():
                 print(f"{args.item_id}: its ratings disagree, so it is flagged again")
@@ -47,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
         code = project.scale.parse(args.score)
         value = project.scale.from_code(code)
         project.adjudicate(args.item_id, value, note=args.note, by=by)
-        was = f" (was {fmt(old['score'])})" if old is not None else ""
+        was = f" (was {fmt(old)})" if old is not None else ""
         print(f"{args.item_id}: adjudicated {fmt(value)}{was}" + (f" by {by}" if by else ""))
     return 0

@@ -56,14 +56,18 @@ def _text(gold: pd.DataFrame, method: str) -> list[str]:
     lines = [f"{counted(len(gold), 'item')}, gold by {method}: "
              + ", ".join(f"{count} {source}" for source, count in sources.items())]
     interval = "gold_low" in gold.columns
-    for row in gold.itertuples(index=False):
-        value = "-" if row.gold != row.gold else fmt(round(row.gold, FIGURE_DECIMALS))
-        span = f"  [{fmt(round(row.gold_low, FIGURE_DECIMALS))}, " \
-               f"{fmt(round(row.gold_high, FIGURE_DECIMALS))}]" \
-            if interval and row.gold_low == row.gold_low else ""
-        flag = "  FLAGGED" if row.flagged else ""
-        lines.append(f"  {row.item_id}\t{value}{span}\t{row.source or 'none'}\t"
-                     f"n={row.n_ratings}{flag}")
+    no_span = [math.nan] * len(gold)
+    lows = gold["gold_low"].tolist() if interval else no_span
+    highs = gold["gold_high"].tolist() if interval else no_span
+    for item_id, value, low, high, source, n_ratings, flagged in zip(
+            gold["item_id"].tolist(), gold["gold"].tolist(), lows, highs,
+            gold["source"].tolist(), gold["n_ratings"].tolist(), gold["flagged"].tolist(),
+            strict=True):
+        shown = "-" if value != value else fmt(round(value, FIGURE_DECIMALS))
+        span = (f"  [{fmt(round(low, FIGURE_DECIMALS))}, {fmt(round(high, FIGURE_DECIMALS))}]"
+                if low == low else "")
+        flag = "  FLAGGED" if flagged else ""
+        lines.append(f"  {item_id}\t{shown}{span}\t{source or 'none'}\tn={n_ratings}{flag}")
     return lines
 
 

@@ -106,7 +106,7 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"{args.out}: {counted(len(batch.tasks), 'task')} of up to {counted(batch.width, 'item')} "
           f"({args.per_task} + {args.checks} checks), {slots} slots; batch {batch.name!r} "
           "recorded in the project")
-    if frame.shape[0] and len(batch.tasks[frame["task"].iat[-1]]) < batch.width:
+    if frame.shape[0] and len(batch.tasks[str(frame["task"].iat[-1])]) < batch.width:
         print(f"{args.out}: the last task is shorter; its empty slots have an empty id",
               file=sys.stderr)
     return 0

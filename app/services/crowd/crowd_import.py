@@ -50,7 +50,7 @@ def _check_recorded(project: Project, frame: pd.DataFrame, source: str) -> None:
             raise SimrateError(f"task {frame['task'].iat[row]!r} of batch "
                                f"{frame['batch'].iat[row]!r} held item {want!r} in slot "
                                f"{frame['slot'].iat[row]}, not {got!r}", source,
-                               int(frame["line"].iat[row]))
+                               int(frame["line"].to_numpy()[row]))
 
 
 def _check_texts(project: Project, frame: pd.DataFrame, source: str) -> None:
@@ -74,12 +74,12 @@ def _check_texts(project: Project, frame: pd.DataFrame, source: str) -> None:
     if differ.size:
         row = int(rows[differ[0]])
         side = "left" if left[differ[0]] != want_left[differ[0]] else "right"
-        item = frame["item_id"].iat[row]
+        item = str(frame["item_id"].iat[row])
         held_by = ("the project's item of that id" if project.has_item(item)
                    else "the first answer about that item in the file")
         raise SimrateError(f"the answer about item {item!r} (slot {frame['slot'].iat[row]}) "
                            f"shows a {side} text that differs from {held_by}; nothing was "
-                           "imported", source, int(frame["line"].iat[row]))
+                           "imported", source, int(frame["line"].to_numpy()[row]))
 
 
 def _check_workers(project: Project, frame: pd.DataFrame, source: str) -> None:
@@ -90,9 +90,9 @@ def _check_workers(project: Project, frame: pd.DataFrame, source: str) -> None:
     clash = names.map(lambda name: kinds.get(name, CROWD) != CROWD).to_numpy(bool)
     if clash.any():
         row = int(np.flatnonzero(clash)[0])
-        name = names.iat[row]
+        name = str(names.iat[row])
         raise SimrateError("WorkerId " + kind_clash(name, kinds[name], CROWD), source,
-                           int(frame["line"].iat[row]))
+                           int(frame["line"].to_numpy()[row]))
 
 
 def _new_items(project: Project, frame: pd.DataFrame) -> pd.DataFrame:

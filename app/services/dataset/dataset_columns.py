@@ -36,8 +36,7 @@ def _typed(raw: list[object], texts: list[str | None]) -> tuple[str, np.ndarray]
     if kind == "int":
         return kind, np.asarray(raw, dtype=object)
     if kind == "float":
-        return kind, np.asarray([np.nan if v is None else float(v) for v in raw],
-                                dtype="float64")
+        return kind, np.asarray([np.nan if v is None else v for v in raw], dtype="float64")
     return "string", np.asarray(texts, dtype=object)
 
 

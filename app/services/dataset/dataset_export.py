@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -54,6 +55,10 @@ from simrate.services.dataset.dataset_facts import (
 from simrate.services.dataset.dataset_splits import plan_splits
 from simrate.services.dataset.dataset_writing import COLUMN_STYLES, renamed, write_folder
 from simrate.services.dataset.pseudonyms import Pseudonyms
+
+if TYPE_CHECKING:
+    from simrate.core.project import Project
+
 
 GOLD_FIELDS = [
     Field("item_id", "string", "The item's id in the project (`<dataset>:<id>` for task files).",
@@ -193,7 +198,7 @@ def _crowd_fields(gold: pd.DataFrame, rows: dict) -> list[Field]:
     return fields
 
 
-def gold_rows(project: object, gold: pd.DataFrame, items: pd.DataFrame,
+def gold_rows(project: Project, gold: pd.DataFrame, items: pd.DataFrame,
               adjudications: pd.DataFrame, names: Pseudonyms, with_notes: bool,
               keep: tuple[str, ...] = ()
               ) -> tuple[dict[str, np.ndarray], list[Field], list[str]]:
@@ -250,7 +255,7 @@ def rating_rows(ratings: pd.DataFrame, names: Pseudonyms, excluded: set[str],
     return rows, fields
 
 
-def _card_facts(project: object, options: DatasetOptions, names: Pseudonyms,
+def _card_facts(project: Project, options: DatasetOptions, names: Pseudonyms,
                 rows: dict[str, np.ndarray], ratings: pd.DataFrame) -> dict:
     """Everything the card and croissant.json say besides the files."""
     title = options.title or project.title or project.path.stem
@@ -281,7 +286,7 @@ class DatasetResult:
     outside: int = 0
 
 
-def export_dataset(project: object, out: str | Path, options: DatasetOptions,
+def export_dataset(project: Project, out: str | Path, options: DatasetOptions,
                    allow_unresolved: bool = False,
                    progress: Progress | None = None,
                    gold_method: str = "mean") -> DatasetResult:
@@ -299,7 +304,7 @@ def export_dataset(project: object, out: str | Path, options: DatasetOptions,
         return _export(project, target, options, allow_unresolved, progress, gold_method)
 
 
-def _export(project: object, target: Path, options: DatasetOptions, allow_unresolved: bool,
+def _export(project: Project, target: Path, options: DatasetOptions, allow_unresolved: bool,
             progress: Progress | None, gold_method: str = "mean") -> DatasetResult:
     """export_dataset's reading and writing, inside one read transaction."""
     # each table read once: the gold, the ratings file and the card share them

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,11 @@ from simrate.core.machine.report import machine_report
 from simrate.core.team.exclusion import last_rule
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, check_scores
 from simrate.services.dataset.pseudonyms import KIND_WORDS, Pseudonyms
+
+if TYPE_CHECKING:
+    from simrate.core.base.scale import Scale
+    from simrate.core.project import Project
+
 
 #: The level the card leads with (graded similarity scales are interval data), and the
 #: commands whose JSON the card's figures are.
@@ -50,7 +56,7 @@ def _reasons(report: Report, names: Pseudonyms) -> dict[str, str]:
             for key, reason in report.reasons.items()}
 
 
-def agreement_facts(project: object, names: Pseudonyms) -> dict:
+def agreement_facts(project: Project, names: Pseudonyms) -> dict:
     """The figures of `agreement --level all --ci --json`, raters under pseudonyms."""
     long, unadjudicated, _ = project.agreement_columns()
     report = long_agreement_report(long, list(LEVELS), None, unadjudicated, ci=True,
@@ -61,7 +67,7 @@ def agreement_facts(project: object, names: Pseudonyms) -> dict:
             "command": AGREEMENT_COMMAND}
 
 
-def machine_facts(project: object, names: Pseudonyms) -> dict:
+def machine_facts(project: Project, names: Pseudonyms) -> dict:
     """`machine --json` with pseudonyms ({"machines": {}} without machine raters)."""
     report = machine_report(project, DEFAULT_EPSILON)
     published = {}
@@ -107,7 +113,7 @@ def review_facts(gold_rows: Mapping[str, np.ndarray], rule: FlagRule | float) ->
             "resolution": {str(k): int(v) for k, v in zip(settled, counts, strict=True)}}
 
 
-def exclusion_facts(project: object, names: Pseudonyms) -> dict:
+def exclusion_facts(project: Project, names: Pseudonyms) -> dict:
     """Excluded raters (pseudonyms, kinds), the check items and the check-item rule."""
     left_out = set(project.excluded_annotators())
     excluded = [a for a in project.annotators() if a in left_out]
@@ -125,7 +131,7 @@ def exclusion_facts(project: object, names: Pseudonyms) -> dict:
     }
 
 
-def scale_facts(scale: object) -> dict:
+def scale_facts(scale: Scale) -> dict:
     """The scale: range, step, labelled points with their guidelines, and its description."""
     return {"name": scale.name, "title": scale.title, "description": scale.description,
             "low": scale.low, "high": scale.high, "step": scale.step,

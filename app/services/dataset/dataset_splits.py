@@ -65,7 +65,7 @@ def _by_dataset(splits: Sequence[tuple[str, Sequence[str]]], datasets: np.ndarra
     """One split per NAME=DATASET,... option; a set in two splits or in none refused."""
     present = set(datasets.tolist())
     owner: dict[str, str] = {}
-    plan = []
+    plan: list[Split] = []
     for name, sets in splits:
         if any(split.name == name for split in plan):
             raise SimrateError(f"--split {name!r} is given twice; list its sets in one option")

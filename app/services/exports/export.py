@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,6 +27,11 @@ from simrate.formats.spreadsheet.xlsx_report import write_xlsx_report
 from simrate.services.dataset.dataset_export import DatasetOptions, export_dataset
 from simrate.services.exports.xlsx_agreement import write_agreement_sheet, write_over_time_sheet
 
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+
+    from simrate.core.project import Project
+
 
 @dataclass
 class ExportReport:
@@ -45,7 +51,7 @@ class ExportReport:
 def _write_xlsx(gold: pd.DataFrame, out: str | Path, scale: Scale, progress: Progress | None,
                 extra: dict) -> list[str]:
     """The XLSX report, with the agreement sheet computed here from the gold table."""
-    def agreement_sheet(book: object) -> None:
+    def agreement_sheet(book: Workbook) -> None:
         write_agreement_sheet(book, gold, scale, title=extra.get("title", ""),
                               threshold=extra.get("threshold", 1.0),
                               excluded=extra.get("excluded", ()))
@@ -70,13 +76,13 @@ def write_gold(gold: pd.DataFrame, out: str | Path, fmt: str, scale: Scale,
     return []
 
 
-def _pyramid_rows(gold: pd.DataFrame, project: object) -> tuple[pd.DataFrame, list[str]]:
+def _pyramid_rows(gold: pd.DataFrame, project: Project) -> tuple[pd.DataFrame, list[str]]:
     """The benchmark's layout with the human gold; a note on items left out."""
     written, skipped = pyramid_table(gold, project.items())
     return written, [f"{skipped} item(s) not from a pyramid file left out"] if skipped else []
 
 
-def _project_gold(project: object, method: str = "mean"
+def _project_gold(project: Project, method: str = "mean"
                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list]:
     """(gold, ratings, adjudications, left-out raters), each table read once; the gold of
     items without a verdict by `method` (mean, median, model), flags by the project's rule."""
@@ -93,7 +99,7 @@ def _sources(column: pd.Series) -> dict[str, int]:
     return {str(k): int(v) for k, v in counts.items()}
 
 
-def _export_folder(project: object, out: str | Path, allow_unresolved: bool,
+def _export_folder(project: Project, out: str | Path, allow_unresolved: bool,
                    progress: Progress | None, options: DatasetOptions,
                    gold_method: str = "mean") -> ExportReport:
     """`--format dataset`: a folder (app/services/dataset/dataset_export.py)."""
@@ -117,7 +123,7 @@ def _check_file_target(out: str | Path, project_path: Path, fmt: str | None) -> 
     return check_output(out, project_path)
 
 
-def export_project(project: object, out: str | Path, fmt: str | None = None,
+def export_project(project: Project, out: str | Path, fmt: str | None = None,
                    allow_unresolved: bool = False,
                    progress: Progress | None = None,
                    dataset: DatasetOptions | None = None,

@@ -178,7 +178,8 @@ def _chart(report: AgreementSheet, header_row: int, last_row: int) -> None:
     chart.add_data(data, titles_from_data=True)
     chart.set_categories(categories)
     column = get_column_letter(len(report.raters) + 3)  # beside the counts it draws
-    report.sheet.add_chart(chart, f"{column}{header_row}")
+    # types-openpyxl gives the write-only sheet the full sheet's add_chart, self type and all
+    report.sheet.add_chart(chart, f"{column}{header_row}")  # type: ignore[misc]
 
 
 def reliability_facts(report: AgreementSheet, gold: pd.DataFrame) -> list[tuple[str, str]]:

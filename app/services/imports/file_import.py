@@ -53,6 +53,12 @@ class FileRead:
     #: what the reading noticed (a sheet chosen, an encoding guessed, rows warned about)
     notes: list[str] = field(default_factory=list)
 
+    def rows(self) -> pd.DataFrame:
+        """The frame read: every kind has one but a project, which the merge reads itself."""
+        if self.frame is None:
+            raise ValueError(f"{self.path}: a project to merge is not read into rows")
+        return self.frame
+
 
 @dataclass(frozen=True)
 class FileWritten:
@@ -102,18 +108,18 @@ def write_file(project: Project, read: FileRead, *, source: str | None = None,
     it in the change log (default: its path), `resolve` settles a merge's conflicts,
     `progress(written, to write)` follows the writing of items."""
     source = read.path if source is None else source
-    frame = read.frame
+    if read.kind == "project":
+        from simrate.core.team.package_merge import merge_package
+
+        report = merge_package(project, read.path, resolve=resolve)
+        return FileWritten("project", 0, 0, 0, report.summary())
+    frame = read.rows()
     if read.kind == "items":
         added, present = project.import_items(frame, source=source, progress=progress)
         note = f", {present} already present" if present else ""
         return FileWritten("items", added, 0, present,
                            f"{read.path}: {counted(added, 'item')} added{note} ({read.fmt}"
                            f"{_pyramid_note(frame)}){reference_note(frame)}")
-    if read.kind == "project":
-        from simrate.core.team.package_merge import merge_package
-
-        report = merge_package(project, read.path, resolve=resolve)
-        return FileWritten("project", 0, 0, 0, report.summary())
     if claim is not None:
         claim(project, frame["annotator"].unique(), "crowd" if read.kind == "turk" else "human")
     if read.kind == "turk":
@@ -206,8 +212,8 @@ def read_source(request: ImportRequest) -> tuple[str, pd.DataFrame, str]:
     options = ReadOptions(fallback_annotator=request.annotator, items=request.options)
     if not request.more_sources:
         read = read_file(path, fmt, options)
-        return ("ratings" if read.kind == "turk" else read.kind), read.frame, fmt
-    frames = [read_file(source, fmt, options).frame for source in request.sources]
+        return ("ratings" if read.kind == "turk" else read.kind), read.rows(), fmt
+    frames = [read_file(source, fmt, options).rows() for source in request.sources]
     frame = pd.concat(frames, ignore_index=True)
     clash = frame["item_id"][frame["item_id"].duplicated()]
     if len(clash):

@@ -70,7 +70,7 @@ def on_grid(project: Project, frame: pd.DataFrame, path: str | Path | None = Non
     far = (raw < scale.low - width) | (raw > scale.high + width)
     if far.any():
         row = int(np.flatnonzero(far)[0])
-        line = int(frame["line"].iat[row]) if "line" in frame.columns else None
+        line = int(frame["line"].to_numpy()[row]) if "line" in frame.columns else None
         raise SimrateError(f"score {raw[row]:g} is far outside the scale {scale.describe()} "
                            "(more than its width beyond it): give scores on the project's "
                            "scale", path, line)

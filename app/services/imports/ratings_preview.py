@@ -93,7 +93,7 @@ def read_ratings_file(path: str | Path, annotator: str | None) -> pd.DataFrame:
     from simrate.services.imports.file_import import ReadOptions, read_file
 
     refuse_if_open(path)
-    return read_file(path, "ratings", ReadOptions(annotator=annotator or None)).frame
+    return read_file(path, "ratings", ReadOptions(annotator=annotator or None)).rows()
 
 
 def preview_import(project_path: str | Path, source: str | Path,
