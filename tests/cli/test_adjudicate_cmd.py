@@ -8,7 +8,7 @@ import pytest
 
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
-from tests.formats.export_fixtures import make_project
+from tests.support.export_fixtures import make_project
 
 
 @pytest.fixture

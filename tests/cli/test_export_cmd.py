@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.cli.helpers import simrate
-from tests.formats.export_fixtures import make_project
+from tests.support.export_fixtures import make_project
 
 RATINGS = [("t:1", "ann", 0.0), ("t:1", "bob", 3.0), ("t:2", "ann", 2.0), ("t:2", "bob", 2.0)]
 

@@ -9,7 +9,7 @@ import pytest
 from simrate.commands.review.flagged_cmd import flagged_items
 from simrate.core.review.gold import flagged_list
 from tests.cli.helpers import simrate
-from tests.formats.export_fixtures import make_project
+from tests.support.export_fixtures import make_project
 
 RATINGS = [
     ("t:1", "ann", 1.0), ("t:1", "bob", 2.0),                       # spread 1

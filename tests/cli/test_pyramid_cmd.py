@@ -10,7 +10,7 @@ import pytest
 from simrate.core.pyramid.pairs import STATISTICS_KEYS
 from simrate.services.exports.pyramid_export import BINARY_COLUMNS, RANKING_COLUMNS
 from tests.cli.helpers import simrate
-from tests.formats.pyramid_xml import SpecScu, ducview_xml
+from tests.support.pyramid_xml import SpecScu, ducview_xml
 
 
 def read_tsv(path) -> list[dict[str, str]]:

@@ -71,7 +71,8 @@ def test_an_unknown_option_names_the_command_whose_help_to_read(capsys, tmp_path
 def test_every_format_the_registries_list_is_one_the_commands_take(sample_data, tmp_path,
                                                                     capsys):
     # --format's choices are the formats' own lists; each listed format is written for real
-    from simrate.formats import detect, writers
+    from simrate.formats.output import writers
+    from simrate.formats.readers import detect
 
     parser = subcommands(build_parser(["import", "export"]))
     choices = {name: next(a.choices for a in parser[name]._actions if a.dest == "format")

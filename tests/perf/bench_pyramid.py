@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.formats.pyramid_xml import DTD, SpecScu, ducview_xml  # noqa: E402
+from tests.support.pyramid_xml import DTD, SpecScu, ducview_xml  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "realdata" / "pyramid"
 N_PYRAMIDS = 75

@@ -270,7 +270,7 @@ def test_sts_2012_msrvid_as_a_dataset_folder(realdata, tmp_path):
     from simrate.formats.readers.sts import read_sts
     from simrate.services.dataset.dataset_export import DatasetOptions
     from simrate.services.exports.export import export_project
-    from tests.formats.test_export_realdata import FINE_STS_SCALE, rate_with_reference
+    from tests.formats.output.test_export_realdata import FINE_STS_SCALE, rate_with_reference
 
     items = read_sts(realdata / "sts2012" / "STS.input.MSRvid.txt")
     scale = tmp_path / "sts-fine.json"
@@ -434,7 +434,7 @@ def test_source_fields_that_name_people_are_left_out(tmp_path, capsys):
 def test_pit_2015_dev_keeps_the_extra_fields_asked_for_with_their_types(realdata, tmp_path, capsys):
     from simrate.core.project import Project
     from simrate.formats.readers.pit import read_pit
-    from tests.formats.test_export_realdata import rate_with_reference
+    from tests.formats.output.test_export_realdata import rate_with_reference
 
     items = read_pit(realdata / "pit2015" / "dev.head300.data")
     project = tmp_path / "pit.simrate"
@@ -458,7 +458,7 @@ def test_pit_2015_dev_keeps_the_extra_fields_asked_for_with_their_types(realdata
 
 def test_reads_inside_a_snapshot_see_one_state_while_another_connection_rates(tmp_path):
     from simrate.core.project import Project
-    from tests.formats.export_fixtures import make_project
+    from tests.support.export_fixtures import make_project
 
     path = tmp_path / "p.simrate"
     make_project(path).close()

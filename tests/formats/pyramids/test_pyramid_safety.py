@@ -14,7 +14,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.pyramid.model import LOST, RECOVERED
 from simrate.formats.pyramids.pyramid import read_pyramid
 from tests.conftest import ROOT
-from tests.formats.pyramid_xml import DTD
+from tests.support.pyramid_xml import DTD
 
 BODY = """<pyramid>
  <text>

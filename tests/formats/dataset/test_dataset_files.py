@@ -13,7 +13,7 @@ import pytest
 
 from simrate.formats.dataset import dataset_files
 from simrate.formats.dataset.dataset_files import Field, write_rows
-from tests.formats.export_fixtures import TRICKY_TEXTS
+from tests.support.export_fixtures import TRICKY_TEXTS
 
 FIELDS = [Field("id", "string", ""), Field("kind", "string", ""), Field("score", "float", ""),
           Field("n", "int", ""), Field("ok", "bool", ""), Field("text", "string", ""),

@@ -12,7 +12,7 @@ from simrate.formats.readers.jsonl import read_jsonl_pairs
 from simrate.formats.readers.pairs import read_pairs
 from simrate.services.exports.export import export_project
 from tests.cli.helpers import simrate
-from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
+from tests.support.export_fixtures import TRICKY_TEXTS, make_project
 
 READERS = {"tsv": read_pairs, "csv": read_pairs, "jsonl": read_jsonl_pairs}
 STAT_COLUMNS = ["source", "n_ratings", "mean", "sd", "min", "max", "flagged", "adjudicated",

@@ -16,7 +16,7 @@ from openpyxl import load_workbook
 from simrate.core.base.errors import SimrateError
 from simrate.formats.spreadsheet import xlsx_report
 from simrate.services.exports.export import export_project
-from tests.formats.export_fixtures import TRICKY_TEXTS, make_project
+from tests.support.export_fixtures import TRICKY_TEXTS, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
           "mean", "sd", "min", "max", "flagged", "adjudicated", "note"]

@@ -143,7 +143,7 @@ def test_a_named_pipe_is_written_into_and_stays_a_pipe(tmp_path, writer):
 
 def test_the_xlsx_report_can_go_to_a_named_pipe(tmp_path):
     from simrate.services.exports.export import export_project
-    from tests.formats.test_export_xlsx import make_project, random_ratings
+    from tests.formats.spreadsheet.test_export_xlsx import make_project, random_ratings
 
     project = make_project(tmp_path / "p.simrate", texts=[f"text {i}" for i in range(20)],
                            ratings=random_ratings(20))

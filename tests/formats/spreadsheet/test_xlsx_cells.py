@@ -13,7 +13,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.formats.spreadsheet.xlsx_report import write_xlsx_report
 from simrate.formats.spreadsheet.xlsx_rows import CELL_LIMIT, TextFitter
 from simrate.services.exports.export import export_project
-from tests.formats.export_fixtures import make_project
+from tests.support.export_fixtures import make_project
 
 #: Texts a spreadsheet would like to read as something else: formulas, numbers, links,
 #: error values, booleans; and texts whose characters need escaping or keeping.

@@ -1,6 +1,6 @@
 """Write sample_data/pairs.xlsx: a title row, a blank row, then the header on row 3.
 
-Run once after changing the rows: python tests/formats/make_sample_xlsx.py
+Run once after changing the rows: python tests/formats/intake/make_sample_xlsx.py
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from openpyxl import Workbook
 
-OUT = Path(__file__).resolve().parents[2] / "sample_data" / "pairs.xlsx"
+OUT = Path(__file__).resolve().parents[3] / "sample_data" / "pairs.xlsx"
 HEADER = ("pair_id", "left", "right", "genre", "score", "batch")
 ROWS = (
     ("xl-01", "The bakery on the corner opens at seven.", "You can buy bread there from 7 a.m.",

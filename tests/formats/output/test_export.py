@@ -13,7 +13,7 @@ from simrate.formats.output import export as export_module
 from simrate.formats.output.export import pit_label
 from simrate.formats.output.writers import choose_format
 from simrate.services.exports.export import export_project
-from tests.formats.export_fixtures import jsonl_records, make_project
+from tests.support.export_fixtures import jsonl_records, make_project
 
 HEADER = ["item_id", "dataset", "genre", "left", "right", "gold", "source", "n_ratings",
           "mean", "sd", "min", "max", "flagged", "adjudicated", "note"]

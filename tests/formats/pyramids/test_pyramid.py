@@ -11,7 +11,7 @@ from simrate.core.base.frames import ITEM_COLUMNS
 from simrate.core.pyramid.model import EXACT, LOST, RECOVERED
 from simrate.formats.pyramids.pyramid import read_pyramid
 from simrate.formats.pyramids.pyramid_project import parse_negatives, read_pyramid_items
-from tests.formats.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
+from tests.support.pyramid_xml import D9901_SCUS, D9901_SUMMARIES, SpecScu, d9901_xml, ducview_xml
 
 PAN_HEAD = """<?xml version="1.0"?>
 <!DOCTYPE peerAnnotation [
