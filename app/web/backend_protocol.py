@@ -10,11 +10,22 @@ words and statuses are rules of simrate.core.base.rules, the same on both sides.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from simrate.core.base.scale import Scale
 from simrate.core.team.crowdweb.training import Practice
 from simrate.core.team.web_tables import Lease, Slot, Study
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a rating leads to, read in the rating's own call: the study, the task after the
+    rating and its next unrated pair (None: none is left, the code page follows)."""
+
+    study: Study
+    lease: Lease
+    slot: Slot | None
 
 
 @runtime_checkable
@@ -75,6 +86,12 @@ class WebBackend(Protocol):
     async def rate(self, name: str, cookie: str, token: str, slot: int, score: str
                    ) -> int | None:
         """Save or correct the slot's score; the next unrated slot (None: none left)."""
+        ...
+
+    async def rate_and_show(self, name: str, cookie: str, token: str, slot: int, score: str
+                            ) -> Shown:
+        """Save or correct the slot's score and read what the next page shows, in one call
+        (on a hub: one round trip and one commit)."""
         ...
 
     async def failed_checks(self, name: str, cookie: str) -> int:

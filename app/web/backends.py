@@ -23,7 +23,7 @@ from simrate.core.data import store
 from simrate.core.project import Project
 from simrate.core.team import invites
 from simrate.core.team import web_study as web
-from simrate.web.backend_protocol import WebBackend
+from simrate.web.backend_protocol import Shown, WebBackend
 from simrate.web.hub_backend import HubBackend
 
 
@@ -146,6 +146,20 @@ class FileBackend:
             after, _ = web.rate_slot(project, name, cookie, token, slot, score)
             following = web.next_slot(project, after) if after.state == "leased" else None
             return None if following is None else following.slot
+
+        return await self.call(write)
+
+    async def rate_and_show(self, name: str, cookie: str, token: str, slot: int, score: str
+                            ) -> Shown:
+        """Save (or correct) the slot's score; the study, the task and its next unrated
+        slot, read in the same turn of the database thread."""
+        def write(project: Project) -> Shown:
+            after, _ = web.rate_slot(project, name, cookie, token, slot, score)
+            following = web.next_slot(project, after) if after.state == "leased" else None
+            study = web.get_study(project, name)
+            if study is None:  # rate_slot refuses a study that is gone
+                raise web.WebRefusal("not found", 404)
+            return Shown(study, after, following)
 
         return await self.call(write)
 

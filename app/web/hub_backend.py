@@ -12,6 +12,7 @@ from simrate.core.base.scale import Scale
 from simrate.core.project import Project
 from simrate.core.team import web_study as web
 from simrate.core.team.web_tables import read_options, refusal, score_code
+from simrate.web.backend_protocol import Shown
 from simrate.web.security import Refused
 
 if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone needs it)
@@ -34,6 +35,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self._studies: list[str] = []
         self.pool: AsyncConnectionPool | None = None
         self.opened = False
+        self.one_call = False  # the hub has web_rate_show (a rating and its next page)
 
     @property
     def scale(self) -> Scale:
@@ -60,6 +62,9 @@ class HubBackend:  # implements backend_protocol.WebBackend
         conn = connect(self.url)
         try:
             conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
+            row = conn.execute("SELECT to_regprocedure('simrate.web_rate_show(text, text, "
+                               "text, integer, integer)') IS NOT NULL").fetchone()
+            self.one_call = bool(row and row[0])
         except psycopg.Error as exc:
             raise explain(exc, self.url) from None
         finally:
@@ -137,9 +142,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
         if not web.STUDY_NAME.fullmatch(name or ""):
             return None
         rows = await self._rows("SELECT * FROM simrate.web_study(%s)", (name,))
-        if not rows:
-            return None
-        n, k, c, r, minutes, url, code, secret, is_open, options = rows[0]
+        return self._study(rows[0]) if rows else None
+
+    @staticmethod
+    def _study(row: tuple) -> web.Study:
+        n, k, c, r, minutes, url, code, secret, is_open, options = row[:10]
         return web.Study(n, int(k), int(c), int(r), float(minutes), url, code, secret,
                          bool(is_open), read_options(options))
 
@@ -182,6 +189,33 @@ class HubBackend:  # implements backend_protocol.WebBackend
                                 (name, cookie, token, slot, code), flush_after=True)
         answer = rows[0][0] if rows else "done"
         return int(answer) if answer.isdigit() else None
+
+    async def rate_and_show(self, name: str, cookie: str, token: str, slot: int, score: str
+                            ) -> Shown:
+        """One call of `simrate.web_rate_show`: the rating, committed (and flushed) in its
+        own transaction, and the next page's row. A hub published before that function
+        (no `web_rate_show`) answers through the three calls it has."""
+        if not self.one_call:
+            return await self._rate_then_read(name, cookie, token, slot, score)
+        code = score_code(self.scale, score)  # ScoreRefused when off the scale
+        rows = await self._rows("SELECT * FROM simrate.web_rate_show(%s, %s, %s, %s, %s)",
+                                (name, cookie, token, slot, code))
+        row = rows[0]
+        following = None if row[9] is None else web.Slot(int(row[9]), 0, row[10], row[11])
+        return Shown(self._study(row[13:]), self._lease(name, row), following)
+
+    async def _rate_then_read(self, name: str, cookie: str, token: str, slot: int,
+                              score: str) -> Shown:
+        following = await self.rate(name, cookie, token, slot, score)
+        study = await self.study(name)
+        if following is None:
+            lease, _ = await self.task(name, cookie)
+            found = None
+        else:
+            lease, found, _saved = await self.slot(name, cookie, following)
+        if study is None or lease is None:
+            raise web.WebRefusal("not found", 404)
+        return Shown(study, lease, found)
 
     async def failed_checks(self, name: str, cookie: str) -> int:
         """0: a hub study has no attention-check rule (the hub keeps no known scores of check

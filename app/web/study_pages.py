@@ -25,7 +25,7 @@ from simrate.core.team.crowdweb.flood import address_key
 from simrate.core.team.crowdweb.options import completion_link
 from simrate.core.team.crowdweb.training import SCREENED, feedback
 from simrate.web import mturk
-from simrate.web.backend_protocol import WebBackend
+from simrate.web.backend_protocol import Shown, WebBackend
 from simrate.web.markdown import render
 from simrate.web.security import COOKIE, Buckets, Refused, refused
 
@@ -200,7 +200,7 @@ class StudyRoutes:
 
     def item_page(self, name: str, lease, slot, saved, error: str = "", value: str = "",
                   status: int = 200, frame_from: str = "", warning: str = "",
-                  practice=None) -> Response:
+                  practice=None, address: str = "") -> Response:
         scale = self.backend.scale
         shown = "" if saved is None else fmt(saved)
         return self.page("item.html", status, frame_from, action=f"/study/{name}/rate",
@@ -209,7 +209,7 @@ class StudyRoutes:
                          right=slot.right, low=fmt(scale.low), high=fmt(scale.high),
                          step=fmt(scale.step), points=self.points(),
                          saved=shown or None, value=value or shown, error=error,
-                         warning=warning, practice=practice,
+                         warning=warning, practice=practice, address=address,
                          previous=f"/study/{name}/task/{slot.slot - 1}" if slot.slot > 1 else "",
                          next=f"/study/{name}/task" if saved is not None else "")
 
@@ -226,7 +226,8 @@ class StudyRoutes:
             raise refused("no_slot")
         score = form.get("score", "")
         try:
-            following = await self.backend.rate(name, cookie, form["token"], int(slot), score)
+            shown = await self.backend.rate_and_show(name, cookie, form["token"], int(slot),
+                                                     score)
         except web.ScoreRefused:  # the item's page again, the mistake named on it
             lease, found, saved = await self.backend.slot(name, cookie, int(slot))
             if lease is None or found is None:
@@ -236,8 +237,36 @@ class StudyRoutes:
                                         f"scale: type a value from {fmt(self.backend.scale.low)} "
                                         f"to {fmt(self.backend.scale.high)} in steps of "
                                         f"{fmt(self.backend.scale.step)}.")
+        if shown.study.option("training"):
+            return await self.after_practice(name, cookie, int(slot), shown)
+        return await self.next_page(shown)
+
+    async def next_page(self, shown: Shown) -> Response:
+        """The page a rating leads to, as the answer to the rating itself (one call of the
+        backend, no redirect): the next pair to rate, or the code. The page carries its
+        own address (rate.js writes it in the address bar), so a reload or Back asks for
+        that page, never the rating again."""
+        study, lease = shown.study, shown.lease
+        if lease.done or shown.slot is None:  # the task's last pair: its code
+            return self.done_page(study, lease, partial=not lease.done,
+                                  address=f"/study/{study.name}/task")
+        ended = self.ended(study, lease)
+        if ended is not None:
+            return ended
+        warn_after = int(study.option("failed_checks", 0) or 0)
+        failed = await self.backend.failed_checks(study.name, lease.cookie) if warn_after else 0
+        return self.item_page(study.name, lease, shown.slot, None,
+                              frame_from=study.option("frame_from", ""),
+                              warning=warning(failed, warn_after),
+                              address=f"/study/{study.name}/task/{shown.slot.slot}")
+
+    async def after_practice(self, name: str, cookie: str, slot: int,
+                             shown: Shown) -> Response:
+        """A study with practice pairs: a practice answer's feedback page first, else the
+        task's next pair, each by its own address."""
+        following = shown.slot.slot if shown.slot is not None else None
         where = f"/study/{name}/task" + (f"/{following}" if following else "")
-        if await self.answered_practice(name, cookie, int(slot)):
+        if await self.backend.practice(name, cookie, slot) is not None:
             where = f"/study/{name}/task/{slot}"  # its feedback first
         return RedirectResponse(where, status_code=303)
 
@@ -250,16 +279,8 @@ class StudyRoutes:
                          next=f"/study/{study.name}/task",
                          label="Go on" if last else "Next practice pair")
 
-    async def answered_practice(self, name: str, cookie: str, slot: int) -> bool:
-        """Whether the slot is a practice pair of a study with training (then its feedback
-        page follows the answer)."""
-        study = await self.backend.study(name)
-        if study is None or not study.option("training"):
-            return False
-        return await self.backend.practice(name, cookie, slot) is not None
-
     def done_page(self, study: web.Study, lease, partial: bool = False,
-                  with_back: bool = True) -> Response:
+                  with_back: bool = True, address: str = "") -> Response:
         """The code page: the requester's code (or the partial code for an unfinished
         task), a copy button and the way back to the platform."""
         if lease.state == SCREENED:
@@ -282,6 +303,7 @@ class StudyRoutes:
         turk = mturk.submit_to(lease.session)
         return self.page("done.html", frame_from=study.option("frame_from", ""), code=code,
                          line=line, return_url=url if turk is None else "", back=back,
+                         address=address,
                          redirect_seconds=int(study.option("redirect_seconds", 0) or 0),
                          turk_submit=turk[0] if turk else "",
                          assignment=turk[1] if turk else "")

@@ -81,23 +81,25 @@ async def refused(call, name: str) -> WebRefusal:
     return caught.value
 
 
-def test_both_backends_implement_the_protocol_with_its_signatures():
-    """Every member of WebBackend, on both classes, with the Protocol's parameters and
-    the same kind (a coroutine where the Protocol's is one)."""
+@pytest.mark.parametrize("backend", [FileBackend("x.simrate"), HubBackend("x.simrate")],
+                         ids=["file", "hub"])
+def test_both_backends_implement_the_protocol_with_its_signatures(backend):
+    """Every member of WebBackend, on each side's class, with the Protocol's parameters and
+    the same kind (a coroutine where the Protocol's is one). It reads the classes, so it
+    needs no study: the hub side's class is checked without a PostgreSQL."""
     members = [n for n in vars(WebBackend) if not n.startswith("_")]
     assert {"lease", "rate", "task", "slot", "study", "open", "start"} <= set(members)
-    for backend in (FileBackend("x.simrate"), HubBackend("x.simrate")):
-        cls = type(backend)
-        for name in members:
-            ours = getattr(WebBackend, name)
-            assert hasattr(cls, name) or name in vars(backend), (cls.__name__, name)
-            if isinstance(ours, property):
-                continue
-            theirs = getattr(cls, name)
-            assert inspect.iscoroutinefunction(theirs) == inspect.iscoroutinefunction(ours), \
-                (cls.__name__, name)
-            assert list(inspect.signature(theirs).parameters) == \
-                list(inspect.signature(ours).parameters), (cls.__name__, name)
+    cls = type(backend)
+    for name in members:
+        ours = getattr(WebBackend, name)
+        assert hasattr(cls, name) or name in vars(backend), (cls.__name__, name)
+        if isinstance(ours, property):
+            continue
+        theirs = getattr(cls, name)
+        assert inspect.iscoroutinefunction(theirs) == inspect.iscoroutinefunction(ours), \
+            (cls.__name__, name)
+        assert list(inspect.signature(theirs).parameters) == \
+            list(inspect.signature(ours).parameters), (cls.__name__, name)
 
 
 def test_a_lease_gives_a_task_that_its_cookie_resumes(side):
@@ -141,6 +143,47 @@ def test_rating_correcting_and_finishing_a_task(side):
         assert (await b.slot("s", lease.cookie, 3))[2] == 3.5
 
     run(side, scenario)
+
+
+def test_a_rating_and_the_page_after_it_come_back_from_one_call(side):
+    """rate_and_show: the rating saved, and what the next page shows (the study, the task
+    after the rating, its next unrated pair with its texts; None after the last pair); a
+    correction shows the first unrated pair; the refusals are rate()'s."""
+    async def scenario(b: WebBackend):
+        lease = await b.lease("s", "W1", "", None)
+        _, second, _ = await b.slot("s", lease.cookie, 2)
+        shown = await b.rate_and_show("s", lease.cookie, lease.token, 1, "2.5")
+        assert (shown.study.name, shown.study.per_task, shown.study.open) == ("s", PER_TASK,
+                                                                             True)
+        assert (shown.lease.task, shown.lease.rated, shown.lease.state) == (lease.task, 1,
+                                                                           "leased")
+        assert (shown.slot.slot, shown.slot.left, shown.slot.right) == (2, second.left,
+                                                                       second.right)
+        assert (await b.slot("s", lease.cookie, 1))[2] == 2.5
+        again = await b.rate_and_show("s", lease.cookie, lease.token, 1, "3")  # corrected
+        assert (again.slot.slot, again.lease.rated) == (2, 1)
+        await b.rate_and_show("s", lease.cookie, lease.token, 2, "1")
+        last = await b.rate_and_show("s", lease.cookie, lease.token, 3, "0")
+        assert (last.slot, last.lease.state, last.lease.rated) == (None, "done", PER_TASK)
+        await refused(b.rate_and_show("s", lease.cookie, "not-the-token", 1, "2"),
+                      "expired_page")
+        await refused(b.rate_and_show("s", lease.cookie, lease.token, 99, "2"), "no_slot")
+        assert [(await b.slot("s", lease.cookie, n))[2] for n in (1, 2, 3)] == [3.0, 1.0, 0.0]
+
+    assert getattr(side, "one_call", True)  # a hub of this version: the one call
+    run(side, scenario)
+    if isinstance(side, HubBackend):  # a hub published before web_rate_show: the same
+        side.one_call = False
+        run(side, scenario_on_an_older_hub)
+
+
+async def scenario_on_an_older_hub(b: WebBackend):
+    lease = await b.lease("s", "W2", "", None)
+    shown = await b.rate_and_show("s", lease.cookie, lease.token, 1, "4")
+    assert (shown.slot.slot, shown.lease.rated, shown.study.name) == (2, 1, "s")
+    for slot in range(2, PER_TASK + 1):
+        shown = await b.rate_and_show("s", lease.cookie, lease.token, slot, "4")
+    assert (shown.slot, shown.lease.state) == (None, "done")
 
 
 def test_another_browser_takes_an_unrated_task_and_is_refused_a_rated_one(side):

@@ -3,7 +3,7 @@ organizer's replica is written at once by a CLI loop (`adjudicate`, `annotators 
 and `--include` of the organizer's own rater bob), by `simrate serve` (the web page, rating through HTTP as crowd workers,
 straight to the hub) and by a `team sync` loop, while kill -9 strikes the CLI writer, the
 server and the sync at random moments. Every change a process acknowledged (exit 0, an
-HTTP 303) must end on the hub and in the organizer's replica: adjudications and
+HTTP 200 with the next page) must end on the hub and in the organizer's replica: adjudications and
 exclusions as last acknowledged, every acknowledged web rating.
 """
 
@@ -106,7 +106,7 @@ def web_writer(path: Path, side: OrganizerSide, stop: threading.Event,
                     continue
                 answer = client.post("/study/s/rate", follow_redirects=False,
                                      data={**form, "score": str(rng.randint(0, 5))})
-                if answer.status_code == 303:
+                if answer.status_code == 200:
                     side.web[worker] += 1
             except httpx.HTTPError:
                 time.sleep(0.1)  # the server is being started again

@@ -351,7 +351,7 @@ class SimrateSide:
                 begun = time.perf_counter()
                 rated = rate(client, STUDY, page.text, SCORE)
                 self.posts.append(time.perf_counter() - begun)
-                if rated.status_code != 303:
+                if rated.status_code != 200:
                     self.failures.append(f"rate {rated.status_code}")
                     return
                 self.acked += 1

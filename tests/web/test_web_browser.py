@@ -89,7 +89,10 @@ def rate_by_keys(driver, keys: str) -> str:
     focused.send_keys(keys)
     typed = focused.get_attribute("value")
     focused.send_keys(Keys.ENTER)
-    wait_for(lambda: driver.current_url != before)
+    # the rating's answer is the next page; its own address replaces the POST's, so a
+    # reload or Back asks for that page and never sends the rating again
+    wait_for(lambda: driver.current_url != before and "/task" in driver.current_url)
+    assert not driver.current_url.endswith("/rate")
     return typed
 
 
@@ -153,7 +156,8 @@ def worker_journey(driver, base: str, worker: str) -> list[str]:
     assert driver.switch_to.active_element.get_attribute("value") == "2.5"
     typed.append(rate_by_keys(driver, "1.75"))  # the saved value is selected: replaced
     wait_for(lambda: progress(driver) == "Pair 3 of 4")
-    driver.refresh()  # a reload resumes here
+    assert driver.current_url.endswith("/study/s/task/3")
+    driver.refresh()  # a reload asks for the pair's own page (a GET): it resumes here
     wait_for(lambda: progress(driver) == "Pair 3 of 4")
     driver.get(f"{base}/study/s/task/99")  # an error page has a way back
     back = driver.find_element(By.ID, "back")

@@ -121,6 +121,26 @@ BEGIN
   END IF;
   RETURN following::text;
 END $$;
+
+-- one rating and the page that follows it, in one call and one commit: the task after the
+-- rating, its next unrated slot with that item's texts (NULL when none is left), and the
+-- study (serve renders the next page from this row alone)
+CREATE OR REPLACE FUNCTION simrate.web_rate_show(p_study text, p_cookie text, p_token text,
+                                                 p_slot integer, p_code integer)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text, slot integer,
+               item_left text, item_right text, code integer, name text, per_task integer,
+               checks integer, per_item integer, lease_minutes double precision,
+               completion_url text, study_code text, secret text, open boolean,
+               options text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  following text := simrate.web_rate(p_study, p_cookie, p_token, p_slot, p_code);
+BEGIN
+  RETURN QUERY SELECT v.*, s.* FROM simrate.web_slot(p_study, p_cookie,
+    CASE WHEN following = 'done' THEN NULL ELSE following::integer END) v
+  CROSS JOIN simrate.web_study(p_study) s;
+END $$;
 """
 
 

@@ -13,6 +13,12 @@
     window.addEventListener("pageshow", function () { start.focus({preventScroll: true}); });
   }
   if (copy) { copyButton(copy); }
+  // a page that answers a rating names its own address: put it in the address bar, so a
+  // reload or Back asks for this page and never sends the rating again
+  var answer = document.querySelector("main[data-address]");
+  if (answer && window.history && window.history.replaceState) {
+    window.history.replaceState(null, "", answer.dataset.address);
+  }
   if (!field) { return; }
   var low = parseFloat(field.dataset.low);
   var high = parseFloat(field.dataset.high);
