@@ -1,6 +1,7 @@
 """The hub computes rater keys itself (issue 42): its fold table, shipped at publish,
-gives the key `simrate.core.base.names.rater_key` gives, for every character it maps and
-for names of many scripts; a hub published before the table has its keys computed again
+gives the key `simrate.core.base.names.rater_key` gives, for every character it maps, for
+names of many scripts and for plain ASCII ones (the contract of the rater key: one case
+list, run on both sides); a hub published before the table has its keys computed again
 when published again."""
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ NAMES = ["coe", "\u0441\u043e\u0435", "ABE", "\u0391\u0392\u0395", "\uff21\uff2e
          "\u041e\u043b\u044c\u0433\u0430 \u0418\u0432\u0430\u043d\u043e\u0432\u0430",
          "\u1f08\u03bb\u03ad\u03be\u03b1\u03bd\u03b4\u03c1\u03bf\u03c2", "\u5c71\u7530 \u306f\u306a",
          "Ann\u00a0 Lee", "\u0627\u0644\u0639\u0631\u0628\u064a\u0629", "\ufb01ona", "\u2167 rex"]
+#: Names of printable ASCII alone (rules.PLAIN_KEY_NAME): keyed on both sides without the
+#: fold table, lowered, runs of spaces as one; then the same next to one other character.
+PLAIN = ["".join(map(chr, range(32, 127))), "  Ana   Lee  ", "ISTANBUL istanbul", "a~b|c{d}",
+         " ", "Q" * 64, "O'Brien-Smith", "x_Y.z@w:1"]
+NAMES += PLAIN + [f"{name}\u00e9" for name in PLAIN] + [f"\u0130{name}" for name in PLAIN]
 
 
 def test_the_hubs_key_is_the_clients_for_every_mapped_character_and_name(hub, tmp_path):
