@@ -17,7 +17,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.inputs import read_bounded
 from simrate.core.project import Project
 from simrate.core.review.crowd_gold import METHODS
-from simrate.formats.output.writers import FORMATS as EXPORT_FORMATS
+from simrate.formats.catalog.registry import names
 from simrate.services.dataset.dataset_export import DatasetOptions
 from simrate.services.dataset.dataset_splits import parse_splits
 from simrate.services.exports.export import export_project
@@ -65,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="export gold scores")
     p.add_argument("project")
     p.add_argument("out", metavar="OUT")
-    p.add_argument("--format", choices=EXPORT_FORMATS, default=None)
+    p.add_argument("--format", choices=names("write"), default=None)
     p.add_argument("--allow-unresolved", action="store_true")
     p.add_argument("--gold", choices=METHODS, default="mean")
     _add_dataset_options(p)

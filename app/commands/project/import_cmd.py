@@ -15,11 +15,11 @@ from simrate.core.base.wording import counted
 from simrate.core.data.open_files import refuse_if_open
 from simrate.core.data.values import quoted, whole
 from simrate.core.project import Project
-from simrate.formats.readers.detect import FORMATS as READ_FORMATS
+from simrate.formats.catalog.registry import names
 from simrate.services.imports.file_import import FileRead, ReadOptions, read_file, write_file
 
-#: --format's choices: what the readers' registry knows (formats/readers/detect.py), or auto
-IMPORT_FORMATS = ("auto", *READ_FORMATS)
+#: --format's choices: the formats the registry reads (formats/catalog/registry.py), or auto
+IMPORT_FORMATS = ("auto", *names("read"))
 
 #: import options -> the formats they apply to (elsewhere they would be ignored: refused)
 OPTION_FORMATS = {

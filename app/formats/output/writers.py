@@ -1,10 +1,11 @@
-"""The export formats, registered in one place: each format's name, the file name endings
-that choose it, and how its gold table is written to a text stream.
+"""The export formats' writers: each format of the registry (catalog/registry.py: its name,
+the file name endings that choose it) with how its gold table is written to a text stream.
 
-`simrate export --format`, the window's export dialog, the extension guess and the writing
-itself (services/exports/export.py) all read `WRITERS`, so a new format is one entry here (and its
-writer function). Two formats are written by a service rather than to one stream: `xlsx`
-(the report workbook with its agreement sheets) and `dataset` (a folder).
+The extension guess and the writing itself (services/exports/export.py) read `WRITERS`;
+the command line's choices and the window's export dialog read the registry. A new format
+is one registry entry and, here, its writer function. Two formats are written by a service
+rather than to one stream: `xlsx` (the report workbook with its agreement sheets) and
+`dataset` (a folder).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
+from simrate.formats.catalog.registry import WRITE
 from simrate.formats.output.export import (
     Progress,
     figure_decimals,
@@ -41,22 +43,21 @@ class Writer:
     stream: StreamWriter | None = None
 
 
-WRITERS: dict[str, Writer] = {
-    "tsv": Writer((".tsv", ".tab"), lambda gold, out, scale, progress:
-                  write_table(gold, out, "\t", progress, figure_decimals(scale))),
-    "csv": Writer((".csv",), lambda gold, out, scale, progress:
-                  write_table(gold, out, ",", progress, figure_decimals(scale))),
-    "xlsx": Writer((".xlsx",)),
-    "sts": Writer((".txt", ".gs", ".sts"), lambda gold, out, scale, progress:
-                  write_sts(gold, out)),
-    "pit": Writer((".label", ".output"), lambda gold, out, scale, progress:
-                  write_pit(gold, out, scale)),
-    "jsonl": Writer((".jsonl", ".ndjson"), lambda gold, out, scale, progress:
-                    write_jsonl(gold, out, progress, figure_decimals(scale))),
-    "pyramid": Writer((), lambda gold, out, scale, progress:
-                      write_pyramid_table(gold, out, progress)),
-    "dataset": Writer(),
+#: The stream writer of each format written to one text stream (the others: a service).
+_STREAMS: dict[str, StreamWriter] = {
+    "tsv": lambda gold, out, scale, progress:
+        write_table(gold, out, "\t", progress, figure_decimals(scale)),
+    "csv": lambda gold, out, scale, progress:
+        write_table(gold, out, ",", progress, figure_decimals(scale)),
+    "sts": lambda gold, out, scale, progress: write_sts(gold, out),
+    "pit": lambda gold, out, scale, progress: write_pit(gold, out, scale),
+    "jsonl": lambda gold, out, scale, progress:
+        write_jsonl(gold, out, progress, figure_decimals(scale)),
+    "pyramid": lambda gold, out, scale, progress: write_pyramid_table(gold, out, progress),
 }
+#: Every export format in the registry's order, with the endings that choose it there.
+WRITERS: dict[str, Writer] = {fmt.name: Writer(fmt.chooses, _STREAMS.get(fmt.name))
+                              for fmt in WRITE}
 FORMATS = tuple(WRITERS)
 #: File name endings and the format they choose when --format is not given.
 EXTENSIONS = {ending: name for name, writer in WRITERS.items() for ending in writer.endings}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
+from simrate.formats.catalog.registry import READ, names
 from simrate.formats.intake.limits import input_kind
 from simrate.formats.intake.textio import (
     Record,
@@ -39,17 +40,11 @@ ZIP_MAGIC = b"PK\x03\x04"
 HEAD_BYTES = 256 * 1024  # enough for dozens of records, cheap for a 200,000-line file
 HEAD_RECORDS = 50
 
-#: format -> "module:function" of its item reader, imported when first used
-ITEM_READERS = {
-    "pairs": "simrate.formats.readers.pairs:read_pairs",
-    "sts": "simrate.formats.readers.sts:read_sts",
-    "pit": "simrate.formats.readers.pit:read_pit",
-    "clss": "simrate.formats.readers.clss:read_clss",
-    "pyramid": "simrate.formats.pyramids.pyramid_project:read_pyramid_items",
-}
+#: format -> "module:function" of its item reader, imported when first used (the registry's)
+ITEM_READERS = {fmt.name: fmt.entry for fmt in READ if fmt.holds == "items"}
 #: Every format a file can be read as: the item readers', then ratings, projects (merged)
 #: and crowd results (the choices of `simrate import --format`, beside auto).
-FORMATS = (*ITEM_READERS, "ratings", "project", "turk")
+FORMATS = names("read")
 
 
 def _head_text(path: Path, data: bytes) -> TextFile:

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.review.gold import unresolved_counts
-from simrate.formats.output.writers import FORMATS
+from simrate.formats.catalog.registry import WRITE, find, names
 from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.dialogs.dataset_options import DatasetOptionsBox
 from simrate.gui.dialogs.path_field import path_row
@@ -44,18 +44,8 @@ from simrate.gui.kit.progress import CountedProgress
 from simrate.services.dataset.dataset_export import DatasetOptions
 from simrate.services.exports.export import ExportReport, export_project
 
-FORMAT_NAMES = {
-    "tsv": "TSV table: gold, statistics and every rater's score (.tsv)",
-    "csv": "CSV table: the same columns, comma separated (.csv)",
-    "xlsx": "Excel workbook: gold, ratings, agreement, adjudications (.xlsx)",
-    "sts": "STS / CLSS gold key: one score per line (.txt)",
-    "pit": "PIT 2015 label file: true/false/---- and score (.label)",
-    "jsonl": "JSON lines: one object per item with its ratings (.jsonl)",
-    "pyramid": "Pyramid benchmark: pair_id, topic, texts, label, gold, SCUs (.tsv)",
-    "dataset": "Dataset folder: data files, data card, Croissant (Hugging Face datasets)",
-}
-SUFFIXES = {"tsv": ".tsv", "csv": ".csv", "xlsx": ".xlsx", "sts": ".txt", "pit": ".label",
-            "jsonl": ".jsonl", "pyramid": ".tsv", "dataset": ""}
+#: The endings of the export formats' files (the registry's: formats/catalog/registry.py).
+ENDINGS = {fmt.ending for fmt in WRITE if fmt.ending}
 #: The end of a dataset folder's suggested name.
 FOLDER_TAIL = "-dataset"
 
@@ -135,9 +125,9 @@ class ExportDialog(QDialog):
     # ------------------------------------------------------------------ widgets
     def _build(self, start_folder: str) -> None:
         self.format_combo = QComboBox()
-        for fmt in FORMATS:
-            self.format_combo.addItem(FORMAT_NAMES[fmt], fmt)
-        pit = FORMATS.index("pit")
+        for fmt in WRITE:
+            self.format_combo.addItem(fmt.listing, fmt.name)
+        pit = names("write").index("pit")
         if (self.scale.low, self.scale.high) != (0, 5):
             item = self.format_combo.model().item(pit)
             item.setEnabled(False)
@@ -210,13 +200,13 @@ class ExportDialog(QDialog):
             if not path.name:  # "/" or ".": no file name to give a suffix yet
                 return
             if fmt == "dataset":
-                stem = path.stem if path.suffix.lower() in SUFFIXES.values() else path.name
+                stem = path.stem if path.suffix.lower() in ENDINGS else path.name
                 self.path_edit.setText(str(path.with_name(stem.removesuffix(".gold")
                                                           + FOLDER_TAIL)))
-            elif path.suffix.lower() in SUFFIXES.values() or not path.suffix:
+            elif path.suffix.lower() in ENDINGS or not path.suffix:
                 if path.name.endswith(FOLDER_TAIL):
                     path = path.with_name(path.name.removesuffix(FOLDER_TAIL) + ".gold")
-                self.path_edit.setText(str(path.with_suffix(SUFFIXES[fmt])))
+                self.path_edit.setText(str(path.with_suffix(find(fmt, "write").ending)))
         self._fit()
 
     def browse(self) -> None:
@@ -228,7 +218,7 @@ class ExportDialog(QDialog):
                                           str(current.parent if not current.is_dir()
                                               else current))
         else:
-            pattern = f"{fmt.upper()} files (*{SUFFIXES[fmt]});;All files (*)"
+            pattern = f"{fmt.upper()} files (*{find(fmt, 'write').ending});;All files (*)"
             path, _ = get_save_file_name(self, "Export gold standard",
                                          self.path_edit.text(), pattern)
         if path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -184,3 +185,26 @@ def test_a_long_export_counts_its_rows_on_the_bar(qtbot, tmp_path):
     assert "Written" in dialog.result_label.text()
     assert "20,000 of 50,000 rows (40%)" in [t.split(" \u00b7 ")[0] for t in seen]
     assert seen[-1] == "50,000 of 50,000 rows (100%)"
+
+
+def test_the_format_list_and_endings_are_the_registrys(qtbot, tmp_path):
+    from simrate.formats.catalog.registry import WRITE
+
+    dialog = open_dialog(qtbot, make_rated_project(tmp_path / "f.simrate"), tmp_path)
+    combo = dialog.format_combo
+    listed = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+    assert listed == [(fmt.listing, fmt.name) for fmt in WRITE]
+    for fmt in WRITE:  # each choice puts the registry's ending on the suggested name
+        combo.setCurrentIndex(combo.findData(fmt.name))
+        name = Path(dialog.path_edit.text()).name
+        assert name == ("f-dataset" if fmt.name == "dataset" else f"f.gold{fmt.ending}"), name
+    # pyramid's is .tsv: the table its writer writes (the dialog once had it on its own)
+    assert find_ending(dialog, "pyramid") == ".tsv"
+
+
+def find_ending(dialog, name: str) -> str:
+    """The ending the dialog suggests for a format, chosen from a plain file name."""
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("tsv"))
+    dialog.path_edit.setText(str(Path(dialog.path_edit.text()).with_name("any.tsv")))
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(name))
+    return Path(dialog.path_edit.text()).suffix

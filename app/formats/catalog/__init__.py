@@ -1,0 +1,1 @@
+"""The one registry of file formats, which every other folder of formats may read."""
