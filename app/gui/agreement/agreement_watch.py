@@ -29,7 +29,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import Event
 from simrate.core.project import Project
 from simrate.core.review.index import ReviewIndex
-from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.jobs import Job, JobRunner
 
 #: Quiet time after the last change before intervals are recomputed, in milliseconds.
 INTERVAL_DELAY_MS = 1200
@@ -77,7 +77,7 @@ class AgreementWatcher(QObject):
         self.intervals_at = 0.0
         self._generation = 0  # counts bulk changes: intervals of an older state are dropped
         self._changes = 0  # counts changes, to tell whether an interval job saw them all
-        self._interval_job = None
+        self._interval_job: Job | None = None
         self._interval_rerun = False
         self._emit_timer = QTimer(self, singleShot=True, interval=0)
         self._emit_timer.timeout.connect(self.updated.emit)

@@ -288,17 +288,17 @@ class Dashboard(QWidget):
                       {"summary": (0, 0, 1), "table": (1, 0, 1), "heatmap": (2, 0, 1),
                        "distribution": (3, 0, 1)})
             if "over_time" in self.sections:
-                right = self._right_column()
+                right, stack = self._right_column()
                 if wide:  # a right column of its own: heatmap, then over time below it
                     del places["heatmap"]
-                    right.layout().addWidget(self.sections["heatmap"])
-                    right.layout().addWidget(self.sections["over_time"], 1)
+                    stack.addWidget(self.sections["heatmap"])
+                    stack.addWidget(self.sections["over_time"], 1)
                     self.grid.addWidget(right, 0, 1, 4, 1)
                     right.show()
                 else:
                     places["over_time"] = (4, 0, 1)
                     for name in ("heatmap", "over_time"):
-                        right.layout().removeWidget(self.sections[name])
+                        stack.removeWidget(self.sections[name])
                     self.grid.removeWidget(right)
                     right.hide()
             for name, (row, column, rows) in places.items():
@@ -314,15 +314,15 @@ class Dashboard(QWidget):
         for column in INTERVAL_COLUMNS:
             self.table.setColumnHidden(column, narrow)
 
-    def _right_column(self) -> QWidget:
+    def _right_column(self) -> tuple[QWidget, QVBoxLayout]:
         """The wide layout's right column when it holds more than the heatmap: its own
         layout, so a tall heatmap (a crowd) leaves no gaps between the left column's parts."""
         if getattr(self, "_column", None) is None:
             self._column = QWidget()
-            column = QVBoxLayout(self._column)
-            column.setContentsMargins(0, 0, 0, 0)
-            column.setSpacing(14)
-        return self._column
+            self._column_layout = QVBoxLayout(self._column)
+            self._column_layout.setContentsMargins(0, 0, 0, 0)
+            self._column_layout.setSpacing(14)
+        return self._column, self._column_layout
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Re-flow the sections for the new width."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter, QPainterPath, QPen
+from PySide6.QtGui import QHelpEvent, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from simrate.core.base.scale import Scale, fmt
@@ -171,7 +171,7 @@ class DistributionChart(QWidget):
 
     def event(self, event: QEvent) -> bool:
         """Tooltip: the counts at the step under the pointer."""
-        if event.type() == QEvent.Type.ToolTip and self.names:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and self.names:
             QToolTip.showText(event.globalPos(), self.describe(self.code_at(event.pos().x())),
                               self)
             return True

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QFont, QPainter, QPen
+from PySide6.QtGui import QFont, QHelpEvent, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from simrate.gui.kit.palette import correlation_colour, readable_text_colour
@@ -46,11 +46,11 @@ class CorrelationHeatmap(QWidget):
         """Show these raters' pairwise r (NaN/None undefined) and r against the rest."""
         self.machines = set(machines or ())
         names = list(names)
-        matrix = [[None if v is None or v != v else float(v) for v in row] for row in matrix]
-        vs_rest = [None if v is None or v != v else float(v) for v in vs_rest]
-        if (names, matrix, vs_rest) != (self.names, self.matrix, self.vs_rest):
+        rows = [[None if v is None or v != v else float(v) for v in row] for row in matrix]
+        rest = [None if v is None or v != v else float(v) for v in vs_rest]
+        if (names, rows, rest) != (self.names, self.matrix, self.vs_rest):
             size_changed = len(names) != len(self.names)
-            self.names, self.matrix, self.vs_rest = names, matrix, vs_rest
+            self.names, self.matrix, self.vs_rest = names, rows, rest
             self._label_w = None
             if size_changed:
                 self.updateGeometry()
@@ -163,7 +163,7 @@ class CorrelationHeatmap(QWidget):
     # ------------------------------------------------------------------ tooltips
     def event(self, event: QEvent) -> bool:
         """Tooltips name the two raters and the value."""
-        if event.type() == QEvent.Type.ToolTip:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             hit = self.cell_at(event.pos().x(), event.pos().y())
             if hit is not None:
                 QToolTip.showText(event.globalPos(), self.describe(*hit), self)

@@ -18,7 +18,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import AdjudicationChanged, Event
 from simrate.core.machine.alt_test import DEFAULT_EPSILON
 from simrate.core.project import Project
-from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.palette import SAVED_COLOUR, WARNING_COLOUR
 
@@ -50,7 +50,7 @@ class MachineWatch(QObject):
         self.runner = runner or JobRunner(parent=self)
         self.epsilon = DEFAULT_EPSILON
         self.computed_at = 0.0
-        self._job = None
+        self._job: Job | None = None
         self._changes = 0
         self._timer = QTimer(self, singleShot=True, interval=MACHINE_DELAY_MS)
         self._timer.timeout.connect(self.compute)

@@ -11,9 +11,10 @@ machine report, computed in the background (machine_panel.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from simrate.core.agreement.correlation import DEFAULT_MIN_OVERLAP, reason_few_common
@@ -72,14 +73,16 @@ class RaterTableModel(RowTableModel):
                 "Items this rater scored",
                 "Ratings on items at least one other rater scored too")
 
-    def __init__(self, live_of, parent=None):
+    def __init__(self, live_of: Callable[[], LiveAgreement], parent: QObject | None = None):
         super().__init__(parent)
         self._live_of = live_of  # a callable: the project's LiveAgreement (rebuilt on bulk)
         self.rows: list[RaterRow] = []
-        self._row_of: dict[str, int] = {}
-        self._dirty: set[str] = set()
+        # rater keys as the live engine gives them (names, typed as its Hashable keys)
+        self._row_of: dict[Hashable, int] = {}
+        self._dirty: set[Hashable] = set()
         self._reload = True
-        self.crowd_of = lambda: set()  # names of crowd workers (set by the view)
+        # names of crowd workers (set by the view)
+        self.crowd_of: Callable[[], set[str]] = lambda: set()
         self._italic = QFont()
         self._italic.setItalic(True)
 

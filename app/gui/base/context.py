@@ -57,6 +57,12 @@ class ApplicationContext(QObject):
         """Annotators see only their own ratings: no other scores, no agreement."""
         return not self.organizer
 
+    def opened(self) -> tuple[Project, AnnotatorSession]:
+        """The open project and its session, for a view built while a project is open."""
+        if self.project is None or self.session is None:
+            raise RuntimeError("no project is open")
+        return self.project, self.session
+
     def open_project(self, path: str | Path | Project, annotator: str) -> None:
         """Open a project (path or an already opened Project) for `annotator`.
 
@@ -119,7 +125,7 @@ class ApplicationContext(QObject):
         # Weakly held: strong references from the runner's pending callbacks would make a
         # cycle, and the cyclic collector could then free a parentless context at any
         # moment, even inside its own runner's collect() (seen in the tests).
-        path, context = self.project.path, weakref.ref(self)
+        path, context = self.opened()[0].path, weakref.ref(self)
         self.details_runner.start(
             lambda job: read_item_details_from(path),
             finished=lambda details: _call(context, "_details_read", session, details),

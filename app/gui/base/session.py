@@ -28,6 +28,7 @@ from simrate.core.base.events import (
     Reloaded,
 )
 from simrate.core.project import Project
+from simrate.gui.base.bridge import ProjectBridge
 
 UNRATED, RATED, SKIPPED = 0, 1, 2
 
@@ -76,7 +77,7 @@ class AnnotatorSession(QObject):
     #: Datasets, genres and texts of every row are now known (after a deferred start).
     details_loaded = Signal()
 
-    def __init__(self, project: Project, annotator: str, bridge: QObject | None = None,
+    def __init__(self, project: Project, annotator: str, bridge: ProjectBridge | None = None,
                  parent: QObject | None = None, defer_details: bool = False):
         """With `defer_details`, only ids and this annotator's ratings are read now: enough to
         show the first item; call `load_details()` soon after for the item list's columns."""

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QLayout,
+    QLineEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -38,9 +39,9 @@ class AnnotatorDialog(QDialog):
         offered = list(dict.fromkeys([n for n in [last, *names] if n]))
         self.name_box.addItems(offered)
         self.name_box.setCurrentText(last)
-        self.name_box.lineEdit().setPlaceholderText("Your name")
+        self._field().setPlaceholderText("Your name")
         # typing replaces the offered name, never adds to it ("lead" + "zoe" = "leadzoe")
-        self.name_box.lineEdit().selectAll()
+        self._field().selectAll()
         self._known = set(names)
         self.new_note = WrappedLabel()
         self.name_box.editTextChanged.connect(self._show_if_new)
@@ -62,14 +63,21 @@ class AnnotatorDialog(QDialog):
         # wide enough for a long offered name; a longer typed one scrolls, as in any field
         self.name_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.name_box.setMinimumWidth(360)
-        for control in (self.name_box, self.name_box.lineEdit()):
+        for control in (self.name_box, self._field()):
             control.setAccessibleName("Your name")  # the bold label above is no buddy
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         """Shown: the keyboard in the name field, the offered name selected."""
         super().showEvent(event)
         self.name_box.setFocus()
-        self.name_box.lineEdit().selectAll()
+        self._field().selectAll()
+
+    def _field(self) -> QLineEdit:
+        """The name box's text field (the box is editable, so it has one)."""
+        edit = self.name_box.lineEdit()
+        if edit is None:
+            raise RuntimeError("the name box is not editable")
+        return edit
 
     def is_new(self) -> bool:
         """True when the name is not one of the project's annotators (OK adds them)."""

@@ -142,16 +142,22 @@ class EvaluationTableModel(QAbstractTableModel):
         titles = ["Dataset", "Pairs", *(MEASURE_LABELS[k] for k in self.keys)]
         return titles[section] if 0 <= section < len(titles) else None
 
+    def _shown(self) -> EvaluationReport:
+        """The report on show (the table has cells only while there is one)."""
+        if self.report is None:
+            raise LookupError("no evaluation report is shown")
+        return self.report
+
     def measure(self, row: int, column: int) -> Measure | None:
         """The measure in a cell, or None when the cell has none."""
-        key = self.keys[column - 2]
-        if row < len(self.report.datasets):
-            return self.report.datasets[row].measures.get(key)
-        return self.report.totals.get(key)
+        key, report = self.keys[column - 2], self._shown()
+        if row < len(report.datasets):
+            return report.datasets[row].measures.get(key)
+        return report.totals.get(key)
 
     def cell_text(self, row: int, column: int, undefined: str = "n/a") -> str:
         """A cell as text: numbers at four decimals; `undefined` for an undefined measure."""
-        datasets = self.report.datasets
+        datasets = self._shown().datasets
         if column == 0:
             return datasets[row].name if row < len(datasets) else TOTAL_ROW
         if column == 1:

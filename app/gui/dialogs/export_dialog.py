@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -97,9 +98,10 @@ def run_export(project_path: str | Path, out: str, fmt: str, allow_unresolved: b
     from simrate.core.project import Project
 
     with Project.open(project_path) as project:
-        extra = {} if dataset is None else {"dataset": dataset}
+        if dataset is None:  # the call names `dataset` only for the dataset folder
+            return export_project(project, out, fmt, allow_unresolved, progress=job.progress)
         return export_project(project, out, fmt, allow_unresolved, progress=job.progress,
-                              **extra)
+                              dataset=dataset)
 
 
 class ExportDialog(QDialog):
@@ -129,7 +131,8 @@ class ExportDialog(QDialog):
             self.format_combo.addItem(fmt.listing, fmt.name)
         pit = names("write").index("pit")
         if (self.scale.low, self.scale.high) != (0, 5):
-            item = self.format_combo.model().item(pit)
+            # a combo box's own model is a QStandardItemModel (Qt's documented default)
+            item = cast(QStandardItemModel, self.format_combo.model()).item(pit)
             item.setEnabled(False)
             item.setToolTip("PIT labels need a 0\u20135 scale")
         self.format_combo.currentIndexChanged.connect(self._on_format)
@@ -245,13 +248,16 @@ class ExportDialog(QDialog):
 
     def _fit(self) -> None:
         """Grow to show wrapped messages whole (they arrive after the dialog is laid out)."""
-        self.layout().activate()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
         self.resize(self.width(), max(self.height(), self.sizeHint().height()))
 
     def _update_buttons(self) -> None:
         running = self.job is not None
-        checked = self.unresolved is not None
-        allowed = checked and (not self.unresolved.blocking or self.allow_check.isChecked())
+        unresolved = self.unresolved
+        allowed = unresolved is not None and (not unresolved.blocking
+                                              or self.allow_check.isChecked())
         self.export_button.setEnabled(allowed and not running
                                       and bool(self.path_edit.text().strip()))
         self.cancel_button.setText("Cancel export" if running else "Cancel")

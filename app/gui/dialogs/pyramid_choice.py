@@ -125,8 +125,8 @@ class PyramidChoiceBox(QGroupBox):
             paths = [str(f) for f in files]
             self.job = self.runner.start(
                 lambda job: count_pyramids(paths, check=job.check),
-                finished=lambda counts, files=files: self._on_counted(files, counts),
-                failed=lambda exc, files=files: self._on_failed(files, exc))
+                finished=lambda counts: self._on_counted(files, counts),
+                failed=lambda exc: self._on_failed(files, exc))
         self._show_preview()
 
     @property

@@ -180,9 +180,9 @@ class RatingsImportDialog(QDialog):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        ready = self.preview is not None and not self._busy
-        self.import_button.setEnabled(ready and (self.preview.changes_anything
-                                                 or bool(self.preview.conflicts)))
+        preview = None if self._busy else self.preview
+        self.import_button.setEnabled(preview is not None and (preview.changes_anything
+                                                               or bool(preview.conflicts)))
 
     # ------------------------------------------------------------------ commit
     def resolve(self) -> str:

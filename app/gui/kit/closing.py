@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPushButton, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPushButton, QVBoxLayout, QWidget
 
 
 def close_keys(window: QWidget) -> QAction:
@@ -38,3 +38,22 @@ def close_row(dialog: QDialog) -> QDialogButtonBox:
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     buttons.rejected.connect(dialog.reject)
     return buttons
+
+
+class PanelDialog(QDialog):
+    """A window of its own around one panel, with a Close row under it; deleted on close.
+    `panel` is the panel it holds (set by `hold`)."""
+
+    panel: QWidget
+
+    def __init__(self, parent: QWidget, title: str):
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def hold(self, panel: QWidget) -> None:
+        """Lay out `panel` (made with this dialog as its parent) above the Close row."""
+        self.panel = panel
+        layout = QVBoxLayout(self)
+        layout.addWidget(panel)
+        layout.addWidget(close_row(self))

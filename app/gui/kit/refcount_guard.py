@@ -63,8 +63,9 @@ def guard_singletons() -> bool:
         return True
     if sys.version_info >= (3, 12) or not defect_present():
         return False
-    cells = [_refcount_cell(obj) for obj in (None, True, False)]
-    if any(cell is None for cell in cells):
+    found = [_refcount_cell(obj) for obj in (None, True, False)]
+    cells = [cell for cell in found if cell is not None]
+    if len(cells) < len(found):
         return False  # an unusual build: better not to write anything
     for cell in cells:
         cell.value += HEADROOM

@@ -167,7 +167,7 @@ class AdjudicationQueue(QWidget):
         if row < 0 and self.model.rowCount():
             row = 0
         if row >= 0:
-            self.show_item(self.model.entry(row).item_id)
+            self.show_item(self.model.item_at(row))
         self._show_placeholder_if_empty()
         self.focus_scale()
 
@@ -217,19 +217,19 @@ class AdjudicationQueue(QWidget):
         self.item_label.setText(f"<b>{item_id}</b>" + (f" &nbsp; ({where})" if where else ""))
         verdict = self.records.get(item_id)
         self.note_edit.setText(verdict["note"] if verdict else "")
-        self._load_ratings()
+        self._load_ratings(item_id)
         self._select_row_of(item_id)
         self.right.setCurrentWidget(self.view)
 
-    def _load_ratings(self) -> None:
-        self.marks = item_ratings(self.project, self.current_id, self._excluded)
+    def _load_ratings(self, item_id: str) -> None:
+        self.marks = item_ratings(self.project, item_id, self._excluded)
         self.scale_widget.set_marks(self.marks)
         self.ratings_model.set_rows(self.marks)
         self.view.fit_ratings_table(len(self.marks))
-        self._refresh_verdict()
+        self._refresh_verdict(item_id)
 
-    def _refresh_verdict(self) -> None:
-        status = self.review.status(self.current_id)
+    def _refresh_verdict(self, item_id: str) -> None:
+        status = self.review.status(item_id)
         spread = fmt(status.disagreement * self.scale.step)
         mean_code = counted_mean_code(self.marks)
         mean = ("" if mean_code is None else
@@ -239,7 +239,7 @@ class AdjudicationQueue(QWidget):
             f"by {spread}" if status.second_look else
             f"<b>flagged</b>: ratings {spread} apart" if status.flagged else
             "adjudicated" if status.adjudicated else "not flagged") + mean)
-        verdict = self.records.get(self.current_id)
+        verdict = self.records.get(item_id)
         saved = None if verdict is None else self.scale.to_code(verdict["score"])
         typed = self.typing.unfinished
         pending, _shown = show_score(self.scale_widget, self.score_label, saved, self.pending_code,
@@ -283,7 +283,7 @@ class AdjudicationQueue(QWidget):
             return
         self.typing.reset()
         self.pending_code = max(0, min(self.scale.max_code, int(code)))
-        self._refresh_verdict()
+        self._refresh_verdict(self.current_id)
 
     def type_key(self, key: str) -> None:
         """A digit or the decimal point typed: the pending verdict is what was typed so far;
@@ -294,7 +294,7 @@ class AdjudicationQueue(QWidget):
         if typed.refusal:
             self.message.emit(typed.refusal)
         self.pending_code = typed.code
-        self._refresh_verdict()
+        self._refresh_verdict(self.current_id)
 
     def step_by(self, steps: int) -> None:
         """Move the pending verdict by whole steps, starting from the saved one or the mean."""
@@ -322,7 +322,7 @@ class AdjudicationQueue(QWidget):
             return
         if self.typing.unfinished:
             self.message.emit(self.typing.refuse_unfinished())
-            self._refresh_verdict()
+            self._refresh_verdict(item_id)
             return
         note = self.note_edit.text().strip()
         verdict = self.records.get(item_id)
@@ -345,8 +345,7 @@ class AdjudicationQueue(QWidget):
         if following is not None and self.model.row_of(following) >= 0:
             self.show_item(following)
         elif self.model.rowCount():
-            entry = self.model.entry(min(max(row, 0), self.model.rowCount() - 1))
-            self.show_item(entry.item_id)
+            self.show_item(self.model.item_at(min(max(row, 0), self.model.rowCount() - 1)))
         else:
             self.current_id = None
             self._show_placeholder_if_empty()
@@ -380,17 +379,17 @@ class AdjudicationQueue(QWidget):
             self._excluded = set(self.project.roster.left_out())
             self.model.rebuild()
             if self.current_id is None and self.model.rowCount():
-                self.show_item(self.model.entry(0).item_id)  # a new rule filled the queue
+                self.show_item(self.model.item_at(0))  # a new rule filled the queue
             elif self.current_id is not None and self.project.has_item(self.current_id):
                 pending = self.pending_code
                 self.show_item(self.current_id)
                 self.pending_code = pending
-                self._refresh_verdict()
+                self._refresh_verdict(self.current_id)
             self._show_placeholder_if_empty()
         elif event.item_id is not None:
             self.model.refresh_item(event.item_id)
             if event.item_id == self.current_id:
-                self._load_ratings()
+                self._load_ratings(event.item_id)
                 self._select_row_of(event.item_id)
         else:
             return

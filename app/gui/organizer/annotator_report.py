@@ -36,7 +36,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.events import AdjudicationChanged, AnnotatorExcluded, Event
 from simrate.core.project import Project
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD
-from simrate.gui.base.jobs import JobRunner
+from simrate.gui.base.jobs import Job, JobRunner
 from simrate.gui.base.row_model import SortFilterProxy, filter_field
 from simrate.gui.base.undo import push_action
 from simrate.gui.kit.accessible import named
@@ -228,7 +228,7 @@ class AnnotatorReport(QWidget):
         self.proxy = SortFilterProxy(1, self)  # filtered by the annotator's name
         self.proxy.setSourceModel(self.model)
         self.computed_at = 0.0
-        self._job = None
+        self._job: Job | None = None
         self._again = False
         self.table = self._table()
         self.status_label = QLabel("Computing\u2026")

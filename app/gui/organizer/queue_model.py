@@ -55,7 +55,7 @@ class QueueModel(QAbstractTableModel):
         row = self.row_of(item_id)
         entry = QueueEntry(item_id, status.disagreement, status.kind) if status.in_queue else None
         key = entry.sort_key(self.project.position(item_id)) if entry else None
-        if row >= 0 and key == self._keys[row]:
+        if row >= 0 and entry is not None and key == self._keys[row]:
             self._entries[row] = entry
             self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1),
                                   [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.FontRole,
@@ -65,7 +65,7 @@ class QueueModel(QAbstractTableModel):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._entries[row], self._keys[row], self._key_of[item_id]
             self.endRemoveRows()
-        if entry is not None:
+        if entry is not None and key is not None:
             place = bisect_left(self._keys, key)
             self.beginInsertRows(QModelIndex(), place, place)
             self._entries.insert(place, entry)
@@ -85,6 +85,10 @@ class QueueModel(QAbstractTableModel):
     def entry(self, row: int) -> QueueEntry | None:
         """The entry at a row, or None outside the table."""
         return self._entries[row] if 0 <= row < len(self._entries) else None
+
+    def item_at(self, row: int) -> str:
+        """The item id of a row of the table (IndexError outside it)."""
+        return self._entries[row].item_id
 
     def first_row_of_kind(self, kind: str) -> int:
         """The first row of `kind` (FLAGGED or SECOND_LOOK), or -1."""

@@ -19,7 +19,7 @@ from PySide6.QtCore import (
     QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QToolTip
 
 from simrate.core.base.scale import Scale, fmt
@@ -110,6 +110,8 @@ class RaterMarksScale(ScaleWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         _value_y, track_y, _label_y = self._rows()
         for mark, offset in zip(self.marks, self._offsets(), strict=True):
+            if mark.code is None:
+                continue  # never: set_marks keeps the scored marks only
             x = self._x_of(mark.code) + offset
             colour = rater_colour(mark.colour_index)
             if mark.excluded:
@@ -124,13 +126,14 @@ class RaterMarksScale(ScaleWidget):
         """Horizontal nudges so that raters with the same score stay visible side by side."""
         seen: dict[int, int] = {}
         counts: dict[int, int] = {}
-        for mark in self.marks:
-            counts[mark.code] = counts.get(mark.code, 0) + 1
+        codes = [m.code for m in self.marks if m.code is not None]  # every mark has one
+        for code in codes:
+            counts[code] = counts.get(code, 0) + 1
         offsets = []
-        for mark in self.marks:
-            k = seen.get(mark.code, 0)
-            seen[mark.code] = k + 1
-            offsets.append((k - (counts[mark.code] - 1) / 2) * 15.0)
+        for code in codes:
+            k = seen.get(code, 0)
+            seen[code] = k + 1
+            offsets.append((k - (counts[code] - 1) / 2) * 15.0)
         return offsets
 
     def raters_at(self, code: int) -> list[RaterScore]:
@@ -139,7 +142,7 @@ class RaterMarksScale(ScaleWidget):
 
     def event(self, event: QEvent) -> bool:
         """Tooltip: who gave the score under the pointer, then the guideline."""
-        if event.type() == QEvent.Type.ToolTip:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             code = self.code_at(event.pos().x())
             who = self.raters_at(code)
             point = self.point_near(self.scale.from_code(code))

@@ -176,14 +176,15 @@ class StudyDialog(QDialog):
                               ("&Lease", self.lease_spin)):
             tasks.addRow(label, widget)
         page = QFormLayout()
-        for label, widget in (
+        field: QWidget
+        for label, field in (
                 ("Completion &URL", self.url_edit), ("Completion c&ode", self.code_edit),
                 ("&Partial code", self.partial_edit), ("", self.per_task_code_box),
                 ("Prolific &study ID", self.prolific_edit),
                 ("In&structions", self._file_row(self.instructions_edit, "Instructions")),
                 ("Co&nsent", self._file_row(self.consent_edit, "Consent")),
                 ("&Frame from", self.frame_edit), ("&Redirect after", self.redirect_spin)):
-            page.addRow(label, widget)
+            page.addRow(label, field)
         name_form_fields(page)
         columns = QHBoxLayout()
         for title, form in (("Tasks", tasks), ("The worker's page", page)):

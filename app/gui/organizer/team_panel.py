@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.names import check_rater_name, rater_key
+from simrate.gui.base.host import PanelHost
 from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
-from simrate.gui.kit.closing import close_keys, close_row
+from simrate.gui.kit.closing import PanelDialog, close_keys
 from simrate.gui.kit.fitting import WrappedLabel
 from simrate.hub.team.people import Person
 
@@ -163,9 +164,9 @@ def same_person(text: str, people: list[Person]) -> Person | None:
 class TeamPanel(QWidget):
     """Publish the open project, manage people, watch who is connected."""
 
-    def __init__(self, window, parent: QWidget | None = None):
+    def __init__(self, window: PanelHost, parent: QWidget | None = None):
         super().__init__(parent)
-        self.window = window
+        self.main_window = window  # not `window`: QWidget.window() is a method
         self.context = window.context
         self.runner = JobRunner(self.context.thread_pool, self)
         project = self.context.project
@@ -190,7 +191,8 @@ class TeamPanel(QWidget):
         self._lay_out()
         # runs only while the panel is shown (as the web studies panel's): a hidden or
         # left-over panel asks the hub nothing
-        self._timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
+        self._timer = QTimer(self, interval=REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
         self._reading = False
         self._update()
         self.refresh()
@@ -228,7 +230,7 @@ class TeamPanel(QWidget):
 
     def _password(self) -> str | None:
         hub = self._hub()
-        return None if hub is None else self.window.hub_link.passwords.get(hub[0])
+        return None if hub is None else self.main_window.hub_link.passwords.get(hub[0])
 
     def _update(self) -> None:
         hub = self._hub()
@@ -247,8 +249,8 @@ class TeamPanel(QWidget):
     # ------------------------------------------------------------------ actions
     def publish(self) -> None:
         """Publish the project to the URL in the field (in the background)."""
-        url, path = self.url_edit.text().strip(), self.context.project.path
-        password = self.window.hub_link.passwords.get(url)
+        url, path = self.url_edit.text().strip(), self.context.opened()[0].path
+        password = self.main_window.hub_link.passwords.get(url)
 
         def work(_job):
             from simrate.core.project import Project
@@ -265,7 +267,7 @@ class TeamPanel(QWidget):
     def _published(self, report) -> None:
         self.publish_button.setEnabled(True)
         self.context.refresh()
-        self.window.hub_link.attach()
+        self.main_window.hub_link.attach()
         text = (f"Published: {report.items} items, {report.ratings} ratings, "
                 f"{report.adjudications} adjudications.")
         if not report.hardened:
@@ -300,15 +302,17 @@ class TeamPanel(QWidget):
             login, url = add_person(hub, name, role, secret, password, reset=reset)
             return login, url, issue_token_at(hub, name, password)[0] if service else ""
 
-        self.runner.start(work, finished=lambda r: self._added(name, service, *r, existing, reset),
-                          failed=self._failed)
+        def added(result: tuple[str, str, str]) -> None:  # login, URL, sync token
+            self._added(name, service, *result, existing=existing, reset=reset)
+
+        self.runner.start(work, finished=added, failed=self._failed)
 
     def _service(self) -> str:
         """The sync service's address the file keeps, once the hub's web login exists."""
         from simrate.hub.team.tokens import service_address
         from simrate.hub.team.web_hub import WEB_LOGIN_KEY
 
-        project = self.context.project
+        project = self.context.opened()[0]
         return service_address(project) if project.meta(WEB_LOGIN_KEY) else ""
 
     def _added(self, name: str, service: str, login: str, url: str, token: str,
@@ -347,9 +351,11 @@ class TeamPanel(QWidget):
 
             return remove_person(hub, name, password)
 
-        self.runner.start(work, finished=lambda login: (self._say(
-            f"Removed {name}: login {login} can no longer connect."), self.refresh()),
-            failed=self._failed)
+        def removed(login: str) -> None:
+            self._say(f"Removed {name}: login {login} can no longer connect.")
+            self.refresh()
+
+        self.runner.start(work, finished=removed, failed=self._failed)
 
     def refresh(self) -> None:
         """Read the people again (in the background; one read at a time)."""
@@ -376,16 +382,11 @@ class TeamPanel(QWidget):
         self.runner.cancel_all()
 
 
-def open_team_window(window) -> QDialog:
+def open_team_window(window) -> PanelDialog:
     """The team panel in a window of its own (not modal; closed with the project)."""
-    dialog = QDialog(window)
-    dialog.setWindowTitle("Team hub")
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog = PanelDialog(window, "Team hub")
     panel = TeamPanel(window, dialog)
-    dialog.panel = panel
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(panel)
-    layout.addWidget(close_row(dialog))
+    dialog.hold(panel)
     dialog.finished.connect(lambda _code: panel.shutdown())
     window.context.project_closing.connect(dialog.close)
     dialog.resize(760, 420)

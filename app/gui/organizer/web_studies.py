@@ -16,7 +16,6 @@ import time
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,7 +31,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.team.quality import check_scores
 from simrate.core.team.web_study import Study, get_study, study_status
 from simrate.gui.base.row_model import RowTableModel
-from simrate.gui.kit.closing import close_row
+from simrate.gui.kit.closing import PanelDialog
 from simrate.gui.kit.fitting import WrappedLabel
 from simrate.gui.organizer.study_dialog import StudyDialog, StudySettings
 from simrate.gui.organizer.study_review import ReviewBox
@@ -247,16 +246,11 @@ class WebStudiesPanel(QWidget):
         self.refresh(mirror=True)
 
 
-def open_web_studies_window(window) -> QDialog:
+def open_web_studies_window(window) -> PanelDialog:
     """The web studies in a window of their own (not modal; closed with the project)."""
-    dialog = QDialog(window)
-    dialog.setWindowTitle("Web studies")
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog = PanelDialog(window, "Web studies")
     panel = WebStudiesPanel(window.context.project, dialog)
-    dialog.panel = panel
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(panel)
-    layout.addWidget(close_row(dialog))
+    dialog.hold(panel)
     dialog.finished.connect(lambda _code: panel.timer.stop())
     window.context.project_closing.connect(dialog.close)
     dialog.resize(760, 460)

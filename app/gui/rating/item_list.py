@@ -44,7 +44,7 @@ class ItemListPanel(QWidget):
 
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
         super().__init__(parent)
-        self.session = context.session
+        self.session = context.opened()[1]
         self.model = ItemTableModel(self.session, self)
         self.filter_box = QComboBox()
         for name in FILTERS:

@@ -118,7 +118,8 @@ class ItemTableModel(QAbstractTableModel):
         state = session.state[row]
         if state == SKIPPED:
             return "skipped"
-        return fmt(session.score(row)) if state == RATED else ""
+        score = session.score(row) if state == RATED else None
+        return "" if score is None else fmt(score)
 
     def _on_details_loaded(self) -> None:
         labels = list(column_labels(self.session.dataset_names))

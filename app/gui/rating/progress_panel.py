@@ -87,7 +87,7 @@ class ProgressPanel(QWidget):
 
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
         super().__init__(parent)
-        self.session = context.session
+        self.session = context.opened()[1]
         self.summary_label = QLabel()
         self.summary_label.setObjectName("progressSummary")
         self.bar = QProgressBar()

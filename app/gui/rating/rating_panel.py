@@ -63,8 +63,7 @@ class RatingPanel(QWidget):
     def __init__(self, context: ApplicationContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
-        self.session = context.session
-        self.project = context.project
+        self.project, self.session = context.opened()
         self.scale = self.project.scale
         self.pending_code: int | None = None
         self.typing = TypedScore(self.scale)

@@ -114,8 +114,8 @@ class HubSync(QObject):
         events and the GUI thread's tick."""
         self._threads = [threading.Thread(target=self._work, daemon=True, name="hub-sync")]
         if self.listener is not None:
-            self._threads.append(threading.Thread(target=self._listen, daemon=True,
-                                                  name="hub-listen"))
+            self._threads.append(threading.Thread(target=self._listen, args=(self.listener,),
+                                                  daemon=True, name="hub-listen"))
         for thread in self._threads:
             thread.start()
         self._unsubscribe = self.project.subscribe(self._on_change)
@@ -268,7 +268,7 @@ class HubSync(QObject):
             except Exception as exc:  # noqa: BLE001 - reported as one line in the window
                 self._results.put(("failed", outbox, HubError(f"sync failed: {exc}")))
 
-    def _listen(self) -> None:
+    def _listen(self, listener: HubSession) -> None:
         while not self._stop.is_set():
-            if self.listener.wait(LISTEN_SECONDS):
+            if listener.wait(LISTEN_SECONDS):
                 self._notified.set()

@@ -98,7 +98,9 @@ def create_application():
     from simrate.gui.base.settings import set_application_names
 
     set_application_names()
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "simrate"])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else \
+        QApplication([sys.argv[0] if sys.argv else "simrate"])
     app.setApplicationDisplayName("simrate")
     app.setStyle("Fusion")
     set_application_icon(app)

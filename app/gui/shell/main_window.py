@@ -73,7 +73,8 @@ class MainWindow(QMainWindow):
         self.imports.finished.connect(self._on_import_finished)
         # Another process (a CLI import, a merged package, a second window) may write to the
         # file: a cheap check (SQLite's data_version) picks that up while the window is open.
-        self._watch_file = QTimer(self, interval=REFRESH_MS, timeout=self.context.refresh)
+        self._watch_file = QTimer(self, interval=REFRESH_MS)
+        self._watch_file.timeout.connect(self.context.refresh)
         self._watch_file.start()
         self.who_label = QLabel()
         self.statusBar().addPermanentWidget(self.who_label)
@@ -147,14 +148,14 @@ class MainWindow(QMainWindow):
         items = self.add_dock("Items", self.item_list, name="dock_items")
         self.progress_panel = ProgressPanel(context)
         self.add_dock("Progress", self.progress_panel, tabify_with=items, name="dock_progress")
-        self.add_dock("Guidelines", GuidelinesPanel(context.project.scale), tabify_with=items,
+        project = context.opened()[0]
+        self.add_dock("Guidelines", GuidelinesPanel(project.scale), tabify_with=items,
                       name="dock_guidelines")
         items.raise_()
         state = context.settings.get(WINDOW_STATE)
         if state.isEmpty() or not self.restoreState(state):
             # After the layout settles: the rating view keeps about two thirds of the width.
             QTimer.singleShot(0, self._size_docks)
-        project = context.project
         self.setWindowTitle(f"{project.title or Path(project.path).stem} \u2013 simrate")
         mode = "organizer" if context.organizer else "blind: you see only your own ratings"
         self.who_label.setText(f"Rating as <b>{context.annotator}</b> ({mode})")
@@ -293,7 +294,7 @@ class MainWindow(QMainWindow):
 
     def start_import(self, source: Path) -> None:
         """Import a file into the open project off the GUI thread."""
-        request = ImportRequest(source=source, project_path=Path(self.context.project.path),
+        request = ImportRequest(source=source, project_path=Path(self.context.opened()[0].path),
                                 annotator=self.context.annotator)
         self.imports.start(request)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 
@@ -86,11 +87,12 @@ def _fill_recent(window, menu: QMenu) -> None:
         menu.addAction("(none)").setEnabled(False)
 
 
-def _walk(menu: QMenu, trail: str):
+def _walk(menu: QMenu, trail: str) -> Iterator[tuple[str, QAction]]:
     for action in menu.actions():
-        if action.menu() is not None:
-            yield from _walk(action.menu(), f"{trail} \u203a {action.menu().title()}")
-        elif not action.isSeparator():
+        sub = action.menu()
+        if isinstance(sub, QMenu):
+            yield from _walk(sub, f"{trail} \u203a {sub.title()}")
+        elif sub is None and not action.isSeparator():
             yield trail, action
 
 
@@ -98,9 +100,10 @@ def shortcuts_html(bar: QMenuBar) -> str:
     """A table of every menu action that has keys: menu, action, keys."""
     rows = []
     for top in bar.actions():
-        if top.menu() is None:
+        menu = top.menu()
+        if not isinstance(menu, QMenu):
             continue
-        for trail, action in _walk(top.menu(), top.menu().title()):
+        for trail, action in _walk(menu, menu.title()):
             keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
                              for k in action.shortcuts())
             if keys:

@@ -196,7 +196,7 @@ class Organizer(QObject):
         window.menus["view"].addAction(self.mode_action)
         self.menu: QMenu | None = None
 
-    def _build_organizer_menu(self) -> None:
+    def _build_organizer_menu(self) -> QMenu:
         """The Organizer menu, present only in organizer mode (a blind window names nothing
         about other annotators or agreement, not even in a hidden menu)."""
         window = self.window
@@ -224,6 +224,7 @@ class Organizer(QObject):
         window.menuBar().insertMenu(help_menu.menuAction() if help_menu else None, menu)
         window.menus["organizer"] = menu
         self.menu = menu
+        return menu
 
     def _remove_organizer_menu(self) -> None:
         if self.menu is None:
@@ -290,10 +291,9 @@ class Organizer(QObject):
         self._update()
 
     def _open_workspace(self) -> None:
-        if self.menu is None:
-            self._build_organizer_menu()
+        menu = self.menu if self.menu is not None else self._build_organizer_menu()
         self.workspace = OrganizerWorkspace(self.window, self)
-        self.menu.insertMenu(self.keys_placeholder, self.workspace.adjudication_menu)
+        menu.insertMenu(self.keys_placeholder, self.workspace.adjudication_menu)
 
     def _close_workspace(self) -> None:
         if self.workspace is not None:

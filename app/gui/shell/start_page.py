@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
     QFrame,
@@ -29,12 +29,14 @@ MissingRole = Qt.ItemDataRole.UserRole + 2
 class RecentProjectDelegate(QStyledItemDelegate):
     """Draws a recent project as its name in bold over its path in a quieter colour."""
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem,
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
         """Two lines of text with some air around them."""
         line = option.fontMetrics.height()
         return QSize(200, int(line * 2.6) + 8)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         """Background as usual, then the two lines."""
         self.initStyleOption(option, index)
         option.text = ""

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,7 +31,7 @@ from simrate.core.base.scale import fmt
 from simrate.gui.base.jobs import JobRunner
 from simrate.gui.base.row_model import RowTableModel
 from simrate.gui.kit.accessible import named
-from simrate.gui.kit.closing import close_row
+from simrate.gui.kit.closing import PanelDialog
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -185,16 +184,11 @@ class ConflictsPanel(QWidget):
         self.summary_label.setText(str(exc))
 
 
-def open_conflicts_window(window) -> QDialog:
+def open_conflicts_window(window) -> PanelDialog:
     """The conflicts in a window of their own (not modal; closed with the project)."""
-    dialog = QDialog(window)
-    dialog.setWindowTitle("Sync conflicts")
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog = PanelDialog(window, "Sync conflicts")
     panel = ConflictsPanel(window.context.project.path, window.context.thread_pool, dialog)
-    dialog.panel = panel
-    layout = QVBoxLayout(dialog)
-    layout.addWidget(panel)
-    layout.addWidget(close_row(dialog))
+    dialog.hold(panel)
     window.context.project_closing.connect(dialog.close)
     dialog.finished.connect(lambda _code: panel.runner.cancel_all())
     dialog.resize(860, 360)

@@ -8,7 +8,7 @@ The widget holds no rating: the RatingPanel tells it what to draw.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QHelpEvent, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from simrate.core.base.scale import Scale, ScalePoint, fmt
@@ -186,7 +186,7 @@ class ScaleWidget(QWidget):
 
     def event(self, event: QEvent) -> bool:
         """Tooltips: the guideline of the labelled point nearest the pointer."""
-        if event.type() == QEvent.Type.ToolTip:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             point = self.point_near(self.scale.from_code(self.code_at(event.pos().x())))
             if point is not None:
                 QToolTip.showText(event.globalPos(), guideline_html(point), self)
