@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from simrate.commands.parser.parser_tree import parsers
+
 #: What each command does, by its path (as `simrate PATH --help` is called).
 DESCRIPTIONS = {
     "new": "Create an empty project file on a rating scale: sts (0-5) or clss (0-4), or a "
@@ -158,12 +160,9 @@ def examples_text(path: str) -> str:
 def describe_commands(parser: argparse.ArgumentParser, path: str = "") -> None:
     """Give `parser` and its subcommands their paragraph, examples and formatter (`path`:
     '' for the commands' parser, 'window' for the window's)."""
-    parser.formatter_class = HelpFormatter
-    if path and not parser.description and path in DESCRIPTIONS:
-        parser.description = DESCRIPTIONS[path]
-    if path in EXAMPLES:
-        parser.epilog = examples_text(path)
-    for action in parser._actions:  # argparse keeps no public list of its subcommands
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                describe_commands(child, f"{path} {name}".strip())
+    for where, each in parsers(parser, path):
+        each.formatter_class = HelpFormatter
+        if where and not each.description and where in DESCRIPTIONS:
+            each.description = DESCRIPTIONS[where]
+        if where in EXAMPLES:
+            each.epilog = examples_text(where)

@@ -176,7 +176,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the file holds a machine rater's scores (never gold, never flags)")
     p.add_argument("--annotator-column", type=text_option, metavar="COLUMN",
                    help="ratings: the column naming the annotator (e.g. PROLIFIC_PID)")
-    p.add_argument("--by", default=None, help="who is doing this, for the change log")
+    p.add_argument("--by", default=None)
     p.add_argument("--keep-newer", action="store_true",
                    help="with --undo: when ratings the import wrote were changed since, undo "
                         "the rest and keep those newer values (without it, such an undo is "

@@ -106,7 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="leave NAME out of agreement and gold (reversible)")
     p.add_argument("--include", action="append", default=[], metavar="NAME",
                    help="take an excluded annotator back")
-    p.add_argument("--by", default=None, help="who is doing this, for the change log")
+    p.add_argument("--by", default=None)
     p.add_argument("--check-threshold", type=finite_float, default=None, metavar="R",
                    help="flag raters whose Pearson with check items is below R (0.5)")
     p.add_argument("--min-overlap", type=count, default=DEFAULT_MIN_OVERLAP, metavar="K",
