@@ -1,4 +1,6 @@
-"""Text options: argv is UTF-8 text (decoded once, refused in one line before anything is written), `--X=--` is the text `--`, control and escape characters refused in stored texts and never shown raw, a failed `new` leaves nothing, minutes and seconds in sane ranges."""
+"""Text options: argv is UTF-8 text (decoded once, refused in one line before anything is
+written), `--X=--` is the text `--`, control and escape characters refused in stored texts
+and never shown raw, a failed `new` leaves nothing, minutes and seconds in sane ranges."""
 
 from __future__ import annotations
 

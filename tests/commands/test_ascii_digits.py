@@ -1,4 +1,6 @@
-"""Numbers typed on the command line are ASCII: every numeric option of the parser and `import --undo` refuse fullwidth (３), Arabic-Indic (٣) and other digits, 1_000 and padded text, in one line."""
+"""Numbers typed on the command line are ASCII: every numeric option of the parser and `import
+--undo` refuse fullwidth (３), Arabic-Indic (٣) and other digits, 1_000 and padded text, in
+one line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Numbers inside files are ASCII digits: a pyramid's negatives count, PIT labels and gold labels, the slots of Turk result columns."""
+"""Numbers inside files are ASCII digits: a pyramid's negatives count, PIT labels and gold
+labels, the slots of Turk result columns."""
 
 from __future__ import annotations
 

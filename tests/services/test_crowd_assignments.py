@@ -1,4 +1,5 @@
-"""Crowd results name each assignment once: one AssignmentId under two workers is refused with its line, one worker repeating it keeps the first answer."""
+"""Crowd results name each assignment once: one AssignmentId under two workers is refused with
+its line, one worker repeating it keeps the first answer."""
 
 from __future__ import annotations
 

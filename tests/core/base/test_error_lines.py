@@ -1,4 +1,5 @@
-"""Error lines (core/base/errors.py): secrets are never echoed, and every error line is bounded in length."""
+"""Error lines (core/base/errors.py): secrets are never echoed, and every error line is bounded
+in length."""
 
 from __future__ import annotations
 

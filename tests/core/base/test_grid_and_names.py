@@ -1,4 +1,6 @@
-"""The scale's grid and the name rules: values off the grid by a hair are refused, grid values typed or computed are both on it, huge numbers are shortened in messages, and names with control characters are refused everywhere."""
+"""The scale's grid and the name rules: values off the grid by a hair are refused, grid values
+typed or computed are both on it, huge numbers are shortened in messages, and names with
+control characters are refused everywhere."""
 
 from __future__ import annotations
 

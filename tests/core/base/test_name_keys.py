@@ -1,4 +1,5 @@
-"""Names and paths: long names, Unicode forms, hidden characters, trailing slashes, outputs over inputs."""
+"""Names and paths: long names, Unicode forms, hidden characters, trailing slashes, outputs
+over inputs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Damaged project files: every command says "damaged project" in one line naming the file and the way out, and `simrate check` says what is damaged."""
+"""Damaged project files: every command says "damaged project" in one line naming the file and
+the way out, and `simrate check` says what is damaged."""
 
 from __future__ import annotations
 

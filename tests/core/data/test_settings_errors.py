@@ -1,4 +1,5 @@
-"""Stored settings that are damaged or out of range (meta values, thresholds), and a WAL project in a read-only folder: exit 2 and one line naming the file, no traceback."""
+"""Stored settings that are damaged or out of range (meta values, thresholds), and a WAL
+project in a read-only folder: exit 2 and one line naming the file, no traceback."""
 
 from __future__ import annotations
 

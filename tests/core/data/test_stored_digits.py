@@ -1,4 +1,5 @@
-"""Stored numbers are ASCII digits: a threshold, the schema version and a package's format written with other digits count as damage, not as numbers."""
+"""Stored numbers are ASCII digits: a threshold, the schema version and a package's format
+written with other digits count as damage, not as numbers."""
 
 from __future__ import annotations
 

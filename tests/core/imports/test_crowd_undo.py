@@ -1,4 +1,5 @@
-"""One import is one undo step: a crowd or ratings import taken back removes the items, ratings and annotators it added, and keeps an annotator who rated since."""
+"""One import is one undo step: a crowd or ratings import taken back removes the items, ratings
+and annotators it added, and keeps an annotator who rated since."""
 
 from __future__ import annotations
 

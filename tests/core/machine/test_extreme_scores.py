@@ -1,4 +1,5 @@
-"""Machine scores at the extremes: correlations of any finite size, `evaluate` on huge and tiny scores, a system file with foreign digits."""
+"""Machine scores at the extremes: correlations of any finite size, `evaluate` on huge and tiny
+scores, a system file with foreign digits."""
 
 from __future__ import annotations
 

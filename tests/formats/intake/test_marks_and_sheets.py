@@ -1,4 +1,5 @@
-"""Byte-order marks and sheets: UTF-16 and UTF-32 files with a mark are read, a doubled UTF-8 mark keeps the header, a hidden first sheet is skipped and named."""
+"""Byte-order marks and sheets: UTF-16 and UTF-32 files with a mark are read, a doubled UTF-8
+mark keeps the header, a hidden first sheet is skipped and named."""
 
 from __future__ import annotations
 

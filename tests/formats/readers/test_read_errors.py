@@ -1,4 +1,5 @@
-"""Readers fail in one line naming the file: a pyramid declaring an encoding Python lacks, a NUL byte during detection, a text that is only white space."""
+"""Readers fail in one line naming the file: a pyramid declaring an encoding Python lacks, a
+NUL byte during detection, a text that is only white space."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The window on a damaged project file: it says "damaged project" in one line, and its hook reports damage found in the project it has open."""
+"""The window on a damaged project file: it says "damaged project" in one line, and its hook
+reports damage found in the project it has open."""
 
 from __future__ import annotations
 
