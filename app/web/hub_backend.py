@@ -104,6 +104,8 @@ class HubBackend:  # implements backend_protocol.WebBackend
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        from simrate.web.sync_service import dropped
+
         if self.pool is None:
             raise RuntimeError("the backend is not started")
         for attempt in range(3):
@@ -120,7 +122,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
                                          int(state[2:])) from None
                 if state in ("40P01", "40001") and attempt < 2:
                     continue
-                if isinstance(exc, psycopg.OperationalError) and not state and attempt < 2:
+                if isinstance(exc, psycopg.OperationalError) and dropped(state) and attempt < 2:
                     # a pooled connection the hub closed (a restart): the pool drops it and
                     # the call goes on a fresh one (a rating sent again is 'again'; a lease
                     # that was taken before the reply was lost answers 409, the task open)

@@ -4,10 +4,8 @@ On an organizer's hub replica the server already holds a small pool of warm conn
 as the hub's web login (hub_backend.py), which may call the hub's functions and read or
 write no table. `POST /sync/round` (JSON, the person's token as `Authorization: Bearer`)
 is one call of `simrate.sync_round` on one of them (hub/schema/service.py): the hub finds
-the person from the token, so nothing in the body can name another. The call commits
-without waiting for the disk, and `simrate.web_flush()` in the same message waits for it
-instead, the round's transaction already ended (hub_backend._write_then_flush): the
-answer comes after the round is on disk.
+the person from the token, so nothing in the body can name another. The call is one
+transaction whose commit waits for the disk: the answer comes after the round is on disk.
 
 Errors answer JSON `{"error": one line, "kind": ...}` with the kinds of a direct round
 (hub/link/client.py reads them): 401 removed (a revoked, forged or removed person's
@@ -118,13 +116,13 @@ class SyncService:
         for attempt in range(3):
             try:
                 async with self.backend.pool.connection() as conn:
-                    answer = await _round_then_flush(conn, params)
+                    answer = await _round(conn, params)
                 return JSONResponse(answer, headers={"Cache-Control": "no-store"})
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""
                 if state in ("40P01", "40001") and attempt < 2:
                     continue
-                if isinstance(exc, psycopg.OperationalError) and not state:
+                if isinstance(exc, psycopg.OperationalError) and dropped(state):
                     if attempt < 2:
                         continue  # a pooled connection the hub closed: again on a fresh one
                     return await self._why()
@@ -173,23 +171,30 @@ def _hub_refusal(exc) -> JSONResponse:
     return refusal(line, kind, KIND_STATUS.get(kind, 400))
 
 
-async def _round_then_flush(conn, params: tuple) -> dict:
-    """The round's answer: its call in a transaction whose commit does not wait for the
-    disk, then, in the same message, `simrate.web_flush()`, whose commit does."""
-    import psycopg
-
-    cursor = psycopg.AsyncClientCursor(conn)
-    call = cursor.mogrify(ROUND_CALL, params)
-    try:
-        await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
-                             "SELECT simrate.web_flush()")
-    except psycopg.Error:
-        await conn.rollback()
-        raise
-    while cursor.description is None and cursor.nextset():
-        pass
+async def _round(conn, params: tuple) -> dict:
+    """The round's answer: one statement, one transaction, whose commit waits for the
+    disk (the hub's default), so the answer leaves only once the round is on disk. No
+    hub-wide lock is held over that wait (hub schema 4): the commit only holds back the
+    other replicas' pulls (pull_cap) for as long as it takes."""
+    cursor = psycopg_client_cursor(conn)
+    await cursor.execute(cursor.mogrify(ROUND_CALL, params))
     row = await cursor.fetchone()
     if row is None:  # the round's SELECT answers one row, whatever it did
         raise RuntimeError("the hub's round answered no row")
     answer = row[0]
     return answer if isinstance(answer, dict) else json.loads(answer)
+
+
+def dropped(state: str) -> bool:
+    """Whether an error's SQLSTATE says the connection itself is gone (none: closed under
+    us; 57P01-57P03: the hub ended it, shut down, or is starting), so the call may go
+    again on a fresh one."""
+    return not state or state in ("57P01", "57P02", "57P03")
+
+
+def psycopg_client_cursor(conn):
+    """A cursor that sends the call as one plain query (no prepared statement, which a
+    pooler in transaction mode would not keep)."""
+    import psycopg
+
+    return psycopg.AsyncClientCursor(conn)
