@@ -37,11 +37,11 @@ from simrate.core.data.columns import CodeColumns, ColumnCache
 from simrate.core.data.counts import count_facts
 from simrate.core.data.item_index import ItemIndex
 from simrate.core.data.replica_mode import ReplicaMode
-from simrate.core.data.settings import flag_rule_values, store_flag_rule, store_threshold
 from simrate.core.data.store import TableAccess, create_store, open_store, read_meta, transaction
 from simrate.core.edits.edit import Edit
 from simrate.core.edits.edit import edit as open_edit
 from simrate.core.edits.roster import Roster
+from simrate.core.edits.settings import flag_rule_values, store_flag_rule, store_threshold
 from simrate.core.imports.methods import ImportMethods
 from simrate.core.review.flags import FlagIndex
 from simrate.core.review.gold_methods import GoldMethods
@@ -183,7 +183,7 @@ class Project(ImportMethods, GoldMethods):
                       uncertain_threshold: float | None = None) -> FlagRule:
         """Set the flag rule (auto, range, uncertain) and, with `threshold`, that rule's
         threshold (range: the spread; uncertain, auto: the SD); one logged change, or
-        nothing when nothing changes (app/core/data/settings.py)."""
+        nothing when nothing changes (app/core/edits/settings.py)."""
         old = self.flag_rule
         values, new = flag_rule_values(self._meta, self.scale, rule, threshold,
                                        uncertain_threshold)

@@ -23,6 +23,7 @@ from simrate.core.data import store
 from simrate.core.project import Project
 from simrate.core.team import invites
 from simrate.core.team import web_study as web
+from simrate.core.team.teamdb import hold_checkpoints
 from simrate.web.backend_protocol import Shown, WebBackend
 from simrate.web.hub_backend import HubBackend
 
@@ -54,7 +55,7 @@ class FileBackend:
             self.project = None
             self._pool.shutdown(wait=True)
             raise
-        self._pool.submit(self.project.team_tables.read, "PRAGMA wal_autocheckpoint = 0").result()
+        self._pool.submit(hold_checkpoints, self.project).result()
         self._checkpointer = threading.Thread(target=self._checkpoints, name="simrate-wal",
                                               daemon=True)
         self._checkpointer.start()

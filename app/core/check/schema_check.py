@@ -68,7 +68,7 @@ def _table(conn: sqlite3.Connection, name: str) -> Table:
 
 
 def _optional_schemas() -> list[str]:
-    from simrate.core.data.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA
+    from simrate.core.data.replica_tables import OUTBOX_TABLE, REPLICA_SCHEMA, UNDO_MARKS_TABLE
     from simrate.core.edits.writes import OVERWRITTEN_TABLE
     from simrate.core.team.crowd import CROWD_SCHEMA
     from simrate.core.team.crowdweb.training import TRAINING_SCHEMA
@@ -77,7 +77,7 @@ def _optional_schemas() -> list[str]:
     from simrate.core.team.web_tables import WEB_SCHEMA
 
     return [TEAM_SCHEMA, CROWD_SCHEMA, WEB_SCHEMA, TRAINING_SCHEMA, INVITE_SCHEMA,
-            REPLICA_SCHEMA, OUTBOX_TABLE, OVERWRITTEN_TABLE]
+            REPLICA_SCHEMA, OUTBOX_TABLE, UNDO_MARKS_TABLE, OVERWRITTEN_TABLE]
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.write_errors import write_error
+from simrate.core.data import meta as meta_table
 from simrate.core.data import raters
 
 _ITEMS_V2 = """
@@ -46,7 +47,6 @@ _STEPS_V2 = (
         code INTEGER, note TEXT NOT NULL DEFAULT '', skipped INTEGER NOT NULL DEFAULT 0,
         seconds REAL, updated_at REAL NOT NULL,
         PRIMARY KEY (batch, item_ord, annotator_id)) WITHOUT ROWID""",
-    "INSERT OR REPLACE INTO meta VALUES ('schema_version', '2')",
 )
 
 
@@ -78,6 +78,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> bool:
         if needs_migration(conn):  # another process may have done it a moment ago
             for step in _STEPS_V2:
                 conn.execute(step)
+            meta_table.set_schema_version(conn, 2)
             broken = conn.execute("PRAGMA foreign_key_check").fetchone()
             if broken is not None:
                 raise sqlite3.IntegrityError(f"a row of {broken[0]} names a missing item")
@@ -113,8 +114,7 @@ def upgrade(conn: sqlite3.Connection, meta: dict[str, str], version: int
         if "was_batch" not in columns:
             conn.execute("ALTER TABLE import_replaced ADD COLUMN was_batch INTEGER")
         upgrade_raters(conn)
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                     (str(version),))
+        meta_table.set_schema_version(conn, version)
         conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:
@@ -132,8 +132,7 @@ def upgrade_raters(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE annotators ADD COLUMN key TEXT")
     fill_keys(conn)
     raters.install(conn)
-    conn.execute(f"INSERT OR REPLACE INTO meta (key, value) SELECT '{raters.TOP_KEY}', "
-                 f"CAST(max(COALESCE(MAX(id), 0), {raters.TOP}) AS TEXT) FROM annotators")
+    meta_table.set_top_rater_from_table(conn, raters.TOP_KEY, raters.TOP)
 
 
 def fill_keys(conn: sqlite3.Connection) -> None:
@@ -158,8 +157,7 @@ def rekey(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, str]:
         if conn.execute("SELECT 1 FROM annotators WHERE name GLOB '*[^ -~]*' "
                         "LIMIT 1").fetchone() is not None:
             fill_keys(conn)  # ASCII names keep their keys: only the others can change
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                     (raters.KEY_META, raters.FOLD_VERSION))
+        meta_table.set_key_version(conn, raters.KEY_META, raters.FOLD_VERSION)
         conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:

@@ -19,6 +19,7 @@ import sqlite3
 
 from simrate.core.base.lookalike import FOLD_VERSION
 from simrate.core.base.names import rater_key
+from simrate.core.data import meta as meta_table
 
 #: The meta key of the version of the keys' definition.
 KEY_META = "rater_keys"
@@ -32,11 +33,7 @@ TOP = f"COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{TOP_KEY}
 #: trigger's body holds semicolons).
 STATEMENTS = (
     "CREATE UNIQUE INDEX IF NOT EXISTS annotators_key ON annotators(key)",
-    f"""CREATE TRIGGER IF NOT EXISTS annotators_top AFTER INSERT ON annotators
-    WHEN NEW.id > {TOP}
-    BEGIN
-        INSERT OR REPLACE INTO meta (key, value) VALUES ('{TOP_KEY}', CAST(NEW.id AS TEXT));
-    END""",
+    meta_table.top_rater_trigger(TOP_KEY, TOP),
 )
 
 
@@ -44,8 +41,7 @@ def install(conn: sqlite3.Connection) -> None:
     """Create the key index and the id high-water trigger (inside the caller's transaction)."""
     for statement in STATEMENTS:
         conn.execute(statement)
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                 (KEY_META, FOLD_VERSION))
+    meta_table.set_key_version(conn, KEY_META, FOLD_VERSION)
 
 
 def has_keys(conn: sqlite3.Connection) -> bool:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
+from simrate.core.data import meta as meta_table
 
 URL_KEY, KIND_KEY, NAME_KEY = "hub_url", "hub_kind", "hub_name"
 REPLICA_KEY, TOKEN_KEY = "hub_replica", "hub_token"
@@ -110,10 +111,10 @@ class ReplicaMode:
         """Record this mode in the file (inside a write transaction; see Project.relink)."""
         values: dict[str, str] = {}
         if self.plain:
-            conn.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k in LINK_KEYS])
+            meta_table.drop_hub_keys(conn, LINK_KEYS)
         else:
             values = {URL_KEY: self.url, KIND_KEY: self.role.value,
                       NAME_KEY: self.name or "", TOKEN_KEY: self.token}
         if self.replica:
             values[REPLICA_KEY] = self.replica
-        conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(values.items()))
+        meta_table.set_hub_keys(conn, values)

@@ -31,3 +31,7 @@ OUTBOX_TABLE = """CREATE TABLE hub_outbox (
 #: the round reads the outbox) and whether the change is an undo's (core/edits/writes.py).
 OUTBOX_COLUMNS = (("kind", "TEXT NOT NULL DEFAULT 'rating'"), ("item_id", "TEXT"),
                   ("annotator", "TEXT"), ("undo", "INTEGER NOT NULL DEFAULT 0"))
+
+#: Where an undo's writes begin in the outbox (core/edits/writes.py writes it, in the
+#: undo's transaction; the hub adapter's trigger marks the outbox rows after it).
+UNDO_MARKS_TABLE = "CREATE TABLE IF NOT EXISTS undo_marks (since INTEGER NOT NULL)"

@@ -14,6 +14,7 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.flagrule import check_rule_meta
 from simrate.core.base.write_errors import disk_full, refuse_long_path, write_error
+from simrate.core.data import meta as meta_table
 from simrate.core.data import raters
 from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
 from simrate.core.data.open_files import HeldConnection, create_whole, opening
@@ -179,7 +180,7 @@ def build_new(conn: sqlite3.Connection, meta: dict[str, str]) -> None:
             conn.execute(statement)
     raters.install(conn)
     rows = {"schema_version": str(SCHEMA_VERSION), "created": str(time.time()), **meta}
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", rows.items())
+    meta_table.write_new(conn, rows)
     conn.execute("COMMIT")
 
 

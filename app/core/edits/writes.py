@@ -209,22 +209,26 @@ def undo_import_rows(conn: sqlite3.Connection, batch: int) -> tuple[int, int]:
 
 
 # ----------------------------------------------------------------- undo marks (hub outbox)
-def _has_outbox(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM pragma_table_info('hub_outbox') WHERE name = 'undo'"
-                        ).fetchone() is not None
+def _marks_undo(conn: sqlite3.Connection) -> bool:
+    """True when the file is a replica whose outbox takes undo marks (the hub adapter made
+    `undo_marks` with its trigger, app/hub/link/outbox.py)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                        "AND name = 'undo_marks'").fetchone() is not None
 
 
 def undo_mark(conn: sqlite3.Connection) -> int:
     """Where an undo's writes begin in the hub's outbox (-1: the file is no replica)."""
-    if not _has_outbox(conn):
+    if not _marks_undo(conn):
         return -1
     return conn.execute("SELECT COALESCE(max(id), 0) FROM hub_outbox").fetchone()[0]
 
 
 def mark_undo(conn: sqlite3.Connection, mark: int) -> None:
-    """Mark the outbox rows written since `mark` as an undo's (see the module's docstring)."""
+    """Note that the outbox rows written since `mark` are an undo's; the hub adapter's
+    trigger marks them, in this same transaction (the core never writes the outbox)."""
     if mark >= 0:
-        conn.execute("UPDATE hub_outbox SET undo = 1 WHERE id > ?", (mark,))
+        conn.execute("DELETE FROM undo_marks")
+        conn.execute("INSERT INTO undo_marks (since) VALUES (?)", (mark,))
 
 
 def insert_package_rows(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:

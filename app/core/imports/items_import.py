@@ -151,3 +151,10 @@ def undo_items_import(conn: sqlite3.Connection, first: int, count: int) -> int:
             raise SimrateError("cannot undo this import: some of its items have ratings or "
                                "other work since; undo that first")
     return conn.execute("DELETE FROM items WHERE ord >= ? AND ord < ?", (first, last)).rowcount
+
+
+def blank_references(conn: sqlite3.Connection) -> int:
+    """Take every item's reference score and metadata out (an annotator's replica keeps
+    neither); the number of items changed."""
+    return conn.execute("UPDATE items SET reference = NULL, meta = NULL "
+                        "WHERE reference IS NOT NULL OR meta IS NOT NULL").rowcount

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import name_problem
 from simrate.core.base.names import nfc, rater_key
+from simrate.core.data import meta as meta_table
 from simrate.core.data.changelog import log_change
 from simrate.core.data.store import read_meta
 from simrate.core.edits.roster import kind_clash
@@ -129,8 +130,7 @@ def assign_project(project: Project, annotators: Sequence[str], per_item: int, s
         old = read_meta(conn, "assignment")
         conn.execute("DELETE FROM assignment")
         conn.executemany("INSERT INTO assignment VALUES (?, ?)", rows)
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('assignment', ?)",
-                     (json.dumps(settings),))
+        meta_table.set_assignment(conn, json.dumps(settings))
         log_change(conn, "assign", who=by, old=json.loads(old) if old else None, new=settings)
     return plan
 

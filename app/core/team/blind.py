@@ -28,10 +28,9 @@ import pandas as pd
 
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
-from simrate.core.data.changelog import log_change
 from simrate.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
-from simrate.core.data.store import read_meta
 from simrate.core.project import Project
+from simrate.core.team.teamdb import team_write
 
 #: Item columns an annotator's copy carries (the rest is emptied): the one list, which the
 #: hub's GRANT to annotators is rendered from too (core/base/rules.py).
@@ -62,10 +61,9 @@ def blind_replica(project: Project) -> bool:
     once per file. True if it changed anything."""
     if not project.mode.annotator or project.meta(BLIND_DONE) == "1":
         return False
-    with project.team_tables.transaction() as conn:
-        changed = conn.execute("UPDATE items SET reference = NULL, meta = NULL "
-                               "WHERE reference IS NOT NULL OR meta IS NOT NULL").rowcount
-        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (BLIND_DONE,))
+    with team_write(project) as write:
+        changed = write.blank_references()
+        write.set_hub_keys({BLIND_DONE: "1"})
     return changed > 0
 
 
@@ -85,11 +83,10 @@ def record_organizer_mode(project: Project, who: str, on: bool) -> None:
     SimrateError on an annotator's replica (check_organizer_mode). The log stays in the
     file: a hub replica does not send it."""
     check_organizer_mode(project)
-    with project.team_tables.transaction() as conn:
-        log_change(conn, ORGANIZER_MODE, who=who, new=bool(on))
+    with team_write(project) as write:
+        write.log(ORGANIZER_MODE, who=who, new=bool(on))
         if on:  # the tally `simrate info` shows
-            tally = json.loads(read_meta(conn, ORGANIZER_MODE_BY) or "{}")
+            tally = json.loads(write.meta(ORGANIZER_MODE_BY) or "{}")
             count = tally.get(who, [0, 0])[0]
             tally[who] = [count + 1, time.time()]
-            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                         (ORGANIZER_MODE_BY, json.dumps(tally, ensure_ascii=False)))
+            write.set_organizer_tally(ORGANIZER_MODE_BY, tally)

@@ -9,12 +9,12 @@ has no Pearson, and is excluded too: that is the plainest sign of not reading.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.quality import DEFAULT_CHECK_THRESHOLD, annotator_report
+from simrate.core.team.teamdb import change_entries
 
 RULE = "check_pearson"
 
@@ -70,9 +70,7 @@ def exclude_careless(project: Project, threshold: float = DEFAULT_CHECK_THRESHOL
 
 def last_rule(project: Project) -> dict | None:
     """The newest exclude_rule entry of the change log that excluded someone."""
-    rows = project.team_tables.read("SELECT new FROM changes WHERE kind = 'exclude_rule' ORDER BY id DESC")
-    for (text,) in rows:
-        entry = json.loads(text)
+    for entry in change_entries(project, "exclude_rule"):
         if entry.get("rule") == RULE:
             return entry if entry.get("excluded") else None
     return None

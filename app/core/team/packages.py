@@ -30,7 +30,7 @@ from simrate import __version__
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import name_problem
 from simrate.core.base.names import NAME_MAX, check_name_length, fit_name, nfc
-from simrate.core.data.changelog import log_change
+from simrate.core.data import meta as meta_table
 from simrate.core.data.store import HUMAN, open_store, transaction
 from simrate.core.edits import writes
 from simrate.core.edits.roster import kind_clash
@@ -38,7 +38,7 @@ from simrate.core.edits.writes import insert_package_rows
 from simrate.core.project import Project
 from simrate.core.team.blind import blind_items
 from simrate.core.team.package_file import PACKAGE_FORMAT
-from simrate.core.team.teamdb import project_uuid
+from simrate.core.team.teamdb import project_uuid, team_write
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
                 "package_created": str(time.time()), "package_format": str(PACKAGE_FORMAT),
                 "package_app_version": __version__}
         with transaction(conn, path):
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows.items())
+            meta_table.set_package(conn, rows)
             if not own.empty:
                 aid = writes.insert_rater(conn, annotator, HUMAN)
                 ords = dict(conn.execute("SELECT id, ord FROM items"))
@@ -230,10 +230,10 @@ def make_package(project: Project, out: str | Path, annotator: str,
     origin_id = project_uuid(project)
     frame, own = _package_frames(project, annotator, item_ids)
     package_id = _write_package(project, out, annotator, origin_id, frame, own)
-    with project.team_tables.transaction() as conn:
-        log_change(conn, "package", who=by, annotator=annotator,
-                   new={"package": package_id, "items": len(item_ids), "checks": n_checks,
-                        "path": str(out)})
+    with team_write(project) as write:
+        write.log("package", who=by, annotator=annotator,
+                  new={"package": package_id, "items": len(item_ids), "checks": n_checks,
+                       "path": str(out)})
     return PackageInfo(out, annotator, package_id, len(item_ids), n_checks, len(own))
 
 

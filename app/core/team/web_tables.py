@@ -8,11 +8,14 @@ import hmac
 import json
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
+from simrate.core.project import Project
+from simrate.core.team.teamdb import has_table
 
 # the rules the hub holds too (simrate.core.base.rules, rendered into its SQL)
 STUDY_NAME = re.compile(rules.STUDY_NAME)
@@ -254,3 +257,75 @@ STUDY_COLUMNS = ("name, per_task, checks, per_item, lease_minutes, completion_ur
 OPTION_KEYS = ("partial_code", "code_per_task", "prolific_study", "instructions", "consent",
                "frame_from", "redirect_seconds", "allow_workers", "block_workers",
                "failed_checks", "training", "pass_rule", "screen_out_code")
+
+
+# ----------------------------------------------------------------- the pool (web_fill)
+# The one place whose SQL writes `web_fill` (tests/test_table_owners.py).
+def fill_pool(conn: sqlite3.Connection, name: str) -> int:
+    """Put every item not yet in the study's pool into it, in a random order."""
+    start = conn.execute("SELECT COALESCE(MAX(rank), 0) FROM web_fill WHERE study = ?",
+                         (name,)).fetchone()[0]
+    # a random rank per item (ties broken by ord): tasks are spread over the whole pool
+    return conn.execute(
+        "INSERT OR IGNORE INTO web_fill (study, item_ord, used, rank) "
+        "SELECT ?, ord, 0, ? + (abs(random()) % 1000000000) FROM items", (name, start)).rowcount
+
+
+def use_items(conn: sqlite3.Connection, study: str, ords: Iterable[int]) -> None:
+    """These items of the pool got one more slot (a lease)."""
+    conn.executemany("UPDATE web_fill SET used = used + 1 WHERE study = ? AND item_ord = ?",
+                     [(study, o) for o in ords])
+
+
+def release_unrated(conn: sqlite3.Connection, study: str, task: str) -> None:
+    """The task's unrated slots stop counting in the pool."""
+    conn.execute(
+        "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
+        "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
+        "AND rated_at IS NULL)", (study, study, task))
+
+
+def mirror_fill(conn: sqlite3.Connection, studies: Iterable[str],
+                rows: Iterable[tuple]) -> None:
+    """The pools of these studies replaced by the hub's (study, item ord, used, rank)."""
+    conn.executemany("DELETE FROM web_fill WHERE study = ?", [(n,) for n in studies])
+    conn.executemany("INSERT INTO web_fill VALUES (?,?,?,?)", rows)
+
+
+def mirror_studies(project: Project, studies: list, stale: list, pool: list, tasks: list,
+                   slots: list) -> None:
+    """An organizer's replica: the file's rows of these studies replaced by the hub's (its
+    studies, the pools of `stale` ones, every task and slot; items by id), in one
+    transaction (hub/team/web_hub.py reads them from the hub)."""
+    ords = dict(project.team_tables.read("SELECT id, ord FROM items"))
+    names = [(s[0],) for s in studies]
+    with project.team_tables.transaction() as local:
+        ensure_web_tables(local)
+        for table in ("web_slots", "web_tasks"):
+            local.executemany(f"DELETE FROM {table} WHERE study = ?", names)
+        mirror_fill(local, stale, [(s, ords[i], u, r) for s, i, u, r in pool if i in ords])
+        local.executemany(
+            "INSERT INTO web_studies (name, per_task, checks, per_item, lease_minutes, "
+            "completion_url, code, secret, open, created_at, options) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO "
+            "UPDATE SET per_task = excluded.per_task, checks = excluded.checks, "
+            "per_item = excluded.per_item, lease_minutes = excluded.lease_minutes, "
+            "completion_url = excluded.completion_url, open = excluded.open, "
+            "code = excluded.code, options = excluded.options",
+            [(*s[:8], int(s[8]), float(s[9]), s[10]) for s in studies])
+        local.executemany("INSERT INTO web_tasks (study, task, worker, session, cookie, "
+                          "token, state, leased_at, expires_at, done_at, address) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?)", tasks)
+        local.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?,?,?)",
+                          [(s, t, n, ords[i], int(c), at, sec)
+                           for s, t, n, i, c, at, sec in slots if i in ords])
+
+
+def pool_sizes(project: Project) -> dict[str, int]:
+    """{study: items in the file's pool}, check items left out."""
+    if not has_table(project, "web_fill"):
+        return {}
+    checks = "WHERE item_ord NOT IN (SELECT item_ord FROM check_items)" \
+        if has_table(project, "check_items") else ""
+    return dict(project.team_tables.read(
+        f"SELECT study, COUNT(*) FROM web_fill {checks} GROUP BY study"))

@@ -12,15 +12,8 @@ last had it. A local value that differs from its hub copy is pending: it goes ou
 next push, unless the hub holds a later edit (see sync.py for the rule).
 Like the other team tables they are created on first write; no schema version bump.
 
-`hub_outbox` is where every write to `ratings` leaves its key, whatever wrote it (a rating,
-an import, a package merge, crowd results, a machine rater, an undo, a pull): triggers on
-`ratings` add the row inside the writer's own transaction, so no route can forget it. `at`
-is when this machine made the change: the row's `updated_at`, or the time of the write
-when the row carries an older stamp (an undo that puts back an earlier value), or of the
-delete. A round reads the outbox, sends the keys whose value differs from the hub's copy,
-and then deletes the outbox rows it read; the rows a pull wrote go at once (they hold the
-hub's value already). In an annotator's replica a rating under another name is refused
-by a trigger as well: the hub would never take it, so it could never leave the machine.
+`hub_outbox`, where every change waits to be sent, and the writes of `hub_ratings` are
+outbox.py's.
 """
 
 from __future__ import annotations
@@ -28,77 +21,12 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
-from simrate.core.data.replica_mode import NAME_SQL, ROLE_SQL, ReplicaMode, Role
-from simrate.core.data.replica_tables import OUTBOX_COLUMNS, OUTBOX_TABLE, REPLICA_SCHEMA
+from simrate.core.data import meta as meta_table
+from simrate.core.data.replica_mode import ReplicaMode, Role
+from simrate.core.data.replica_tables import REPLICA_SCHEMA
 from simrate.core.project import Project
-
-#: Unix time now, in SQLite (milliseconds).
-_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
-#: When a written row's change was made (see the module's docstring).
-_MADE = f"CASE WHEN NEW.updated_at < {_NOW} - 1.0 THEN {_NOW} ELSE NEW.updated_at END"
-_ITEM = "(SELECT id FROM items WHERE ord = {row}.item_ord)"
-_RATER = "(SELECT name FROM annotators WHERE id = {row}.annotator_id)"
-_ADD = "INSERT INTO hub_outbox (kind, item_ord, annotator_id, item_id, annotator, at) VALUES "
-
-
-def _rating_trigger(name: str, event: str, row: str, at: str) -> str:
-    return (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON ratings BEGIN {_ADD}"
-            f"('rating', {row}.item_ord, {row}.annotator_id, {_ITEM.format(row=row)}, "
-            f"{_RATER.format(row=row)}, {at}); END")
-
-
-def _verdict_trigger(name: str, event: str, row: str, at: str) -> str:
-    return (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON adjudications BEGIN "
-            f"{_ADD}('adjudication', {row}.item_ord, -1, {_ITEM.format(row=row)}, NULL, {at}); "
-            "END")
-
-
-_VERDICT_MADE = f"CASE WHEN NEW.at < {_NOW} - 1.0 THEN {_NOW} ELSE NEW.at END"
-#: The old triggers of the outbox (ratings only, keyed by ids), dropped when upgrading.
-OLD_TRIGGERS = ("hub_outbox_insert", "hub_outbox_update", "hub_outbox_delete")
-OUTBOX_TRIGGERS = (
-    _rating_trigger("hub_outbox_rating_insert", "INSERT", "NEW", _MADE),
-    _rating_trigger("hub_outbox_rating_update", "UPDATE", "NEW", _MADE),
-    _rating_trigger("hub_outbox_rating_delete", "DELETE", "OLD", _NOW),
-    _verdict_trigger("hub_outbox_verdict_insert", "INSERT", "NEW", _VERDICT_MADE),
-    _verdict_trigger("hub_outbox_verdict_update", "UPDATE", "NEW", _VERDICT_MADE),
-    _verdict_trigger("hub_outbox_verdict_delete", "DELETE", "OLD", _NOW),
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_exclude AFTER UPDATE OF excluded ON annotators "
-    f"WHEN NEW.excluded IS NOT OLD.excluded BEGIN {_ADD}"
-    f"('exclude', -1, NEW.id, NULL, NEW.name, {_NOW}); END",
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_machine AFTER INSERT ON annotators "
-    f"WHEN NEW.kind = 'machine' BEGIN {_ADD}('machine', -1, NEW.id, NULL, NEW.name, {_NOW}); "
-    "END",
-    # every other rater added (by an import, a package merge, a web study...): the hub
-    # learns the name and its kind (person or crowd worker) before any rating of theirs
-    "CREATE TRIGGER IF NOT EXISTS hub_outbox_rater AFTER INSERT ON annotators "
-    f"WHEN NEW.kind <> 'machine' BEGIN {_ADD}('rater', -1, NEW.id, NULL, NEW.name, {_NOW}); "
-    "END",
-    # an annotator's replica holds only the person's own ratings: the hub takes no other
-    # from it, so any other would stay on this machine for ever
-    "CREATE TRIGGER IF NOT EXISTS hub_own_ratings_only BEFORE INSERT ON ratings "
-    f"WHEN {ROLE_SQL} = '{Role.ANNOTATOR.value}' "
-    f"AND NEW.annotator_id IS NOT (SELECT id FROM annotators WHERE name = {NAME_SQL}) BEGIN "
-    "SELECT RAISE(ABORT, 'this is an annotator''s replica of a hub: it holds only that "
-    "person''s own ratings, and the hub would take no other; import them into the "
-    "organizer''s replica'); END",
-)
-#: Every value that may differ from the hub's copy goes in once when the outbox is made
-#: or upgraded; a round sends only what differs.
-SEED_OUTBOX = (
-    f"{_ADD[:-8]} SELECT 'rating', r.item_ord, r.annotator_id, i.id, a.name, r.updated_at "
-    "FROM ratings r JOIN items i ON i.ord = r.item_ord JOIN annotators a "
-    "ON a.id = r.annotator_id",
-    f"{_ADD[:-8]} SELECT 'rating', -1, -1, h.item_id, h.annotator, {_NOW} FROM hub_ratings h",
-    f"{_ADD[:-8]} SELECT 'adjudication', d.item_ord, -1, i.id, NULL, d.at "
-    "FROM adjudications d JOIN items i ON i.ord = d.item_ord",
-    f"{_ADD[:-8]} SELECT 'adjudication', -1, -1, h.item_id, NULL, {_NOW} "
-    "FROM hub_adjudications h",
-    f"{_ADD[:-8]} SELECT 'exclude', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
-    "WHERE a.excluded = 1 OR a.name IN (SELECT name FROM hub_annotators)",
-    f"{_ADD[:-8]} SELECT 'rater', -1, a.id, NULL, a.name, {_NOW} FROM annotators a "
-    "WHERE a.kind <> 'machine' AND a.name NOT IN (SELECT name FROM hub_annotators)",
-)
+from simrate.core.team.teamdb import has_trigger
+from simrate.hub.link.outbox import ensure_outbox
 
 
 def ensure_tables(conn: sqlite3.Connection) -> None:
@@ -109,41 +37,15 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
     ensure_outbox(conn)
 
 
-def ensure_outbox(conn: sqlite3.Connection) -> None:
-    """Create the outbox and its triggers if missing, or bring an older one up to every
-    kind of change (inside a write transaction).
-
-    A replica linked by an older simrate has no outbox, or one of ratings alone: every
-    value it holds, and every key the hub holds for it, goes in once, so that what older
-    routes never sent (imports, undo, adjudications and exclusions written while a round
-    applied its pull) is compared with the hub's copy at the next round.
-    """
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(hub_outbox)")}
-    if "undo" in columns:
-        return
-    if not columns:
-        conn.execute(OUTBOX_TABLE)
-    for name, kind in OUTBOX_COLUMNS:
-        conn.execute(f"ALTER TABLE hub_outbox ADD COLUMN {name} {kind}")
-    conn.execute("DELETE FROM hub_outbox")  # the seed below queues every key again
-    for name in OLD_TRIGGERS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for statement in SEED_OUTBOX:
-        conn.execute(statement)
-    for statement in OUTBOX_TRIGGERS:
-        conn.execute(statement)
-
-
 def has_outbox(project: Project) -> bool:
     """True once the file's ratings leave their keys in the outbox."""
-    return bool(project.team_tables.read(
-        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'hub_outbox_exclude'"))
+    return has_trigger(project, "hub_outbox_exclude")
 
 
 def set_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
-    """Write meta keys (inside a write transaction)."""
-    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                     [(k, str(v)) for k, v in values.items()])
+    """Write the link's and the sync's own meta keys, all `hub_...` (inside a write
+    transaction), through the one owner of the meta table (core/data/meta.py)."""
+    meta_table.set_hub_keys(conn, values)
 
 
 def link_replica(project: Project, url: str, role: Role, name: str | None,
@@ -154,8 +56,8 @@ def link_replica(project: Project, url: str, role: Role, name: str | None,
     replica = replica or project.mode.replica or str(uuid.uuid4())
     with project.relink(ReplicaMode(role, url, replica, name, token)) as conn:
         ensure_tables(conn)
-        set_meta(conn, {"project_uuid": project_uuid})
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('hub_pushed', '0')")
+        meta_table.set_project_uuid(conn, project_uuid)
+        meta_table.set_hub_key_once(conn, "hub_pushed", "0")
     return project.mode
 
 

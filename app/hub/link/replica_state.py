@@ -11,6 +11,8 @@ there (its copy), so a newer value made on another machine stays (exchange.py).
 
 from __future__ import annotations
 
+import sqlite3
+
 from simrate.core.project import Project
 
 #: Above this many keys a whole table is read once instead of one query per key.
@@ -208,3 +210,18 @@ def queued_times(project: Project, kind: str, keys: list) -> dict:
         if k in wanted:
             found[k] = float(row[width])
     return found
+
+
+def items_on_hub_upto(conn: sqlite3.Connection, pulled: set[str]) -> int:
+    """The highest ord up to which every item is on the hub (inside a write transaction):
+    the items known before, then those the pull brought; not past an item imported here
+    meanwhile (by another program while the pull was applied), which the next round must
+    still send."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'hub_item_ord'").fetchone()
+    known = int(float(row[0])) if row else -1
+    for ord_, item_id in conn.execute("SELECT ord, id FROM items WHERE ord > ? ORDER BY ord",
+                                      (known,)):
+        if item_id not in pulled:
+            break
+        known = ord_
+    return known

@@ -15,10 +15,11 @@ import math
 
 import pandas as pd
 
-from simrate.core.data.changelog import log_change
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.store import CROWD, HUMAN
 from simrate.core.project import Project
+from simrate.core.team.teamdb import set_hub_keys, team_write
+from simrate.hub.link import outbox as queue
 from simrate.hub.link.exchange import (
     RULE_SETTING,
     Outbox,
@@ -26,11 +27,12 @@ from simrate.hub.link.exchange import (
     read_rule_setting,
     rule_setting,
 )
-from simrate.hub.link.replica import ensure_tables, set_meta
+from simrate.hub.link.replica import ensure_tables
 from simrate.hub.link.replica_state import (
     ABSENT_RATING,
     clock_offset,
     hub_copies,
+    items_on_hub_upto,
     local_ratings,
     queued_times,
     queued_upto,
@@ -42,19 +44,6 @@ from simrate.hub.team.later_wins import (
     apply_verdicts,
     conflict,
 )
-
-#: Delete the outbox rows of ratings above an id whose key holds the value of the hub's copy.
-PRUNE_QUEUED = """
-DELETE FROM hub_outbox WHERE id > ? AND id IN (
-    SELECT o.id FROM hub_outbox o
-    LEFT JOIN items i ON i.id = o.item_id
-    LEFT JOIN annotators a ON a.name = o.annotator
-    LEFT JOIN ratings r ON r.item_ord = i.ord AND r.annotator_id = a.id
-    LEFT JOIN hub_ratings h ON h.item_id = o.item_id AND h.annotator = o.annotator
-    WHERE o.id > ? AND o.kind = 'rating' AND r.code IS h.code
-      AND COALESCE(r.note, '') = COALESCE(h.note, '')
-      AND COALESCE(r.skipped, 0) = COALESCE(h.skipped, 0))
-"""
 
 
 def apply_received(project: Project, link: ReplicaMode, received: Received,
@@ -126,8 +115,7 @@ def _apply_settings(project: Project, rows: list[tuple]) -> int:
         if not pending and project.threshold != remote:
             project.set_threshold(remote)
             applied += 1
-        with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_threshold": str(remote)})
+        set_hub_keys(project, {"hub_threshold": str(remote)})
     return applied
 
 
@@ -141,8 +129,7 @@ def _apply_rule(project: Project, value: str) -> int:
     if remote is not None and not pending and rule_setting(project.flag_rule) != value:
         project.set_flag_rule(remote[0], uncertain_threshold=remote[1])
         applied = 1
-    with project.team_tables.transaction() as conn:
-        set_meta(conn, {"hub_flag_rule": value})
+    set_hub_keys(project, {"hub_flag_rule": value})
     return applied
 
 
@@ -159,23 +146,10 @@ def _apply_items(project: Project, rows: list[tuple]) -> int:
         })
         project.import_items(frame, source="hub")
     if rows:
-        with project.team_tables.transaction() as conn:
-            set_meta(conn, {"hub_item_ord": _known_up_to(conn, {r[0] for r in rows})})
+        with team_write(project) as write:
+            write.set_hub_keys({"hub_item_ord": write.step(items_on_hub_upto,
+                                                           {r[0] for r in rows})})
     return len(new)
-
-
-def _known_up_to(conn, pulled: set[str]) -> int:
-    """The highest ord up to which every item is on the hub: the items known before, then
-    those the pull brought; not past an item imported here meanwhile (by another program
-    while the pull was applied), which the next round must still send."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'hub_item_ord'").fetchone()
-    known = int(float(row[0])) if row else -1
-    for ord_, item_id in conn.execute("SELECT ord, id FROM items WHERE ord > ? ORDER BY ord",
-                                      (known,)):
-        if item_id not in pulled:
-            break
-        known = ord_
-    return known
 
 
 def _meta(text: str | None) -> dict:
@@ -193,9 +167,8 @@ def _apply_annotators(project: Project, rows: list[tuple]) -> int:
         else:
             project.roster.add(name, CROWD if kind == CROWD else HUMAN)
     if rows:  # the hub has them: nothing to send back
-        with project.team_tables.transaction() as conn:
-            conn.executemany("DELETE FROM hub_outbox WHERE kind IN ('machine', 'rater') "
-                             "AND annotator = ?", [(r[0],) for r in rows])
+        with team_write(project) as write:
+            write.step(queue.drop_known_raters, [r[0] for r in rows])
     return 0
 
 
@@ -238,21 +211,19 @@ def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
     """The copies of the pulled ratings, the outbox rows the pull's own writes left gone,
     and a `conflict` entry per edit of this machine that met a pulled one (`won` on the
     hub's side when this machine's won)."""
-    with project.team_tables.transaction() as conn:
-        ensure_tables(conn)
-        conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
-                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in rows])
+    with team_write(project) as write:
+        write.step(ensure_tables)
+        write.step(queue.keep_hub_ratings, rows)
         # what the pull wrote equals the hub's copy: nothing to send, so no need to look
         # at it again (a key queued since, by anyone, with another value stays queued);
         # the raters it added are the hub's already
-        conn.execute(PRUNE_QUEUED, (queued_before, queued_before))
-        conn.executemany("DELETE FROM hub_outbox WHERE id > ? AND kind = 'rater' AND "
-                         "annotator = ?", [(queued_before, a) for a in {r[1] for r in rows}])
+        write.step(queue.drop_pulled_ratings, queued_before)
+        write.step(queue.drop_known_raters, {r[1] for r in rows}, after=queued_before)
         for (item_id, annotator), mine, mine_at, theirs, at, won in lost:
             hub = _logged(project, theirs, at)
-            log_change(conn, "conflict", who=annotator, item_id=item_id, annotator=annotator,
-                       old=_logged(project, mine, mine_at),
-                       new=hub if won == "hub" else {**hub, "won": won})
+            write.log("conflict", who=annotator, item_id=item_id, annotator=annotator,
+                      old=_logged(project, mine, mine_at),
+                      new=hub if won == "hub" else {**hub, "won": won})
 
 
 def _logged(project: Project, value: tuple, at: float) -> dict:

@@ -19,6 +19,7 @@ from simrate.core.base.events import Verdict
 from simrate.core.base.scale import Scale
 from simrate.core.data.changelog import log_change
 from simrate.core.project import Project
+from simrate.hub.link import outbox as queue
 from simrate.hub.link.replica import ensure_tables
 from simrate.hub.link.replica_state import (
     adjudication_values,
@@ -186,8 +187,8 @@ def _outbox_end(conn: sqlite3.Connection) -> int:
 
 def _prune(conn: sqlite3.Connection, start: int) -> None:
     """Drop the outbox rows this pull's own writes left (of adjudications, exclusions and
-    machine raters: never ratings, see apply.PRUNE_QUEUED), in its transaction."""
-    conn.execute("DELETE FROM hub_outbox WHERE id > ? AND kind <> 'rating'", (start,))
+    machine raters: never ratings, see outbox.PRUNE_QUEUED), in its transaction."""
+    queue.drop_pulled_others(conn, start)
 
 
 def _newest(rows: list[tuple]) -> list[tuple]:

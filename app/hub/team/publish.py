@@ -9,6 +9,7 @@ usual rule), and a hub that holds another project is refused.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,11 +19,21 @@ from simrate.core.base.scale import Scale
 from simrate.core.data.replica_mode import Role
 from simrate.core.project import Project
 from simrate.core.team.blind import source_name
-from simrate.core.team.teamdb import project_uuid
+from simrate.core.team.teamdb import (
+    items_after,
+    last_change_id,
+    last_item_ord,
+    project_uuid,
+    rater_rows,
+    rating_rows,
+    team_write,
+    verdict_rows,
+)
+from simrate.hub.link import outbox as queue
 from simrate.hub.link.backoff import patiently
 from simrate.hub.link.connection import HubError, check_version, connect, explain, parse_url
 from simrate.hub.link.exchange import RULE_SETTING, UPLOAD_ITEMS, UPLOAD_SETTING, rule_setting
-from simrate.hub.link.replica import ensure_tables, link_replica, set_meta
+from simrate.hub.link.replica import ensure_tables, link_replica
 from simrate.hub.schema import (
     HARDEN_SQL,
     HUB_SCHEMA_VERSION,
@@ -182,14 +193,11 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
     conn.cursor().executemany(UPLOAD_SETTING, list(settings.items()))
     items = _copy_in(conn, "items", ("id", "left", "right", "dataset", "genre", "reference",
                                      "meta", "source", "ord"),
-                     [(*r[:7], source_name(r[7]), r[8]) for r in project.team_tables.read(
-                         "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
-                         "COALESCE(s.path, ''), i.ord FROM items i "
-                         "LEFT JOIN sources s ON s.id = i.source_id ORDER BY i.ord")])
+                     [(*r[:7], source_name(r[7]), r[8]) for r in items_after(project, -1)])
     conn.execute(UPLOAD_ITEMS)
     from simrate.hub.team.claims import refuse_kind_clashes
 
-    raters = project.team_tables.read("SELECT name, excluded, kind FROM annotators")
+    raters = rater_rows(project)
     refuse_kind_clashes(conn, [(n, k) for n, _e, k in raters])  # one namespace (claims.py)
     conn.cursor().executemany(  # a rater the hub holds already (by name or key) stays
         UPLOAD_RATERS, [(n, bool(e), k, rater_key(n)) for n, e, k in raters])
@@ -207,9 +215,7 @@ def _upload(conn: Any, project: Project) -> tuple[int, int, int]:
 def _upload_adjudications(conn: Any, project: Project) -> int:
     """Add the adjudications the hub lacks; returns how many were sent."""
     adjudications = _copy_in(conn, "adjudications", ("item_id", "code", "note", "by", "at"),
-                             project.team_tables.read(
-                                 "SELECT i.id, d.code, d.note, d.by, d.at FROM "
-                                 "adjudications d JOIN items i ON i.ord = d.item_ord"))
+                             verdict_rows(project))
     conn.execute("""
         SELECT count(simrate.put_verdict(item_id, code, note, by, at))
         FROM upload_adjudications u  -- through the verdicts' one door (later_wins.py)
@@ -218,10 +224,7 @@ def _upload_adjudications(conn: Any, project: Project) -> int:
 
 
 def _local_ratings(project: Project) -> list[tuple]:
-    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in project.team_tables.read(
-        "SELECT i.id, a.name, r.code, r.note, r.skipped, r.seconds, r.updated_at "
-        "FROM ratings r JOIN items i ON i.ord = r.item_ord "
-        "JOIN annotators a ON a.id = r.annotator_id")]
+    return [(i, a, c, n, bool(s), sec, at) for i, a, c, n, s, sec, at in rating_rows(project)]
 
 
 def _copy_in(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> int:
@@ -256,29 +259,22 @@ def _link(project: Project, url: str, uuid: str, marks: dict[str, int],
     link_replica(project, url, Role.ORGANIZER, None, uuid)
     if already:
         return  # a re-run: the file's pending changes go out with the sync that follows
-    last_change = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
-    last_ord = project.team_tables.read("SELECT COALESCE(max(ord), -1) FROM items")[0][0]
-    with project.team_tables.transaction() as conn:
-        ensure_tables(conn)
-        conn.execute("INSERT OR REPLACE INTO hub_ratings SELECT i.id, a.name, r.code, r.note, "
-                     "r.skipped FROM ratings r JOIN items i ON i.ord = r.item_ord "
-                     "JOIN annotators a ON a.id = r.annotator_id")
-        late = conn.execute("SELECT r.item_ord, r.annotator_id, i.id, a.name FROM ratings r "
-                            "JOIN items i ON i.ord = r.item_ord JOIN annotators a "
-                            "ON a.id = r.annotator_id WHERE r.updated_at >= ?",
-                            (started - 1.0,)).fetchall()
-        conn.executemany("DELETE FROM hub_ratings WHERE item_id = ? AND annotator = ?",
-                         [(item, name) for _, _, item, name in late])
-        conn.executemany("INSERT INTO hub_outbox (item_ord, annotator_id, item_id, "
-                         "annotator, at) VALUES (?, ?, ?, ?, ?)",
-                         [(o, a, i, n, time.time()) for o, a, i, n in late])
-        conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
-                     "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
-        conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "
-                     "FROM annotators")
+    last_change, last_ord = last_change_id(project), last_item_ord(project)
+    with team_write(project) as write:
+        write.step(ensure_tables)
+        write.step(queue.take_as_uploaded, started - 1.0)
+        write.step(_copy_others)
         values: dict[str, object] = {"hub_pushed": last_change, "hub_item_ord": last_ord,
                                      "hub_threshold": str(project.threshold),
                                      "hub_flag_rule": rule_setting(project.flag_rule),
                                      "hub_published": time.time()}
         values.update({f"hub_wm_{t}": m for t, m in marks.items()})
-        set_meta(conn, values)
+        write.set_hub_keys(values)
+
+
+def _copy_others(conn: sqlite3.Connection) -> None:
+    """The file's adjudications and exclusions taken as the hub's copies (an upload)."""
+    conn.execute("INSERT OR REPLACE INTO hub_adjudications SELECT i.id, d.code, d.note "
+                 "FROM adjudications d JOIN items i ON i.ord = d.item_ord")
+    conn.execute("INSERT OR REPLACE INTO hub_annotators SELECT name, excluded "
+                 "FROM annotators")

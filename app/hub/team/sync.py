@@ -32,6 +32,8 @@ from simrate.core.base.flagrule import FlagRule
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.project import Project
 from simrate.core.team.blind import blind_replica, source_name
+from simrate.core.team.teamdb import items_after, last_change_id, team_write
+from simrate.hub.link import outbox as queue
 from simrate.hub.link.client import service_exchange, session_for_service
 from simrate.hub.link.connection import connect, hub_info
 from simrate.hub.link.exchange import (
@@ -48,7 +50,6 @@ from simrate.hub.link.replica import (
     has_outbox,
     meta_int,
     read_link,
-    set_meta,
     watermarks,
 )
 from simrate.hub.link.replica_state import (
@@ -142,10 +143,10 @@ def collect(project: Project, link: ReplicaMode) -> Outbox:
     copies of the hub's values; `since`/`upto` are change-log ids for the hub's ack.
     """
     if not has_outbox(project):
-        with project.team_tables.transaction() as conn:
-            ensure_tables(conn)
+        with team_write(project) as write:
+            write.step(ensure_tables)
     since = acknowledged(project)
-    last = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    last = last_change_id(project)
     outbox = Outbox(since, max(since, last))
     upto = outbox.queued_upto = queued_upto(project)
     offset = clock_offset(project)
@@ -175,24 +176,21 @@ LIVE_GAP = 0.25
 
 def _new_items(project: Project) -> list[tuple]:
     known = meta_int(project, "hub_item_ord")
-    rows = project.team_tables.read(
-        "SELECT i.id, i.left, i.right, i.dataset, i.genre, i.reference, i.meta, "
-        "COALESCE(s.path, ''), i.ord FROM items i LEFT JOIN sources s ON s.id = i.source_id "
-        "WHERE i.ord > ? ORDER BY i.ord", (known,))
-    return [(*r[:7], source_name(r[7]), r[8]) for r in rows]  # no folders (blind.py)
+    return [(*r[:7], source_name(r[7]), r[8])
+            for r in items_after(project, known)]  # no folders (blind.py)
 
 
 def absorb(project: Project, link: ReplicaMode, outbox: Outbox, received: Received) -> SyncReport:
     """Record what the hub took, apply what it sent; returns the round's report."""
     _record_push(project, outbox, received)
     blind_replica(project)  # an annotator's replica from an older simrate held references
-    before = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
+    before = last_change_id(project)
     from simrate.hub.team.apply import apply_received  # local writes through Project
 
     applied, found = apply_received(project, link, received, outbox)
     found = received.conflicts + found
-    after = project.team_tables.read("SELECT COALESCE(max(id), 0) FROM changes")[0][0]
-    with project.team_tables.transaction() as conn:
+    after = last_change_id(project)
+    with team_write(project) as write:
         values: dict[str, object] = {f"hub_wm_{t}": m for t, m in received.watermarks.items()}
         values["hub_last_sync"] = time.time()
         values[CLOCK_OFFSET] = received.clock_offset
@@ -200,7 +198,7 @@ def absorb(project: Project, link: ReplicaMode, outbox: Outbox, received: Receiv
             # Nothing was changed here during the round: what the pull wrote is no change
             # of ours, and the next collect need not read it again.
             values["hub_pushed"] = after
-        set_meta(conn, values)
+        write.set_hub_keys(values)
     pending = collect(project, link).size
     return SyncReport(received.pushed, applied, pending, conflicts=len(counted(found)),
                       clock_offset=received.clock_offset, conflict_list=tuple(found))
@@ -210,13 +208,12 @@ def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
     """The hub now holds every outbox row (ratings it refused: its own, which the pull
     applies): as our copies of its values, and the ack; the outbox rows read are done."""
     refused = {(r[0], r[1]) for r in received.refused}
-    with project.team_tables.transaction() as conn:
-        ensure_tables(conn)
-        conn.executemany("INSERT OR REPLACE INTO hub_ratings VALUES (?,?,?,?,?)",
-                         [(r[0], r[1], r[2], r[3], int(r[4])) for r in outbox.ratings
-                          if (r[0], r[1]) not in refused])
-        conn.execute("DELETE FROM hub_outbox WHERE id <= ?", (outbox.queued_upto,))
-        received.conflicts = record_others(conn, outbox, received)
+    with team_write(project) as write:
+        write.step(ensure_tables)
+        write.step(queue.keep_hub_ratings,
+                   [r for r in outbox.ratings if (r[0], r[1]) not in refused])
+        write.step(queue.drop_sent, outbox.queued_upto)
+        received.conflicts = write.step(record_others, outbox, received)
         values: dict[str, object] = {"hub_pushed": max(outbox.upto, outbox.since)}
         if outbox.threshold is not None:
             values["hub_threshold"] = outbox.threshold[0]
@@ -224,7 +221,7 @@ def _record_push(project: Project, outbox: Outbox, received: Received) -> None:
             values["hub_flag_rule"] = outbox.flag_rule[0]
         if outbox.items:
             values["hub_item_ord"] = max(r[-1] for r in outbox.items)
-        set_meta(conn, values)
+        write.set_hub_keys(values)
 
 
 def tables_for(link: ReplicaMode) -> tuple[str, ...]:

@@ -144,11 +144,10 @@ def check_service_owner(project: Project) -> None:
 
 def keep_service_address(project: Project, address: str) -> None:
     """Keep the sync service's address ('' forgets it: people join directly again)."""
-    from simrate.hub.link.replica import set_meta
+    from simrate.core.team.teamdb import set_hub_keys
 
     check_service_owner(project)
-    with project.team_tables.transaction() as conn:
-        set_meta(conn, {SERVICE_KEY: address.rstrip("/")})
+    set_hub_keys(project, {SERVICE_KEY: address.rstrip("/")})
 
 
 def invite_through_service(project: Project, name: str, password: str | None = None

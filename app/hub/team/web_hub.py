@@ -26,6 +26,7 @@ from typing import Any
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
 from simrate.core.team.crowdweb.options import options_text
+from simrate.core.team.quality import check_scores
 from simrate.hub.link.connection import HubError, explain, url_for
 from simrate.hub.schema import web_role_names
 from simrate.hub.team.people import hub_of, organizer_connection
@@ -51,10 +52,7 @@ def set_hub_study(project: Project, study, password: str | None = None,
     import psycopg
 
     url, uuid = hub_of(project)
-    checks = [r[0] for r in project.team_tables.read(
-        "SELECT i.id FROM check_items c JOIN items i ON i.ord = c.item_ord")] \
-        if project.team_tables.read(
-            "SELECT 1 FROM sqlite_master WHERE name = 'check_items'") else []
+    checks = list(check_scores(project))
     conn = organizer_connection(url, uuid, password)
     written = None
     try:
@@ -77,7 +75,7 @@ def make_web_login(project: Project, conn: Any) -> str:
     """Create the web login with a new random password, written to the password file
     FIRST: a password the hub has but no file holds would take the study page down. When
     the hub then refuses the change, the file gets its earlier text back."""
-    from simrate.hub.link.replica import set_meta
+    from simrate.core.team.teamdb import set_hub_keys
 
     roles = dict(conn.execute("SELECT key, value FROM simrate.hub WHERE key LIKE 'role_%%'"
                               ).fetchall())
@@ -93,8 +91,7 @@ def make_web_login(project: Project, conn: Any) -> str:
     except BaseException:
         _write_lines(path, before)
         raise
-    with project.team_tables.transaction() as local:
-        set_meta(local, {WEB_LOGIN_KEY: login})
+    set_hub_keys(project, {WEB_LOGIN_KEY: login})
     return str(path)
 
 
@@ -172,14 +169,9 @@ def web_url(project: Project) -> str:
 
 def _local_pool_sizes(project: Project) -> dict[str, int]:
     """{study: items in the file's copy of its pool}, check items left out (as the hub's)."""
-    from simrate.core.team.teamdb import has_table
+    from simrate.core.team.web_tables import pool_sizes
 
-    if not has_table(project, "web_fill"):
-        return {}
-    checks = "WHERE item_ord NOT IN (SELECT item_ord FROM check_items)" \
-        if has_table(project, "check_items") else ""
-    return dict(project.team_tables.read(
-        f"SELECT study, COUNT(*) FROM web_fill {checks} GROUP BY study"))
+    return pool_sizes(project)
 
 
 def mirror_hub_studies(project: Project, password: str | None = None) -> int:
@@ -227,32 +219,9 @@ def _read_hub_studies(project: Project, conn: Any) -> tuple[list, list, list, li
 def _write_mirror(project: Project, studies: list, stale: list, pool: list, tasks: list,
                   slots: list) -> None:
     """Replace the file's rows of these studies with the hub's, in one transaction."""
-    from simrate.core.team.web_tables import ensure_web_tables
+    from simrate.core.team.web_tables import mirror_studies
 
-    ords = dict(project.team_tables.read("SELECT id, ord FROM items"))
-    names = [(s[0],) for s in studies]
-    with project.team_tables.transaction() as local:
-        ensure_web_tables(local)
-        for table in ("web_slots", "web_tasks"):
-            local.executemany(f"DELETE FROM {table} WHERE study = ?", names)
-        local.executemany("DELETE FROM web_fill WHERE study = ?", [(n,) for n in stale])
-        local.executemany(
-            "INSERT INTO web_studies (name, per_task, checks, per_item, lease_minutes, "
-            "completion_url, code, secret, open, created_at, options) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO "
-            "UPDATE SET per_task = excluded.per_task, checks = excluded.checks, "
-            "per_item = excluded.per_item, lease_minutes = excluded.lease_minutes, "
-            "completion_url = excluded.completion_url, open = excluded.open, "
-            "code = excluded.code, options = excluded.options",
-            [(*s[:8], int(s[8]), float(s[9]), s[10]) for s in studies])
-        local.executemany("INSERT INTO web_fill VALUES (?,?,?,?)",
-                          [(s, ords[i], u, r) for s, i, u, r in pool if i in ords])
-        local.executemany("INSERT INTO web_tasks (study, task, worker, session, cookie, "
-                          "token, state, leased_at, expires_at, done_at, address) "
-                          "VALUES (?,?,?,?,?,?,?,?,?,?,?)", tasks)
-        local.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?,?,?)",
-                          [(s, t, n, ords[i], int(c), at, sec)
-                           for s, t, n, i, c, at, sec in slots if i in ords])
+    mirror_studies(project, studies, stale, pool, tasks, slots)
 
 
 def set_study(project: Project, name: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:

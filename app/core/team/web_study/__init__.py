@@ -32,7 +32,6 @@ them web_tables.py. Every name the web page uses stays importable from here.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -45,6 +44,7 @@ from simrate.core.data.store import CROWD
 from simrate.core.project import Project
 from simrate.core.team.crowdweb import options as web_options
 from simrate.core.team.crowdweb.training import Practice, check_training, practice_view
+from simrate.core.team.quality import check_scores
 from simrate.core.team.teamdb import has_table
 from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in the docs)
     STUDY_COLUMNS,
@@ -58,6 +58,7 @@ from simrate.core.team.web_tables import (  # noqa: F401 (WEB_SCHEMA: named in t
     Study,
     WebRefusal,
     ensure_web_tables,
+    fill_pool,
     row_study,
 )
 from simrate.core.team.web_tasks import (
@@ -138,8 +139,7 @@ def set_study(project: Project, name: str, per_task: int | None = None,
         raise SimrateError("--failed-checks and --training are served from a plain project "
                            "file (the hub keeps no known scores of check items)")
     if not close:
-        known = len(project.team_tables.read("SELECT 1 FROM check_items")) \
-            if has_table(project, "check_items") else 0
+        known = len(check_scores(project))
         check_training(study, known, project.scale)
     if project.mode.organizer:  # an organizer's replica: the hub first, then the file
         if publish is None:
@@ -170,8 +170,7 @@ def _settled(project: Project, name: str, old: Study | None, per_task: int | Non
     if old is None and per_task is None:
         raise SimrateError("a new study needs --per-task K")
     n_checks = checks if checks is not None else (old.checks if old else 0)
-    known = len(project.team_tables.read("SELECT 1 FROM check_items")) \
-        if has_table(project, "check_items") else 0
+    known = len(check_scores(project))
     if n_checks > known:
         raise SimrateError(f"{n_checks} check items per task asked for, but the project has "
                            f"{known} (mark some: simrate checks)", project.path)
@@ -211,7 +210,7 @@ def _write_study(project: Project, study: Study, old: Study | None, close: bool,
                  web_options.options_text(study.options), name))
             what = "closed" if close else "changed"
         if not close:
-            _fill_pool(conn, name)
+            fill_pool(conn, name)
         study = row_study(conn.execute(f"SELECT {STUDY_COLUMNS} FROM web_studies "
                                        "WHERE name = ?", (name,)).fetchone())
         log_change(conn, "web_study", by, new={
@@ -235,16 +234,6 @@ def refuse_hub_replica(project: Project) -> None:
     if not project.mode.plain:
         raise SimrateError("this file is a replica of a team hub; its web studies are served "
                            "from the hub", project.path)
-
-
-def _fill_pool(conn: sqlite3.Connection, name: str) -> int:
-    """Put every item not yet in the study's pool into it, in a random order."""
-    start = conn.execute("SELECT COALESCE(MAX(rank), 0) FROM web_fill WHERE study = ?",
-                         (name,)).fetchone()[0]
-    # a random rank per item (ties broken by ord): tasks are spread over the whole pool
-    return conn.execute(
-        "INSERT OR IGNORE INTO web_fill (study, item_ord, used, rank) "
-        "SELECT ?, ord, 0, ? + (abs(random()) % 1000000000) FROM items", (name, start)).rowcount
 
 
 def practice(project: Project, study_name: str, cookie: str, slot: int) -> Practice | None:

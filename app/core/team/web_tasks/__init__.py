@@ -32,8 +32,10 @@ from simrate.core.team.web_tables import (
     Study,
     ensure_web_tables,
     refusal,
+    release_unrated,
     row_study,
     score_code,
+    use_items,
 )
 
 
@@ -41,17 +43,9 @@ from simrate.core.team.web_tables import (
 def _drop_task(conn: sqlite3.Connection, study: str, task: str) -> None:
     """A task without a rating goes, leaving nothing behind: its slots back to the pool,
     its rows deleted (no rater was added for it and nothing was logged)."""
-    _unuse(conn, study, task)
+    release_unrated(conn, study, task)
     conn.execute("DELETE FROM web_slots WHERE study = ? AND task = ?", (study, task))
     conn.execute("DELETE FROM web_tasks WHERE study = ? AND task = ?", (study, task))
-
-
-def _unuse(conn: sqlite3.Connection, study: str, task: str) -> None:
-    """The task's unrated slots stop counting in the pool."""
-    conn.execute(
-        "UPDATE web_fill SET used = used - 1 WHERE study = ? AND item_ord IN ("
-        "SELECT item_ord FROM web_slots WHERE study = ? AND task = ? AND is_check = 0 "
-        "AND rated_at IS NULL)", (study, study, task))
 
 
 def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
@@ -65,7 +59,7 @@ def _expire(conn: sqlite3.Connection, study: str, now: float) -> None:
         if not rated:
             _drop_task(conn, study, task)
             continue
-        _unuse(conn, study, task)
+        release_unrated(conn, study, task)
         conn.execute("UPDATE web_tasks SET state = 'expired' WHERE study = ? AND task = ?",
                      (study, task))
 
@@ -208,8 +202,7 @@ def _record_task(conn: sqlite3.Connection, study: Study, who: tuple[str, str, st
                  (study.name, task, worker, session, cookie, token, now, expires, address))
     conn.executemany("INSERT INTO web_slots VALUES (?,?,?,?,?, NULL, NULL)",
                      [(study.name, task, n, o, c) for n, (o, c) in enumerate(slots, 1)])
-    conn.executemany("UPDATE web_fill SET used = used + 1 WHERE study = ? AND item_ord = ?",
-                     [(study.name, o) for o in items])
+    use_items(conn, study.name, items)
     return Lease(study.name, task, worker, cookie, token, "leased", len(slots), 0, expires,
                  session)
 
@@ -309,7 +302,7 @@ def rate_slot(project: Project, study_name: str, cookie: str, token: str, slot: 
             if not found.rated:
                 _first_rating(conn, study, found)
             _mark_rated(conn, study_name, found.task, slot, now, wanted.seconds)
-            end_if_failed(conn, study, found.task, project.scale, _unuse)
+            end_if_failed(conn, study, found.task, project.scale, release_unrated)
         written.append((item_id, worker, old, new))
         # read back as updated (always there: this transaction read it and deleted nothing)
         after = _lease_row(conn, study_name, "t.task = ?", (found.task,)) or found
@@ -325,7 +318,7 @@ def _practice(conn: sqlite3.Connection, study: Study, found: Lease, answer: tupl
         if not found.rated:
             _first_rating(conn, study, found)
         if training.screened(conn, study, found.task, scale):
-            _unuse(conn, study.name, found.task)
+            release_unrated(conn, study.name, found.task)
             conn.execute("UPDATE web_tasks SET state = ?, done_at = ? WHERE study = ? AND "
                          "task = ? AND state = 'leased'", (SCREENED, now, study.name,
                                                            found.task))

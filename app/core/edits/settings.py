@@ -12,6 +12,7 @@ from pathlib import Path
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.flagrule import RULES, FlagRule
 from simrate.core.base.scale import Scale
+from simrate.core.data import meta as meta_table
 from simrate.core.data.changelog import log_change
 from simrate.core.data.store import transaction
 
@@ -38,7 +39,7 @@ def flag_rule_values(meta: Mapping[str, str], scale: Scale, rule: str,
 def store_threshold(conn: sqlite3.Connection, path: Path, old: float, new: float) -> None:
     """Write the range rule's threshold and its change-log entry in one transaction."""
     with transaction(conn, path) as writing:
-        writing.execute("INSERT OR REPLACE INTO meta VALUES ('threshold', ?)", (str(new),))
+        meta_table.set_flag_rule(writing, {"threshold": new})
         log_change(writing, "threshold", old=old, new=new)
 
 
@@ -47,5 +48,5 @@ def store_flag_rule(conn: sqlite3.Connection, path: Path, values: Mapping[str, s
     """Write the flag rule's meta values and one change-log entry (both rules with both
     thresholds) in one transaction."""
     with transaction(conn, path) as writing:
-        writing.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+        meta_table.set_flag_rule(writing, values)
         log_change(writing, "flag_rule", old=old.as_dict(), new=new.as_dict())
