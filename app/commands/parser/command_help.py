@@ -2,8 +2,8 @@
 does, and one or two examples; and how every option's default and every required option is
 shown. `describe_commands` writes them into the parsers, and the site's CLI reference
 (tools/docs_hooks.py) reads the same parsers, so the terminal and the site say one thing.
-tests/cli/test_command_help.py fails on a command without a paragraph or an example, or on
-an example that does not parse.
+tests/commands/parser/test_command_help.py fails on a command without a paragraph or an
+example, or on an example that does not parse.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 `describe_options` writes them into the parsers themselves, so `simrate COMMAND --help`
 shows them, and the site's CLI reference (tools/docs_hooks.py) reads the same parsers: one
-text, in the terminal and on the site. tests/cli/test_option_help.py fails on an argument
-left without a description.
+text, in the terminal and on the site. tests/commands/parser/test_option_help.py fails on
+an argument left without a description.
 
 Texts are looked up by the command's path and the argument's dest (`("export", "format")`),
 then by dest alone for the arguments that mean the same in every command. A literal percent

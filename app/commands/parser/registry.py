@@ -3,7 +3,7 @@ with `add_parser(subparsers)` and `run(args) -> int`.
 
 app/cli.py builds its parser and dispatches from this list alone, and the site's command
 reference (tools/docs_hooks.py) is generated from that parser, in this order. Adding a
-command is one module and one line here (tests/cli/test_registry.py holds it).
+command is one module and one line here (tests/commands/parser/test_registry.py holds it).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 
 from simrate.services.dataset.dataset_privacy import private_kind
 from tests.cli.helpers import simrate
-from tests.services import dataset_fixtures  # noqa: F401 - `datasets` offline, its cache
+from tests.services.dataset import dataset_fixtures  # noqa: F401 - `datasets` offline, its cache
 
 LOGIN_PATH = "/home/maria.garcia/corpora/sts/batch7.tsv"
 COLLECTOR = "Josefina Ortega-Villalobos"

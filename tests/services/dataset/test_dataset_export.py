@@ -14,7 +14,7 @@ import pytest
 from huggingface_hub import DatasetCard  # noqa: E402
 
 from tests.cli.helpers import simrate
-from tests.services.dataset_fixtures import PEOPLE, PLANTED, N, build_project
+from tests.services.dataset.dataset_fixtures import PEOPLE, PLANTED, N, build_project
 
 GOLD_TYPES = {"item_id": "string", "left": "string", "right": "string", "gold": "float64",
               "n_ratings": "int64", "sd": "float64", "spread": "float64", "flagged": "bool",

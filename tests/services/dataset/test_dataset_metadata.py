@@ -11,12 +11,12 @@ import pytest
 from huggingface_hub import DatasetCard
 
 from tests.cli.helpers import simrate
-from tests.services.dataset_fixtures import build_project
+from tests.services.dataset.dataset_fixtures import build_project
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    from tests.services.test_dataset_export import _Capture
+    from tests.services.dataset.test_dataset_export import _Capture
 
     return build_project(_Capture(), tmp_path_factory.mktemp("metadata"))
 
@@ -70,7 +70,7 @@ CITATION = """@inproceedings{ortega2026planted,
 @pytest.fixture(scope="module")
 def described(project, tmp_path_factory):
     """The folder exported with creators, a citation file, a url and a version."""
-    from tests.services.test_dataset_export import _Capture
+    from tests.services.dataset.test_dataset_export import _Capture
 
     folder = tmp_path_factory.mktemp("described")
     bib = folder / "cite.bib"

@@ -14,7 +14,7 @@ from simrate.cli import build_gui_parser, build_parser
 from simrate.commands.parser.registry import COMMANDS, FOLDERS, command_module
 from tests.cli.helpers import simrate
 
-COMMANDS_DIR = Path(__file__).resolve().parents[2] / "app" / "commands"
+COMMANDS_DIR = Path(__file__).resolve().parents[3] / "app" / "commands"
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

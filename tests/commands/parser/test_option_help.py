@@ -14,7 +14,7 @@ import pytest
 from simrate.cli import build_gui_parser, build_parser
 from simrate.commands.parser.option_help import undescribed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def leaves(parser: argparse.ArgumentParser, path: str = "simrate"):

@@ -14,7 +14,7 @@ import pytest
 from huggingface_hub import DatasetCard
 
 from tests.cli.helpers import simrate
-from tests.services import dataset_fixtures  # noqa: F401 - `datasets` offline, its cache
+from tests.services.dataset import dataset_fixtures  # noqa: F401 - `datasets` offline, its cache
 
 SIZES = {"alpha": 5, "beta": 3, "gamma": 4, "delta": 2}
 

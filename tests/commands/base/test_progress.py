@@ -14,7 +14,7 @@ import pytest
 from simrate.commands.base.progress import TerminalProgress, duration
 from tests.cli.helpers import simrate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ROWS = 60_000  # three chunks of the writers' 20,000 rows
 
 

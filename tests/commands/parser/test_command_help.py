@@ -14,7 +14,7 @@ from simrate.cli import build_gui_parser, build_parser
 from simrate.commands.parser.command_help import EXAMPLES
 from simrate.core.team.web_study import DEFAULT_LEASE_MINUTES, DEFAULT_PER_ITEM
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def command_parsers() -> dict[str, argparse.ArgumentParser]:

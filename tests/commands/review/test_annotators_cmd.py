@@ -7,7 +7,7 @@ import pytest
 from simrate.core.project import Project
 from simrate.core.team.quality import set_checks
 from tests.cli.helpers import simrate
-from tests.cli.test_package_cmd import assert_one_line_error
+from tests.commands.team.test_package_cmd import assert_one_line_error
 from tests.core.team.test_packages import make_items
 
 DESIGN_KEYS = ["annotator", "rated", "skipped", "mean", "sd", "pearson_vs_rest",
