@@ -157,15 +157,20 @@ END $$;
 
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed
 CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
-RETURNS jsonb LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-  SELECT coalesce(jsonb_agg(jsonb_build_array(t.item_id, t.annotator, t.code, t.note,
-                            t.skipped, t.seconds, t.updated_at, t.seq)), '[]')
-  FROM jsonb_to_recordset(coalesce(p_ratings, '[]'))
-       AS k(item_id text, code integer, note text, skipped boolean)
-  JOIN simrate.ratings t ON t.item_id = k.item_id AND t.annotator = p_person
-  WHERE (t.code, t.note, t.skipped) IS DISTINCT FROM
-        (k.code, coalesce(k.note, ''), coalesce(k.skipped, false))
-$$;
+RETURNS jsonb LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF p_ratings IS NULL OR p_ratings = '[]'::jsonb THEN  -- a round with nothing pushed
+    RETURN '[]'::jsonb;
+  END IF;
+  RETURN (SELECT coalesce(jsonb_agg(jsonb_build_array(t.item_id, t.annotator, t.code, t.note,
+                                    t.skipped, t.seconds, t.updated_at, t.seq)), '[]')
+          FROM jsonb_to_recordset(p_ratings)
+               AS k(item_id text, code integer, note text, skipped boolean)
+          JOIN simrate.ratings t ON t.item_id = k.item_id AND t.annotator = p_person
+          WHERE (t.code, t.note, t.skipped) IS DISTINCT FROM
+                (k.code, coalesce(k.note, ''), coalesce(k.skipped, false)));
+END $$;
 
 REVOKE ALL ON FUNCTION simrate.sync_person(text), simrate.sync_issue_token(text, text),
   simrate.sync_revoke(text), simrate.sync_service_limit(integer),

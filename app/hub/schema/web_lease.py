@@ -23,24 +23,30 @@ CREATE FUNCTION simrate.web_study(p_name text)
 RETURNS TABLE (name text, per_task integer, checks integer, per_item integer,
                lease_minutes double precision, completion_url text, code text, secret text,
                open boolean, options text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
   SELECT s.name, s.per_task, s.checks, s.per_item, s.lease_minutes, s.completion_url,
-         s.code, s.secret, s.open, s.options FROM simrate.web_studies s WHERE s.name = p_name
-$$;
+         s.code, s.secret, s.open, s.options FROM simrate.web_studies s WHERE s.name = p_name;
+END $$;
 
 DROP FUNCTION IF EXISTS simrate.web_lease_row(text, text);
 CREATE FUNCTION simrate.web_lease_row(p_study text, p_task text)
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
                rated integer, expires_at double precision, session text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
   SELECT t.task, t.worker, t.cookie, t.token, t.state,
          (SELECT count(*)::integer FROM simrate.web_slots s
           WHERE s.study = t.study AND s.task = t.task),
          (SELECT count(*)::integer FROM simrate.web_slots s
           WHERE s.study = t.study AND s.task = t.task AND s.rated_at IS NOT NULL),
          t.expires_at, t.session
-  FROM simrate.web_tasks t WHERE t.study = p_study AND t.task = p_task
-$$;
+  FROM simrate.web_tasks t WHERE t.study = p_study AND t.task = p_task;
+END $$;
 
 -- the tasks' unrated slots stop counting in the pool (rows locked in one order by every
 -- transaction: no deadlock between them); with p_drop, the tasks (never rated) go too
@@ -128,10 +134,12 @@ END $$;
 -- the pool's size that web_set_study keeps: no pair counted on a start)
 DROP FUNCTION IF EXISTS simrate.web_unrated_cap(simrate.web_studies, integer);
 CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies)
-RETURNS integer LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-  SELECT greatest(@least, ceil(ceil(st.pool_size::double precision * st.per_item
-                                    / greatest(1, st.per_task)) * @share))::integer
-$$;
+RETURNS integer LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN greatest(@least, ceil(ceil(st.pool_size::double precision * st.per_item
+                                    / greatest(1, st.per_task)) * @share))::integer;
+END $$;
 
 -- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
 -- of the study's tasks, the oldest of which is given up once it had its time

@@ -14,7 +14,10 @@ CREATE FUNCTION simrate.web_task(p_study text, p_cookie text)
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
                rated integer, expires_at double precision, session text, slot integer,
                item_left text, item_right text)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
   SELECT l.*, n.slot, n."left", n."right"
   FROM simrate.web_tasks t
   CROSS JOIN LATERAL simrate.web_lease_row(t.study, t.task) l
@@ -23,8 +26,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     JOIN simrate.items i ON i.id = s.item_id
     WHERE s.study = t.study AND s.task = t.task AND s.rated_at IS NULL
     ORDER BY s.slot LIMIT 1) n ON true
-  WHERE t.study = p_study AND t.cookie = p_cookie
-$$;
+  WHERE t.study = p_study AND t.cookie = p_cookie;
+END $$;
 
 -- the task a cookie names, with one of its slots, that item's texts and the score code
 -- saved for it (NULL: unrated)
@@ -32,7 +35,10 @@ CREATE OR REPLACE FUNCTION simrate.web_slot(p_study text, p_cookie text, p_slot 
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
                rated integer, expires_at double precision, session text, slot integer,
                item_left text, item_right text, code integer)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
   SELECT l.*, n.slot, n."left", n."right", n.code
   FROM simrate.web_tasks t
   CROSS JOIN LATERAL simrate.web_lease_row(t.study, t.task) l
@@ -42,8 +48,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
             AND r.item_id = s.item_id AND r.annotator = t.worker) AS code
     FROM simrate.web_slots s JOIN simrate.items i ON i.id = s.item_id
     WHERE s.study = t.study AND s.task = t.task AND s.slot = p_slot) n ON true
-  WHERE t.study = p_study AND t.cookie = p_cookie
-$$;
+  WHERE t.study = p_study AND t.cookie = p_cookie;
+END $$;
 
 -- one rating (or a correction) for the worker of the task that the cookie and token
 -- name: the next unrated slot's number, or 'done'
