@@ -48,13 +48,11 @@ CREATE OR REPLACE FUNCTION simrate.keep_later() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   stamp text := TG_ARGV[0];
-  edited text[] := string_to_array(TG_ARGV[1], ' ');
-  keys text[] := string_to_array(TG_ARGV[2], ' ');
-  whole boolean := TG_ARGV[3] = 'row';
   hub_now double precision := extract(epoch FROM clock_timestamp());
   n jsonb := to_jsonb(NEW);
   o jsonb;
-  changed boolean;
+  k text;
+  changed boolean := false;
 BEGIN
   IF (n ->> stamp)::float8 > hub_now + @max_lead THEN
     n := jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now));
@@ -64,17 +62,21 @@ BEGIN
     RETURN NEW;
   END IF;
   o := to_jsonb(OLD);
-  IF (SELECT array_agg(n -> k) FROM unnest(keys) k)
-     IS DISTINCT FROM (SELECT array_agg(o -> k) FROM unnest(keys) k) THEN
-    RETURN NEW;  -- another row's key: not an edit of this one
-  END IF;
-  changed := (SELECT array_agg(n -> k) FROM unnest(edited) k)
-             IS DISTINCT FROM (SELECT array_agg(o -> k) FROM unnest(edited) k);
-  IF NOT whole AND NOT changed THEN
-    RETURN NEW;  -- the edited columns are left alone: no edit
-  END IF;
-  IF NOT whole AND n -> stamp = o -> stamp THEN
-    RETURN jsonb_populate_record(NEW, jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now)));
+  -- (loops of plain expressions, no query: this runs for every write of the three tables)
+  FOREACH k IN ARRAY string_to_array(TG_ARGV[2], ' ') LOOP
+    IF n -> k IS DISTINCT FROM o -> k THEN
+      RETURN NEW;  -- another row's key: not an edit of this one
+    END IF;
+  END LOOP;
+  FOREACH k IN ARRAY string_to_array(TG_ARGV[1], ' ') LOOP
+    changed := changed OR n -> k IS DISTINCT FROM o -> k;
+  END LOOP;
+  IF TG_ARGV[3] = 'columns' THEN
+    IF NOT changed THEN
+      RETURN NEW;  -- the edited columns are left alone: no edit
+    ELSIF n -> stamp = o -> stamp THEN  -- changed without a stamp of its own: made now
+      RETURN jsonb_populate_record(NEW, jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now)));
+    END IF;
   END IF;
   IF (n ->> stamp)::float8 > (o ->> stamp)::float8 THEN
     RETURN NEW;  -- made later: it wins
@@ -83,10 +85,12 @@ BEGIN
     PERFORM simrate.log_refused(TG_ARGV[4], o ->> 'item_id',
                                 coalesce(o ->> 'annotator', o ->> 'name'), o, n);
   END IF;
-  IF whole THEN
+  IF TG_ARGV[3] = 'row' THEN
     RETURN NULL;
   END IF;
-  n := n || (SELECT jsonb_object_agg(k, o -> k) FROM unnest(edited || stamp) k);
+  FOREACH k IN ARRAY string_to_array(TG_ARGV[1], ' ') || stamp LOOP
+    n := jsonb_set(n, ARRAY[k], o -> k);  -- the edit taken back, the rest goes ahead
+  END LOOP;
   IF n = o THEN
     RETURN NULL;
   END IF;
