@@ -28,6 +28,7 @@ import pandas as pd
 
 from simrate.core.base import rules
 from simrate.core.base.errors import SimrateError
+from simrate.core.data.changelog import log_change
 from simrate.core.data.counts import ORGANIZER_MODE, ORGANIZER_MODE_BY
 from simrate.core.project import Project
 from simrate.core.team.teamdb import team_write
@@ -84,7 +85,7 @@ def record_organizer_mode(project: Project, who: str, on: bool) -> None:
     file: a hub replica does not send it."""
     check_organizer_mode(project)
     with team_write(project) as write:
-        write.log(ORGANIZER_MODE, who=who, new=bool(on))
+        write.step(log_change, ORGANIZER_MODE, who=who, new=bool(on))
         if on:  # the tally `simrate info` shows
             tally = json.loads(write.meta(ORGANIZER_MODE_BY) or "{}")
             count = tally.get(who, [0, 0])[0]

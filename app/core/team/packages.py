@@ -31,6 +31,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import name_problem
 from simrate.core.base.names import NAME_MAX, check_name_length, fit_name, nfc
 from simrate.core.data import meta as meta_table
+from simrate.core.data.changelog import log_change
 from simrate.core.data.store import HUMAN, open_store, transaction
 from simrate.core.edits import writes
 from simrate.core.edits.roster import kind_clash
@@ -231,9 +232,9 @@ def make_package(project: Project, out: str | Path, annotator: str,
     frame, own = _package_frames(project, annotator, item_ids)
     package_id = _write_package(project, out, annotator, origin_id, frame, own)
     with team_write(project) as write:
-        write.log("package", who=by, annotator=annotator,
-                  new={"package": package_id, "items": len(item_ids), "checks": n_checks,
-                       "path": str(out)})
+        write.step(log_change, "package", who=by, annotator=annotator,
+                   new={"package": package_id, "items": len(item_ids), "checks": n_checks,
+                        "path": str(out)})
     return PackageInfo(out, annotator, package_id, len(item_ids), n_checks, len(own))
 
 

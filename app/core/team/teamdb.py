@@ -9,8 +9,9 @@ bump: an older simrate simply ignores them.
 `Project.team_tables` (reads and write transactions on the project's own connection) is for
 the owners of team tables alone (tests/core/team/test_team_door.py names them); every other
 module asks for what it needs here, by a typed function, or writes through `TeamWrite`, one
-write transaction whose steps are typed too (a change-log entry, a setting through the meta
-table's owner), so no caller runs SQL of its own on the file.
+write transaction whose steps are typed too (a setting through the meta table's owner, one
+function of a table's owner such as `log_change`, whose arguments mypy checks), so no
+caller runs SQL of its own on the file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from contextlib import contextmanager
 from typing import Concatenate, ParamSpec, TypeVar
 
 from simrate.core.data import meta as meta_table
-from simrate.core.data.changelog import log_change
 from simrate.core.data.store import read_meta
 from simrate.core.imports.items_import import blank_references
 from simrate.core.project import Project
@@ -107,11 +107,6 @@ class TeamWrite:
 
     def __init__(self, conn: sqlite3.Connection):
         self._conn = conn
-
-    def log(self, kind: str, who: str = "", item_id: str | None = None,
-            annotator: str | None = None, old: object = None, new: object = None) -> int:
-        """One change-log entry; its id."""
-        return log_change(self._conn, kind, who, item_id, annotator, old, new)
 
     def meta(self, key: str) -> str | None:
         """A meta value as this transaction sees it."""

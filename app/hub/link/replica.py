@@ -2,7 +2,8 @@
 
 The link itself (hub URL, role, name, replica id, sync token) is the file's mode
 (core/data/replica_mode.py, `Project.mode`); `link_replica` and `unlink_replica` change it
-through `Project.relink`. The sync's own meta keys, read and written in app/hub only:
+through `Project.relink`. The sync's own meta keys, named in app/hub only (and written
+through the meta table's owner, core/data/meta.py):
 `hub_pushed` (the last local change-log id the hub has acknowledged), `hub_wm_<table>`
 (the highest hub sequence number pulled from each table) and `hub_last_sync` (Unix time
 of the last good round).

@@ -15,6 +15,7 @@ import math
 
 import pandas as pd
 
+from simrate.core.data.changelog import log_change
 from simrate.core.data.replica_mode import ReplicaMode
 from simrate.core.data.store import CROWD, HUMAN
 from simrate.core.project import Project
@@ -221,9 +222,9 @@ def _record_pulled(project: Project, rows: list[tuple], queued_before: int,
         write.step(queue.drop_known_raters, {r[1] for r in rows}, after=queued_before)
         for (item_id, annotator), mine, mine_at, theirs, at, won in lost:
             hub = _logged(project, theirs, at)
-            write.log("conflict", who=annotator, item_id=item_id, annotator=annotator,
-                      old=_logged(project, mine, mine_at),
-                      new=hub if won == "hub" else {**hub, "won": won})
+            write.step(log_change, "conflict", who=annotator, item_id=item_id,
+                       annotator=annotator, old=_logged(project, mine, mine_at),
+                       new=hub if won == "hub" else {**hub, "won": won})
 
 
 def _logged(project: Project, value: tuple, at: float) -> dict:

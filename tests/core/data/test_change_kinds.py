@@ -25,13 +25,17 @@ def constants() -> dict[str, str]:
 
 
 def logged_kinds() -> dict[str, str]:
-    """{kind: where} for every string literal that can be a log_change kind."""
+    """{kind: where} for every string literal that can be a log_change kind (called, or
+    handed to a team write's `step`: teamdb.TeamWrite)."""
     found = {}
     named = constants()
     for path in APP.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "log_change"):
+            if not (isinstance(node, ast.Call) and (
+                    getattr(node.func, "id", "") == "log_change"
+                    or getattr(node.func, "attr", "") == "step" and node.args
+                    and getattr(node.args[0], "id", "") == "log_change")):
                 continue
             kind = node.args[1] if len(node.args) > 1 else next(
                 (k.value for k in node.keywords if k.arg == "kind"), None)
