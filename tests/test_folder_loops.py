@@ -31,7 +31,6 @@ TOP_LEFTOVERS = {
     ("simrate.gui.shell.main", "simrate.locations"),
     ("simrate.gui.shell.main_window", "simrate"),
     ("simrate.hub.link.connection", "simrate.locations"),
-    ("simrate.commands.serve_cmd", "simrate.locations"),
     ("simrate.commands.team.serve_cmd", "simrate.locations"),
 }
 
