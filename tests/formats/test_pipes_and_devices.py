@@ -175,11 +175,10 @@ from simrate.formats.pyramids.pyramid import read_pyramid
 from simrate.formats.readers.ratings import read_ratings
 from simrate.formats.readers.ratings_fast import read_long_ratings_fast
 from simrate.formats.readers.scores import read_gold
-from simrate.formats.intake.textio import load_table, read_text
-from simrate.formats.intake.xlsx_read import xlsx_records
+from simrate.formats.intake.pipeline import bound, load_table, read_text
 from simrate.formats.readers.turk import read_turk
 
-readers = [detect_format, read_text, load_table, xlsx_records, read_turk, read_ratings,
+readers = [detect_format, read_text, load_table, lambda p: bound(p, "table", True), read_turk, read_ratings,
            read_pyramid, read_jsonl_pairs, lambda p: read_gold(p, "sts")]
 for reader in readers:
     try:

@@ -51,7 +51,7 @@ def _alarm(_signum, _frame):
 def _readers():
     """(name, callable(path)) of every reader; imported here, in the child."""
     from simrate.core.base.scale import load_scale
-    from simrate.formats.intake.textio import load_table
+    from simrate.formats.intake.pipeline import load_table
     from simrate.formats.pyramids.pyramid_project import read_pyramid_items
     from simrate.formats.readers.clss import read_clss
     from simrate.formats.readers.detect import detect_format, read_items

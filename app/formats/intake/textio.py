@@ -16,8 +16,8 @@ import pandas as pd
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import MAX_TEXT_CHARS
 from simrate.core.base.scale import underflows
-from simrate.formats.intake.limits import check_columns, read_input
-from simrate.formats.intake.xlsx_read import is_xlsx, xlsx_records
+from simrate.formats.intake.limits import check_columns
+from simrate.formats.intake.xlsx_read import is_xlsx
 
 #: One record of a table: the 1-based physical line (or spreadsheet row) where it starts,
 #: and its fields as strings.
@@ -87,13 +87,6 @@ def without_trailing_blank_lines(lines: list[str]) -> list[str]:
     while end and not lines[end - 1].strip():
         end -= 1
     return lines[:end]
-
-
-def read_bytes(path: str | Path, text: bool | None = None) -> bytes:
-    """Return the bytes of a file or pipe, under the limits of app/formats/intake/limits.py
-    (with `text`, by default for all but workbooks, no line over the line limit);
-    SimrateError when it is missing, a folder, a device or unreadable."""
-    return read_input(path, text=not is_xlsx(path) if text is None else text)
 
 
 #: Byte-order marks of the UTF-16 and UTF-32 files Excel ("Unicode Text") and Notepad write;
@@ -230,15 +223,20 @@ def refuse_spreadsheet(data: bytes, path: Path) -> None:
                            "as tab-separated text", path)
 
 
-def read_text(path: str | Path) -> TextFile:
-    """Read and decode a text file; SimrateError 'file is empty' when it holds nothing."""
-    path = Path(path)
-    data = read_bytes(path, text=True)
+def text_file(data: bytes, path: Path) -> TextFile:
+    """A whole file's bytes (already within the limits) decoded; SimrateError 'file is
+    empty' when it holds nothing."""
     refuse_spreadsheet(data, path)
     text, encoding = decode(data, path)
     if not text.strip():
         raise SimrateError("file is empty", path)
     return TextFile(path, normalise_newlines(text), encoding, raw=text)
+
+
+def decode_lenient(data: bytes) -> str:
+    """UTF-8 text with or without a byte-order mark, bytes that are not UTF-8 replaced (a
+    crowd platform's CSV, where a stray byte must not stop a whole batch)."""
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def split_tab_lines(source: TextFile) -> list[Record]:
@@ -328,11 +326,8 @@ class Table:
 
 
 @without_gc
-def load_table(path: str | Path) -> Table:
-    """Records of a CSV, TSV or XLSX file, with whether it is a spreadsheet and its encoding."""
-    if is_xlsx(path):
-        return Table(xlsx_records(path), True, "xlsx")
-    source = read_text(path)
+def table_of(source: TextFile) -> Table:
+    """The records of a decoded CSV or TSV file (its delimiter sniffed), as a Table."""
     delimiter = sniff_delimiter(source)
     records = (tsv_records(source) if delimiter == "\t"
                else list(csv_records(source, delimiter)))

@@ -4,6 +4,7 @@ their values, a zip that unpacks too large)."""
 
 from __future__ import annotations
 
+from io import BytesIO
 from pathlib import Path
 
 from simrate.core.base.errors import SimrateError, cut
@@ -34,18 +35,11 @@ def xlsx_cell_text(value: object) -> str:
     return str(value)
 
 
-def xlsx_records(path: str | Path) -> list[Record]:
-    """Rows of the first worksheet as records (line = spreadsheet row number)."""
+def workbook_records(source: Path | BytesIO, path: Path) -> list[Record]:
+    """Rows of the first worksheet as records (line = spreadsheet row number), from a
+    workbook already within the limits (intake/pipeline.py bounds it first)."""
     from openpyxl import load_workbook  # imported lazily: only spreadsheet users pay for it
 
-    path = Path(path)
-    source = input_source(path)  # the same messages as text files; a pipe read in memory
-    if source == path:
-        try:
-            open(path, "rb").close()
-        except OSError as exc:
-            raise SimrateError(f"cannot read: {exc.strerror or exc}", path) from None
-    check_unpacked_size(path, source)
     try:
         book = load_workbook(source, read_only=True, data_only=True)
     except Exception:  # openpyxl raises many types for damaged files

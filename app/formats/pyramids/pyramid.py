@@ -24,7 +24,7 @@ from simrate.core.pyramid.model import (
     Scu,
     build_pyramid,
 )
-from simrate.formats.intake.limits import input_source
+from simrate.formats.intake.pipeline import read
 
 _CHUNK = 1 << 20
 _DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*encoding\s*=", re.IGNORECASE)
@@ -191,34 +191,31 @@ def _is_utf8(stream: BinaryIO) -> bool:
     return True
 
 
-def _open(path: Path) -> BinaryIO:
-    """A regular file opened for reading, or a pipe's bytes (read under the input limits);
-    a device is refused (it never ends)."""
-    source = input_source(path)
-    return source.open("rb") if isinstance(source, Path) else source
-
-
 def _collect(path: Path) -> _DucviewCollector:
-    """Parse the file; one retry as Latin-1 when it is not UTF-8 and declares no encoding."""
-    source = str(path)
+    """Parse the file through the pipeline (a regular file opened, a pipe's bytes read under
+    the input limits, a device refused); expat decodes it as its XML declaration says."""
     try:
-        with _open(path) as stream:
-            head = stream.read(200)
-            if not head.strip():
-                raise SimrateError("empty file: not a pyramid", source)
-            stream.seek(0)
-            try:
-                return _parse_stream(stream, source, None)
-            except SimrateError:
-                stream.seek(0)
-                if _DECLARED_ENCODING.match(head.lstrip()) or _is_utf8(stream):
-                    raise
-            stream.seek(0)
-            collector = _parse_stream(stream, source, "ISO-8859-1")
-            collector.warnings.append((None, "not UTF-8; read as Latin-1"))
-            return collector
+        return read(path, lambda stream: _collect_stream(stream, str(path)), "xml")
     except OSError as exc:
-        raise SimrateError(f"cannot read: {exc.strerror or exc}", source) from None
+        raise SimrateError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+
+
+def _collect_stream(stream: BinaryIO, source: str) -> _DucviewCollector:
+    """Parse the stream; one retry as Latin-1 when it is not UTF-8 and declares no encoding."""
+    head = stream.read(200)
+    if not head.strip():
+        raise SimrateError("empty file: not a pyramid", source)
+    stream.seek(0)
+    try:
+        return _parse_stream(stream, source, None)
+    except SimrateError:
+        stream.seek(0)
+        if _DECLARED_ENCODING.match(head.lstrip()) or _is_utf8(stream):
+            raise
+    stream.seek(0)
+    collector = _parse_stream(stream, source, "ISO-8859-1")
+    collector.warnings.append((None, "not UTF-8; read as Latin-1"))
+    return collector
 
 
 def read_pyramid(path: str | Path, window: int = DEFAULT_SEARCH_WINDOW) -> Pyramid:

@@ -9,8 +9,8 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import item_frame
+from simrate.formats.intake.pipeline import read_text
 from simrate.formats.intake.textio import (
-    read_text,
     with_encoding,
     with_reference_from,
     without_gc,

@@ -12,6 +12,7 @@ import pandas as pd
 from simrate.core.base.errors import SimrateError
 from simrate.formats.catalog.registry import READ, names
 from simrate.formats.intake.limits import input_kind
+from simrate.formats.intake.pipeline import load_table, read
 from simrate.formats.intake.textio import (
     Record,
     TextFile,
@@ -20,13 +21,12 @@ from simrate.formats.intake.textio import (
     normalise_name,
     normalise_newlines,
     parse_number,
-    read_bytes,
     refuse_bomless_utf16,
     sniff_delimiter,
     tsv_records,
     wide_encoding,
 )
-from simrate.formats.intake.xlsx_read import is_xlsx, xlsx_records
+from simrate.formats.intake.xlsx_read import is_xlsx
 from simrate.formats.readers.clss import LEVELS, clss_gold_level, clss_level
 from simrate.formats.readers.jsonl import is_jsonl, read_jsonl_pairs
 from simrate.formats.readers.pairs import HEADER_SCAN_ROWS, text_name_pair
@@ -141,7 +141,9 @@ def detect_format(path: str | Path) -> str:
     input_kind(path)  # missing, a folder or a device: said here, whatever the name
     if suffix == ".simrate" or _starts_like_sqlite(path):
         return "project"
-    data = read_bytes(path)  # under the limits: a pipe's lines are checked as it is read
+    # the bound step: under the limits (a pipe's lines are checked as it is read); only the
+    # head is decoded, below. A workbook is bounded and read by its cells (load_table).
+    data: bytes = b"" if is_xlsx(path) else read(path, bytes, "bytes")
     if suffix in (".pyr", ".pan"):
         return "pyramid"
     if is_jsonl(path):
@@ -154,7 +156,7 @@ def detect_format(path: str | Path) -> str:
     if (clss_level(path) or "").lower() in LEVELS:
         return "clss"
     if is_xlsx(path):
-        records = xlsx_records(path)
+        records = load_table(path).records
         return _table_format(records[_header_position(records):][:HEAD_RECORDS])
     if not data.strip(b" \t\r\n\xef\xbb\xbf"):
         raise SimrateError("file is empty", path)

@@ -18,7 +18,8 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.frames import item_frame
-from simrate.formats.intake.textio import normalise_name, parse_number, read_text
+from simrate.formats.intake.pipeline import read_text
+from simrate.formats.intake.textio import normalise_name, parse_number
 from simrate.formats.readers.pairs import (
     ID_NAMES,
     REFERENCE_NAMES,

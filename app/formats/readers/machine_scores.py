@@ -12,7 +12,8 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import rating_frame
-from simrate.formats.intake.textio import parse_number, read_text, without_trailing_blank_lines
+from simrate.formats.intake.pipeline import read_text
+from simrate.formats.intake.textio import parse_number, without_trailing_blank_lines
 
 PIT_LABELS = ("true", "false", "----")
 

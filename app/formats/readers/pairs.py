@@ -12,10 +12,10 @@ import pandas as pd
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.frames import item_frame
 from simrate.core.base.scale import underflows
+from simrate.formats.intake.pipeline import load_table
 from simrate.formats.intake.textio import (
     Record,
     fit_fields,
-    load_table,
     normalise_name,
     parse_number,
     with_encoding,

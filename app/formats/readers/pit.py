@@ -10,7 +10,8 @@ import pandas as pd
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import item_frame
-from simrate.formats.intake.textio import read_text, with_encoding, without_gc
+from simrate.formats.intake.pipeline import read_text
+from simrate.formats.intake.textio import with_encoding, without_gc
 
 COLUMNS = ("topic_id", "topic_name", "sent_1", "sent_2", "label", "sent_1_tag", "sent_2_tag")
 MIN_FIELDS = 4  # a file without labels still has the topic and the two sentences

@@ -10,12 +10,15 @@ import pandas as pd
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import rating_frame
 from simrate.core.base.scale import cut, foreign_characters, underflows
+from simrate.formats.intake.pipeline import load_table, read
 from simrate.formats.intake.textio import (
     Record,
+    Table,
+    TextFile,
     fit_fields,
-    load_table,
     normalise_name,
     parse_number,
+    table_of,
     with_encoding,
     without_gc,
 )
@@ -249,12 +252,26 @@ def read_ratings(path: str | Path, annotator: str | None = None,
                            f"both: the column names the annotators, so --annotator "
                            f"{annotator!r} would be ignored", path)
     if annotator is None and annotator_column is None and fallback_annotator is None:
-        from simrate.formats.readers.ratings_fast import read_long_ratings_fast
+        from simrate.formats.readers.ratings_fast import takes_fast_path
 
-        fast = read_long_ratings_fast(path)
-        if fast is not None:
-            return fast
-    table = load_table(path)
+        if takes_fast_path(path):  # read once: the fast path, else the careful reader
+            return read(path, _fast_or_careful, "text")
+    return _ratings_of(load_table(path), path, annotator, annotator_column,
+                       fallback_annotator)
+
+
+def _fast_or_careful(source: TextFile) -> pd.DataFrame:
+    """A decoded text's ratings by the fast path when it takes them, else the careful way."""
+    from simrate.formats.readers.ratings_fast import long_ratings_fast
+
+    fast = long_ratings_fast(source)
+    return fast if fast is not None else _ratings_of(table_of(source), source.path,
+                                                     None, None, None)
+
+
+def _ratings_of(table: Table, path: Path, annotator: str | None,
+                annotator_column: str | None, fallback_annotator: str | None) -> pd.DataFrame:
+    """The rating frame of a decoded table (the careful reader)."""
     records, spreadsheet = table.records, table.spreadsheet
     header_at = _locate_header(records, spreadsheet, path)
     names = [n.strip() for n in records[header_at][1]]

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.frames import name_problem, rating_frame
-from simrate.formats.intake.limits import read_input
-from simrate.formats.intake.textio import normalise_name
+from simrate.formats.intake.pipeline import read
+from simrate.formats.intake.textio import TextFile, normalise_name
 from simrate.formats.intake.xlsx_read import is_xlsx
 from simrate.formats.readers.pairs import ANNOTATOR_NAMES, ITEM_NAMES, NOTE_NAMES, SCORE_NAMES
 
@@ -28,7 +28,7 @@ _ROLES = {"item": ITEM_NAMES, "annotator": ANNOTATOR_NAMES, "score": SCORE_NAMES
 
 #: Quotes, blank lines, NUL and any space or tab that is not the separator: the careful
 #: reader handles those (a space may pad a field; this path never strips).
-_REFUSED = (b'"', b"\n\n", b"\n\r\n", b"\x00", b" ")
+_REFUSED = ('"', "\n\n", "\n\r\n", "\x00", " ")
 
 
 def _roles(header: list[str]) -> dict[str, int] | None:
@@ -43,22 +43,22 @@ def _roles(header: list[str]) -> dict[str, int] | None:
     return found if {"item", "annotator", "score"} <= found.keys() else None
 
 
-def _text(path: Path) -> str | None:
-    """The file as text when it is plain UTF-8 without quotes or blank lines, else None."""
-    if path.suffix.lower() not in (".csv", ".tsv", ".txt") or is_xlsx(path):
+def takes_fast_path(path: Path) -> bool:
+    """True for a file named as a text table (a workbook never takes this path)."""
+    return path.suffix.lower() in (".csv", ".tsv", ".txt") and not is_xlsx(path)
+
+
+def _text(source: TextFile) -> str | None:
+    """The file's text when it is plain UTF-8 without quotes or blank lines, else None.
+
+    The pipeline decoded it (a byte-order mark, doubled or not, is gone) within the limits;
+    a refusal there is the careful reader's first one too, and the text is read once."""
+    if source.encoding not in ("utf-8", "utf-8-sig"):
         return None
-    # Any source, under the size and line limits; a refusal here is the careful reader's
-    # first one too (and a pipe cannot be read twice).
-    data = read_input(path)
-    while data.startswith(b"\xef\xbb\xbf"):  # a doubled mark counts as one
-        data = data[3:]
-    body = data.rstrip(b"\r\n")
+    body = (source.raw if source.raw is not None else source.text).rstrip("\r\n")
     if not body or any(mark in body for mark in _REFUSED) or body[:1].isspace():
         return None
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return body
 
 
 #: A negative exponent: such files take the careful reader, which checks for underflow.
@@ -95,7 +95,12 @@ def _plain_shape(text: str) -> tuple[str, list[str], dict[str, int]] | None:
 def read_long_ratings_fast(path: str | Path) -> pd.DataFrame | None:
     """The rating frame of a plain long ratings file, or None to use the careful reader."""
     path = Path(path)
-    text = _text(path)
+    return read(path, long_ratings_fast, "text") if takes_fast_path(path) else None
+
+
+def long_ratings_fast(source: TextFile) -> pd.DataFrame | None:
+    """The rating frame of a decoded plain long ratings file, or None (the careful reader)."""
+    text = _text(source)
     if text is None:
         return None
     shape = _plain_shape(text)

@@ -9,6 +9,7 @@ System outputs, read against a gold file: app/formats/readers/system_scores.py.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,11 +19,10 @@ import numpy as np
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import DEBATABLE, FALSE, TRUE
-from simrate.core.base.scale import foreign_characters
+from simrate.core.base.scale import foreign_characters, load_scale
+from simrate.formats.intake.pipeline import load_table, read_text
 from simrate.formats.intake.textio import (
-    load_table,
     parse_number,
-    read_text,
     without_trailing_blank_lines,
 )
 from simrate.formats.intake.xlsx_read import is_xlsx
@@ -40,8 +40,16 @@ from simrate.formats.readers.pit import (
 from simrate.formats.readers.sts import sts_gold_dataset
 
 TASK_NAMES = {"clss": "CLSS", "sts": "STS", "pit": "PIT"}
-#: The range of gold scores of each task (PIT: the 0-5 expert scale of our exports).
-GOLD_RANGE = {"clss": (0.0, 4.0), "sts": (0.0, 5.0), "pit": (0.0, 5.0)}
+#: The built-in scale whose range each task's gold scores keep (PIT: the 0-5 expert scale
+#: of our exports, the sts scale's range); the bounds themselves live in the scale files.
+GOLD_SCALE = {"clss": "clss", "sts": "sts", "pit": "sts"}
+
+
+@functools.cache
+def gold_range(task: str) -> tuple[float, float]:
+    """(low, high) of a task's gold scores: its built-in scale's (core/base/scale.py)."""
+    scale = load_scale(GOLD_SCALE[task])
+    return scale.low, scale.high
 #: The evaluation's code of each PIT reading (app/formats/readers/pit.py owns the readings).
 PIT_CODES = {"paraphrase": TRUE, "debatable": DEBATABLE, "not": FALSE}
 PIT_GOLD_LABELS = {word: PIT_CODES[reading] for reading, word in LABEL_FILE_WORDS.items()}
@@ -155,7 +163,7 @@ def _check_name(path: Path, task: str) -> None:
 
 
 def _check_gold_range(value: float, task: str, path: Path, line: int) -> None:
-    low, high = GOLD_RANGE[task]
+    low, high = gold_range(task)
     if not low <= value <= high:
         hint = " (an STS gold file? use --task sts)" if task == "clss" and value <= 5 else ""
         raise SimrateError(f"gold score {value:g} is outside the {TASK_NAMES[task]} range"
@@ -329,7 +337,7 @@ def read_export_gold(path: str | Path, task: str) -> ScoreFile:
         # read as the pit export writes it; items without gold are left out of scoring
         labels = np.array([PIT_CODES[label_of_score(g)] if g == g else FALSE
                            for g in gold.tolist()], dtype=np.int8)
-        gold = gold / GOLD_RANGE["pit"][1]
+        gold = gold / gold_range("pit")[1]
     return ScoreFile(path, "export", gold, np.array(lines, dtype=np.int64), labels,
                      tuple(ids), tuple(datasets))
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.intake.limits import read_input
+from simrate.formats.intake.pipeline import Lenient, read
 
 REQUIRED = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds")
 SCORE_NAMES = ("score", "rating", "similarity", "sim")
@@ -129,8 +129,13 @@ def _csv_problem(exc: Exception, path: Path) -> SimrateError:
 
 
 def _read_table(path: Path) -> tuple[pd.DataFrame, str]:
-    data = read_input(path)  # any source, under the size and line limits
-    text = data.decode("utf-8-sig", errors="replace")
+    """The results table and its text, read through the pipeline (any source, under the
+    size and line limits, bytes that are not UTF-8 replaced)."""
+    return read(path, lambda got: _parse_table(got, path), "lenient")
+
+
+def _parse_table(got: Lenient, path: Path) -> tuple[pd.DataFrame, str]:
+    data, text = got.data, got.text
     _refuse_other_layouts(data, text, path)
     try:
         with warnings.catch_warnings():

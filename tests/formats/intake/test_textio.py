@@ -5,13 +5,8 @@ from __future__ import annotations
 import pytest
 
 from simrate.core.base.errors import SimrateError
-from simrate.formats.intake.textio import (
-    csv_records,
-    load_table,
-    parse_number,
-    read_text,
-    tsv_records,
-)
+from simrate.formats.intake.pipeline import load_table, read_text
+from simrate.formats.intake.textio import csv_records, parse_number, tsv_records
 
 
 def test_empty_file_is_an_error(tmp_path):

@@ -389,3 +389,16 @@ def test_export_dataset_without_any_gold_is_undefined_not_a_crash(tmp_path):
     pearson = x.measures["pearson"]
     assert pearson.value is None and "needs at least 3" in pearson.reason
     assert report.totals["mean"].value is None and report.totals["all"].value == 0.5
+
+
+def test_the_gold_ranges_are_the_built_in_scales():
+    # one place for a scale's bounds: the scale files, read through core/base/scale.py
+    from simrate.core.base.scale import load_scale
+    from simrate.formats.readers.scores import gold_range
+
+    for task, scale in (("clss", "clss"), ("sts", "sts"), ("pit", "sts")):
+        loaded = load_scale(scale)
+        assert gold_range(task) == (loaded.low, loaded.high)
+    source = (Path(__file__).resolve().parents[3] / "app" / "formats" / "readers"
+              / "scores.py").read_text(encoding="utf-8")
+    assert "4.0)" not in source and "5.0)" not in source  # no bounds written out again
