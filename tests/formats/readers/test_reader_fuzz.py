@@ -349,7 +349,7 @@ def run_in_child(which: str) -> None:
 def _run(which: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("SIMRATE_DEBUG", None)
-    code = f"from tests.formats.test_reader_fuzz import run_in_child; run_in_child({which!r})"
+    code = f"from tests.formats.readers.test_reader_fuzz import run_in_child; run_in_child({which!r})"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-8000:]
