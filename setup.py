@@ -4,7 +4,7 @@ The source folder is `app/` (the owner's layout), installed under the import nam
 so that a user's own `app.py` beside a script can never shadow it: `from simrate import
 Project`. `resources/` and `sample_data/` stay at the top of the checkout; here they become
 the data packages `simrate._resources` and `simrate._sample_data`, so a wheel (and pipx, and
-the bundle) carries them and `simrate.locations` finds them with importlib.resources,
+the bundle) carries them and `simrate.install.locations` finds them with importlib.resources,
 installed or editable alike.
 """
 

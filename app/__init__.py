@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simrate.locations import installed_version, resource_folder
+from simrate.install.locations import installed_version, resource_folder
 
 # The public API (README, Python API), imported on first use so that `simrate --help` and the
 # command line do not pay for pandas and the agreement code at every start.

@@ -16,7 +16,7 @@ from simrate.commands.parser.dispatch import check_name_options, run_command
 from simrate.commands.parser.option_help import describe_options
 from simrate.commands.parser.registry import COMMANDS, INTERMIXED, add_parsers
 from simrate.core.base.errors import SimrateError, bounded_line, cut
-from simrate.locations import installed_version
+from simrate.install.locations import installed_version
 
 
 class _Parser(argparse.ArgumentParser):

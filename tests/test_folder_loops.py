@@ -9,10 +9,9 @@ inside functions too. `from pkg import mod` counts as an import of `pkg.mod` alo
 package's `__init__` is only run, not used. A copy of the package with one import planted
 shows that the walk catches a loop and names both directions.
 
-The package's own top folder is held to the rule too, with the imports of `simrate.locations`
-and of `simrate.__version__` from below that were there when the rule came (listed in
-`TOP_LEFTOVERS`, each a debt to pay by moving those two out of the top folder); any other
-import back up to the top fails.
+The package's own top folder is held to the rule too: its own modules (`__init__`, the
+command line, `__main__`) import the folders below, and nothing below imports them back
+(where the installed copy keeps its files and which version it is lives in `install/`).
 """
 
 from __future__ import annotations
@@ -23,16 +22,6 @@ from collections import defaultdict
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[1] / "app"
-#: imports from below back into the top folder that predate the rule (see the docstring)
-TOP_LEFTOVERS = {
-    ("simrate.core.base.scale", "simrate.locations"),
-    ("simrate.core.team.packages", "simrate"),
-    ("simrate.gui.base.sample", "simrate.locations"),
-    ("simrate.gui.shell.main", "simrate.locations"),
-    ("simrate.gui.shell.main_window", "simrate"),
-    ("simrate.hub.link.connection", "simrate.locations"),
-    ("simrate.commands.team.serve_cmd", "simrate.locations"),
-}
 
 
 def modules(app: Path) -> dict[str, Path]:
@@ -83,8 +72,6 @@ def folder_loops(app: Path) -> list[str]:
         home = folder_of(source, known)
         for target in found:
             there = folder_of(target, known)
-            if (source, target) in TOP_LEFTOVERS:
-                continue
             for parent in folders:
                 for child in folders:
                     if not child.startswith(parent + "."):

@@ -183,7 +183,7 @@ class Renderer:
 
     def new_pyramid_project(self):
         from simrate.gui.dialogs.new_project_dialog import NewProjectDialog
-        from simrate.locations import sample_data_folder
+        from simrate.install.locations import sample_data_folder
 
         dialog = NewProjectDialog(str(self.folder), self.window)
         dialog.source_edit.setText(f'"{sample_data_folder() / "D9901.pyr"}"')
@@ -204,7 +204,7 @@ class Renderer:
     def import_ratings(self):
         from simrate.gui.base.sample import SAMPLE_ORGANIZER
         from simrate.gui.dialogs.ratings_import_dialog import RatingsImportDialog
-        from simrate.locations import sample_data_folder
+        from simrate.install.locations import sample_data_folder
 
         project = self.window.context.project
         dialog = RatingsImportDialog(project.path, SAMPLE_ORGANIZER, str(self.folder),
@@ -299,7 +299,7 @@ class Renderer:
 
     def evaluation(self):
         from simrate.gui.dialogs.evaluation_window import EvaluationWindow
-        from simrate.locations import sample_data_folder
+        from simrate.install.locations import sample_data_folder
 
         gold = sample_data_folder() / "STS.gs.demo.txt"
         scores = [float(line) for line in gold.read_text().split()]

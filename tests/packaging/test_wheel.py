@@ -26,7 +26,7 @@ pytestmark = pytest.mark.packaging
 SHOW_INSTALLED = """
 import json
 from simrate.core.base.scale import load_scale
-from simrate.locations import icon_path, resource_folder, sample_data_folder
+from simrate.install.locations import icon_path, resource_folder, sample_data_folder
 from PySide6.QtGui import QGuiApplication, QImage
 application = QGuiApplication([])
 print(json.dumps({
@@ -124,7 +124,7 @@ def test_sample_project_and_window(simrate, installed):
 
 def test_every_sample_file_imports(simrate, installed):
     samples = run([installed["bin"] / "python", "-c",
-                   "from simrate.locations import sample_data_folder; print(sample_data_folder())"],
+                   "from simrate.install.locations import sample_data_folder; print(sample_data_folder())"],
                   cwd=installed["work"], env=clean_env(installed["base"] / "home")).stdout
     checks.check_sample_imports(simrate, Path(samples.strip()))
 

@@ -7,7 +7,7 @@ import argparse
 
 from simrate.commands.base.option_types import host_name, starts_per_minute, whole_number
 from simrate.core.base.errors import SimrateError
-from simrate.locations import install_hint
+from simrate.install.locations import install_hint
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from simrate.core.base.errors import SimrateError, cut
 from simrate.core.base.inputs import read_bounded
-from simrate.locations import resource_folder
+from simrate.install.locations import resource_folder
 
 if TYPE_CHECKING:  # numpy is imported where arrays are made: `simrate info` loads none
     import numpy as np

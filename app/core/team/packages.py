@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from simrate import __version__
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.frames import name_problem
 from simrate.core.base.names import NAME_MAX, check_name_length, fit_name, nfc
@@ -40,6 +39,7 @@ from simrate.core.project import Project
 from simrate.core.team.blind import blind_items
 from simrate.core.team.package_file import PACKAGE_FORMAT
 from simrate.core.team.teamdb import project_uuid, team_write
+from simrate.install.locations import installed_version
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def _fill_package(path: Path, annotator: str, origin_id: str, own: pd.DataFrame)
     try:
         rows = {"package_of": origin_id, "package_annotator": annotator,
                 "package_created": str(time.time()), "package_format": str(PACKAGE_FORMAT),
-                "package_app_version": __version__}
+                "package_app_version": installed_version()}
         with transaction(conn, path):
             meta_table.set_package(conn, rows)
             if not own.empty:

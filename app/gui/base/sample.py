@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from simrate.locations import sample_data_folder
+from simrate.install.locations import sample_data_folder
 
 SAMPLE_PAIRS = sample_data_folder() / "pairs.tsv"
 #: Raised whenever what the sample holds changes, so that the new sample is built.

@@ -111,7 +111,7 @@ def set_application_icon(application) -> None:
     """Our icon on every window, and the desktop entry's name for Wayland to match it."""
     from PySide6.QtGui import QIcon
 
-    from simrate.locations import icon_path
+    from simrate.install.locations import icon_path
 
     application.setWindowIcon(QIcon(str(icon_path())))
     application.setDesktopFileName("simrate")

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simrate import __version__
 from simrate.core.base.errors import SimrateError
 from simrate.gui.base.context import ApplicationContext
 from simrate.gui.base.settings import (
@@ -44,6 +43,7 @@ from simrate.gui.shell.organizer_mode import Organizer
 from simrate.gui.shell.project_creation import ProjectCreation
 from simrate.gui.shell.start_page import StartPage
 from simrate.gui.shell.sync_status import HubLink
+from simrate.install.locations import installed_version
 from simrate.services.imports.file_import import ImportRequest, ImportResult
 
 REFRESH_MS = 2000  # how often to look for changes made by other processes
@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         """Version and a one-line description."""
         QMessageBox.about(self, "About simrate",
-                          f"<b>simrate {__version__}</b><p>Rate text pairs on graded "
+                          f"<b>simrate {installed_version()}</b><p>Rate text pairs on graded "
                           "similarity scales, watch agreement, adjudicate, export gold.</p>")
 
     def report_damage(self, exc: BaseException) -> bool:

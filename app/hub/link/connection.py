@@ -16,7 +16,7 @@ from typing import Any
 from simrate.core.base.errors import SimrateError, cut, hide_secrets_of
 from simrate.core.data.values import host_name
 from simrate.hub.schema import HUB_SCHEMA_VERSION
-from simrate.locations import install_hint
+from simrate.install.locations import install_hint
 
 #: Seconds libpq waits for the server before the hub counts as unreachable.
 CONNECT_TIMEOUT = 5

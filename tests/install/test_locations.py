@@ -1,5 +1,5 @@
-"""Install hints: one helper (simrate.locations.install_hint) decides, from how simrate was
-installed, the command every "install X" line prints (the wheel and pipx cases run in
+"""Install hints: one helper (simrate.install.locations.install_hint) decides, from how
+simrate was installed, the command every "install X" line prints (the wheel and pipx cases run in
 tests/packaging/test_wheel.py, on a real installed wheel)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
-HINT = "from simrate.locations import install_hint as h; print(h('web')); print(h(None, 'psycopg'))"
+HINT = "from simrate.install.locations import install_hint as h; print(h('web')); print(h(None, 'psycopg'))"
 
 
 def hints_from(folder: Path) -> list[str]:
@@ -36,4 +36,4 @@ def test_no_install_command_is_written_outside_the_helper():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"\b(pip|pipx) (install|inject)\b", line):
                 written.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
-    assert not written, "use simrate.locations.install_hint:\n" + "\n".join(written)
+    assert not written, "use simrate.install.locations.install_hint:\n" + "\n".join(written)

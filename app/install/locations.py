@@ -63,10 +63,10 @@ def installation() -> tuple[str, Path | None]:
 
 
 def _checkout_folder() -> Path | None:
-    # Installed from a wheel, this file sits in site-packages/simrate/; editable (pip install
-    # -e) or on PYTHONPATH, it is the checkout's app/, beside pyproject.toml. (Asking the
-    # package metadata instead would read the checkout's simrate.egg-info when run there.)
-    top = Path(__file__).resolve().parent.parent
+    # Installed from a wheel, this file sits in site-packages/simrate/install/; editable (pip
+    # install -e) or on PYTHONPATH, in the checkout's app/install/, app/ beside pyproject.toml.
+    # (Asking the package metadata instead would read the checkout's simrate.egg-info there.)
+    top = Path(__file__).resolve().parents[2]
     return top if (top / "pyproject.toml").is_file() and (top / "app").is_dir() else None
 
 
