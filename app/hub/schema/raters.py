@@ -38,18 +38,22 @@ CREATE TABLE IF NOT EXISTS simrate.rater_fold (ch text PRIMARY KEY, fold text NO
 
 -- the key of a name: ASCII lowered here, every other character folded by the shipped table
 -- (a hub without it takes the client's key for such names)
+-- (PL/pgSQL, whose plans a session keeps: a web task's start asks for several keys)
 CREATE OR REPLACE FUNCTION simrate.rater_key(p_name text, p_key text) RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-  SELECT CASE WHEN p_name ~ @pattern:PLAIN_KEY_NAME
-    THEN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C")
-    WHEN NOT EXISTS (SELECT 1 FROM simrate.rater_fold) THEN p_key
-    ELSE (SELECT regexp_replace(btrim(normalize(string_agg(CASE WHEN t.c ~ @pattern:PLAIN_KEY_CHAR
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF p_name ~ @pattern:PLAIN_KEY_NAME THEN
+    RETURN lower(regexp_replace(btrim(p_name), ' +', ' ', 'g') COLLATE "C");
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM simrate.rater_fold) THEN
+    RETURN p_key;
+  END IF;
+  RETURN (SELECT regexp_replace(btrim(normalize(string_agg(CASE WHEN t.c ~ @pattern:PLAIN_KEY_CHAR
                  THEN lower(t.c COLLATE "C") ELSE coalesce(f.fold, t.c) END, '' ORDER BY t.n),
                  NFC), ' '), ' +', ' ', 'g')
           FROM regexp_split_to_table(normalize(p_name, NFC), '') WITH ORDINALITY t(c, n)
-          LEFT JOIN simrate.rater_fold f ON f.ch = t.c)
-  END
-$$;
+          LEFT JOIN simrate.rater_fold f ON f.ch = t.c);
+END $$;
 
 CREATE OR REPLACE FUNCTION simrate.kind_words(p_kind text) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
