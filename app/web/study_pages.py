@@ -233,6 +233,7 @@ class StudyRoutes:
             if lease is None or found is None:
                 raise
             return self.item_page(name, lease, found, saved, status=400, value=score[:12],
+                                  address=f"/study/{name}/task/{found.slot}",
                                   error=f"\u201c{score[:12]}\u201d is not a score of this "
                                         f"scale: type a value from {fmt(self.backend.scale.low)} "
                                         f"to {fmt(self.backend.scale.high)} in steps of "

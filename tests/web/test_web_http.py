@@ -184,6 +184,8 @@ def test_every_score_is_checked_against_the_grid(path, score):
         assert answer.status_code == 400
         assert "is not a score of this scale" in answer.text and 'id="score-error"' in answer.text
         assert form_of(answer.text)["score"] == score and form_of(answer.text)["slot"] == "1"
+        # the page names the pair's own address: a reload asks for the pair, not the POST
+        assert 'data-address="/study/s/task/1"' in answer.text
     assert web_rows(path)[0].empty
 
 
