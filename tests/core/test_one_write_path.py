@@ -4,8 +4,10 @@ Every change of these tables on a project file goes through `Project.edit()`
 (app/core/edits/edit.py), whose writes are the functions of app/core/edits/writes.py; this
 test reads every module of app/ and fails when SQL writing them appears anywhere else, so
 that no route can grow its own stamp rule, change-log entry or event again. (The hub's
-tables, `simrate.*` in PostgreSQL, are written by the push, the publishing upload and the
-hub's web study functions only; they are checked the same way.)
+tables, `simrate.*` in PostgreSQL, are written by one door each: `simrate.put_rating` and
+`simrate.put_verdict`, and `simrate.put_exclusion` with the raters' functions, which the
+push, the publishing upload, the web study and the sync service all call; they are checked
+the same way here, and every hub table by tests/hub/schema/test_hub_table_owners.py.)
 """
 
 from __future__ import annotations
@@ -20,12 +22,9 @@ APP = Path(__file__).resolve().parents[2] / "app"
 ALLOWED = {"core/edits/writes.py"}
 #: Schema upgrades of older files, run when a file is opened (no change of anyone's data).
 MIGRATIONS = {"core/data/migrate.py"}
-#: Modules that write the hub's copies (PostgreSQL), each for one reason: the push of a
-#: sync round (ratings; adjudications, exclusions and undone ratings), the first upload of
-#: `team publish`, the hub's web study functions, the sync service's round (`simrate serve`).
-HUB_ALLOWED = {"hub/link/push_others.py",
-               "hub/team/publish.py", "hub/schema/web_rate.py",
-               "hub/schema/service.py"}
+#: Modules that write the hub's copies (PostgreSQL): the doors of ratings and verdicts
+#: (later_wins.py) and of exclusions (raters.py), which every route calls.
+HUB_ALLOWED = {"hub/schema/later_wins.py", "hub/schema/raters.py"}
 
 _VERB = r"(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
 LOCAL = re.compile(
@@ -73,7 +72,7 @@ def test_only_the_one_module_writes_the_files_ratings_adjudications_and_exclusio
     assert offenders(LOCAL, ALLOWED | MIGRATIONS) == {}
 
 
-def test_only_the_push_the_upload_and_the_hubs_web_study_write_the_hubs_copies():
+def test_only_the_hubs_doors_write_the_hubs_copies():
     assert offenders(HUB, HUB_ALLOWED) == {}
 
 
