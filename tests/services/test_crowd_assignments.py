@@ -3,32 +3,16 @@ its line, one worker repeating it keeps the first answer."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from tests.cli.helpers import simrate
 from tests.support.helpers import new_project, one_line_error
-
-HEADER = ("HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
-          "Input.id1,Input.left1,Input.right1,Answer.score1\n")
-
-
-def _results(path, rows):
-    path.write_text(HEADER + "".join(row + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
-def _snapshot(path):
-    """Everything a user can see of the project, straight from the file."""
-    with sqlite3.connect(path) as conn:
-        return {table: conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                for table in ("items", "ratings", "annotators")}
+from tests.support.samples import table_rows, turk_results
 
 
 def test_one_assignment_under_two_workers_is_refused(capsys, tmp_path):
     path = tmp_path / "p.simrate"
     new_project(path, 2).close()
-    before = _snapshot(path)
-    source = _results(tmp_path / "results.csv", [
+    before = table_rows(path)
+    source = turk_results(tmp_path / "results.csv", [
         "H1,A1,w1,Approved,12,x:1,,,3",
         "H1,A2,w2,Approved,12,x:1,,,2",
         "H2,A1,w3,Approved,12,x:2,,,1",
@@ -37,13 +21,13 @@ def test_one_assignment_under_two_workers_is_refused(capsys, tmp_path):
     assert result.status == 2
     one_line_error(result.err, f"{source}:4:", "assignment 'A1' is given to worker 'w3' here "
                    "and to 'w1' on line 2")
-    assert _snapshot(path) == before
+    assert table_rows(path) == before
 
 
 def test_one_worker_repeating_an_assignment_keeps_the_first_answer(capsys, tmp_path):
     path = tmp_path / "p.simrate"
     new_project(path, 2).close()
-    source = _results(tmp_path / "results.csv", [
+    source = turk_results(tmp_path / "results.csv", [
         "H1,A1,w1,Approved,12,x:1,,,3",
         "H1,A1,w1,Approved,12,x:1,,,3",
     ])

@@ -13,6 +13,7 @@ from simrate.core.base.errors import SimrateError
 from simrate.core.check.integrity import find_problems
 from simrate.core.project import Project
 from tests.support.helpers import ROOT, one_line_error, run_cli
+from tests.support.samples import copy_project, rated_sample
 
 COMMANDS = (["info"], ["flagged"], ["agreement"], ["annotators"],
             ["export", "{out}", "--allow-unresolved"])
@@ -20,22 +21,12 @@ COMMANDS = (["info"], ["flagged"], ["agreement"], ["annotators"],
 
 @pytest.fixture(scope="module")
 def good(tmp_path_factory) -> Path:
-    """A small sts project with three raters, checkpointed into one file."""
-    path = tmp_path_factory.mktemp("good") / "p.simrate"
-    assert run_cli("new", path, "--scale", "sts").returncode == 0
-    for name in ("pairs.tsv", "ratings_long.csv"):
-        assert run_cli("import", path, ROOT / "sample_data" / name).returncode == 0
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.close()
-    return path
+    """A small sts project with three raters, all in one file (no -wal)."""
+    return rated_sample(tmp_path_factory.mktemp("good"), one_file=True)
 
 
 def copy(good: Path, folder: Path, name: str = "d.simrate") -> Path:
-    target = folder / name
-    target.write_bytes(good.read_bytes())
-    return target
+    return copy_project(good, folder, name)
 
 
 def assert_damaged_everywhere(path: Path, tmp_path: Path) -> None:

@@ -9,18 +9,13 @@ import pytest
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.project import Project
-from tests.support.helpers import ROOT, new_project, one_line_error, run_cli
-
-SAMPLE = ROOT / "sample_data"
+from tests.support.helpers import new_project, one_line_error, run_cli
+from tests.support.samples import rated_sample
 
 
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rated") / "p.simrate"
-    assert run_cli("new", path, "--scale", "sts").returncode == 0
-    for name in ("pairs.tsv", "ratings_long.csv"):
-        assert run_cli("import", path, SAMPLE / name).returncode == 0
-    return path
+    return rated_sample(tmp_path_factory.mktemp("rated"))
 
 
 def copy(path, folder):

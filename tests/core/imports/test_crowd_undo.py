@@ -3,26 +3,10 @@ and annotators it added, and keeps an annotator who rated since."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from simrate.core.project import Project
 from tests.cli.helpers import simrate
 from tests.support.helpers import new_project, one_line_error
-
-HEADER = ("HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
-          "Input.id1,Input.left1,Input.right1,Answer.score1\n")
-
-
-def _results(path, rows):
-    path.write_text(HEADER + "".join(row + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
-def _snapshot(path):
-    """Everything a user can see of the project, straight from the file."""
-    with sqlite3.connect(path) as conn:
-        return {table: conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
-                for table in ("items", "ratings", "annotators")}
+from tests.support.samples import table_rows, turk_results
 
 
 def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
@@ -30,8 +14,8 @@ def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
     project = new_project(path, 2)  # x:1, x:2
     project.rate("x:1", "lead", 2.0)
     project.close()
-    before = _snapshot(path)
-    source = _results(tmp_path / "Batch_7_batch_results.csv", [
+    before = table_rows(path)
+    source = turk_results(tmp_path / "Batch_7_batch_results.csv", [
         "H1,A1,w1,Approved,12,x:1,,,3",        # an item the project has
         "H2,A2,w2,Approved,20,new:1,one,two,1.5",  # an item the file brings
         "H2,A3,w1,Approved,30,new:1,one,two,2",
@@ -45,7 +29,7 @@ def test_one_undo_takes_back_a_crowd_import_that_added_items(capsys, tmp_path):
     result = simrate(capsys, "import", path, "--undo")
     assert result.status == 0, result.err
     assert "3 ratings removed, 1 item removed, 2 annotators it added removed" in result.out
-    assert _snapshot(path) == before
+    assert table_rows(path) == before
     with Project.open(path) as opened:
         assert not opened.has_item("new:1")
         assert opened.annotators() == ["lead"]
@@ -62,7 +46,7 @@ def test_undo_in_the_open_project_updates_what_it_shows(tmp_path):
     from simrate.services.crowd.crowd_import import import_crowd_results
 
     path = tmp_path / "p.simrate"
-    source = _results(tmp_path / "results.csv", ["H1,A1,w9,Approved,12,new:1,one,two,3"])
+    source = turk_results(tmp_path / "results.csv", ["H1,A1,w9,Approved,12,new:1,one,two,3"])
     with new_project(path, 1) as project:
         events = []
         project.subscribe(events.append)

@@ -6,19 +6,7 @@ import pytest
 
 from simrate.core.project import Project
 from tests.support.helpers import new_project, run_cli
-
-
-def ratings_file(path, rows: list[tuple[str, str, float]]):
-    path.write_text("item_id,annotator,score\n"
-                    + "".join(f"{i},{a},{s}\n" for i, a, s in rows), encoding="utf-8")
-    return path
-
-
-def held(path) -> dict[tuple[str, str], float | None]:
-    with Project.open(path) as project:
-        table = project.ratings()
-    return {(i, a): s for i, a, s in zip(table["item_id"], table["annotator"], table["score"],
-                                         strict=True)}
+from tests.support.samples import held, ratings_file
 
 
 @pytest.fixture

@@ -5,40 +5,20 @@ from __future__ import annotations
 
 import codecs
 import json
-import sqlite3
 
 import pytest
 from openpyxl import Workbook
 
-from tests.support.helpers import ROOT, run_cli
-
-SAMPLE = ROOT / "sample_data"
+from tests.support.helpers import run_cli
+from tests.support.samples import copy_project as copy
+from tests.support.samples import info, rated_sample
 
 NFC_ZOE, NFD_ZOE = "Zo\u00eb", "Zoe\u0308"
 
 
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rated") / "p.simrate"
-    assert run_cli("new", path, "--scale", "sts").returncode == 0
-    for name in ("pairs.tsv", "ratings_long.csv"):
-        assert run_cli("import", path, SAMPLE / name).returncode == 0
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    return path
-
-
-def copy(path, folder, name="c.simrate"):
-    target = folder / name
-    target.write_bytes(path.read_bytes())
-    return target
-
-
-def info(path) -> dict:
-    result = run_cli("info", path, "--json")
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return rated_sample(tmp_path_factory.mktemp("rated"))
 
 
 # ---------------------------------------------------------------- encodings

@@ -8,27 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import ROOT, run_cli
+from tests.support.samples import copy_project, rated_sample
 
 
 @pytest.fixture(scope="module")
 def good(tmp_path_factory) -> Path:
-    """A small sts project with three raters, checkpointed into one file."""
-    path = tmp_path_factory.mktemp("good") / "p.simrate"
-    assert run_cli("new", path, "--scale", "sts").returncode == 0
-    for name in ("pairs.tsv", "ratings_long.csv"):
-        assert run_cli("import", path, ROOT / "sample_data" / name).returncode == 0
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.close()
-    return path
+    """A small sts project with three raters, all in one file (no -wal)."""
+    return rated_sample(tmp_path_factory.mktemp("good"), one_file=True)
 
 
 def copy(good: Path, folder: Path, name: str = "d.simrate") -> Path:
-    target = folder / name
-    target.write_bytes(good.read_bytes())
-    return target
+    return copy_project(good, folder, name)
 
 
 def root_page(path: Path, table: str) -> tuple[int, int]:
