@@ -93,14 +93,13 @@ class HubBackend:  # implements backend_protocol.WebBackend
     def open_studies(self) -> list[str]:
         return list(self._studies)
 
-    async def _rows(self, sql: str, params: tuple, flush_after: bool = False) -> list[tuple]:
+    async def _rows(self, sql: str, params: tuple) -> list[tuple]:
         """The rows of one call; a refusal of the hub's functions (SQLSTATE SRnnn) becomes
         a WebRefusal with status nnn; a deadlock is tried again; anything else of the hub
         is SimrateError (the page says the server is busy, the log says why).
 
-        `flush_after`: a write, whose commit does not wait for the disk (the transaction,
-        open over the flush, would hold back every replica's pull meanwhile): a statement
-        after it waits instead (see `_write_then_flush`)."""
+        A write is one statement, whose commit waits for the disk: the page answers
+        only once it is stored."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -111,8 +110,6 @@ class HubBackend:  # implements backend_protocol.WebBackend
         for attempt in range(3):
             try:
                 async with self.pool.connection() as conn:
-                    if flush_after:
-                        return await _write_then_flush(conn, sql, params)
                     cursor = await conn.execute(sql, params)
                     return await cursor.fetchall()
             except psycopg.Error as exc:
@@ -188,7 +185,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
                    ) -> int | None:
         code = score_code(self.scale, score)  # ScoreRefused when off the scale
         rows = await self._rows("SELECT simrate.web_rate(%s, %s, %s, %s, %s)",
-                                (name, cookie, token, slot, code), flush_after=True)
+                                (name, cookie, token, slot, code))
         answer = rows[0][0] if rows else "done"
         return int(answer) if answer.isdigit() else None
 
@@ -237,30 +234,6 @@ class HubBackend:  # implements backend_protocol.WebBackend
 
     async def invite_rate(self, token: str, item_id: str, score: str) -> None:
         raise Refused("not found", 404)
-
-
-async def _write_then_flush(conn, sql: str, params: tuple) -> list[tuple]:
-    """Run the write `sql` in a transaction whose commit does not wait for the disk, then,
-    in the same message, a statement whose commit does; the write's rows.
-
-    Here the write's commit ends without a flush, so its transaction (and the row locks it
-    holds, and the pull cap it holds back: hub/schema/tables.py) ends at once; the
-    statement after it writes a row of its own (hub/schema/durable.py), whose commit is
-    flushed with everything before it: the rating is on disk before the worker's browser
-    hears it was saved."""
-    import psycopg
-
-    cursor = psycopg.AsyncClientCursor(conn)
-    call = cursor.mogrify(sql, params)
-    try:
-        await cursor.execute(f"BEGIN; SET LOCAL synchronous_commit = off; {call}; COMMIT; "
-                             "SELECT simrate.web_flush()")
-    except psycopg.Error:
-        await conn.rollback()  # the call failed inside the transaction: end it here
-        raise
-    while cursor.description is None and cursor.nextset():
-        pass
-    return await cursor.fetchall()
 
 
 def _own_words(exc) -> SimrateError:

@@ -1,11 +1,10 @@
-"""A write whose commit waits for the disk, for the web login (app/web/hub_backend.py).
+"""`simrate.web_flush()`: kept for `simrate serve` of the previous release only.
 
-A rating of the web page commits without waiting for the disk, so that the hub's write
-lock (sequence stamps, tables.py) is not held over a flush; the page answers only after
-`simrate.web_flush()`, in the same message, has committed: its commit is flushed, and with
-it everything the log holds before it, the rating included. A commit that wrote nothing to
-the log would not wait (PostgreSQL flushes only commits that wrote), so the function writes
-one row per server connection: flushes never queue on each other's row locks.
+That release committed a web rating without waiting for the disk (so that the hub-wide lock
+of its time was not held over a flush) and then called this function in the same message,
+whose commit waited instead. This release needs neither: a rating is one statement whose
+commit waits for the disk (app/web/hub_backend.py, app/web/sync_service.py). The function
+writes one row per server connection, since a commit that wrote nothing is not flushed.
 """
 
 WEB_FLUSH_SQL = """
