@@ -81,7 +81,7 @@ BEGIN
   IF (n ->> stamp)::float8 > (o ->> stamp)::float8 THEN
     RETURN NEW;  -- made later: it wins
   END IF;
-  IF changed AND current_setting('simrate.rehearsal', true) IS DISTINCT FROM 'on' THEN
+  IF changed THEN
     PERFORM simrate.log_refused(TG_ARGV[4], o ->> 'item_id',
                                 coalesce(o ->> 'annotator', o ->> 'name'), o, n);
   END IF;

@@ -115,13 +115,9 @@ END $$;
 CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  IF current_setting('simrate.rehearsal', true) = 'on' THEN
-    -- a rehearsal (exchange.py), undone before commit: a number below every watermark,
-    -- so that no replica would ever pull the row
-    NEW.seq := -nextval('simrate.clock');
-  ELSE
-    NEW.seq := simrate.next_stamp();
-  END IF;
+  -- always a stamp of the hub's: no setting a client may SET changes it (an older client's
+  -- "rehearsal" setting once gave rows a number below every watermark, never pulled)
+  NEW.seq := simrate.next_stamp();
   NEW.login := session_user;
   RETURN NEW;
 END $$;

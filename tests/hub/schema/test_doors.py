@@ -79,3 +79,24 @@ def test_a_hub_without_the_doors_is_told_to_publish_again(hub, organizer):
     with hub.admin() as conn:
         assert conn.execute("SELECT code FROM simrate.ratings WHERE item_id = %s "
                             "AND annotator = 'Ann'", (item,)).fetchone() is not None
+
+
+def test_no_setting_a_client_may_set_changes_a_stamp_or_hides_a_refused_edit(hub, organizer):
+    """`simrate.rehearsal` (a setting an older client used) is a custom setting anyone may
+    SET: a row written under it still takes the hub's stamp above the watermark, so every
+    replica pulls it, and an older edit refused under it is still logged."""
+    item = organizer.items()["item_id"].iloc[0]
+    with hub.admin() as conn:
+        conn.execute("SELECT simrate.claim_rater('Bo', 'bo', 'human')")
+        watermark = conn.execute("SELECT coalesce(max(seq), 0) FROM simrate.ratings"
+                                 ).fetchone()[0]
+        conn.execute("SET simrate.rehearsal = 'on'")
+        put = "SELECT simrate.put_rating(%s, 'Bo', %s, '', false, 1.0, %s)"
+        conn.execute(put, (item, 3, 2000.0))
+        conn.execute(put, (item, 4, 1000.0))  # older: refused, and logged
+        conn.execute("RESET simrate.rehearsal")
+        seq = conn.execute("SELECT seq FROM simrate.ratings WHERE annotator = 'Bo'"
+                           ).fetchone()[0]
+        logged = conn.execute("SELECT count(*) FROM simrate.changes WHERE kind = "
+                              "'ratings_refused' AND annotator = 'Bo'").fetchone()[0]
+    assert seq > watermark and logged == 1
