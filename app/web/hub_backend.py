@@ -18,6 +18,8 @@ from simrate.web.security import Refused
 if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone needs it)
     from psycopg_pool import AsyncConnectionPool
 
+    from simrate.web.announcer import Announcer
+
 
 class HubBackend:  # implements backend_protocol.WebBackend
     """An organizer's hub replica: every lease and rating is one call of a hub function
@@ -36,6 +38,8 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.pool: AsyncConnectionPool | None = None
         self.opened = False
         self.one_call = False  # the hub has web_rate_show (a rating and its next page)
+        self.announces = False  # the hub leaves announcing serve's writes to serve
+        self.announcer: Announcer | None = None
 
     @property
     def scale(self) -> Scale:
@@ -65,6 +69,9 @@ class HubBackend:  # implements backend_protocol.WebBackend
             row = conn.execute("SELECT to_regprocedure('simrate.web_rate_show(text, text, "
                                "text, integer, integer)') IS NOT NULL").fetchone()
             self.one_call = bool(row and row[0])
+            row = conn.execute("SELECT to_regprocedure('simrate.announce_writes(text[])') "
+                               "IS NOT NULL").fetchone()
+            self.announces = bool(row and row[0])
         except psycopg.Error as exc:
             raise explain(exc, self.url) from None
         finally:
@@ -81,14 +88,27 @@ class HubBackend:  # implements backend_protocol.WebBackend
             kwargs={"autocommit": True, "prepare_threshold": None,
                     "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})
         await pool.open(wait=True, timeout=30)
+        if self.announces:
+            from simrate.web.announcer import Announcer
+
+            self.announcer = Announcer(pool)
+            self.announcer.start()
 
     async def stop(self) -> None:
+        if self.announcer is not None:
+            await self.announcer.stop()
+            self.announcer = None
         if self.pool is not None:
             await self.pool.close()
             self.pool = None
 
     def close(self) -> None:
         self.opened = False
+
+    def wrote(self, name: str | None = None) -> None:
+        """A quiet call committed a write (announcer.py); `name`: the person rated."""
+        if self.announcer is not None:
+            self.announcer.note(name)
 
     def open_studies(self) -> list[str]:
         return list(self._studies)
@@ -199,6 +219,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         code = score_code(self.scale, score)  # ScoreRefused when off the scale
         rows = await self._rows("SELECT * FROM simrate.web_rate_show(%s, %s, %s, %s, %s)",
                                 (name, cookie, token, slot, code))
+        self.wrote()
         row = rows[0]
         following = None if row[9] is None else web.Slot(int(row[9]), 0, row[10], row[11])
         return Shown(self._study(row[13:]), self._lease(name, row), following)

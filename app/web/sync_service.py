@@ -117,6 +117,8 @@ class SyncService:
             try:
                 async with self.backend.pool.connection() as conn:
                     answer = await _round(conn, params)
+                if answer.get("pushed") and hasattr(self.backend, "wrote"):
+                    self.backend.wrote(answer.get("name"))  # announced after the commit
                 return JSONResponse(answer, headers={"Cache-Control": "no-store"})
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""

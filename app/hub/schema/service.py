@@ -118,6 +118,8 @@ DECLARE
 BEGIN
   SELECT * INTO who FROM simrate.sync_person(p_token);
   PERFORM set_config('simrate.acting_login', who.person_login, true);
+  -- serve announces the round's ratings after the commit (announce_writes, tables.py)
+  PERFORM set_config('simrate.announce_later', simrate.announce_later(), true);
   SELECT a.login, a.acked INTO held, before  -- the one write of replicas (tables.py)
   FROM simrate.ack_replica(p_replica, p_upto, who.person_login) a;
   IF held IS DISTINCT FROM who.person_login THEN  -- (its raise undoes the ack)

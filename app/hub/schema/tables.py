@@ -141,12 +141,35 @@ BEGIN
           FROM simrate.secret LIMIT 1);
 END $$;
 
+-- a mark of this transaction in this backend, made from the secret: sync_round and
+-- web_rate_show set `simrate.announce_later` to it, and the statement triggers of their
+-- transaction then leave the organizers' NOTIFY to serve, which sends it after the commit
+-- (simrate.announce_writes; a notifying commit takes a database-wide lock over its wait
+-- for the disk). No client can make the mark, so none can keep its writes unannounced.
+CREATE OR REPLACE FUNCTION simrate.announce_later() RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  RETURN (SELECT md5(key || ':later:' || pg_backend_pid() || ':' || now())
+          FROM simrate.secret LIMIT 1);
+END $$;
+
+CREATE OR REPLACE FUNCTION simrate.announced_later() RETURNS boolean
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  mark text := current_setting('simrate.announce_later', true);
+BEGIN
+  RETURN coalesce(mark, '') <> '' AND mark = simrate.announce_later();
+END $$;
+REVOKE ALL ON FUNCTION simrate.announced_later(), simrate.announce_later() FROM PUBLIC;
+
 -- items and settings: every role reads them, so everyone may hear of them
 CREATE OR REPLACE FUNCTION simrate.announce() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF TG_TABLE_NAME IN ('items', 'settings') THEN
     PERFORM pg_notify(@channel, TG_TABLE_NAME);
+  ELSIF simrate.announced_later() THEN
+    RETURN NULL;
   END IF;
   PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
   RETURN NULL;
@@ -156,6 +179,9 @@ END $$;
 CREATE OR REPLACE FUNCTION simrate.announce_ratings() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+  IF simrate.announced_later() THEN
+    RETURN NULL;
+  END IF;
   PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
   PERFORM pg_notify(simrate.channel_for(p.login), TG_TABLE_NAME)
   FROM (SELECT DISTINCT annotator FROM changed_rows) c

@@ -141,8 +141,11 @@ RETURNS TABLE (task text, worker text, cookie text, token text, state text, size
                options text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  following text := simrate.web_rate(p_study, p_cookie, p_token, p_slot, p_code);
+  following text;
 BEGIN
+  -- serve announces the rating after the commit (announce_writes, tables.py)
+  PERFORM set_config('simrate.announce_later', simrate.announce_later(), true);
+  following := simrate.web_rate(p_study, p_cookie, p_token, p_slot, p_code);
   RETURN QUERY SELECT v.*, s.* FROM simrate.web_slot(p_study, p_cookie,
     CASE WHEN following = 'done' THEN NULL ELSE following::integer END) v
   CROSS JOIN simrate.web_study(p_study) s;
