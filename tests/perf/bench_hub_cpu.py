@@ -11,6 +11,8 @@ Three ways one rating is stored, each timed as CPU (user and system, from /proc 
   hub's backend that ran it, per round;
 - **web rating**: one call of `simrate.web_rate_show` (the rating and the next page), as
   `simrate serve` sends it for a crowd worker; the hub backend's CPU per rating;
+- in both, serve's announcement of the writes after their commits (`announce_writes`) once
+  every ten ratings: more often than serve makes it under load (once per 0.1 s);
 - **plain file**: the same web rating on a plain project file (`rate_slot` and the next
   slot, in this process): the whole process's CPU per rating, the reference.
 
@@ -73,6 +75,8 @@ def sync_rounds(cluster, folder: Path, n: int) -> float:
                 "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)",
                 (tokens["Ann"], replica, k + 1, json.dumps(rating), json.dumps(marks))))
             answer = cursor.fetchone()[0]
+            if k % 10 == 9:  # serve's announcement after the commits (one per ten here)
+                cursor.execute("SELECT simrate.announce_writes('{Ann}')")
             for table in marks:
                 if answer[table]:
                     marks[table] = answer[table][-1][-1]
@@ -112,6 +116,7 @@ def web_ratings(cluster, folder: Path, n: int) -> float:
             for slot in range(1, 11):
                 conn.execute("SELECT * FROM simrate.web_rate_show('s', %s, %s, %s, %s)",
                              (cookie, token, slot, slot % 5)).fetchall()
+            conn.execute("SELECT simrate.announce_writes('{}')")  # serve's, after the commits
 
         for _ in range(3):
             task()

@@ -98,7 +98,7 @@ __all__ = [
 
 def schema_statements(roles: dict[str, str]) -> list[str]:
     """The SQL that creates (or brings up to date) the schema, run as the owner role."""
-    return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), triggers_sql(),
+    return [fill(TABLES_SQL, roles), fill(FUNCTIONS_SQL, roles), fill(triggers_sql(), roles),
             fill(SECURITY_SQL, roles), fill(later_sql(), roles), fill(LIMITS_SQL, roles),
             raters_sql(roles), *web_statements(roles),
             *service_statements(roles, web_role_names(roles))]

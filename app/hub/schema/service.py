@@ -46,13 +46,16 @@ BEGIN
   RETURN NEW;
 END $$;
 REVOKE ALL ON FUNCTION simrate.sync_acting() FROM PUBLIC;
--- after `stamp` (triggers of one event fire in name order)
+-- after `stamp` (triggers of one event fire in name order); not even called when no
+-- round set the setting (the function still checks who set it)
 DROP TRIGGER IF EXISTS stamp_acting ON simrate.ratings;
 CREATE TRIGGER stamp_acting BEFORE INSERT OR UPDATE ON simrate.ratings
-  FOR EACH ROW EXECUTE FUNCTION simrate.sync_acting();
+  FOR EACH ROW WHEN (coalesce(current_setting('simrate.acting_login', true), '') <> '')
+  EXECUTE FUNCTION simrate.sync_acting();
 DROP TRIGGER IF EXISTS stamp_acting ON simrate.changes;
 CREATE TRIGGER stamp_acting BEFORE INSERT ON simrate.changes
-  FOR EACH ROW EXECUTE FUNCTION simrate.sync_acting();
+  FOR EACH ROW WHEN (coalesce(current_setting('simrate.acting_login', true), '') <> '')
+  EXECUTE FUNCTION simrate.sync_acting();
 
 -- the annotator a token names: (login, name); SR401 when none (revoked, removed, forged)
 CREATE OR REPLACE FUNCTION simrate.sync_person(p_token text, OUT person_login text,
@@ -119,7 +122,7 @@ BEGIN
   SELECT * INTO who FROM simrate.sync_person(p_token);
   PERFORM set_config('simrate.acting_login', who.person_login, true);
   -- serve announces the round's ratings after the commit (announce_writes, tables.py)
-  PERFORM set_config('simrate.announce_later', simrate.announce_later(), true);
+  PERFORM set_config('simrate.announce_later', 'on', true);
   SELECT a.login, a.acked INTO held, before  -- the one write of replicas (tables.py)
   FROM simrate.ack_replica(p_replica, p_upto, who.person_login) a;
   IF held IS DISTINCT FROM who.person_login THEN  -- (its raise undoes the ack)

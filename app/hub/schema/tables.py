@@ -141,35 +141,12 @@ BEGIN
           FROM simrate.secret LIMIT 1);
 END $$;
 
--- a mark of this transaction in this backend, made from the secret: sync_round and
--- web_rate_show set `simrate.announce_later` to it, and the statement triggers of their
--- transaction then leave the organizers' NOTIFY to serve, which sends it after the commit
--- (simrate.announce_writes; a notifying commit takes a database-wide lock over its wait
--- for the disk). No client can make the mark, so none can keep its writes unannounced.
-CREATE OR REPLACE FUNCTION simrate.announce_later() RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  RETURN (SELECT md5(key || ':later:' || pg_backend_pid() || ':' || now())
-          FROM simrate.secret LIMIT 1);
-END $$;
-
-CREATE OR REPLACE FUNCTION simrate.announced_later() RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  mark text := current_setting('simrate.announce_later', true);
-BEGIN
-  RETURN coalesce(mark, '') <> '' AND mark = simrate.announce_later();
-END $$;
-REVOKE ALL ON FUNCTION simrate.announced_later(), simrate.announce_later() FROM PUBLIC;
-
 -- items and settings: every role reads them, so everyone may hear of them
 CREATE OR REPLACE FUNCTION simrate.announce() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF TG_TABLE_NAME IN ('items', 'settings') THEN
     PERFORM pg_notify(@channel, TG_TABLE_NAME);
-  ELSIF simrate.announced_later() THEN
-    RETURN NULL;
   END IF;
   PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
   RETURN NULL;
@@ -179,9 +156,6 @@ END $$;
 CREATE OR REPLACE FUNCTION simrate.announce_ratings() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  IF simrate.announced_later() THEN
-    RETURN NULL;
-  END IF;
   PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
   PERFORM pg_notify(simrate.channel_for(p.login), TG_TABLE_NAME)
   FROM (SELECT DISTINCT annotator FROM changed_rows) c
@@ -299,8 +273,18 @@ STAMPED = ("settings", "items", "annotators", "ratings", "adjudications")
 LOGGED = ("settings", "annotators", "ratings", "adjudications")
 
 
+#: When a statement's NOTIFY is sent in its own transaction: always, unless the hub's own
+#: code (running as the owner role: sync_round, web_rate_show) set `simrate.announce_later`
+#: for it, and serve then announces the writes after the commit (app/web/announcer.py). A
+#: notifying commit holds a database-wide lock over its wait for the disk. A client's own
+#: writes run as its login, so no setting of a client's keeps them unannounced.
+ANNOUNCE_NOW = ("WHEN (current_user::text <> @owner_lit OR "
+                "coalesce(current_setting('simrate.announce_later', true), '') <> 'on')")
+
+
 def triggers_sql() -> str:
-    """Triggers: a sequence stamp on every write, the change log, NOTIFY per statement."""
+    """Triggers: a sequence stamp on every write, the change log, NOTIFY per statement
+    (a template for `fill`)."""
     parts = []
     for table in STAMPED:
         parts.append(f"""
@@ -313,21 +297,22 @@ DROP TRIGGER IF EXISTS announce ON simrate.{table};""")
 DROP TRIGGER IF EXISTS announce_insert ON simrate.ratings;
 CREATE TRIGGER announce_insert AFTER INSERT ON simrate.ratings
   REFERENCING NEW TABLE AS changed_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();
+  FOR EACH STATEMENT @announce_now EXECUTE FUNCTION simrate.announce_ratings();
 DROP TRIGGER IF EXISTS announce_update ON simrate.ratings;
 CREATE TRIGGER announce_update AFTER UPDATE ON simrate.ratings
   REFERENCING NEW TABLE AS changed_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce_ratings();""")
+  FOR EACH STATEMENT @announce_now EXECUTE FUNCTION simrate.announce_ratings();""")
         else:
+            when = "@announce_now " if table in ("annotators", "adjudications") else ""
             parts.append(f"""
 CREATE TRIGGER announce AFTER INSERT OR UPDATE ON simrate.{table}
-  FOR EACH STATEMENT EXECUTE FUNCTION simrate.announce();""")
+  FOR EACH STATEMENT {when}EXECUTE FUNCTION simrate.announce();""")
     for table in LOGGED:
         parts.append(f"""
 DROP TRIGGER IF EXISTS log_change ON simrate.{table};
 CREATE TRIGGER log_change AFTER INSERT OR UPDATE ON simrate.{table}
   FOR EACH ROW EXECUTE FUNCTION simrate.log_change();""")
-    return "\n".join(parts)
+    return "\n".join(parts).replace("@announce_now", ANNOUNCE_NOW)
 
 
 #: The one statement that sets the hub's own settings (`simrate.hub`: version, roles,

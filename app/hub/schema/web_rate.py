@@ -52,18 +52,22 @@ BEGIN
 END $$;
 
 -- one rating (or a correction) for the worker of the task that the cookie and token
--- name: the next unrated slot's number, or 'done'
-CREATE OR REPLACE FUNCTION simrate.web_rate(p_study text, p_cookie text, p_token text,
-                                            p_slot integer, p_code integer)
-RETURNS text
+-- name: the task after it (web_lease_row's columns) and its next unrated slot (NULL: none)
+CREATE OR REPLACE FUNCTION simrate.web_rate_row(p_study text, p_cookie text, p_token text,
+                                                p_slot integer, p_code integer)
+RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
+               rated integer, expires_at double precision, session text, following integer)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
 DECLARE
   t simrate.web_tasks;
   s simrate.web_slots;
   st simrate.web_studies;
   now_ double precision := extract(epoch FROM clock_timestamp());
   took double precision;
-  following integer;
+  n_size integer;
+  n_rated integer;
+  next_slot integer;
   first boolean;
 BEGIN
   SELECT * INTO t FROM simrate.web_tasks w
@@ -115,17 +119,29 @@ BEGIN
       -- longer counts among those without a rating (web_make_room)
       UPDATE simrate.web_tasks w SET first_rated_at = now_, expires_at = CASE
         WHEN w.state = 'leased' THEN w.leased_at + st.lease_minutes * 60 ELSE w.expires_at END
-      WHERE w.study = p_study AND w.task = t.task;
+      WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
     END IF;
   END IF;
-  SELECT min(w.slot) INTO following FROM simrate.web_slots w
-  WHERE w.study = p_study AND w.task = t.task AND w.rated_at IS NULL;
-  IF following IS NULL THEN
+  SELECT count(*)::integer, count(w.rated_at)::integer,
+         min(w.slot) FILTER (WHERE w.rated_at IS NULL)
+  INTO n_size, n_rated, next_slot FROM simrate.web_slots w
+  WHERE w.study = p_study AND w.task = t.task;
+  IF next_slot IS NULL THEN
     UPDATE simrate.web_tasks w SET state = 'done', done_at = coalesce(w.done_at, now_)
-    WHERE w.study = p_study AND w.task = t.task;
-    RETURN 'done';
+    WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
   END IF;
-  RETURN following::text;
+  RETURN QUERY SELECT t.task, t.worker, t.cookie, t.token, t.state, n_size, n_rated,
+                      t.expires_at, t.session, next_slot;
+END $$;
+
+-- the same rating: the next unrated slot's number, or 'done' (serve before web_rate_show)
+CREATE OR REPLACE FUNCTION simrate.web_rate(p_study text, p_cookie text, p_token text,
+                                            p_slot integer, p_code integer)
+RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  RETURN (SELECT coalesce(r.following::text, 'done')
+          FROM simrate.web_rate_row(p_study, p_cookie, p_token, p_slot, p_code) r);
 END $$;
 
 -- one rating and the page that follows it, in one call and one commit: the task after the
@@ -141,14 +157,18 @@ RETURNS TABLE (task text, worker text, cookie text, token text, state text, size
                options text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  following text;
+  r record;
 BEGIN
   -- serve announces the rating after the commit (announce_writes, tables.py)
-  PERFORM set_config('simrate.announce_later', simrate.announce_later(), true);
-  following := simrate.web_rate(p_study, p_cookie, p_token, p_slot, p_code);
-  RETURN QUERY SELECT v.*, s.* FROM simrate.web_slot(p_study, p_cookie,
-    CASE WHEN following = 'done' THEN NULL ELSE following::integer END) v
-  CROSS JOIN simrate.web_study(p_study) s;
+  PERFORM set_config('simrate.announce_later', 'on', true);
+  SELECT * INTO r FROM simrate.web_rate_row(p_study, p_cookie, p_token, p_slot, p_code);
+  RETURN QUERY SELECT r.task, r.worker, r.cookie, r.token, r.state, r.size, r.rated,
+    r.expires_at, r.session, n.slot, n."left", n."right", NULL::integer, s.*
+  FROM simrate.web_study(p_study) s
+  LEFT JOIN LATERAL (
+    SELECT w.slot, i."left", i."right" FROM simrate.web_slots w
+    JOIN simrate.items i ON i.id = w.item_id
+    WHERE w.study = p_study AND w.task = r.task AND w.slot = r.following) n ON true;
 END $$;
 """
 
