@@ -59,3 +59,58 @@ def test_a_person_added_under_a_workers_name_mid_task_stops_the_next_rating(hub,
             conn.execute("SELECT simrate.web_rate('s', %s, %s, %s, 8)",
                           (cookie, token, int(following)))
         assert refused.value.sqlstate == "SR403"
+
+
+UNRATED = ("SELECT count(*)::integer FROM simrate.web_tasks WHERE study = 's' "
+           "AND state = 'leased' AND first_rated_at IS NULL")
+KEPT = "SELECT simrate.web_unrated_count('s')"
+
+
+def _kept_and_counted(conn) -> tuple[int, int]:
+    return conn.execute(KEPT).fetchone()[0], conn.execute(UNRATED).fetchone()[0]
+
+
+def test_the_kept_count_of_tasks_without_a_rating_follows_every_write_of_them(hub, tmp_path):
+    """A start reads the tasks without a rating from a kept count (constant time): it
+    follows leases, first ratings, finished tasks, releases, expiry and rollbacks made on
+    several connections, and a publish counts it afresh."""
+    from simrate.core.project import Project
+    from simrate.hub.team.publish import publish
+
+    path, _ = published_study(hub, tmp_path, items=60, checks=3, per_task=3, n_checks=1)
+    conns = [hub.admin() for _ in range(3)]  # three backends, three shards of the count
+    try:
+        leases = [conns[k % 3].execute(
+            "SELECT cookie, token FROM simrate.web_lease('s', %s, '', '', '')", (f"W{k}",)
+        ).fetchone() for k in range(9)]
+        assert _kept_and_counted(conns[0]) == (9, 9)
+        for k in (0, 4):  # a first rating, on another connection than the lease's
+            cookie, token = leases[k]
+            slot = conns[1].execute("SELECT slot FROM simrate.web_task('s', %s)", (cookie,)
+                                    ).fetchone()[0]
+            conns[(k + 1) % 3].execute("SELECT simrate.web_rate('s', %s, %s, %s, 8)",
+                                       (cookie, token, slot))
+        assert _kept_and_counted(conns[2]) == (7, 7)
+        assert _rate_whole_task(conns[1], "W20") == 4  # leased and finished: no change
+        assert _kept_and_counted(conns[1]) == (7, 7)
+        with pytest.raises(psycopg.errors.DivisionByZero), conns[2].transaction():
+            conns[2].execute("SELECT * FROM simrate.web_lease('s', 'W30', '', '', '')")
+            conns[2].execute("SELECT 1/0")  # the lease rolled back with its transaction
+        conns[0].execute("SELECT simrate.web_release('s', ARRAY(SELECT task FROM "
+                         "simrate.web_tasks WHERE worker = 'W3'), true)")
+        assert _kept_and_counted(conns[0]) == (6, 6)
+        conns[2].execute("SELECT simrate.web_expire('s', 'W5', 1e12)")  # one worker's
+        assert _kept_and_counted(conns[2]) == (5, 5)
+        conns[1].execute("SELECT simrate.web_expire('s', NULL, 1e12)")  # every lease's time
+        assert _kept_and_counted(conns[1]) == (0, 0)
+        conns[0].execute("SELECT * FROM simrate.web_lease('s', 'W40', '', '', '')")
+        conns[0].execute("UPDATE simrate.web_unrated SET n = n + 5 WHERE shard = "
+                         "(SELECT min(shard) FROM simrate.web_unrated)")  # gone wrong
+        assert _kept_and_counted(conns[0]) == (6, 1)
+    finally:
+        for conn in conns:
+            conn.close()
+    with Project.open(path) as project:
+        publish(project, hub.url())
+    with hub.admin() as conn:
+        assert _kept_and_counted(conn) == (1, 1)

@@ -6,9 +6,11 @@ Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postg
 
 Three ways one rating is stored, each timed as CPU (user and system, from /proc or
 `time.process_time`), so that other load on the machine distorts it less than wall time:
-- **sync round**: one call of `simrate.sync_round` with one rating, as `simrate serve`
-  sends it for an annotator's window (one statement, one transaction); the CPU of the
-  hub's backend that ran it, per round;
+- **sync round**: one call of `simrate.sync_round` with one rating (a pair's first), as
+  `simrate serve` sends it for an annotator's window (one statement, one transaction); the
+  CPU of the hub's backend that ran it, per round;
+- **sync edit**: the same with a new score for a pair rated before (the later-edit rule's
+  whole path: the upsert meets the row);
 - **web rating**: one call of `simrate.web_rate_show` (the rating and the next page), as
   `simrate serve` sends it for a crowd worker; the hub backend's CPU per rating;
 - in both, serve's announcement of the writes after their commits (`announce_writes`) once
@@ -47,8 +49,9 @@ def backend_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def sync_rounds(cluster, folder: Path, n: int) -> float:
-    """ms of hub backend CPU per sync round carrying one rating."""
+def sync_rounds(cluster, folder: Path, n: int, edits: bool = False) -> float:
+    """ms of hub backend CPU per sync round carrying one rating: a pair's first rating,
+    or (`edits`) a new score for a pair rated before."""
     import psycopg
 
     from simrate.core.project import Project
@@ -56,12 +59,13 @@ def sync_rounds(cluster, folder: Path, n: int) -> float:
     from tests.hub.hubs import Hub
     from tests.hub.servicehub import service_team
 
-    hub = Hub(cluster, "cpu", folder)
+    hub = Hub(cluster, "cpuedit" if edits else "cpu", folder)
     os.environ["PGPASSFILE"] = str(hub.passfile)
-    path, _logins, tokens = service_team(hub, folder, {"Ann": "annotator"}, n_items=50)
+    path, _logins, tokens = service_team(hub, folder, {"Ann": "annotator"},
+                                         n_items=50 if edits else n + 40)
     with Project.open(path) as project:
         url = web_url(project)
-    with psycopg.connect(cluster.admin_dsn("cpu")) as admin:
+    with psycopg.connect(cluster.admin_dsn(hub.name)) as admin:
         items = [r[0] for r in admin.execute("SELECT id FROM simrate.items ORDER BY id")]
     replica, marks = str(uuid.uuid4()), {"settings": 0, "items": 0, "ratings": 0}
     with psycopg.connect(url, autocommit=True, prepare_threshold=None) as conn:
@@ -163,17 +167,20 @@ def main() -> None:
     parser.add_argument("--ratings", type=int, default=600, help="ratings per way and run")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each way")
     opts = parser.parse_args()
-    figures: dict[str, list[float]] = {"sync round": [], "web rating": [], "plain file": []}
+    figures: dict[str, list[float]] = {"sync round": [], "sync edit": [], "web rating": [],
+                                       "plain file": []}
     for _ in range(opts.repeats):
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
             figures["plain file"].append(plain_file(Path(tmp), opts.ratings))
         with throwaway_cluster("bench_hub_cpu") as cluster, \
                 tempfile.TemporaryDirectory() as tmp:
-            for part in (tmp, f"{tmp}/a", f"{tmp}/b"):
+            for part in (tmp, f"{tmp}/a", f"{tmp}/b", f"{tmp}/c"):
                 os.makedirs(part, exist_ok=True)
                 os.chmod(part, 0o755)  # the server (another user when root) reads them
             figures["sync round"].append(sync_rounds(cluster, Path(tmp) / "a", opts.ratings))
+            figures["sync edit"].append(sync_rounds(cluster, Path(tmp) / "c", opts.ratings,
+                                                    edits=True))
             figures["web rating"].append(web_ratings(cluster, Path(tmp) / "b", opts.ratings))
     plain = statistics.median(figures["plain file"])
     print(f"CPU per rating, median of {opts.repeats} runs of {opts.ratings} ratings "

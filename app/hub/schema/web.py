@@ -82,6 +82,53 @@ WHERE t.first_rated_at IS NULL AND r.study = t.study AND r.task = t.task;
 CREATE INDEX IF NOT EXISTS web_tasks_unrated ON simrate.web_tasks (study, address)
   WHERE state = 'leased' AND first_rated_at IS NULL;
 CREATE INDEX IF NOT EXISTS web_pool_checks ON simrate.web_pool (study) WHERE is_check;
+-- the tasks leased and still without a rating, counted per study in shards, one per
+-- server connection (so that concurrent writers seldom meet on a row): a start sums one
+-- row per connection that ever wrote, however many tasks are open (web_make_room). Kept by the triggers below
+-- alone, counted afresh from the tasks at every publish.
+CREATE TABLE IF NOT EXISTS simrate.web_unrated (
+    study text NOT NULL, shard integer NOT NULL, n integer NOT NULL,
+    PRIMARY KEY (study, shard));
+REVOKE ALL ON simrate.web_unrated FROM PUBLIC;
+CREATE OR REPLACE FUNCTION simrate.web_count_unrated() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  delta integer := CASE TG_OP WHEN 'INSERT' THEN 1 WHEN 'DELETE' THEN -1
+                   WHEN 'UPDATE' THEN CASE WHEN NEW.state = 'leased'
+                     AND NEW.first_rated_at IS NULL THEN 1 ELSE -1 END END;
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM simrate.web_unrated;
+  ELSE
+    INSERT INTO simrate.web_unrated AS u (study, shard, n)
+    VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.study ELSE NEW.study END,
+            pg_backend_pid() % 1024, delta)
+    ON CONFLICT (study, shard) DO UPDATE SET n = u.n + EXCLUDED.n;
+  END IF;
+  RETURN NULL;
+END $$;
+REVOKE ALL ON FUNCTION simrate.web_count_unrated() FROM PUBLIC;
+DROP TRIGGER IF EXISTS count_unrated_insert ON simrate.web_tasks;
+CREATE TRIGGER count_unrated_insert AFTER INSERT ON simrate.web_tasks FOR EACH ROW
+  WHEN (NEW.state = 'leased' AND NEW.first_rated_at IS NULL)
+  EXECUTE FUNCTION simrate.web_count_unrated();
+DROP TRIGGER IF EXISTS count_unrated_update ON simrate.web_tasks;
+CREATE TRIGGER count_unrated_update AFTER UPDATE ON simrate.web_tasks FOR EACH ROW
+  WHEN ((OLD.state = 'leased' AND OLD.first_rated_at IS NULL)
+        IS DISTINCT FROM (NEW.state = 'leased' AND NEW.first_rated_at IS NULL))
+  EXECUTE FUNCTION simrate.web_count_unrated();
+DROP TRIGGER IF EXISTS count_unrated_delete ON simrate.web_tasks;
+CREATE TRIGGER count_unrated_delete AFTER DELETE ON simrate.web_tasks FOR EACH ROW
+  WHEN (OLD.state = 'leased' AND OLD.first_rated_at IS NULL)
+  EXECUTE FUNCTION simrate.web_count_unrated();
+DROP TRIGGER IF EXISTS count_unrated_truncate ON simrate.web_tasks;
+CREATE TRIGGER count_unrated_truncate AFTER TRUNCATE ON simrate.web_tasks
+  FOR EACH STATEMENT EXECUTE FUNCTION simrate.web_count_unrated();
+-- (the triggers' DDL holds every writer of the tasks off until this transaction ends)
+DELETE FROM simrate.web_unrated;
+INSERT INTO simrate.web_unrated (study, shard, n)
+SELECT t.study, 0, count(*) FROM simrate.web_tasks t
+WHERE t.state = 'leased' AND t.first_rated_at IS NULL GROUP BY t.study;
 """
 
 WEB_FUNCTIONS_SQL = r"""

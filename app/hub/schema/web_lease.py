@@ -141,6 +141,16 @@ BEGIN
                                     / greatest(1, st.per_task)) * @share))::integer;
 END $$;
 
+-- the tasks of a study leased and still without a rating (web.py: web_unrated)
+CREATE OR REPLACE FUNCTION simrate.web_unrated_count(p_study text)
+RETURNS integer LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN (SELECT coalesce(sum(u.n), 0)::integer FROM simrate.web_unrated u
+          WHERE u.study = p_study);
+END $$;
+REVOKE ALL ON FUNCTION simrate.web_unrated_count(text) FROM PUBLIC;
+
 -- the limits on tasks without a rating (crowdweb/flood.py): per address, and in total a share
 -- of the study's tasks, the oldest of which is given up once it had its time
 CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
@@ -156,8 +166,7 @@ BEGIN
         AND t.first_rated_at IS NULL) >= @per_address THEN
     PERFORM @refuse:address_full;
   END IF;
-  SELECT count(*) INTO unrated FROM simrate.web_tasks t
-  WHERE t.study = st.name AND t.state = 'leased' AND t.first_rated_at IS NULL;
+  unrated := simrate.web_unrated_count(st.name);
   IF unrated < @least THEN
     RETURN;
   END IF;
@@ -170,8 +179,7 @@ BEGIN
   END IF;
   -- near the cap, the study's starts one at a time (counted again once the lock is held)
   PERFORM pg_advisory_xact_lock(@web_lock, hashtext('room|' || st.name));
-  SELECT count(*) INTO unrated FROM simrate.web_tasks t
-  WHERE t.study = st.name AND t.state = 'leased' AND t.first_rated_at IS NULL;
+  unrated := simrate.web_unrated_count(st.name);
   IF unrated < simrate.web_unrated_cap(st) THEN
     RETURN;
   END IF;

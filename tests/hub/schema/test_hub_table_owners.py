@@ -40,6 +40,7 @@ OWNERS: dict[str, frozenset[str]] = {
     "sync_tokens": frozenset({"hub/schema/service.py"}),
     "web_flushes": frozenset({"hub/schema/durable.py"}),
     "web_studies": WEB, "web_tasks": WEB, "web_slots": WEB, "web_pool": WEB,
+    "web_unrated": frozenset({"hub/schema/web.py"}),  # web_count_unrated, the recount
 }
 #: The routes that write ratings, each through the one door.
 RATING_ROUTES = ("hub/link/push_others.py", "hub/schema/service.py",
