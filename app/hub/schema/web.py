@@ -82,9 +82,9 @@ WHERE t.first_rated_at IS NULL AND r.study = t.study AND r.task = t.task;
 CREATE INDEX IF NOT EXISTS web_tasks_unrated ON simrate.web_tasks (study, address)
   WHERE state = 'leased' AND first_rated_at IS NULL;
 CREATE INDEX IF NOT EXISTS web_pool_checks ON simrate.web_pool (study) WHERE is_check;
--- the tasks leased and still without a rating, counted per study in shards, one per
--- server connection (so that concurrent writers seldom meet on a row): a start sums one
--- row per connection that ever wrote, however many tasks are open (web_make_room). Kept by the triggers below
+-- the tasks leased and still without a rating, counted per study in 128 shards chosen by
+-- the server connection (so that concurrent writers seldom meet on a row): a start sums
+-- at most 128 rows, however many tasks are open (web_make_room). Kept by the triggers below
 -- alone, counted afresh from the tasks at every publish.
 CREATE TABLE IF NOT EXISTS simrate.web_unrated (
     study text NOT NULL, shard integer NOT NULL, n integer NOT NULL,
@@ -102,7 +102,7 @@ BEGIN
   ELSE
     INSERT INTO simrate.web_unrated AS u (study, shard, n)
     VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.study ELSE NEW.study END,
-            pg_backend_pid() % 1024, delta)
+            pg_backend_pid() % 128, delta)
     ON CONFLICT (study, shard) DO UPDATE SET n = u.n + EXCLUDED.n;
   END IF;
   RETURN NULL;
