@@ -25,6 +25,7 @@ tests/docs/test_pictures.py renders them afresh and fails when a committed one h
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import sys
 import tempfile
@@ -401,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", action="store_true",
                         help="make the documentation's committed pictures in docs/images")
     args = parser.parse_args(argv)
+    faulthandler.enable()  # a crash in Qt names the Python line it came from
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     paths = (render_docs() if args.docs
              else render_all(Path(args.out), tuple(args.size or SIZES)))
