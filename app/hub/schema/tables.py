@@ -153,13 +153,21 @@ BEGIN
 END $$;
 
 -- ratings: the organizers, and the annotators whose ratings these are, each on their own
+-- (the news of ratings named by their raters; serve calls it after the commits of its
+-- quiet calls, web_rate_show and sync_round: web.py grants it to the web role)
+CREATE OR REPLACE FUNCTION simrate.announce_writes(p_names text[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM pg_notify(simrate.channel_for('*organizers'), 'ratings');
+  PERFORM pg_notify(simrate.channel_for(p.login), 'ratings')
+  FROM simrate.people p WHERE p.annotator = ANY (coalesce(p_names, '{}'));
+END $$;
+REVOKE ALL ON FUNCTION simrate.announce_writes(text[]) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION simrate.announce_ratings() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-  PERFORM pg_notify(simrate.channel_for('*organizers'), TG_TABLE_NAME);
-  PERFORM pg_notify(simrate.channel_for(p.login), TG_TABLE_NAME)
-  FROM (SELECT DISTINCT annotator FROM changed_rows) c
-  JOIN simrate.people p ON p.annotator = c.annotator;
+  PERFORM simrate.announce_writes(ARRAY(SELECT DISTINCT annotator FROM changed_rows));
   RETURN NULL;
 END $$;
 

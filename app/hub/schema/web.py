@@ -201,16 +201,7 @@ REVOKE ALL ON FUNCTION simrate.web_study(text), simrate.web_lease_row(text, text
   simrate.web_set_study(text, integer, integer, integer, double precision, text, boolean,
                         text[], text, text, text),
   simrate.web_login(text) FROM PUBLIC;
--- serve's announcement, after their commits, of the ratings its quiet calls stored
--- (web_rate_show, sync_round): the organizers' channel, and each named person's own
-CREATE OR REPLACE FUNCTION simrate.announce_writes(p_names text[]) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  PERFORM pg_notify(simrate.channel_for('*organizers'), 'ratings');
-  PERFORM pg_notify(simrate.channel_for(p.login), 'ratings')
-  FROM simrate.people p WHERE p.annotator = ANY (coalesce(p_names, '{}'));
-END $$;
-REVOKE ALL ON FUNCTION simrate.announce_writes(text[]) FROM PUBLIC;
+-- serve announces the ratings of its quiet calls after their commits (tables.py)
 GRANT EXECUTE ON FUNCTION simrate.announce_writes(text[]) TO @web;
 GRANT EXECUTE ON FUNCTION simrate.web_study(text),
   simrate.web_lease(text, text, text, text, text), simrate.web_task(text, text),
