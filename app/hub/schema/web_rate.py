@@ -52,7 +52,10 @@ BEGIN
 END $$;
 
 -- one rating (or a correction) for the worker of the task that the cookie and token
--- name: the task after it (web_lease_row's columns) and its next unrated slot (NULL: none)
+-- name: the task after it (web_lease_row's columns) and its next unrated slot (NULL: none).
+-- The task's row is locked first, so its slots are read once, before the writes: the
+-- slot, the task's counts and its next unrated slot but this one (after the rating, the
+-- next of all).
 CREATE OR REPLACE FUNCTION simrate.web_rate_row(p_study text, p_cookie text, p_token text,
                                                 p_slot integer, p_code integer)
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
@@ -61,14 +64,10 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
   t simrate.web_tasks;
-  s simrate.web_slots;
   st simrate.web_studies;
   now_ double precision := extract(epoch FROM clock_timestamp());
+  s record;
   took double precision;
-  n_size integer;
-  n_rated integer;
-  next_slot integer;
-  first boolean;
 BEGIN
   SELECT * INTO t FROM simrate.web_tasks w
   WHERE w.study = p_study AND w.cookie = p_cookie FOR UPDATE;
@@ -79,7 +78,18 @@ BEGIN
   IF t.state NOT IN ('leased', 'done') OR t.expires_at <= now_ THEN
     PERFORM @refuse:time_out;
   END IF;
-  SELECT * INTO s FROM simrate.web_slots w
+  SELECT w.item_id, w.rated_at, a.n_size, a.n_rated, a.last_at, a.following,
+         EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) AS person,
+         w.rated_at IS NULL AND EXISTS (SELECT 1 FROM simrate.ratings r
+                                        WHERE r.item_id = w.item_id
+                                          AND r.annotator = t.worker) AS rated_before
+  INTO s
+  FROM simrate.web_slots w,
+       LATERAL (SELECT count(*)::integer AS n_size, count(o.rated_at)::integer AS n_rated,
+                       max(o.rated_at) AS last_at,
+                       min(o.slot) FILTER (WHERE o.rated_at IS NULL AND o.slot <> p_slot)
+                         AS following
+                FROM simrate.web_slots o WHERE o.study = p_study AND o.task = t.task) a
   WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
   IF NOT FOUND THEN
     PERFORM @refuse:no_slot;
@@ -87,7 +97,7 @@ BEGIN
   IF p_code IS NULL THEN
     PERFORM @refuse:score;
   END IF;
-  IF EXISTS (SELECT 1 FROM simrate.people p WHERE p.annotator = t.worker) THEN
+  IF s.person THEN
     PERFORM @refuse:person;
   END IF;
   IF s.rated_at IS NOT NULL THEN  -- a correction: the later edit wins (put_rating, the door)
@@ -96,16 +106,12 @@ BEGIN
     FROM simrate.ratings r
     WHERE r.item_id = s.item_id AND r.annotator = t.worker AND r.code IS DISTINCT FROM p_code;
   ELSE
-    IF EXISTS (SELECT 1 FROM simrate.ratings r WHERE r.item_id = s.item_id
-               AND r.annotator = t.worker) THEN
+    IF s.rated_before THEN
       PERFORM @refuse:rated;
     END IF;
-    SELECT max(w.rated_at) INTO took FROM simrate.web_slots w
-    WHERE w.study = p_study AND w.task = t.task;
-    first := took IS NULL;  -- no slot of the task rated yet
-    took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(took, t.leased_at)))
+    took := round(greatest(0, now_ - greatest(t.leased_at, coalesce(s.last_at, t.leased_at)))
                   ::numeric, 3);
-    IF first THEN
+    IF s.n_rated = 0 THEN
       -- once per task: the worker's row, of kind crowd, then stays (no kind changes, no
       -- row is deleted), and a person of that name is refused above at every rating
       PERFORM simrate.web_worker_name(t.worker);  -- one namespace: SR403 for another kind's
@@ -114,24 +120,26 @@ BEGIN
     PERFORM simrate.put_rating(s.item_id, t.worker, p_code, '', false, took, now_);
     UPDATE simrate.web_slots w SET rated_at = now_, seconds = took
     WHERE w.study = p_study AND w.task = t.task AND w.slot = p_slot;
-    IF first THEN
+    IF s.n_rated = 0 OR s.following IS NULL THEN
       -- the first rating: the lease runs its full length from its start, and the task no
-      -- longer counts among those without a rating (web_make_room)
-      UPDATE simrate.web_tasks w SET first_rated_at = now_, expires_at = CASE
-        WHEN w.state = 'leased' THEN w.leased_at + st.lease_minutes * 60 ELSE w.expires_at END
+      -- longer counts among those without a rating (web_make_room); the last: done
+      UPDATE simrate.web_tasks w SET
+        first_rated_at = CASE WHEN s.n_rated = 0 THEN now_ ELSE w.first_rated_at END,
+        expires_at = CASE WHEN s.n_rated = 0 AND w.state = 'leased'
+                          THEN w.leased_at + st.lease_minutes * 60 ELSE w.expires_at END,
+        state = CASE WHEN s.following IS NULL THEN 'done' ELSE w.state END,
+        done_at = CASE WHEN s.following IS NULL THEN coalesce(w.done_at, now_)
+                       ELSE w.done_at END
       WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
     END IF;
+    s.n_rated := s.n_rated + 1;
   END IF;
-  SELECT count(*)::integer, count(w.rated_at)::integer,
-         min(w.slot) FILTER (WHERE w.rated_at IS NULL)
-  INTO n_size, n_rated, next_slot FROM simrate.web_slots w
-  WHERE w.study = p_study AND w.task = t.task;
-  IF next_slot IS NULL THEN
+  IF s.following IS NULL AND t.state <> 'done' THEN  -- a correction of a finished task
     UPDATE simrate.web_tasks w SET state = 'done', done_at = coalesce(w.done_at, now_)
     WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
   END IF;
-  RETURN QUERY SELECT t.task, t.worker, t.cookie, t.token, t.state, n_size, n_rated,
-                      t.expires_at, t.session, next_slot;
+  RETURN QUERY SELECT t.task, t.worker, t.cookie, t.token, t.state, s.n_size, s.n_rated,
+                      t.expires_at, t.session, s.following;
 END $$;
 
 -- the same rating: the next unrated slot's number, or 'done' (serve before web_rate_show)
@@ -159,16 +167,20 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   r record;
 BEGIN
-  -- serve announces the rating after the commit (announce_writes, tables.py)
+  -- serve announces the rating after the commit (announce_writes, tables.py); the
+  -- setting ends with the call (the function has a SET clause)
   PERFORM set_config('simrate.announce_later', 'on', true);
   SELECT * INTO r FROM simrate.web_rate_row(p_study, p_cookie, p_token, p_slot, p_code);
   RETURN QUERY SELECT r.task, r.worker, r.cookie, r.token, r.state, r.size, r.rated,
-    r.expires_at, r.session, n.slot, n."left", n."right", NULL::integer, s.*
-  FROM simrate.web_study(p_study) s
+    r.expires_at, r.session, n.slot, n."left", n."right", NULL::integer, s.name, s.per_task,
+    s.checks, s.per_item, s.lease_minutes, s.completion_url, s.code, s.secret, s.open,
+    s.options
+  FROM simrate.web_studies s
   LEFT JOIN LATERAL (
     SELECT w.slot, i."left", i."right" FROM simrate.web_slots w
     JOIN simrate.items i ON i.id = w.item_id
-    WHERE w.study = p_study AND w.task = r.task AND w.slot = r.following) n ON true;
+    WHERE w.study = p_study AND w.task = r.task AND w.slot = r.following) n ON true
+  WHERE s.name = p_study;
 END $$;
 """
 
