@@ -34,9 +34,15 @@ EDITED = {
     "annotators": ("excluded_at", "excluded", "", "columns", "exclusions_refused"),
 }
 #: Each table's trigger keeps its name: BEFORE triggers run in name order (check_scale,
-#: keep_later_*, rating_rater, stamp, stamp_acting).
+#: keep_later_*, rating_rater, stamp, stamp_acting). It fires on every update; a second
+#: one, `<name>_ahead`, on an insert only when the edit time is ahead of the hub's clock
+#: (the one thing the rule does to a new row), so a new row calls no function for it.
 TRIGGERS = {"ratings": "keep_later_edit", "adjudications": "keep_later_verdict",
             "annotators": "keep_later_exclusion"}
+
+#: An edit time ahead of the hub's clock by more than the allowance (`{stamp}`: the edit
+#: time's expression), in the rule and in the insert trigger's WHEN.
+AHEAD = "{stamp} > extract(epoch FROM clock_timestamp()) + @max_lead"
 
 RULE_SQL = """
 ALTER TABLE simrate.annotators ADD COLUMN IF NOT EXISTS excluded_at double precision
@@ -54,7 +60,7 @@ DECLARE
   k text;
   changed boolean := false;
 BEGIN
-  IF (n ->> stamp)::float8 > hub_now + @max_lead THEN
+  IF @ahead THEN
     n := jsonb_set(n, ARRAY[stamp], to_jsonb(hub_now));
     NEW := jsonb_populate_record(NEW, n);
   END IF;
@@ -158,15 +164,20 @@ VERDICT_SIGNATURE = ("simrate.put_verdict(text, integer, text, text, double prec
 
 def _trigger(table: str) -> str:
     name, args = TRIGGERS[table], ", ".join(f"'{a}'" for a in EDITED[table])
+    ahead = AHEAD.format(stamp=f"NEW.{EDITED[table][0]}")
     return (f"DROP TRIGGER IF EXISTS {name} ON simrate.{table};\n"
-            f"CREATE TRIGGER {name} BEFORE INSERT OR UPDATE ON simrate.{table}\n"
-            f"  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later({args});")
+            f"CREATE TRIGGER {name} BEFORE UPDATE ON simrate.{table}\n"
+            f"  FOR EACH ROW EXECUTE FUNCTION simrate.keep_later({args});\n"
+            f"DROP TRIGGER IF EXISTS {name}_ahead ON simrate.{table};\n"
+            f"CREATE TRIGGER {name}_ahead BEFORE INSERT ON simrate.{table}\n"
+            f"  FOR EACH ROW WHEN ({ahead}) EXECUTE FUNCTION simrate.keep_later({args});")
 
 
 def later_sql() -> str:
     """The rule's function, its trigger on each edited table, and the doors of ratings
     and verdicts (a template for `fill`: run as the owner role, after the tables)."""
-    rule = RULE_SQL.replace("@triggers", "\n".join(_trigger(t) for t in EDITED))
+    rule = (RULE_SQL.replace("@ahead", AHEAD.format(stamp="(n ->> stamp)::float8"))
+            .replace("@triggers", "\n".join(_trigger(t) for t in EDITED)))
     doors = (DOORS_SQL.replace("@rating_sig", RATING_SIGNATURE)
              .replace("@verdict_sig", VERDICT_SIGNATURE))
     return rule + doors

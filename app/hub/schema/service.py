@@ -117,6 +117,7 @@ DECLARE
   held text;
   before bigint;
   pushed integer := 0;
+  cap bigint;
   r record;
 BEGIN
   SELECT * INTO who FROM simrate.sync_person(p_token);
@@ -137,27 +138,33 @@ BEGIN
       coalesce(r.skipped, false), r.seconds, r.updated_at, coalesce(r.undo, false),
       (r.seen ->> 0)::integer, r.seen ->> 1, (r.seen ->> 2)::boolean);
   END LOOP;
+  -- one cap for the three pulls: taken before their reads, so it is at or below each
+  -- one's own (a transaction under it ended before any of them began)
+  cap := simrate.pull_cap();
   RETURN jsonb_build_object(
     'name', who.person, 'login', who.person_login, 'acked', before, 'pushed', pushed,
     'project_uuid', (SELECT value FROM simrate.hub WHERE key = 'project_uuid'),
     'hub_schema', (SELECT value FROM simrate.hub WHERE key = 'hub_schema'),
     'clock', extract(epoch FROM clock_timestamp()),
-    'refused', simrate.sync_refused(who.person, p_ratings),
+    -- a rating written is the hub's value (put_rating counts it): none is refused when
+    -- every one pushed was written
+    'refused', CASE WHEN pushed < jsonb_array_length(coalesce(p_ratings, '[]'))
+                    THEN simrate.sync_refused(who.person, p_ratings) ELSE '[]' END,
     'settings', (SELECT coalesce(jsonb_agg(jsonb_build_array(key, value, seq) ORDER BY seq),
                                  '[]') FROM (
       SELECT key, value, seq FROM simrate.settings
       WHERE seq > coalesce((p_marks ->> 'settings')::bigint, 0)
-        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) s),
+        AND seq < cap ORDER BY seq LIMIT @page) s),
     'items', (SELECT coalesce(jsonb_agg(jsonb_build_array(id, "left", "right", dataset, genre,
                                         NULL, NULL, '', seq) ORDER BY seq), '[]') FROM (
       SELECT id, "left", "right", dataset, genre, seq FROM simrate.items
       WHERE seq > coalesce((p_marks ->> 'items')::bigint, 0)
-        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) i),
+        AND seq < cap ORDER BY seq LIMIT @page) i),
     'ratings', (SELECT coalesce(jsonb_agg(jsonb_build_array(item_id, annotator, code, note,
                 skipped, seconds, updated_at, seq) ORDER BY seq), '[]') FROM (
       SELECT * FROM simrate.ratings WHERE annotator = who.person
         AND seq > coalesce((p_marks ->> 'ratings')::bigint, 0)
-        AND seq < simrate.pull_cap() ORDER BY seq LIMIT @page) g));
+        AND seq < cap ORDER BY seq LIMIT @page) g));
 END $$;
 
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed
