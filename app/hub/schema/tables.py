@@ -103,13 +103,20 @@ REVOKE ALL ON FUNCTION simrate.log_refused(text, text, text, jsonb, jsonb) FROM 
 CREATE OR REPLACE FUNCTION simrate.ack_replica(p_replica uuid, p_upto bigint,
                                                p_login text DEFAULT NULL)
 RETURNS TABLE (acked bigint, login text) LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 BEGIN
-  INSERT INTO simrate.replicas AS r (replica, login)
-  VALUES (p_replica, coalesce(p_login, session_user)) ON CONFLICT (replica) DO NOTHING;
-  RETURN QUERY SELECT r.acked, r.login FROM simrate.replicas r WHERE r.replica = p_replica
-    FOR UPDATE;
-  UPDATE simrate.replicas r SET acked = GREATEST(r.acked, p_upto), last_seen = now()
-  WHERE r.replica = p_replica;
+  FOR attempt IN 1..2 LOOP  -- a known replica: one statement; a new one: made, then raised
+    RETURN QUERY
+    WITH before AS (SELECT r.replica, r.acked, r.login FROM simrate.replicas r
+                    WHERE r.replica = p_replica FOR UPDATE),
+         raised AS (UPDATE simrate.replicas r SET acked = GREATEST(r.acked, p_upto),
+                                                  last_seen = now()
+                    FROM before b WHERE r.replica = b.replica RETURNING 1)
+    SELECT b.acked, b.login FROM before b;
+    EXIT WHEN FOUND OR attempt = 2;
+    INSERT INTO simrate.replicas AS r (replica, login)
+    VALUES (p_replica, coalesce(p_login, session_user)) ON CONFLICT (replica) DO NOTHING;
+  END LOOP;
 END $$;
 
 CREATE OR REPLACE FUNCTION simrate.stamp() RETURNS trigger
