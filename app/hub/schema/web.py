@@ -194,7 +194,6 @@ REVOKE ALL ON FUNCTION simrate.web_study(text), simrate.web_lease_row(text, text
   simrate.web_lease(text, text, text, text, text),
   simrate.web_task(text, text), simrate.web_slot(text, text, integer),
   simrate.web_rate(text, text, text, integer, integer),
-  simrate.web_rate_row(text, text, text, integer, integer),
   simrate.web_rate_show(text, text, text, integer, integer),
   simrate.web_check_study(text, integer, integer, integer, double precision, text, text,
                           text, text),

@@ -51,15 +51,21 @@ BEGIN
   WHERE t.study = p_study AND t.cookie = p_cookie;
 END $$;
 
--- one rating (or a correction) for the worker of the task that the cookie and token
--- name: the task after it (web_lease_row's columns) and its next unrated slot (NULL: none).
--- The task's row is locked first, so its slots are read once, before the writes: the
--- slot, the task's counts and its next unrated slot but this one (after the rating, the
--- next of all).
-CREATE OR REPLACE FUNCTION simrate.web_rate_row(p_study text, p_cookie text, p_token text,
-                                                p_slot integer, p_code integer)
+-- one rating (or a correction) for the worker of the task that the cookie and token name,
+-- and the page that follows it, in one call and one commit: the task after the rating,
+-- its next unrated slot with that item's texts (NULL when none is left), and the study
+-- (serve renders the next page from this row alone). The task's row is locked first, so
+-- its slots are read once, before the writes: the slot, the task's counts and its next
+-- unrated slot but this one (after the rating, the next of all).
+DROP FUNCTION IF EXISTS simrate.web_rate_row(text, text, text, integer, integer);
+CREATE OR REPLACE FUNCTION simrate.web_rate_show(p_study text, p_cookie text, p_token text,
+                                                 p_slot integer, p_code integer)
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
-               rated integer, expires_at double precision, session text, following integer)
+               rated integer, expires_at double precision, session text, slot integer,
+               item_left text, item_right text, code integer, name text, per_task integer,
+               checks integer, per_item integer, lease_minutes double precision,
+               completion_url text, study_code text, secret text, open boolean,
+               options text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
@@ -69,6 +75,9 @@ DECLARE
   s record;
   took double precision;
 BEGIN
+  -- serve announces the rating after the commit (announce_writes, tables.py); the
+  -- setting ends with the call (the function has a SET clause)
+  PERFORM set_config('simrate.announce_later', 'on', true);
   SELECT * INTO t FROM simrate.web_tasks w
   WHERE w.study = p_study AND w.cookie = p_cookie FOR UPDATE;
   IF NOT FOUND OR t.token IS DISTINCT FROM p_token THEN
@@ -139,48 +148,27 @@ BEGIN
     WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
   END IF;
   RETURN QUERY SELECT t.task, t.worker, t.cookie, t.token, t.state, s.n_size, s.n_rated,
-                      t.expires_at, t.session, s.following;
+    t.expires_at, t.session, n.slot, n."left", n."right", NULL::integer, st.name,
+    st.per_task, st.checks, st.per_item, st.lease_minutes, st.completion_url, st.code,
+    st.secret, st.open, st.options
+  FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
+    SELECT w.slot, i."left", i."right" FROM simrate.web_slots w
+    JOIN simrate.items i ON i.id = w.item_id
+    WHERE w.study = p_study AND w.task = t.task AND w.slot = s.following) n ON true;
 END $$;
 
--- the same rating: the next unrated slot's number, or 'done' (serve before web_rate_show)
+-- the same rating for a serve made before web_rate_show: the next unrated slot's number,
+-- or 'done'; its news sent in its own transaction, as that serve expects
 CREATE OR REPLACE FUNCTION simrate.web_rate(p_study text, p_cookie text, p_token text,
                                             p_slot integer, p_code integer)
 RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  RETURN (SELECT coalesce(r.following::text, 'done')
-          FROM simrate.web_rate_row(p_study, p_cookie, p_token, p_slot, p_code) r);
-END $$;
-
--- one rating and the page that follows it, in one call and one commit: the task after the
--- rating, its next unrated slot with that item's texts (NULL when none is left), and the
--- study (serve renders the next page from this row alone)
-CREATE OR REPLACE FUNCTION simrate.web_rate_show(p_study text, p_cookie text, p_token text,
-                                                 p_slot integer, p_code integer)
-RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
-               rated integer, expires_at double precision, session text, slot integer,
-               item_left text, item_right text, code integer, name text, per_task integer,
-               checks integer, per_item integer, lease_minutes double precision,
-               completion_url text, study_code text, secret text, open boolean,
-               options text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   r record;
 BEGIN
-  -- serve announces the rating after the commit (announce_writes, tables.py); the
-  -- setting ends with the call (the function has a SET clause)
-  PERFORM set_config('simrate.announce_later', 'on', true);
-  SELECT * INTO r FROM simrate.web_rate_row(p_study, p_cookie, p_token, p_slot, p_code);
-  RETURN QUERY SELECT r.task, r.worker, r.cookie, r.token, r.state, r.size, r.rated,
-    r.expires_at, r.session, n.slot, n."left", n."right", NULL::integer, s.name, s.per_task,
-    s.checks, s.per_item, s.lease_minutes, s.completion_url, s.code, s.secret, s.open,
-    s.options
-  FROM simrate.web_studies s
-  LEFT JOIN LATERAL (
-    SELECT w.slot, i."left", i."right" FROM simrate.web_slots w
-    JOIN simrate.items i ON i.id = w.item_id
-    WHERE w.study = p_study AND w.task = r.task AND w.slot = r.following) n ON true
-  WHERE s.name = p_study;
+  SELECT * INTO r FROM simrate.web_rate_show(p_study, p_cookie, p_token, p_slot, p_code);
+  PERFORM simrate.announce_writes(ARRAY[r.worker]);
+  RETURN coalesce(r.slot::text, 'done');
 END $$;
 """
 
