@@ -231,6 +231,7 @@ DECLARE
   now_ double precision := extract(epoch FROM clock_timestamp());
   live simrate.web_tasks;
   picked text[];
+  held text[];
   checks_ text[];
   slot_items text[];
   slot_checks boolean[];
@@ -276,15 +277,18 @@ BEGIN
     PERFORM @refuse:person;
   END IF;
   PERFORM simrate.web_make_room(st, p_address, now_);
+  -- the pairs of the worker's live tasks in other studies (mostly none), read apart: the
+  -- pick is planned again at each start (its plan depends on the study's sizes), and
+  -- with two tables fewer that takes 0.15 ms, not 0.35 (1,000 pairs, 100 starts)
+  held := ARRAY(SELECT s.item_id FROM simrate.web_tasks t JOIN simrate.web_slots s
+                ON s.study = t.study AND s.task = t.task
+                WHERE t.worker = p_worker AND t.state = 'leased');
   SELECT array_agg(q.item_id ORDER BY q.used, q.rank) INTO picked FROM (
     SELECT p.item_id, p.used, p.rank FROM simrate.web_pool p
     WHERE p.study = p_study AND NOT p.is_check AND p.used < st.per_item
       AND NOT EXISTS (SELECT 1 FROM simrate.ratings r
                       WHERE r.item_id = p.item_id AND r.annotator = p_worker)
-      AND NOT EXISTS (SELECT 1 FROM simrate.web_slots s JOIN simrate.web_tasks t
-                      ON t.study = s.study AND t.task = s.task
-                      WHERE t.worker = p_worker AND t.state = 'leased'
-                        AND s.item_id = p.item_id)
+      AND p.item_id <> ALL (held)
     ORDER BY p.used, p.rank LIMIT st.per_task
     FOR UPDATE OF p SKIP LOCKED) q;
   IF picked IS NULL THEN
