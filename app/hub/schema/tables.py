@@ -53,6 +53,9 @@ CREATE INDEX IF NOT EXISTS settings_seq ON simrate.settings (seq);
 CREATE INDEX IF NOT EXISTS items_seq ON simrate.items (seq);
 CREATE INDEX IF NOT EXISTS annotators_seq ON simrate.annotators (seq);
 CREATE INDEX IF NOT EXISTS ratings_seq ON simrate.ratings (seq);
+-- an annotator's pull of her own ratings (sync_round; row-level security on a direct
+-- link) reads hers since her mark, not every rater's written since then
+CREATE INDEX IF NOT EXISTS ratings_annotator_seq ON simrate.ratings (annotator, seq);
 CREATE INDEX IF NOT EXISTS adjudications_seq ON simrate.adjudications (seq);
 """
 
