@@ -1,5 +1,7 @@
 """The hub's hot path for web ratings: the worker is claimed as a crowd rater once per
-task, not at every rating, and a person's name stays refused at every rating.
+task, not at every rating, and a person's name stays refused at every rating; the one
+read of a task's slots before a rating gives its time and its next slot, and a task's
+first and last rating is one update of it.
 
 Counted with PostgreSQL's own function statistics (`pg_stat_get_xact_function_calls`,
 with `track_functions = 'pl'` for the session) on a real hub.
@@ -114,3 +116,51 @@ def test_the_kept_count_of_tasks_without_a_rating_follows_every_write_of_them(hu
         publish(project, hub.url())
     with hub.admin() as conn:
         assert _kept_and_counted(conn) == (1, 1)
+
+
+TASK_ROW = ("SELECT state, first_rated_at IS NOT NULL, done_at IS NOT NULL, "
+            "round((expires_at - leased_at)::numeric, 3) FROM simrate.web_tasks "
+            "WHERE cookie = %s")
+SHOW = "SELECT state, rated, slot FROM simrate.web_rate_show('s', %s, %s, %s, %s)"
+
+
+def test_a_rating_that_is_a_tasks_first_and_last_finishes_it_in_one_update(hub, tmp_path):
+    """A task of one pair: its only rating gives the lease its full length, takes the task
+    out of the kept count and finishes it, in the one update web_rate_show makes of the
+    task; a correction afterwards leaves it finished."""
+    published_study(hub, tmp_path, items=20, checks=3, per_task=1, n_checks=0,
+                    lease_minutes=30)
+    mine = "SELECT code FROM simrate.ratings WHERE annotator = 'W1'"
+    with hub.admin() as conn:
+        cookie, token = conn.execute(
+            "SELECT cookie, token FROM simrate.web_lease('s', 'W1', '', '', '')").fetchone()
+        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("leased", False, False,
+                                                                300)  # the short lease
+        assert _kept_and_counted(conn) == (1, 1)
+        assert conn.execute(SHOW, (cookie, token, 1, 8)).fetchone() == ("done", 1, None)
+        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, 1800)
+        assert _kept_and_counted(conn) == (0, 0)
+        assert conn.execute(mine).fetchall() == [(8,)]
+        assert conn.execute(SHOW, (cookie, token, 1, 4)).fetchone() == ("done", 1, None)
+        assert conn.execute(mine).fetchall() == [(4,)]  # corrected, still one rating
+        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, 1800)
+
+
+def test_a_ratings_time_runs_from_the_tasks_last_rating_or_its_start(hub, tmp_path):
+    """The seconds a web rating took: since the task's latest rating, or since the lease
+    for its first (one read of the task's slots gives both, before the writes)."""
+    published_study(hub, tmp_path, items=20, checks=3, per_task=3, n_checks=0)
+    with hub.admin() as conn:
+        cookie, token = conn.execute(
+            "SELECT cookie, token FROM simrate.web_lease('s', 'W1', '', '', '')").fetchone()
+        conn.execute("UPDATE simrate.web_tasks SET leased_at = leased_at - 100 "
+                     "WHERE cookie = %s", (cookie,))
+        conn.execute(SHOW, (cookie, token, 2, 8))
+        conn.execute("UPDATE simrate.web_slots SET rated_at = rated_at - 40 WHERE slot = 2")
+        shown = conn.execute(SHOW, (cookie, token, 1, 8)).fetchone()
+        assert shown == ("leased", 2, 3)  # the next unrated slot, after the one skipped
+        took = dict(conn.execute("SELECT s.slot, s.seconds FROM simrate.web_slots s "
+                                 "JOIN simrate.web_tasks t USING (study, task) "
+                                 "WHERE t.cookie = %s AND s.rated_at IS NOT NULL",
+                                 (cookie,)).fetchall())
+        assert 100 <= took[2] < 105 and 40 <= took[1] < 45
