@@ -77,11 +77,14 @@ def test_a_rating_sent_under_another_name_goes_under_the_tokens_person(hub, serv
 
 
 def test_another_persons_replica_id_is_refused(hub, served):
-    _path, server, _logins, tokens = served
+    _path, server, logins, tokens = served
     replica = str(uuid.uuid4())
     assert post(server, tokens["Bob"], fresh_body(replica=replica)).status_code == 200
-    answer = post(server, tokens["Alice"], fresh_body(replica=replica))
+    answer = post(server, tokens["Alice"], fresh_body(replica=replica, upto=99))
     assert answer.status_code == 403 and answer.json()["kind"] == "refused"
+    # the refused round raised nothing: Bob's replica keeps its login and its ack
+    assert hub_rows(hub, f"SELECT login, acked FROM simrate.replicas "
+                         f"WHERE replica = '{replica}'") == [(logins["Bob"], 0)]
 
 
 def test_an_older_edit_loses_to_the_later_one_through_the_service(hub, served):
