@@ -99,6 +99,15 @@ def test_an_older_edit_loses_to_the_later_one_through_the_service(hub, served):
     assert [(r[0], r[3]) for r in got["refused"]] == [("d:2", "later")]
     assert hub_rows(hub, "SELECT note FROM simrate.ratings WHERE item_id = 'd:2'") == \
         [("later",)]
+    # in a round of two, the one written is not reported, the older one is
+    fresh = {**rating, "item_id": "d:3", "note": "new", "updated_at": now + 1}
+    got = post(server, tokens["Alice"], fresh_body(ratings=[fresh, older])).json()
+    assert got["pushed"] == 1
+    assert [(r[0], r[3]) for r in got["refused"]] == [("d:2", "later")]
+    # every one written: none reported
+    got = post(server, tokens["Alice"], fresh_body(ratings=[{**fresh, "code": 2,
+                                                             "updated_at": now + 2}])).json()
+    assert (got["pushed"], got["refused"]) == (1, [])
 
 
 @pytest.mark.parametrize("headers, body, status", [
