@@ -66,12 +66,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
         conn = connect(self.url)
         try:
             conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
-            row = conn.execute(  # what a hub published by an older simrate lacks
+            # what a hub published by an older simrate lacks (the query has one row)
+            self.one_call, self.announces = conn.execute(
                 "SELECT to_regprocedure('simrate.web_rate_show(text, text, text, integer, "
                 "integer)') IS NOT NULL, to_regprocedure('simrate.announce_writes(text[])') "
                 "IS NOT NULL").fetchone()
-            self.one_call, self.announces = (bool(row[0]), bool(row[1])) if row else (False,
-                                                                                      False)
         except psycopg.Error as exc:
             raise explain(exc, self.url) from None
         finally:

@@ -167,14 +167,12 @@ BEGIN
         AND seq < cap ORDER BY seq LIMIT @page) g));
 END $$;
 
--- the hub's rows, for the keys just pushed, whose value is not the one pushed
+-- the hub's rows, for the keys just pushed, whose value is not the one pushed (called
+-- only when a rating pushed was not written)
 CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
 RETURNS jsonb LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  IF p_ratings IS NULL OR p_ratings = '[]'::jsonb THEN  -- a round with nothing pushed
-    RETURN '[]'::jsonb;
-  END IF;
   RETURN (SELECT coalesce(jsonb_agg(jsonb_build_array(t.item_id, t.annotator, t.code, t.note,
                                     t.skipped, t.seconds, t.updated_at, t.seq)), '[]')
           FROM jsonb_to_recordset(p_ratings)

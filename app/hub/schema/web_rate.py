@@ -143,7 +143,9 @@ BEGIN
     END IF;
     s.n_rated := s.n_rated + 1;
   END IF;
-  IF s.following IS NULL AND t.state <> 'done' THEN  -- a correction of a finished task
+  -- a correction on a task still leased with every slot rated (this function never
+  -- leaves one so; a hub's older code may have): finished, as a rating would
+  IF s.following IS NULL AND t.state <> 'done' THEN
     UPDATE simrate.web_tasks w SET state = 'done', done_at = coalesce(w.done_at, now_)
     WHERE w.study = p_study AND w.task = t.task RETURNING * INTO t;
   END IF;
