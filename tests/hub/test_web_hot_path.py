@@ -12,6 +12,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from simrate.core.team.crowdweb.flood import FIRST_RATING_MINUTES
 from tests.hub.webhub import published_study
 
 CALLS = ("SELECT pg_stat_get_xact_function_calls("
@@ -128,22 +129,24 @@ def test_a_rating_that_is_a_tasks_first_and_last_finishes_it_in_one_update(hub, 
     """A task of one pair: its only rating gives the lease its full length, takes the task
     out of the kept count and finishes it, in the one update web_rate_show makes of the
     task; a correction afterwards leaves it finished."""
+    minutes = 30  # the study's lease; until the first rating, the short one
     published_study(hub, tmp_path, items=20, checks=3, per_task=1, n_checks=0,
-                    lease_minutes=30)
+                    lease_minutes=minutes)
+    short, full = round(FIRST_RATING_MINUTES * 60, 3), minutes * 60
     mine = "SELECT code FROM simrate.ratings WHERE annotator = 'W1'"
     with hub.admin() as conn:
         cookie, token = conn.execute(
             "SELECT cookie, token FROM simrate.web_lease('s', 'W1', '', '', '')").fetchone()
         assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("leased", False, False,
-                                                                300)  # the short lease
+                                                                short)
         assert _kept_and_counted(conn) == (1, 1)
         assert conn.execute(SHOW, (cookie, token, 1, 8)).fetchone() == ("done", 1, None)
-        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, 1800)
+        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, full)
         assert _kept_and_counted(conn) == (0, 0)
         assert conn.execute(mine).fetchall() == [(8,)]
         assert conn.execute(SHOW, (cookie, token, 1, 4)).fetchone() == ("done", 1, None)
         assert conn.execute(mine).fetchall() == [(4,)]  # corrected, still one rating
-        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, 1800)
+        assert conn.execute(TASK_ROW, (cookie,)).fetchone() == ("done", True, True, full)
 
 
 def test_a_ratings_time_runs_from_the_tasks_last_rating_or_its_start(hub, tmp_path):
