@@ -78,11 +78,10 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.opened = True
 
     async def start(self) -> None:
-        from psycopg_pool import AsyncConnectionPool
-
         from simrate.hub.link.connection import CONNECT_TIMEOUT
+        from simrate.web.hub_pool import RecentFirstPool
 
-        self.pool = pool = AsyncConnectionPool(
+        self.pool = pool = RecentFirstPool(
             self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,
             kwargs={"autocommit": True, "prepare_threshold": None,
                     "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})

@@ -167,3 +167,37 @@ def test_a_ratings_time_runs_from_the_tasks_last_rating_or_its_start(hub, tmp_pa
                                  "WHERE t.cookie = %s AND s.rated_at IS NOT NULL",
                                  (cookie,)).fetchall())
         assert 100 <= took[2] < 105 and 40 <= took[1] < 45
+
+
+def test_the_servers_pool_hands_out_the_connection_put_back_last(hub, tmp_path):
+    """`serve`'s pool of hub connections is a stack: of three idle connections, the one
+    put back last is handed out next, again and again (psycopg's own pool hands out the
+    one put back longest ago, and so goes round all three)."""
+    import asyncio
+
+    from simrate.web.hub_pool import RecentFirstPool
+
+    async def pid_of(conn) -> int:
+        return (await (await conn.execute("SELECT pg_backend_pid()")).fetchone())[0]
+
+    async def handed_out() -> tuple[list[int], list[int]]:
+        pool = RecentFirstPool(hub.url(), min_size=3, max_size=3, open=False,
+                               kwargs={"autocommit": True})
+        await pool.open(wait=True, timeout=30)
+        try:
+            taken = [await pool.getconn() for _ in range(3)]
+            pids = [await pid_of(conn) for conn in taken]
+            for conn in taken:  # put back in the order taken: the third goes back last
+                await pool.putconn(conn)
+            handed = []
+            for _ in range(4):
+                conn = await pool.getconn()
+                handed.append(await pid_of(conn))
+                await pool.putconn(conn)
+            return pids, handed
+        finally:
+            await pool.close()
+
+    pids, handed = asyncio.run(handed_out())
+    assert len(set(pids)) == 3
+    assert handed == [pids[2]] * 4, f"put back last: {pids[2]}; handed out: {handed}"
