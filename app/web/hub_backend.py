@@ -4,6 +4,7 @@ of one of the hub's functions, over a pool of the hub's web login."""
 from __future__ import annotations
 
 import hmac
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,13 @@ from simrate.core.team import web_study as web
 from simrate.core.team.web_tables import read_options, refusal, score_code
 from simrate.web.backend_protocol import Shown
 from simrate.web.security import Refused
+
+#: How long a server answers pages from a study's row it read from the hub (seconds). A
+#: task start reads the study four times (the study's page, the start, the task, its
+#: first pair); the row changes only when the organizer edits or closes the study, and
+#: the hub's own functions refuse a lease or a rating in a closed study whatever a page
+#: showed.
+STUDY_SECONDS = 1.0
 
 if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone needs it)
     from psycopg_pool import AsyncConnectionPool
@@ -40,6 +48,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.one_call = False  # the hub has web_rate_show (a rating and its next page)
         self.announces = False  # the hub leaves announcing serve's writes to serve
         self.announcer: Announcer | None = None
+        self._study_rows: dict[str, tuple[float, web.Study]] = {}  # name: (read at, study)
 
     @property
     def scale(self) -> Scale:
@@ -158,8 +167,18 @@ class HubBackend:  # implements backend_protocol.WebBackend
     async def study(self, name: str) -> web.Study | None:
         if not web.STUDY_NAME.fullmatch(name or ""):
             return None
+        kept = self._study_rows.get(name)
+        if kept is not None and time.monotonic() - kept[0] < STUDY_SECONDS:
+            return kept[1]
         rows = await self._rows("SELECT * FROM simrate.web_study(%s)", (name,))
-        return self._study(rows[0]) if rows else None
+        return self._keep(rows[0]) if rows else None
+
+    def _keep(self, row: tuple) -> web.Study:
+        """The study of a row of the hub, kept for STUDY_SECONDS (only studies that exist
+        are kept, so names sent by anyone cannot grow the table)."""
+        study = self._study(row)
+        self._study_rows[study.name] = (time.monotonic(), study)
+        return study
 
     @staticmethod
     def _study(row: tuple) -> web.Study:
@@ -220,7 +239,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.wrote()
         row = rows[0]
         following = None if row[9] is None else web.Slot(int(row[9]), 0, row[10], row[11])
-        return Shown(self._study(row[13:]), self._lease(name, row), following)
+        return Shown(self._keep(row[13:]), self._lease(name, row), following)
 
     async def _rate_then_read(self, name: str, cookie: str, token: str, slot: int,
                               score: str) -> Shown:

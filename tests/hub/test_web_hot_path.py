@@ -201,3 +201,49 @@ def test_the_servers_pool_hands_out_the_connection_put_back_last(hub, tmp_path):
     pids, handed = asyncio.run(handed_out())
     assert len(set(pids)) == 3
     assert handed == [pids[2]] * 4, f"put back last: {pids[2]}; handed out: {handed}"
+
+
+def test_a_server_reads_a_study_once_a_second_and_sees_it_closed_after(hub, tmp_path):
+    """The four pages of a task start read the study's row from the hub once: a second
+    read within STUDY_SECONDS is answered from the row kept; once that time has passed,
+    the organizer's closing shows. A name that is no study is asked of the hub each time
+    and never kept."""
+    import asyncio
+    import time
+
+    from simrate.web import hub_backend
+    from simrate.web.hub_backend import HubBackend
+
+    path, _ = published_study(hub, tmp_path, items=20, checks=0, per_task=4, n_checks=0,
+                              annotator=None)
+    backend = HubBackend(path)
+    backend.open()
+    asked: list[str] = []
+    real_rows = backend._rows
+
+    async def counted(sql: str, params: tuple) -> list[tuple]:
+        asked.append(params[0])
+        return await real_rows(sql, params)
+
+    backend._rows = counted  # the real hub answers; the list only counts the calls
+
+    async def reads() -> list:
+        await backend.start()
+        try:
+            seen = [await backend.study("s"), await backend.study("s")]
+            with hub.admin() as conn:
+                conn.execute("UPDATE simrate.web_studies SET open = false WHERE name = 's'")
+            seen.append(await backend.study("s"))
+            await asyncio.sleep(hub_backend.STUDY_SECONDS + 0.05)
+            seen.append(await backend.study("s"))
+            seen += [await backend.study("nope"), await backend.study("nope")]
+            return seen
+        finally:
+            await backend.stop()
+
+    began = time.monotonic()
+    seen = asyncio.run(reads())
+    assert time.monotonic() - began >= hub_backend.STUDY_SECONDS
+    assert [s.open for s in seen[:4]] == [True, True, True, False]
+    assert seen[4:] == [None, None]
+    assert asked == ["s", "s", "nope", "nope"]
