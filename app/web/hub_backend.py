@@ -36,7 +36,10 @@ class HubBackend:  # implements backend_protocol.WebBackend
     scale, the title), and never written; nothing lives in the process but the pool, so
     any number of servers can run side by side behind a reverse proxy."""
 
-    def __init__(self, path: str | Path, min_size: int = 2, max_size: int = 8):
+    #: at most 4 hub connections a process: 500 windows syncing through two servers kept
+    #: 9 backends busy with 8 and cost the hub 1.34-1.37 ms a rating, 1.29 ms with 4
+    #: (docs/hub.md); the web login's SERVICE_CONNECTION_LIMIT (20) leaves room for 4 servers
+    def __init__(self, path: str | Path, min_size: int = 2, max_size: int = 4):
         self.path = Path(path)
         self.min_size, self.max_size = min_size, max_size
         self.url = ""

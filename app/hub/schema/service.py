@@ -24,7 +24,7 @@ from simrate.hub.schema.names import fill
 
 #: Rows of each table one call returns at most; the client asks again for the rest.
 SYNC_PAGE = 5000
-#: Connections the web login may hold (two `serve` processes of 8 each, and slack).
+#: Connections the web login may hold (four `serve` processes of 4 each, and slack).
 SERVICE_CONNECTION_LIMIT = 20
 
 SERVICE_SQL = r"""
