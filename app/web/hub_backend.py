@@ -91,10 +91,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
 
     async def start(self) -> None:
         from simrate.hub.link.connection import CONNECT_TIMEOUT
-        from simrate.web.hub_pool import RecentFirstPool
+        from simrate.web.hub_pool import RecentFirstPool, prepare_when_direct
 
         self.pool = pool = RecentFirstPool(
             self.url, min_size=self.min_size, max_size=self.max_size, open=False, timeout=10,
+            configure=prepare_when_direct,
             kwargs={"autocommit": True, "prepare_threshold": None,
                     "connect_timeout": CONNECT_TIMEOUT, "application_name": "simrate serve"})
         await pool.open(wait=True, timeout=30)
@@ -133,6 +134,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        from simrate.web.hub_pool import closed_when_stale, stale_statement
         from simrate.web.sync_service import dropped
 
         if self.pool is None:
@@ -140,14 +142,15 @@ class HubBackend:  # implements backend_protocol.WebBackend
         for attempt in range(3):
             try:
                 async with self.pool.connection() as conn:
-                    cursor = await conn.execute(sql, params)
-                    return await cursor.fetchall()
+                    async with closed_when_stale(conn):
+                        cursor = await conn.execute(sql, params)
+                        return await cursor.fetchall()
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""
                 if state.startswith("SR") and state[2:].isdigit():
                     raise web.WebRefusal(exc.diag.message_primary or "refused",
                                          int(state[2:])) from None
-                if state in ("40P01", "40001") and attempt < 2:
+                if (state in ("40P01", "40001") or stale_statement(exc)) and attempt < 2:
                     continue
                 if isinstance(exc, psycopg.OperationalError) and dropped(state) and attempt < 2:
                     # a pooled connection the hub closed (a restart): the pool drops it and

@@ -13,6 +13,8 @@ ms of PostgreSQL CPU a rating on one connection, 0.94-0.98 ms taking turns over 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from psycopg import AsyncConnection
@@ -33,3 +35,47 @@ class RecentFirstPool(AsyncConnectionPool[AsyncConnection[Any]]):
         if isinstance(idle, deque) and len(idle) > 1:
             idle.rotate(1)
         return await super()._get_ready_connection(timeout)
+
+
+#: Where the server says this connection reached it (NULL for both over a local socket).
+SERVER_END = "SELECT host(inet_server_addr()), inet_server_port()"
+
+
+async def prepare_when_direct(conn: AsyncConnection[Any]) -> None:
+    """The pool's `configure`: a connection that reaches PostgreSQL itself keeps its
+    statements prepared on the server from their first call (the hub then parses and
+    plans `SELECT * FROM simrate.web_rate_show(...)` once per connection, not at every
+    rating: 10-15% of a web rating's PostgreSQL CPU, measured one call at a time). A
+    connection through a pooler in transaction mode (PgBouncer, which docs/crowd.md allows
+    in front of the hub) must prepare nothing: the next transaction may run on another
+    server connection. The pooler cannot be asked, so the test is the address: prepared
+    only when the server's own end of the connection, address and port, is the one this
+    client connected to. A pooler, a port mapping or a local socket makes them differ or
+    unknown, and the connection then prepares nothing, as before."""
+    cursor = await conn.execute(SERVER_END)
+    row = await cursor.fetchone()
+    address, port = row if row else (None, None)
+    info = conn.info
+    direct = port is not None and port == info.port and address == info.hostaddr
+    conn.prepare_threshold = 0 if direct else None
+
+
+def stale_statement(exc: Exception) -> bool:
+    """A prepared statement the hub no longer runs: its function now returns other columns
+    (the hub published again; SQLSTATE 0A000, "cached plan must not change result type")
+    or the statement is gone (26000). The call goes again on a fresh connection."""
+    state = getattr(exc, "sqlstate", "") or ""
+    return state == "26000" or (state == "0A000" and "cached plan" in str(exc))
+
+
+@asynccontextmanager
+async def closed_when_stale(conn: AsyncConnection[Any]) -> AsyncIterator[None]:
+    """Around one call on a pooled connection: when the call fails on a stale prepared
+    statement, the connection is closed, so the pool takes it out and the call's next
+    attempt runs on a fresh one (with none prepared)."""
+    try:
+        yield
+    except Exception as exc:
+        if stale_statement(exc):
+            await conn.close()
+        raise

@@ -113,16 +113,19 @@ class SyncService:
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        from simrate.web.hub_pool import closed_when_stale, stale_statement
+
         for attempt in range(3):
             try:
                 async with self.backend.pool.connection() as conn:
-                    answer = await _round(conn, params)
+                    async with closed_when_stale(conn):
+                        answer = await _round(conn, params)
                 if answer.get("pushed") and hasattr(self.backend, "wrote"):
                     self.backend.wrote(answer.get("name"))  # announced after the commit
                 return JSONResponse(answer, headers={"Cache-Control": "no-store"})
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""
-                if state in ("40P01", "40001") and attempt < 2:
+                if (state in ("40P01", "40001") or stale_statement(exc)) and attempt < 2:
                     continue
                 if isinstance(exc, psycopg.OperationalError) and dropped(state):
                     if attempt < 2:
@@ -177,9 +180,14 @@ async def _round(conn, params: tuple) -> dict:
     """The round's answer: one statement, one transaction, whose commit waits for the
     disk (the hub's default), so the answer leaves only once the round is on disk. No
     hub-wide lock is held over that wait (hub schema 4): the commit only holds back the
-    other replicas' pulls (pull_cap) for as long as it takes."""
-    cursor = psycopg_client_cursor(conn)
-    await cursor.execute(cursor.mogrify(ROUND_CALL, params))
+    other replicas' pulls (pull_cap) for as long as it takes. On a connection that
+    reaches PostgreSQL itself the call is a statement prepared once (hub_pool.py); through
+    a pooler, one plain query."""
+    if conn.prepare_threshold is not None:
+        cursor = await conn.execute(ROUND_CALL, params)
+    else:
+        cursor = psycopg_client_cursor(conn)
+        await cursor.execute(cursor.mogrify(ROUND_CALL, params))
     row = await cursor.fetchone()
     if row is None:  # the round's SELECT answers one row, whatever it did
         raise RuntimeError("the hub's round answered no row")

@@ -247,3 +247,97 @@ def test_a_server_reads_a_study_once_a_second_and_sees_it_closed_after(hub, tmp_
     assert [s.open for s in seen[:4]] == [True, True, True, False]
     assert seen[4:] == [None, None]
     assert asked == ["s", "s", "nope", "nope"]
+
+
+async def _prepared_statements(backend) -> list[str]:
+    """The statements prepared on the connection the server's pool hands out next (the
+    one put back last: hub_pool.py)."""
+    async with backend.pool.connection() as conn:
+        cursor = await conn.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in await cursor.fetchall()]
+
+
+def test_a_server_prepares_its_calls_once_on_a_direct_connection(hub, tmp_path):
+    """`serve` connected to PostgreSQL itself prepares each call on the server the first
+    time (hub_pool.prepare_when_direct): after a task start and two ratings, the
+    connection holds the rating's statement, and a third rating runs it again."""
+    import asyncio
+
+    from simrate.web.hub_backend import HubBackend
+
+    path, _ = published_study(hub, tmp_path, items=20, checks=0, per_task=4, n_checks=0,
+                              annotator=None)
+    backend = HubBackend(path, min_size=1, max_size=1)
+    backend.open()
+
+    async def run() -> tuple[list[str], int | None, int]:
+        await backend.start()
+        try:
+            lease = await backend.lease("s", "W1", "", None)
+            for slot in (1, 2):
+                await backend.rate_and_show("s", lease.cookie, lease.token, slot, "3")
+            prepared = await _prepared_statements(backend)
+            shown = await backend.rate_and_show("s", lease.cookie, lease.token, 3, "2")
+            async with backend.pool.connection() as conn:
+                threshold = conn.prepare_threshold
+            return prepared, threshold, shown.lease.rated
+        finally:
+            await backend.stop()
+
+    prepared, threshold, rated = asyncio.run(run())
+    assert threshold == 0
+    assert any("simrate.web_rate_show" in statement for statement in prepared), prepared
+    assert any("simrate.web_lease" in statement for statement in prepared), prepared
+    assert rated == 3
+
+
+def test_a_call_on_a_stale_prepared_statement_goes_again_on_a_fresh_connection(hub, tmp_path):
+    """A function of the hub published again with another row (a new column) makes the
+    statement prepared for it fail ("cached plan must not change result type"); so does a
+    statement gone from the server. Either way the server's call goes again on a fresh
+    connection and answers, and the stale connection leaves the pool."""
+    import asyncio
+
+    from simrate.web.hub_backend import HubBackend
+
+    path, _ = published_study(hub, tmp_path, items=20, checks=0, per_task=4, n_checks=0,
+                              annotator=None)
+    backend = HubBackend(path, min_size=1, max_size=1)
+    backend.open()
+    call = "SELECT * FROM simrate.web_study(%s)"
+
+    async def pid(conn) -> int:
+        return (await (await conn.execute("SELECT pg_backend_pid()")).fetchone())[0]
+
+    async def run() -> tuple[int, int, int, int, int]:
+        await backend.start()
+        try:
+            before = len((await backend._rows(call, ("s",)))[0])
+            async with backend.pool.connection() as conn:
+                first = await pid(conn)
+            with hub.admin() as admin:
+                body = admin.execute("SELECT pg_get_functiondef("
+                                     "'simrate.web_study(text)'::regprocedure)").fetchone()[0]
+                wider = body.replace("options text)", "options text, extra integer)") \
+                    .replace("s.options FROM", "s.options, 7 FROM")
+                assert wider != body
+                admin.execute("DROP FUNCTION simrate.web_study(text)")
+                admin.execute(wider)
+            after = len((await backend._rows(call, ("s",)))[0])
+            async with backend.pool.connection() as conn:
+                second = await pid(conn)
+                # gone behind psycopg's back (psycopg sees a DEALLOCATE ALL statement)
+                await conn.execute("DO $$ BEGIN EXECUTE 'DEALLOCATE ALL'; END $$")
+            again = len((await backend._rows(call, ("s",)))[0])
+            async with backend.pool.connection() as conn:
+                third = await pid(conn)
+            held = await _prepared_statements(backend)
+            return before, after, again, len({first, second, third}), \
+                sum("simrate.web_study" in statement for statement in held)
+        finally:
+            await backend.stop()
+
+    before, after, again, connections, prepared = asyncio.run(run())
+    assert (before, after, again) == (10, 11, 11)
+    assert connections == 3  # each stale connection was left, a fresh one answered
+    assert prepared == 1  # prepared again on the fresh connection
