@@ -60,7 +60,7 @@ CREATE TRIGGER stamp_acting BEFORE INSERT ON simrate.changes
 -- the annotator a token names: (login, name); SR401 when none (revoked, removed, forged)
 CREATE OR REPLACE FUNCTION simrate.sync_person(p_token text, OUT person_login text,
                                                OUT person text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
   SELECT p.login, p.annotator INTO person_login, person
   FROM simrate.sync_tokens t JOIN simrate.people p ON p.login = t.login

@@ -67,7 +67,7 @@ FUNCTIONS_SQL = """
 -- (The hot path's small functions are PL/pgSQL: a session keeps their plans, where an SQL
 -- function with its own search_path is planned again at every call, 8x the CPU.)
 CREATE OR REPLACE FUNCTION simrate.next_stamp() RETURNS bigint
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
   RETURN (SELECT value::bigint FROM simrate.hub WHERE key = 'stamp_base')
          + (pg_current_xact_id()::text::bigint << @stamp_bits)
@@ -145,7 +145,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION simrate.channel_for(whom text) RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT 'simrate_' || substr(md5(key || ':' || whom), 1, 24)
           FROM simrate.secret LIMIT 1);

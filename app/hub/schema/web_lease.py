@@ -35,7 +35,7 @@ DROP FUNCTION IF EXISTS simrate.web_lease_row(text, text);
 CREATE FUNCTION simrate.web_lease_row(p_study text, p_task text)
 RETURNS TABLE (task text, worker text, cookie text, token text, state text, size integer,
                rated integer, expires_at double precision, session text)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
@@ -51,7 +51,7 @@ END $$;
 -- the tasks' unrated slots stop counting in the pool (rows locked in one order by every
 -- transaction: no deadlock between them); with p_drop, the tasks (never rated) go too
 CREATE OR REPLACE FUNCTION simrate.web_release(p_study text, p_tasks text[], p_drop boolean)
-RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   ids text[];
   counts integer[];
@@ -79,7 +79,7 @@ END $$;
 -- transaction holds; else that worker's, waiting for them.
 DROP FUNCTION IF EXISTS simrate.web_expire(text, text, double precision);
 CREATE FUNCTION simrate.web_expire(p_study text, p_worker text, p_now double precision)
-RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   tasks_ text[];
   rated_ text[];
@@ -116,7 +116,7 @@ END $$;
 
 CREATE OR REPLACE FUNCTION simrate.web_open_study(p_study text)
 RETURNS simrate.web_studies
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
   st simrate.web_studies;
 BEGIN
@@ -134,8 +134,7 @@ END $$;
 -- the pool's size that web_set_study keeps: no pair counted on a start)
 DROP FUNCTION IF EXISTS simrate.web_unrated_cap(simrate.web_studies, integer);
 CREATE OR REPLACE FUNCTION simrate.web_unrated_cap(st simrate.web_studies)
-RETURNS integer LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
+RETURNS integer LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN greatest(@least, ceil(ceil(st.pool_size::double precision * st.per_item
                                     / greatest(1, st.per_task)) * @share))::integer;
@@ -143,8 +142,7 @@ END $$;
 
 -- the tasks of a study leased and still without a rating (web.py: web_unrated)
 CREATE OR REPLACE FUNCTION simrate.web_unrated_count(p_study text)
-RETURNS integer LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
+RETURNS integer LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT coalesce(sum(u.n), 0)::integer FROM simrate.web_unrated u
           WHERE u.study = p_study);
@@ -155,7 +153,7 @@ REVOKE ALL ON FUNCTION simrate.web_unrated_count(text) FROM PUBLIC;
 -- of the study's tasks, the oldest of which is given up once it had its time
 CREATE OR REPLACE FUNCTION simrate.web_make_room(st simrate.web_studies, p_address text,
                                                  p_now double precision)
-RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   unrated integer;
   slack integer;
