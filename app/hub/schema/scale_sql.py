@@ -12,6 +12,11 @@ Each table that holds a code (ratings, adjudications) gets
   hub let in stay readable; publishing validates it once no such row is left
   (hub/team/scale_guard.py reports them).
 
+The trigger runs with the writer's rights and on the writer's search_path (it compares
+integers, and pinning a path of its own would cost every write a switch of search_path):
+a writer who put operators of their own before pg_catalog could only change which words
+refuse their own row, and the constraint still refuses it.
+
 The highest code is rendered into the SQL when the project is published (the scale is
 fixed then: the hub's `settings` row `scale`), so no write looks anything up.
 """
@@ -42,7 +47,7 @@ def _trigger_sql(table: str, max_code: int, scale: str) -> str:
         for rule in table_rules(table))
     return f"""
 CREATE OR REPLACE FUNCTION simrate.check_scale_{table}() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql AS $$
 BEGIN
 {checks}
   RETURN NEW;
