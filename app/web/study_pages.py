@@ -128,7 +128,10 @@ class StudyRoutes:
             raise Refused(refusal.message, refusal.status, back=link) from None
         if lease.done or lease.state in (ENDED, SCREENED):  # a finished task: its code again
             return self.done_page(study, lease, partial=not lease.done, with_back=False)
-        response = RedirectResponse(f"/study/{name}/task", status_code=303)
+        # a task without a rating opens at its first pair, with no stop at /task (which
+        # would only look that pair up); one with ratings goes on at its first unrated one
+        first = "/1" if lease.rated == 0 and lease.size > 0 else ""
+        response = RedirectResponse(f"/study/{name}/task{first}", status_code=303)
         framed = bool(study.option("frame_from")) and request.url.scheme == "https"
         response.set_cookie(COOKIE, lease.cookie, max_age=int(study.lease_minutes * 60) + 86400,
                             path=f"/study/{name}", httponly=True,

@@ -181,11 +181,11 @@ async def simrate_person(client: Client, plan: Plan, person: str, deadline: floa
         {"PROLIFIC_PID": person, "STUDY_ID": "bench-study", "SESSION_ID": f"s-{person}"}))
     if status != 200:
         return f"link {status}"
-    status, _h, _b = await client.request("POST", f"{base}/start",
-                                          urlencode(inputs(page)).encode())
-    if status != 303:
+    status, headers, _b = await client.request("POST", f"{base}/start",
+                                               urlencode(inputs(page)).encode())
+    if status != 303 or "location" not in headers:
         return f"start {status}"
-    status, _h, page = await client.get(f"{base}/task")
+    status, _h, page = await client.get(urlsplit(headers["location"]).path)
     while b'id="completion-code"' not in page:
         form, left = inputs(page), LEFT.search(page)
         if status != 200 or left is None:

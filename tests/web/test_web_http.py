@@ -82,7 +82,8 @@ def test_the_last_page_redirects_to_the_completion_url(path):
 
 def test_a_reload_resumes_at_the_first_unrated_item_and_a_resend_doubles_nothing(path):
     with client_for(path) as client:
-        start(client, "s", "W1")
+        started = start(client, "s", "W1")
+        assert started.headers["location"] == "/study/s/task/1"  # no stop at /task
         first = item_page(client, "s")
         assert rate(client, "s", first.text, "1").status_code == 200
         again = rate(client, "s", first.text, "1")  # the same form sent twice
@@ -91,8 +92,9 @@ def test_a_reload_resumes_at_the_first_unrated_item_and_a_resend_doubles_nothing
         assert second.text == item_page(client, "s").text  # a reload: the same item
         assert form_of(second.text)["slot"] == "2"
         assert "Pair 2 of 4" in second.text
-        # the Start button pressed again resumes the same task
-        assert start(client, "s", "W1").status_code == 303
+        # the Start button pressed again resumes the same task, at its first unrated pair
+        again = start(client, "s", "W1")
+        assert (again.status_code, again.headers["location"]) == (303, "/study/s/task")
         assert form_of(item_page(client, "s").text)["slot"] == "2"
     ratings, _slots, _tasks = web_rows(path)
     assert list(ratings["score"]) == [1.0]
