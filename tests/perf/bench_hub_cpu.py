@@ -1,7 +1,7 @@
 """Benchmark: the hub's CPU per rating, one PostgreSQL backend at a time, beside the plain
 file in the same run.
 
-Run: python tests/perf/bench_hub_cpu.py [--ratings 600] [--repeats 3]
+Run: python tests/perf/bench_hub_cpu.py [--ratings 600] [--repeats 3] [--through-pooler]
 Needs PostgreSQL's server binaries (pg_config --bindir) and, as root, the `postgres` user.
 
 Three ways one rating is stored, each timed as CPU (user and system, from /proc or
@@ -18,8 +18,12 @@ Three ways one rating is stored, each timed as CPU (user and system, from /proc 
 - **plain file**: the same web rating on a plain project file (`rate_slot` and the next
   slot, in this process): the whole process's CPU per rating, the reference.
 
-The hub runs with its default durability (fsync on) on loopback; each way runs `--repeats`
-times and the median is reported, with each hub figure's ratio to the plain file's.
+The calls go as `simrate serve` sends them on a connection that reaches PostgreSQL itself:
+each statement prepared on the server at its first call (app/web/hub_pool.py); with
+`--through-pooler`, as serve sends them through PgBouncer: nothing prepared, the round one
+plain query. The hub runs with its default durability (fsync on) on loopback; each way
+runs `--repeats` times and the median is reported, with each hub figure's ratio to the
+plain file's.
 The hub's figures are the hub backend's own CPU; the services' processes and the client
 are not in them.
 """
@@ -41,6 +45,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 TICK = os.sysconf("SC_CLK_TCK")
+#: psycopg's prepare_threshold for the hub calls: 0 as serve on a direct connection,
+#: None as serve through a pooler (--through-pooler)
+PREPARE: list[int | None] = [0]
 
 
 def backend_cpu(pid: int) -> float:
@@ -68,16 +75,19 @@ def sync_rounds(cluster, folder: Path, n: int, edits: bool = False) -> float:
     with psycopg.connect(cluster.admin_dsn(hub.name)) as admin:
         items = [r[0] for r in admin.execute("SELECT id FROM simrate.items ORDER BY id")]
     replica, marks = str(uuid.uuid4()), {"settings": 0, "items": 0, "ratings": 0}
-    with psycopg.connect(url, autocommit=True, prepare_threshold=None) as conn:
+    with psycopg.connect(url, autocommit=True, prepare_threshold=PREPARE[0]) as conn:
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-        cursor = psycopg.ClientCursor(conn)
+        cursor = psycopg.ClientCursor(conn) if PREPARE[0] is None else conn.cursor()
 
         def one(k: int) -> None:
             rating = [{"item_id": items[k % len(items)], "code": k % 20, "note": "",
                        "skipped": False, "seconds": 1.0, "updated_at": time.time()}]
-            cursor.execute(cursor.mogrify(
-                "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)",
-                (tokens["Ann"], replica, k + 1, json.dumps(rating), json.dumps(marks))))
+            call = "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)"
+            params = (tokens["Ann"], replica, k + 1, json.dumps(rating), json.dumps(marks))
+            if PREPARE[0] is None:  # serve's one plain query through a pooler
+                cursor.execute(cursor.mogrify(call, params))
+            else:
+                cursor.execute(call, params)
             answer = cursor.fetchone()[0]
             if k % 10 == 9:  # serve's announcement after the commits (one per ten here)
                 cursor.execute("SELECT simrate.announce_writes('{Ann}')")
@@ -108,7 +118,7 @@ def web_ratings(cluster, folder: Path, n: int) -> float:
                               per_item=1, annotator=None)
     with Project.open(path) as project:
         url = web_url(project)
-    with psycopg.connect(url, autocommit=True, prepare_threshold=None) as conn:
+    with psycopg.connect(url, autocommit=True, prepare_threshold=PREPARE[0]) as conn:
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
         counter = iter(range(10**9))
 
@@ -166,7 +176,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--ratings", type=int, default=600, help="ratings per way and run")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each way")
+    parser.add_argument("--through-pooler", action="store_true",
+                        help="nothing prepared, as serve's calls through PgBouncer")
     opts = parser.parse_args()
+    PREPARE[0] = None if opts.through_pooler else 0
     figures: dict[str, list[float]] = {"sync round": [], "sync edit": [], "web rating": [],
                                        "plain file": []}
     for _ in range(opts.repeats):
