@@ -140,7 +140,7 @@ BEGIN
   END LOOP;
   -- one cap for the three pulls: taken before their reads, so it is at or below each
   -- one's own (a transaction under it ended before any of them began)
-  cap := simrate.pull_cap();
+  cap := simrate.stamp_cap();
   RETURN jsonb_build_object(
     'name', who.person, 'login', who.person_login, 'acked', before, 'pushed', pushed,
     'project_uuid', (SELECT value FROM simrate.hub WHERE key = 'project_uuid'),

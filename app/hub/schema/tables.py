@@ -78,11 +78,19 @@ REVOKE ALL ON FUNCTION simrate.next_stamp() FROM PUBLIC;
 -- Where a pull stops: below the first stamp any transaction still running (or any that
 -- begins later) can take. Every row under it is committed or undone for good, so a
 -- watermark never passes a row that would become visible afterwards.
-CREATE OR REPLACE FUNCTION simrate.pull_cap() RETURNS bigint
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+-- (stamp_cap: for the owner's own functions, which call it with no switch of search_path;
+-- pull_cap: the same for the clients' pulls, as the owner)
+CREATE OR REPLACE FUNCTION simrate.stamp_cap() RETURNS bigint
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT value::bigint FROM simrate.hub WHERE key = 'stamp_base')
          + (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << @stamp_bits);
+END $$;
+REVOKE ALL ON FUNCTION simrate.stamp_cap() FROM PUBLIC;
+CREATE OR REPLACE FUNCTION simrate.pull_cap() RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  RETURN simrate.stamp_cap();
 END $$;
 REVOKE ALL ON FUNCTION simrate.pull_cap() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION simrate.pull_cap() TO @annotators, @organizers;
