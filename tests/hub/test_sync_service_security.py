@@ -88,7 +88,7 @@ def test_another_persons_replica_id_is_refused(hub, served):
 
 
 def test_an_older_edit_loses_to_the_later_one_through_the_service(hub, served):
-    _path, server, _logins, tokens = served
+    _path, server, logins, tokens = served
     now = time.time()
     rating = {"item_id": "d:2", "code": 3, "note": "later", "skipped": False,
               "seconds": 1.0, "updated_at": now}
@@ -108,6 +108,11 @@ def test_an_older_edit_loses_to_the_later_one_through_the_service(hub, served):
     got = post(server, tokens["Alice"], fresh_body(ratings=[{**fresh, "code": 2,
                                                              "updated_at": now + 2}])).json()
     assert (got["pushed"], got["refused"]) == (1, [])
+    # the change log names Alice's login, not the service's, for the edit written and for
+    # the one refused (log_change copies the row's login; log_refused's entry is acted)
+    assert hub_rows(hub, "SELECT DISTINCT kind, login FROM simrate.changes "
+                    "WHERE item_id = 'd:2' ORDER BY kind") == \
+        [("ratings", logins["Alice"]), ("ratings_refused", logins["Alice"])]
 
 
 @pytest.mark.parametrize("headers, body, status", [

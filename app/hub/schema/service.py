@@ -52,9 +52,12 @@ DROP TRIGGER IF EXISTS stamp_acting ON simrate.ratings;
 CREATE TRIGGER stamp_acting BEFORE INSERT OR UPDATE ON simrate.ratings
   FOR EACH ROW WHEN (coalesce(current_setting('simrate.acting_login', true), '') <> '')
   EXECUTE FUNCTION simrate.sync_acting();
+-- on the change log, only for entries made under the session's own login (log_refused's):
+-- log_change copies the row's login, already the acting one
 DROP TRIGGER IF EXISTS stamp_acting ON simrate.changes;
 CREATE TRIGGER stamp_acting BEFORE INSERT ON simrate.changes
-  FOR EACH ROW WHEN (coalesce(current_setting('simrate.acting_login', true), '') <> '')
+  FOR EACH ROW WHEN (coalesce(current_setting('simrate.acting_login', true), '') <> ''
+                     AND NEW.login = session_user)
   EXECUTE FUNCTION simrate.sync_acting();
 
 -- the annotator a token names: (login, name); SR401 when none (revoked, removed, forged)

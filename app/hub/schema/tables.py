@@ -140,6 +140,8 @@ BEGIN
   RETURN NEW;
 END $$;
 
+-- (the entry's login is the row's own, which `stamp` and a sync round's `stamp_acting`
+-- set: the login that made the change, so the entry needs no acting trigger of its own)
 CREATE OR REPLACE FUNCTION simrate.log_change() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -147,7 +149,7 @@ DECLARE
   old_row jsonb := CASE WHEN TG_OP = 'UPDATE' THEN to_jsonb(OLD) - 'login' END;
 BEGIN
   INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
-  VALUES (NEW.seq, session_user, TG_TABLE_NAME, new_row ->> 'item_id',
+  VALUES (NEW.seq, NEW.login, TG_TABLE_NAME, new_row ->> 'item_id',
           COALESCE(new_row ->> 'annotator', new_row ->> 'name'), old_row, new_row);
   RETURN NULL;
 END $$;
