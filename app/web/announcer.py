@@ -60,10 +60,13 @@ class Announcer:
         self._wake.clear()
         if not self.pending:
             return
+        from simrate.web.hub_pool import closed_when_stale
+
         names, self.names, self.pending = sorted(self.names), set(), False
         try:
             async with self.pool.connection() as conn:
-                await conn.execute("SELECT simrate.announce_writes(%s)", (names,))
+                async with closed_when_stale(conn):  # the next flush gets a fresh one
+                    await conn.execute("SELECT simrate.announce_writes(%s)", (names,))
             self.sent += 1
         except Exception as exc:  # noqa: BLE001 - a lost announcement costs one poll's wait
             LOG.warning("the hub's announcement of new ratings failed (%s); the organizers' "

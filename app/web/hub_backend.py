@@ -134,8 +134,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         import psycopg
         from psycopg_pool import PoolTimeout
 
-        from simrate.web.hub_pool import closed_when_stale, stale_statement
-        from simrate.web.sync_service import dropped
+        from simrate.web.hub_pool import closed_when_stale, may_go_again
 
         if self.pool is None:
             raise RuntimeError("the backend is not started")
@@ -150,12 +149,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
                 if state.startswith("SR") and state[2:].isdigit():
                     raise web.WebRefusal(exc.diag.message_primary or "refused",
                                          int(state[2:])) from None
-                if (state in ("40P01", "40001") or stale_statement(exc)) and attempt < 2:
-                    continue
-                if isinstance(exc, psycopg.OperationalError) and dropped(state) and attempt < 2:
-                    # a pooled connection the hub closed (a restart): the pool drops it and
-                    # the call goes on a fresh one (a rating sent again is 'again'; a lease
-                    # that was taken before the reply was lost answers 409, the task open)
+                if may_go_again(exc) and attempt < 2:
                     continue
                 if state == "23505":  # a second live task for one worker
                     raise refusal("open_elsewhere") from None

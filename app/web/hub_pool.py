@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
@@ -58,6 +59,24 @@ async def prepare_when_direct(conn: AsyncConnection[Any]) -> None:
     info = conn.info
     direct = port is not None and port == info.port and address == info.hostaddr
     conn.prepare_threshold = 0 if direct else None
+
+
+def dropped(state: str) -> bool:
+    """Whether an error's SQLSTATE says the connection itself is gone (none: closed under
+    us; 57P01-57P03: the hub ended it, shut down, or is starting)."""
+    return not state or state in ("57P01", "57P02", "57P03")
+
+
+def may_go_again(exc: Exception) -> bool:
+    """Whether a call that failed so may go again on a pooled connection, unchanged: a
+    deadlock or a serialization failure (nothing of it was written), a stale prepared
+    statement (nothing ran), or a connection the hub ended (the pool drops it; a rating
+    sent again is 'again', a lease taken before the reply was lost answers 409, the task
+    open). The pages and the sync service try each call three times at most."""
+    state = getattr(exc, "sqlstate", "") or ""
+    if state in ("40P01", "40001") or stale_statement(exc):
+        return True
+    return isinstance(exc, psycopg.OperationalError) and dropped(state)
 
 
 def stale_statement(exc: Exception) -> bool:

@@ -113,7 +113,7 @@ class SyncService:
         import psycopg
         from psycopg_pool import PoolTimeout
 
-        from simrate.web.hub_pool import closed_when_stale, stale_statement
+        from simrate.web.hub_pool import closed_when_stale, dropped, may_go_again
 
         for attempt in range(3):
             try:
@@ -125,12 +125,10 @@ class SyncService:
                 return JSONResponse(answer, headers={"Cache-Control": "no-store"})
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""
-                if (state in ("40P01", "40001") or stale_statement(exc)) and attempt < 2:
+                if may_go_again(exc) and attempt < 2:
                     continue
                 if isinstance(exc, psycopg.OperationalError) and dropped(state):
-                    if attempt < 2:
-                        continue  # a pooled connection the hub closed: again on a fresh one
-                    return await self._why()
+                    return await self._why()  # gone three times: full, or unreachable?
                 return _hub_refusal(exc)
             except PoolTimeout:
                 return await self._why()
@@ -193,13 +191,6 @@ async def _round(conn, params: tuple) -> dict:
         raise RuntimeError("the hub's round answered no row")
     answer = row[0]
     return answer if isinstance(answer, dict) else json.loads(answer)
-
-
-def dropped(state: str) -> bool:
-    """Whether an error's SQLSTATE says the connection itself is gone (none: closed under
-    us; 57P01-57P03: the hub ended it, shut down, or is starting), so the call may go
-    again on a fresh one."""
-    return not state or state in ("57P01", "57P02", "57P03")
 
 
 def psycopg_client_cursor(conn):
