@@ -45,9 +45,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 TICK = os.sysconf("SC_CLK_TCK")
-#: psycopg's prepare_threshold for the hub calls: 0 as serve on a direct connection,
-#: None as serve through a pooler (--through-pooler)
-PREPARE: list[int | None] = [0]
 
 
 def backend_cpu(pid: int) -> float:
@@ -56,9 +53,11 @@ def backend_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def sync_rounds(cluster, folder: Path, n: int, edits: bool = False) -> float:
+def sync_rounds(cluster, folder: Path, n: int, edits: bool = False,
+                prepare: int | None = 0) -> float:
     """ms of hub backend CPU per sync round carrying one rating: a pair's first rating,
-    or (`edits`) a new score for a pair rated before."""
+    or (`edits`) a new score for a pair rated before. `prepare`: psycopg's
+    prepare_threshold, 0 as serve on a direct connection, None as through a pooler."""
     import psycopg
 
     from simrate.core.project import Project
@@ -75,16 +74,16 @@ def sync_rounds(cluster, folder: Path, n: int, edits: bool = False) -> float:
     with psycopg.connect(cluster.admin_dsn(hub.name)) as admin:
         items = [r[0] for r in admin.execute("SELECT id FROM simrate.items ORDER BY id")]
     replica, marks = str(uuid.uuid4()), {"settings": 0, "items": 0, "ratings": 0}
-    with psycopg.connect(url, autocommit=True, prepare_threshold=PREPARE[0]) as conn:
+    with psycopg.connect(url, autocommit=True, prepare_threshold=prepare) as conn:
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-        cursor = psycopg.ClientCursor(conn) if PREPARE[0] is None else conn.cursor()
+        cursor = psycopg.ClientCursor(conn) if prepare is None else conn.cursor()
 
         def one(k: int) -> None:
             rating = [{"item_id": items[k % len(items)], "code": k % 20, "note": "",
                        "skipped": False, "seconds": 1.0, "updated_at": time.time()}]
             call = "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)"
             params = (tokens["Ann"], replica, k + 1, json.dumps(rating), json.dumps(marks))
-            if PREPARE[0] is None:  # serve's one plain query through a pooler
+            if prepare is None:  # serve's one plain query through a pooler
                 cursor.execute(cursor.mogrify(call, params))
             else:
                 cursor.execute(call, params)
@@ -103,8 +102,8 @@ def sync_rounds(cluster, folder: Path, n: int, edits: bool = False) -> float:
         return 1000 * (backend_cpu(pid) - before) / n
 
 
-def web_ratings(cluster, folder: Path, n: int) -> float:
-    """ms of hub backend CPU per web rating (web_rate_show)."""
+def web_ratings(cluster, folder: Path, n: int, prepare: int | None = 0) -> float:
+    """ms of hub backend CPU per web rating (web_rate_show); `prepare` as above."""
     import psycopg
 
     from simrate.core.project import Project
@@ -118,7 +117,7 @@ def web_ratings(cluster, folder: Path, n: int) -> float:
                               per_item=1, annotator=None)
     with Project.open(path) as project:
         url = web_url(project)
-    with psycopg.connect(url, autocommit=True, prepare_threshold=PREPARE[0]) as conn:
+    with psycopg.connect(url, autocommit=True, prepare_threshold=prepare) as conn:
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
         counter = iter(range(10**9))
 
@@ -179,7 +178,7 @@ def main() -> None:
     parser.add_argument("--through-pooler", action="store_true",
                         help="nothing prepared, as serve's calls through PgBouncer")
     opts = parser.parse_args()
-    PREPARE[0] = None if opts.through_pooler else 0
+    prepare = None if opts.through_pooler else 0
     figures: dict[str, list[float]] = {"sync round": [], "sync edit": [], "web rating": [],
                                        "plain file": []}
     for _ in range(opts.repeats):
@@ -191,10 +190,12 @@ def main() -> None:
             for part in (tmp, f"{tmp}/a", f"{tmp}/b", f"{tmp}/c"):
                 os.makedirs(part, exist_ok=True)
                 os.chmod(part, 0o755)  # the server (another user when root) reads them
-            figures["sync round"].append(sync_rounds(cluster, Path(tmp) / "a", opts.ratings))
+            figures["sync round"].append(sync_rounds(cluster, Path(tmp) / "a", opts.ratings,
+                                                     prepare=prepare))
             figures["sync edit"].append(sync_rounds(cluster, Path(tmp) / "c", opts.ratings,
-                                                    edits=True))
-            figures["web rating"].append(web_ratings(cluster, Path(tmp) / "b", opts.ratings))
+                                                    edits=True, prepare=prepare))
+            figures["web rating"].append(web_ratings(cluster, Path(tmp) / "b", opts.ratings,
+                                                     prepare=prepare))
     plain = statistics.median(figures["plain file"])
     print(f"CPU per rating, median of {opts.repeats} runs of {opts.ratings} ratings "
           f"(all runs in ms: {json.dumps({k: [round(x, 3) for x in v] for k, v in figures.items()})})")
