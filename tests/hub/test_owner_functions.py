@@ -5,7 +5,8 @@ client may call (web_open_study, web_lease_row, next_stamp, ...) have neither: t
 ever run inside one of those functions, as the owner and on its search_path, and each
 switch of search_path costs the hub a re-check of every cached plan (about 0.014 ms a
 call, measured; a web rating used to make seven). A function without its own search_path
-that a client may call runs with the client's rights: one of the doors below."""
+that a client may call runs with the client's rights: one of the doors below. Trigger
+functions keep their own rights and path: they fire for whoever writes their table."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ FUNCTIONS = """
 SELECT p.proname, p.oid::regprocedure::text, p.prosecdef,
        coalesce(array_to_string(p.proconfig, ' '), '') LIKE '%search_path=%',
        EXISTS (SELECT 1 FROM aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-               WHERE a.grantee <> p.proowner AND a.privilege_type = 'EXECUTE')
+               WHERE a.grantee <> p.proowner AND a.privilege_type = 'EXECUTE'),
+       p.prorettype = 'trigger'::regtype
 FROM pg_proc p WHERE p.pronamespace = 'simrate'::regnamespace ORDER BY 2"""
 
 
@@ -29,14 +31,17 @@ def test_owner_functions_pin_their_path_and_helpers_are_the_owners_alone(hub, tm
         rows = admin.execute(FUNCTIONS).fetchall()
     names = {row[0] for row in rows}
     assert {"web_rate_show", "web_open_study", "next_stamp", "sync_round"} <= names
-    for name, signature, definer, pinned, callable_by_others in rows:
+    for name, signature, definer, pinned, callable_by_others, trigger in rows:
         if definer:
             assert pinned, f"{signature} runs as the owner on the caller's search_path"
         elif not pinned and callable_by_others:
             assert name in DOORS, f"{signature}: a client may call it on its own path"
+        if not trigger and not callable_by_others:  # the owner's helpers, every one
+            assert not definer and not pinned, f"{signature} switches search_path"
     helpers = {row[0]: row for row in rows if not row[3]}
     for name in ("web_open_study", "web_lease_row", "web_expire", "web_make_room",
                  "web_unrated_count", "web_unrated_cap", "web_release", "sync_person",
-                 "channel_for", "next_stamp", "stamp_cap"):
+                 "sync_refused", "channel_for", "next_stamp", "stamp_cap", "log_refused",
+                 "web_check_study"):
         assert name in helpers, f"{name} switches search_path at every call"
         assert not helpers[name][2] and not helpers[name][4], helpers[name]

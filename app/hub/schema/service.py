@@ -173,8 +173,7 @@ END $$;
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed (called
 -- only when a rating pushed was not written)
 CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
-RETURNS jsonb LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
+RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT coalesce(jsonb_agg(jsonb_build_array(t.item_id, t.annotator, t.code, t.note,
                                     t.skipped, t.seconds, t.updated_at, t.seq)), '[]')

@@ -99,7 +99,7 @@ GRANT EXECUTE ON FUNCTION simrate.pull_cap() TO @annotators, @organizers;
 -- adjudications, exclusions: tables.py and later_wins.py), with both values.
 CREATE OR REPLACE FUNCTION simrate.log_refused(p_kind text, p_item text, p_annotator text,
                                                p_old jsonb, p_new jsonb) RETURNS void
-LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE sql VOLATILE AS $$
   INSERT INTO simrate.changes (seq, login, kind, item_id, annotator, old, new)
   VALUES (simrate.next_stamp(), session_user, p_kind, p_item, p_annotator,
           p_old - 'login', p_new - 'seq' - 'login')

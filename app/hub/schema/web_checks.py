@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION simrate.web_check_study(
     p_name text, p_per_task integer, p_checks integer, p_per_item integer,
     p_lease_minutes double precision, p_completion_url text, p_code text, p_secret text,
     p_options text)
-RETURNS void LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   opts jsonb;
   problem text;
