@@ -42,6 +42,6 @@ def test_owner_functions_pin_their_path_and_helpers_are_the_owners_alone(hub, tm
     for name in ("web_open_study", "web_lease_row", "web_expire", "web_make_room",
                  "web_unrated_count", "web_unrated_cap", "web_release", "sync_person",
                  "sync_refused", "channel_for", "next_stamp", "stamp_cap", "log_refused",
-                 "web_check_study"):
+                 "web_check_study", "web_worker_name"):
         assert name in helpers, f"{name} switches search_path at every call"
         assert not helpers[name][2] and not helpers[name][4], helpers[name]

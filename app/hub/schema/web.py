@@ -199,7 +199,7 @@ REVOKE ALL ON FUNCTION simrate.web_study(text), simrate.web_lease_row(text, text
                           text, text),
   simrate.web_set_study(text, integer, integer, integer, double precision, text, boolean,
                         text[], text, text, text),
-  simrate.web_login(text) FROM PUBLIC;
+  simrate.web_login(text), simrate.web_worker_name(text) FROM PUBLIC;
 -- serve announces the ratings of its quiet calls after their commits (tables.py)
 GRANT EXECUTE ON FUNCTION simrate.announce_writes(text[]) TO @web;
 GRANT EXECUTE ON FUNCTION simrate.web_study(text),

@@ -195,7 +195,7 @@ END $$;
 -- never seen: as given, the first rating claims it); the key of a person or machine
 -- rater: refused, naming the kind (one namespace, SQLSTATE SR403)
 CREATE OR REPLACE FUNCTION simrate.web_worker_name(p_worker text) RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
   held simrate.annotators;
 BEGIN
