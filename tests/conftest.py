@@ -31,6 +31,29 @@ def realdata() -> Path:
     return REALDATA
 
 
+#: Test folders whose tests all run a Qt window (the rest ask for qtbot or qapp by name).
+QT_FOLDERS = (ROOT / "tests" / "gui",)
+
+
+@pytest.fixture(autouse=True)
+def no_dialog_waits_for_ever(request):
+    """A modal dialog left unanswered is closed after a while and fails its test, naming
+    it, instead of holding the suite until the run's own time limit."""
+    path = Path(str(request.node.path))
+    if not ({"qtbot", "qapp"} & set(request.fixturenames)
+            or any(path.is_relative_to(folder) for folder in QT_FOLDERS)):
+        yield
+        return
+    request.getfixturevalue("qapp")
+    from tests.support.modal_guard import ModalGuard
+
+    guard = ModalGuard()
+    yield
+    guard.stop()
+    if guard.seen:
+        pytest.fail("left waiting for an answer: " + "; ".join(guard.seen), pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def background_jobs_finish_within_their_test():
     """Each test's background jobs end before the next test starts.

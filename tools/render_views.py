@@ -242,6 +242,7 @@ class Renderer:
     def open_as_organizer(self) -> None:
         from simrate.gui.base.sample import SAMPLE_ORGANIZER
 
+        self.window.context.close_project()  # the mode changes with no project to warn about
         self.window.organizer.set_mode(True)
         self.window.open_project(str(self.sample), annotator=SAMPLE_ORGANIZER)
         self.fit()
