@@ -228,8 +228,9 @@ def worker(config: dict) -> None:
 
 # ---------------------------------------------------------------------------- organizer
 class Organizer:
-    """The organizer's window without Qt: a listener thread and rounds on each NOTIFY (or
-    every POLL_SECONDS), over sessions that keep their connections."""
+    """The organizer's window without Qt: a listener thread and rounds on each NOTIFY, at
+    least LIVE_GAP after the last round ended (or every POLL_SECONDS), over sessions that
+    keep their connections."""
 
     def __init__(self, project):
         from simrate.core.base.events import RatingChanged
@@ -266,12 +267,15 @@ class Organizer:
         from simrate.gui.shell.hub_sync import POLL_SECONDS
         from simrate.hub.link.backoff import Backoff
         from simrate.hub.link.connection import HubError
-        from simrate.hub.team.sync import sync_round
+        from simrate.hub.team.sync import LIVE_GAP, sync_round
 
         backoff = Backoff()
-        next_round = time.time()
+        next_round = done = time.time()
         while not self._stop.is_set():
             if self._notified.wait(timeout=max(0.0, min(0.5, next_round - time.time()))):
+                # as the window: a notified round at least LIVE_GAP after the last one
+                # ended, so that a stream of ratings comes in batches
+                self._stop.wait(max(0.0, done + LIVE_GAP - time.time()))
                 self._notified.clear()
             elif time.time() < next_round:
                 continue
@@ -282,6 +286,7 @@ class Organizer:
                 next_round = time.time() + backoff.next_delay()
                 continue
             backoff.reset()
+            done = time.time()
             if self._fresh:
                 self.project.live.alpha()  # the figure the dashboard shows
                 now = time.time()
