@@ -10,6 +10,7 @@ project (`wal_stranger`, `opening`): only read while this process holds no conne
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import os
@@ -27,6 +28,31 @@ from simrate.core.base.write_errors import write_error
 #: Only SQLite may open or close such a file in this process (see `refuse_if_open`).
 _HELD: dict[tuple[int, int], int] = {}
 _HELD_LOCK = threading.Lock()
+#: Files of connections dropped unclosed, not yet taken off `_HELD`. A connection refers to
+#: itself through its statement cache, so only the cyclic collector frees one, and it runs
+#: at any allocation, in any thread: also inside a `with _HELD_LOCK` block of the very
+#: thread, where taking the lock again would wait for ever. The finalizer only appends here
+#: (atomic, no lock); whoever next takes the lock settles the list.
+_DROPPED: collections.deque[tuple[int, int]] = collections.deque()
+
+
+def _settle_dropped() -> None:
+    """Take the files of connections dropped unclosed off `_HELD` (with `_HELD_LOCK`)."""
+    while _DROPPED:
+        try:
+            key = _DROPPED.popleft()
+        except IndexError:  # another thread took the last one
+            return
+        _forget(key)
+
+
+def _forget(key: tuple[int, int]) -> None:
+    """One connection fewer on the file `key` (with `_HELD_LOCK`)."""
+    left = _HELD.get(key, 1) - 1
+    if left > 0:
+        _HELD[key] = left
+    else:
+        _HELD.pop(key, None)
 
 
 class HeldConnection(sqlite3.Connection):
@@ -41,24 +67,21 @@ class HeldConnection(sqlite3.Connection):
             return
         self._held_key = (info.st_dev, info.st_ino)
         with _HELD_LOCK:
+            _settle_dropped()
             _HELD[self._held_key] = _HELD.get(self._held_key, 0) + 1
 
     def close(self) -> None:
         super().close()
-        self._release()
-
-    def __del__(self) -> None:  # a connection dropped unclosed is closed by SQLite's own code
-        self._release()
-
-    def _release(self) -> None:
         key, self._held_key = self._held_key, None
         if key is not None:
             with _HELD_LOCK:
-                left = _HELD.get(key, 1) - 1
-                if left > 0:
-                    _HELD[key] = left
-                else:
-                    _HELD.pop(key, None)
+                _settle_dropped()
+                _forget(key)
+
+    def __del__(self) -> None:  # a connection dropped unclosed is closed by SQLite's own code
+        key, self._held_key = self._held_key, None
+        if key is not None:
+            _DROPPED.append(key)  # never the lock here: see _DROPPED
 
 
 def held_by_this_process(path: str | Path) -> bool:
@@ -68,6 +91,7 @@ def held_by_this_process(path: str | Path) -> bool:
     except OSError:
         return False
     with _HELD_LOCK:
+        _settle_dropped()
         return (info.st_dev, info.st_ino) in _HELD
 
 
