@@ -206,7 +206,7 @@ def _reference_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
 def _value_check(conn: sqlite3.Connection, quick: bool) -> list[str]:
     """Meta values and scores as the rest of simrate relies on them."""
     from simrate.core.base.scale import Scale
-    from simrate.core.data.store import check_meta
+    from simrate.core.data.meta import check_meta
 
     meta = _meta(conn)
     try:

@@ -4,8 +4,8 @@ Every setting has its own typed setter here; callers hand in the connection of t
 transaction they hold (a `Project` change, a migration, the file's creation), so a setting
 still changes in one transaction with whatever goes with it (a change-log entry, the
 assignment's rows, a package's ratings). Reading stays where it was (`Project.meta`,
-`read_meta`). tests/test_table_owners.py fails when SQL that writes `meta` appears in any
-other module.
+`read_meta`), and `check_meta` vets the values read before anything relies on them.
+tests/test_table_owners.py fails when SQL that writes `meta` appears in any other module.
 
 Keys, by owner of their meaning: the file's own (`schema_version`, `created`, the title and
 scale given at creation), the raters' namespace (`annotator_top`, the key version), the
@@ -16,8 +16,12 @@ flag rule (`flag_rule`, `threshold`, `uncertain_threshold`), team work (`assignm
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping
+
+from simrate.core.base.errors import SimrateError, cut
+from simrate.core.base.flagrule import check_rule_meta
 
 _PUT = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"
 #: the keys a package (core/team/packages.py) writes into its file
@@ -137,3 +141,32 @@ def _not_settings(values: Mapping[str, object]) -> None:
     clash = sorted(key for key in values if key in _SETTINGS)
     if clash:
         raise ValueError(f"not hub keys: {', '.join(clash)}")
+
+
+def check_meta(meta: dict[str, str]) -> int:
+    """The schema version, once the meta values we rely on are known to be well formed."""
+    version = meta.get("schema_version", "0")
+    if not (isinstance(version, str) and version.isascii() and version.isdigit()):
+        raise SimrateError(f"damaged project: schema_version is {cut(repr(version))}, "
+                           "not a whole number")
+    threshold = meta.get("threshold", "1.0")
+    try:
+        if not threshold.isascii() or "_" in threshold:  # float() reads １.５ and 1_0 too
+            raise ValueError(threshold)
+        points = float(threshold)
+    except (TypeError, ValueError, AttributeError):
+        points = float("nan")
+    if not (0 < points < float("inf")):
+        raise SimrateError(f"damaged project: threshold is {cut(repr(threshold))}, "
+                           "not a positive number")
+    problem = check_rule_meta(meta)
+    if problem:
+        raise SimrateError(f"damaged project: {problem}")
+    if "scale" in meta:
+        try:
+            scale = json.loads(meta["scale"])
+        except (TypeError, ValueError):
+            scale = None
+        if not isinstance(scale, dict):
+            raise SimrateError("damaged project: the stored scale is not a JSON object")
+    return int(version)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import stat
@@ -11,11 +10,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from simrate.core.base.errors import SimrateError, cut
-from simrate.core.base.flagrule import check_rule_meta
+from simrate.core.base.errors import SimrateError
 from simrate.core.base.write_errors import disk_full, refuse_long_path, write_error
 from simrate.core.data import meta as meta_table
 from simrate.core.data import raters
+from simrate.core.data.meta import check_meta
 from simrate.core.data.migrate import migrate, needs_migration, rekey, upgrade
 from simrate.core.data.open_files import HeldConnection, create_whole, opening
 
@@ -123,6 +122,22 @@ def connect(path: Path) -> sqlite3.Connection:
     return _connect(path)
 
 
+def _reads(conn: sqlite3.Connection, reraise: bool = False) -> bool:
+    """True when the connection can read the file; else it is closed, and SQLite's
+    "cannot open" error is raised again with `reraise` (any other error always is)."""
+    try:
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return True
+    except sqlite3.OperationalError:
+        conn.close()
+        if reraise:
+            raise
+    except BaseException:  # not a database, or any other failure: no connection left open
+        conn.close()
+        raise
+    return False
+
+
 def connect_for_reading(path: Path, vet: bool = False) -> sqlite3.Connection:
     """A connection that can at least read, also in a read-only folder.
 
@@ -132,25 +147,17 @@ def connect_for_reading(path: Path, vet: bool = False) -> sqlite3.Connection:
     `write_error` turns into "the file or its folder is read-only". `vet`: as `_connect`.
     """
     conn = _connect(path, vet)
-    try:
-        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+    folder = path.parent if str(path.parent) else Path(".")
+    if _reads(conn, reraise=os.access(folder, os.W_OK)):
         return conn
-    except sqlite3.OperationalError:
-        conn.close()
-        folder = path.parent if str(path.parent) else Path(".")
-        if os.access(folder, os.W_OK):
-            raise
     wal = Path(f"{path}-wal")
     options = ["mode=ro"] + ([] if wal.exists() and wal.stat().st_size else ["immutable=1"])
     for option in options:
         with opening(path):
             conn = _sqlite_connect(f"{path.resolve().as_uri()}?{option}", uri=True)
             conn.hold(path)
-        try:
-            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        if _reads(conn):
             return conn
-        except sqlite3.OperationalError:
-            conn.close()
     raise SimrateError("cannot be read: the folder is read-only and the file's unsaved "
                        "changes (its -wal file) need a writable folder; copy the folder to "
                        "a writable place", path)
@@ -209,11 +216,10 @@ def check_header(path: Path) -> None:
         raise SimrateError("cannot read: Permission denied", path)
 
 
-def _not_sqlite(exc: sqlite3.DatabaseError) -> bool:
-    return "not a database" in str(exc).lower()
-
-
-def _unreadable(exc: sqlite3.DatabaseError, path: Path) -> SimrateError:
+def _not_ours(exc: sqlite3.DatabaseError, path: Path) -> SimrateError:
+    """What SQLite's refusal to read the file means, in one line."""
+    if "not a database" in str(exc).lower():
+        return SimrateError("not a simrate project (not an SQLite database)", path)
     if disk_full(exc, path):  # opening writes the -wal and -shm files beside it
         return SimrateError("cannot be opened: the disk is full (SQLite needs a little room "
                             "beside the file for its -wal and -shm files); free some space "
@@ -226,22 +232,30 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
     check_header(path)
     try:
         conn = connect_for_reading(path, vet=True)  # a -wal of another file: refused
+    except sqlite3.DatabaseError as exc:
+        raise _not_ours(exc, path) from None
+    try:  # a file refused, or an upgrade that fails, leaves no connection behind
+        return conn, _checked_meta(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _checked_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str]:
+    """The project's meta table, once the file proved ours and readable by this version
+    (upgraded to it when older)."""
+    try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables or "items" not in tables:
-            conn.close()
             raise SimrateError("not a simrate project (an SQLite file of another kind)", path)
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.DatabaseError as exc:
-        if _not_sqlite(exc):
-            raise SimrateError("not a simrate project (not an SQLite database)", path) from None
-        raise _unreadable(exc, path) from None
+        raise _not_ours(exc, path) from None
     try:
         version = check_meta(meta)
     except SimrateError as exc:
-        conn.close()
         raise SimrateError(exc.message, path) from None
     if version > SCHEMA_VERSION:
-        conn.close()
         raise SimrateError(
             f"made by a newer simrate (file schema {version}, this version reads up to "
             f"{SCHEMA_VERSION}); please upgrade simrate",
@@ -257,36 +271,7 @@ def open_store(path: Path) -> tuple[sqlite3.Connection, dict[str, str]]:
         meta = upgrade(conn, meta, SCHEMA_VERSION)
     if meta.get(raters.KEY_META) != raters.FOLD_VERSION and raters.has_keys(conn):
         meta = rekey(conn, meta)  # keys of an older definition (lookalikes: migrate.py)
-    return conn, meta
-
-
-def check_meta(meta: dict[str, str]) -> int:
-    """The schema version, once the meta values we rely on are known to be well formed."""
-    version = meta.get("schema_version", "0")
-    if not (isinstance(version, str) and version.isascii() and version.isdigit()):
-        raise SimrateError(f"damaged project: schema_version is {cut(repr(version))}, "
-                           "not a whole number")
-    threshold = meta.get("threshold", "1.0")
-    try:
-        if not threshold.isascii() or "_" in threshold:  # float() reads １.５ and 1_0 too
-            raise ValueError(threshold)
-        points = float(threshold)
-    except (TypeError, ValueError, AttributeError):
-        points = float("nan")
-    if not (0 < points < float("inf")):
-        raise SimrateError(f"damaged project: threshold is {cut(repr(threshold))}, "
-                           "not a positive number")
-    problem = check_rule_meta(meta)
-    if problem:
-        raise SimrateError(f"damaged project: {problem}")
-    if "scale" in meta:
-        try:
-            scale = json.loads(meta["scale"])
-        except (TypeError, ValueError):
-            scale = None
-        if not isinstance(scale, dict):
-            raise SimrateError("damaged project: the stored scale is not a JSON object")
-    return int(version)
+    return meta
 
 
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -14,14 +14,17 @@ import gc
 import subprocess
 import sys
 
+import pytest
+
 from simrate.core.data.open_files import held_by_this_process
 from simrate.core.data.store import connect
 from tests.support.helpers import ROOT, new_project
 
 
-def project_file(tmp_path):
+def project_file(folder):
     """A small project on disk, closed."""
-    with new_project(tmp_path / "p.simrate") as project:
+    folder.mkdir(exist_ok=True)
+    with new_project(folder / "p.simrate") as project:
         return project.path
 
 #: The child: a connection dropped unclosed, then a collection with the registry's lock
@@ -60,3 +63,34 @@ def test_a_dropped_connection_leaves_the_file_held_only_by_the_open_one(tmp_path
         assert not held_by_this_process(path)
     finally:
         kept.close()
+
+
+def refused_files(folder):
+    """Files `Project.open` refuses after SQLite has opened them: each with its name."""
+    import sqlite3
+
+    garbage = folder / "garbage.simrate"  # SQLite's magic, then nothing SQLite can read
+    garbage.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
+    other = folder / "other.simrate"  # an SQLite file of another program
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text)")
+    conn.close()
+    newer = project_file(folder / "newer")  # made by a newer simrate
+    damaged = project_file(folder / "damaged")  # a meta value nothing can rely on
+    for path, value in ((newer, "99"), (damaged, "five")):
+        with sqlite3.connect(path) as conn:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (value,))
+        conn.close()
+    return [garbage, other, newer, damaged]
+
+
+def test_a_refused_file_is_left_with_no_connection_open(tmp_path):
+    from simrate.core.base.errors import SimrateError
+    from simrate.core.project import Project
+
+    for path in refused_files(tmp_path):
+        with pytest.raises(SimrateError):
+            Project.open(path)
+        # closed at once, not left for the collector (which may run while the registry's
+        # lock is held, see above)
+        assert not held_by_this_process(path), path.name
