@@ -112,8 +112,12 @@ def _connect(path: Path, vet: bool = False) -> HeldConnection:
     with opening(path, vet):
         conn = _sqlite_connect(str(path), timeout=10.0)
         conn.hold(path)
-    conn.execute("PRAGMA busy_timeout = 10000")
-    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except BaseException:  # no connection left to the collector (open_files._DROPPED)
+        conn.close()
+        raise
     return conn
 
 
@@ -173,7 +177,11 @@ def create_store(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
     """Create a new project file at `path` (which must not exist) and return a connection:
     built whole under a temporary name beside it, then named (open_files.create_whole)."""
     conn = create_whole(path, _connect, lambda new: build_new(new, meta))
-    _apply_settings(conn)
+    try:
+        _apply_settings(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
