@@ -50,6 +50,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.opened = False
         self.one_call = False  # the hub has web_rate_show (a rating and its next page)
         self.announces = False  # the hub leaves announcing serve's writes to serve
+        self.groups = False  # the hub takes a group of sync rounds as one call
         self.announcer: Announcer | None = None
         self._study_rows: dict[str, tuple[float, web.Study]] = {}  # name: (read at, study)
 
@@ -79,10 +80,11 @@ class HubBackend:  # implements backend_protocol.WebBackend
         try:
             conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
             # what a hub published by an older simrate lacks (the query has one row)
-            self.one_call, self.announces = conn.execute(
+            self.one_call, self.announces, self.groups = conn.execute(
                 "SELECT to_regprocedure('simrate.web_rate_show(text, text, text, integer, "
                 "integer)') IS NOT NULL, to_regprocedure('simrate.announce_writes(text[])') "
-                "IS NOT NULL").fetchone()
+                "IS NOT NULL, to_regprocedure('simrate.sync_rounds(jsonb)') IS NOT NULL"
+            ).fetchone()
         except psycopg.Error as exc:
             raise explain(exc, self.url) from None
         finally:

@@ -7,6 +7,14 @@ is one call of `simrate.sync_round` on one of them (hub/schema/service.py): the 
 the person from the token, so nothing in the body can name another. The call is one
 transaction whose commit waits for the disk: the answer comes after the round is on disk.
 
+Rounds that reach the server together share that call and its commit (RoundGroups): a
+round waits at most GATHER for others, and the group goes as one call of
+`simrate.sync_rounds`, each round in a subtransaction of its own, so one refused round
+is undone alone. A group costs the hub one wake-up, one transaction and one commit in
+place of one each per round (measured, one call at a time: 0.46 ms of PostgreSQL CPU a
+round alone, 0.36 in groups of four). A hub published before groups existed gets one
+call per round, as before.
+
 Errors answer JSON `{"error": one line, "kind": ...}` with the kinds of a direct round
 (hub/link/client.py reads them): 401 removed (a revoked, forged or removed person's
 token), 403 refused, 503 full (no pooled connection free in time, or the hub's limits),
@@ -15,18 +23,26 @@ token), 403 refused, 503 full (no pooled connection free in time, or the hub's l
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from simrate.web.bodies import SYNC_MAX_BODY, BadBody, BodyTooLarge, load_json, read_body
 
 LOG = logging.getLogger("simrate.web")
 
 ROUND_CALL = "SELECT simrate.sync_round(%s, %s, %s, %s::jsonb, %s::jsonb)"
+GROUP_CALL = "SELECT simrate.sync_rounds(%s::jsonb)"
+#: Longest a round waits for others to share its call (seconds); most rounds in one call;
+#: a round whose ratings take more than BIG bytes of JSON (about 200 ratings) goes at once,
+#: with those already waiting.
+GATHER, MOST, BIG = 0.03, 16, 32_000
+#: SQLSTATEs of a round given up for another's lock: it goes again (three tries in all).
+AGAIN = ("40P01", "40001")
 BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]{16,200})$")
 UUID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 TABLES = ("settings", "items", "ratings")
@@ -34,6 +50,15 @@ TABLES = ("settings", "items", "ratings")
 
 class BadRound(Exception):
     """A request that is no sync round (answered 400)."""
+
+
+class RoundFailed(Exception):
+    """A round of a group that the hub refused (its subtransaction undone): its SQLSTATE
+    and the hub's text, read as a psycopg error's (hub/link/hub_errors.py)."""
+
+    def __init__(self, sqlstate: str, message: str):
+        super().__init__(message)
+        self.sqlstate = sqlstate
 
 
 def refusal(text: str, kind: str, status: int) -> JSONResponse:
@@ -88,8 +113,9 @@ class SyncService:
 
         self.backend = backend
         self.rounds = Buckets(ROUNDS_PER_SECOND, ROUND_BURST)
+        self.groups = RoundGroups(self._calls)
 
-    async def round(self, request: Request) -> JSONResponse:
+    async def round(self, request: Request) -> Response:
         if getattr(self.backend, "pool", None) is None:
             return refusal("this server serves no hub: run `simrate serve` on the "
                            "organizer's hub replica", "error", 404)
@@ -107,33 +133,44 @@ class SyncService:
         if not self.rounds.allow(params[0]):
             return refusal("too many sync rounds from this link at once; the next one "
                            "waits", "full", 429)
-        return await self._call(params)
+        if not getattr(self.backend, "groups", False):  # a hub without sync_rounds
+            return _answer((await self._calls([params]))[0])
+        for _try in range(3):
+            outcome = await self.groups.outcome(params, len(params[3]) > BIG)
+            if not (isinstance(outcome, RoundFailed) and outcome.sqlstate in AGAIN):
+                break
+        return _answer(outcome)
 
-    async def _call(self, params: tuple) -> JSONResponse:
+    async def _calls(self, rounds: list[tuple]) -> list:
+        """The outcomes of rounds sent as one call (one round: sync_round; more, or a hub
+        that groups: sync_rounds): each an answer (dict), a RoundFailed, or the refusal
+        that every round of the call gets (a Response)."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
         from simrate.web.hub_pool import closed_when_stale, dropped, may_go_again
 
+        grouped = getattr(self.backend, "groups", False)
         for attempt in range(3):
             try:
                 async with self.backend.pool.connection() as conn:
                     async with closed_when_stale(conn):
-                        answer = await _round(conn, params)
-                if answer.get("pushed") and hasattr(self.backend, "wrote"):
-                    self.backend.wrote(answer.get("name"))  # announced after the commit
-                return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+                        outcomes = (await _rounds(conn, rounds) if grouped
+                                    else [await _round(conn, rounds[0])])
+                break
             except psycopg.Error as exc:
-                state = exc.sqlstate or ""
                 if may_go_again(exc) and attempt < 2:
                     continue
-                if isinstance(exc, psycopg.OperationalError) and dropped(state):
-                    return await self._why()  # gone three times: full, or unreachable?
-                return _hub_refusal(exc)
+                if isinstance(exc, psycopg.OperationalError) and dropped(exc.sqlstate or ""):
+                    return [await self._why()] * len(rounds)  # full, or unreachable?
+                return [_hub_refusal(exc)] * len(rounds)
             except PoolTimeout:
-                return await self._why()
-        return refusal("the hub was busy with other writes three times over; try again",
-                       "full", 503)
+                return [await self._why()] * len(rounds)
+        for answer in outcomes:
+            if isinstance(answer, dict) and answer.get("pushed") and \
+                    hasattr(self.backend, "wrote"):
+                self.backend.wrote(answer.get("name"))  # announced after the commit
+        return outcomes
 
     async def _why(self) -> JSONResponse:
         """The answer when no pooled connection served: one connection tried now says
@@ -178,19 +215,98 @@ async def _round(conn, params: tuple) -> dict:
     """The round's answer: one statement, one transaction, whose commit waits for the
     disk (the hub's default), so the answer leaves only once the round is on disk. No
     hub-wide lock is held over that wait (hub schema 4): the commit only holds back the
-    other replicas' pulls (pull_cap) for as long as it takes. On a connection that
-    reaches PostgreSQL itself the call is a statement prepared once (hub_pool.py); through
-    a pooler, one plain query."""
+    other replicas' pulls (pull_cap) for as long as it takes."""
+    answer = await _one_value(conn, ROUND_CALL, params)
+    return answer if isinstance(answer, dict) else json.loads(answer)
+
+
+async def _rounds(conn, rounds: list[tuple]) -> list:
+    """The outcomes of a group of rounds (sync_rounds): one statement, one transaction,
+    one commit for all; a round the hub refused is a RoundFailed."""
+    group = "[" + ",".join(f"[{json.dumps(token)},{json.dumps(replica)},{int(upto)},"
+                           f"{ratings},{marks}]"
+                           for token, replica, upto, ratings, marks in rounds) + "]"
+    answers = await _one_value(conn, GROUP_CALL, (group,))
+    if isinstance(answers, str):
+        answers = json.loads(answers)
+    if not isinstance(answers, list) or len(answers) != len(rounds):
+        raise RuntimeError("the hub's group of rounds answered another number of rounds")
+    return [RoundFailed(str(a["failed"]), str(a.get("message") or ""))
+            if isinstance(a, dict) and "failed" in a else a for a in answers]
+
+
+async def _one_value(conn, call: str, params: tuple):
+    """The one value of a call's one row. On a connection that reaches PostgreSQL itself
+    the call is a statement prepared once (hub_pool.py); through a pooler, one plain
+    query."""
     if conn.prepare_threshold is not None:
-        cursor = await conn.execute(ROUND_CALL, params)
+        cursor = await conn.execute(call, params)
     else:
         cursor = psycopg_client_cursor(conn)
-        await cursor.execute(cursor.mogrify(ROUND_CALL, params))
+        await cursor.execute(cursor.mogrify(call, params))
     row = await cursor.fetchone()
-    if row is None:  # the round's SELECT answers one row, whatever it did
+    if row is None:  # the hub's round functions answer one row, whatever they did
         raise RuntimeError("the hub's round answered no row")
-    answer = row[0]
-    return answer if isinstance(answer, dict) else json.loads(answer)
+    return row[0]
+
+
+def _answer(outcome) -> Response:
+    """The HTTP answer to one round from its outcome (SyncService._calls)."""
+    if isinstance(outcome, dict):
+        return JSONResponse(outcome, headers={"Cache-Control": "no-store"})
+    if isinstance(outcome, RoundFailed):
+        return _hub_refusal(outcome)
+    if isinstance(outcome, Response):  # shared by a group's rounds: a copy for each
+        return Response(outcome.body, outcome.status_code, headers=dict(outcome.headers))
+    raise RuntimeError("the group's call to the hub failed") from (
+        outcome if isinstance(outcome, BaseException) else None)
+
+
+class RoundGroups:
+    """The rounds waiting to go to the hub as one call (on the server's event loop): the
+    first to arrive waits at most GATHER; the group goes then, or at once when it holds
+    MOST rounds or a large one. Several groups may be under way at a time, each on a
+    pooled connection of its own."""
+
+    def __init__(self, send, gather: float = GATHER, most: int = MOST):
+        self.send = send  # async: rounds -> their outcomes, in order
+        self.gather, self.most = gather, most
+        self.calls = 0  # groups sent (the tests read it)
+        self._waiting: list[tuple[tuple, asyncio.Future]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    async def outcome(self, params: tuple, at_once: bool = False):
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._waiting.append((params, future))
+        if at_once or len(self._waiting) >= self.most:
+            self._go()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.gather, self._go)
+        return await future
+
+    def _go(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        group, self._waiting = self._waiting, []
+        if group:
+            task = asyncio.ensure_future(self._call(group))
+            self._tasks.add(task)  # kept until done (the loop holds tasks weakly)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _call(self, group: list[tuple[tuple, asyncio.Future]]) -> None:
+        self.calls += 1
+        try:
+            outcomes = await self.send([params for params, _ in group])
+        except Exception as exc:  # noqa: BLE001 - every round of the group meets it
+            outcomes = [exc] * len(group)
+        if len(outcomes) != len(group):  # never left waiting for an outcome
+            outcomes = [RuntimeError("a group's outcomes did not match its rounds")] * len(group)
+        for (_, future), outcome in zip(group, outcomes, strict=True):
+            if not future.done():  # (its request may have been given up)
+                future.set_result(outcome)
 
 
 def psycopg_client_cursor(conn):

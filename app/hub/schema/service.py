@@ -170,6 +170,29 @@ BEGIN
         AND seq < cap ORDER BY seq LIMIT @page) g));
 END $$;
 
+-- several annotators' rounds in one transaction: `simrate serve` sends the rounds that
+-- reach it together as one call (sync_service.py), so that they share one commit. Each
+-- round runs in a subtransaction of its own: a round refused (a revoked link, a score off
+-- the scale, a lock given up) is undone alone and answers {"failed": its SQLSTATE,
+-- "message": its text}; the others go ahead. Answers come in the order of the rounds.
+CREATE OR REPLACE FUNCTION simrate.sync_rounds(p_rounds jsonb)
+RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  answers jsonb := '[]';
+  one jsonb;
+  r jsonb;
+BEGIN
+  FOR r IN SELECT value FROM jsonb_array_elements(p_rounds) LOOP
+    BEGIN
+      one := simrate.sync_round(r ->> 0, (r ->> 1)::uuid, (r ->> 2)::bigint, r -> 3, r -> 4);
+    EXCEPTION WHEN OTHERS THEN
+      one := jsonb_build_object('failed', SQLSTATE, 'message', SQLERRM);
+    END;
+    answers := answers || jsonb_build_array(one);
+  END LOOP;
+  RETURN answers;
+END $$;
+
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed (called
 -- only when a rating pushed was not written)
 CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
@@ -186,9 +209,10 @@ END $$;
 
 REVOKE ALL ON FUNCTION simrate.sync_person(text), simrate.sync_issue_token(text, text),
   simrate.sync_revoke(text), simrate.sync_service_limit(integer),
-  simrate.sync_round(text, uuid, bigint, jsonb, jsonb), simrate.sync_refused(text, jsonb)
-  FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION simrate.sync_round(text, uuid, bigint, jsonb, jsonb) TO @web;
+  simrate.sync_round(text, uuid, bigint, jsonb, jsonb), simrate.sync_refused(text, jsonb),
+  simrate.sync_rounds(jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION simrate.sync_round(text, uuid, bigint, jsonb, jsonb),
+  simrate.sync_rounds(jsonb) TO @web;
 GRANT EXECUTE ON FUNCTION simrate.sync_issue_token(text, text), simrate.sync_revoke(text),
   simrate.sync_service_limit(integer) TO @organizers;
 """
