@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from simrate.core.base.errors import SimrateError
 from simrate.core.base.scale import Scale
@@ -22,6 +22,15 @@ from simrate.web.security import Refused
 #: the hub's own functions refuse a lease or a rating in a closed study whatever a page
 #: showed.
 STUDY_SECONDS = 1.0
+#: Ratings that reach the server together share one call and one commit on the hub
+#: (`simrate.web_rate_shows`, each in a subtransaction of its own): the first waits at
+#: most RATE_GATHER seconds for others, and a group holds RATE_MOST at most.
+RATE_GATHER, RATE_MOST = 0.015, 32
+#: The columns of web_rate_show's row, in order (hub/schema/web_rate.py).
+RATE_SHOW_COLUMNS = ("task", "worker", "cookie", "token", "state", "size", "rated",
+                     "expires_at", "session", "slot", "item_left", "item_right", "code",
+                     "name", "per_task", "checks", "per_item", "lease_minutes",
+                     "completion_url", "study_code", "secret", "open", "options")
 
 if TYPE_CHECKING:  # imported when the server starts (`simrate serve` alone needs it)
     from psycopg_pool import AsyncConnectionPool
@@ -51,6 +60,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.one_call = False  # the hub has web_rate_show (a rating and its next page)
         self.announces = False  # the hub leaves announcing serve's writes to serve
         self.groups = False  # the hub takes a group of sync rounds as one call
+        self.rate_groups: Any = None  # CallGroups of ratings, when the hub takes them
         self.announcer: Announcer | None = None
         self._study_rows: dict[str, tuple[float, web.Study]] = {}  # name: (read at, study)
 
@@ -80,11 +90,15 @@ class HubBackend:  # implements backend_protocol.WebBackend
         try:
             conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
             # what a hub published by an older simrate lacks (the query has one row)
-            self.one_call, self.announces, self.groups = conn.execute(
+            self.one_call, self.announces, self.groups, rate_groups = conn.execute(
                 "SELECT to_regprocedure('simrate.web_rate_show(text, text, text, integer, "
                 "integer)') IS NOT NULL, to_regprocedure('simrate.announce_writes(text[])') "
-                "IS NOT NULL, to_regprocedure('simrate.sync_rounds(jsonb)') IS NOT NULL"
-            ).fetchone()
+                "IS NOT NULL, to_regprocedure('simrate.sync_rounds(jsonb)') IS NOT NULL, "
+                "to_regprocedure('simrate.web_rate_shows(jsonb)') IS NOT NULL").fetchone()
+            if rate_groups:
+                from simrate.web.hub_pool import CallGroups
+
+                self.rate_groups = CallGroups(self._rate_calls, RATE_GATHER, RATE_MOST)
         except psycopg.Error as exc:
             raise explain(exc, self.url) from None
         finally:
@@ -148,14 +162,10 @@ class HubBackend:  # implements backend_protocol.WebBackend
                         return await cursor.fetchall()
             except psycopg.Error as exc:
                 state = exc.sqlstate or ""
-                if state.startswith("SR") and state[2:].isdigit():
-                    raise web.WebRefusal(exc.diag.message_primary or "refused",
-                                         int(state[2:])) from None
-                if may_go_again(exc) and attempt < 2:
+                if not (state.startswith("SR") and state[2:].isdigit()) and \
+                        may_go_again(exc) and attempt < 2:
                     continue
-                if state == "23505":  # a second live task for one worker
-                    raise refusal("open_elsewhere") from None
-                raise _own_words(exc) from None
+                raise _refused(exc) from None
             except PoolTimeout:
                 raise SimrateError("the hub: no connection free in time") from None
         raise SimrateError("the hub: deadlocked three times")
@@ -236,12 +246,49 @@ class HubBackend:  # implements backend_protocol.WebBackend
         if not self.one_call:
             return await self._rate_then_read(name, cookie, token, slot, score)
         code = score_code(self.scale, score)  # ScoreRefused when off the scale
-        rows = await self._rows("SELECT * FROM simrate.web_rate_show(%s, %s, %s, %s, %s)",
-                                (name, cookie, token, slot, code))
+        if self.rate_groups is not None:
+            row = await self._grouped_rate((name, cookie, token, slot, code))
+        else:
+            rows = await self._rows("SELECT * FROM simrate.web_rate_show(%s, %s, %s, %s, %s)",
+                                    (name, cookie, token, slot, code))
+            row = rows[0]
         self.wrote()
-        row = rows[0]
         following = None if row[9] is None else web.Slot(int(row[9]), 0, row[10], row[11])
         return Shown(self._keep(row[13:]), self._lease(name, row), following)
+
+    async def _grouped_rate(self, params: tuple) -> tuple:
+        """web_rate_show's row for one rating, sent with the others that reach the server
+        at the same time (a rating given up for another's lock goes again, three tries)."""
+        from simrate.web.hub_pool import CallFailed
+
+        outcome = await self.rate_groups.outcome(params)
+        if isinstance(outcome, CallFailed):
+            raise _refused(outcome) from None
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if not isinstance(outcome, dict) or not outcome:
+            raise SimrateError("the hub: a rating answered no row")
+        return tuple(outcome.get(column) for column in RATE_SHOW_COLUMNS)
+
+    async def _rate_calls(self, calls: list[tuple]) -> list:
+        """The outcomes of ratings sent as one call of `simrate.web_rate_shows`: each its
+        row (an object), a CallFailed, or what the whole call met."""
+        import json
+
+        from simrate.web.hub_pool import CallFailed
+
+        try:
+            rows = await self._rows("SELECT simrate.web_rate_shows(%s::jsonb)",
+                                    (json.dumps([list(call) for call in calls]),))
+        except (SimrateError, web.WebRefusal) as exc:
+            return [exc] * len(calls)
+        answers = rows[0][0] if rows else None
+        if isinstance(answers, str):
+            answers = json.loads(answers)
+        if not isinstance(answers, list) or len(answers) != len(calls):
+            raise SimrateError("the hub: a group of ratings answered another number of them")
+        return [CallFailed(str(a["failed"]), str(a.get("message") or ""))
+                if isinstance(a, dict) and "failed" in a else a for a in answers]
 
     async def _rate_then_read(self, name: str, cookie: str, token: str, slot: int,
                               score: str) -> Shown:
@@ -274,6 +321,20 @@ class HubBackend:  # implements backend_protocol.WebBackend
 
     async def invite_rate(self, token: str, item_id: str, score: str) -> None:
         raise Refused("not found", 404)
+
+
+def _refused(exc) -> Exception:
+    """What a page meets for a hub error (a psycopg error, or a CallFailed of a group): a
+    refusal of the hub's functions (SQLSTATE SRnnn) is a WebRefusal with status nnn; a
+    second live task for one worker, `open_elsewhere`; anything else one line of ours."""
+    state = getattr(exc, "sqlstate", "") or ""
+    if state.startswith("SR") and state[2:].isdigit():
+        diag = getattr(exc, "diag", None)
+        text = getattr(diag, "message_primary", None) if diag is not None else str(exc)
+        return web.WebRefusal(text or "refused", int(state[2:]))
+    if state == "23505":
+        return refusal("open_elsewhere")
+    return _own_words(exc)
 
 
 def _own_words(exc) -> SimrateError:

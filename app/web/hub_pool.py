@@ -1,5 +1,5 @@
 """The `serve` process's pool of hub connections, which hands out the connection put back
-last (imported when a server on a hub replica starts).
+last, and the groups of calls that share one transaction on the hub (CallGroups, below).
 
 psycopg's pool keeps its idle connections in a queue and hands out the oldest: every call
 goes to the backend that has waited longest, so all of a server's connections take turns
@@ -12,6 +12,7 @@ ms of PostgreSQL CPU a rating on one connection, 0.94-0.98 ms taking turns over 
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -98,3 +99,76 @@ async def closed_when_stale(conn: AsyncConnection[Any]) -> AsyncIterator[None]:
         if stale_statement(exc):
             await conn.close()
         raise
+
+
+#: SQLSTATEs of a call of a group given up for another's lock (a deadlock, a
+#: serialization failure): nothing of it was written, and it goes again.
+AGAIN = ("40P01", "40001")
+
+
+class CallFailed(Exception):
+    """A call of a group that the hub refused (its subtransaction undone): its SQLSTATE
+    and the hub's text, read as a psycopg error's (hub/link/hub_errors.py)."""
+
+    def __init__(self, sqlstate: str, message: str):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+class CallGroups:
+    """Calls waiting to go to the hub together as one (on the server's event loop): the
+    first to arrive waits at most `gather` seconds; the group goes then, or at once when it
+    holds `most` calls or one says it must not wait. Several groups may be under way at a
+    time, each on a pooled connection of its own. `send` takes a group's parameters and
+    gives their outcomes in order: an answer, a CallFailed, or whatever the whole call met
+    (an exception, a refusal); a group whose call raised gives that to each of its calls."""
+
+    def __init__(self, send, gather: float, most: int):
+        self.send = send
+        self.gather, self.most = gather, most
+        self.calls = 0  # groups sent
+        self._waiting: list[tuple[tuple, asyncio.Future]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    async def outcome(self, params: tuple, at_once: bool = False):
+        """The call's outcome; one given up for another's lock (AGAIN) goes again, in a
+        later group, three tries in all."""
+        outcome = await self._once(params, at_once)
+        for _again in range(2):
+            if not (isinstance(outcome, CallFailed) and outcome.sqlstate in AGAIN):
+                break
+            outcome = await self._once(params, at_once)
+        return outcome
+
+    async def _once(self, params: tuple, at_once: bool):
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._waiting.append((params, future))
+        if at_once or len(self._waiting) >= self.most:
+            self._go()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.gather, self._go)
+        return await future
+
+    def _go(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        group, self._waiting = self._waiting, []
+        if group:
+            task = asyncio.ensure_future(self._call(group))
+            self._tasks.add(task)  # kept until done (the loop holds tasks weakly)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _call(self, group: list[tuple[tuple, asyncio.Future]]) -> None:
+        self.calls += 1
+        try:
+            outcomes = await self.send([params for params, _ in group])
+        except Exception as exc:  # noqa: BLE001 - every round of the group meets it
+            outcomes = [exc] * len(group)
+        if len(outcomes) != len(group):  # never left waiting for an outcome
+            outcomes = [RuntimeError("a group's outcomes did not match its rounds")] * len(group)
+        for (_, future), outcome in zip(group, outcomes, strict=True):
+            if not future.done():  # (its request may have been given up)
+                future.set_result(outcome)

@@ -7,7 +7,7 @@ is one call of `simrate.sync_round` on one of them (hub/schema/service.py): the 
 the person from the token, so nothing in the body can name another. The call is one
 transaction whose commit waits for the disk: the answer comes after the round is on disk.
 
-Rounds that reach the server together share that call and its commit (RoundGroups): a
+Rounds that reach the server together share that call and its commit (CallGroups): a
 round waits at most GATHER for others, and the group goes as one call of
 `simrate.sync_rounds`, each round in a subtransaction of its own, so one refused round
 is undone alone. A group costs the hub one wake-up, one transaction and one commit in
@@ -23,7 +23,6 @@ token), 403 refused, 503 full (no pooled connection free in time, or the hub's l
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -41,8 +40,6 @@ GROUP_CALL = "SELECT simrate.sync_rounds(%s::jsonb)"
 #: a round whose ratings take more than BIG bytes of JSON (about 200 ratings) goes at once,
 #: with those already waiting.
 GATHER, MOST, BIG = 0.03, 16, 32_000
-#: SQLSTATEs of a round given up for another's lock: it goes again (three tries in all).
-AGAIN = ("40P01", "40001")
 BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]{16,200})$")
 UUID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 TABLES = ("settings", "items", "ratings")
@@ -50,15 +47,6 @@ TABLES = ("settings", "items", "ratings")
 
 class BadRound(Exception):
     """A request that is no sync round (answered 400)."""
-
-
-class RoundFailed(Exception):
-    """A round of a group that the hub refused (its subtransaction undone): its SQLSTATE
-    and the hub's text, read as a psycopg error's (hub/link/hub_errors.py)."""
-
-    def __init__(self, sqlstate: str, message: str):
-        super().__init__(message)
-        self.sqlstate = sqlstate
 
 
 def refusal(text: str, kind: str, status: int) -> JSONResponse:
@@ -113,7 +101,7 @@ class SyncService:
 
         self.backend = backend
         self.rounds = Buckets(ROUNDS_PER_SECOND, ROUND_BURST)
-        self.groups = RoundGroups(self._calls)
+        self.groups = None  # CallGroups, made at the first round for a hub that groups
 
     async def round(self, request: Request) -> Response:
         if getattr(self.backend, "pool", None) is None:
@@ -135,15 +123,15 @@ class SyncService:
                            "waits", "full", 429)
         if not getattr(self.backend, "groups", False):  # a hub without sync_rounds
             return _answer((await self._calls([params]))[0])
-        for _try in range(3):
-            outcome = await self.groups.outcome(params, len(params[3]) > BIG)
-            if not (isinstance(outcome, RoundFailed) and outcome.sqlstate in AGAIN):
-                break
-        return _answer(outcome)
+        from simrate.web.hub_pool import CallGroups
+
+        if self.groups is None:
+            self.groups = CallGroups(self._calls, GATHER, MOST)
+        return _answer(await self.groups.outcome(params, len(params[3]) > BIG))
 
     async def _calls(self, rounds: list[tuple]) -> list:
         """The outcomes of rounds sent as one call (one round: sync_round; more, or a hub
-        that groups: sync_rounds): each an answer (dict), a RoundFailed, or the refusal
+        that groups: sync_rounds): each an answer (dict), a CallFailed, or the refusal
         that every round of the call gets (a Response)."""
         import psycopg
         from psycopg_pool import PoolTimeout
@@ -222,7 +210,9 @@ async def _round(conn, params: tuple) -> dict:
 
 async def _rounds(conn, rounds: list[tuple]) -> list:
     """The outcomes of a group of rounds (sync_rounds): one statement, one transaction,
-    one commit for all; a round the hub refused is a RoundFailed."""
+    one commit for all; a round the hub refused is a CallFailed."""
+    from simrate.web.hub_pool import CallFailed
+
     group = "[" + ",".join(f"[{json.dumps(token)},{json.dumps(replica)},{int(upto)},"
                            f"{ratings},{marks}]"
                            for token, replica, upto, ratings, marks in rounds) + "]"
@@ -231,7 +221,7 @@ async def _rounds(conn, rounds: list[tuple]) -> list:
         answers = json.loads(answers)
     if not isinstance(answers, list) or len(answers) != len(rounds):
         raise RuntimeError("the hub's group of rounds answered another number of rounds")
-    return [RoundFailed(str(a["failed"]), str(a.get("message") or ""))
+    return [CallFailed(str(a["failed"]), str(a.get("message") or ""))
             if isinstance(a, dict) and "failed" in a else a for a in answers]
 
 
@@ -252,61 +242,16 @@ async def _one_value(conn, call: str, params: tuple):
 
 def _answer(outcome) -> Response:
     """The HTTP answer to one round from its outcome (SyncService._calls)."""
+    from simrate.web.hub_pool import CallFailed
+
     if isinstance(outcome, dict):
         return JSONResponse(outcome, headers={"Cache-Control": "no-store"})
-    if isinstance(outcome, RoundFailed):
+    if isinstance(outcome, CallFailed):
         return _hub_refusal(outcome)
     if isinstance(outcome, Response):  # shared by a group's rounds: a copy for each
         return Response(outcome.body, outcome.status_code, headers=dict(outcome.headers))
     raise RuntimeError("the group's call to the hub failed") from (
         outcome if isinstance(outcome, BaseException) else None)
-
-
-class RoundGroups:
-    """The rounds waiting to go to the hub as one call (on the server's event loop): the
-    first to arrive waits at most GATHER; the group goes then, or at once when it holds
-    MOST rounds or a large one. Several groups may be under way at a time, each on a
-    pooled connection of its own."""
-
-    def __init__(self, send, gather: float = GATHER, most: int = MOST):
-        self.send = send  # async: rounds -> their outcomes, in order
-        self.gather, self.most = gather, most
-        self.calls = 0  # groups sent (the tests read it)
-        self._waiting: list[tuple[tuple, asyncio.Future]] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._tasks: set[asyncio.Task] = set()
-
-    async def outcome(self, params: tuple, at_once: bool = False):
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._waiting.append((params, future))
-        if at_once or len(self._waiting) >= self.most:
-            self._go()
-        elif self._timer is None:
-            self._timer = loop.call_later(self.gather, self._go)
-        return await future
-
-    def _go(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        group, self._waiting = self._waiting, []
-        if group:
-            task = asyncio.ensure_future(self._call(group))
-            self._tasks.add(task)  # kept until done (the loop holds tasks weakly)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _call(self, group: list[tuple[tuple, asyncio.Future]]) -> None:
-        self.calls += 1
-        try:
-            outcomes = await self.send([params for params, _ in group])
-        except Exception as exc:  # noqa: BLE001 - every round of the group meets it
-            outcomes = [exc] * len(group)
-        if len(outcomes) != len(group):  # never left waiting for an outcome
-            outcomes = [RuntimeError("a group's outcomes did not match its rounds")] * len(group)
-        for (_, future), outcome in zip(group, outcomes, strict=True):
-            if not future.done():  # (its request may have been given up)
-                future.set_result(outcome)
 
 
 def psycopg_client_cursor(conn):

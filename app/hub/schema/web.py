@@ -194,7 +194,7 @@ REVOKE ALL ON FUNCTION simrate.web_study(text), simrate.web_lease_row(text, text
   simrate.web_lease(text, text, text, text, text),
   simrate.web_task(text, text), simrate.web_slot(text, text, integer),
   simrate.web_rate(text, text, text, integer, integer),
-  simrate.web_rate_show(text, text, text, integer, integer),
+  simrate.web_rate_show(text, text, text, integer, integer), simrate.web_rate_shows(jsonb),
   simrate.web_check_study(text, integer, integer, integer, double precision, text, text,
                           text, text),
   simrate.web_set_study(text, integer, integer, integer, double precision, text, boolean,
@@ -205,7 +205,8 @@ GRANT EXECUTE ON FUNCTION simrate.announce_writes(text[]) TO @web;
 GRANT EXECUTE ON FUNCTION simrate.web_study(text),
   simrate.web_lease(text, text, text, text, text), simrate.web_task(text, text),
   simrate.web_slot(text, text, integer), simrate.web_rate(text, text, text, integer, integer),
-  simrate.web_rate_show(text, text, text, integer, integer) TO @web;
+  simrate.web_rate_show(text, text, text, integer, integer), simrate.web_rate_shows(jsonb)
+  TO @web;
 GRANT EXECUTE ON FUNCTION simrate.web_study(text),
   simrate.web_set_study(text, integer, integer, integer, double precision, text, boolean,
                         text[], text, text, text),
