@@ -25,7 +25,7 @@ STUDY_SECONDS = 1.0
 #: Ratings that reach the server together share one call and one commit on the hub
 #: (`simrate.web_rate_shows`, each in a subtransaction of its own): the first waits at
 #: most RATE_GATHER seconds for others, and a group holds RATE_MOST at most.
-RATE_GATHER, RATE_MOST = 0.015, 32
+RATE_GATHER, RATE_MOST = 0.02, 8
 #: The columns of web_rate_show's row, in order (hub/schema/web_rate.py).
 RATE_SHOW_COLUMNS = ("task", "worker", "cookie", "token", "state", "size", "rated",
                      "expires_at", "session", "slot", "item_left", "item_right", "code",

@@ -39,7 +39,7 @@ GROUP_CALL = "SELECT simrate.sync_rounds(%s::jsonb)"
 #: Longest a round waits for others to share its call (seconds); most rounds in one call;
 #: a round whose ratings take more than BIG bytes of JSON (about 200 ratings) goes at once,
 #: with those already waiting.
-GATHER, MOST, BIG = 0.03, 16, 32_000
+GATHER, MOST, BIG = 0.06, 16, 32_000
 BEARER = re.compile(r"^Bearer ([A-Za-z0-9_-]{16,200})$")
 UUID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 TABLES = ("settings", "items", "ratings")
