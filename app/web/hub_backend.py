@@ -270,7 +270,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
             raise SimrateError("the hub: a rating answered no row")
         return tuple(outcome.get(column) for column in RATE_SHOW_COLUMNS)
 
-    async def _rate_calls(self, calls: list[tuple]) -> list:
+    async def _rate_calls(self, calls: list[tuple], _waited: list[float]) -> list:
         """The outcomes of ratings sent as one call of `simrate.web_rate_shows`: each its
         row (an object), a CallFailed, or what the whole call met."""
         import json

@@ -119,15 +119,16 @@ class CallGroups:
     """Calls waiting to go to the hub together as one (on the server's event loop): the
     first to arrive waits at most `gather` seconds; the group goes then, or at once when it
     holds `most` calls or one says it must not wait. Several groups may be under way at a
-    time, each on a pooled connection of its own. `send` takes a group's parameters and
-    gives their outcomes in order: an answer, a CallFailed, or whatever the whole call met
-    (an exception, a refusal); a group whose call raised gives that to each of its calls."""
+    time, each on a pooled connection of its own. `send` takes a group's parameters and how
+    long each waited here (seconds), and gives their outcomes in order: an answer, a
+    CallFailed, or whatever the whole call met (an exception, a refusal); a group whose
+    call raised gives that to each of its calls."""
 
     def __init__(self, send, gather: float, most: int):
         self.send = send
         self.gather, self.most = gather, most
         self.calls = 0  # groups sent
-        self._waiting: list[tuple[tuple, asyncio.Future]] = []
+        self._waiting: list[tuple[tuple, asyncio.Future, float]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()
 
@@ -144,7 +145,7 @@ class CallGroups:
     async def _once(self, params: tuple, at_once: bool):
         loop = asyncio.get_running_loop()
         future = loop.create_future()
-        self._waiting.append((params, future))
+        self._waiting.append((params, future, loop.time()))
         if at_once or len(self._waiting) >= self.most:
             self._go()
         elif self._timer is None:
@@ -161,14 +162,16 @@ class CallGroups:
             self._tasks.add(task)  # kept until done (the loop holds tasks weakly)
             task.add_done_callback(self._tasks.discard)
 
-    async def _call(self, group: list[tuple[tuple, asyncio.Future]]) -> None:
+    async def _call(self, group: list[tuple[tuple, asyncio.Future, float]]) -> None:
         self.calls += 1
+        now = asyncio.get_running_loop().time()
         try:
-            outcomes = await self.send([params for params, _ in group])
+            outcomes = await self.send([params for params, _, _ in group],
+                                       [now - since for _, _, since in group])
         except Exception as exc:  # noqa: BLE001 - every round of the group meets it
             outcomes = [exc] * len(group)
         if len(outcomes) != len(group):  # never left waiting for an outcome
             outcomes = [RuntimeError("a group's outcomes did not match its rounds")] * len(group)
-        for (_, future), outcome in zip(group, outcomes, strict=True):
+        for (_, future, _), outcome in zip(group, outcomes, strict=True):
             if not future.done():  # (its request may have been given up)
                 future.set_result(outcome)

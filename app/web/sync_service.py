@@ -122,17 +122,23 @@ class SyncService:
             return refusal("too many sync rounds from this link at once; the next one "
                            "waits", "full", 429)
         if not getattr(self.backend, "groups", False):  # a hub without sync_rounds
-            return _answer((await self._calls([params]))[0])
+            return _answer((await self._calls([params], [0.0]))[0])
         from simrate.web.hub_pool import CallGroups
 
         if self.groups is None:
             self.groups = CallGroups(self._calls, GATHER, MOST)
         return _answer(await self.groups.outcome(params, len(params[3]) > BIG))
 
-    async def _calls(self, rounds: list[tuple]) -> list:
+    async def _calls(self, rounds: list[tuple], waited: list[float]) -> list:
         """The outcomes of rounds sent as one call (one round: sync_round; more, or a hub
         that groups: sync_rounds): each an answer (dict), a CallFailed, or the refusal
-        that every round of the call gets (a Response)."""
+        that every round of the call gets (a Response).
+
+        The client dates its edits in the hub's time: it takes the hub's clock in the
+        answer for the middle of its request's round trip (hub/link/client.py). A round
+        that waited here for its group read that clock `waited` seconds late, which moves
+        the middle by half as much: the answer's clock is set back by that half, so the
+        wait leaves the client's estimate as it was without groups."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -154,7 +160,9 @@ class SyncService:
                 return [_hub_refusal(exc)] * len(rounds)
             except PoolTimeout:
                 return [await self._why()] * len(rounds)
-        for answer in outcomes:
+        for answer, wait in zip(outcomes, waited, strict=True):
+            if isinstance(answer, dict) and isinstance(answer.get("clock"), (int, float)):
+                answer["clock"] -= wait / 2
             if isinstance(answer, dict) and answer.get("pushed") and \
                     hasattr(self.backend, "wrote"):
                 self.backend.wrote(answer.get("name"))  # announced after the commit

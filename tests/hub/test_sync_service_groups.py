@@ -115,3 +115,24 @@ def test_a_hub_without_groups_gets_one_call_a_round(hub, team_of_two):
     ratings, transactions = stored(hub)
     assert ratings == {("Alice", f"d:{k}", 4 * k) for k in range(1, 5)}
     assert transactions == 4
+
+
+def test_a_group_takes_no_right_its_caller_lacks(hub, team_of_two):
+    """sync_rounds runs with the caller's rights: when the hub takes the web login's right
+    to call sync_round, a round through the group is refused too, in our words."""
+    from simrate.hub.schema import web_role_names
+
+    path, tokens = team_of_two
+    with hub.admin() as conn:
+        owner = conn.execute("SELECT value FROM simrate.hub WHERE key = 'role_owner'"
+                             ).fetchone()[0]
+    group = web_role_names({"owner": owner})["web"]
+    with Server(path) as server:
+        with hub.admin() as conn:
+            conn.execute("REVOKE EXECUTE ON FUNCTION simrate.sync_round(text, uuid, bigint, "
+                         f'jsonb, jsonb) FROM "{group}"')
+        answer, = all_at_once(server, [(tokens["Alice"], body("d:1", 8))])
+        server.stop()
+    assert answer.status_code == 403 and answer.json()["kind"] == "refused", answer.text
+    assert "sync_round" not in answer.text and "permission" not in answer.text
+    assert stored(hub)[0] == set()

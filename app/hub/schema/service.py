@@ -175,8 +175,9 @@ END $$;
 -- round runs in a subtransaction of its own: a round refused (a revoked link, a score off
 -- the scale, a lock given up) is undone alone and answers {"failed": its SQLSTATE,
 -- "message": its text}; the others go ahead. Answers come in the order of the rounds.
+-- With the caller's rights: a login that may not call sync_round may not call it here.
 CREATE OR REPLACE FUNCTION simrate.sync_rounds(p_rounds jsonb)
-RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   answers jsonb := '[]';
   one jsonb;

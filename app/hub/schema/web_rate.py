@@ -167,9 +167,10 @@ END $$;
 -- together as one call (web/hub_backend.py), so that they share one commit. Each runs in a
 -- subtransaction of its own: a rating refused is undone alone and answers {"failed": its
 -- SQLSTATE, "message": its text}; the others go ahead. Each answer is web_rate_show's row
--- as an object, in the order of the calls.
+-- as an object, in the order of the calls. With the caller's rights: a login that may
+-- not call web_rate_show may not call it here.
 CREATE OR REPLACE FUNCTION simrate.web_rate_shows(p_calls jsonb)
-RETURNS jsonb LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   answers jsonb := '[]';
   one jsonb;
