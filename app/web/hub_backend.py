@@ -275,20 +275,17 @@ class HubBackend:  # implements backend_protocol.WebBackend
         row (an object), a CallFailed, or what the whole call met."""
         import json
 
-        from simrate.web.hub_pool import CallFailed
+        from simrate.web.hub_pool import group_outcomes
 
         try:
             rows = await self._rows("SELECT simrate.web_rate_shows(%s::jsonb)",
                                     (json.dumps([list(call) for call in calls]),))
         except (SimrateError, web.WebRefusal) as exc:
             return [exc] * len(calls)
-        answers = rows[0][0] if rows else None
-        if isinstance(answers, str):
-            answers = json.loads(answers)
-        if not isinstance(answers, list) or len(answers) != len(calls):
+        outcomes = group_outcomes(rows[0][0] if rows else None, len(calls))
+        if outcomes is None:
             raise SimrateError("the hub: a group of ratings answered another number of them")
-        return [CallFailed(str(a["failed"]), str(a.get("message") or ""))
-                if isinstance(a, dict) and "failed" in a else a for a in answers]
+        return outcomes
 
     async def _rate_then_read(self, name: str, cookie: str, token: str, slot: int,
                               score: str) -> Shown:

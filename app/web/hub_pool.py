@@ -13,6 +13,7 @@ ms of PostgreSQL CPU a rating on one connection, 0.94-0.98 ms taking turns over 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -113,6 +114,18 @@ class CallFailed(Exception):
     def __init__(self, sqlstate: str, message: str):
         super().__init__(message)
         self.sqlstate = sqlstate
+
+
+def group_outcomes(answers: Any, count: int) -> list | None:
+    """A group's answer (sync_rounds, web_rate_shows: a JSON array, one element a call) as
+    its calls' outcomes: an element with "failed" a CallFailed, the others as they are;
+    None when it does not hold one answer a call."""
+    if isinstance(answers, str):
+        answers = json.loads(answers)
+    if not isinstance(answers, list) or len(answers) != count:
+        return None
+    return [CallFailed(str(a["failed"]), str(a.get("message") or ""))
+            if isinstance(a, dict) and "failed" in a else a for a in answers]
 
 
 class CallGroups:

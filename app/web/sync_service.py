@@ -219,18 +219,15 @@ async def _round(conn, params: tuple) -> dict:
 async def _rounds(conn, rounds: list[tuple]) -> list:
     """The outcomes of a group of rounds (sync_rounds): one statement, one transaction,
     one commit for all; a round the hub refused is a CallFailed."""
-    from simrate.web.hub_pool import CallFailed
+    from simrate.web.hub_pool import group_outcomes
 
     group = "[" + ",".join(f"[{json.dumps(token)},{json.dumps(replica)},{int(upto)},"
                            f"{ratings},{marks}]"
                            for token, replica, upto, ratings, marks in rounds) + "]"
-    answers = await _one_value(conn, GROUP_CALL, (group,))
-    if isinstance(answers, str):
-        answers = json.loads(answers)
-    if not isinstance(answers, list) or len(answers) != len(rounds):
+    outcomes = group_outcomes(await _one_value(conn, GROUP_CALL, (group,)), len(rounds))
+    if outcomes is None:
         raise RuntimeError("the hub's group of rounds answered another number of rounds")
-    return [CallFailed(str(a["failed"]), str(a.get("message") or ""))
-            if isinstance(a, dict) and "failed" in a else a for a in answers]
+    return outcomes
 
 
 async def _one_value(conn, call: str, params: tuple):

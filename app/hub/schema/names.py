@@ -69,3 +69,33 @@ def fill(template: str, roles: dict[str, str]) -> str:
     text = text.replace("@max_lead", str(MAX_CLOCK_LEAD))
     text = text.replace("@annotator_limit", str(ANNOTATOR_CONNECTION_LIMIT))
     return text.replace("@stamp_bits", str(STAMP_BITS))
+
+
+def group_sql(name: str, one_call: str) -> str:
+    """A function `simrate.<name>(p_calls jsonb)` that makes several calls in one
+    transaction, so that they share one commit (`simrate serve` groups the sync rounds
+    and the crowd ratings that reach it together: web/hub_pool.py). Each call runs in a
+    subtransaction of its own: one refused (a revoked link, a score off the scale, a lock
+    given up) is undone alone and answers {"failed": its SQLSTATE, "message": its text};
+    the others go ahead. `one_call` is the expression of one call's answer (jsonb) from
+    `c`, its element of p_calls. Answers come in the order of the calls. With the caller's
+    rights: a login that may not make a call alone may not make it in a group."""
+    return f"""
+CREATE OR REPLACE FUNCTION simrate.{name}(p_calls jsonb)
+RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  answers jsonb := '[]';
+  one jsonb;
+  c jsonb;
+BEGIN
+  FOR c IN SELECT value FROM jsonb_array_elements(p_calls) LOOP
+    BEGIN
+      one := ({one_call});
+    EXCEPTION WHEN OTHERS THEN
+      one := jsonb_build_object('failed', SQLSTATE, 'message', SQLERRM);
+    END;
+    answers := answers || jsonb_build_array(coalesce(one, '{{}}'));
+  END LOOP;
+  RETURN answers;
+END $$;
+"""

@@ -20,7 +20,7 @@ SQLSTATE SR401; a replica id of another login with SR403.
 
 from __future__ import annotations
 
-from simrate.hub.schema.names import fill
+from simrate.hub.schema.names import fill, group_sql
 
 #: Rows of each table one call returns at most; the client asks again for the rest.
 SYNC_PAGE = 5000
@@ -170,30 +170,7 @@ BEGIN
         AND seq < cap ORDER BY seq LIMIT @page) g));
 END $$;
 
--- several annotators' rounds in one transaction: `simrate serve` sends the rounds that
--- reach it together as one call (sync_service.py), so that they share one commit. Each
--- round runs in a subtransaction of its own: a round refused (a revoked link, a score off
--- the scale, a lock given up) is undone alone and answers {"failed": its SQLSTATE,
--- "message": its text}; the others go ahead. Answers come in the order of the rounds.
--- With the caller's rights: a login that may not call sync_round may not call it here.
-CREATE OR REPLACE FUNCTION simrate.sync_rounds(p_rounds jsonb)
-RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  answers jsonb := '[]';
-  one jsonb;
-  r jsonb;
-BEGIN
-  FOR r IN SELECT value FROM jsonb_array_elements(p_rounds) LOOP
-    BEGIN
-      one := simrate.sync_round(r ->> 0, (r ->> 1)::uuid, (r ->> 2)::bigint, r -> 3, r -> 4);
-    EXCEPTION WHEN OTHERS THEN
-      one := jsonb_build_object('failed', SQLSTATE, 'message', SQLERRM);
-    END;
-    answers := answers || jsonb_build_array(one);
-  END LOOP;
-  RETURN answers;
-END $$;
-
+@group
 -- the hub's rows, for the keys just pushed, whose value is not the one pushed (called
 -- only when a rating pushed was not written)
 CREATE OR REPLACE FUNCTION simrate.sync_refused(p_person text, p_ratings jsonb)
@@ -219,9 +196,15 @@ GRANT EXECUTE ON FUNCTION simrate.sync_issue_token(text, text), simrate.sync_rev
 """
 
 
+# several annotators' rounds in one call and one commit (serve's groups: names.group_sql)
+GROUP_SQL = group_sql("sync_rounds", "simrate.sync_round(c ->> 0, (c ->> 1)::uuid, "
+                      "(c ->> 2)::bigint, c -> 3, c -> 4)")
+
+
 def service_statements(roles: dict[str, str], web: dict[str, str]) -> list[str]:
     """The sync service's tables, functions and privileges (run as the owner role, after
     the web studies' part, whose roles it uses)."""
     names = {"weblogin": web["weblogin"], **roles, "web": web["web"]}
     return [fill(SERVICE_SQL, names),
-            fill(ROUND_SQL.replace("@page", str(SYNC_PAGE)), names)]
+            fill(ROUND_SQL.replace("@page", str(SYNC_PAGE)).replace("@group", GROUP_SQL),
+                 names)]

@@ -5,6 +5,7 @@ as a crowd rater (claimed once per task) and gives the lease its full length."""
 
 from __future__ import annotations
 
+from simrate.hub.schema.names import group_sql
 from simrate.hub.schema.rules_sql import render
 
 WEB_RATE_SQL = r"""
@@ -163,31 +164,7 @@ BEGIN
     WHERE w.study = p_study AND w.task = t.task AND w.slot = s.following) n ON true;
 END $$;
 
--- several workers' ratings in one transaction: serve sends the ratings that reach it
--- together as one call (web/hub_backend.py), so that they share one commit. Each runs in a
--- subtransaction of its own: a rating refused is undone alone and answers {"failed": its
--- SQLSTATE, "message": its text}; the others go ahead. Each answer is web_rate_show's row
--- as an object, in the order of the calls. With the caller's rights: a login that may
--- not call web_rate_show may not call it here.
-CREATE OR REPLACE FUNCTION simrate.web_rate_shows(p_calls jsonb)
-RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-  answers jsonb := '[]';
-  one jsonb;
-  c jsonb;
-BEGIN
-  FOR c IN SELECT value FROM jsonb_array_elements(p_calls) LOOP
-    BEGIN
-      SELECT to_jsonb(s) INTO one FROM simrate.web_rate_show(c ->> 0, c ->> 1, c ->> 2,
-        (c ->> 3)::integer, (c ->> 4)::integer) s;
-    EXCEPTION WHEN OTHERS THEN
-      one := jsonb_build_object('failed', SQLSTATE, 'message', SQLERRM);
-    END;
-    answers := answers || jsonb_build_array(coalesce(one, '{}'));
-  END LOOP;
-  RETURN answers;
-END $$;
-
+@group
 -- the same rating for a serve made before web_rate_show: the next unrated slot's number,
 -- or 'done'; its news sent in its own transaction, as that serve expects
 CREATE OR REPLACE FUNCTION simrate.web_rate(p_study text, p_cookie text, p_token text,
@@ -204,6 +181,12 @@ END $$;
 """
 
 
+# several workers' ratings in one call and one commit (serve's groups: names.group_sql),
+# each answer web_rate_show's row as an object
+GROUP_SQL = group_sql("web_rate_shows", "SELECT to_jsonb(s) FROM simrate.web_rate_show("
+                      "c ->> 0, c ->> 1, c ->> 2, (c ->> 3)::integer, (c ->> 4)::integer) s")
+
+
 def rate_sql() -> str:
     """The functions above with the web refusals of simrate.core.base.rules written in."""
-    return render(WEB_RATE_SQL)
+    return render(WEB_RATE_SQL.replace("@group", GROUP_SQL))
