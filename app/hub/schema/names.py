@@ -79,9 +79,12 @@ def group_sql(name: str, one_call: str) -> str:
     given up) is undone alone and answers {"failed": its SQLSTATE, "message": its text};
     the others go ahead. `one_call` is the expression of one call's answer (jsonb) from
     `c`, its element of p_calls. Answers come in the order of the calls. With the caller's
-    rights: a login that may not make a call alone may not make it in a group."""
+    rights: a login that may not make a call alone may not make it in a group. Dropped
+    and made again at each publish (its grants follow it), so no change of it ever stops
+    a hub from being published again."""
     return f"""
-CREATE OR REPLACE FUNCTION simrate.{name}(p_calls jsonb)
+DROP FUNCTION IF EXISTS simrate.{name}(jsonb);
+CREATE FUNCTION simrate.{name}(p_calls jsonb)
 RETURNS jsonb LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   answers jsonb := '[]';
