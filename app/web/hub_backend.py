@@ -59,7 +59,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         self.opened = False
         self.one_call = False  # the hub has web_rate_show (a rating and its next page)
         self.announces = False  # the hub leaves announcing serve's writes to serve
-        self.groups = False  # the hub takes a group of sync rounds as one call
+        self.grouped_rounds = False  # the hub has sync_rounds (a group of rounds, one call)
         self.rate_groups: Any = None  # CallGroups of ratings, when the hub takes them
         self.announcer: Announcer | None = None
         self._study_rows: dict[str, tuple[float, web.Study]] = {}  # name: (read at, study)
@@ -90,7 +90,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         try:
             conn.execute("SELECT count(*) FROM simrate.web_study('')").fetchone()
             # what a hub published by an older simrate lacks (the query has one row)
-            self.one_call, self.announces, self.groups, rate_groups = conn.execute(
+            self.one_call, self.announces, self.grouped_rounds, rate_groups = conn.execute(
                 "SELECT to_regprocedure('simrate.web_rate_show(text, text, text, integer, "
                 "integer)') IS NOT NULL, to_regprocedure('simrate.announce_writes(text[])') "
                 "IS NOT NULL, to_regprocedure('simrate.sync_rounds(jsonb)') IS NOT NULL, "
@@ -280,7 +280,7 @@ class HubBackend:  # implements backend_protocol.WebBackend
         try:
             rows = await self._rows("SELECT simrate.web_rate_shows(%s::jsonb)",
                                     (json.dumps([list(call) for call in calls]),))
-        except (SimrateError, web.WebRefusal) as exc:
+        except SimrateError as exc:  # the whole call (a WebRefusal is one too)
             return [exc] * len(calls)
         outcomes = group_outcomes(rows[0][0] if rows else None, len(calls))
         if outcomes is None:

@@ -140,7 +140,6 @@ class CallGroups:
     def __init__(self, send, gather: float, most: int):
         self.send = send
         self.gather, self.most = gather, most
-        self.calls = 0  # groups sent
         self._waiting: list[tuple[tuple, asyncio.Future, float]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task] = set()
@@ -176,7 +175,6 @@ class CallGroups:
             task.add_done_callback(self._tasks.discard)
 
     async def _call(self, group: list[tuple[tuple, asyncio.Future, float]]) -> None:
-        self.calls += 1
         now = asyncio.get_running_loop().time()
         try:
             outcomes = await self.send([params for params, _, _ in group],

@@ -121,7 +121,7 @@ class SyncService:
         if not self.rounds.allow(params[0]):
             return refusal("too many sync rounds from this link at once; the next one "
                            "waits", "full", 429)
-        if not getattr(self.backend, "groups", False):  # a hub without sync_rounds
+        if not getattr(self.backend, "grouped_rounds", False):  # a hub without sync_rounds
             return _answer((await self._calls([params], [0.0]))[0])
         from simrate.web.hub_pool import CallGroups
 
@@ -144,7 +144,7 @@ class SyncService:
 
         from simrate.web.hub_pool import closed_when_stale, dropped, may_go_again
 
-        grouped = getattr(self.backend, "groups", False)
+        grouped = getattr(self.backend, "grouped_rounds", False)
         for attempt in range(3):
             try:
                 async with self.backend.pool.connection() as conn:
