@@ -13,7 +13,6 @@ which rounds went together.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 
@@ -22,6 +21,7 @@ import pytest
 
 from simrate.hub.schema.names import STAMP_BITS
 from tests.hub.servicehub import service_team
+from tests.support.helpers import at_one_moment
 from tests.web.servers import Server
 
 
@@ -42,22 +42,12 @@ def body(item: str, code: int, replica: str | None = None) -> dict:
 
 def all_at_once(server, rounds: list[tuple[str, dict]]) -> list[httpx.Response]:
     """POST every (token, body) at the same moment, each from a thread of its own."""
-    answers: list = [None] * len(rounds)
-    start = threading.Barrier(len(rounds))
+    def post(token: str, payload: dict):
+        return lambda: httpx.post(f"{server.url}/sync/round", content=json.dumps(payload),
+                                  headers={"Authorization": f"Bearer {token}",
+                                           "Content-Type": "application/json"}, timeout=60)
 
-    def send(k: int) -> None:
-        token, payload = rounds[k]
-        start.wait()
-        answers[k] = httpx.post(f"{server.url}/sync/round", content=json.dumps(payload),
-                                headers={"Authorization": f"Bearer {token}",
-                                         "Content-Type": "application/json"}, timeout=60)
-
-    threads = [threading.Thread(target=send, args=(k,)) for k in range(len(rounds))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return answers
+    return at_one_moment([post(token, payload) for token, payload in rounds])
 
 
 def stored(hub) -> tuple[set[tuple[str, str, int]], int]:

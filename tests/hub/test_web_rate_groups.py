@@ -13,13 +13,13 @@ next_stamp): that is how the tests see which ratings went together.
 from __future__ import annotations
 
 import re
-import threading
 
 import httpx
 import pytest
 
 from simrate.hub.schema.names import STAMP_BITS
 from tests.hub.webhub import published_study
+from tests.support.helpers import at_one_moment
 from tests.web.client import form_of, item_page, start
 from tests.web.servers import Server
 
@@ -39,20 +39,10 @@ def first_pages(server, count: int) -> list[tuple[httpx.Client, str]]:
 
 
 def rate_all_at_once(forms: list[tuple[httpx.Client, dict]]) -> list[httpx.Response]:
-    answers: list = [None] * len(forms)
-    barrier = threading.Barrier(len(forms))
+    def post(client: httpx.Client, form: dict):
+        return lambda: client.post("/study/s/rate", data=form, follow_redirects=False)
 
-    def send(k: int) -> None:
-        client, form = forms[k]
-        barrier.wait()
-        answers[k] = client.post("/study/s/rate", data=form, follow_redirects=False)
-
-    threads = [threading.Thread(target=send, args=(k,)) for k in range(len(forms))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return answers
+    return at_one_moment([post(client, form) for client, form in forms])
 
 
 def web_ratings(hub) -> tuple[dict[str, int], int]:
@@ -118,3 +108,17 @@ def test_a_hub_without_rating_groups_gets_one_call_a_rating(hub, study):
     assert [a.status_code for a in answers] == [200] * 4
     counts, transactions = web_ratings(hub)
     assert counts == {f"W{k}": 1 for k in range(4)} and transactions == 4
+
+
+def test_the_grouped_answer_is_read_in_the_columns_of_web_rate_show(hub, study):
+    """A group's answer is web_rate_show's row as an object, which serve reads back in
+    RATE_SHOW_COLUMNS: the same columns, in the same order, as the function returns."""
+    from simrate.web.hub_backend import RATE_SHOW_COLUMNS
+
+    with hub.admin() as conn:
+        names, modes = conn.execute(
+            "SELECT proargnames, proargmodes FROM pg_proc WHERE oid = "
+            "'simrate.web_rate_show(text, text, text, integer, integer)'::regprocedure"
+        ).fetchone()
+    returned = tuple(name for name, mode in zip(names, modes, strict=True) if mode == "t")
+    assert RATE_SHOW_COLUMNS == returned

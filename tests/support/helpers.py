@@ -7,7 +7,10 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -144,3 +147,21 @@ def run_with_read_only_folder(folder: Path, code: str) -> subprocess.CompletedPr
     return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
                            sys.executable, code], capture_output=True, text=True, env=env,
                           timeout=120)
+
+
+def at_one_moment(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run each call in a thread of its own, all released at the same moment (requests
+    that must reach a server together); their results, in order."""
+    results: list[Any] = [None] * len(calls)
+    barrier = threading.Barrier(len(calls))
+
+    def run(k: int) -> None:
+        barrier.wait()
+        results[k] = calls[k]()
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
